@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define CFG_DEFAULT_PATH   "/etc/nvmond/nvmond.conf"
+#define CFG_DEFAULT_LISTEN "127.0.0.1:9470"
+#define CFG_PATH_MAX       4096
+#define CFG_ERR_MAX        512
+
+enum cfg_demo {
+	CFG_DEMO_AUTO, /* demo drives only when no NVMe controller is found */
+	CFG_DEMO_YES,
+	CFG_DEMO_NO,
+};
+
+enum log_level {
+	LOG_LVL_ERROR,
+	LOG_LVL_WARNING,
+	LOG_LVL_INFO,
+	LOG_LVL_DEBUG,
+};
+
+struct cfg {
+	/* [daemon] */
+	char listen_host[256];
+	uint16_t listen_port;
+	char database[CFG_PATH_MAX];
+	char web_root[CFG_PATH_MAX];
+	int64_t poll_interval_ms;
+	int64_t rescan_interval_ms;
+	enum cfg_demo demo;
+	enum log_level log_level;
+	/* [store] */
+	uint32_t buffer_samples;     /* samples held in memory while the database fails */
+	int64_t retry_max_ms;        /* longest back-off between store retries */
+	/* [http] */
+	uint32_t http_threads;
+	int64_t http_timeout_ms;
+};
+
+/**
+ * cfg_defaults() - Fill @c with the built-in defaults (database path depends on
+ * whether we run as root).
+ */
+void cfg_defaults(struct cfg *c);
+
+/**
+ * cfg_load() - Apply the INI file @path on top of @c.
+ * @ret_err: "file:line: message" on failure (CFG_ERR_MAX bytes)
+ * Return: 0; -ENOENT when the file does not exist (@ret_err filled); -EINVAL on an
+ * unknown section or key or a bad value; other negative errno on read errors.
+ */
+int cfg_load(struct cfg *c, const char *path, char ret_err[CFG_ERR_MAX]);
+
+/**
+ * cfg_set() - Set one key as if read from the file (used for --db, --listen, tests).
+ * Return: 0, or -EINVAL with @ret_err filled ("message" only).
+ */
+int cfg_set(struct cfg *c, const char *section, const char *key, const char *value,
+	    char ret_err[CFG_ERR_MAX]);
+
+/**
+ * cfg_parse_duration_ms() - "250ms", "10s", "5m", "2h", "1d", or bare seconds.
+ * Return: 0, or -EINVAL.
+ */
+int cfg_parse_duration_ms(const char *s, int64_t *ret);
+
+/**
+ * cfg_parse_listen() - "host:port", "[v6]:port" or ":port".
+ * Return: 0, or -EINVAL.
+ */
+int cfg_parse_listen(const char *s, char host[256], uint16_t *ret_port);

@@ -9,6 +9,6 @@ while IFS= read -r f; do
 		echo "not clang-formatted: $f (run: $fmt -i $f)"
 		bad=1
 	fi
-done < <(git ls-files '*.c' '*.h' 2>/dev/null || find daemon include tests -name '*.[ch]')
+done < <(git ls-files --cached --others --exclude-standard '*.c' '*.h' 2>/dev/null || find daemon include tests -name '*.[ch]')
 [ $bad -eq 0 ] && echo "clang-format: all files formatted"
 exit $bad

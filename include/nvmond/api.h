@@ -16,7 +16,7 @@ struct api;
 
 struct api_config {
 	const char *host;     /* address to bind, e.g. "127.0.0.1", "::" */
-	uint16_t port;        /* 0 = pick a free port (tests), see api_port() */
+	uint16_t port;	      /* 0 = pick a free port (tests), see api_port() */
 	const char *db_path;  /* database file for read-only handles */
 	const char *web_root; /* directory of static files */
 	unsigned threads;     /* worker threads */

@@ -6,8 +6,8 @@
 
 #define CFG_DEFAULT_PATH   "/etc/nvmond/nvmond.conf"
 #define CFG_DEFAULT_LISTEN "127.0.0.1:9470"
-#define CFG_PATH_MAX       4096
-#define CFG_ERR_MAX        512
+#define CFG_PATH_MAX	   4096
+#define CFG_ERR_MAX	   512
 
 enum cfg_demo {
 	CFG_DEMO_AUTO, /* demo drives only when no NVMe controller is found */
@@ -33,8 +33,8 @@ struct cfg {
 	enum cfg_demo demo;
 	enum log_level log_level;
 	/* [store] */
-	uint32_t buffer_samples;     /* samples held in memory while the database fails */
-	int64_t retry_max_ms;        /* longest back-off between store retries */
+	uint32_t buffer_samples; /* samples held in memory while the database fails */
+	int64_t retry_max_ms;	 /* longest back-off between store retries */
 	/* [http] */
 	uint32_t http_threads;
 	int64_t http_timeout_ms;

@@ -9,7 +9,7 @@
 
 #define DEV_MAX_NS   32
 #define DEV_NAME_MAX 64
-#define DEV_KEY_MAX  (sizeof(((struct idctl *)0)->model) + sizeof(((struct idctl *)0)->serial) + 1)
+#define DEV_KEY_MAX  128 /* "model/serial", as struct device_row.key */
 
 struct dev_ns {
 	uint32_t nsid;
@@ -20,7 +20,7 @@ struct dev_ns {
 
 /* One controller as a scan found it. */
 struct dev_info {
-	char name[DEV_NAME_MAX]; /* "nvme0" — changes across boots, never an identity */
+	char name[DEV_NAME_MAX];     /* "nvme0" — changes across boots, never an identity */
 	char path[DEV_NAME_MAX + 8]; /* "/dev/nvme0", or "demo:0" */
 	struct idctl id;
 	size_t n_ns;

@@ -11,12 +11,12 @@
 struct idctl {
 	uint16_t vid;
 	char serial[21];   /* SN, bytes 4..23 */
-	char model[41];    /* MN, bytes 24..63 */
+	char model[41];	   /* MN, bytes 24..63 */
 	char firmware[9];  /* FR, bytes 64..71 */
 	uint16_t wctemp_k; /* warning composite temperature threshold, 0 = not reported */
 	uint16_t cctemp_k; /* critical composite temperature threshold, 0 = not reported */
-	u128 tnvmcap;      /* total NVM capacity in bytes, 0 = not reported */
-	uint32_t nn;       /* number of namespaces */
+	u128 tnvmcap;	   /* total NVM capacity in bytes, 0 = not reported */
+	uint32_t nn;	   /* number of namespaces */
 };
 
 /**

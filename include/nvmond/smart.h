@@ -6,17 +6,17 @@
 
 #include "nvmond/u128.h"
 
-#define SMART_LOG_SIZE    512
+#define SMART_LOG_SIZE	  512
 #define SMART_NUM_SENSORS 8
 
 /* Critical warning bits (NVMe 2.0, Figure 207, byte 0). */
 enum smart_crit {
-	SMART_CRIT_SPARE = 1 << 0,       /* available spare below threshold */
+	SMART_CRIT_SPARE = 1 << 0,	 /* available spare below threshold */
 	SMART_CRIT_TEMPERATURE = 1 << 1, /* a temperature crossed a threshold */
-	SMART_CRIT_DEGRADED = 1 << 2,    /* NVM subsystem reliability degraded */
-	SMART_CRIT_READ_ONLY = 1 << 3,   /* media placed in read-only mode */
-	SMART_CRIT_VOLATILE = 1 << 4,    /* volatile memory backup failed */
-	SMART_CRIT_PMR_RO = 1 << 5,      /* persistent memory region read-only */
+	SMART_CRIT_DEGRADED = 1 << 2,	 /* NVM subsystem reliability degraded */
+	SMART_CRIT_READ_ONLY = 1 << 3,	 /* media placed in read-only mode */
+	SMART_CRIT_VOLATILE = 1 << 4,	 /* volatile memory backup failed */
+	SMART_CRIT_PMR_RO = 1 << 5,	 /* persistent memory region read-only */
 };
 
 /*
@@ -27,11 +27,11 @@ enum smart_crit {
 struct smart_log {
 	uint8_t critical_warning;
 	uint16_t temperature_k; /* composite temperature */
-	uint8_t avail_spare;    /* percent */
-	uint8_t spare_thresh;   /* percent */
-	uint8_t percent_used;   /* may exceed 100, saturates at 255 */
+	uint8_t avail_spare;	/* percent */
+	uint8_t spare_thresh;	/* percent */
+	uint8_t percent_used;	/* may exceed 100, saturates at 255 */
 	uint8_t endurance_grp_crit_warn;
-	u128 data_units_read;    /* in units of 512,000 bytes */
+	u128 data_units_read;	 /* in units of 512,000 bytes */
 	u128 data_units_written; /* in units of 512,000 bytes */
 	u128 host_read_commands;
 	u128 host_write_commands;

@@ -12,7 +12,7 @@
 typedef unsigned __int128 u128;
 
 #define U128_MAX       (~(u128)0)
-#define U128_DEC_MAX   40 /* 39 digits + NUL */
+#define U128_DEC_MAX   40      /* 39 digits + NUL */
 #define BYTES_PER_UNIT 512000u /* one NVMe "data unit" = 1000 * 512 bytes */
 
 /**

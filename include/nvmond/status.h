@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "nvmond/dev.h"
+
+/**
+ * status_collect() - Scan @b and read every controller's health log once.
+ * Return: 0 with *ret = {"devices": [...]} (new reference), or negative errno
+ * with @err filled.
+ */
+int status_collect(struct dev_backend *b, int64_t now_ms, json_t **ret, char *err, size_t errlen);
+
+/** status_print_table() - The human table of `nvmond status`. Return: 0. */
+int status_print_table(FILE *out, const json_t *status);

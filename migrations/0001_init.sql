@@ -57,3 +57,5 @@ CREATE TABLE samples (
 	thm_temp2_total_time     INTEGER NOT NULL, -- seconds
 	PRIMARY KEY (device_id, ts_ms)
 ) WITHOUT ROWID;
+
+PRAGMA user_version = 1;

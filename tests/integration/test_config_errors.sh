@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# A bad configuration stops the daemon with exit status 2 and "FILE:LINE: message" on
+# stderr; the shipped sample config (systemd/nvmond.conf) starts it, and values from a
+# config file take effect.
+set -u
+
+: "${NVMOND_BIN:?NVMOND_BIN not set}" "${NVMOND_SRC:?NVMOND_SRC not set}"
+for tool in curl python3 timeout; do
+	if ! command -v "$tool" >/dev/null; then
+		echo "SKIP: $tool not installed"
+		exit 77
+	fi
+done
+
+tmp=$(mktemp -d)
+pid=
+cleanup() {
+	if [ -n "$pid" ]; then
+		kill "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+	fi
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# expect_usage_error NAME EXPECTED_STDERR_SUBSTRING ARGS...
+expect_usage_error() {
+	local name=$1 want=$2 rc=0
+	shift 2
+	# timeout: a daemon that wrongly starts must not hang the suite.
+	timeout 20 "$NVMOND_BIN" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+	[ "$rc" -eq 2 ] || fail "$name: exit status $rc, want 2; stderr: $(cat "$tmp/err")"
+	grep -qF -- "$want" "$tmp/err" ||
+		fail "$name: stderr does not contain '$want'; stderr: $(cat "$tmp/err")"
+	echo "ok: $name"
+}
+
+port=$(free_port)
+common=(--db "$tmp/x.db" --listen "127.0.0.1:$port")
+
+f=$tmp/unknown-key.conf
+printf '# typo below\n[daemon]\nlisten = 127.0.0.1:9470\npol_interval = 5s\n' >"$f"
+expect_usage_error "unknown key" "$f:4: unknown key 'pol_interval' in section [daemon]" \
+	--config "$f" "${common[@]}"
+
+f=$tmp/bad-value.conf
+printf '[daemon]\n\npoll_interval = fast\n' >"$f"
+expect_usage_error "bad value" "$f:3: poll_interval: invalid duration 'fast'" \
+	--config "$f" "${common[@]}"
+
+f=$tmp/bad-value-crlf.conf
+printf '[http]\r\n; comment\r\nthreads = 0\r\n' >"$f"
+expect_usage_error "bad value, CRLF" "$f:3: threads: 0 is out of range" \
+	--config "$f" "${common[@]}"
+
+f=$tmp/unknown-section.conf
+printf '[daemon]\n[alerts]\n' >"$f"
+expect_usage_error "unknown section" "$f:2: unknown section [alerts]" --config "$f" "${common[@]}"
+
+f=$tmp/outside.conf
+printf 'listen = :1\n' >"$f"
+expect_usage_error "key outside a section" "$f:1: key 'listen' outside any section" \
+	--config "$f" "${common[@]}"
+
+expect_usage_error "missing file" "$tmp/missing.conf" --config "$tmp/missing.conf" "${common[@]}"
+
+# wait_healthz PORT: the daemon ($pid) answers /healthz within 15 s.
+wait_healthz() {
+	local _
+	for _ in $(seq 1 150); do
+		kill -0 "$pid" 2>/dev/null ||
+			fail "daemon exited early; stderr: $(cat "$tmp/daemon.err")"
+		if curl -fsS --max-time 2 "http://127.0.0.1:$1/healthz" >"$tmp/healthz" 2>/dev/null; then
+			return 0
+		fi
+		sleep 0.1
+	done
+	fail "no /healthz on port $1 after 15 s; stderr: $(cat "$tmp/daemon.err")"
+}
+
+stop_daemon() {
+	kill "$pid"
+	wait "$pid" 2>/dev/null
+	pid=
+}
+
+# The shipped sample config parses and the daemon serves with it.
+"$NVMOND_BIN" --config "$NVMOND_SRC/systemd/nvmond.conf" --db "$tmp/sample.db" \
+	--listen "127.0.0.1:$port" --demo >"$tmp/daemon.out" 2>"$tmp/daemon.err" </dev/null &
+pid=$!
+wait_healthz "$port"
+stop_daemon
+echo "ok: shipped systemd/nvmond.conf"
+
+# Values from the file are used: listen and database come only from the config here.
+port2=$(free_port)
+f=$tmp/custom.conf
+cat >"$f" <<EOF
+; set by test_config_errors.sh
+[daemon]
+listen = 127.0.0.1:$port2   ; inline comment
+database = $tmp/custom.db
+demo = yes
+poll_interval = 500ms
+log_level = debug
+[http]
+threads = 2
+EOF
+"$NVMOND_BIN" --config "$f" >"$tmp/daemon.out" 2>"$tmp/daemon.err" </dev/null &
+pid=$!
+wait_healthz "$port2"
+[ -f "$tmp/custom.db" ] || fail "database from the config file was not created: $tmp/custom.db"
+stop_daemon
+echo "ok: listen and database taken from the config file"

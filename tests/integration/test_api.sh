@@ -1,0 +1,275 @@
+#!/usr/bin/env bash
+# The HTTP API end to end: the real daemon with its demo drives, a real SQLite
+# file and curl. Env: NVMOND_BIN, NVMOND_SRC (set by ctest).
+set -u
+
+for tool in curl python3; do
+	if ! command -v "$tool" >/dev/null; then
+		echo "SKIP: $tool not installed"
+		exit 77
+	fi
+done
+: "${NVMOND_BIN:?}" "${NVMOND_SRC:?}"
+
+TMP=$(mktemp -d /tmp/nvmond-test-api.XXXXXX) || exit 1
+PID=
+SLOW_PID=
+cleanup() {
+	[ -n "$SLOW_PID" ] && kill "$SLOW_PID" 2>/dev/null
+	if [ -n "$PID" ]; then
+		kill "$PID" 2>/dev/null
+		wait "$PID" 2>/dev/null
+	fi
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+failures=0
+pass() { echo "ok: $*"; }
+fail() {
+	echo "FAIL: $*"
+	failures=$((failures + 1))
+}
+check() { # check DESCRIPTION COMMAND...
+	local what=$1
+	shift
+	if "$@"; then pass "$what"; else fail "$what"; fi
+}
+
+# ---- a web root of our own: a copy of web/ plus things that must never leak
+SECRET="nvmond-secret-$RANDOM$RANDOM"
+cp -r "$NVMOND_SRC/web" "$TMP/web"
+echo "$SECRET" >"$TMP/secret.txt"
+ln -s "$TMP/secret.txt" "$TMP/web/leak.txt"
+ln -s "$TMP" "$TMP/web/up"
+ln -s /etc "$TMP/web/etc"
+mkdir "$TMP/web/emptydir"
+
+PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+BASE="http://127.0.0.1:$PORT"
+cat >"$TMP/c.conf" <<EOF
+[daemon]
+poll_interval = 1s
+web_root = $TMP/web
+EOF
+
+"$NVMOND_BIN" --demo --config "$TMP/c.conf" --db "$TMP/db" --listen "127.0.0.1:$PORT" \
+	>"$TMP/log" 2>&1 &
+PID=$!
+up=
+for _ in $(seq 50); do
+	if curl -s -o /dev/null "$BASE/healthz"; then
+		up=1
+		break
+	fi
+	sleep 0.2
+done
+if [ -z "$up" ]; then
+	echo "FAIL: the daemon did not answer on $BASE"
+	cat "$TMP/log"
+	exit 1
+fi
+
+# req [curl options...] URL: sets CODE, BODY (file $TMP/body) and HDRS (file $TMP/hdrs)
+req() {
+	CODE=$(curl -s --path-as-is --max-time 10 -o "$TMP/body" -D "$TMP/hdrs" -w '%{http_code}' "$@")
+	BODY=$(cat "$TMP/body")
+}
+header() { # header NAME: the value of a response header of the last req
+	grep -i "^$1:" "$TMP/hdrs" | head -n1 | cut -d: -f2- | tr -d '\r' | sed 's/^ *//'
+}
+# py EXPR: evaluate a Python expression with `d` = the last JSON body
+py() {
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(eval(sys.argv[2]))' "$TMP/body" "$1"
+}
+is_json_error() { # the last body is {"error": "..."} and Content-Type is JSON
+	[ "$(header Content-Type)" = application/json ] &&
+		[ "$(py 'sorted(d) == ["error"] and isinstance(d["error"], str) and len(d["error"]) > 0')" = True ]
+}
+expect_error() { # expect_error STATUS [NEEDLE] URL [curl options]
+	local status=$1 needle=$2
+	shift 2
+	req "$@"
+	if [ "$CODE" != "$status" ] || ! is_json_error; then
+		fail "$* → $CODE (want $status with a JSON error): $BODY"
+		return
+	fi
+	if [ -n "$needle" ] && [ "$(py "'$needle' in d['error']")" != True ]; then
+		fail "$* → error does not name $needle: $BODY"
+		return
+	fi
+	pass "$* → $status"
+}
+
+# ---- health
+req "$BASE/healthz"
+check "/healthz 200" [ "$CODE" = 200 ]
+check "/healthz body" [ "$(py 'd == {"status": "ok"}')" = True ]
+check "/healthz is JSON" [ "$(header Content-Type)" = application/json ]
+check "/healthz no-store" [ "$(header Cache-Control)" = no-store ]
+
+# ---- devices
+req "$BASE/api/v1/devices"
+check "devices 200" [ "$CODE" = 200 ]
+check "two demo drives with integer ids" \
+	[ "$(py 'len(d["devices"]) == 2 and all(type(x["id"]) is int for x in d["devices"]) and len({x["id"] for x in d["devices"]}) == 2')" = True ]
+check "device fields" [ "$(py 'all(k in x for x in d["devices"] for k in ("key", "model", "serial", "firmware", "wctemp_c", "cctemp_c", "capacity_bytes", "namespaces", "first_seen", "last_seen", "online", "latest"))')" = True ]
+IDS=$(py '" ".join(str(x["id"]) for x in d["devices"])')
+ID=${IDS%% *}
+
+req "$BASE/api/v1/devices/$ID"
+check "one device 200" [ "$CODE" = 200 ]
+check "one device has its id and a latest sample" \
+	[ "$(py "d['id'] == $ID and d['online'] is True and isinstance(d['latest'], dict)")" = True ]
+
+# ---- samples grow
+sample_stats() { # count and data_units_written of the newest sample of device $1
+	req "$BASE/api/v1/devices/$1/samples"
+	[ "$CODE" = 200 ] || {
+		echo "0 0"
+		return
+	}
+	py '"%d %d" % (len(d["samples"]), int(d["samples"][-1]["data_units_written"]) if d["samples"] else 0)'
+}
+declare -A N1 W1
+for id in $IDS; do read -r "N1[$id]" "W1[$id]" <<<"$(sample_stats "$id")"; done
+sleep 3.5
+for id in $IDS; do
+	read -r n2 w2 <<<"$(sample_stats "$id")"
+	check "device $id: samples grow (${N1[$id]} → $n2)" [ "$n2" -gt "${N1[$id]}" ]
+	check "device $id: data_units_written grows (${W1[$id]} → $w2)" [ "$w2" -gt "${W1[$id]}" ]
+done
+req "$BASE/api/v1/devices/$ID/samples"
+check "samples envelope" [ "$(py "d['device_id'] == $ID and d['from'].endswith('Z') and d['to'].endswith('Z')")" = True ]
+check "samples oldest first" [ "$(py 'all(a["ts_ms"] < b["ts_ms"] for a, b in zip(d["samples"], d["samples"][1:]))')" = True ]
+check "samples are JSON, not cached" [ "$(header Content-Type):$(header Cache-Control)" = application/json:no-store ]
+
+# ---- from/to in RFC 3339 and in ms select exactly the closed range
+check "at least 4 samples" [ "$(py 'len(d["samples"]) >= 4')" = True ]
+FROM_RFC=$(py 'd["samples"][1]["ts"]')
+TO_MS=$(py 'd["samples"][-2]["ts_ms"]')
+WANT=$(py 'len(d["samples"]) - 2')
+FIRST_MS=$(py 'd["samples"][1]["ts_ms"]')
+req "$BASE/api/v1/devices/$ID/samples?from=$FROM_RFC&to=$TO_MS"
+check "from=RFC 3339, to=ms → 200" [ "$CODE" = 200 ]
+check "from/to select $WANT samples" [ "$(py "len(d['samples']) == $WANT and d['samples'][0]['ts_ms'] == $FIRST_MS and d['samples'][-1]['ts_ms'] == $TO_MS")" = True ]
+check "from/to echoed" [ "$(py "d['from'] == '$FROM_RFC'")" = True ]
+req "$BASE/api/v1/devices/$ID/samples?from=$FIRST_MS&to=$TO_MS&limit=1"
+check "limit=1 gives the oldest of the range" [ "$(py "len(d['samples']) == 1 and d['samples'][0]['ts_ms'] == $FIRST_MS")" = True ]
+req -G "$BASE/api/v1/devices/$ID/samples" --data-urlencode "from=1970-01-01T00:00:00+01:00" --data-urlencode "to=1970-01-01T00:00:01Z"
+check "an empty range → 200 with no samples" [ "$CODE:$(py 'd["samples"]')" = "200:[]" ]
+
+# ---- bad requests
+S="$BASE/api/v1/devices/$ID/samples"
+expect_error 400 from "$S?from=yesterday"
+expect_error 400 to "$S?to=2026-13-40T00:00:00Z"
+expect_error 400 from "$S?from=2000&to=1000"
+expect_error 400 limit "$S?limit=0"
+expect_error 400 limit "$S?limit=100001"
+expect_error 400 limit "$S?limit=ten"
+expect_error 400 bogus "$S?bogus=1"
+expect_error 400 from "$S?from=1&from=2"
+expect_error 400 from "$S?from=1000%00"
+expect_error 400 "" "$BASE/api/v1/devices/abc"
+expect_error 400 "" "$BASE/api/v1/devices/1.5/samples"
+expect_error 404 "" "$BASE/api/v1/devices/999999"
+expect_error 404 "" "$BASE/api/v1/devices/999999/samples"
+expect_error 404 "" "$BASE/api/v1/nothing"
+expect_error 404 "" "$BASE/api/v1/devices/$ID/other"
+
+# ---- methods
+expect_error 405 "" "$BASE/api/v1/devices" -X POST -d x=1
+check "405 has Allow: GET, HEAD" [ "$(header Allow)" = "GET, HEAD" ]
+expect_error 405 "" "$BASE/healthz" -X DELETE
+expect_error 405 "" "$BASE/index.html" -X PUT -d x
+expect_error 404 "" "$BASE/no-such-file" -X POST -d x
+# curl -I prints the headers as its output, so read the raw reply to see there is no body.
+head_reply() { # head_reply PATH: status line and the byte count after the headers
+	python3 - "$PORT" "$1" <<'EOF'
+import socket, sys
+c = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)
+c.sendall(b"HEAD %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n" % sys.argv[2].encode())
+data = b""
+while chunk := c.recv(65536):
+    data += chunk
+head, _, body = data.partition(b"\r\n\r\n")
+print(head.split(b"\r\n")[0].decode(), len(body))
+EOF
+}
+check "HEAD devices: 200 without a body" [ "$(head_reply /api/v1/devices)" = "HTTP/1.1 200 OK 0" ]
+check "HEAD /: 200 without a body" [ "$(head_reply /)" = "HTTP/1.1 200 OK 0" ]
+req -I "$BASE/api/v1/devices"
+check "HEAD is JSON" [ "$CODE:$(header Content-Type)" = 200:application/json ]
+
+# ---- static files
+req "$BASE/"
+check "/ → 200" [ "$CODE" = 200 ]
+check "/ serves index.html" cmp -s "$TMP/body" "$NVMOND_SRC/web/index.html"
+check "index.html is text/html" [ "$(header Content-Type)" = "text/html; charset=utf-8" ]
+req "$BASE/app.js"
+check "app.js is JavaScript" [ "$CODE:$(header Content-Type)" = "200:text/javascript; charset=utf-8" ]
+req "$BASE/style.css"
+check "style.css is CSS" [ "$CODE:$(header Content-Type)" = "200:text/css; charset=utf-8" ]
+req -I "$BASE/index.html"
+check "HEAD of a file" [ "$CODE:$(header Content-Length)" = "200:$(wc -c <"$NVMOND_SRC/web/index.html")" ]
+expect_error 404 "" "$BASE/missing.html"
+expect_error 404 "" "$BASE/emptydir/"
+expect_error 404 "" "$BASE/index.html/"
+
+# ---- no way out of the web root
+for path in '/../' '/../secret.txt' '/../../../../../../etc/passwd' \
+	'/%2e%2e/%2e%2e/etc/passwd' '/%2E%2E/secret.txt' '/..%2f..%2fetc/passwd' \
+	'/..%2fsecret.txt' '/emptydir/..%2f..%2fsecret.txt' '/leak.txt' '/up/secret.txt' \
+	'/etc/passwd' '/etc/hostname' '/index.html%00.txt' '/%00'; do
+	req "$BASE$path"
+	if [ "$CODE" = 404 ] && is_json_error && ! grep -q -e "$SECRET" -e 'root:' "$TMP/body"; then
+		pass "traversal $path → 404"
+	else
+		fail "traversal $path → $CODE: $(head -c 200 "$TMP/body")"
+	fi
+done
+
+# ---- a slow client holds connections open and stalls mid-request; nothing waits for it
+python3 - "$PORT" "$TMP/slow.ready" <<'EOF' &
+import socket, sys, time
+conns = []
+for _ in range(12):  # more than the worker threads
+    c = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+    c.sendall(b"GET /api/v1/devices HTTP/1.1\r\nHost: x\r\nX-Half: ")
+    conns.append(c)
+open(sys.argv[2], "w").close()
+time.sleep(20)
+EOF
+SLOW_PID=$!
+for _ in $(seq 50); do
+	[ -e "$TMP/slow.ready" ] && break
+	sleep 0.1
+done
+check "slow clients connected" [ -e "$TMP/slow.ready" ]
+read -r n1 _ <<<"$(sample_stats "$ID")"
+slow_ok=1
+for _ in 1 2 3; do
+	t=$(curl -s -o /dev/null --max-time 5 -w '%{http_code} %{time_total}' "$BASE/healthz")
+	if [ "${t%% *}" != 200 ] || [ "$(python3 -c "print(float('${t#* }') < 1.0)")" != True ]; then
+		slow_ok=
+		echo "  /healthz while stalled: $t"
+	fi
+	sleep 1
+done
+check "/healthz answers quickly while clients stall" [ -n "$slow_ok" ]
+read -r n2 _ <<<"$(sample_stats "$ID")"
+check "samples keep growing while clients stall ($n1 → $n2)" [ "$n2" -gt "$n1" ]
+kill "$SLOW_PID" 2>/dev/null
+wait "$SLOW_PID" 2>/dev/null
+SLOW_PID=
+
+check "daemon still running" kill -0 "$PID"
+if [ "$failures" -gt 0 ]; then
+	echo "--- daemon log"
+	cat "$TMP/log"
+	echo "$failures check(s) failed"
+	exit 1
+fi
+echo "all API checks passed"

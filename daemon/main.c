@@ -1,11 +1,425 @@
 /* SPDX-License-Identifier: MIT */
-/* Placeholder while the daemon is assembled; replaced by the real main. */
+/*
+ * nvmond: argv, configuration, signals and the main loop. Nothing else lives here.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "nvmond/api.h"
+#include "nvmond/cfg.h"
 #include "nvmond/config.h"
+#include "nvmond/dev.h"
+#include "nvmond/fleet.h"
+#include "nvmond/log.h"
+#include "nvmond/loop.h"
+#include "nvmond/poller.h"
+#include "nvmond/status.h"
+#include "nvmond/store.h"
+#include "nvmond/timefmt.h"
 
-int main(void)
+/* Exit codes (documented in the README and --help). */
+enum {
+	EXIT_OK = 0,
+	EXIT_RUNTIME = 1, /* could not start or keep running: database, bind, devices */
+	EXIT_USAGE = 2,	  /* bad command line or configuration */
+};
+
+struct opts {
+	const char *config;
+	bool config_given;
+	const char *db;
+	const char *listen;
+	const char *log_level;
+	bool demo;
+	bool json;
+};
+
+struct daemon {
+	struct opts opts;
+	struct cfg cfg;
+	struct loop *loop;
+	struct poller *poller;
+	int sigfd;
+};
+
+static void usage(FILE *out)
 {
-	printf("nvmond %s\n", NVMOND_VERSION);
+	fprintf(out,
+		"Usage: nvmond [OPTIONS]            run the daemon\n"
+		"       nvmond status [--json]      read every NVMe controller once and print it\n"
+		"\n"
+		"Options:\n"
+		"  -c, --config FILE     configuration file (default %s; missing = defaults)\n"
+		"      --db FILE         SQLite database (overrides [daemon] database)\n"
+		"  -l, --listen ADDR:PORT  HTTP address (overrides [daemon] listen)\n"
+		"      --demo            serve two simulated drives instead of real ones\n"
+		"      --log-level LEVEL error, warning, info or debug\n"
+		"      --json            (status) print JSON instead of a table\n"
+		"  -h, --help            this text\n"
+		"  -V, --version         print the version\n"
+		"\n"
+		"Exit status: 0 ok, 1 runtime failure (database, address in use, devices),\n"
+		"2 bad command line or configuration.\n"
+		"Signals: SIGTERM/SIGINT stop after storing every sample; SIGHUP reloads the\n"
+		"configuration file.\n",
+		CFG_DEFAULT_PATH);
+}
+
+static int parse_opts(int argc, char **argv, struct opts *o, const char **ret_cmd)
+{
+	enum { OPT_DB = 256, OPT_DEMO, OPT_JSON, OPT_LOG_LEVEL };
+	static const struct option longopts[] = {
+		{"config", required_argument, NULL, 'c'},
+		{"db", required_argument, NULL, OPT_DB},
+		{"listen", required_argument, NULL, 'l'},
+		{"demo", no_argument, NULL, OPT_DEMO},
+		{"json", no_argument, NULL, OPT_JSON},
+		{"log-level", required_argument, NULL, OPT_LOG_LEVEL},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{0},
+	};
+	int c;
+
+	*o = (struct opts){.config = CFG_DEFAULT_PATH};
+	while ((c = getopt_long(argc, argv, "c:l:hV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			o->config = optarg;
+			o->config_given = true;
+			break;
+		case OPT_DB:
+			o->db = optarg;
+			break;
+		case 'l':
+			o->listen = optarg;
+			break;
+		case OPT_DEMO:
+			o->demo = true;
+			break;
+		case OPT_JSON:
+			o->json = true;
+			break;
+		case OPT_LOG_LEVEL:
+			o->log_level = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(EXIT_OK);
+		case 'V':
+			printf("nvmond %s\n", NVMOND_VERSION);
+			exit(EXIT_OK);
+		default:
+			usage(stderr);
+			return -EINVAL;
+		}
+	}
+	*ret_cmd = NULL;
+	if (optind < argc) {
+		if (strcmp(argv[optind], "status") != 0 || optind + 1 < argc) {
+			fprintf(stderr, "nvmond: unknown command '%s' (see --help)\n",
+				argv[optind]);
+			return -EINVAL;
+		}
+		*ret_cmd = argv[optind];
+	}
+	if (o->json && !*ret_cmd) {
+		fprintf(stderr, "nvmond: --json goes with the status command\n");
+		return -EINVAL;
+	}
 	return 0;
+}
+
+/* Defaults, then the file, then the command line. Prints the error itself. */
+static int load_config(const struct opts *o, struct cfg *ret)
+{
+	char err[CFG_ERR_MAX];
+	struct cfg c;
+	int r;
+
+	cfg_defaults(&c);
+	r = cfg_load(&c, o->config, err);
+	if (r == -ENOENT && !o->config_given)
+		r = 0; /* no file at the default place: built-in defaults */
+	if (r < 0) {
+		fprintf(stderr, "nvmond: %s\n", err);
+		return r;
+	}
+	const struct {
+		const char *section, *key, *value, *flag;
+	} overrides[] = {
+		{"daemon", "database", o->db, "--db"},
+		{"daemon", "listen", o->listen, "--listen"},
+		{"daemon", "log_level", o->log_level, "--log-level"},
+		{"daemon", "demo", o->demo ? "yes" : NULL, "--demo"},
+	};
+	for (size_t i = 0; i < sizeof(overrides) / sizeof(overrides[0]); i++) {
+		if (!overrides[i].value)
+			continue;
+		r = cfg_set(&c, overrides[i].section, overrides[i].key, overrides[i].value, err);
+		if (r < 0) {
+			fprintf(stderr, "nvmond: %s: %s\n", overrides[i].flag, err);
+			return r;
+		}
+	}
+	*ret = c;
+	return 0;
+}
+
+/* The real controllers, or the demo drives when asked or (auto) when none exist. */
+static int open_backend(const struct cfg *c, struct dev_backend **ret)
+{
+	struct dev_backend *b = NULL;
+	struct dev_info *v = NULL;
+	size_t n = 0;
+	int r;
+
+	if (c->demo != CFG_DEMO_YES) {
+		r = dev_nvme_open(&b);
+		if (r < 0)
+			return r;
+		r = dev_scan(b, timefmt_now_ms(), &v, &n);
+		free(v);
+		if (c->demo == CFG_DEMO_NO || (r == 0 && n > 0)) {
+			*ret = b;
+			return 0;
+		}
+		dev_backend_free(b);
+		log_info("no NVMe controller found: serving two demo drives (demo = no turns "
+			 "this off)");
+	}
+	return dev_demo_open(ret);
+}
+
+static int cmd_status(const struct opts *o)
+{
+	struct dev_backend *b = NULL;
+	json_t *status = NULL;
+	char err[256];
+	struct cfg c;
+	int r;
+
+	r = load_config(o, &c);
+	if (r < 0)
+		return EXIT_USAGE;
+	log_set_level(c.log_level);
+	r = open_backend(&c, &b);
+	if (r < 0) {
+		fprintf(stderr, "nvmond: %s\n", strerror(-r));
+		return EXIT_RUNTIME;
+	}
+	r = status_collect(b, timefmt_now_ms(), &status, err, sizeof(err));
+	dev_backend_free(b);
+	if (r < 0) {
+		fprintf(stderr, "nvmond: %s\n", err);
+		return EXIT_RUNTIME;
+	}
+	if (o->json) {
+		json_dumpf(status, stdout, JSON_INDENT(2));
+		fputc('\n', stdout);
+	} else {
+		status_print_table(stdout, status);
+	}
+	json_decref(status);
+	return EXIT_OK;
+}
+
+static const char *web_root(const struct cfg *c)
+{
+	struct stat st;
+
+	if (c->web_root[0])
+		return c->web_root;
+	if (stat(NVMOND_INSTALL_WEB_ROOT "/index.html", &st) == 0)
+		return NVMOND_INSTALL_WEB_ROOT;
+	return NVMOND_SOURCE_WEB_ROOT;
+}
+
+/* mkdir -p of the database's directory, so a first start just works. */
+static int make_parent_dirs(const char *path)
+{
+	char dir[PATH_MAX];
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (!slash || slash == dir)
+		return 0;
+	*slash = '\0';
+	for (char *p = dir + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(dir, 0750) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+static void reload(struct daemon *d)
+{
+	struct cfg c;
+
+	log_info("SIGHUP: reloading %s", d->opts.config);
+	if (load_config(&d->opts, &c) < 0) {
+		log_error("configuration not reloaded; keeping the running one");
+		return;
+	}
+	if (strcmp(c.database, d->cfg.database) != 0 ||
+	    strcmp(c.listen_host, d->cfg.listen_host) != 0 || c.listen_port != d->cfg.listen_port ||
+	    c.demo != d->cfg.demo || strcmp(c.web_root, d->cfg.web_root) != 0 ||
+	    c.http_threads != d->cfg.http_threads)
+		log_warn("database, listen, web_root, demo and [http] changes take effect at "
+			 "the next start");
+	log_set_level(c.log_level);
+	if (poller_reconfigure(d->poller, &c) < 0) {
+		log_error("configuration not reloaded: out of memory");
+		return;
+	}
+	d->cfg = c;
+	log_info("configuration reloaded: poll every %lld ms", (long long)c.poll_interval_ms);
+}
+
+static void on_signal(struct loop *l, int fd, void *userdata)
+{
+	struct daemon *d = userdata;
+	struct signalfd_siginfo si;
+
+	if (read(fd, &si, sizeof(si)) != sizeof(si))
+		return;
+	if (si.ssi_signo == SIGHUP) {
+		reload(d);
+		return;
+	}
+	log_info("%s: stopping", strsignal((int)si.ssi_signo));
+	loop_stop(l);
+}
+
+static int run_daemon(const struct opts *o)
+{
+	struct daemon d = {.opts = *o, .sigfd = -1};
+	struct store *store = NULL;
+	struct dev_backend *backend = NULL;
+	struct fleet *fleet = NULL;
+	struct api *api = NULL;
+	char err[STORE_ERR_MAX > API_ERR_MAX ? STORE_ERR_MAX : API_ERR_MAX];
+	int r, status = EXIT_RUNTIME;
+	sigset_t mask;
+
+	if (load_config(o, &d.cfg) < 0)
+		return EXIT_USAGE;
+	log_set_level(d.cfg.log_level);
+
+	/* Signals go to a signalfd; block them before any thread starts. */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	r = make_parent_dirs(d.cfg.database);
+	if (r < 0) {
+		log_error("cannot create the directory of %s: %s", d.cfg.database, strerror(-r));
+		goto out;
+	}
+	r = store_open(d.cfg.database, &store, err);
+	if (r < 0) {
+		log_error("%s", err);
+		goto out;
+	}
+	r = open_backend(&d.cfg, &backend);
+	if (r < 0) {
+		log_error("cannot open the NVMe backend: %s", strerror(-r));
+		goto out;
+	}
+	fleet = fleet_new();
+	d.loop = loop_new();
+	if (!fleet || !d.loop) {
+		log_error("out of memory");
+		goto out;
+	}
+	r = poller_new(&d.cfg, backend, store, fleet, &d.poller);
+	if (r < 0) {
+		log_error("cannot load the known devices: %s (%s)", strerror(-r),
+			  store_strerror(store));
+		goto out;
+	}
+	r = poller_start(d.poller, d.loop);
+	if (r < 0) {
+		log_error("cannot start polling: %s", strerror(-r));
+		goto out;
+	}
+	struct api_config ac = {
+		.host = d.cfg.listen_host,
+		.port = d.cfg.listen_port,
+		.db_path = d.cfg.database,
+		.web_root = web_root(&d.cfg),
+		.threads = d.cfg.http_threads,
+		.timeout_ms = d.cfg.http_timeout_ms,
+		.fleet = fleet,
+	};
+	r = api_start(&ac, &api, err);
+	if (r < 0) {
+		log_error("%s", err);
+		goto out;
+	}
+	d.sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (d.sigfd < 0 || loop_add_fd(d.loop, d.sigfd, on_signal, &d) < 0) {
+		log_error("cannot watch signals: %s", strerror(errno));
+		goto out;
+	}
+	log_info("nvmond %s: %s backend, database %s, http://%s%s%s:%u/", NVMOND_VERSION,
+		 backend->ops->name, d.cfg.database, strchr(d.cfg.listen_host, ':') ? "[" : "",
+		 d.cfg.listen_host, strchr(d.cfg.listen_host, ':') ? "]" : "", api_port(api));
+
+	r = loop_run(d.loop);
+	if (r < 0)
+		log_error("event loop failed: %s", strerror(-r));
+	status = r < 0 ? EXIT_RUNTIME : EXIT_OK;
+out:
+	api = api_stop(api); /* no reader after this point */
+	if (d.poller) {
+		size_t pending = poller_pending(d.poller);
+		if (poller_flush(d.poller) < 0) {
+			log_error("%zu samples could not be stored at shutdown: %s",
+				  poller_pending(d.poller), store_strerror(store));
+			status = EXIT_RUNTIME;
+		} else if (pending) {
+			log_info("stored %zu buffered samples", pending);
+		}
+	}
+	if (store)
+		store_checkpoint(store);
+	d.poller = poller_free(d.poller);
+	d.loop = loop_free(d.loop);
+	fleet = fleet_free(fleet);
+	backend = dev_backend_free(backend);
+	store = store_close(store);
+	if (d.sigfd >= 0)
+		close(d.sigfd);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o;
+	const char *cmd;
+
+	if (parse_opts(argc, argv, &o, &cmd) < 0)
+		return EXIT_USAGE;
+	if (cmd)
+		return cmd_status(&o);
+	return run_daemon(&o);
 }

@@ -1,0 +1,358 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "nvmond/log.h"
+#include "nvmond/poller.h"
+#include "nvmond/sbuf.h"
+#include "nvmond/timefmt.h"
+
+#define FLUSH_BATCH  1000
+#define RETRY_MIN_MS 1000
+
+struct pdev {
+	int64_t id;
+	char key[DEV_KEY_MAX];
+	char name[DEV_NAME_MAX];
+	bool online;
+	bool online_stored; /* what the database believes; fixed up when it can */
+};
+
+struct poller {
+	struct cfg cfg;
+	struct dev_backend *backend;
+	struct store *store;
+	struct fleet *fleet;
+	struct loop *loop;
+	struct pdev *devs;
+	size_t n_devs;
+	struct sbuf buf;
+	int64_t retry_at_ms; /* monotonic: no store attempt before this */
+	int64_t retry_delay_ms;
+	int last_store_err;
+	bool rescan_soon;
+	int64_t poll_timer, rescan_timer;
+};
+
+static struct pdev *pdev_by_key(struct poller *p, const char *key)
+{
+	for (size_t i = 0; i < p->n_devs; i++)
+		if (strcmp(p->devs[i].key, key) == 0)
+			return &p->devs[i];
+	return NULL;
+}
+
+static int pdev_add(struct poller *p, const struct device_row *row, struct pdev **ret)
+{
+	struct pdev *v = realloc(p->devs, (p->n_devs + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	p->devs = v;
+	struct pdev *d = &p->devs[p->n_devs++];
+	*d = (struct pdev){.id = row->id, .online = row->online, .online_stored = row->online};
+	snprintf(d->key, sizeof(d->key), "%s", row->key);
+	snprintf(d->name, sizeof(d->name), "%s", row->name);
+	*ret = d;
+	return 0;
+}
+
+/* The namespaces as the JSON array the store keeps. */
+static void namespaces_json(const struct dev_info *info, char *buf, size_t len)
+{
+	json_t *a = json_array();
+	char *s = NULL;
+
+	for (size_t i = 0; a && i < info->n_ns; i++)
+		json_array_append_new(a, json_pack("{s:I, s:s, s:I, s:I}", "nsid",
+						   (json_int_t)info->ns[i].nsid, "name",
+						   info->ns[i].name, "size_bytes",
+						   (json_int_t)info->ns[i].size_bytes, "lba_size",
+						   (json_int_t)info->ns[i].lba_size));
+	if (a)
+		s = json_dumps(a, JSON_COMPACT);
+	snprintf(buf, len, "%s", s && strlen(s) < len ? s : "[]");
+	free(s);
+	json_decref(a);
+}
+
+static void row_from_info(const struct dev_info *info, int64_t now_ms, struct device_row *ret)
+{
+	struct device_row row = {
+		.wctemp_k = info->id.wctemp_k,
+		.cctemp_k = info->id.cctemp_k,
+		.capacity_bytes = info->id.tnvmcap,
+		.first_seen_ms = now_ms,
+		.last_seen_ms = now_ms,
+		.online = 1,
+	};
+
+	dev_key(&info->id, row.key, sizeof(row.key));
+	snprintf(row.model, sizeof(row.model), "%s", info->id.model);
+	snprintf(row.serial, sizeof(row.serial), "%s", info->id.serial);
+	snprintf(row.firmware, sizeof(row.firmware), "%s", info->id.firmware);
+	snprintf(row.name, sizeof(row.name), "%s", info->name);
+	namespaces_json(info, row.namespaces, sizeof(row.namespaces));
+	*ret = row;
+}
+
+static void set_online(struct poller *p, struct pdev *d, bool online, int64_t now_ms)
+{
+	if (d->online != online)
+		log_info("device %s (%s) is %s", d->key, d->name, online ? "online" : "offline");
+	d->online = online;
+	fleet_set_online(p->fleet, d->id, online, now_ms);
+	if (d->online_stored != online &&
+	    store_device_set_online(p->store, d->id, online, now_ms) == 0)
+		d->online_stored = online;
+}
+
+/* Find controllers; new ones get a store id, known ones may have a new name. */
+static int poller_rescan(struct poller *p)
+{
+	int64_t now = timefmt_now_ms();
+	struct dev_info *v = NULL;
+	size_t n = 0;
+	int r;
+
+	p->rescan_soon = false;
+	r = dev_scan(p->backend, now, &v, &n);
+	if (r < 0) {
+		log_warn("scanning for NVMe controllers failed: %s", strerror(-r));
+		return r;
+	}
+	bool *seen = calloc(p->n_devs + n + 1, sizeof(*seen));
+	if (!seen) {
+		free(v);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct device_row row;
+		int64_t id;
+
+		row_from_info(&v[i], now, &row);
+		struct pdev *d = pdev_by_key(p, row.key);
+		bool changed = !d || !d->online || strcmp(d->name, row.name) != 0;
+		if (changed || !d->online_stored) {
+			r = store_device_upsert(p->store, &row, &id);
+			if (r < 0) {
+				/* Known devices keep being polled; a new one waits for the store. */
+				log_warn("storing device %s failed: %s", row.key,
+					 store_strerror(p->store));
+				if (!d)
+					continue;
+			} else {
+				struct device_row stored;
+				if (store_device_get(p->store, id, &stored) == 0)
+					row = stored;
+				if (!d && pdev_add(p, &row, &d) < 0)
+					continue;
+				d->online_stored = true;
+				fleet_put_device(p->fleet, &row);
+			}
+		}
+		if (!d)
+			continue;
+		if (strcmp(d->name, row.name) != 0)
+			log_info("device %s is now %s (was %s)", d->key, row.name, d->name);
+		snprintf(d->name, sizeof(d->name), "%s", row.name);
+		seen[d - p->devs] = true;
+		set_online(p, d, true, now);
+	}
+	for (size_t i = 0; i < p->n_devs; i++)
+		if (!seen[i] && p->devs[i].online)
+			set_online(p, &p->devs[i], false, now);
+	free(seen);
+	free(v);
+	return 0;
+}
+
+static void poller_store(struct poller *p)
+{
+	int64_t mono = timefmt_mono_ms();
+	const struct sample *v;
+	size_t n;
+
+	if (mono < p->retry_at_ms)
+		return;
+	while ((n = sbuf_peek(&p->buf, FLUSH_BATCH, &v)) > 0) {
+		int r = store_samples_insert(p->store, v, n);
+		if (r < 0) {
+			if (r != p->last_store_err)
+				log_error(
+					"storing samples failed (%s): %zu samples held in memory, "
+					"retrying",
+					store_strerror(p->store), p->buf.len);
+			p->last_store_err = r;
+			p->retry_delay_ms =
+				p->retry_delay_ms ? p->retry_delay_ms * 2 : RETRY_MIN_MS;
+			if (p->retry_delay_ms > p->cfg.retry_max_ms)
+				p->retry_delay_ms = p->cfg.retry_max_ms;
+			p->retry_at_ms = mono + p->retry_delay_ms;
+			return;
+		}
+		sbuf_pop(&p->buf, n);
+	}
+	if (p->last_store_err)
+		log_info("storing samples works again");
+	p->last_store_err = 0;
+	p->retry_delay_ms = 0;
+}
+
+static void poller_poll(struct poller *p)
+{
+	int64_t now = timefmt_now_ms();
+
+	for (size_t i = 0; i < p->n_devs; i++) {
+		struct pdev *d = &p->devs[i];
+		uint8_t page[SMART_LOG_SIZE];
+		struct sample s = {.device_id = d->id, .ts_ms = now};
+
+		if (!d->online)
+			continue;
+		int r = dev_read_smart(p->backend, d->name, now, page);
+		if (r < 0) {
+			log_warn("reading the health log of %s (%s) failed: %s", d->key, d->name,
+				 strerror(-r));
+			set_online(p, d, false, now);
+			p->rescan_soon = true;
+			continue;
+		}
+		smart_decode(page, &s.smart);
+		fleet_put_sample(p->fleet, &s);
+		if (sbuf_push(&p->buf, &s))
+			log_debug("sample buffer full: dropped the oldest (%llu so far)",
+				  (unsigned long long)p->buf.dropped);
+	}
+	if (p->rescan_soon)
+		poller_rescan(p);
+	poller_store(p);
+}
+
+static int64_t on_poll(struct loop *l, void *userdata)
+{
+	struct poller *p = userdata;
+
+	poller_poll(p);
+	return p->cfg.poll_interval_ms;
+}
+
+static int64_t on_rescan(struct loop *l, void *userdata)
+{
+	struct poller *p = userdata;
+
+	poller_rescan(p);
+	return p->cfg.rescan_interval_ms;
+}
+
+int poller_new(const struct cfg *c, struct dev_backend *b, struct store *s, struct fleet *f,
+	       struct poller **ret)
+{
+	struct device_row *rows = NULL;
+	size_t n = 0;
+	int r;
+
+	struct poller *p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	*p = (struct poller){.cfg = *c, .backend = b, .store = s, .fleet = f};
+	r = sbuf_init(&p->buf, c->buffer_samples);
+	if (r < 0)
+		goto fail;
+	/* Devices seen before start offline, with their last stored sample. */
+	r = store_devices_list(s, &rows, &n);
+	if (r < 0)
+		goto fail;
+	for (size_t i = 0; i < n; i++) {
+		struct pdev *d;
+		struct sample last;
+
+		rows[i].online = 0;
+		r = pdev_add(p, &rows[i], &d);
+		if (r < 0)
+			goto fail;
+		d->online_stored = false; /* corrected by the first scan */
+		fleet_put_device(f, &rows[i]);
+		if (store_sample_latest(s, rows[i].id, &last) == 0)
+			fleet_put_sample(f, &last);
+	}
+	free(rows);
+	*ret = p;
+	return 0;
+fail:
+	free(rows);
+	poller_free(p);
+	return r;
+}
+
+struct poller *poller_free(struct poller *p)
+{
+	if (!p)
+		return NULL;
+	if (p->loop) {
+		loop_cancel_timer(p->loop, p->poll_timer);
+		loop_cancel_timer(p->loop, p->rescan_timer);
+	}
+	sbuf_done(&p->buf);
+	free(p->devs);
+	free(p);
+	return NULL;
+}
+
+int poller_start(struct poller *p, struct loop *l)
+{
+	int r = poller_rescan(p);
+
+	if (r < 0 && r != -ENOMEM)
+		r = 0; /* a failed scan is retried by the timer */
+	if (r < 0)
+		return r;
+	p->loop = l;
+	p->poll_timer = loop_add_timer(l, 0, on_poll, p);
+	if (p->poll_timer < 0)
+		return (int)p->poll_timer;
+	p->rescan_timer = loop_add_timer(l, p->cfg.rescan_interval_ms, on_rescan, p);
+	if (p->rescan_timer < 0)
+		return (int)p->rescan_timer;
+	return 0;
+}
+
+int poller_reconfigure(struct poller *p, const struct cfg *c)
+{
+	if (c->buffer_samples != p->buf.cap) {
+		struct sbuf nb;
+		const struct sample *v;
+		size_t n;
+		int r = sbuf_init(&nb, c->buffer_samples);
+		if (r < 0)
+			return r;
+		while ((n = sbuf_peek(&p->buf, SIZE_MAX, &v)) > 0) {
+			for (size_t i = 0; i < n; i++)
+				sbuf_push(&nb, &v[i]);
+			sbuf_pop(&p->buf, n);
+		}
+		nb.dropped += p->buf.dropped;
+		sbuf_done(&p->buf);
+		p->buf = nb;
+	}
+	p->cfg = *c;
+	return 0;
+}
+
+int poller_flush(struct poller *p)
+{
+	p->retry_at_ms = 0;
+	poller_store(p);
+	return p->buf.len ? p->last_store_err : 0;
+}
+
+size_t poller_pending(const struct poller *p)
+{
+	return p->buf.len;
+}

@@ -1,0 +1,68 @@
+# Shared helpers for the integration tests (sourced).
+: "${NVMOND_BIN:?run through ctest, or set NVMOND_BIN}"
+TMP=$(mktemp -d /tmp/nvmond-test.XXXXXX)
+DAEMON_PID=
+DAEMON_LOG=$TMP/daemon.log
+LAST_STDERR=$TMP/last.stderr
+cleanup() {
+	[ -n "$DAEMON_PID" ] && kill -9 "$DAEMON_PID" 2>/dev/null || true
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+fail() {
+	echo "FAIL: $*" >&2
+	[ -f "$DAEMON_LOG" ] && { echo "--- daemon log (tail):" >&2; tail -n 30 "$DAEMON_LOG" >&2; }
+	exit 1
+}
+pass() { echo "PASS: $(basename "$0")"; exit 0; }
+
+free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+# expect_exit CODE CMD...: run, keep stderr in $LAST_STDERR, check the exit status.
+expect_exit() {
+	local want=$1 rc=0
+	shift
+	"$@" > /dev/null 2> "$LAST_STDERR" || rc=$?
+	[ "$rc" = "$want" ] || fail "'$*' exited $rc, expected $want: $(head -c 400 "$LAST_STDERR")"
+}
+
+# start_daemon ARGS...: start on a free port, wait until /healthz answers.
+start_daemon() {
+	PORT=$(free_port)
+	"$NVMOND_BIN" --listen "127.0.0.1:$PORT" "$@" >> "$DAEMON_LOG" 2>&1 &
+	DAEMON_PID=$!
+	for _ in $(seq 100); do
+		curl -fsS "http://127.0.0.1:$PORT/healthz" > /dev/null 2>&1 && return 0
+		kill -0 "$DAEMON_PID" 2>/dev/null || fail "daemon exited at start"
+		sleep 0.1
+	done
+	fail "daemon did not answer /healthz within 10 s"
+}
+
+stop_daemon() {
+	local rc=0
+	kill -TERM "$DAEMON_PID"
+	wait "$DAEMON_PID" || rc=$?
+	DAEMON_PID=
+	[ "$rc" = 0 ] || fail "daemon exited $rc on SIGTERM"
+}
+
+http_get() {
+	curl -fsS --max-time 10 "http://127.0.0.1:$PORT$1" || fail "GET $1"
+}
+
+# jq_py JSON 'python using j': a tiny jq with python3.
+jq_py() {
+	python3 -c "import json,sys; j=json.loads(sys.argv[1]); $2" "$1"
+}
+
+wait_log() {
+	for _ in $(seq 50); do
+		grep -q "$1" "$DAEMON_LOG" && return 0
+		sleep 0.1
+	done
+	fail "log line '$1' did not appear"
+}

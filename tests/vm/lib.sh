@@ -1,0 +1,423 @@
+# shellcheck shell=bash
+# Host side of the QEMU test harness; source it from tests/vm/test_*.sh.
+#
+#   . "$(dirname "$0")/lib.sh"
+#   vm_setup                       # checks (SKIP + exit 77), kernel, base initramfs
+#   vm_add_bin "$NVMOND_BIN"       # + its ldd closure, into the overlay
+#   vm_add_file SRC /guest/path    # any other file
+#   vm_guest_script FILE           # becomes /vm/guest.sh
+#   vm_run                         # boot, wait, collect; returns the guest's rc
+#   ... "$VM_OUT"/*                # what the guest left in $VM_OUT
+#
+# Or vm_start; ... vm_qmp '{"execute":...}' ...; vm_wait  for tests that poke
+# the running machine (fault injection). Everything generated lives in a
+# mktemp dir (removed on exit unless VM_KEEP=1) and in the cache
+# $NVMOND_BUILD/vm-cache (kernel ELF + base initramfs, keyed by kernel version
+# and the harness files).
+#
+# Knobs (environment): VM_TIMEOUT (host, default 240 s), VM_GUEST_TIMEOUT
+# (guest script, default 150 s), VM_NVME_COUNT (default 2), VM_NVME_OPTS_<n>
+# (extra ",k=v" for controller n, e.g. ",smart_critical_warning=4"),
+# VM_QEMU_EXTRA (array of extra qemu arguments), VM_KEEP=1 (keep the run dir).
+
+VM_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+: "${VM_TIMEOUT:=240}"
+: "${VM_GUEST_TIMEOUT:=150}"
+: "${VM_NVME_COUNT:=2}"
+VM_PID=
+VM_RUN=
+VM_OUT=
+VM_RC=
+
+vm_log() { echo "vm: $*" >&2; }
+
+vm_skip() {
+	echo "SKIP: $*"
+	exit 77
+}
+
+vm_fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+# vm_serial N - the serial number given to controller N (0-based).
+vm_serial() {
+	printf 'NVMOND-VM-%04d' "$1"
+}
+
+# --- environment checks ---------------------------------------------------
+
+vm_find_kernel() {
+	local k
+	if [ -n "${VM_KVER:-}" ]; then
+		VM_VMLINUZ=/boot/vmlinuz-$VM_KVER
+	else
+		k=$(printf '%s\n' /boot/vmlinuz-* | grep -v '\*' | sort -V | tail -n 1)
+		[ -n "$k" ] || return 1
+		VM_VMLINUZ=$k
+		VM_KVER=${k#/boot/vmlinuz-}
+	fi
+	[ -r "$VM_VMLINUZ" ] || return 1
+	[ -d "/lib/modules/$VM_KVER/kernel" ] || return 1
+}
+
+vm_check() {
+	local t
+	command -v qemu-system-x86_64 >/dev/null || vm_skip "qemu-system-x86_64 not installed"
+	vm_find_kernel || vm_skip "no readable /boot/vmlinuz-* with /lib/modules/<version>"
+	for t in cpio xz modprobe ldd flock; do
+		command -v "$t" >/dev/null || vm_skip "$t not installed"
+	done
+	VM_BUSYBOX=$(command -v busybox || true)
+	[ -n "$VM_BUSYBOX" ] || vm_skip "busybox(-static) not installed"
+	if ldd "$VM_BUSYBOX" >/dev/null 2>&1; then
+		vm_skip "$VM_BUSYBOX is not static (install busybox-static)"
+	fi
+	VM_NVME_CLI=$(command -v nvme || true)
+	[ -n "$VM_NVME_CLI" ] || vm_skip "nvme-cli not installed"
+	VM_PYTHON=$(command -v /usr/bin/python3 || command -v python3 || true)
+	[ -n "$VM_PYTHON" ] || vm_skip "python3 not installed"
+	modprobe -S "$VM_KVER" --show-depends nvme >/dev/null 2>&1 ||
+		vm_skip "kernel $VM_KVER has no nvme module"
+}
+
+# --- cache: kernel ELF and base initramfs ---------------------------------
+
+vm_cache_dir() {
+	local b=${NVMOND_BUILD:-$VM_LIB_DIR/work}
+	echo "$b/vm-cache/$VM_KVER"
+}
+
+# Uncompressed kernel: QEMU boots the ELF directly (PVH) and skips the slow
+# in-guest decompression under TCG.
+vm_extract_kernel() {
+	local out=$1 off
+	off=$(LC_ALL=C grep -obUaP '\xfd7zXZ\x00' "$VM_VMLINUZ" | head -n 1 | cut -d: -f1)
+	[ -n "$off" ] || return 1
+	tail -c +$((off + 1)) "$VM_VMLINUZ" | xz -dc --single-stream >"$out.tmp" 2>/dev/null
+	# xz complains about trailing data after the stream; check the result.
+	[ "$(head -c 4 "$out.tmp" | od -An -c | tr -d ' ')" = '177ELF' ] || return 1
+	mv "$out.tmp" "$out"
+}
+
+# vm_root_path P - where host path P goes in the usrmerged guest root.
+vm_root_path() {
+	case "$1" in
+	/usr/*) echo "$1" ;;
+	/lib/* | /lib64/* | /bin/* | /sbin/*) echo "/usr$1" ;;
+	*) echo "$1" ;;
+	esac
+}
+
+# vm_copy_closure ROOT FILE... - copy each file and its ldd closure.
+vm_copy_closure() {
+	local root=$1 f lib dst
+	shift
+	for f in "$@"; do
+		if ldd "$f" 2>/dev/null | grep -q 'not found'; then
+			vm_log "$f: $(ldd "$f" | grep 'not found' | tr -s '\t\n' '  ')"
+			return 1
+		fi
+		for lib in $(ldd "$f" 2>/dev/null | sed -n 's/.*=> \(\/[^ ]*\).*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) (0x.*/\1/p'); do
+			dst=$root$(vm_root_path "$lib")
+			[ -e "$dst" ] && continue
+			mkdir -p "$(dirname "$dst")"
+			cp -L "$lib" "$dst" || return 1
+		done
+	done
+}
+
+vm_modules() {
+	local m
+	for m in virtio_pci virtio_console crc64_rocksoft_generic crct10dif_pclmul crct10dif_generic nvme; do
+		modprobe -S "$VM_KVER" --show-depends "$m" 2>/dev/null
+	done | awk '$1 == "insmod" && !seen[$2]++ { print $2 }'
+}
+
+vm_build_base() {
+	local out=$1 root m dst uuid
+	root=$(mktemp -d "${out}.root.XXXXXX") || return 1
+	(
+		set -e
+		cd "$root"
+		mkdir -p usr/bin usr/sbin usr/lib usr/lib64 proc sys dev tmp run root \
+			etc/nvme etc/vm vm
+		ln -s usr/bin bin
+		ln -s usr/sbin sbin
+		ln -s usr/lib lib
+		ln -s usr/lib64 lib64
+		cp "$VM_BUSYBOX" usr/bin/busybox
+		for a in $("$VM_BUSYBOX" --list); do
+			[ "$a" = busybox ] || [ -e "usr/bin/$a" ] || ln -s busybox "usr/bin/$a"
+		done
+		cp -L "$VM_NVME_CLI" usr/sbin/nvme
+		vm_copy_closure "$root" "$VM_NVME_CLI"
+		: >etc/vm/modules
+		for m in $(vm_modules); do
+			dst=$(vm_root_path "$m")
+			mkdir -p ".$(dirname "$dst")"
+			cp "$m" ".$dst"
+			echo "$dst" >>etc/vm/modules
+		done
+		grep -q '/nvme\.ko' etc/vm/modules
+		uuid=6e766d6f-6e64-4000-8000-000000000001
+		echo "$uuid" >etc/nvme/hostid
+		echo "nqn.2014-08.org.nvmexpress:uuid:$uuid" >etc/nvme/hostnqn
+		echo 'root:x:0:0:root:/root:/bin/sh' >etc/passwd
+		echo 'root:x:0:' >etc/group
+		cp "$VM_LIB_DIR/guest-init.sh" init
+		chmod 755 init
+		cp "$VM_LIB_DIR/guest-lib.sh" etc/vm/guest-lib.sh
+		find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet >"$out.tmp"
+	)
+	local rc=$?
+	rm -rf "$root"
+	[ $rc -eq 0 ] || return 1
+	mv "$out.tmp" "$out"
+}
+
+# vm_prepare_cache - sets VM_KERNEL and VM_BASE_INITRD, building them once.
+vm_prepare_cache() {
+	local dir key
+	dir=$(vm_cache_dir)
+	mkdir -p "$dir" || return 1
+	key=$(cat "$VM_LIB_DIR/lib.sh" "$VM_LIB_DIR/guest-init.sh" "$VM_LIB_DIR/guest-lib.sh" \
+		"$VM_NVME_CLI" "$VM_BUSYBOX" | sha256sum | cut -c1-12)
+	VM_KERNEL=$dir/vmlinux
+	VM_BASE_INITRD=$dir/base-$key.cpio
+	(
+		flock 9
+		if [ ! -s "$VM_KERNEL" ]; then
+			vm_log "extracting kernel $VM_KVER"
+			vm_extract_kernel "$VM_KERNEL" || exit 1
+		fi
+		if [ ! -s "$VM_BASE_INITRD" ]; then
+			vm_log "building base initramfs ($key)"
+			rm -f "$dir"/base-*.cpio
+			vm_build_base "$VM_BASE_INITRD" || exit 1
+		fi
+	) 9>"$dir/.lock"
+}
+
+# --- per-run overlay ------------------------------------------------------
+
+vm_cleanup() {
+	if [ -n "$VM_PID" ] && kill -0 "$VM_PID" 2>/dev/null; then
+		kill "$VM_PID" 2>/dev/null
+		sleep 0.5
+		kill -9 "$VM_PID" 2>/dev/null
+	fi
+	if [ -n "$VM_RUN" ] && [ -d "$VM_RUN" ]; then
+		if [ "${VM_KEEP:-0}" = 1 ]; then
+			vm_log "kept $VM_RUN"
+		else
+			rm -rf "$VM_RUN"
+		fi
+	fi
+}
+
+# vm_setup - check the host, prepare the cache and a fresh run directory.
+vm_setup() {
+	local base fs
+	vm_check
+	vm_prepare_cache || vm_fail "could not prepare kernel/initramfs cache in $(vm_cache_dir)"
+	# Disk images on a real file system, not tmpfs.
+	base=${TMPDIR:-/tmp}
+	fs=$(stat -f -c %T "$base" 2>/dev/null)
+	if [ "$fs" = tmpfs ] || [ "$fs" = ramfs ]; then
+		base=$(dirname "$(vm_cache_dir)")
+	fi
+	VM_RUN=$(mktemp -d "$base/nvmond-vm.XXXXXX") || vm_fail "mktemp"
+	trap vm_cleanup EXIT
+	trap 'exit 130' INT TERM
+	VM_OVERLAY=$VM_RUN/overlay
+	VM_OUT=$VM_RUN/out
+	mkdir -p "$VM_OVERLAY/vm" "$VM_OUT"
+}
+
+# vm_add_file SRC DST - put host file SRC at DST in the guest.
+vm_add_file() {
+	local dst
+	dst=$VM_OVERLAY$(vm_root_path "$2")
+	mkdir -p "$(dirname "$dst")" && cp -L "$1" "$dst"
+}
+
+# vm_add_bin BIN [DST] - a binary plus its ldd closure (default /usr/bin/NAME).
+vm_add_bin() {
+	local dst=${2:-/usr/bin/$(basename "$1")}
+	vm_add_file "$1" "$dst" && chmod 755 "$VM_OVERLAY$(vm_root_path "$dst")" &&
+		vm_copy_closure "$VM_OVERLAY" "$1"
+}
+
+# vm_guest_script FILE - the script init runs (as /vm/guest.sh).
+vm_guest_script() {
+	vm_add_file "$1" /vm/guest.sh
+}
+
+vm_build_initrd() {
+	{
+		echo "VM_GUEST_TIMEOUT=$VM_GUEST_TIMEOUT"
+		echo "VM_NVME_COUNT=$VM_NVME_COUNT"
+	} >"$VM_OVERLAY/vm/env"
+	# The kernel unpacks concatenated newc archives in order, later files
+	# replacing earlier ones; cpio pads each archive to 512 bytes.
+	cp "$VM_BASE_INITRD" "$VM_RUN/initrd.cpio" &&
+		(cd "$VM_OVERLAY" && find . -mindepth 1 | LC_ALL=C sort |
+			cpio -o -H newc -R 0:0 --quiet) >>"$VM_RUN/initrd.cpio"
+}
+
+vm_accel() {
+	if { [ -e /sys/module/kvm_intel ] || [ -e /sys/module/kvm_amd ]; } && [ -w /dev/kvm ]; then
+		echo "-accel kvm -cpu host"
+	else
+		# /dev/kvm may be a software-only hypervisor (kvm_pvm) that a stock
+		# kernel does not boot under; TCG always works.
+		echo "-accel tcg -cpu max"
+	fi
+}
+
+# vm_start - boot in the background (VM_PID); QMP is at $VM_RUN/qmp.sock.
+vm_start() {
+	local n opts accel args=()
+	read -ra accel <<<"$(vm_accel)"
+	vm_build_initrd || vm_fail "could not build the initramfs"
+	args+=(-machine q35 "${accel[@]}" -m 512 -smp 1 -nodefaults -nographic -no-reboot
+		-kernel "$VM_KERNEL" -initrd "$VM_RUN/initrd.cpio"
+		-append "console=ttyS0 rdinit=/init panic=-1 cryptomgr.notests=1 loglevel=5 nvme_core.multipath=Y"
+		-serial "file:$VM_RUN/console.log" -monitor none
+		-qmp "unix:$VM_RUN/qmp.sock,server=on,wait=off")
+	for ((n = 0; n < VM_NVME_COUNT; n++)); do
+		truncate -s 256M "$VM_RUN/nvme$n.img" || vm_fail "truncate"
+		opts=VM_NVME_OPTS_$n
+		args+=(-device "pcie-root-port,id=rp$n,bus=pcie.0,chassis=$((n + 1)),slot=$((n + 1))"
+			-drive "file=$VM_RUN/nvme$n.img,if=none,id=nvm$n,format=raw"
+			-device "nvme,id=nvme$n,serial=$(vm_serial "$n"),drive=nvm$n,bus=rp$n${!opts:-}")
+	done
+	: >"$VM_RUN/results.tar"
+	: >"$VM_RUN/status"
+	# shellcheck disable=SC2054 # commas belong to qemu's option syntax
+	args+=(-device virtio-serial-pci,id=vser
+		-chardev "file,id=results,path=$VM_RUN/results.tar"
+		-device virtserialport,bus=vser.0,chardev=results,name=nvmond.results
+		-chardev "file,id=status,path=$VM_RUN/status"
+		-device virtserialport,bus=vser.0,chardev=status,name=nvmond.status)
+	if [ -n "${VM_QEMU_EXTRA+x}" ]; then
+		args+=("${VM_QEMU_EXTRA[@]}")
+	fi
+	printf '%q ' qemu-system-x86_64 "${args[@]}" >"$VM_RUN/qemu.cmd"
+	VM_T0=$(date +%s.%N)
+	qemu-system-x86_64 "${args[@]}" </dev/null >"$VM_RUN/qemu.log" 2>&1 &
+	VM_PID=$!
+}
+
+vm_console_tail() {
+	echo "----- guest console (last ${1:-60} lines) -----" >&2
+	tail -n "${1:-60}" "$VM_RUN/console.log" >&2 2>/dev/null
+	if [ -s "$VM_RUN/qemu.log" ]; then
+		echo "----- qemu stderr -----" >&2
+		cat "$VM_RUN/qemu.log" >&2
+	fi
+	echo "-----------------------------------------------" >&2
+}
+
+# vm_wait - wait for the guest to power off (at most VM_TIMEOUT s since
+# vm_start), unpack its results into $VM_OUT. Sets and returns VM_RC (the guest
+# script's exit status; 124 host timeout, 125/126 init failures, 127 no status).
+vm_wait() {
+	local deadline status
+	deadline=$(($(date +%s) + VM_TIMEOUT))
+	while kill -0 "$VM_PID" 2>/dev/null; do
+		if [ "$(date +%s)" -ge "$deadline" ]; then
+			vm_log "timeout: the VM ran longer than ${VM_TIMEOUT}s, killing it"
+			kill "$VM_PID" 2>/dev/null
+			sleep 1
+			kill -9 "$VM_PID" 2>/dev/null
+			wait "$VM_PID" 2>/dev/null
+			VM_PID=
+			VM_RC=124
+			vm_console_tail 60
+			return $VM_RC
+		fi
+		sleep 0.2
+	done
+	wait "$VM_PID" 2>/dev/null
+	VM_PID=
+	VM_SECONDS=$(awk -v a="$VM_T0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+	if [ -s "$VM_RUN/results.tar" ]; then
+		tar -xf "$VM_RUN/results.tar" -C "$VM_OUT" 2>/dev/null ||
+			vm_log "results tar stream incomplete"
+	fi
+	status=$(head -n 1 "$VM_RUN/status" 2>/dev/null)
+	if [ -z "$status" ]; then
+		vm_log "the guest wrote no exit status"
+		VM_RC=127
+	else
+		VM_RC=${status%% *}
+		vm_log "guest: ${status#* } (rc=$VM_RC) after ${VM_SECONDS}s"
+	fi
+	[ "$VM_RC" -eq 0 ] 2>/dev/null || vm_console_tail 60
+	return "$VM_RC"
+}
+
+# vm_run - vm_start + vm_wait.
+vm_run() {
+	vm_start
+	vm_wait
+}
+
+# vm_qmp JSON - send one QMP command to the running VM, print the reply line.
+# Return: 0 on {"return":…}, 1 on {"error":…} or no connection.
+vm_qmp() {
+	"$VM_PYTHON" - "$VM_RUN/qmp.sock" "$1" <<'EOF'
+import json, socket, sys, time
+
+path, cmd = sys.argv[1], sys.argv[2]
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+for _ in range(50):
+    try:
+        s.connect(path)
+        break
+    except OSError:
+        time.sleep(0.1)
+else:
+    print("vm_qmp: cannot connect to " + path, file=sys.stderr)
+    sys.exit(1)
+f = s.makefile("rw")
+
+
+def reply():
+    while True:
+        line = f.readline()
+        if not line:
+            print("vm_qmp: connection closed", file=sys.stderr)
+            sys.exit(1)
+        msg = json.loads(line)
+        if "return" in msg or "error" in msg:
+            return msg
+
+
+json.loads(f.readline())  # greeting
+f.write('{"execute": "qmp_capabilities"}\n')
+f.flush()
+reply()
+f.write(json.dumps(json.loads(cmd)) + "\n")
+f.flush()
+msg = reply()
+print(json.dumps(msg))
+sys.exit(0 if "return" in msg else 1)
+EOF
+}
+
+# vm_wait_console PATTERN SECONDS - wait for a line matching PATTERN (grep -E)
+# on the guest console, e.g. one printed by vm_mark in the guest.
+vm_wait_console() {
+	local i=0
+	while [ $i -lt $(($2 * 10)) ]; do
+		grep -qE "$1" "$VM_RUN/console.log" 2>/dev/null && return 0
+		kill -0 "$VM_PID" 2>/dev/null || return 1
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}

@@ -14,6 +14,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +33,6 @@
 
 #define API_CONNECTION_LIMIT 256
 #define API_LISTEN_BACKLOG   128
-#define API_PARAMS_MAX	     16
 
 struct api {
 	struct MHD_Daemon *mhd;
@@ -40,6 +40,9 @@ struct api {
 	char *db_path;
 	char *web_root; /* realpath(), NULL when no static files are served */
 	struct fleet *fleet;
+	struct api_endpoint *endpoints; /* copied from the config */
+	size_t n_endpoints;
+	char *token; /* NULL: none configured */
 
 	pthread_mutex_t lock; /* guards the idle handles below */
 	struct store **idle;
@@ -183,7 +186,7 @@ static enum MHD_Result handle_device(struct api *a, struct MHD_Connection *c, in
 }
 
 struct params {
-	struct api_param v[API_PARAMS_MAX];
+	struct api_query_param v[API_PARAMS_MAX];
 	size_t n;
 	bool overflow;
 };
@@ -197,7 +200,7 @@ static enum MHD_Result param_collect(void *cls, enum MHD_ValueKind kind, const c
 		p->overflow = true;
 		return MHD_NO;
 	}
-	p->v[p->n++] = (struct api_param){.key = key, .value = value};
+	p->v[p->n++] = (struct api_query_param){.key = key, .value = value};
 	return MHD_YES;
 }
 
@@ -310,31 +313,223 @@ static enum MHD_Result handle_static(struct api *a, struct MHD_Connection *c, co
 	return queue(c, MHD_HTTP_OK, resp);
 }
 
+/* ---- extension endpoints ------------------------------------------------ */
+
+/* What we keep about one request between MHD's calls. */
+struct req_ctx {
+	const struct api_endpoint *ep; /* the extension endpoint that takes it, if any */
+	int64_t id;
+	char *body;
+	size_t body_len;
+	bool too_big;
+};
+
+void api_reply_error(struct api_reply *ret, unsigned status, const char *fmt, ...)
+{
+	char msg[API_ERR_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	json_decref(ret->json);
+	free(ret->text);
+	*ret = (struct api_reply){.status = status, .json = json_pack("{s:s}", "error", msg)};
+}
+
+const char *api_query_get(const struct api_request *req, const char *key)
+{
+	for (size_t i = 0; i < req->n_params; i++)
+		if (strcmp(req->params[i].key, key) == 0)
+			return req->params[i].value;
+	return NULL;
+}
+
+static bool method_fits(const char *want, const char *method)
+{
+	return strcmp(want, method) == 0 ||
+	       (strcmp(want, "GET") == 0 && strcmp(method, "HEAD") == 0);
+}
+
+/*
+ * Find the endpoint for @method @url. Return: 1 found (*ret set), 0 no pattern
+ * matches the path, -EINVAL bad {id} (@err), -EPERM the path matches but not the
+ * method (@allow lists the methods).
+ */
+static int endpoint_find(const struct api *a, const char *method, const char *url,
+			 const struct api_endpoint **ret, int64_t *ret_id, char err[API_ERR_MAX],
+			 char *allow, size_t allow_len)
+{
+	bool path_known = false;
+
+	allow[0] = '\0';
+	for (size_t i = 0; i < a->n_endpoints; i++) {
+		const struct api_endpoint *ep = &a->endpoints[i];
+		int64_t id;
+		int m = api_pattern_match(ep->pattern, url, &id, err);
+		if (m < 0)
+			return m;
+		if (m == 0)
+			continue;
+		if (method_fits(ep->method, method)) {
+			*ret = ep;
+			*ret_id = id;
+			return 1;
+		}
+		path_known = true;
+		size_t l = strlen(allow);
+		snprintf(allow + l, allow_len - l, "%s%s%s", l ? ", " : "", ep->method,
+			 strcmp(ep->method, "GET") == 0 ? ", HEAD" : "");
+	}
+	return path_known ? -EPERM : 0;
+}
+
+/* Constant-time: the token must not leak through timing. */
+static bool token_ok(const struct api *a, struct MHD_Connection *c)
+{
+	const char *h =
+		MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+	unsigned char diff = 0;
+
+	if (!a->token || !h || strncmp(h, "Bearer ", 7) != 0)
+		return false;
+	h += 7;
+	size_t n = strlen(a->token), m = strlen(h);
+	for (size_t i = 0; i < n; i++)
+		diff |= (unsigned char)a->token[i] ^ (unsigned char)(i < m ? h[i] : 0);
+	return diff == 0 && n == m;
+}
+
+static enum MHD_Result reply_ext(struct MHD_Connection *c, struct api_reply *r, bool head)
+{
+	unsigned status = r->status ? r->status : MHD_HTTP_OK;
+	struct MHD_Response *resp;
+
+	if (!r->text)
+		return reply_json(c, status, r->json);
+	resp = MHD_create_response_from_buffer(r->text_len, r->text, MHD_RESPMEM_MUST_FREE);
+	if (!resp) {
+		free(r->text);
+		return MHD_NO;
+	}
+	if (MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+				    r->content_type ? r->content_type : "text/plain") != MHD_YES ||
+	    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store") != MHD_YES) {
+		MHD_destroy_response(resp);
+		return MHD_NO;
+	}
+	return queue(c, status, resp);
+}
+
+static enum MHD_Result handle_ext(struct api *a, struct MHD_Connection *c, const char *url,
+				  const char *method, struct req_ctx *rc)
+{
+	const struct api_endpoint *ep = rc->ep;
+	struct api_reply r = {0};
+	struct params p = {.n = 0};
+	char serr[STORE_ERR_MAX];
+	struct store *s = NULL;
+	int e;
+
+	if (rc->too_big)
+		return reply_error(c, MHD_HTTP_CONTENT_TOO_LARGE, "request body too large");
+	if ((ep->flags & API_EP_AUTH) && !token_ok(a, c))
+		return reply_error(c, MHD_HTTP_UNAUTHORIZED,
+				   a->token ? "missing or wrong bearer token"
+					    : "this endpoint needs a token: set [http] token");
+	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, param_collect, &p);
+	if (p.overflow)
+		return reply_error(c, MHD_HTTP_BAD_REQUEST, "too many query parameters");
+	if (ep->flags & API_EP_STORE) {
+		e = pool_take(a, &s, serr);
+		if (e < 0) {
+			log_warn("api: cannot open %s read-only: %s", a->db_path, serr);
+			return reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
+					   "database unavailable");
+		}
+	}
+	struct api_request req = {
+		.method = method,
+		.path = url,
+		.id = rc->id,
+		.params = p.v,
+		.n_params = p.n,
+		.body = rc->body ? rc->body : "",
+		.body_len = rc->body_len,
+		.store = s,
+		.fleet = a->fleet,
+		.now_ms = timefmt_now_ms(),
+	};
+	ep->fn(ep->ctx, &req, &r);
+	if (s)
+		pool_give(a, s, (r.status ? r.status : 200) >= 500);
+	if (!r.json && !r.text)
+		r.json = json_object(); /* a handler that says nothing answers {} */
+	return reply_ext(c, &r, strcmp(method, "HEAD") == 0);
+}
+
 /*
  * MHD calls this once when the headers are in, again for every piece of body,
- * and once more at the end. GET and HEAD are answered at the end (a response
- * queued earlier makes MHD close the connection, losing keep-alive); any body
- * they carry is discarded. Other methods are refused at once.
+ * and once more at the end. Requests are answered at the end (a response queued
+ * earlier makes MHD close the connection, losing keep-alive); a body is kept
+ * only for extension endpoints and discarded otherwise. Methods nobody serves
+ * are refused at once.
  */
 static enum MHD_Result api_handle(void *cls, struct MHD_Connection *c, const char *url,
 				  const char *method, const char *version, const char *upload_data,
 				  size_t *upload_data_size, void **req_cls)
 {
-	static int headers_seen; /* address used as a marker only, never written */
 	struct api *a = cls;
+	struct req_ctx *rc = *req_cls;
 	struct api_route route;
-	char err[API_ERR_MAX];
+	char err[API_ERR_MAX], allow[128];
 	bool read = api_method_is_read(method);
 	int r;
 
-	if (read && !*req_cls) {
-		*req_cls = &headers_seen;
+	if (!rc) {
+		rc = calloc(1, sizeof(*rc));
+		if (!rc)
+			return MHD_NO;
+		*req_cls = rc;
+		r = endpoint_find(a, method, url, &rc->ep, &rc->id, err, allow, sizeof(allow));
+		if (r == -EINVAL)
+			return reply_error(c, MHD_HTTP_BAD_REQUEST, err);
+		if (r == -EPERM)
+			return reply(c, MHD_HTTP_METHOD_NOT_ALLOWED,
+				     json_pack("{s:s}", "error", "method not allowed"), allow);
+		if (r == 0 && !read) {
+			/* Not for this method; but a path that does not exist is a 404. */
+			r = api_route_match(url, &route, err);
+			if (r < 0)
+				return reply_error(
+					c, r == -EINVAL ? MHD_HTTP_BAD_REQUEST : MHD_HTTP_NOT_FOUND,
+					err);
+			if (route.kind == API_ROUTE_STATIC)
+				return handle_static(a, c, url, false);
+			return reply_405(c);
+		}
 		return MHD_YES;
 	}
-	if (read && *upload_data_size) {
+	if (*upload_data_size) {
+		if (rc->ep && !rc->too_big) {
+			size_t n = *upload_data_size;
+			if (rc->body_len + n > API_BODY_MAX) {
+				rc->too_big = true;
+			} else {
+				char *b = realloc(rc->body, rc->body_len + n + 1);
+				if (!b)
+					return MHD_NO;
+				memcpy(b + rc->body_len, upload_data, n);
+				rc->body = b;
+				rc->body_len += n;
+				b[rc->body_len] = '\0';
+			}
+		}
 		*upload_data_size = 0;
 		return MHD_YES;
 	}
+	if (rc->ep)
+		return handle_ext(a, c, url, method, rc);
 
 	r = api_route_match(url, &route, err);
 	if (r < 0)
@@ -358,6 +553,18 @@ static enum MHD_Result api_handle(void *cls, struct MHD_Connection *c, const cha
 		break;
 	}
 	return reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "unhandled route");
+}
+
+static void request_done(void *cls, struct MHD_Connection *c, void **req_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	struct req_ctx *rc = *req_cls;
+
+	if (!rc)
+		return;
+	free(rc->body);
+	free(rc);
+	*req_cls = NULL;
 }
 
 static size_t api_unescape_cb(void *cls, struct MHD_Connection *c, char *s)
@@ -458,6 +665,21 @@ int api_start(const struct api_config *c, struct api **ret, char ret_err[API_ERR
 	}
 	pthread_mutex_init(&a->lock, NULL);
 	a->fleet = c->fleet;
+	if (c->n_endpoints) {
+		a->endpoints = calloc(c->n_endpoints, sizeof(*a->endpoints));
+		if (!a->endpoints) {
+			snprintf(ret_err, API_ERR_MAX, "out of memory");
+			r = -ENOMEM;
+			goto fail;
+		}
+		memcpy(a->endpoints, c->endpoints, c->n_endpoints * sizeof(*a->endpoints));
+		a->n_endpoints = c->n_endpoints;
+	}
+	if (c->token && c->token[0] && !(a->token = strdup(c->token))) {
+		snprintf(ret_err, API_ERR_MAX, "out of memory");
+		r = -ENOMEM;
+		goto fail;
+	}
 	a->cap_idle = threads;
 	a->idle = calloc(threads, sizeof(*a->idle));
 	a->db_path = strdup(c->db_path);
@@ -487,7 +709,8 @@ int api_start(const struct api_config *c, struct api **ret, char ret_err[API_ERR
 		MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd, MHD_OPTION_THREAD_POOL_SIZE, threads,
 		MHD_OPTION_CONNECTION_TIMEOUT, timeout_s, MHD_OPTION_CONNECTION_LIMIT,
 		(unsigned)(threads > API_CONNECTION_LIMIT ? threads : API_CONNECTION_LIMIT),
-		MHD_OPTION_UNESCAPE_CALLBACK, api_unescape_cb, NULL, MHD_OPTION_END);
+		MHD_OPTION_UNESCAPE_CALLBACK, api_unescape_cb, NULL, MHD_OPTION_NOTIFY_COMPLETED,
+		request_done, NULL, MHD_OPTION_END);
 	if (!a->mhd) {
 		close(fd);
 		snprintf(ret_err, API_ERR_MAX, "cannot start the HTTP server on port %u",
@@ -517,6 +740,8 @@ struct api *api_stop(struct api *a)
 		store_close(a->idle[i]);
 	pthread_mutex_destroy(&a->lock);
 	free(a->idle);
+	free(a->endpoints);
+	free(a->token);
 	free(a->web_root);
 	free(a->db_path);
 	free(a);

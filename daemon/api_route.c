@@ -125,6 +125,39 @@ unknown:
 	return -ENOENT;
 }
 
+int api_pattern_match(const char *pattern, const char *path, int64_t *ret_id,
+		      char ret_err[API_ERR_MAX])
+{
+	const char *p = pattern, *u = path;
+	int64_t id = 0;
+	bool bad_id = false;
+
+	while (*p && *u) {
+		if (strncmp(p, "{id}", 4) == 0) {
+			size_t n = strcspn(u, "/");
+			if (n == 0)
+				return 0;
+			if (parse_int64(u, n, &id) < 0 || id <= 0)
+				bad_id = true;
+			p += 4;
+			u += n;
+			continue;
+		}
+		if (*p != *u)
+			return 0;
+		p++;
+		u++;
+	}
+	if (*p || *u)
+		return 0;
+	if (bad_id) {
+		snprintf(ret_err, API_ERR_MAX, "id must be a positive integer");
+		return -EINVAL;
+	}
+	*ret_id = id;
+	return 1;
+}
+
 static int parse_limit(const char *s, size_t *ret)
 {
 	int64_t v;
@@ -135,7 +168,7 @@ static int parse_limit(const char *s, size_t *ret)
 	return 0;
 }
 
-int api_samples_query_parse(const struct api_param *v, size_t n, int64_t now_ms,
+int api_samples_query_parse(const struct api_query_param *v, size_t n, int64_t now_ms,
 			    struct api_samples_query *ret, char ret_err[API_ERR_MAX])
 {
 	const char *from = NULL, *to = NULL, *limit = NULL;

@@ -38,12 +38,6 @@ struct api_route {
 	int64_t device_id; /* API_ROUTE_DEVICE, API_ROUTE_SAMPLES */
 };
 
-/* One query parameter as decoded; @value is NULL for "?key" without '='. */
-struct api_param {
-	const char *key;
-	const char *value;
-};
-
 struct api_samples_query {
 	int64_t from_ms;
 	int64_t to_ms;
@@ -65,6 +59,16 @@ size_t api_unescape(char *s);
  */
 int api_route_match(const char *url, struct api_route *ret, char ret_err[API_ERR_MAX]);
 
+/**
+ * api_pattern_match() - Match a decoded path against an endpoint pattern such as
+ * "/api/v1/alerts/{id}/ack" ({id}: a positive decimal integer, at most one).
+ * @ret_id: the {id}, 0 when the pattern has none
+ * Return: 1 on a match, 0 when the path is not of this pattern, -EINVAL when it
+ * is but {id} is not a positive integer (400, message in @ret_err).
+ */
+int api_pattern_match(const char *pattern, const char *path, int64_t *ret_id,
+		      char ret_err[API_ERR_MAX]);
+
 /** api_method_is_read() - Return: true for GET and HEAD, the only methods served. */
 bool api_method_is_read(const char *method);
 
@@ -74,7 +78,7 @@ bool api_method_is_read(const char *method);
  * @ret_err: a message naming the offending parameter
  * Return: 0, or -EINVAL (400) for an unknown, repeated or bad parameter or from > to.
  */
-int api_samples_query_parse(const struct api_param *v, size_t n, int64_t now_ms,
+int api_samples_query_parse(const struct api_query_param *v, size_t n, int64_t now_ms,
 			    struct api_samples_query *ret, char ret_err[API_ERR_MAX]);
 
 /**

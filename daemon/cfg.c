@@ -34,6 +34,7 @@ enum cfg_type {
 	CFG_T_PATH,	/* char[CFG_PATH_MAX], bounds are the length in bytes */
 	CFG_T_LISTEN,	/* listen_host + listen_port */
 	CFG_T_ENUM,	/* an enum (int-sized), value from a choice list */
+	CFG_T_SIZE,	/* uint64_t bytes ("400TB"), bounds in bytes */
 };
 
 struct cfg_choice {
@@ -115,7 +116,25 @@ static const struct cfg_key cfg_keys[] = {
 	DURATION("store", "retry_max", retry_max_ms, MS_PER_SEC, MS_PER_HOUR, "60s"),
 	UINT32("http", "threads", http_threads, 1, 64, "4"),
 	DURATION("http", "timeout", http_timeout_ms, MS_PER_SEC, MS_PER_HOUR, "30s"),
+	PATH("http", "token", http_token, 0, ""),
 };
+
+/* Keys of [device "…"] sections: offsets into struct cfg_device. */
+#define DEV_OFF(field, ctype)                                                                      \
+	(offsetof(struct cfg_device, field) +                                                      \
+	 0 * sizeof(_Generic(((struct cfg_device *)0)->field, ctype : 1)))
+#define DEV_SIZE(name, field, lo, hi, dflt)                                                        \
+	{                                                                                          \
+		.section = "device", .key = name, .type = CFG_T_SIZE,                              \
+		.offset = DEV_OFF(field, uint64_t), .min = lo, .max = hi, .def = dflt              \
+	}
+
+static const struct cfg_key cfg_device_keys[] = {
+	DEV_SIZE("rated_tbw", rated_bytes, 0, INT64_MAX, "0"),
+};
+
+/* The set_mask of struct cfg_device has a bit per device key. */
+_Static_assert(sizeof(cfg_device_keys) / sizeof(cfg_device_keys[0]) <= 64, "too many device keys");
 
 #define ELEMENTSOF(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -284,8 +303,32 @@ static __attribute__((format(printf, 3, 4))) int cfg_error(char *buf, size_t siz
 	return -EINVAL;
 }
 
+/* [device "X"]: Return: true with X in @ret_match. */
+static bool cfg_device_section(const char *section, char *ret_match, size_t len)
+{
+	const char *q, *end;
+
+	if (strncmp(section, "device", 6) != 0)
+		return false;
+	q = section + 6;
+	while (cfg_is_space(*q))
+		q++;
+	if (*q != '"')
+		return false;
+	q++;
+	end = strchr(q, '"');
+	if (!end || end == q || end[1] != '\0' || (size_t)(end - q) >= len)
+		return false;
+	snprintf(ret_match, len, "%.*s", (int)(end - q), q);
+	return true;
+}
+
 static bool cfg_section_known(const char *section)
 {
+	char match[sizeof(((struct cfg_device *)0)->match)];
+
+	if (cfg_device_section(section, match, sizeof(match)))
+		return true;
 	for (size_t i = 0; i < ELEMENTSOF(cfg_keys); i++)
 		if (strcmp(cfg_keys[i].section, section) == 0)
 			return true;
@@ -301,10 +344,12 @@ static const struct cfg_key *cfg_key_find(const char *section, const char *key)
 }
 
 /* Validate @value for @k and store it in @c; on failure @c is untouched. */
-static int cfg_key_apply(const struct cfg_key *k, struct cfg *c, const char *value, char *err,
+static int cfg_key_apply(const struct cfg_key *k, void *base, const char *value, char *err,
 			 size_t errsize)
 {
-	char *field = (char *)c + k->offset;
+	char *field = (char *)base + k->offset;
+	struct cfg *c = base; /* CFG_T_LISTEN only: a global key */
+	uint64_t size;
 	char lo[32], hi[32];
 	int64_t n;
 	int r;
@@ -365,6 +410,17 @@ static int cfg_key_apply(const struct cfg_key *k, struct cfg *c, const char *val
 		return 0;
 	}
 
+	case CFG_T_SIZE:
+		r = cfg_parse_size(value, &size);
+		if (r < 0)
+			return cfg_error(err, errsize,
+					 "%s: invalid size '%s' (use e.g. 400TB, 1.2PB, 512GiB)",
+					 k->key, value);
+		if (size < (uint64_t)k->min || size > (uint64_t)k->max)
+			return cfg_error(err, errsize, "%s: %s is out of range", k->key, value);
+		*(uint64_t *)field = size;
+		return 0;
+
 	case CFG_T_ENUM:
 		for (const struct cfg_choice *ch = k->choices; ch->name; ch++)
 			if (strcasecmp(ch->name, value) == 0) {
@@ -377,14 +433,166 @@ static int cfg_key_apply(const struct cfg_key *k, struct cfg *c, const char *val
 	return cfg_error(err, errsize, "%s: unsupported key type", k->key);
 }
 
+size_t cfg_key_count(void)
+{
+	return ELEMENTSOF(cfg_keys) + ELEMENTSOF(cfg_device_keys);
+}
+
+static void cfg_device_defaults(struct cfg_device *d)
+{
+	char err[CFG_ERR_MAX];
+
+	memset(d, 0, sizeof(*d));
+	for (size_t i = 0; i < ELEMENTSOF(cfg_device_keys); i++)
+		(void)cfg_key_apply(&cfg_device_keys[i], d, cfg_device_keys[i].def, err,
+				    sizeof(err));
+}
+
+/* [device "@match"] @key = @value: the section's entry is made at its first key. */
+static int cfg_device_apply(struct cfg *c, const char *match, const char *key, const char *value,
+			    char *err, size_t errsize)
+{
+	struct cfg_device *d = NULL, tmp;
+	size_t k;
+
+	for (k = 0; k < ELEMENTSOF(cfg_device_keys); k++)
+		if (strcmp(cfg_device_keys[k].key, key) == 0)
+			break;
+	if (k == ELEMENTSOF(cfg_device_keys))
+		return cfg_error(err, errsize, "unknown key '%s' in section [device \"%s\"]", key,
+				 match);
+	for (size_t i = 0; i < c->n_devices; i++)
+		if (strcmp(c->devices[i].match, match) == 0)
+			d = &c->devices[i];
+	if (!d) {
+		if (c->n_devices == CFG_MAX_DEVICES)
+			return cfg_error(err, errsize, "too many [device] sections (max %d)",
+					 CFG_MAX_DEVICES);
+		cfg_device_defaults(&tmp);
+		snprintf(tmp.match, sizeof(tmp.match), "%s", match);
+	} else {
+		tmp = *d;
+	}
+	int r = cfg_key_apply(&cfg_device_keys[k], &tmp, value, err, errsize);
+	if (r < 0)
+		return r;
+	tmp.set_mask |= UINT64_C(1) << k;
+	if (!d)
+		d = &c->devices[c->n_devices++];
+	*d = tmp;
+	return 0;
+}
+
+/* Copy the keys @from sets onto @to. */
+static void cfg_device_merge(struct cfg_device *to, const struct cfg_device *from)
+{
+	static const size_t size[] = {
+		[CFG_T_DURATION] = sizeof(int64_t),
+		[CFG_T_UINT32] = sizeof(uint32_t),
+		[CFG_T_ENUM] = sizeof(int),
+		[CFG_T_SIZE] = sizeof(uint64_t),
+	};
+
+	for (size_t k = 0; k < ELEMENTSOF(cfg_device_keys); k++) {
+		const struct cfg_key *key = &cfg_device_keys[k];
+		if (!(from->set_mask & (UINT64_C(1) << k)))
+			continue;
+		memcpy((char *)to + key->offset, (const char *)from + key->offset, size[key->type]);
+		to->set_mask |= UINT64_C(1) << k;
+	}
+}
+
+void cfg_device_for(const struct cfg *c, const char *model, const char *serial,
+		    struct cfg_device *ret)
+{
+	struct cfg_device d;
+
+	cfg_device_defaults(&d);
+	/* The model's section first, so a serial's section wins. */
+	for (size_t i = 0; i < c->n_devices; i++)
+		if (model && strcmp(c->devices[i].match, model) == 0)
+			cfg_device_merge(&d, &c->devices[i]);
+	for (size_t i = 0; i < c->n_devices; i++)
+		if (serial && strcmp(c->devices[i].match, serial) == 0) {
+			cfg_device_merge(&d, &c->devices[i]);
+			snprintf(d.match, sizeof(d.match), "%s", serial);
+		}
+	*ret = d;
+}
+
+int cfg_parse_size(const char *s, uint64_t *ret)
+{
+	static const struct {
+		const char *suffix;
+		uint64_t mult;
+	} units[] = {
+		{"", 1},
+		{"B", 1},
+		{"kB", 1000ULL},
+		{"KB", 1000ULL},
+		{"MB", 1000000ULL},
+		{"GB", 1000000000ULL},
+		{"TB", 1000000000000ULL},
+		{"PB", 1000000000000000ULL},
+		{"KiB", 1ULL << 10},
+		{"MiB", 1ULL << 20},
+		{"GiB", 1ULL << 30},
+		{"TiB", 1ULL << 40},
+		{"PiB", 1ULL << 50},
+	};
+	uint64_t whole = 0, frac = 0, frac_div = 1;
+	const char *p = s;
+
+	if (!cfg_is_digit(*p))
+		return -EINVAL;
+	for (; cfg_is_digit(*p); p++) {
+		uint64_t dgt = (uint64_t)(*p - '0');
+		if (whole > (UINT64_MAX - dgt) / 10)
+			return -ERANGE;
+		whole = whole * 10 + dgt;
+	}
+	if (*p == '.') {
+		p++;
+		if (!cfg_is_digit(*p))
+			return -EINVAL;
+		/* Up to 6 decimals: "1.2PB" stays exact in integers. */
+		for (int n = 0; cfg_is_digit(*p); p++, n++)
+			if (n < 6) {
+				frac = frac * 10 + (uint64_t)(*p - '0');
+				frac_div *= 10;
+			}
+	}
+	while (*p == ' ')
+		p++;
+	for (size_t i = 0; i < ELEMENTSOF(units); i++) {
+		if (strcmp(p, units[i].suffix) != 0)
+			continue;
+		uint64_t m = units[i].mult;
+		if (whole > UINT64_MAX / m)
+			return -ERANGE;
+		uint64_t v = whole * m;
+		/* frac / frac_div of a unit, rounded down to whole bytes. */
+		uint64_t f = (uint64_t)((unsigned __int128)frac * m / frac_div);
+		if (v > UINT64_MAX - f)
+			return -ERANGE;
+		*ret = v + f;
+		return 0;
+	}
+	return -EINVAL;
+}
+
 /* Look up [@section] @key and apply @value: the common path of the file and cfg_set(). */
 static int cfg_apply(struct cfg *c, const char *section, const char *key, const char *value,
 		     char *err, size_t errsize)
 {
 	const struct cfg_key *k;
 
+	char match[sizeof(((struct cfg_device *)0)->match)];
+
 	if (!section || !*section)
 		return cfg_error(err, errsize, "key '%s' outside any section", key);
+	if (cfg_device_section(section, match, sizeof(match)))
+		return cfg_device_apply(c, match, key, value, err, errsize);
 	if (!cfg_section_known(section))
 		return cfg_error(err, errsize, "unknown section [%s]", section);
 	k = cfg_key_find(section, key);

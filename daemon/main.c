@@ -21,6 +21,7 @@
 #include "nvmond/fleet.h"
 #include "nvmond/log.h"
 #include "nvmond/loop.h"
+#include "nvmond/mainq.h"
 #include "nvmond/poller.h"
 #include "nvmond/status.h"
 #include "nvmond/store.h"
@@ -48,8 +49,27 @@ struct daemon {
 	struct cfg cfg;
 	struct loop *loop;
 	struct poller *poller;
+	struct mainq *mainq; /* HTTP and worker threads reach main-loop state through it */
 	int sigfd;
 };
+
+/* Endpoints the feature modules add to the API (see api.h). */
+#define MAX_ENDPOINTS 64
+
+struct endpoints {
+	struct api_endpoint v[MAX_ENDPOINTS];
+	size_t n;
+};
+
+static __attribute__((unused)) int endpoints_add(struct endpoints *e, const struct api_endpoint *v,
+						 size_t n)
+{
+	if (e->n + n > MAX_ENDPOINTS)
+		return -ENOSPC;
+	memcpy(&e->v[e->n], v, n * sizeof(*v));
+	e->n += n;
+	return 0;
+}
 
 static void usage(FILE *out)
 {
@@ -313,6 +333,7 @@ static int run_daemon(const struct opts *o)
 	struct dev_backend *backend = NULL;
 	struct fleet *fleet = NULL;
 	struct api *api = NULL;
+	struct endpoints endpoints = {.n = 0};
 	char err[STORE_ERR_MAX > API_ERR_MAX ? STORE_ERR_MAX : API_ERR_MAX];
 	int r, status = EXIT_RUNTIME;
 	sigset_t mask;
@@ -350,6 +371,11 @@ static int run_daemon(const struct opts *o)
 		log_error("out of memory");
 		goto out;
 	}
+	r = mainq_new(d.loop, &d.mainq);
+	if (r < 0) {
+		log_error("cannot set up the main-loop queue: %s", strerror(-r));
+		goto out;
+	}
 	r = poller_new(&d.cfg, backend, store, fleet, &d.poller);
 	if (r < 0) {
 		log_error("cannot load the known devices: %s (%s)", strerror(-r),
@@ -369,6 +395,9 @@ static int run_daemon(const struct opts *o)
 		.threads = d.cfg.http_threads,
 		.timeout_ms = d.cfg.http_timeout_ms,
 		.fleet = fleet,
+		.endpoints = endpoints.v,
+		.n_endpoints = endpoints.n,
+		.token = d.cfg.http_token,
 	};
 	r = api_start(&ac, &api, err);
 	if (r < 0) {
@@ -389,7 +418,11 @@ static int run_daemon(const struct opts *o)
 		log_error("event loop failed: %s", strerror(-r));
 	status = r < 0 ? EXIT_RUNTIME : EXIT_OK;
 out:
+	/* Release HTTP threads waiting on the main loop, then stop them. */
+	if (d.mainq)
+		mainq_shutdown(d.mainq);
 	api = api_stop(api); /* no reader after this point */
+	d.mainq = mainq_free(d.mainq);
 	if (d.poller) {
 		size_t pending = poller_pending(d.poller);
 		if (poller_flush(d.poller) < 0) {

@@ -13,8 +13,9 @@
 #include "nvmond/sbuf.h"
 #include "nvmond/timefmt.h"
 
-#define FLUSH_BATCH  1000
-#define RETRY_MIN_MS 1000
+#define FLUSH_BATCH   1000
+#define RETRY_MIN_MS  1000
+#define MAX_LISTENERS 16
 
 struct pdev {
 	int64_t id;
@@ -38,7 +39,34 @@ struct poller {
 	int last_store_err;
 	bool rescan_soon;
 	int64_t poll_timer, rescan_timer;
+	struct poller_listener listeners[MAX_LISTENERS];
+	size_t n_listeners;
+	uint64_t n_polls, n_poll_errors, n_store_errors, n_stored;
 };
+
+int poller_add_listener(struct poller *p, const struct poller_listener *l)
+{
+	if (p->n_listeners == MAX_LISTENERS)
+		return -ENOSPC;
+	p->listeners[p->n_listeners++] = *l;
+	return 0;
+}
+
+/* Tell listeners; they read the device from the fleet's copy. */
+static void notify(struct poller *p, int64_t id, const struct sample *s, int online, int64_t now_ms)
+{
+	struct fleet_device fd;
+
+	if (p->n_listeners == 0 || fleet_get(p->fleet, id, &fd) < 0)
+		return;
+	for (size_t i = 0; i < p->n_listeners; i++) {
+		const struct poller_listener *l = &p->listeners[i];
+		if (s && l->on_sample)
+			l->on_sample(l->ctx, &fd.row, s);
+		if (!s && l->on_online)
+			l->on_online(l->ctx, &fd.row, online, now_ms);
+	}
+}
 
 static struct pdev *pdev_by_key(struct poller *p, const char *key)
 {
@@ -104,13 +132,17 @@ static void row_from_info(const struct dev_info *info, int64_t now_ms, struct de
 
 static void set_online(struct poller *p, struct pdev *d, bool online, int64_t now_ms)
 {
-	if (d->online != online)
+	bool changed = d->online != online;
+
+	if (changed)
 		log_info("device %s (%s) is %s", d->key, d->name, online ? "online" : "offline");
 	d->online = online;
 	fleet_set_online(p->fleet, d->id, online, now_ms);
 	if (d->online_stored != online &&
 	    store_device_set_online(p->store, d->id, online, now_ms) == 0)
 		d->online_stored = online;
+	if (changed)
+		notify(p, d->id, NULL, online, now_ms);
 }
 
 /* Find controllers; new ones get a store id, known ones may have a new name. */
@@ -184,6 +216,7 @@ static void poller_store(struct poller *p)
 	while ((n = sbuf_peek(&p->buf, FLUSH_BATCH, &v)) > 0) {
 		int r = store_samples_insert(p->store, v, n);
 		if (r < 0) {
+			p->n_store_errors++;
 			if (r != p->last_store_err)
 				log_error(
 					"storing samples failed (%s): %zu samples held in memory, "
@@ -198,6 +231,7 @@ static void poller_store(struct poller *p)
 			return;
 		}
 		sbuf_pop(&p->buf, n);
+		p->n_stored += n;
 	}
 	if (p->last_store_err)
 		log_info("storing samples works again");
@@ -218,14 +252,17 @@ static void poller_poll(struct poller *p)
 			continue;
 		int r = dev_read_smart(p->backend, d->name, now, page);
 		if (r < 0) {
+			p->n_poll_errors++;
 			log_warn("reading the health log of %s (%s) failed: %s", d->key, d->name,
 				 strerror(-r));
 			set_online(p, d, false, now);
 			p->rescan_soon = true;
 			continue;
 		}
+		p->n_polls++;
 		smart_decode(page, &s.smart);
 		fleet_put_sample(p->fleet, &s);
+		notify(p, d->id, &s, 1, now);
 		if (sbuf_push(&p->buf, &s))
 			log_debug("sample buffer full: dropped the oldest (%llu so far)",
 				  (unsigned long long)p->buf.dropped);
@@ -355,4 +392,17 @@ int poller_flush(struct poller *p)
 size_t poller_pending(const struct poller *p)
 {
 	return p->buf.len;
+}
+
+void poller_stats(const struct poller *p, struct poller_stats *ret)
+{
+	*ret = (struct poller_stats){
+		.polls = p->n_polls,
+		.poll_errors = p->n_poll_errors,
+		.store_errors = p->n_store_errors,
+		.samples_stored = p->n_stored,
+		.samples_dropped = p->buf.dropped,
+		.samples_pending = p->buf.len,
+		.buffer_capacity = p->buf.cap,
+	};
 }

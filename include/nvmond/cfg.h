@@ -2,6 +2,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define CFG_DEFAULT_PATH   "/etc/nvmond/nvmond.conf"
@@ -22,6 +23,21 @@ enum log_level {
 	LOG_LVL_DEBUG,
 };
 
+#define CFG_MAX_DEVICES 64
+#define CFG_TOKEN_MAX	128
+
+/*
+ * Settings of one drive: a section [device "X"] where X is a serial number or a
+ * model name. cfg_device_for() merges, in order: built-in defaults, the section
+ * naming the model, the section naming the serial. Feature work adds fields here
+ * and one line each to the device key table in cfg.c.
+ */
+struct cfg_device {
+	char match[64];	      /* the X of [device "X"] */
+	uint64_t set_mask;    /* which keys the section sets (bit = index in the table) */
+	uint64_t rated_bytes; /* rated endurance, rated_tbw = 400TB; 0 = not configured */
+};
+
 struct cfg {
 	/* [daemon] */
 	char listen_host[256];
@@ -38,7 +54,27 @@ struct cfg {
 	/* [http] */
 	uint32_t http_threads;
 	int64_t http_timeout_ms;
+	char http_token[CFG_TOKEN_MAX]; /* bearer token for mutating endpoints; "" = none */
+	/* [device "…"] */
+	struct cfg_device devices[CFG_MAX_DEVICES];
+	size_t n_devices;
 };
+
+/**
+ * cfg_device_for() - The settings that apply to the drive @model / @serial.
+ */
+void cfg_device_for(const struct cfg *c, const char *model, const char *serial,
+		    struct cfg_device *ret);
+
+/** cfg_key_count() - How many keys exist (global ones plus [device] ones). */
+size_t cfg_key_count(void);
+
+/**
+ * cfg_parse_size() - "400TB", "1.2PB", "600GB", "512000" (bytes); decimal units
+ * (kB, MB, GB, TB, PB = powers of 1000) and binary ones (KiB … PiB).
+ * Return: 0, or -EINVAL / -ERANGE.
+ */
+int cfg_parse_size(const char *s, uint64_t *ret);
 
 /**
  * cfg_defaults() - Fill @c with the built-in defaults (database path depends on

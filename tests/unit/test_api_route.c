@@ -108,7 +108,7 @@ Test(api_route, methods)
 
 #define NOW 1764469160000 /* 2025-11-30T02:19:20Z */
 
-static int parse(const struct api_param *v, size_t n, struct api_samples_query *q, char *err)
+static int parse(const struct api_query_param *v, size_t n, struct api_samples_query *q, char *err)
 {
 	return api_samples_query_parse(v, n, NOW, q, err);
 }
@@ -127,7 +127,7 @@ Test(api_query, defaults)
 Test(api_query, valid)
 {
 	static const struct {
-		struct api_param v[3];
+		struct api_query_param v[3];
 		size_t n;
 		int64_t from, to;
 		size_t limit;
@@ -159,7 +159,7 @@ Test(api_query, valid)
 Test(api_query, invalid_names_the_parameter)
 {
 	static const struct {
-		struct api_param v[3];
+		struct api_query_param v[3];
 		size_t n;
 		const char *needle;
 	} cases[] = {
@@ -401,5 +401,42 @@ Test(api_static, encoded_traversal_after_unescape, .init = tree_setup, .fini = t
 		strcpy(buf, urls[i]);
 		api_unescape(buf);
 		cr_expect_eq(api_static_open(root, buf, &fd, &size, &type), -ENOENT, "%s", urls[i]);
+	}
+}
+
+Test(api_route, pattern_match)
+{
+	const struct {
+		const char *pattern, *path;
+		int want;
+		int64_t id;
+	} cases[] = {
+		{"/api/v1/alerts", "/api/v1/alerts", 1, 0},
+		{"/api/v1/alerts", "/api/v1/alerts/", 0, 0},
+		{"/api/v1/alerts", "/api/v1/alert", 0, 0},
+		{"/api/v1/alerts/{id}/ack", "/api/v1/alerts/42/ack", 1, 42},
+		{"/api/v1/alerts/{id}/ack", "/api/v1/alerts/42/ack/", 0, 0},
+		{"/api/v1/alerts/{id}/ack", "/api/v1/alerts//ack", 0, 0},
+		{"/api/v1/alerts/{id}/ack", "/api/v1/alerts/4x/ack", -EINVAL, 0},
+		{"/api/v1/alerts/{id}/ack", "/api/v1/alerts/0/ack", -EINVAL, 0},
+		{"/api/v1/alerts/{id}/ack", "/api/v1/alerts/-3/ack", -EINVAL, 0},
+		{"/api/v1/alerts/{id}/ack", "/api/v1/alerts/42/nack", 0, 0},
+		{"/api/v1/devices/{id}/events", "/api/v1/devices/9223372036854775807/events", 1,
+		 INT64_MAX},
+		{"/api/v1/devices/{id}/events", "/api/v1/devices/9223372036854775808/events",
+		 -EINVAL, 0},
+		{"/api/v1/probes/{id}", "/api/v1/probes/3", 1, 3},
+		{"/metrics", "/metrics", 1, 0},
+		{"/metrics", "/metricsx", 0, 0},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char err[API_ERR_MAX];
+		int64_t id = -7;
+		int r = api_pattern_match(cases[i].pattern, cases[i].path, &id, err);
+		cr_expect_eq(r, cases[i].want, "%s vs %s: %d", cases[i].pattern, cases[i].path, r);
+		if (r == 1)
+			cr_expect_eq(id, cases[i].id, "%s", cases[i].path);
+		else
+			cr_expect_eq(id, -7, "untouched when not matched: %s", cases[i].path);
 	}
 }

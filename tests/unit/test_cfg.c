@@ -647,21 +647,100 @@ Test(cfg, shipped_sample)
 	f = fopen(SAMPLE_CONF, "r");
 	cr_assert_not_null(f);
 	while (fgets(line, sizeof(line), f)) {
-		/* "#key = value" lines are settings; "# text" lines are explanations. */
+		/* "#key = value" lines are settings, "#[device …]" a section to uncomment
+		 * with them; "# text" lines are explanations. */
 		const char *l = line;
 		if (line[0] == '#' && line[1] != ' ' && line[1] != '\n' && strchr(line, '=')) {
 			l = line + 1;
 			keys++;
+		} else if (strncmp(line, "#[", 2) == 0) {
+			l = line + 1;
 		}
 		int n = snprintf(text + used, sizeof(text) - used, "%s", l);
 		cr_assert(n >= 0 && (size_t)n < sizeof(text) - used);
 		used += (size_t)n;
 	}
 	fclose(f);
-	cr_expect_eq(keys, 11, "every key once in the sample, got %d", keys);
+	cr_expect_eq((size_t)keys, cfg_key_count(), "every key once in the sample, got %d", keys);
 
 	c = load_ok(write_conf(text));
 	cr_expect_str_eq(c.database, "/var/lib/nvmond/nvmond.db");
 	strcpy(c.database, def.database);
 	cr_expect(cfg_eq(&c, &def), "sample defaults differ from the built-in ones");
+}
+
+/* ---- sizes, [device "…"] sections, token ---- */
+
+Test(cfg, size_valid_and_invalid)
+{
+	const struct {
+		const char *in;
+		uint64_t want;
+	} ok[] = {
+		{"0", 0},
+		{"512000", 512000},
+		{"400TB", 400000000000000ULL},
+		{"400 TB", 400000000000000ULL},
+		{"1.2PB", 1200000000000000ULL},
+		{"0.6PB", 600000000000000ULL},
+		{"600GB", 600000000000ULL},
+		{"1.5kB", 1500},
+		{"512GiB", 512ULL << 30},
+		{"1.5KiB", 1536},
+		{"18446744073709551615", UINT64_MAX},
+	};
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		uint64_t v = 1;
+		cr_expect_eq(cfg_parse_size(ok[i].in, &v), 0, "%s", ok[i].in);
+		cr_expect_eq(v, ok[i].want, "%s: %llu", ok[i].in, (unsigned long long)v);
+	}
+	const char *bad[] = {"", "TB", "-1TB", "1.TB", "1 XB", "12tb", "1e3", "1,5TB"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		uint64_t v = 7;
+		cr_expect_lt(cfg_parse_size(bad[i], &v), 0, "'%s'", bad[i]);
+		cr_expect_eq(v, 7);
+	}
+	uint64_t v;
+	cr_expect_eq(cfg_parse_size("18446744073709551616", &v), -ERANGE);
+	cr_expect_eq(cfg_parse_size("20000PB", &v), -ERANGE);
+}
+
+Test(cfg, device_sections_merge_model_then_serial)
+{
+	const char *path = write_conf("[device \"Samsung SSD 950 PRO 512GB\"]\n"
+				      "rated_tbw = 400TB\n"
+				      "[device \"S2GMNX0H600001D\"]\n"
+				      "rated_tbw = 350TB\n"
+				      "[device \"OTHER\"]\n"
+				      "rated_tbw = 1PB\n");
+	struct cfg c = load_ok(path);
+	struct cfg_device d;
+
+	cr_expect_eq(c.n_devices, 3);
+	cfg_device_for(&c, "Samsung SSD 950 PRO 512GB", "SOMEOTHER", &d);
+	cr_expect_eq(d.rated_bytes, 400000000000000ULL, "by model");
+	cfg_device_for(&c, "Samsung SSD 950 PRO 512GB", "S2GMNX0H600001D", &d);
+	cr_expect_eq(d.rated_bytes, 350000000000000ULL, "the serial's section wins");
+	cfg_device_for(&c, "Unknown", "Nope", &d);
+	cr_expect_eq(d.rated_bytes, 0, "no section: default (not configured)");
+	cr_expect_eq(d.set_mask, 0);
+}
+
+Test(cfg, device_section_errors)
+{
+	expect_load_error("[device \"X\"]\nrated_tbw = lots\n",
+			  "2: rated_tbw: invalid size 'lots' (use e.g. 400TB, 1.2PB, 512GiB)");
+	expect_load_error("[device \"X\"]\nfavourite = yes\n",
+			  "2: unknown key 'favourite' in section [device \"X\"]");
+	expect_load_error("[device X]\nrated_tbw = 1TB\n", "1: unknown section [device X]");
+	expect_load_error("[device \"\"]\nrated_tbw = 1TB\n", "1: unknown section [device \"\"]");
+}
+
+Test(cfg, token)
+{
+	struct cfg c = load_ok(write_conf("[http]\ntoken = abc123\n"));
+
+	cr_expect_str_eq(c.http_token, "abc123");
+	cfg_defaults(&c);
+	cr_expect_str_eq(c.http_token, "", "no token by default");
 }

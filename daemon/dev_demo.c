@@ -25,7 +25,7 @@ struct demo_drive {
 	uint16_t wctemp_k, cctemp_k;
 	uint64_t capacity;
 	double rated_bytes; /* endurance, drives percent_used */
-	/* workload: writes and reads oscillate between 0 and 2 × the mean rate */
+	/* workload: writes and reads oscillate between 0.3 and 1.7 × the mean rate */
 	double write_bps, read_bps;
 	double written0, read0; /* bytes already written / read at the epoch */
 	/* temperature: base + amp × (1 - cos)/2 over each period; every Nth peak hotter */
@@ -89,10 +89,13 @@ static const struct demo_drive demo_drives[] = {
 
 #define N_DEMO (sizeof(demo_drives) / sizeof(demo_drives[0]))
 
-/* Bytes moved by a rate oscillating as mean × (1 - cos(2πt/P)): never decreasing. */
+/*
+ * Bytes moved by a rate oscillating as mean × (1 - 0.7 cos(2πt/P)): busiest mid-
+ * period, when the drive is hottest, and never idle, so the counters always move.
+ */
 static double oscillating_total(double mean_bps, double period_s, double t)
 {
-	return mean_bps * (t - period_s / (2 * M_PI) * sin(2 * M_PI * t / period_s));
+	return mean_bps * (t - 0.7 * period_s / (2 * M_PI) * sin(2 * M_PI * t / period_s));
 }
 
 static double amp_of_period(const struct demo_drive *d, int64_t k)

@@ -69,6 +69,11 @@ static const struct cfg_choice cfg_log_level_choices[] = {
 	{NULL, 0},
 };
 
+static const struct cfg_choice cfg_bool_choices[] = {
+	{"yes", 1}, {"no", 0}, {"true", 1}, {"false", 0}, {"on", 1},
+	{"off", 0}, {"1", 1},  {"0", 0},    {NULL, 0},
+};
+
 /* CFG_T_ENUM stores through an int *: the enums must be int-sized. */
 _Static_assert(sizeof(enum cfg_demo) == sizeof(int), "enum cfg_demo is not int-sized");
 _Static_assert(sizeof(enum log_level) == sizeof(int), "enum log_level is not int-sized");
@@ -114,9 +119,40 @@ static const struct cfg_key cfg_keys[] = {
 	     "error, warning, info or debug", "info"),
 	UINT32("store", "buffer_samples", buffer_samples, 1, 10000000, "100000"),
 	DURATION("store", "retry_max", retry_max_ms, MS_PER_SEC, MS_PER_HOUR, "60s"),
+	DURATION("store", "keep_raw", keep_raw_ms, MS_PER_HOUR, 90 * MS_PER_DAY, "7d"),
 	UINT32("http", "threads", http_threads, 1, 64, "4"),
 	DURATION("http", "timeout", http_timeout_ms, MS_PER_SEC, MS_PER_HOUR, "30s"),
 	PATH("http", "token", http_token, 0, ""),
+	ENUM("alerts", "throttling", alert_throttling, int, cfg_bool_choices, "yes or no", "yes"),
+	ENUM("alerts", "temperature", alert_temperature, int, cfg_bool_choices, "yes or no", "yes"),
+	ENUM("alerts", "critical_warning", alert_critical_warning, int, cfg_bool_choices,
+	     "yes or no", "yes"),
+	ENUM("alerts", "spare", alert_spare, int, cfg_bool_choices, "yes or no", "yes"),
+	ENUM("alerts", "percent_used", alert_percent_used, int, cfg_bool_choices, "yes or no",
+	     "yes"),
+	ENUM("alerts", "media_errors", alert_media_errors, int, cfg_bool_choices, "yes or no",
+	     "yes"),
+	ENUM("alerts", "offline", alert_offline, int, cfg_bool_choices, "yes or no", "yes"),
+	ENUM("alerts", "wear", alert_wear, int, cfg_bool_choices, "yes or no", "yes"),
+	UINT32("alerts", "warning_margin", alert_warning_margin_c, 0, 50, "0"),
+	UINT32("alerts", "critical_margin", alert_critical_margin_c, 0, 50, "0"),
+	UINT32("alerts", "hysteresis", alert_hysteresis_c, 0, 20, "2"),
+	DURATION("alerts", "resolve_after", alert_resolve_after_ms, 0, MS_PER_HOUR, "30s"),
+	DURATION("alerts", "cooldown", alert_cooldown_ms, 0, MS_PER_DAY, "15m"),
+	PATH("alerts", "exec", alert_exec, 0, ""),
+	DURATION("alerts", "exec_timeout", alert_exec_timeout_ms, 100, MS_PER_HOUR, "10s"),
+	PATH("alerts", "webhook", alert_webhook, 0, ""),
+	DURATION("alerts", "webhook_timeout", alert_webhook_timeout_ms, 100, MS_PER_HOUR, "5s"),
+	UINT32("alerts", "webhook_queue", alert_webhook_queue, 1, 100000, "256"),
+	UINT32("alerts", "webhook_attempts", alert_webhook_attempts, 1, 100, "6"),
+	DURATION("alerts", "webhook_retry_max", alert_webhook_retry_max_ms, MS_PER_SEC, MS_PER_HOUR,
+		 "5m"),
+	UINT32("probes", "temp_margin", probe_temp_margin_c, 0, 50, "5"),
+	UINT32("probes", "busy_iops", probe_busy_iops, 0, 10000000, "50"),
+	UINT32("probes", "busy_mbps", probe_busy_mbps, 0, 100000, "5"),
+	DURATION("probes", "phase_duration", probe_phase_ms, 500, MS_PER_HOUR, "5s"),
+	DURATION("probes", "jitter", probe_jitter_ms, 0, MS_PER_DAY, "10m"),
+	DURATION("probes", "sustained_every", probe_sustained_every_ms, 0, 366 * MS_PER_DAY, "7d"),
 };
 
 /* Keys of [device "…"] sections: offsets into struct cfg_device. */
@@ -129,8 +165,27 @@ static const struct cfg_key cfg_keys[] = {
 		.offset = DEV_OFF(field, uint64_t), .min = lo, .max = hi, .def = dflt              \
 	}
 
+#define DEV_PATH(name, field, dflt)                                                                \
+	{                                                                                          \
+		.section = "device", .key = name, .type = CFG_T_PATH,                              \
+		.offset = DEV_OFF(field, char *), .min = 0,                                        \
+		.max = sizeof(((struct cfg_device *)0)->field) - 1, .def = dflt                    \
+	}
+#define DEV_ENUM(name, field, list, hnt, dflt)                                                     \
+	{                                                                                          \
+		.section = "device", .key = name, .type = CFG_T_ENUM,                              \
+		.offset = DEV_OFF(field, int), .choices = list, .hint = hnt, .def = dflt           \
+	}
+
 static const struct cfg_key cfg_device_keys[] = {
 	DEV_SIZE("rated_tbw", rated_bytes, 0, INT64_MAX, "0"),
+	DEV_PATH("probe_dir", probe_dir, ""),
+	DEV_PATH("probe_schedule", probe_schedule, ""),
+	DEV_SIZE("probe_file_size", probe_file_size, 1 << 20, INT64_MAX, "1GiB"),
+	DEV_SIZE("probe_budget_day", probe_budget_day, 0, INT64_MAX, "0"),
+	DEV_SIZE("probe_budget_month", probe_budget_month, 0, INT64_MAX, "0"),
+	DEV_SIZE("probe_sustained_limit", probe_sustained_limit, 1 << 20, INT64_MAX, "64GB"),
+	DEV_ENUM("destructive", probe_destructive, cfg_bool_choices, "yes or no", "no"),
 };
 
 /* The set_mask of struct cfg_device has a bit per device key. */
@@ -497,7 +552,8 @@ static void cfg_device_merge(struct cfg_device *to, const struct cfg_device *fro
 		const struct cfg_key *key = &cfg_device_keys[k];
 		if (!(from->set_mask & (UINT64_C(1) << k)))
 			continue;
-		memcpy((char *)to + key->offset, (const char *)from + key->offset, size[key->type]);
+		memcpy((char *)to + key->offset, (const char *)from + key->offset,
+		       key->type == CFG_T_PATH ? (size_t)key->max + 1 : size[key->type]);
 		to->set_mask |= UINT64_C(1) << k;
 	}
 }

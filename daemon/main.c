@@ -3,6 +3,7 @@
  * nvmond: argv, configuration, signals and the main loop. Nothing else lives here.
  */
 #include <errno.h>
+#include <arpa/inet.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -14,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "nvmond/alert_svc.h"
 #include "nvmond/api.h"
 #include "nvmond/cfg.h"
 #include "nvmond/config.h"
@@ -22,10 +24,16 @@
 #include "nvmond/log.h"
 #include "nvmond/loop.h"
 #include "nvmond/mainq.h"
+#include "nvmond/metrics.h"
 #include "nvmond/poller.h"
+#include "nvmond/probe_svc.h"
+#include "nvmond/rollup.h"
 #include "nvmond/status.h"
 #include "nvmond/store.h"
+#include "nvmond/svc.h"
 #include "nvmond/timefmt.h"
+#include "nvmond/wear_api.h"
+#include "nvmond/wear_mon.h"
 
 /* Exit codes (documented in the README and --help). */
 enum {
@@ -42,6 +50,7 @@ struct opts {
 	const char *log_level;
 	bool demo;
 	bool json;
+	const char *probe_device, *probe_preset; /* nvmond probe */
 };
 
 struct daemon {
@@ -50,7 +59,17 @@ struct daemon {
 	struct loop *loop;
 	struct poller *poller;
 	struct mainq *mainq; /* HTTP and worker threads reach main-loop state through it */
+	/* Throttle events and alerts. */
+	struct alert_svc *alerts;
+	struct metrics_source metrics; /* GET /metrics */
+	/* Long history (rollups, GET …/series) and wear (GET …/wear, wear alerts). */
+	struct rollup *rollup;
+	struct wear_source wear;
+	struct wear_mon *wear_mon;
+	struct probe_svc *probes; /* throughput probes: schedules, threads, endpoints */
 	int sigfd;
+	struct fleet *fleet; /* borrowed, for STATUS= */
+	int64_t watchdog_ms; /* WatchdogSec=, 0 = off */
 };
 
 /* Endpoints the feature modules add to the API (see api.h). */
@@ -74,29 +93,37 @@ static __attribute__((unused)) int endpoints_add(struct endpoints *e, const stru
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: nvmond [OPTIONS]            run the daemon\n"
-		"       nvmond status [--json]      read every NVMe controller once and print it\n"
+		"Usage: nvmond [OPTIONS]                 run the daemon (API, web, /metrics)\n"
+		"       nvmond status [--json] [OPTIONS] read every NVMe controller once, print\n"
+		"       nvmond probe --device ID --preset PRESET [--json] [OPTIONS]\n"
+		"                                        run one throughput probe now\n"
 		"\n"
 		"Options:\n"
-		"  -c, --config FILE     configuration file (default %s; missing = defaults)\n"
-		"      --db FILE         SQLite database (overrides [daemon] database)\n"
+		"  -c, --config FILE       configuration file (default %s;\n"
+		"                          missing = built-in defaults)\n"
+		"      --db FILE           SQLite database (overrides [daemon] database)\n"
 		"  -l, --listen ADDR:PORT  HTTP address (overrides [daemon] listen)\n"
-		"      --demo            serve two simulated drives instead of real ones\n"
-		"      --log-level LEVEL error, warning, info or debug\n"
-		"      --json            (status) print JSON instead of a table\n"
-		"  -h, --help            this text\n"
-		"  -V, --version         print the version\n"
+		"      --demo              serve two simulated drives instead of real ones\n"
+		"      --log-level LEVEL   error, warning, info or debug\n"
+		"      --json              (status, probe) print JSON instead of a table\n"
+		"      --device ID         (probe) the drive: its id in GET /api/v1/devices\n"
+		"      --preset PRESET     (probe) seq1m-q8, seq1m-q1, rnd4k-q32, rnd4k-q1,\n"
+		"                          copy-self or sustained-write\n"
+		"  -h, --help              this text\n"
+		"  -V, --version           print the version\n"
 		"\n"
-		"Exit status: 0 ok, 1 runtime failure (database, address in use, devices),\n"
-		"2 bad command line or configuration.\n"
+		"Exit status: 0 ok; 1 runtime failure (database, address in use, devices; for\n"
+		"probe also a failed or refused probe); 2 bad command line or configuration.\n"
 		"Signals: SIGTERM/SIGINT stop after storing every sample; SIGHUP reloads the\n"
-		"configuration file.\n",
+		"configuration file.\n"
+		"Environment: NO_COLOR turns off the colors of status on a terminal.\n"
+		"See nvmond(8) and nvmond.conf(5).\n",
 		CFG_DEFAULT_PATH);
 }
 
 static int parse_opts(int argc, char **argv, struct opts *o, const char **ret_cmd)
 {
-	enum { OPT_DB = 256, OPT_DEMO, OPT_JSON, OPT_LOG_LEVEL };
+	enum { OPT_DB = 256, OPT_DEMO, OPT_JSON, OPT_LOG_LEVEL, OPT_DEVICE, OPT_PRESET };
 	static const struct option longopts[] = {
 		{"config", required_argument, NULL, 'c'},
 		{"db", required_argument, NULL, OPT_DB},
@@ -104,6 +131,8 @@ static int parse_opts(int argc, char **argv, struct opts *o, const char **ret_cm
 		{"demo", no_argument, NULL, OPT_DEMO},
 		{"json", no_argument, NULL, OPT_JSON},
 		{"log-level", required_argument, NULL, OPT_LOG_LEVEL},
+		{"device", required_argument, NULL, OPT_DEVICE},
+		{"preset", required_argument, NULL, OPT_PRESET},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{0},
@@ -132,6 +161,12 @@ static int parse_opts(int argc, char **argv, struct opts *o, const char **ret_cm
 		case OPT_LOG_LEVEL:
 			o->log_level = optarg;
 			break;
+		case OPT_DEVICE:
+			o->probe_device = optarg;
+			break;
+		case OPT_PRESET:
+			o->probe_preset = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(EXIT_OK);
@@ -145,7 +180,8 @@ static int parse_opts(int argc, char **argv, struct opts *o, const char **ret_cm
 	}
 	*ret_cmd = NULL;
 	if (optind < argc) {
-		if (strcmp(argv[optind], "status") != 0 || optind + 1 < argc) {
+		if ((strcmp(argv[optind], "status") != 0 && strcmp(argv[optind], "probe") != 0) ||
+		    optind + 1 < argc) {
 			fprintf(stderr, "nvmond: unknown command '%s' (see --help)\n",
 				argv[optind]);
 			return -EINVAL;
@@ -154,6 +190,13 @@ static int parse_opts(int argc, char **argv, struct opts *o, const char **ret_cm
 	}
 	if (o->json && !*ret_cmd) {
 		fprintf(stderr, "nvmond: --json goes with the status command\n");
+		return -EINVAL;
+	}
+	bool probe = *ret_cmd && strcmp(*ret_cmd, "probe") == 0;
+	if (probe != (o->probe_device && o->probe_preset) ||
+	    (!probe && (o->probe_device || o->probe_preset))) {
+		fprintf(stderr, "nvmond: probe needs --device ID and --preset P (and they go with "
+				"it only)\n");
 		return -EINVAL;
 	}
 	return 0;
@@ -220,6 +263,14 @@ static int open_backend(const struct cfg *c, struct dev_backend **ret)
 	return dev_demo_open(ret);
 }
 
+/* Color only on a terminal, never with NO_COLOR (no-color.org) or TERM=dumb. */
+static bool use_color(FILE *f)
+{
+	const char *no = getenv("NO_COLOR"), *term = getenv("TERM");
+
+	return isatty(fileno(f)) && !(no && no[0]) && !(term && strcmp(term, "dumb") == 0);
+}
+
 static int cmd_status(const struct opts *o)
 {
 	struct dev_backend *b = NULL;
@@ -247,7 +298,7 @@ static int cmd_status(const struct opts *o)
 		json_dumpf(status, stdout, JSON_INDENT(2));
 		fputc('\n', stdout);
 	} else {
-		status_print_table(stdout, status);
+		status_print_table(stdout, status, use_color(stdout));
 	}
 	json_decref(status);
 	return EXIT_OK;
@@ -307,8 +358,28 @@ static void reload(struct daemon *d)
 		log_error("configuration not reloaded: out of memory");
 		return;
 	}
+	alert_svc_reconfigure(d->alerts, &c);
+	char probe_err[PROBE_SVC_ERR_MAX];
+	if (probe_svc_reconfigure(d->probes, &c, probe_err) < 0)
+		log_error("%s: probe settings not reloaded", probe_err);
 	d->cfg = c;
 	log_info("configuration reloaded: poll every %lld ms", (long long)c.poll_interval_ms);
+}
+
+/* 127.0.0.0/8, ::1, ::ffff:127.x and "localhost": reachable from this machine only. */
+static bool listen_is_loopback(const char *host)
+{
+	struct in6_addr a6;
+	struct in_addr a4;
+
+	if (strcmp(host, "localhost") == 0)
+		return true;
+	if (inet_pton(AF_INET, host, &a4) == 1)
+		return (ntohl(a4.s_addr) >> 24) == 127;
+	if (inet_pton(AF_INET6, host, &a6) == 1)
+		return IN6_IS_ADDR_LOOPBACK(&a6) ||
+		       (IN6_IS_ADDR_V4MAPPED(&a6) && a6.s6_addr[12] == 127);
+	return false;
 }
 
 static void on_signal(struct loop *l, int fd, void *userdata)
@@ -319,11 +390,33 @@ static void on_signal(struct loop *l, int fd, void *userdata)
 	if (read(fd, &si, sizeof(si)) != sizeof(si))
 		return;
 	if (si.ssi_signo == SIGHUP) {
+		svc_notify("RELOADING=1");
 		reload(d);
+		svc_notify("READY=1");
 		return;
 	}
 	log_info("%s: stopping", strsignal((int)si.ssi_signo));
+	svc_notify("STOPPING=1\nSTATUS=Stopping: storing buffered samples");
 	loop_stop(l);
+}
+
+/* systemd: feed the watchdog from the loop (a stuck loop gets restarted), refresh STATUS=. */
+static int64_t on_svc_tick(struct loop *l, void *userdata)
+{
+	struct daemon *d = userdata;
+	struct fleet_device *v = NULL;
+	struct poller_stats ps;
+	size_t n = 0, online = 0;
+
+	poller_stats(d->poller, &ps);
+	if (fleet_snapshot(d->fleet, &v, &n) == 0)
+		for (size_t i = 0; i < n; i++)
+			online += v[i].row.online ? 1 : 0;
+	free(v);
+	svc_notify("%sSTATUS=%zu of %zu drives online; %llu samples stored, %zu waiting",
+		   d->watchdog_ms ? "WATCHDOG=1\n" : "", online, n,
+		   (unsigned long long)ps.samples_stored, ps.samples_pending);
+	return d->watchdog_ms && d->watchdog_ms / 2 < 10000 ? d->watchdog_ms / 2 : 10000;
 }
 
 static int run_daemon(const struct opts *o)
@@ -341,6 +434,12 @@ static int run_daemon(const struct opts *o)
 	if (load_config(o, &d.cfg) < 0)
 		return EXIT_USAGE;
 	log_set_level(d.cfg.log_level);
+	if (!d.cfg.http_token[0] && !listen_is_loopback(d.cfg.listen_host)) {
+		log_error("refusing to listen on '%s' without [http] token: set a token, or listen "
+			  "on 127.0.0.1 / ::1",
+			  d.cfg.listen_host);
+		return EXIT_USAGE;
+	}
 
 	/* Signals go to a signalfd; block them before any thread starts. */
 	sigemptyset(&mask);
@@ -360,6 +459,9 @@ static int run_daemon(const struct opts *o)
 		log_error("%s", err);
 		goto out;
 	}
+	svc_notify("STATUS=Database %s open, schema migrated", d.cfg.database);
+	/* Migrations may wait for a lock; polling must not: failed writes are retried. */
+	store_set_busy_timeout(store, 100);
 	r = open_backend(&d.cfg, &backend);
 	if (r < 0) {
 		log_error("cannot open the NVMe backend: %s", strerror(-r));
@@ -382,11 +484,57 @@ static int run_daemon(const struct opts *o)
 			  store_strerror(store));
 		goto out;
 	}
+	/* Throttle events and alerts: listen before the first scan. */
+	r = alert_svc_new(&d.cfg, store, fleet, d.mainq, &d.alerts, err);
+	if (r < 0) {
+		log_error("%s", err);
+		status = r == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
+		goto out;
+	}
+	size_t n_alert_ep;
+	const struct api_endpoint *alert_ep = alert_svc_endpoints(d.alerts, &n_alert_ep);
+	if (alert_svc_attach(d.alerts, d.poller) < 0 ||
+	    endpoints_add(&endpoints, alert_ep, n_alert_ep) < 0)
+		goto out;
 	r = poller_start(d.poller, d.loop);
 	if (r < 0) {
 		log_error("cannot start polling: %s", strerror(-r));
 		goto out;
 	}
+	/* Throughput probes: schedules, probe threads, …/probes endpoints. */
+	char probe_err[PROBE_SVC_ERR_MAX];
+	size_t n_probe_ep;
+	r = probe_svc_new(&d.cfg, backend, store, fleet, d.mainq, &d.probes, probe_err);
+	if (r < 0) {
+		log_error("%s", r == -EINVAL ? probe_err : strerror(-r));
+		status = r == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
+		goto out;
+	}
+	const struct api_endpoint *probe_ep = probe_svc_endpoints(d.probes, &n_probe_ep);
+	if (probe_svc_start(d.probes, d.loop, d.poller) < 0 ||
+	    endpoints_add(&endpoints, probe_ep, n_probe_ep) < 0)
+		goto out;
+	/* Prometheus: GET /metrics. */
+	d.metrics = (struct metrics_source){.mainq = d.mainq,
+					    .poller = d.poller,
+					    .alerts = d.alerts,
+					    .cfg = &d.cfg,
+					    .start_ms = timefmt_now_ms()};
+	struct api_endpoint metrics_ep = metrics_endpoint(&d.metrics);
+	if (endpoints_add(&endpoints, &metrics_ep, 1) < 0)
+		goto out;
+	/* Long history and wear: rollups on a timer, GET …/series and …/wear. */
+	struct store_rollup_cfg rollup_cfg = {.keep_raw_ms = d.cfg.keep_raw_ms,
+					      .keep_1m_ms = ROLLUP_KEEP_1M_MS,
+					      .grace_ms = ROLLUP_GRACE_MS};
+	d.wear = (struct wear_source){.mainq = d.mainq, .cfg = &d.cfg};
+	if (rollup_new(store, &rollup_cfg, &d.rollup) < 0 || rollup_start(d.rollup, d.loop) < 0 ||
+	    wear_mon_new(store, fleet, d.alerts, &d.cfg, &d.wear_mon) < 0 ||
+	    wear_mon_start(d.wear_mon, d.loop) < 0)
+		goto out;
+	struct api_endpoint dash_ep[] = {rollup_endpoint(d.rollup), wear_endpoint(&d.wear)};
+	if (endpoints_add(&endpoints, dash_ep, 2) < 0)
+		goto out;
 	struct api_config ac = {
 		.host = d.cfg.listen_host,
 		.port = d.cfg.listen_port,
@@ -413,6 +561,14 @@ static int run_daemon(const struct opts *o)
 		 backend->ops->name, d.cfg.database, strchr(d.cfg.listen_host, ':') ? "[" : "",
 		 d.cfg.listen_host, strchr(d.cfg.listen_host, ':') ? "]" : "", api_port(api));
 
+	/* systemd: ready only now (database migrated, HTTP listening); then the tick. */
+	d.fleet = fleet;
+	d.watchdog_ms = svc_watchdog_ms();
+	if (loop_add_timer(d.loop, 0, on_svc_tick, &d) < 0) {
+		log_error("cannot arm the watchdog timer");
+		goto out;
+	}
+	svc_notify("READY=1\nSTATUS=Started");
 	r = loop_run(d.loop);
 	if (r < 0)
 		log_error("event loop failed: %s", strerror(-r));
@@ -422,7 +578,11 @@ out:
 	if (d.mainq)
 		mainq_shutdown(d.mainq);
 	api = api_stop(api); /* no reader after this point */
+	/* Cancel probes and wait for their threads (each stores what it measured). */
+	d.probes = probe_svc_free(d.probes);
 	d.mainq = mainq_free(d.mainq);
+	if (store)
+		store_set_busy_timeout(store, 5000); /* at shutdown, waiting beats losing */
 	if (d.poller) {
 		size_t pending = poller_pending(d.poller);
 		if (poller_flush(d.poller) < 0) {
@@ -436,6 +596,9 @@ out:
 	if (store)
 		store_checkpoint(store);
 	d.poller = poller_free(d.poller);
+	d.alerts = alert_svc_free(d.alerts);
+	d.rollup = rollup_free(d.rollup);
+	d.wear_mon = wear_mon_free(d.wear_mon);
 	d.loop = loop_free(d.loop);
 	fleet = fleet_free(fleet);
 	backend = dev_backend_free(backend);
@@ -445,6 +608,28 @@ out:
 	return status;
 }
 
+/* nvmond probe: the command's code lives in probe_svc.c. */
+static int cmd_probe(const struct opts *o)
+{
+	struct dev_backend *b = NULL;
+	struct cfg c;
+	int r;
+
+	if (load_config(o, &c) < 0)
+		return EXIT_USAGE;
+	log_set_level(c.log_level);
+	r = make_parent_dirs(c.database);
+	if (r >= 0)
+		r = open_backend(&c, &b);
+	if (r < 0) {
+		fprintf(stderr, "nvmond: %s\n", strerror(-r));
+		return EXIT_RUNTIME;
+	}
+	r = probe_cli(&c, b, o->probe_device, o->probe_preset, o->json);
+	dev_backend_free(b);
+	return r;
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o;
@@ -452,6 +637,8 @@ int main(int argc, char **argv)
 
 	if (parse_opts(argc, argv, &o, &cmd) < 0)
 		return EXIT_USAGE;
+	if (cmd && strcmp(cmd, "probe") == 0)
+		return cmd_probe(&o);
 	if (cmd)
 		return cmd_status(&o);
 	return run_daemon(&o);

@@ -6,8 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
-
+#include "nvmond/devrow.h"
 #include "nvmond/log.h"
 #include "nvmond/poller.h"
 #include "nvmond/sbuf.h"
@@ -91,51 +90,14 @@ static int pdev_add(struct poller *p, const struct device_row *row, struct pdev 
 	return 0;
 }
 
-/* The namespaces as the JSON array the store keeps. */
-static void namespaces_json(const struct dev_info *info, char *buf, size_t len)
-{
-	json_t *a = json_array();
-	char *s = NULL;
-
-	for (size_t i = 0; a && i < info->n_ns; i++)
-		json_array_append_new(a, json_pack("{s:I, s:s, s:I, s:I}", "nsid",
-						   (json_int_t)info->ns[i].nsid, "name",
-						   info->ns[i].name, "size_bytes",
-						   (json_int_t)info->ns[i].size_bytes, "lba_size",
-						   (json_int_t)info->ns[i].lba_size));
-	if (a)
-		s = json_dumps(a, JSON_COMPACT);
-	snprintf(buf, len, "%s", s && strlen(s) < len ? s : "[]");
-	free(s);
-	json_decref(a);
-}
-
-static void row_from_info(const struct dev_info *info, int64_t now_ms, struct device_row *ret)
-{
-	struct device_row row = {
-		.wctemp_k = info->id.wctemp_k,
-		.cctemp_k = info->id.cctemp_k,
-		.capacity_bytes = info->id.tnvmcap,
-		.first_seen_ms = now_ms,
-		.last_seen_ms = now_ms,
-		.online = 1,
-	};
-
-	dev_key(&info->id, row.key, sizeof(row.key));
-	snprintf(row.model, sizeof(row.model), "%s", info->id.model);
-	snprintf(row.serial, sizeof(row.serial), "%s", info->id.serial);
-	snprintf(row.firmware, sizeof(row.firmware), "%s", info->id.firmware);
-	snprintf(row.name, sizeof(row.name), "%s", info->name);
-	namespaces_json(info, row.namespaces, sizeof(row.namespaces));
-	*ret = row;
-}
-
 static void set_online(struct poller *p, struct pdev *d, bool online, int64_t now_ms)
 {
 	bool changed = d->online != online;
 
 	if (changed)
-		log_info("device %s (%s) is %s", d->key, d->name, online ? "online" : "offline");
+		log_event(LOG_LVL_INFO, d->name, strrchr(d->key, '/') + 1,
+			  online ? "online" : "offline", "device %s (%s) is %s", d->key, d->name,
+			  online ? "online" : "offline");
 	d->online = online;
 	fleet_set_online(p->fleet, d->id, online, now_ms);
 	if (d->online_stored != online &&
@@ -168,7 +130,7 @@ static int poller_rescan(struct poller *p)
 		struct device_row row;
 		int64_t id;
 
-		row_from_info(&v[i], now, &row);
+		devrow_from_info(&v[i], now, &row);
 		struct pdev *d = pdev_by_key(p, row.key);
 		bool changed = !d || !d->online || strcmp(d->name, row.name) != 0;
 		if (changed || !d->online_stored) {
@@ -183,8 +145,11 @@ static int poller_rescan(struct poller *p)
 				struct device_row stored;
 				if (store_device_get(p->store, id, &stored) == 0)
 					row = stored;
-				if (!d && pdev_add(p, &row, &d) < 0)
-					continue;
+				if (!d) {
+					if (pdev_add(p, &row, &d) < 0)
+						continue;
+					d->online = false; /* new: set_online() announces it */
+				}
 				d->online_stored = true;
 				fleet_put_device(p->fleet, &row);
 			}

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* `nvmond status`: read every controller once, without the daemon or a database. */
+#define _GNU_SOURCE /* strverscmp */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,9 +9,16 @@
 
 #include <jansson.h>
 
+#include "nvmond/devrow.h"
 #include "nvmond/render.h"
 #include "nvmond/status.h"
 #include "nvmond/timefmt.h"
+
+/* nvme2 before nvme10: the order people read device names in. */
+static int by_name(const void *a, const void *b)
+{
+	return strverscmp(((const struct dev_info *)a)->name, ((const struct dev_info *)b)->name);
+}
 
 int status_collect(struct dev_backend *b, int64_t now_ms, json_t **ret, char *err, size_t errlen)
 {
@@ -23,6 +31,7 @@ int status_collect(struct dev_backend *b, int64_t now_ms, json_t **ret, char *er
 		snprintf(err, errlen, "scanning for NVMe controllers failed: %s", strerror(-r));
 		return r;
 	}
+	qsort(v, n, sizeof(*v), by_name);
 	json_t *devices = json_array();
 	if (!devices) {
 		free(v);
@@ -33,29 +42,7 @@ int status_collect(struct dev_backend *b, int64_t now_ms, json_t **ret, char *er
 		uint8_t page[SMART_LOG_SIZE];
 
 		/* Same identity fields as the daemon; no store, so no id. */
-		struct device_row *row = &fd.row;
-		dev_key(&v[i].id, row->key, sizeof(row->key));
-		snprintf(row->model, sizeof(row->model), "%s", v[i].id.model);
-		snprintf(row->serial, sizeof(row->serial), "%s", v[i].id.serial);
-		snprintf(row->firmware, sizeof(row->firmware), "%s", v[i].id.firmware);
-		snprintf(row->name, sizeof(row->name), "%s", v[i].name);
-		row->wctemp_k = v[i].id.wctemp_k;
-		row->cctemp_k = v[i].id.cctemp_k;
-		row->capacity_bytes = v[i].id.tnvmcap;
-		row->first_seen_ms = row->last_seen_ms = now_ms;
-		row->online = 1;
-		json_t *ns = json_array();
-		for (size_t k = 0; ns && k < v[i].n_ns; k++)
-			json_array_append_new(
-				ns, json_pack("{s:I, s:s, s:I, s:I}", "nsid",
-					      (json_int_t)v[i].ns[k].nsid, "name", v[i].ns[k].name,
-					      "size_bytes", (json_int_t)v[i].ns[k].size_bytes,
-					      "lba_size", (json_int_t)v[i].ns[k].lba_size));
-		char *nss = ns ? json_dumps(ns, JSON_COMPACT) : NULL;
-		snprintf(row->namespaces, sizeof(row->namespaces), "%s",
-			 nss && strlen(nss) < sizeof(row->namespaces) ? nss : "[]");
-		free(nss);
-		json_decref(ns);
+		devrow_from_info(&v[i], now_ms, &fd.row);
 
 		r = dev_read_smart(b, v[i].name, now_ms, page);
 		if (r == 0) {
@@ -103,7 +90,7 @@ static void fmt_written(const json_t *latest, char *buf, size_t len)
 		snprintf(buf, len, "-");
 }
 
-int status_print_table(FILE *out, const json_t *status)
+int status_print_table(FILE *out, const json_t *status, bool color)
 {
 	json_t *devices = json_object_get(status, "devices"), *d;
 	size_t i;
@@ -112,12 +99,13 @@ int status_print_table(FILE *out, const json_t *status)
 		fprintf(out, "no NVMe controllers found\n");
 		return 0;
 	}
-	fprintf(out, "%-8s %-28s %-20s %8s %6s %11s  %s\n", "DEVICE", "MODEL", "SERIAL", "TEMP",
-		"USED", "WRITTEN", "WARNINGS");
+	fprintf(out, "%s%-8s %-28s %-20s %8s %6s %11s  %s%s\n", color ? "\033[1m" : "", "DEVICE",
+		"MODEL", "SERIAL", "TEMP", "USED", "WRITTEN", "WARNINGS", color ? "\033[0m" : "");
 	json_array_foreach(devices, i, d)
 	{
 		json_t *latest = json_object_get(d, "latest");
 		char temp[32], written[64], used[16], warn[128] = "";
+		const char *on = "", *off = "";
 		json_t *bits = json_object_get(latest, "critical_warning_bits"), *bit;
 		size_t k;
 
@@ -140,10 +128,16 @@ int status_print_table(FILE *out, const json_t *status)
 				 json_string_value(json_object_get(d, "error")));
 		else if (!warn[0])
 			snprintf(warn, sizeof(warn), "none");
-		fprintf(out, "%-8s %-28.28s %-20.20s %8s %6s %11s  %s\n",
+		/* red: failed, or a bit beyond temperature; yellow: temperature only */
+		if (color && strcmp(warn, "none") != 0) {
+			on = strcmp(warn, "temperature") == 0 ? "\033[33m" : "\033[1;31m";
+			off = "\033[0m";
+		}
+		fprintf(out, "%-8s %-28.28s %-20.20s %8s %6s %11s  %s%s%s\n",
 			json_string_value(json_object_get(d, "name")),
 			json_string_value(json_object_get(d, "model")),
-			json_string_value(json_object_get(d, "serial")), temp, used, written, warn);
+			json_string_value(json_object_get(d, "serial")), temp, used, written, on,
+			warn, off);
 	}
 	return 0;
 }

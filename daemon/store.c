@@ -20,6 +20,7 @@
 #include "nvmond/migrations.h"
 #include "nvmond/store.h"
 #include "nvmond/u128.h"
+#include "store_internal.h"
 
 #define STORE_BUSY_TIMEOUT_MS 2000
 
@@ -89,10 +90,18 @@ static const char *const stmt_sql[_ST_MAX] = {
 			     "ORDER BY ts_ms DESC LIMIT 1",
 };
 
+#define STORE_STMT_CACHE 96
+
 struct store {
 	sqlite3 *db;
 	bool readonly;
 	sqlite3_stmt *stmt[_ST_MAX];
+	/* The feature modules' statements (store_stmt()), keyed by their SQL's address. */
+	struct {
+		const char *sql;
+		sqlite3_stmt *st;
+	} cache[STORE_STMT_CACHE];
+	size_t n_cache;
 	char err[STORE_ERR_MAX];
 };
 
@@ -431,9 +440,129 @@ struct store *store_close(struct store *s)
 		return NULL;
 	for (size_t i = 0; i < _ST_MAX; i++)
 		sqlite3_finalize(s->stmt[i]);
+	for (size_t i = 0; i < s->n_cache; i++)
+		sqlite3_finalize(s->cache[i].st);
 	sqlite3_close(s->db);
 	free(s);
 	return NULL;
+}
+
+sqlite3 *store_db(struct store *s)
+{
+	return s->db;
+}
+
+int store_errno(struct store *s, int rc)
+{
+	return store_fail(s, rc, "database");
+}
+
+int store_stmt(struct store *s, const char *sql, sqlite3_stmt **ret)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	for (size_t i = 0; i < s->n_cache; i++)
+		if (s->cache[i].sql == sql) {
+			sqlite3_reset(s->cache[i].st);
+			sqlite3_clear_bindings(s->cache[i].st);
+			*ret = s->cache[i].st;
+			return 0;
+		}
+	/* Sized above the statements the modules have: running out is a bug. */
+	if (s->n_cache == STORE_STMT_CACHE)
+		return store_failf(s, -ENOSPC, "statement cache full");
+	rc = sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st, NULL);
+	if (rc != SQLITE_OK)
+		return store_fail(s, rc, "preparing a statement");
+	s->cache[s->n_cache].sql = sql;
+	s->cache[s->n_cache].st = st;
+	s->n_cache++;
+	*ret = st;
+	return 0;
+}
+
+int store_bind_i64(sqlite3_stmt *st, const char *name, int64_t v)
+{
+	int i = sqlite3_bind_parameter_index(st, name);
+
+	return i && sqlite3_bind_int64(st, i, v) == SQLITE_OK ? 0 : -EINVAL;
+}
+
+int store_bind_double(sqlite3_stmt *st, const char *name, double v)
+{
+	int i = sqlite3_bind_parameter_index(st, name);
+
+	return i && sqlite3_bind_double(st, i, v) == SQLITE_OK ? 0 : -EINVAL;
+}
+
+int store_bind_text(sqlite3_stmt *st, const char *name, const char *v)
+{
+	int i = sqlite3_bind_parameter_index(st, name);
+
+	return i && sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT) == SQLITE_OK ? 0 : -EINVAL;
+}
+
+int store_run(struct store *s, sqlite3_stmt *st, bool must_change)
+{
+	int rc = sqlite3_step(st), r = 0;
+
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		r = store_fail(s, rc, "writing");
+	else if (must_change && sqlite3_changes(s->db) == 0)
+		r = -ENOENT;
+	sqlite3_reset(st);
+	return r;
+}
+
+int store_collect(struct store *s, sqlite3_stmt *st, size_t size,
+		  int (*read)(sqlite3_stmt *, void *), void **ret, size_t *ret_n)
+{
+	char *v = NULL;
+	size_t n = 0, cap = 0;
+	int rc, r = 0;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (n == cap) {
+			size_t ncap = cap ? cap * 2 : 16;
+			char *nv = realloc(v, ncap * size);
+			if (!nv) {
+				r = store_failf(s, -ENOMEM, "reading rows: out of memory");
+				goto fail;
+			}
+			v = nv;
+			cap = ncap;
+		}
+		r = read(st, v + n * size);
+		if (r < 0)
+			goto fail;
+		n++;
+	}
+	if (rc != SQLITE_DONE) {
+		r = store_fail(s, rc, "reading rows");
+		goto fail;
+	}
+	sqlite3_reset(st);
+	*ret = v;
+	*ret_n = n;
+	return 0;
+fail:
+	sqlite3_reset(st);
+	free(v);
+	return r;
+}
+
+int store_exec_sql(struct store *s, const char *sql)
+{
+	sqlite3_stmt *st;
+	int r = store_stmt(s, sql, &st);
+
+	return r < 0 ? r : store_run(s, st, false);
+}
+
+int store_set_busy_timeout(struct store *s, int ms)
+{
+	return sqlite3_busy_timeout(s->db, ms) == SQLITE_OK ? 0 : -EINVAL;
 }
 
 const char *store_strerror(const struct store *s)

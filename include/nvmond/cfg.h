@@ -36,6 +36,14 @@ struct cfg_device {
 	char match[64];	      /* the X of [device "X"] */
 	uint64_t set_mask;    /* which keys the section sets (bit = index in the table) */
 	uint64_t rated_bytes; /* rated endurance, rated_tbw = 400TB; 0 = not configured */
+	/* probes (issue 4) */
+	char probe_dir[512];	     /* directory for the probe file; "" = raw namespace, reads */
+	char probe_schedule[256];    /* "daily 03:00 seq1m-q8, weekly Sun 04:00 sustained-write" */
+	uint64_t probe_file_size;    /* bytes */
+	uint64_t probe_budget_day;   /* bytes per 24 h; 0 = a share of the rated endurance */
+	uint64_t probe_budget_month; /* bytes per 30 days; 0 = likewise */
+	uint64_t probe_sustained_limit; /* sustained-write stops after this many bytes */
+	int probe_destructive;		/* 1: writes to an unused raw namespace allowed */
 };
 
 struct cfg {
@@ -51,10 +59,39 @@ struct cfg {
 	/* [store] */
 	uint32_t buffer_samples; /* samples held in memory while the database fails */
 	int64_t retry_max_ms;	 /* longest back-off between store retries */
+	int64_t keep_raw_ms;	 /* raw samples kept this long; older ones live on in rollups */
 	/* [http] */
 	uint32_t http_threads;
 	int64_t http_timeout_ms;
 	char http_token[CFG_TOKEN_MAX]; /* bearer token for mutating endpoints; "" = none */
+	/* [alerts] (rules: 1 on, 0 off) */
+	int alert_throttling;
+	int alert_temperature;
+	int alert_critical_warning;
+	int alert_spare;
+	int alert_percent_used;
+	int alert_media_errors;
+	int alert_offline;
+	int alert_wear;			  /* tbw_80/90/100 and write_rate */
+	uint32_t alert_warning_margin_c;  /* fire this many °C below WCTEMP */
+	uint32_t alert_critical_margin_c; /* and below CCTEMP */
+	uint32_t alert_hysteresis_c;
+	int64_t alert_resolve_after_ms;
+	int64_t alert_cooldown_ms;
+	char alert_exec[CFG_PATH_MAX];
+	int64_t alert_exec_timeout_ms;
+	char alert_webhook[CFG_PATH_MAX];
+	int64_t alert_webhook_timeout_ms;
+	uint32_t alert_webhook_queue;
+	uint32_t alert_webhook_attempts;
+	int64_t alert_webhook_retry_max_ms;
+	/* [probes] */
+	uint32_t probe_temp_margin_c;	  /* no scheduled probe within this of WCTEMP */
+	uint32_t probe_busy_iops;	  /* busy: more foreground I/O than this per second, */
+	uint32_t probe_busy_mbps;	  /* or MB/s, over the last minute */
+	int64_t probe_phase_ms;		  /* each phase of a preset runs this long */
+	int64_t probe_jitter_ms;	  /* scheduled probes start up to this late */
+	int64_t probe_sustained_every_ms; /* sustained-write at most this often */
 	/* [device "…"] */
 	struct cfg_device devices[CFG_MAX_DEVICES];
 	size_t n_devices;

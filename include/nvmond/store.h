@@ -39,6 +39,14 @@ int store_open_readonly(const char *path, struct store **ret, char ret_err[STORE
 /** store_close() - Accepts NULL. Return: NULL. */
 struct store *store_close(struct store *s);
 
+/**
+ * store_set_busy_timeout() - How long a statement waits for another writer's lock
+ * before failing with -EBUSY (the main loop keeps this short: it retries later
+ * rather than stall polling).
+ * Return: 0 or negative errno.
+ */
+int store_set_busy_timeout(struct store *s, int ms);
+
 /** store_strerror() - Message of the last failure on @s. */
 const char *store_strerror(const struct store *s);
 

@@ -64,8 +64,8 @@ expect_usage_error "bad value, CRLF" "$f:3: threads: 0 is out of range" \
 	--config "$f" "${common[@]}"
 
 f=$tmp/unknown-section.conf
-printf '[daemon]\n[alerts]\n' >"$f"
-expect_usage_error "unknown section" "$f:2: unknown section [alerts]" --config "$f" "${common[@]}"
+printf '[daemon]\n[alarms]\n' >"$f"
+expect_usage_error "unknown section" "$f:2: unknown section [alarms]" --config "$f" "${common[@]}"
 
 f=$tmp/outside.conf
 printf 'listen = :1\n' >"$f"

@@ -395,7 +395,7 @@ Test(cfg, set_invalid_values)
 		{"daemon", "database", "", "database: must not be empty"},
 		{"daemon", "pol_interval", "5s", "unknown key 'pol_interval' in section [daemon]"},
 		{"http", "poll_interval", "5s", "unknown key 'poll_interval' in section [http]"},
-		{"alerts", "threads", "4", "unknown section [alerts]"},
+		{"nonsense", "threads", "4", "unknown section [nonsense]"},
 		{"", "threads", "4", "key 'threads' outside any section"},
 	};
 
@@ -466,6 +466,24 @@ Test(cfg, load_all_keys)
 	cr_expect_eq(c.retry_max_ms, 120000);
 	cr_expect_eq(c.http_threads, 16);
 	cr_expect_eq(c.http_timeout_ms, 90000);
+	cr_expect_eq(c.alert_throttling, 0);
+	cr_expect_eq(c.alert_spare, 0);
+	cr_expect_eq(c.alert_offline, 1);
+	cr_expect_eq(c.alert_warning_margin_c, 5);
+	cr_expect_eq(c.alert_hysteresis_c, 3);
+	cr_expect_eq(c.alert_resolve_after_ms, 60000);
+	cr_expect_eq(c.alert_cooldown_ms, 3600000);
+	cr_expect_str_eq(c.alert_exec, "/usr/local/bin/nvme-alert");
+	cr_expect_str_eq(c.alert_webhook, "https://hooks.example.com/nvme");
+	cr_expect_eq(c.alert_webhook_queue, 32);
+	cr_expect_eq(c.alert_webhook_attempts, 3);
+	cr_expect_eq(c.alert_webhook_retry_max_ms, 30000);
+	cr_expect_eq(c.probe_temp_margin_c, 8);
+	cr_expect_eq(c.probe_busy_iops, 200);
+	cr_expect_eq(c.probe_busy_mbps, 20);
+	cr_expect_eq(c.probe_phase_ms, 10000);
+	cr_expect_eq(c.probe_jitter_ms, 1800000);
+	cr_expect_eq(c.probe_sustained_every_ms, 14 * 86400000LL);
 }
 
 Test(cfg, load_unknown_key_fixture)
@@ -503,8 +521,8 @@ Test(cfg, load_errors_with_line)
 			  "7: unknown key 'pol_interval' in section [daemon]");
 	expect_load_error("# top\nthreads = 4\n[http]\n", "2: key 'threads' outside any section");
 	expect_load_error("[daemon]\n[bogus]\n[http]\n", "2: unknown section [bogus]");
-	expect_load_error("[http]\nthreads = 4\n\n[alerts]\nrule = x\n",
-			  "4: unknown section [alerts]");
+	expect_load_error("[http]\nthreads = 4\n\n[alarms]\nrule = x\n",
+			  "4: unknown section [alarms]");
 	expect_load_error("[daemon]\n[http\nthreads = 4\n", "2: missing ']' in section header");
 	expect_load_error("[daemon]\ndemo\n", "2: expected 'key = value' or '[section]'");
 	expect_load_error("[]\n", "1: empty section name");
@@ -724,6 +742,35 @@ Test(cfg, device_sections_merge_model_then_serial)
 	cfg_device_for(&c, "Unknown", "Nope", &d);
 	cr_expect_eq(d.rated_bytes, 0, "no section: default (not configured)");
 	cr_expect_eq(d.set_mask, 0);
+}
+
+/* Device keys of every type merge: paths and strings (probe_dir), enums (destructive). */
+Test(cfg, device_probe_keys_merge)
+{
+	const char *path = write_conf("[device \"Samsung SSD 980 PRO 1TB\"]\n"
+				      "probe_dir = /srv/model\n"
+				      "destructive = yes\n"
+				      "probe_schedule = daily 03:00 seq1m-q8\n"
+				      "[device \"S5GXNF0R000001\"]\n"
+				      "probe_dir = /srv/serial\n"
+				      "probe_file_size = 256MiB\n"
+				      "probe_budget_day = 20GB\n");
+	struct cfg c = load_ok(path);
+	struct cfg_device d;
+
+	cfg_device_for(&c, "Samsung SSD 980 PRO 1TB", "S5GXNF0R000001", &d);
+	cr_expect_str_eq(d.probe_dir, "/srv/serial", "the serial's section wins");
+	cr_expect_eq(d.probe_destructive, 1, "the model's enum is kept");
+	cr_expect_str_eq(d.probe_schedule, "daily 03:00 seq1m-q8");
+	cr_expect_eq(d.probe_file_size, 256ull << 20);
+	cr_expect_eq(d.probe_budget_day, 20000000000ull);
+	cfg_device_for(&c, "Other", "X", &d);
+	cr_expect_str_eq(d.probe_dir, "");
+	cr_expect_eq(d.probe_destructive, 0);
+	cr_expect_eq(d.probe_file_size, 1ull << 30, "default 1 GiB");
+	cr_expect_eq(d.probe_sustained_limit, 64000000000ull);
+	expect_load_error("[device \"X\"]\ndestructive = maybe\n",
+			  "2: destructive: invalid value 'maybe' (use yes or no)");
 }
 
 Test(cfg, device_section_errors)

@@ -1,0 +1,966 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Throughput probes in the daemon and in `nvmond probe`. See probe_svc.h.
+ *
+ * Main loop: schedules, gates (budget, busy, temperature, one at a time),
+ * the run's row in the store. Probe thread: probe_execute(), with SMART read
+ * and the result stored through mainq_call().
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "nvmond/log.h"
+#include "nvmond/probe_run.h"
+#include "nvmond/probe_safety.h"
+#include "nvmond/probe_sched.h"
+#include "nvmond/probe_svc.h"
+#include "nvmond/store_probe.h"
+#include "nvmond/timefmt.h"
+
+#define MS_PER_DAY	  86400000LL
+#define SCHED_TICK_MS	  15000
+#define BUSY_WINDOW_MS	  60000
+#define BUSY_HIST	  32
+#define PROBE_SVC_DEVICES 64
+
+struct busy_snap {
+	int64_t mono_ms;
+	struct probe_diskstat ds;
+};
+
+struct probe_job_ctx;
+
+struct probe_dev {
+	int64_t device_id;
+	struct probe_job_ctx *job; /* running, or NULL */
+	struct probe_demo_state demo;
+	struct busy_snap busy[BUSY_HIST];
+	size_t n_busy, busy_pos;
+	struct probe_sched sched[PROBE_SCHED_MAX];
+	size_t n_sched;
+	int64_t next_due[PROBE_SCHED_MAX];
+	char sched_text[256];
+};
+
+struct probe_svc {
+	struct cfg cfg;
+	struct dev_backend *backend;
+	struct store *store;
+	struct fleet *fleet;
+	struct mainq *mainq;
+	struct loop *loop;
+	bool demo;
+	struct probe_dev dev[PROBE_SVC_DEVICES];
+	size_t n_dev;
+	struct probe_job_ctx *done; /* finished threads to join */
+	struct api_endpoint endpoints[3];
+};
+
+struct probe_job_ctx {
+	struct probe_svc *svc;
+	pthread_t thread;
+	struct probe_plan plan;
+	struct probe_outcome out;
+	struct probe_demo_state demo;
+	atomic_bool cancel;
+	struct probe_job_ctx *next; /* in svc->done */
+};
+
+/* ---- shared by the daemon and the command ---- */
+
+/* The block device name of namespace 1 from the stored JSON array. */
+static void first_namespace(const struct device_row *row, char *ret, size_t len)
+{
+	json_t *a = json_loads(row->namespaces, 0, NULL);
+	const char *name = json_string_value(json_object_get(json_array_get(a, 0), "name"));
+
+	snprintf(ret, len, "%s", name ? name : "");
+	json_decref(a);
+}
+
+static bool preset_writes(const struct probe_preset *p)
+{
+	for (size_t k = 0; k < p->n_phases; k++)
+		if (p->phase[k].op != PROBE_OP_READ)
+			return true;
+	return false;
+}
+
+struct gate_facts {
+	bool scheduled;
+	bool busy_known;
+	double busy_iops, busy_bps;
+	uint16_t temp_k;
+};
+
+/*
+ * Decide whether @preset may run on @row now and fill @plan and @run.
+ * Return: 0 go; -EBUSY (busy: scheduled only) / -EAGAIN (too hot, too soon) /
+ * -EDQUOT (budget) / -EPERM (refused target) / -EINVAL with @reason; other errno.
+ */
+static int plan_prepare(const struct cfg *c, struct store *s, const struct device_row *row,
+			enum probe_preset_id preset, const char *trigger, int demo_index,
+			const struct gate_facts *g, int64_t now_ms, struct probe_plan *plan,
+			struct probe_run_row *run, char reason[PROBE_REASON_MAX])
+{
+	const struct probe_preset *pre = probe_preset_get(preset);
+	struct cfg_device cd;
+	struct probe_gate_input in;
+	struct probe_budget budget;
+	uint64_t allowed = 0;
+	int r;
+
+	cfg_device_for(c, row->model, row->serial, &cd);
+	*plan = (struct probe_plan){
+		.device_id = row->id,
+		.preset = preset,
+		.demo_index = demo_index,
+		.destructive = cd.probe_destructive,
+		.file_size = cd.probe_file_size,
+		.phase_ms = c->probe_phase_ms,
+		.wctemp_k = row->wctemp_k,
+		.sysfs = "/sys",
+		.mountinfo = "/proc/self/mountinfo",
+	};
+	snprintf(plan->ctrl, sizeof(plan->ctrl), "%s", row->name);
+	snprintf(plan->trigger, sizeof(plan->trigger), "%s", trigger);
+	snprintf(plan->probe_dir, sizeof(plan->probe_dir), "%s", cd.probe_dir);
+	first_namespace(row, plan->raw_ns, sizeof(plan->raw_ns));
+	*run = (struct probe_run_row){.device_id = row->id, .started_ms = now_ms};
+	snprintf(run->preset, sizeof(run->preset), "%s", pre->name);
+	snprintf(run->trigger, sizeof(run->trigger), "%s", trigger);
+
+	/* Without a probe directory the raw namespace is only read. */
+	bool writes = preset_writes(pre);
+	if (demo_index < 0 && !cd.probe_dir[0] && writes && !cd.probe_destructive &&
+	    (pre->n_phases == 1)) {
+		snprintf(reason, PROBE_REASON_MAX,
+			 "%s writes, and no probe_dir is set for this drive (raw namespaces are "
+			 "only read unless destructive = yes)",
+			 pre->name);
+		return -EPERM;
+	}
+	if (demo_index < 0 && !cd.probe_dir[0] && !cd.probe_destructive)
+		writes = false;
+
+	if (pre->sustained && c->probe_sustained_every_ms > 0) {
+		int64_t last = 0;
+		r = store_probe_last_started(s, row->id, pre->name, &last);
+		if (r < 0)
+			return r;
+		if (last && now_ms - last < c->probe_sustained_every_ms) {
+			char when[TIMEFMT_MAX];
+			snprintf(reason, PROBE_REASON_MAX,
+				 "sustained-write ran at %s; it runs at most every %lld h "
+				 "([probes] sustained_every)",
+				 timefmt_rfc3339(last, when),
+				 (long long)(c->probe_sustained_every_ms / 3600000));
+			return -EAGAIN;
+		}
+	}
+	if (cd.probe_budget_day && cd.probe_budget_month) {
+		budget = (struct probe_budget){cd.probe_budget_day, cd.probe_budget_month};
+	} else {
+		probe_budget_default(cd.rated_bytes, &budget);
+		if (cd.probe_budget_day)
+			budget.day = cd.probe_budget_day;
+		if (cd.probe_budget_month)
+			budget.month = cd.probe_budget_month;
+	}
+	in = (struct probe_gate_input){
+		.scheduled = g->scheduled,
+		.writes = writes,
+		.budget = budget,
+		.busy_known = g->busy_known,
+		.busy_iops = g->busy_iops,
+		.busy_bps = g->busy_bps,
+		.busy_max_iops = c->probe_busy_iops,
+		.busy_max_bps = (double)c->probe_busy_mbps * 1e6,
+		.temp_k = g->temp_k,
+		.wctemp_k = row->wctemp_k,
+		/* Asked for by hand: only WCTEMP itself stops it (it would abort at once). */
+		.margin_k = g->scheduled ? (uint16_t)c->probe_temp_margin_c : 0,
+	};
+	r = store_probe_written_since(s, row->id, now_ms - MS_PER_DAY, &in.used_day);
+	if (r < 0)
+		return r;
+	r = store_probe_written_since(s, row->id, now_ms - 30 * MS_PER_DAY, &in.used_month);
+	if (r < 0)
+		return r;
+	switch (probe_gate(&in, &allowed, reason)) {
+	case PROBE_GO:
+		break;
+	case PROBE_SKIP_BUSY:
+		return -EBUSY;
+	case PROBE_SKIP_HOT:
+		return -EAGAIN;
+	case PROBE_OVER_BUDGET:
+		return -EDQUOT;
+	}
+	if (pre->sustained && allowed > cd.probe_sustained_limit)
+		allowed = cd.probe_sustained_limit;
+	plan->allowed_write = allowed;
+	return 0;
+}
+
+/* ---- the daemon ---- */
+
+static struct probe_dev *dev_find(struct probe_svc *p, int64_t id, bool create)
+{
+	for (size_t i = 0; i < p->n_dev; i++)
+		if (p->dev[i].device_id == id)
+			return &p->dev[i];
+	if (!create || p->n_dev == PROBE_SVC_DEVICES)
+		return NULL;
+	p->dev[p->n_dev] = (struct probe_dev){.device_id = id};
+	return &p->dev[p->n_dev++];
+}
+
+struct smart_call {
+	struct probe_svc *svc;
+	const char *name;
+	int64_t now_ms;
+	struct smart_log *ret;
+};
+
+static int smart_on_loop(void *arg)
+{
+	struct smart_call *c = arg;
+	uint8_t page[SMART_LOG_SIZE];
+	int r = dev_read_smart(c->svc->backend, c->name, c->now_ms, page);
+
+	if (r < 0)
+		return r;
+	return smart_decode(page, c->ret);
+}
+
+static int job_read_smart(void *ctx, int64_t now_ms, struct smart_log *ret)
+{
+	struct probe_job_ctx *j = ctx;
+	struct smart_call c = {j->svc, j->plan.ctrl, now_ms, ret};
+
+	return mainq_call(j->svc->mainq, smart_on_loop, &c);
+}
+
+static bool job_cancelled(void *ctx)
+{
+	struct probe_job_ctx *j = ctx;
+
+	return atomic_load(&j->cancel);
+}
+
+static int finish_on_loop(void *arg)
+{
+	struct probe_job_ctx *j = arg;
+	struct probe_svc *p = j->svc;
+	struct probe_dev *d = dev_find(p, j->plan.device_id, false);
+	int r = probe_outcome_save(p->store, &j->out);
+
+	if (r < 0)
+		log_error("probe %" PRId64 ": cannot store the result: %s (%s)", j->out.run.id,
+			  strerror(-r), store_strerror(p->store));
+	log_info("probe %" PRId64 " (%s on %s): %s%s%s, %.1f MB written", j->out.run.id,
+		 j->out.run.preset, j->plan.ctrl, j->out.run.state,
+		 j->out.run.reason[0] ? ": " : "", j->out.run.reason,
+		 (double)j->out.run.bytes_written / 1e6);
+	if (d) {
+		d->demo = j->demo;
+		d->job = NULL;
+	}
+	j->next = p->done;
+	p->done = j;
+	return 0;
+}
+
+static void *job_thread(void *arg)
+{
+	struct probe_job_ctx *j = arg;
+	struct probe_hooks h = {
+		.read_smart = job_read_smart,
+		.cancelled = job_cancelled,
+		.ctx = j,
+	};
+
+	probe_execute(&j->plan, &h, &j->demo, &j->out);
+	j->out.run.ended_ms = timefmt_now_ms();
+	if (mainq_call(j->svc->mainq, finish_on_loop, j) == -ECANCELED) {
+		/* Shutting down: the main thread waits in probe_svc_free(), store now. */
+		if (!strcmp(j->out.run.state, "aborted") && !strcmp(j->out.run.reason, "cancelled"))
+			snprintf(j->out.run.reason, sizeof(j->out.run.reason),
+				 "the daemon stopped");
+		(void)probe_outcome_save(j->svc->store, &j->out);
+	}
+	return NULL;
+}
+
+static void reap(struct probe_svc *p)
+{
+	while (p->done) {
+		struct probe_job_ctx *j = p->done;
+		p->done = j->next;
+		pthread_join(j->thread, NULL);
+		probe_outcome_clear(&j->out);
+		free(j);
+	}
+}
+
+/* Foreground I/O over the last minute from the poll-time snapshots. */
+static void busy_of(const struct probe_dev *d, struct gate_facts *g)
+{
+	const struct busy_snap *last, *first = NULL;
+	int64_t now;
+
+	if (d->n_busy < 2)
+		return;
+	last = &d->busy[(d->busy_pos + BUSY_HIST - 1) % BUSY_HIST];
+	now = last->mono_ms;
+	for (size_t i = 0; i < d->n_busy; i++) {
+		const struct busy_snap *b = &d->busy[(d->busy_pos + BUSY_HIST - 1 - i) % BUSY_HIST];
+		first = b;
+		if (now - b->mono_ms >= BUSY_WINDOW_MS)
+			break;
+	}
+	if (!first || now - first->mono_ms < BUSY_WINDOW_MS / 2)
+		return;
+	double secs = (double)(now - first->mono_ms) / 1000.0;
+	g->busy_known = true;
+	g->busy_iops = (double)(last->ds.ios - first->ds.ios) / secs;
+	g->busy_bps = (double)(last->ds.sectors - first->ds.sectors) * 512 / secs;
+}
+
+struct start_call {
+	struct probe_svc *svc;
+	int64_t device_id;
+	enum probe_preset_id preset;
+	const char *trigger;
+	int64_t ret_id;
+	char reason[PROBE_REASON_MAX];
+};
+
+static int start_on_loop(void *arg)
+{
+	struct start_call *c = arg;
+	struct probe_svc *p = c->svc;
+	struct fleet_device fd;
+	struct gate_facts g = {.scheduled = strcmp(c->trigger, "schedule") == 0};
+	struct probe_job_ctx *j;
+	struct probe_dev *d;
+	int64_t now = timefmt_now_ms();
+	int r;
+
+	reap(p);
+	if (fleet_get(p->fleet, c->device_id, &fd) < 0) {
+		snprintf(c->reason, sizeof(c->reason), "no such device");
+		return -ENOENT;
+	}
+	if (!fd.row.online) {
+		snprintf(c->reason, sizeof(c->reason), "the device is offline");
+		return -ENODEV;
+	}
+	d = dev_find(p, c->device_id, true);
+	if (!d)
+		return -ENOMEM;
+	if (d->job) {
+		snprintf(c->reason, sizeof(c->reason), "probe %" PRId64 " is running on it",
+			 d->job->out.run.id);
+		return -EALREADY;
+	}
+	if (fd.has_sample)
+		g.temp_k = fd.last.smart.temperature_k;
+	busy_of(d, &g);
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return -ENOMEM;
+	int demo_index = -1;
+	if (p->demo && sscanf(fd.row.name, "demo%d", &demo_index) != 1)
+		demo_index = -1;
+	r = plan_prepare(&p->cfg, p->store, &fd.row, c->preset, c->trigger, demo_index, &g, now,
+			 &j->plan, &j->out.run, c->reason);
+	if (r < 0) {
+		if (g.scheduled && r != -ENOMEM) {
+			/* A skipped scheduled probe is recorded, with why. */
+			struct probe_run_row skip = j->out.run;
+			int64_t id;
+			snprintf(skip.state, sizeof(skip.state), "skipped");
+			snprintf(skip.reason, sizeof(skip.reason), "%s", c->reason);
+			skip.ended_ms = now;
+			(void)store_probe_run_insert(p->store, &skip, &id);
+		}
+		free(j);
+		return r;
+	}
+	snprintf(j->out.run.state, sizeof(j->out.run.state), "running");
+	r = store_probe_run_insert(p->store, &j->out.run, &j->out.run.id);
+	if (r < 0) {
+		snprintf(c->reason, sizeof(c->reason), "database: %s", store_strerror(p->store));
+		free(j);
+		return r;
+	}
+	j->svc = p;
+	j->demo = d->demo;
+	atomic_init(&j->cancel, false);
+	r = -pthread_create(&j->thread, NULL, job_thread, j);
+	if (r < 0) {
+		j->out.run.ended_ms = now;
+		snprintf(j->out.run.state, sizeof(j->out.run.state), "failed");
+		snprintf(j->out.run.reason, sizeof(j->out.run.reason), "cannot start a thread");
+		(void)store_probe_run_update(p->store, &j->out.run);
+		free(j);
+		return r;
+	}
+	d->job = j;
+	c->ret_id = j->out.run.id;
+	log_info("probe %" PRId64 ": %s on %s (%s)", c->ret_id, j->out.run.preset, fd.row.name,
+		 c->trigger);
+	return 0;
+}
+
+static int svc_load_schedules(struct probe_svc *p, struct probe_dev *d,
+			      const struct device_row *row, char err[PROBE_SVC_ERR_MAX])
+{
+	struct cfg_device cd;
+	char e[PROBE_SCHED_ERR];
+
+	cfg_device_for(&p->cfg, row->model, row->serial, &cd);
+	if (strcmp(cd.probe_schedule, d->sched_text) == 0 && d->sched_text[0])
+		return 0;
+	if (probe_sched_parse(cd.probe_schedule, d->sched, &d->n_sched, e) < 0) {
+		snprintf(err, PROBE_SVC_ERR_MAX, "[device \"%s\"] probe_schedule: %s", cd.match, e);
+		d->n_sched = 0;
+		return -EINVAL;
+	}
+	snprintf(d->sched_text, sizeof(d->sched_text), "%s", cd.probe_schedule);
+	for (size_t i = 0; i < PROBE_SCHED_MAX; i++)
+		d->next_due[i] = 0;
+	return 0;
+}
+
+static int64_t utc_offset_s(int64_t now_ms)
+{
+	time_t t = (time_t)(now_ms / 1000);
+	struct tm tm;
+
+	return localtime_r(&t, &tm) ? tm.tm_gmtoff : 0;
+}
+
+static int64_t on_sched_tick(struct loop *l, void *userdata)
+{
+	struct probe_svc *p = userdata;
+	struct fleet_device *v = NULL;
+	size_t n = 0;
+	int64_t now = timefmt_now_ms();
+
+	reap(p);
+	if (fleet_snapshot(p->fleet, &v, &n) < 0)
+		return SCHED_TICK_MS;
+	for (size_t i = 0; i < n; i++) {
+		char err[PROBE_SVC_ERR_MAX];
+		struct probe_dev *d = dev_find(p, v[i].row.id, true);
+		if (!d || svc_load_schedules(p, d, &v[i].row, err) < 0)
+			continue;
+		for (size_t k = 0; k < d->n_sched; k++) {
+			uint64_t seed = (uint64_t)v[i].row.id * 0x9e3779b97f4a7c15ull + k;
+			if (!d->next_due[k]) {
+				d->next_due[k] =
+					probe_sched_next(&d->sched[k], now, utc_offset_s(now),
+							 p->cfg.probe_jitter_ms, seed);
+				continue;
+			}
+			if (now < d->next_due[k])
+				continue;
+			d->next_due[k] = probe_sched_next(&d->sched[k], now, utc_offset_s(now),
+							  p->cfg.probe_jitter_ms, seed);
+			if (!v[i].row.online || d->job)
+				continue; /* one at a time; the next occurrence will do */
+			struct start_call c = {.svc = p,
+					       .device_id = v[i].row.id,
+					       .preset = d->sched[k].preset,
+					       .trigger = "schedule"};
+			int r = start_on_loop(&c);
+			if (r < 0)
+				log_info("scheduled probe %s on %s skipped: %s",
+					 probe_preset_get(c.preset)->name, v[i].row.name, c.reason);
+		}
+	}
+	free(v);
+	return SCHED_TICK_MS;
+}
+
+static void on_sample(void *ctx, const struct device_row *dev, const struct sample *s)
+{
+	struct probe_svc *p = ctx;
+	struct probe_dev *d;
+	char ns[64];
+	struct probe_diskstat ds;
+
+	if (p->demo)
+		return;
+	d = dev_find(p, dev->id, true);
+	first_namespace(dev, ns, sizeof(ns));
+	if (!d || !ns[0] || probe_diskstat_read("/sys", ns, &ds) < 0)
+		return;
+	d->busy[d->busy_pos] = (struct busy_snap){.mono_ms = timefmt_mono_ms(), .ds = ds};
+	d->busy_pos = (d->busy_pos + 1) % BUSY_HIST;
+	if (d->n_busy < BUSY_HIST)
+		d->n_busy++;
+}
+
+/* ---- HTTP ---- */
+
+struct budget_call {
+	struct probe_svc *svc;
+	int64_t device_id;
+	json_t *ret;
+};
+
+static int budget_on_loop(void *arg)
+{
+	struct budget_call *c = arg;
+	struct fleet_device fd;
+	struct cfg_device cd;
+	struct probe_budget b;
+	uint64_t day = 0, month = 0;
+	int64_t now = timefmt_now_ms();
+	struct probe_dev *d;
+
+	if (fleet_get(c->svc->fleet, c->device_id, &fd) < 0)
+		return -ENOENT;
+	cfg_device_for(&c->svc->cfg, fd.row.model, fd.row.serial, &cd);
+	probe_budget_default(cd.rated_bytes, &b);
+	if (cd.probe_budget_day)
+		b.day = cd.probe_budget_day;
+	if (cd.probe_budget_month)
+		b.month = cd.probe_budget_month;
+	if (store_probe_written_since(c->svc->store, c->device_id, now - MS_PER_DAY, &day) < 0 ||
+	    store_probe_written_since(c->svc->store, c->device_id, now - 30 * MS_PER_DAY, &month) <
+		    0)
+		return -EIO;
+	d = dev_find(c->svc, c->device_id, false);
+	c->ret = json_pack("{s:{s:I, s:I, s:I, s:I}, s:o, s:s}", "budget", "day_bytes",
+			   (json_int_t)b.day, "month_bytes", (json_int_t)b.month, "used_day_bytes",
+			   (json_int_t)day, "used_month_bytes", (json_int_t)month, "running",
+			   d && d->job ? json_integer(d->job->out.run.id) : json_null(),
+			   "probe_dir", cd.probe_dir);
+	return c->ret ? 0 : -ENOMEM;
+}
+
+static void handle_list(void *ctx, const struct api_request *req, struct api_reply *ret)
+{
+	struct probe_svc *p = ctx;
+	struct budget_call bc = {.svc = p, .device_id = req->id};
+	struct probe_run_row *v = NULL;
+	size_t n = 0, limit = 50;
+	const char *l = api_query_get(req, "limit");
+	int r;
+
+	if (l) {
+		char *end;
+		unsigned long x = strtoul(l, &end, 10);
+		if (!*l || *end || x < 1 || x > 1000)
+			return api_reply_error(ret, 400, "limit: a number from 1 to 1000");
+		limit = x;
+	}
+	r = mainq_call(p->mainq, budget_on_loop, &bc);
+	if (r == -ENOENT)
+		return api_reply_error(ret, 404, "no such device");
+	if (r < 0)
+		return api_reply_error(ret, r == -ECANCELED ? 503 : 500, "%s", strerror(-r));
+	r = store_probe_runs_list(req->store, req->id, limit, &v, &n);
+	if (r < 0) {
+		json_decref(bc.ret);
+		return api_reply_error(ret, 500, "database error");
+	}
+	json_t *runs = json_array();
+	for (size_t i = 0; runs && i < n; i++)
+		json_array_append_new(runs, probe_run_json(&v[i]));
+	free(v);
+	json_t *presets = json_array();
+	for (size_t i = 0; presets && i < _PROBE_PRESET_MAX; i++)
+		json_array_append_new(presets, json_string(probe_preset_get(i)->name));
+	json_object_set_new(bc.ret, "device_id", json_integer(req->id));
+	json_object_set_new(bc.ret, "presets", presets);
+	json_object_set_new(bc.ret, "probes", runs);
+	ret->json = bc.ret;
+}
+
+static void handle_get(void *ctx, const struct api_request *req, struct api_reply *ret)
+{
+	json_t *o = NULL;
+	int r = probe_run_detail_json(req->store, req->id, true, &o);
+
+	if (r == -ENOENT)
+		return api_reply_error(ret, 404, "no such probe");
+	if (r < 0)
+		return api_reply_error(ret, 500, "database error");
+	ret->json = o;
+}
+
+static void handle_post(void *ctx, const struct api_request *req, struct api_reply *ret)
+{
+	struct probe_svc *p = ctx;
+	struct start_call c = {.svc = p, .device_id = req->id, .trigger = "api"};
+	json_error_t jerr;
+	json_t *body = json_loadb(req->body, req->body_len, 0, &jerr);
+	const char *preset = json_string_value(json_object_get(body, "preset"));
+	int r;
+
+	if (!body || !json_is_object(body)) {
+		json_decref(body);
+		return api_reply_error(ret, 400, "body: a JSON object {\"preset\": \"…\"}");
+	}
+	if (!preset || !probe_preset_find(preset, &c.preset)) {
+		json_decref(body);
+		return api_reply_error(ret, 400,
+				       "preset: one of seq1m-q8, seq1m-q1, rnd4k-q32, rnd4k-q1, "
+				       "copy-self, sustained-write");
+	}
+	json_decref(body);
+	r = mainq_call(p->mainq, start_on_loop, &c);
+	switch (r) {
+	case 0:
+		ret->status = 202;
+		ret->json = json_pack("{s:I, s:s, s:s}", "id", (json_int_t)c.ret_id, "state",
+				      "running", "preset", probe_preset_get(c.preset)->name);
+		return;
+	case -ENOENT:
+		return api_reply_error(ret, 404, "%s", c.reason);
+	case -EALREADY:
+	case -ENODEV:
+	case -EAGAIN:
+		if (r == -EAGAIN && probe_preset_get(c.preset)->sustained &&
+		    strstr(c.reason, "sustained_every"))
+			return api_reply_error(ret, 429, "%s", c.reason);
+		return api_reply_error(ret, 409, "%s", c.reason);
+	case -EDQUOT:
+		return api_reply_error(ret, 429, "%s", c.reason);
+	case -EPERM:
+		return api_reply_error(ret, 403, "%s", c.reason);
+	case -ECANCELED:
+		return api_reply_error(ret, 503, "shutting down");
+	default:
+		return api_reply_error(ret, 500, "%s", c.reason[0] ? c.reason : strerror(-r));
+	}
+}
+
+int probe_svc_new(const struct cfg *c, struct dev_backend *b, struct store *s, struct fleet *f,
+		  struct mainq *q, struct probe_svc **ret, char ret_err[PROBE_SVC_ERR_MAX])
+{
+	struct probe_svc *p;
+
+	/* Every schedule must parse: a typo should stop the start, not a probe at 3 am. */
+	for (size_t i = 0; i < c->n_devices; i++) {
+		struct probe_sched v[PROBE_SCHED_MAX];
+		size_t n;
+		char e[PROBE_SCHED_ERR];
+		if (probe_sched_parse(c->devices[i].probe_schedule, v, &n, e) < 0) {
+			snprintf(ret_err, PROBE_SVC_ERR_MAX, "[device \"%s\"] probe_schedule: %s",
+				 c->devices[i].match, e);
+			return -EINVAL;
+		}
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->cfg = *c;
+	p->backend = b;
+	p->store = s;
+	p->fleet = f;
+	p->mainq = q;
+	p->demo = strcmp(b->ops->name, "demo") == 0;
+	p->endpoints[0] = (struct api_endpoint){"GET", "/api/v1/devices/{id}/probes", API_EP_STORE,
+						handle_list, p};
+	p->endpoints[1] =
+		(struct api_endpoint){"GET", "/api/v1/probes/{id}", API_EP_STORE, handle_get, p};
+	p->endpoints[2] = (struct api_endpoint){"POST", "/api/v1/devices/{id}/probes", API_EP_AUTH,
+						handle_post, p};
+	*ret = p;
+	return 0;
+}
+
+int probe_svc_start(struct probe_svc *p, struct loop *l, struct poller *poller)
+{
+	struct poller_listener pl = {.on_sample = on_sample, .ctx = p};
+	int r = store_probe_runs_interrupt(p->store, timefmt_now_ms());
+
+	if (r > 0)
+		log_warn("%d probe run(s) were cut short by the last stop", r);
+	r = poller_add_listener(poller, &pl);
+	if (r < 0)
+		return r;
+	p->loop = l;
+	int64_t t = loop_add_timer(l, 1000, on_sched_tick, p);
+	return t < 0 ? (int)t : 0;
+}
+
+int probe_svc_reconfigure(struct probe_svc *p, const struct cfg *c, char ret_err[PROBE_SVC_ERR_MAX])
+{
+	for (size_t i = 0; i < c->n_devices; i++) {
+		struct probe_sched v[PROBE_SCHED_MAX];
+		size_t n;
+		char e[PROBE_SCHED_ERR];
+		if (probe_sched_parse(c->devices[i].probe_schedule, v, &n, e) < 0) {
+			snprintf(ret_err, PROBE_SVC_ERR_MAX, "[device \"%s\"] probe_schedule: %s",
+				 c->devices[i].match, e);
+			return -EINVAL;
+		}
+	}
+	p->cfg = *c;
+	for (size_t i = 0; i < p->n_dev; i++)
+		p->dev[i].sched_text[0] = '\0'; /* reparsed at the next tick */
+	return 0;
+}
+
+const struct api_endpoint *probe_svc_endpoints(struct probe_svc *p, size_t *ret_n)
+{
+	*ret_n = sizeof(p->endpoints) / sizeof(p->endpoints[0]);
+	return p->endpoints;
+}
+
+struct probe_svc *probe_svc_free(struct probe_svc *p)
+{
+	if (!p)
+		return NULL;
+	for (size_t i = 0; i < p->n_dev; i++)
+		if (p->dev[i].job)
+			atomic_store(&p->dev[i].job->cancel, true);
+	for (size_t i = 0; i < p->n_dev; i++) {
+		struct probe_job_ctx *j = p->dev[i].job;
+		if (!j)
+			continue;
+		pthread_join(j->thread, NULL);
+		probe_outcome_clear(&j->out);
+		free(j);
+	}
+	reap(p);
+	free(p);
+	return NULL;
+}
+
+/* ---- nvmond probe ---- */
+
+static volatile sig_atomic_t cli_interrupted;
+
+static void cli_on_sigint(int sig)
+{
+	(void)sig;
+	cli_interrupted = 1;
+}
+
+struct cli_ctx {
+	struct dev_backend *b;
+	const char *name;
+	const struct probe_plan *plan;
+	bool tty;
+};
+
+static int cli_read_smart(void *ctx, int64_t now_ms, struct smart_log *ret)
+{
+	struct cli_ctx *c = ctx;
+	uint8_t page[SMART_LOG_SIZE];
+	int r = dev_read_smart(c->b, c->name, now_ms, page);
+
+	return r < 0 ? r : smart_decode(page, ret);
+}
+
+static bool cli_cancelled(void *ctx)
+{
+	(void)ctx;
+	return cli_interrupted;
+}
+
+static void cli_progress(void *ctx, size_t phase, const struct probe_point *v, size_t n)
+{
+	struct cli_ctx *c = ctx;
+	const struct probe_preset *pre = probe_preset_get(c->plan->preset);
+	char bar[31];
+	double frac, mbps;
+	uint64_t rd = v[n - 1].rd_bytes, wr = v[n - 1].wr_bytes, total = 0;
+	int64_t dt = n > 1 ? v[n - 1].t_ms - v[n - 2].t_ms : v[0].t_ms;
+
+	if (!c->tty)
+		return;
+	for (size_t i = 0; i < n; i++)
+		total += v[i].wr_bytes;
+	if (pre->sustained)
+		frac = c->plan->allowed_write ? (double)total / (double)c->plan->allowed_write : 1;
+	else
+		frac = (double)v[n - 1].t_ms / (double)c->plan->phase_ms;
+	if (frac > 1)
+		frac = 1;
+	for (int i = 0; i < 30; i++)
+		bar[i] = i < (int)(frac * 30) ? '#' : '.';
+	bar[30] = '\0';
+	mbps = (double)(rd + wr) / (dt > 0 ? (double)dt : 1) / 1000.0;
+	fprintf(stderr, "\r%-16s %-5s [%s] %8.1f MB/s %6.1f s ", pre->name,
+		phase < pre->n_phases ? pre->phase[phase].name : "", bar, mbps,
+		(double)v[n - 1].t_ms / 1000.0);
+	fflush(stderr);
+}
+
+/* @want: a store id, controller name, namespace name or serial. */
+static bool cli_match(const struct dev_info *d, const struct device_row *row, const char *want)
+{
+	char *end;
+	long long id = strtoll(want, &end, 10);
+
+	if (*want && !*end && row && row->id == id)
+		return true;
+	if (strcmp(d->name, want) == 0 || strcmp(d->id.serial, want) == 0)
+		return true;
+	for (size_t i = 0; i < d->n_ns; i++)
+		if (strcmp(d->ns[i].name, want) == 0)
+			return true;
+	return false;
+}
+
+int probe_cli(const struct cfg *c, struct dev_backend *b, const char *device, const char *preset,
+	      bool json)
+{
+	enum probe_preset_id pid;
+	struct store *s = NULL;
+	struct dev_info *v = NULL;
+	struct device_row *rows = NULL, row;
+	size_t n = 0, n_rows = 0;
+	char err[STORE_ERR_MAX], reason[PROBE_REASON_MAX];
+	struct probe_outcome out = {0};
+	struct probe_demo_state demo = {0};
+	struct gate_facts g = {0};
+	int64_t now = timefmt_now_ms();
+	int status = 1, r;
+	const struct dev_info *d = NULL;
+
+	if (!probe_preset_find(preset, &pid)) {
+		fprintf(stderr,
+			"nvmond: unknown preset '%s' (seq1m-q8, seq1m-q1, rnd4k-q32, "
+			"rnd4k-q1, copy-self, sustained-write)\n",
+			preset);
+		return 2;
+	}
+	r = store_open(c->database, &s, err);
+	if (r < 0) {
+		fprintf(stderr, "nvmond: %s\n", err);
+		return 1;
+	}
+	r = dev_scan(b, now, &v, &n);
+	if (r == 0)
+		r = store_devices_list(s, &rows, &n_rows);
+	if (r < 0) {
+		fprintf(stderr, "nvmond: %s\n", strerror(-r));
+		goto out;
+	}
+	for (size_t i = 0; i < n && !d; i++) {
+		char key[DEV_KEY_MAX];
+		const struct device_row *known = NULL;
+		dev_key(&v[i].id, key, sizeof(key));
+		for (size_t k = 0; k < n_rows; k++)
+			if (strcmp(rows[k].key, key) == 0)
+				known = &rows[k];
+		if (cli_match(&v[i], known, device))
+			d = &v[i];
+	}
+	if (!d) {
+		fprintf(stderr,
+			"nvmond: no device '%s' (a controller name, serial, namespace or id "
+			"from `nvmond status`)\n",
+			device);
+		status = 2;
+		goto out;
+	}
+	/* The device as the daemon stores it, so budgets are shared. */
+	row = (struct device_row){.wctemp_k = d->id.wctemp_k,
+				  .cctemp_k = d->id.cctemp_k,
+				  .capacity_bytes = d->id.tnvmcap,
+				  .first_seen_ms = now,
+				  .last_seen_ms = now,
+				  .online = 1};
+	dev_key(&d->id, row.key, sizeof(row.key));
+	snprintf(row.model, sizeof(row.model), "%s", d->id.model);
+	snprintf(row.serial, sizeof(row.serial), "%s", d->id.serial);
+	snprintf(row.firmware, sizeof(row.firmware), "%s", d->id.firmware);
+	snprintf(row.name, sizeof(row.name), "%s", d->name);
+	json_t *nsa = json_array();
+	for (size_t i = 0; nsa && i < d->n_ns; i++)
+		json_array_append_new(nsa,
+				      json_pack("{s:I, s:s, s:I, s:I}", "nsid",
+						(json_int_t)d->ns[i].nsid, "name", d->ns[i].name,
+						"size_bytes", (json_int_t)d->ns[i].size_bytes,
+						"lba_size", (json_int_t)d->ns[i].lba_size));
+	char *nss = nsa ? json_dumps(nsa, JSON_COMPACT) : NULL;
+	snprintf(row.namespaces, sizeof(row.namespaces), "%s", nss ? nss : "[]");
+	free(nss);
+	json_decref(nsa);
+	r = store_device_upsert(s, &row, &row.id);
+	if (r < 0) {
+		fprintf(stderr, "nvmond: %s\n", store_strerror(s));
+		goto out;
+	}
+	uint8_t page[SMART_LOG_SIZE];
+	struct smart_log sl;
+	if (dev_read_smart(b, d->name, now, page) == 0 && smart_decode(page, &sl) == 0)
+		g.temp_k = sl.temperature_k;
+	int demo_index = -1;
+	if (strcmp(b->ops->name, "demo") != 0 || sscanf(d->name, "demo%d", &demo_index) != 1)
+		demo_index = -1;
+	struct probe_plan plan;
+	r = plan_prepare(c, s, &row, pid, "cli", demo_index, &g, now, &plan, &out.run, reason);
+	if (r < 0) {
+		fprintf(stderr, "nvmond: probe refused: %s\n",
+			r == -EIO || r == -EBUSY ? store_strerror(s) : reason);
+		goto out;
+	}
+	snprintf(out.run.state, sizeof(out.run.state), "running");
+	r = store_probe_run_insert(s, &out.run, &out.run.id);
+	if (r < 0) {
+		fprintf(stderr, "nvmond: %s\n", store_strerror(s));
+		goto out;
+	}
+	struct sigaction sa = {.sa_handler = cli_on_sigint}, old;
+	sigaction(SIGINT, &sa, &old);
+	struct cli_ctx cc = {.b = b, .name = d->name, .plan = &plan, .tty = isatty(2)};
+	struct probe_hooks h = {.read_smart = cli_read_smart,
+				.progress = cli_progress,
+				.cancelled = cli_cancelled,
+				.ctx = &cc};
+	probe_execute(&plan, &h, &demo, &out);
+	sigaction(SIGINT, &old, NULL);
+	if (cc.tty)
+		fprintf(stderr, "\r%*s\r", 78, "");
+	out.run.ended_ms = timefmt_now_ms();
+	r = probe_outcome_save(s, &out);
+	if (r < 0) {
+		fprintf(stderr, "nvmond: cannot store the result: %s\n", store_strerror(s));
+		goto out;
+	}
+	json_t *detail = NULL;
+	r = probe_run_detail_json(s, out.run.id, json, &detail);
+	if (r < 0) {
+		fprintf(stderr, "nvmond: %s\n", strerror(-r));
+		goto out;
+	}
+	if (json) {
+		json_dumpf(detail, stdout, JSON_INDENT(2));
+		fputc('\n', stdout);
+	} else {
+		probe_print_table(stdout, detail);
+	}
+	json_decref(detail);
+	status =
+		strcmp(out.run.state, "done") == 0 || strcmp(out.run.state, "stopped") == 0 ? 0 : 1;
+out:
+	probe_outcome_clear(&out);
+	free(v);
+	free(rows);
+	store_close(s);
+	return status;
+}

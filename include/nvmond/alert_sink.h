@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+/*
+ * Where notifications go besides the journal: an exec hook (like smartd's
+ * -M exec: fields in NVMOND_* environment variables, the JSON on stdin, killed
+ * after a timeout) and a webhook (JSON POST with libcurl, timeout, retries with
+ * backoff). Each runs in its own thread behind a bounded queue: sending never
+ * blocks the caller, and a dead hook or webhook costs at most the queue.
+ */
+struct alert_note {
+	int64_t alert_id; /* 0 for a test notification */
+	int64_t device_id;
+	char device[64]; /* controller name, "nvme0" */
+	char model[41];
+	char serial[21];
+	char rule[48];
+	char severity[16];
+	char state[16]; /* "firing", "escalated", "resolved", "test" */
+	char message[160];
+	int64_t started_ms;
+	int64_t resolved_ms; /* 0 unless resolved */
+	int64_t ts_ms;	     /* when this notification was made */
+};
+
+struct alert_sink_cfg {
+	const char *exec_path; /* NULL or "": no exec hook */
+	int64_t exec_timeout_ms;
+	uint32_t exec_queue;
+	const char *webhook_url; /* NULL or "": no webhook */
+	int64_t webhook_timeout_ms;
+	uint32_t webhook_queue;	      /* notifications waiting; more are dropped and counted */
+	uint32_t webhook_attempts;    /* tries per notification, >= 1 */
+	int64_t webhook_retry_min_ms; /* first backoff; doubles up to retry_max */
+	int64_t webhook_retry_max_ms;
+};
+
+struct alert_sink_stats {
+	bool enabled;
+	uint64_t queued;    /* accepted into the queue */
+	uint64_t delivered; /* hook exited 0 / webhook answered 2xx */
+	uint64_t failed;    /* gave up (all attempts failed, hook failed or timed out) */
+	uint64_t dropped;   /* refused: queue full */
+	uint64_t retries;   /* webhook attempts after the first */
+	size_t pending;	    /* in the queue now (not counting one in flight) */
+	char last_error[160];
+};
+
+struct alert_sinks;
+
+/** alert_sinks_new() - Start the sink threads @c asks for. Return: 0 or negative errno. */
+int alert_sinks_new(const struct alert_sink_cfg *c, struct alert_sinks **ret);
+
+/**
+ * alert_sinks_free() - Stop the threads: whatever is still queued is dropped,
+ * a running hook gets its timeout. Accepts NULL. Return: NULL.
+ */
+struct alert_sinks *alert_sinks_free(struct alert_sinks *s);
+
+/**
+ * alert_sinks_send() - Queue @n for every configured sink; never blocks.
+ * Return: the number of sinks that accepted it.
+ */
+int alert_sinks_send(struct alert_sinks *s, const struct alert_note *n);
+
+/** alert_sinks_stats() - Consistent copies of the counters. */
+void alert_sinks_stats(struct alert_sinks *s, struct alert_sink_stats *ret_exec,
+		       struct alert_sink_stats *ret_webhook);
+
+/** alert_note_json() - The notification as JSON (the webhook body, the hook's stdin). Return: new reference or NULL. */
+json_t *alert_note_json(const struct alert_note *n);

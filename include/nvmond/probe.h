@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * The probe engine: sequential and random reads and writes of one block size
+ * at one queue depth, on an fd opened with O_DIRECT, for a duration or a byte
+ * count. io_uring (liburing) when the kernel allows it, else one pread/pwrite
+ * at a time; the result says which. Buffers are page-aligned and filled with
+ * incompressible (pseudo-random) data. It runs on the caller's thread (a probe
+ * thread, never the main loop) and never logs.
+ */
+
+#define PROBE_NAME_MAX	  32
+#define PROBE_INTERVAL_MS 250
+#define PROBE_MAX_DEPTH	  256
+#define PROBE_MAX_BLOCK	  (16u << 20)
+#define PROBE_SERIES_MAX  (1u << 20) /* intervals kept per phase */
+
+enum probe_op {
+	PROBE_OP_READ,
+	PROBE_OP_WRITE,
+	PROBE_OP_COPY, /* read region A and write region B at once */
+};
+
+enum probe_engine_kind {
+	PROBE_ENGINE_AUTO, /* io_uring, else psync */
+	PROBE_ENGINE_URING,
+	PROBE_ENGINE_PSYNC,
+};
+
+/* One phase of work. */
+struct probe_job {
+	enum probe_op op;
+	bool random;
+	uint32_t block_size;	       /* multiple of 4096 */
+	uint32_t depth;		       /* in flight per direction (1 … PROBE_MAX_DEPTH) */
+	uint64_t offset, length;       /* region read (READ, COPY) or written (WRITE) */
+	uint64_t wr_offset, wr_length; /* COPY: the region written */
+	int64_t duration_ms;	       /* stop issuing after this; 0 = no limit */
+	uint64_t max_bytes;	       /* stop after this many bytes (written, or read for
+					      READ); 0 = no limit */
+	int64_t interval_ms;	       /* series interval; 0 = PROBE_INTERVAL_MS */
+	enum probe_engine_kind engine;
+	bool plain_ring; /* io_uring without the COOP/DEFER taskrun flags (benchmarks) */
+	uint64_t seed;	 /* random offsets and buffer contents; 0 = a fixed default */
+};
+
+/* One interval of the series. */
+struct probe_point {
+	int64_t t_ms; /* end of the interval, since the phase started */
+	uint64_t rd_bytes, wr_bytes;
+};
+
+/* Log-linear latency histogram: 32 buckets per power of two (≤ 3 % error). */
+#define PROBE_HIST_SUB	   32
+#define PROBE_HIST_OCT	   42
+#define PROBE_HIST_NBUCKET (PROBE_HIST_SUB * PROBE_HIST_OCT)
+struct probe_hist {
+	uint64_t count;
+	uint64_t bucket[PROBE_HIST_NBUCKET];
+};
+
+/** probe_hist_add() - Count one latency of @ns nanoseconds. */
+void probe_hist_add(struct probe_hist *h, uint64_t ns);
+
+/**
+ * probe_hist_quantile() - The latency below which @q (0…1) of the samples fall.
+ * Return: nanoseconds (the middle of the bucket), 0 when empty.
+ */
+uint64_t probe_hist_quantile(const struct probe_hist *h, double q);
+
+struct probe_dir_stats {
+	uint64_t bytes, ios;
+	uint64_t lat_p50_ns, lat_p99_ns, lat_p999_ns, lat_max_ns;
+};
+
+enum probe_stop {
+	PROBE_STOP_DONE,    /* duration or byte count reached */
+	PROBE_STOP_EARLY,   /* the tick callback asked to stop (e.g. a sustained cliff) */
+	PROBE_STOP_ABORTED, /* the tick callback aborted (foreground I/O, temperature) */
+};
+
+struct probe_result {
+	char engine[16]; /* "io_uring" or "psync" */
+	enum probe_stop stop;
+	int64_t elapsed_ns;
+	struct probe_dir_stats rd, wr;
+	int64_t cpu_user_us, cpu_sys_us; /* this thread, during the phase */
+	int64_t cpu_proc_us;	    /* the whole process, during the phase (io_uring workers too) */
+	struct probe_point *series; /* malloc()ed, @n_series intervals */
+	size_t n_series;
+};
+
+/*
+ * Called on the probe thread at the end of every interval with the series so
+ * far. Return 0 to go on, 1 to stop early (PROBE_STOP_EARLY), 2 to abort
+ * (PROBE_STOP_ABORTED); in-flight I/O is drained either way.
+ */
+typedef int (*probe_tick_fn)(void *ctx, const struct probe_point *series, size_t n);
+
+/**
+ * probe_engine_run() - Run @j on @fd.
+ * @fd:  opened with O_DIRECT (O_RDWR for writes); regions must fit in it
+ * @ret: filled on success (free ret->series)
+ * Return: 0; -EINVAL for a bad job; -EIO on a short or failed transfer (the
+ * errno of the first failing I/O when there is one); -ENOSYS when
+ * PROBE_ENGINE_URING is asked for and io_uring is unavailable.
+ */
+int probe_engine_run(int fd, const struct probe_job *j, probe_tick_fn tick, void *ctx,
+		     struct probe_result *ret);
+
+/** probe_result_clear() - Free the series. */
+void probe_result_clear(struct probe_result *r);
+
+/** probe_fill_random() - Fill @buf with incompressible bytes from @state (xorshift). */
+void probe_fill_random(void *buf, size_t len, uint64_t *state);
+
+/*
+ * Presets: the tests people know. Reads and writes are separate phases (reads
+ * first, on data laid out when the probe file was made); copy-self is one
+ * phase; sustained-write writes until a cliff holds or its byte limit.
+ */
+enum probe_preset_id {
+	PROBE_SEQ1M_Q8,
+	PROBE_SEQ1M_Q1,
+	PROBE_RND4K_Q32,
+	PROBE_RND4K_Q1,
+	PROBE_COPY_SELF,
+	PROBE_SUSTAINED_WRITE,
+	_PROBE_PRESET_MAX,
+};
+
+#define PROBE_MAX_PHASES 2
+
+struct probe_preset {
+	const char *name;
+	const char *label; /* "SEQ1M Q8T1" */
+	size_t n_phases;
+	struct {
+		const char *name; /* "read", "write", "copy" */
+		enum probe_op op;
+		bool random;
+		uint32_t block_size, depth;
+	} phase[PROBE_MAX_PHASES];
+	bool sustained; /* stop at a cliff; byte limit = sustained_limit */
+};
+
+/** probe_preset_get() - Return: the preset, or NULL. */
+const struct probe_preset *probe_preset_get(enum probe_preset_id id);
+
+/** probe_preset_find() - By name. Return: the preset, or NULL. */
+const struct probe_preset *probe_preset_find(const char *name, enum probe_preset_id *ret_id);
+
+/**
+ * probe_preset_job() - The job of phase @k of @p on a probe area of @area bytes
+ * (reads over it all; writes over it all at most once; copy: first half read,
+ * second half written).
+ * @duration_ms: per phase
+ * @max_write:   bytes a write phase may write (budget, sustained limit)
+ */
+void probe_preset_job(const struct probe_preset *p, size_t k, uint64_t area, int64_t duration_ms,
+		      uint64_t max_write, struct probe_job *ret);

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/*
+ * What keeps a probe from losing data or wearing the drive out.
+ *
+ * Decisions are pure (probe_gate(), probe_abort_check(), probe_raw_verdict()):
+ * they take numbers and say go / skip / refuse with a reason. The I/O that
+ * gathers those numbers and opens targets is separate and takes the sysfs root
+ * and mountinfo path, so tests can point it at the real system or a fixture.
+ */
+
+#define PROBE_REASON_MAX	  256
+#define PROBE_FILE_NAME		  "nvmond-probe.dat"
+#define PROBE_DEFAULT_RATED_BYTES 150000000000000ull /* 150 TBW: a small drive's rating */
+
+struct probe_budget {
+	uint64_t day, month; /* bytes the probes may write per UTC day / per 30 days */
+};
+
+/**
+ * probe_budget_default() - A small share of the rated endurance @rated_bytes
+ * (0: PROBE_DEFAULT_RATED_BYTES): 0.1 % of it per 30 days (6 % over five years),
+ * and a quarter of that per day.
+ */
+void probe_budget_default(uint64_t rated_bytes, struct probe_budget *ret);
+
+enum probe_verdict {
+	PROBE_GO,
+	PROBE_SKIP_BUSY,   /* foreground I/O in the last minute */
+	PROBE_SKIP_HOT,	   /* hotter than WCTEMP minus the margin */
+	PROBE_OVER_BUDGET, /* no write budget left today / this month */
+};
+
+struct probe_gate_input {
+	bool scheduled; /* busy only stops scheduled probes */
+	bool writes;	/* the preset writes */
+	struct probe_budget budget;
+	uint64_t used_day, used_month; /* probe bytes written so far */
+	bool busy_known;
+	double busy_iops, busy_bps; /* foreground over the last minute */
+	double busy_max_iops, busy_max_bps;
+	uint16_t temp_k, wctemp_k; /* 0 = not reported */
+	uint16_t margin_k;
+};
+
+/**
+ * probe_gate() - Whether a probe may start: the budget first (it lasts), then
+ * the temperature, then (scheduled probes) foreground I/O.
+ * @ret_reason: a sentence for the user (PROBE_REASON_MAX)
+ * @ret_allowed: bytes it may write (the smaller of what is left today and
+ * this month); written on PROBE_GO
+ * Return: the verdict.
+ */
+enum probe_verdict probe_gate(const struct probe_gate_input *in, uint64_t *ret_allowed,
+			      char ret_reason[PROBE_REASON_MAX]);
+
+/** probe_verdict_name() - "go", "busy", "hot", "over-budget". */
+const char *probe_verdict_name(enum probe_verdict v);
+
+/**
+ * probe_abort_check() - Whether a running probe must stop, from one check
+ * interval: block-device sectors moved (@dev_sectors) against the probe's own
+ * (@probe_sectors), and the temperature. Foreground I/O is what the device did
+ * beyond the probe: more than max(8 MiB, 10 % of the probe's) per interval.
+ * Return: 0 go on, else 1 with @ret_reason filled.
+ */
+int probe_abort_check(uint64_t dev_sectors, uint64_t probe_sectors, uint16_t temp_k,
+		      uint16_t wctemp_k, char ret_reason[PROBE_REASON_MAX]);
+
+/* /sys/block/<name>/stat, summed over both directions. */
+struct probe_diskstat {
+	uint64_t ios, sectors;
+};
+
+/** probe_diskstat_read() - Return: 0, or negative errno. */
+int probe_diskstat_read(const char *sysfs, const char *name, struct probe_diskstat *ret);
+
+/**
+ * probe_fs_on_device() - Whether the block device @dev (a filesystem's st_dev)
+ * lives on the controller or disk @ctrl ("nvme0", "vda"): its sysfs path goes
+ * through @ctrl, or every slave of it (dm, md) does.
+ * Return: 1 yes, 0 no (@ret_reason filled), negative errno.
+ */
+int probe_fs_on_device(const char *sysfs, dev_t dev, const char *ctrl,
+		       char ret_reason[PROBE_REASON_MAX]);
+
+/**
+ * probe_file_open() - Open (make and lay out, the first time) the probe file
+ * @dir/nvmond-probe.dat of @size bytes for O_DIRECT reads and writes. Refuses
+ * a directory or file that is a symlink, a directory not on @ctrl, a file that
+ * is not a regular file with one link on that filesystem.
+ * @ret_laid_out: bytes written to lay the file out (0 when it existed)
+ * Return: 0 with *ret_fd, or negative errno with @ret_reason filled.
+ */
+int probe_file_open(const char *sysfs, const char *dir, const char *ctrl, uint64_t size,
+		    int *ret_fd, uint64_t *ret_laid_out, char ret_reason[PROBE_REASON_MAX]);
+
+/* What the system says about a raw namespace. */
+struct probe_raw_facts {
+	unsigned partitions, holders;
+	bool mounted; /* it, or a partition of it, is in mountinfo */
+	char mountpoint[256];
+};
+
+/**
+ * probe_raw_facts_read() - Gather the facts about block device @name.
+ * Return: 0, or negative errno (-ENOENT: no such block device).
+ */
+int probe_raw_facts_read(const char *sysfs, const char *mountinfo, const char *name,
+			 struct probe_raw_facts *ret);
+
+/**
+ * probe_raw_verdict() - A raw namespace is only read, unless @destructive and
+ * it has no partition, no holder and nothing mounted.
+ * Return: 0 allowed, -EPERM refused with @ret_reason filled.
+ */
+int probe_raw_verdict(const struct probe_raw_facts *f, const char *name, bool wants_write,
+		      bool destructive, char ret_reason[PROBE_REASON_MAX]);

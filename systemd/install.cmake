@@ -1,0 +1,58 @@
+# Included from CMakeLists.txt after GNUInstallDirs: the systemd unit, the sample
+# configuration, the man pages, the migrations and the Prometheus/Grafana files.
+#
+#   <sbindir>/nvmond                             (CMakeLists.txt)
+#   <datadir>/nvmond/web/                        (CMakeLists.txt)
+#   <prefix>/lib/systemd/system/nvmond.service   ExecStart follows the prefix
+#   /etc/nvmond/nvmond.conf                      only when there is none yet
+#   <docdir>/nvmond.conf                         the annotated sample, always
+#   <mandir>/man8/nvmond.8, man5/nvmond.conf.5
+#   <datadir>/nvmond/migrations/*.sql            for reference: the binary embeds them
+#   <datadir>/nvmond/prometheus/                 rules, scrape.yml, grafana-dashboard.json
+
+set(NVMOND_UNITDIR lib/systemd/system CACHE STRING
+    "systemd system unit directory (relative paths are under the prefix)")
+
+# The unit as shipped names /usr/local/sbin/nvmond; install the one for this prefix.
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+             ${CMAKE_SOURCE_DIR}/systemd/nvmond.service)
+file(READ ${CMAKE_SOURCE_DIR}/systemd/nvmond.service nvmond_unit)
+string(REPLACE "/usr/local/sbin/nvmond" "${CMAKE_INSTALL_FULL_SBINDIR}/nvmond" nvmond_unit
+       "${nvmond_unit}")
+file(WRITE ${CMAKE_BINARY_DIR}/systemd/nvmond.service "${nvmond_unit}")
+install(FILES ${CMAKE_BINARY_DIR}/systemd/nvmond.service DESTINATION ${NVMOND_UNITDIR})
+
+# Man pages: nvmond.conf(5) lists the keys of systemd/nvmond.conf, generated so
+# that the two never disagree.
+find_program(NVMOND_AWK NAMES awk mawk gawk REQUIRED)
+configure_file(${CMAKE_SOURCE_DIR}/systemd/man/nvmond.8.in ${CMAKE_BINARY_DIR}/man/nvmond.8 @ONLY)
+configure_file(${CMAKE_SOURCE_DIR}/systemd/man/nvmond.conf.5.in
+               ${CMAKE_BINARY_DIR}/man/nvmond.conf.5.in @ONLY)
+add_custom_command(
+  OUTPUT ${CMAKE_BINARY_DIR}/man/nvmond.conf.5
+  COMMAND sh -c "\"$0\" -f \"$1\" \"$2\" \"$3\" > \"$4\"" ${NVMOND_AWK}
+          ${CMAKE_SOURCE_DIR}/systemd/man/conf2man.awk ${CMAKE_BINARY_DIR}/man/nvmond.conf.5.in
+          ${CMAKE_SOURCE_DIR}/systemd/nvmond.conf ${CMAKE_BINARY_DIR}/man/nvmond.conf.5
+  DEPENDS ${CMAKE_SOURCE_DIR}/systemd/man/conf2man.awk ${CMAKE_BINARY_DIR}/man/nvmond.conf.5.in
+          ${CMAKE_SOURCE_DIR}/systemd/nvmond.conf
+  VERBATIM
+  COMMENT "Generating nvmond.conf(5)")
+add_custom_target(nvmond_man ALL DEPENDS ${CMAKE_BINARY_DIR}/man/nvmond.conf.5)
+install(FILES ${CMAKE_BINARY_DIR}/man/nvmond.8 DESTINATION ${CMAKE_INSTALL_MANDIR}/man8)
+install(FILES ${CMAKE_BINARY_DIR}/man/nvmond.conf.5 DESTINATION ${CMAKE_INSTALL_MANDIR}/man5)
+
+# The configuration lives where the daemon and the unit look (CFG_DEFAULT_PATH),
+# whatever the prefix; an existing one is never overwritten.
+install(FILES ${CMAKE_SOURCE_DIR}/systemd/nvmond.conf DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(CODE "
+  if(EXISTS \"\$ENV{DESTDIR}/etc/nvmond/nvmond.conf\")
+    message(STATUS \"Keeping: \$ENV{DESTDIR}/etc/nvmond/nvmond.conf (sample: ${CMAKE_INSTALL_FULL_DOCDIR}/nvmond.conf)\")
+  else()
+    file(INSTALL DESTINATION /etc/nvmond TYPE FILE PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ
+         FILES \"${CMAKE_SOURCE_DIR}/systemd/nvmond.conf\")
+  endif()")
+
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/migrations/ DESTINATION ${CMAKE_INSTALL_DATADIR}/nvmond/migrations
+        FILES_MATCHING PATTERN "*.sql")
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/systemd/prometheus/
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/nvmond/prometheus)

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * nvmond-probe-bench: run the probe engine once on a file or block device, the
+ * way tests/bench/probe-bench.sh compares it with fio. Prints one JSON line:
+ * MB/s, IOPS and CPU time.
+ *
+ *   nvmond-probe-bench PATH RW BS DEPTH SIZE SECONDS [MAX_BYTES]
+ *   RW: read, write, randread, randwrite, copy (read first half, write second)
+ *   PLAIN_RING=1 in the environment: no COOP/DEFER taskrun ring flags.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "nvmond/probe.h"
+
+int main(int argc, char **argv)
+{
+	struct probe_job j = {.interval_ms = PROBE_INTERVAL_MS};
+	struct probe_result res;
+	const char *rw;
+	int fd, r;
+
+	if (argc < 7) {
+		fprintf(stderr, "usage: %s PATH RW BS DEPTH SIZE SECONDS [MAX_BYTES]\n", argv[0]);
+		return 2;
+	}
+	rw = argv[2];
+	j.block_size = (uint32_t)strtoul(argv[3], NULL, 0);
+	j.depth = (uint32_t)strtoul(argv[4], NULL, 0);
+	j.length = strtoull(argv[5], NULL, 0);
+	j.duration_ms = (int64_t)(atof(argv[6]) * 1000);
+	j.max_bytes = argc > 7 ? strtoull(argv[7], NULL, 0) : 0;
+	j.random = strncmp(rw, "rand", 4) == 0;
+	/* PLAIN_RING=1: set the ring up as fio 3.33 does (no taskrun flags). */
+	j.plain_ring = getenv("PLAIN_RING") && strcmp(getenv("PLAIN_RING"), "1") == 0;
+	if (strcmp(rw, "copy") == 0) {
+		j.op = PROBE_OP_COPY;
+		j.length /= 2;
+		j.wr_offset = j.length;
+		j.wr_length = j.length;
+	} else {
+		j.op = strstr(rw, "write") ? PROBE_OP_WRITE : PROBE_OP_READ;
+	}
+	fd = open(argv[1], (j.op == PROBE_OP_READ ? O_RDONLY : O_RDWR) | O_DIRECT | O_CLOEXEC);
+	if (fd < 0) {
+		perror(argv[1]);
+		return 1;
+	}
+	r = probe_engine_run(fd, &j, NULL, NULL, &res);
+	close(fd);
+	if (r < 0) {
+		fprintf(stderr, "probe: %s\n", strerror(-r));
+		return 1;
+	}
+	double secs = (double)res.elapsed_ns / 1e9;
+	/* CPU of the submitting thread, as fio counts its jobs (RUSAGE_THREAD);
+	 * cpu_all_s: the whole process while the I/O ran, io_uring's workers included
+	 * (buffer set-up excluded). */
+	double cpu = (double)(res.cpu_user_us + res.cpu_sys_us) / 1e6;
+	double cpu_all = (double)res.cpu_proc_us / 1e6;
+	uint64_t bytes = res.rd.bytes + res.wr.bytes, ios = res.rd.ios + res.wr.ios;
+	printf("{\"engine\":\"%s\",\"secs\":%.3f,\"mb_per_s\":%.1f,\"iops\":%.0f,\"cpu_s\":%.3f,"
+	       "\"ios\":%llu,\"rd_mb_per_s\":%.1f,\"wr_mb_per_s\":%.1f,\"p50_us\":%.1f,"
+	       "\"p99_us\":%.1f,\"cpu_all_s\":%.3f}\n",
+	       res.engine, secs, (double)bytes / secs / 1e6, (double)ios / secs, cpu,
+	       (unsigned long long)ios, (double)res.rd.bytes / secs / 1e6,
+	       (double)res.wr.bytes / secs / 1e6,
+	       (double)(res.wr.ios ? res.wr.lat_p50_ns : res.rd.lat_p50_ns) / 1e3,
+	       (double)(res.wr.ios ? res.wr.lat_p99_ns : res.rd.lat_p99_ns) / 1e3, cpu_all);
+	probe_result_clear(&res);
+	return 0;
+}

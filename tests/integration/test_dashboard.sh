@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# The dashboard in a real browser: the daemon in demo mode, Debian's chromium
+# headless driven by playwright-core (pinned in tests/dashboard/package.json).
+# Screenshots stay in $NVMOND_BUILD/artifacts/dashboard/.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+command -v node > /dev/null || { echo "SKIP: node is not installed"; exit 77; }
+command -v npm > /dev/null || { echo "SKIP: npm is not installed"; exit 77; }
+[ -x /usr/bin/chromium ] || { echo "SKIP: /usr/bin/chromium is not installed"; exit 77; }
+[ -f "$NVMOND_SRC/web/vendor/uPlot.iife.min.js" ] || fail "web/vendor/ is not built (the web_vendor target)"
+
+# playwright-core, exactly as locked, in the build directory.
+NODE_DIR=$NVMOND_BUILD/dashboard-test
+mkdir -p "$NODE_DIR"
+cp "$NVMOND_SRC/tests/dashboard/package.json" "$NVMOND_SRC/tests/dashboard/package-lock.json" \
+	"$NVMOND_SRC/tests/dashboard/dashboard.test.js" "$NODE_DIR/"
+if ! cmp -s "$NODE_DIR/package-lock.json" "$NODE_DIR/node_modules/.package-lock.json" 2> /dev/null ||
+	[ ! -d "$NODE_DIR/node_modules/playwright-core" ]; then
+	(cd "$NODE_DIR" && npm ci --no-audit --no-fund --loglevel=error) > "$TMP/npm.log" 2>&1 ||
+		fail "npm ci: $(tail -5 "$TMP/npm.log")"
+fi
+
+ARTIFACTS=$NVMOND_BUILD/artifacts/dashboard
+rm -rf "$ARTIFACTS"
+mkdir -p "$ARTIFACTS"
+
+TOKEN=dash-$RANDOM
+cat > "$TMP/nvmond.conf" << CONF
+[daemon]
+database = $TMP/nvmond.db
+demo = yes
+poll_interval = 1s
+web_root = $NVMOND_SRC/web
+[http]
+token = $TOKEN
+[probes]
+phase_duration = 1s
+CONF
+start_daemon -c "$TMP/nvmond.conf"
+
+# Two probes on the cool 980 PRO (demo1): a plain one, and sustained-write, which
+# finds its write cache (a cliff) — the drive page charts both.
+D1=$(jq_py "$(http_get /api/v1/devices)" "print([d['id'] for d in j['devices'] if d['serial'] == 'DEMO980PRO00002'][0])")
+for preset in seq1m-q8 sustained-write; do
+	out=$(curl -fsS -H "Authorization: Bearer $TOKEN" -d "{\"preset\":\"$preset\"}" \
+		"http://127.0.0.1:$PORT/api/v1/devices/$D1/probes") || fail "POST $preset"
+	id=$(jq_py "$out" "print(j['id'])")
+	for _ in $(seq 600); do
+		state=$(jq_py "$(http_get "/api/v1/devices/$D1/probes")" "print([r['state'] for r in j['probes'] if r['id'] == $id][0])")
+		[ "$state" != running ] && break
+		sleep 0.1
+	done
+	[ "$state" != running ] || fail "probe $preset still running after 60 s"
+done
+# Wear counts the probes' writes apart.
+jq_py "$(http_get "/api/v1/devices/$D1/wear")" "
+import urllib.request
+runs = json.load(urllib.request.urlopen('http://127.0.0.1:$PORT/api/v1/devices/$D1/probes?limit=1000'))['probes']
+assert j['probe_bytes_written'] == sum(r['bytes_written'] for r in runs) > 0, (j['probe_bytes_written'], runs)
+assert j['host_bytes_written'] == j['bytes_written'] - j['probe_bytes_written']
+" || fail "wear does not count the probe writes apart"
+
+NVMOND_URL="http://127.0.0.1:$PORT" PROBED_DEVICE=$D1 ARTIFACTS="$ARTIFACTS" \
+	timeout 180 node "$NODE_DIR/dashboard.test.js" || fail "browser test (screenshots in $ARTIFACTS)"
+[ -s "$ARTIFACTS/overview-light.png" ] && [ -s "$ARTIFACTS/drive-phone-dark.png" ] || fail "no screenshots"
+stop_daemon
+pass

@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# Throughput probes end to end on the demo drives: the real daemon, curl, a real
+# SQLite file and `nvmond probe` on the same database. Env: NVMOND_BIN (ctest).
+set -u
+for tool in curl python3; do
+	command -v "$tool" >/dev/null || { echo "SKIP: $tool not installed"; exit 77; }
+done
+. "$(dirname "$0")/lib.sh"
+
+TOKEN=probe-token-$RANDOM
+cat > "$TMP/nvmond.conf" <<CONF
+[http]
+token = $TOKEN
+[probes]
+phase_duration = 1s
+[device "DEMO950PRO00001"]
+probe_budget_day = 100MB
+probe_budget_month = 1GB
+CONF
+DB=$TMP/nvmond.db
+start_daemon --demo -c "$TMP/nvmond.conf" --db "$DB"
+URL=http://127.0.0.1:$PORT
+
+dev_id() { # serial -> id
+	jq_py "$(http_get /api/v1/devices)" "print([d['id'] for d in j['devices'] if d['serial']=='$1'][0])"
+}
+D0=$(dev_id DEMO950PRO00001)
+D1=$(dev_id DEMO980PRO00002)
+
+# post DEVICE BODY [TOKEN] -> prints "STATUS BODY"
+post() {
+	local auth=()
+	[ -n "${3:-}" ] && auth=(-H "Authorization: Bearer $3")
+	curl -sS --max-time 10 -o "$TMP/post.out" -w '%{http_code}' "${auth[@]}" \
+		-H 'Content-Type: application/json' -d "$2" "$URL/api/v1/devices/$1/probes"
+	echo " $(cat "$TMP/post.out")"
+}
+wait_done() { # id -> final detail JSON
+	local j
+	for _ in $(seq 300); do
+		j=$(http_get "/api/v1/probes/$1")
+		[ "$(jq_py "$j" "print(j['state'])")" != running ] && { echo "$j"; return 0; }
+		sleep 0.1
+	done
+	fail "probe $1 still running after 30 s"
+}
+
+# Authentication and validation.
+out=$(post "$D1" '{"preset":"seq1m-q8"}')
+[ "${out%% *}" = 401 ] || fail "POST without token: $out"
+out=$(post "$D1" '{"preset":"seq9m"}' "$TOKEN")
+[ "${out%% *}" = 400 ] || fail "unknown preset: $out"
+out=$(post 999 '{"preset":"seq1m-q8"}' "$TOKEN")
+[ "${out%% *}" = 404 ] || fail "unknown device: $out"
+
+# A probe runs; a second one on the same drive is refused while it does.
+out=$(post "$D1" '{"preset":"seq1m-q8"}' "$TOKEN")
+[ "${out%% *}" = 202 ] || fail "POST seq1m-q8: $out"
+ID=$(jq_py "${out#* }" "print(j['id'])")
+out=$(post "$D1" '{"preset":"rnd4k-q1"}' "$TOKEN")
+[ "${out%% *}" = 409 ] || fail "second probe while one runs: $out"
+J=$(wait_done "$ID")
+jq_py "$J" "
+assert j['state'] == 'done', j['state']
+assert j['engine'] == 'demo' and j['target'] == 'demo:1'
+p = j['phases']
+assert [x['name'] for x in p] == ['read', 'write'], p
+assert p[0]['read']['mb_per_s'] > 1000 and p[1]['write']['mb_per_s'] > 1000
+assert p[1]['write']['latency_ns']['p50'] > 0
+assert len(p[0]['series']) >= 3 and len(p[1]['series']) >= 1
+assert sum(s[2] for s in p[1]['series']) == p[1]['write']['bytes'] == j['bytes_written']
+assert len(j['smart']) >= 1
+" || fail "seq1m-q8 result: $J"
+
+# The budget: demo0 may write 100 MB a day; the write phase stops there, then 429.
+# demo0 runs hot every five minutes: at its warning temperature a probe is refused (409).
+for _ in $(seq 60); do
+	out=$(post "$D0" '{"preset":"seq1m-q1"}' "$TOKEN")
+	[ "${out%% *}" = 409 ] && jq_py "${out#* }" "assert 'warning temperature' in j['error']" || break
+	sleep 2
+done
+[ "${out%% *}" = 202 ] || fail "POST on demo0: $out"
+J=$(wait_done "$(jq_py "${out#* }" "print(j['id'])")")
+jq_py "$J" "
+assert j['state'] == 'done', j
+assert 99e6 <= j['bytes_written'] <= 100e6, j['bytes_written']
+" || fail "budgeted run: $J"
+out=$(post "$D0" '{"preset":"rnd4k-q1"}' "$TOKEN")
+[ "${out%% *}" = 429 ] || fail "over budget: $out"
+jq_py "${out#* }" "assert 'budget' in j['error'], j" || fail "429 reason: $out"
+L=$(http_get "/api/v1/devices/$D0/probes")
+jq_py "$L" "
+assert j['budget']['day_bytes'] == 100000000
+assert j['budget']['used_day_bytes'] == j['probes'][0]['bytes_written']
+assert j['running'] is None and 'sustained-write' in j['presets']
+" || fail "probe list: $L"
+
+# sustained-write finds demo1's write cache (24 GB) and stops; once a week only.
+out=$(post "$D1" '{"preset":"sustained-write"}' "$TOKEN")
+[ "${out%% *}" = 202 ] || fail "POST sustained-write: $out"
+J=$(wait_done "$(jq_py "${out#* }" "print(j['id'])")")
+jq_py "$J" "
+assert j['state'] == 'stopped', j['state']
+ev = [e for e in j['phases'][0]['events'] if e['kind'] == 'cliff']
+assert len(ev) == 1, j['phases'][0]['events']
+assert 22e9 < ev[0]['bytes_before'] < 26e9, ev
+assert ev[0]['mb_per_s_before'] > 4000 and ev[0]['mb_per_s_after'] < 2000, ev
+" || fail "sustained-write: $(jq_py "$J" "j['phases'][0].pop('series'); print(j['phases'])")"
+out=$(post "$D1" '{"preset":"sustained-write"}' "$TOKEN")
+[ "${out%% *}" = 429 ] || fail "second sustained-write in a week: $out"
+
+# nvmond probe on the same database, while the daemon runs.
+"$NVMOND_BIN" --demo -c "$TMP/nvmond.conf" --db "$DB" probe --device demo1 --preset rnd4k-q32 \
+	--json > "$TMP/cli.json" 2> "$TMP/cli.err" || fail "nvmond probe: $(cat "$TMP/cli.err")"
+C=$(cat "$TMP/cli.json")
+jq_py "$C" "
+assert j['trigger'] == 'cli' and j['state'] == 'done'
+assert j['phases'][0]['random'] and j['phases'][0]['read']['iops'] > 100000
+" || fail "cli result: $C"
+CID=$(jq_py "$C" "print(j['id'])")
+http_get "/api/v1/probes/$CID" > /dev/null
+"$NVMOND_BIN" --demo -c "$TMP/nvmond.conf" --db "$DB" probe --device demo0 --preset seq1m-q8 \
+	> "$TMP/cli.txt" 2>&1 && fail "over-budget cli probe succeeded"
+grep -q "budget" "$TMP/cli.txt" || fail "cli refusal: $(cat "$TMP/cli.txt")"
+expect_exit 2 "$NVMOND_BIN" --demo --db "$DB" probe --device demo1 --preset nope
+expect_exit 2 "$NVMOND_BIN" --demo --db "$DB" probe --preset seq1m-q1
+
+# A running probe is cut short and recorded at shutdown.
+out=$(post "$D1" '{"preset":"rnd4k-q32"}' "$TOKEN")
+[ "${out%% *}" = 202 ] || fail "POST before stop: $out"
+ID=$(jq_py "${out#* }" "print(j['id'])")
+stop_daemon
+start_daemon --demo -c "$TMP/nvmond.conf" --db "$DB"
+J=$(http_get "/api/v1/probes/$ID")
+jq_py "$J" "assert j['state'] in ('aborted', 'done'), j['state']" || fail "after stop: $J"
+stop_daemon
+pass

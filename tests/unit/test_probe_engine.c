@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The engine against a real file on a real filesystem, with O_DIRECT: what it
+ * reports must be what reached the file.
+ */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "nvmond/probe.h"
+#include "nvmond/probe_safety.h"
+
+#define MiB	  (1ull << 20)
+#define FILE_SIZE (64 * MiB)
+
+static char dir[PATH_MAX];
+static char disk[64]; /* the block device under the test directory, e.g. "vda" */
+
+/* A temp dir on a filesystem that supports O_DIRECT (not tmpfs). */
+static void setup(void)
+{
+	const char *bases[] = {getenv("NVMOND_PROBE_TMP"), "/var/tmp", "/tmp", NULL};
+	struct stat st;
+	char link[64], real[PATH_MAX];
+
+	dir[0] = '\0';
+	for (size_t i = 0; bases[i] || i == 0; i++) {
+		if (!bases[i])
+			continue;
+		snprintf(dir, sizeof(dir), "%s/nvmond-probe-test-XXXXXX", bases[i]);
+		if (!mkdtemp(dir)) {
+			dir[0] = '\0';
+			continue;
+		}
+		int fd = open(dir, O_RDONLY | O_DIRECTORY);
+		cr_assert(fd >= 0);
+		int t = openat(fd, "odirect", O_RDWR | O_CREAT | O_DIRECT, 0600);
+		close(fd);
+		if (t >= 0) {
+			close(t);
+			break;
+		}
+		rmdir(dir);
+		dir[0] = '\0';
+	}
+	if (!dir[0])
+		cr_skip_test("no filesystem with O_DIRECT to probe on");
+	cr_assert_eq(stat(dir, &st), 0);
+	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", major(st.st_dev), minor(st.st_dev));
+	if (!realpath(link, real))
+		cr_skip_test("%s is not on a block device", dir);
+	snprintf(disk, sizeof(disk), "%s", strrchr(real, '/') + 1);
+}
+
+static void teardown(void)
+{
+	char cmd[PATH_MAX + 16];
+
+	if (!dir[0])
+		return;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	cr_expect_eq(system(cmd), 0);
+}
+
+static int open_probe_file(uint64_t *laid_out)
+{
+	char reason[PROBE_REASON_MAX];
+	int fd = -1;
+	int r = probe_file_open("/sys", dir, disk, FILE_SIZE, &fd, laid_out, reason);
+	cr_assert_eq(r, 0, "%s", reason);
+	return fd;
+}
+
+/* A 1 MiB block's checksum, to see which blocks a probe changed. */
+static uint64_t block_sum(int fd, uint64_t off)
+{
+	static uint8_t *buf; /* kept for the process: reachable */
+	uint64_t h = 1469598103934665603ull;
+
+	if (!buf)
+		cr_assert_eq(posix_memalign((void **)&buf, 4096, MiB), 0);
+	cr_assert_eq(pread(fd, buf, MiB, (off_t)off), (ssize_t)MiB);
+	for (size_t i = 0; i < MiB; i++)
+		h = (h ^ buf[i]) * 1099511628211ull;
+	return h;
+}
+
+static uint64_t proc_write_bytes(void)
+{
+	char line[128];
+	uint64_t v = 0;
+	FILE *fp = fopen("/proc/self/io", "re");
+
+	cr_assert_not_null(fp);
+	while (fgets(line, sizeof(line), fp))
+		if (sscanf(line, "write_bytes: %" SCNu64, &v) == 1)
+			break;
+	fclose(fp);
+	return v;
+}
+
+static void check_write(enum probe_engine_kind engine, const char *want_engine)
+{
+	uint64_t laid_out = 0, before[FILE_SIZE / MiB];
+	int fd = open_probe_file(&laid_out);
+	struct probe_result res;
+
+	cr_expect_eq(laid_out, FILE_SIZE);
+	for (uint64_t b = 0; b < FILE_SIZE / MiB; b++)
+		before[b] = block_sum(fd, b * MiB);
+
+	struct probe_job j = {
+		.op = PROBE_OP_WRITE,
+		.block_size = MiB,
+		.depth = 8,
+		.offset = 0,
+		.length = FILE_SIZE,
+		.max_bytes = 40 * MiB,
+		.duration_ms = 60000,
+		.engine = engine,
+		.seed = 42,
+	};
+	uint64_t io0 = proc_write_bytes();
+	cr_assert_eq(probe_engine_run(fd, &j, NULL, NULL, &res), 0);
+	uint64_t io1 = proc_write_bytes();
+	cr_expect_str_eq(res.engine, want_engine);
+	cr_expect_eq(res.stop, PROBE_STOP_DONE);
+	cr_expect_eq(res.wr.bytes, 40 * MiB);
+	cr_expect_eq(res.wr.ios, 40);
+	cr_expect_eq(res.rd.bytes, 0);
+	/* The kernel saw exactly the bytes the engine reports. */
+	cr_expect_eq(io1 - io0, res.wr.bytes, "kernel %" PRIu64 ", engine %" PRIu64, io1 - io0,
+		     res.wr.bytes);
+	/* The series adds up to the total. */
+	uint64_t sum = 0;
+	for (size_t i = 0; i < res.n_series; i++)
+		sum += res.series[i].wr_bytes;
+	cr_expect_eq(sum, res.wr.bytes);
+	cr_expect(res.wr.lat_p50_ns > 0 && res.wr.lat_p50_ns <= res.wr.lat_p99_ns &&
+		  res.wr.lat_p99_ns <= res.wr.lat_p999_ns);
+	/* Exactly the first 40 blocks changed, with incompressible data. */
+	size_t changed = 0;
+	for (uint64_t b = 0; b < FILE_SIZE / MiB; b++) {
+		bool c = block_sum(fd, b * MiB) != before[b];
+		changed += c;
+		cr_expect_eq(c, b < 40, "block %" PRIu64, b);
+	}
+	cr_expect_eq(changed * MiB, res.wr.bytes);
+	probe_result_clear(&res);
+	close(fd);
+}
+
+Test(probe_engine, io_uring_write_matches_the_file, .init = setup, .fini = teardown)
+{
+	check_write(PROBE_ENGINE_AUTO, "io_uring");
+}
+
+Test(probe_engine, psync_write_matches_the_file, .init = setup, .fini = teardown)
+{
+	check_write(PROBE_ENGINE_PSYNC, "psync");
+}
+
+static int stop_after_four(void *ctx, const struct probe_point *v, size_t n)
+{
+	(void)ctx;
+	(void)v;
+	return n >= 4 ? 1 : 0;
+}
+
+Test(probe_engine, reads_copy_and_ticks, .init = setup, .fini = teardown)
+{
+	uint64_t laid_out;
+	int fd = open_probe_file(&laid_out);
+	struct probe_result res;
+	struct probe_job j = {
+		.op = PROBE_OP_READ,
+		.random = true,
+		.block_size = 4096,
+		.depth = 32,
+		.offset = 0,
+		.length = FILE_SIZE,
+		.duration_ms = 600,
+		.interval_ms = 100,
+	};
+
+	cr_assert_eq(probe_engine_run(fd, &j, NULL, NULL, &res), 0);
+	cr_expect_gt(res.rd.ios, 0);
+	cr_expect_eq(res.rd.bytes, res.rd.ios * 4096);
+	cr_expect_eq(res.wr.bytes, 0);
+	cr_expect(res.n_series >= 5 && res.n_series <= 8, "%zu", res.n_series);
+	cr_expect(res.elapsed_ns >= 600000000LL);
+	cr_expect(res.cpu_user_us + res.cpu_sys_us > 0);
+	probe_result_clear(&res);
+
+	/* copy-self: reads the first half while writing the second. */
+	const struct probe_preset *p = probe_preset_find("copy-self", NULL);
+	cr_assert_not_null(p);
+	probe_preset_job(p, 0, FILE_SIZE, 10000, 16 * MiB, &j);
+	cr_expect_eq(j.wr_offset, FILE_SIZE / 2);
+	cr_assert_eq(probe_engine_run(fd, &j, NULL, NULL, &res), 0);
+	cr_expect_eq(res.wr.bytes, 16 * MiB);
+	cr_expect_gt(res.rd.bytes, 0);
+	probe_result_clear(&res);
+
+	/* The tick callback stops the phase. */
+	j = (struct probe_job){.op = PROBE_OP_READ,
+			       .block_size = MiB,
+			       .depth = 1,
+			       .length = FILE_SIZE,
+			       .duration_ms = 30000,
+			       .interval_ms = 50};
+	cr_assert_eq(probe_engine_run(fd, &j, stop_after_four, NULL, &res), 0);
+	cr_expect_eq(res.stop, PROBE_STOP_EARLY);
+	cr_expect(res.elapsed_ns < 5000000000LL);
+	probe_result_clear(&res);
+	close(fd);
+}
+
+Test(probe_engine, rejects_bad_jobs)
+{
+	struct probe_result res;
+	struct probe_job j = {.op = PROBE_OP_READ,
+			      .block_size = 1000,
+			      .depth = 1,
+			      .length = MiB,
+			      .duration_ms = 10};
+
+	cr_expect_eq(probe_engine_run(-1, &j, NULL, NULL, &res), -EINVAL);
+	j.block_size = 4096;
+	j.depth = 0;
+	cr_expect_eq(probe_engine_run(-1, &j, NULL, NULL, &res), -EINVAL);
+	j.depth = 1;
+	j.duration_ms = 0;
+	cr_expect_eq(probe_engine_run(-1, &j, NULL, NULL, &res), -EINVAL);
+}
+
+Test(probe_engine, histogram_quantiles)
+{
+	static struct probe_hist h;
+
+	for (uint64_t i = 1; i <= 100000; i++)
+		probe_hist_add(&h, i * 1000); /* 1 µs … 100 ms, uniform */
+	uint64_t p50 = probe_hist_quantile(&h, 0.5), p99 = probe_hist_quantile(&h, 0.99);
+	uint64_t p999 = probe_hist_quantile(&h, 0.999);
+	cr_expect(p50 > 50000000 * 0.97 && p50 < 50000000 * 1.03, "%" PRIu64, p50);
+	cr_expect(p99 > 99000000 * 0.97 && p99 < 99000000 * 1.03, "%" PRIu64, p99);
+	cr_expect(p999 > 99900000 * 0.97 && p999 < 99900000 * 1.03, "%" PRIu64, p999);
+	cr_expect_eq(probe_hist_quantile(&(struct probe_hist){0}, 0.5), 0);
+}

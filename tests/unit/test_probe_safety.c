@@ -1,0 +1,363 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Probe safety: budgets and gates (tables), and refusal of every unsafe target
+ * on the real system (a mounted device, a symlinked probe file, a directory on
+ * another filesystem) and on a fixture sysfs tree.
+ */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "nvmond/probe_safety.h"
+
+#define MiB (1ull << 20)
+#define GB  1000000000ull
+
+Test(probe_budget, default_is_a_small_share_of_endurance)
+{
+	struct probe_budget b;
+
+	probe_budget_default(600 * 1000 * GB, &b); /* 980 PRO 1TB: 600 TBW */
+	cr_expect_eq(b.month, 600 * GB);
+	cr_expect_eq(b.day, 150 * GB);
+	probe_budget_default(0, &b);
+	cr_expect_eq(b.month, PROBE_DEFAULT_RATED_BYTES / 1000);
+}
+
+static struct probe_gate_input gate_in(void)
+{
+	return (struct probe_gate_input){
+		.scheduled = true,
+		.writes = true,
+		.budget = {.day = 10 * GB, .month = 40 * GB},
+		.busy_known = true,
+		.busy_max_iops = 50,
+		.busy_max_bps = 10e6,
+		.temp_k = 273 + 40,
+		.wctemp_k = 273 + 70,
+		.margin_k = 5,
+	};
+}
+
+Test(probe_budget, gate_enforces_budget_busy_and_temperature)
+{
+	char why[PROBE_REASON_MAX];
+	uint64_t allowed = 0;
+	struct probe_gate_input in = gate_in();
+
+	cr_expect_eq(probe_gate(&in, &allowed, why), PROBE_GO);
+	cr_expect_eq(allowed, 10 * GB / MiB * MiB);
+
+	in.used_day = 9 * GB;
+	cr_expect_eq(probe_gate(&in, &allowed, why), PROBE_GO);
+	cr_expect_eq(allowed, 1 * GB / MiB * MiB);
+	in.used_day = 10 * GB;
+	cr_expect_eq(probe_gate(&in, &allowed, why), PROBE_OVER_BUDGET);
+	cr_expect(strstr(why, "budget"), "%s", why);
+	in.used_day = 12 * GB; /* over already (a probe overshoots by < 1 block) */
+	cr_expect_eq(probe_gate(&in, &allowed, why), PROBE_OVER_BUDGET);
+	/* The month runs out before the day does. */
+	in.used_day = 0;
+	in.used_month = 39.5 * GB;
+	cr_expect_eq(probe_gate(&in, &allowed, why), PROBE_GO);
+	cr_expect_eq(allowed, (uint64_t)(0.5 * GB) / MiB * MiB);
+	in.used_month = 40 * GB;
+	cr_expect_eq(probe_gate(&in, &allowed, why), PROBE_OVER_BUDGET);
+	/* A read-only preset needs no budget. */
+	in.writes = false;
+	cr_expect_eq(probe_gate(&in, &allowed, why), PROBE_GO);
+	cr_expect_eq(allowed, 0);
+
+	in = gate_in();
+	in.temp_k = 273 + 65; /* WCTEMP 70 − margin 5 */
+	cr_expect_eq(probe_gate(&in, &allowed, why), PROBE_SKIP_HOT);
+	in.temp_k = 273 + 64;
+	cr_expect_eq(probe_gate(&in, &allowed, why), PROBE_GO);
+	in.temp_k = 0; /* not reported */
+	cr_expect_eq(probe_gate(&in, &allowed, why), PROBE_GO);
+
+	in = gate_in();
+	in.busy_iops = 51;
+	cr_expect_eq(probe_gate(&in, &allowed, why), PROBE_SKIP_BUSY);
+	in.busy_iops = 1;
+	in.busy_bps = 11e6;
+	cr_expect_eq(probe_gate(&in, &allowed, why), PROBE_SKIP_BUSY);
+	in.scheduled = false; /* asked for by hand: busy is the user's call */
+	cr_expect_eq(probe_gate(&in, &allowed, why), PROBE_GO);
+}
+
+Test(probe_budget, abort_on_foreground_io_or_wctemp)
+{
+	char why[PROBE_REASON_MAX];
+	uint64_t s = 2 * GB / 512; /* the probe moved 2 GB in the interval */
+
+	cr_expect_eq(probe_abort_check(s, s, 330, 343, why), 0);
+	cr_expect_eq(probe_abort_check(s + s / 20, s, 330, 343, why), 0); /* merges, metadata */
+	cr_expect_eq(probe_abort_check(s + s / 5, s, 330, 343, why), 1);
+	cr_expect(strstr(why, "foreground"), "%s", why);
+	cr_expect_eq(probe_abort_check(4 * MiB / 512, 0, 330, 343, why), 0);
+	cr_expect_eq(probe_abort_check(9 * MiB / 512, 0, 330, 343, why), 1);
+	cr_expect_eq(probe_abort_check(s, s, 343, 343, why), 1);
+	cr_expect(strstr(why, "warning temperature"), "%s", why);
+	cr_expect_eq(probe_abort_check(s, s, 343, 0, why), 0);
+}
+
+/* ---- targets on the real system ---- */
+
+static char dir[PATH_MAX];
+static char disk[64];
+
+static void setup(void)
+{
+	struct stat st;
+	char link[64], real[PATH_MAX];
+
+	snprintf(dir, sizeof(dir), "/var/tmp/nvmond-safety-XXXXXX");
+	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_eq(stat(dir, &st), 0);
+	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", major(st.st_dev), minor(st.st_dev));
+	if (!realpath(link, real))
+		cr_skip_test("/var/tmp is not on a block device");
+	snprintf(disk, sizeof(disk), "%s", strrchr(real, '/') + 1);
+}
+
+static void teardown(void)
+{
+	char cmd[PATH_MAX + 16];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	cr_expect_eq(system(cmd), 0);
+}
+
+Test(probe_target, refuses_a_directory_on_another_device, .init = setup, .fini = teardown)
+{
+	char why[PROBE_REASON_MAX];
+	uint64_t laid = 0;
+	int fd = -1;
+
+	/* The directory is on the host disk, not on nvme7. */
+	cr_expect_eq(probe_file_open("/sys", dir, "nvme7", 4 * MiB, &fd, &laid, why), -EXDEV);
+	cr_expect(strstr(why, "not on nvme7"), "%s", why);
+	/* Nothing was created there. */
+	char path[PATH_MAX + 32];
+	snprintf(path, sizeof(path), "%s/" PROBE_FILE_NAME, dir);
+	cr_expect_eq(access(path, F_OK), -1);
+	/* tmpfs is on no block device at all. */
+	if (access("/dev/shm", W_OK) == 0) {
+		cr_expect_eq(probe_file_open("/sys", "/dev/shm", disk, 4 * MiB, &fd, &laid, why),
+			     -EXDEV);
+		cr_expect(strstr(why, "not on a block device"), "%s", why);
+	}
+	/* The right device is accepted and the file laid out. */
+	cr_assert_eq(probe_file_open("/sys", dir, disk, 4 * MiB, &fd, &laid, why), 0, "%s", why);
+	cr_expect_eq(laid, 4 * MiB);
+	close(fd);
+	cr_assert_eq(probe_file_open("/sys", dir, disk, 4 * MiB, &fd, &laid, why), 0, "%s", why);
+	cr_expect_eq(laid, 0);
+	close(fd);
+}
+
+Test(probe_target, refuses_symlinks_and_hard_links, .init = setup, .fini = teardown)
+{
+	char why[PROBE_REASON_MAX], victim[PATH_MAX + 32], probe[PATH_MAX + 32], sub[PATH_MAX + 32];
+	uint64_t laid = 0;
+	int fd = -1;
+	struct stat st;
+
+	/* A symlink where the probe file goes: never followed, the target untouched. */
+	snprintf(victim, sizeof(victim), "%s/precious", dir);
+	snprintf(probe, sizeof(probe), "%s/" PROBE_FILE_NAME, dir);
+	FILE *fp = fopen(victim, "w");
+	cr_assert_not_null(fp);
+	fputs("user data\n", fp);
+	fclose(fp);
+	cr_assert_eq(symlink(victim, probe), 0);
+	cr_expect_eq(probe_file_open("/sys", dir, disk, 4 * MiB, &fd, &laid, why), -ELOOP);
+	cr_expect(strstr(why, "symlink"), "%s", why);
+	cr_assert_eq(stat(victim, &st), 0);
+	cr_expect_eq(st.st_size, 10);
+
+	/* A hard link to another file. */
+	cr_assert_eq(unlink(probe), 0);
+	cr_assert_eq(link(victim, probe), 0);
+	cr_expect_eq(probe_file_open("/sys", dir, disk, 4 * MiB, &fd, &laid, why), -EPERM);
+	cr_assert_eq(stat(victim, &st), 0);
+	cr_expect_eq(st.st_size, 10);
+	cr_assert_eq(unlink(probe), 0);
+
+	/* The directory itself a symlink. */
+	snprintf(sub, sizeof(sub), "%s/link", dir);
+	cr_assert_eq(symlink(dir, sub), 0);
+	cr_expect_eq(probe_file_open("/sys", sub, disk, 4 * MiB, &fd, &laid, why), -ELOOP);
+	cr_expect(strstr(why, "symlink"), "%s", why);
+}
+
+Test(probe_target, refuses_writes_to_a_mounted_device)
+{
+	char why[PROBE_REASON_MAX], disk_of_root[64], link[64], real[PATH_MAX];
+	struct probe_raw_facts f;
+	struct stat st;
+
+	cr_assert_eq(stat("/", &st), 0);
+	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", major(st.st_dev), minor(st.st_dev));
+	if (!realpath(link, real))
+		cr_skip_test("/ is not on a block device");
+	snprintf(disk_of_root, sizeof(disk_of_root), "%s", strrchr(real, '/') + 1);
+	/* The disk (or its partition) holding / is mounted. */
+	const char *whole = disk_of_root;
+	char parent[PATH_MAX + 16];
+	snprintf(parent, sizeof(parent), "%s/partition", real);
+	if (access(parent, F_OK) == 0) {
+		/* / is on a partition: ask about the whole disk, which must count it. */
+		*strrchr(real, '/') = '\0';
+		whole = strrchr(real, '/') + 1;
+	}
+	cr_assert_eq(probe_raw_facts_read("/sys", "/proc/self/mountinfo", whole, &f), 0);
+	cr_expect(f.mounted);
+	cr_expect_eq(probe_raw_verdict(&f, whole, true, true, why), -EPERM);
+	cr_expect(strstr(why, "mounted"), "%s", why);
+	cr_expect_eq(probe_raw_verdict(&f, whole, false, false, why), 0); /* reading is fine */
+	cr_expect_eq(probe_raw_facts_read("/sys", "/proc/self/mountinfo", "nosuchdisk9", &f),
+		     -ENOENT);
+	cr_expect_eq(probe_raw_facts_read("/sys", "/proc/self/mountinfo", "../x", &f), -EINVAL);
+}
+
+/* ---- a fixture sysfs: namespaces with partitions, holders, dm ---- */
+
+static char fx[PATH_MAX];
+
+static void put(const char *rel, const char *content)
+{
+	char path[PATH_MAX * 2], cmd[PATH_MAX * 6];
+
+	snprintf(path, sizeof(path), "%s/%s", fx, rel);
+	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", path);
+	cr_assert_eq(system(cmd), 0);
+	if (content) {
+		FILE *fp = fopen(path, "w");
+		cr_assert_not_null(fp);
+		fputs(content, fp);
+		fclose(fp);
+	} else {
+		cr_assert_eq(mkdir(path, 0755), 0);
+	}
+}
+
+static void ln(const char *target, const char *rel)
+{
+	char path[PATH_MAX * 2], cmd[PATH_MAX * 6];
+
+	snprintf(path, sizeof(path), "%s/%s", fx, rel);
+	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\" && ln -s '%s' '%s'", path, target,
+		 path);
+	cr_assert_eq(system(cmd), 0);
+}
+
+static void fx_setup(void)
+{
+	snprintf(fx, sizeof(fx), "/tmp/nvmond-sysfs-XXXXXX");
+	cr_assert_not_null(mkdtemp(fx));
+	const char *pci = "devices/pci0000:00/0000:00:04.0/nvme/nvme0";
+	char p[512];
+	/* nvme0n1: one partition, held by dm-0 which holds the filesystem */
+	snprintf(p, sizeof(p), "%s/nvme0n1/dev", pci);
+	put(p, "259:0\n");
+	snprintf(p, sizeof(p), "%s/nvme0n1/nvme0n1p1/dev", pci);
+	put(p, "259:1\n");
+	snprintf(p, sizeof(p), "%s/nvme0n1/nvme0n1p1/partition", pci);
+	put(p, "1\n");
+	snprintf(p, sizeof(p), "%s/nvme0n1/holders", pci);
+	put(p, NULL);
+	snprintf(p, sizeof(p), "%s/nvme0n1/nvme0n1p1/holders/dm-0", pci);
+	put(p, "");
+	/* nvme0n2: a clean namespace */
+	snprintf(p, sizeof(p), "%s/nvme0n2/dev", pci);
+	put(p, "259:2\n");
+	snprintf(p, sizeof(p), "%s/nvme0n2/holders", pci);
+	put(p, NULL);
+	/* nvme0n3: held directly (md) */
+	snprintf(p, sizeof(p), "%s/nvme0n3/dev", pci);
+	put(p, "259:3\n");
+	snprintf(p, sizeof(p), "%s/nvme0n3/holders/md0", pci);
+	put(p, "");
+	put("devices/virtual/block/dm-0/dev", "253:0\n");
+	ln("../../../../"
+	   "devices/pci0000:00/0000:00:04.0/nvme/nvme0/nvme0n1/nvme0n1p1",
+	   "devices/virtual/block/dm-0/slaves/nvme0n1p1");
+	char t[512];
+	snprintf(t, sizeof(t), "../../%s/nvme0n1", pci);
+	ln(t, "class/block/nvme0n1");
+	snprintf(t, sizeof(t), "../../%s/nvme0n1/nvme0n1p1", pci);
+	ln(t, "class/block/nvme0n1p1");
+	snprintf(t, sizeof(t), "../../%s/nvme0n2", pci);
+	ln(t, "class/block/nvme0n2");
+	snprintf(t, sizeof(t), "../../%s/nvme0n3", pci);
+	ln(t, "class/block/nvme0n3");
+	ln("../../devices/virtual/block/dm-0", "class/block/dm-0");
+	snprintf(t, sizeof(t), "../../%s/nvme0n2", pci);
+	ln(t, "dev/block/259:2");
+	ln("../../devices/virtual/block/dm-0", "dev/block/253:0");
+	put("mountinfo", "27 1 253:0 / /home rw,relatime - ext4 /dev/mapper/vg-home rw\n"
+			 "28 1 0:23 / /dev/shm rw - tmpfs tmpfs rw\n");
+}
+
+static void fx_teardown(void)
+{
+	char cmd[PATH_MAX + 16];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", fx);
+	cr_expect_eq(system(cmd), 0);
+}
+
+Test(probe_target, raw_namespaces_on_a_fixture, .init = fx_setup, .fini = fx_teardown)
+{
+	char why[PROBE_REASON_MAX], mi[PATH_MAX + 16];
+	struct probe_raw_facts f;
+
+	snprintf(mi, sizeof(mi), "%s/mountinfo", fx);
+	cr_assert_eq(probe_raw_facts_read(fx, mi, "nvme0n1", &f), 0);
+	cr_expect_eq(f.partitions, 1);
+	cr_expect_not(f.mounted); /* mounted through dm-0, which holds the partition */
+	cr_expect_eq(probe_raw_verdict(&f, "nvme0n1", true, true, why), -EPERM);
+	cr_expect(strstr(why, "partition"), "%s", why);
+
+	cr_assert_eq(probe_raw_facts_read(fx, mi, "nvme0n3", &f), 0);
+	cr_expect_eq(f.holders, 1);
+	cr_expect_eq(probe_raw_verdict(&f, "nvme0n3", true, true, why), -EPERM);
+	cr_expect(strstr(why, "held"), "%s", why);
+
+	cr_assert_eq(probe_raw_facts_read(fx, mi, "nvme0n2", &f), 0);
+	cr_expect_eq(f.partitions + f.holders, 0);
+	cr_expect_eq(probe_raw_verdict(&f, "nvme0n2", true, false, why), -EPERM);
+	cr_expect(strstr(why, "destructive = yes"), "%s", why);
+	cr_expect_eq(probe_raw_verdict(&f, "nvme0n2", true, true, why), 0);
+	cr_expect_eq(probe_raw_verdict(&f, "nvme0n2", false, false, why), 0);
+
+	/* A namespace mounted directly. */
+	put("mountinfo2", "30 1 259:2 / /data rw - xfs /dev/nvme0n2 rw\n");
+	snprintf(mi, sizeof(mi), "%s/mountinfo2", fx);
+	cr_assert_eq(probe_raw_facts_read(fx, mi, "nvme0n2", &f), 0);
+	cr_expect(f.mounted);
+	cr_expect_str_eq(f.mountpoint, "/data");
+	cr_expect_eq(probe_raw_verdict(&f, "nvme0n2", true, true, why), -EPERM);
+}
+
+Test(probe_target, filesystem_through_dm_belongs_to_its_controller, .init = fx_setup,
+     .fini = fx_teardown)
+{
+	char why[PROBE_REASON_MAX];
+
+	cr_expect_eq(probe_fs_on_device(fx, makedev(253, 0), "nvme0", why), 1, "%s", why);
+	cr_expect_eq(probe_fs_on_device(fx, makedev(253, 0), "nvme1", why), 0);
+	cr_expect_eq(probe_fs_on_device(fx, makedev(259, 2), "nvme0", why), 1, "%s", why);
+	cr_expect_eq(probe_fs_on_device(fx, makedev(259, 2), "nvme", why), 0);
+	cr_expect_eq(probe_fs_on_device(fx, makedev(0, 23), "nvme0", why), 0);
+}

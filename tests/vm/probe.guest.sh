@@ -1,0 +1,84 @@
+# Guest half of test_probe.sh (busybox sh, run by the VM's /init). Leaves
+# nvme-cli SMART logs, nvmond probe outputs and exit codes in $VM_OUT.
+. /etc/vm/guest-lib.sh
+set -u
+out=$VM_OUT
+while read -r m; do
+	insmod "$m" 2>/tmp/insmod.err || grep -q 'File exists' /tmp/insmod.err ||
+		echo "insmod $m: $(cat /tmp/insmod.err)"
+done < /vm/extra-modules
+
+c0=$(vm_ctrl_by_serial NVMOND-VM-0000) || exit 2
+c1=$(vm_ctrl_by_serial NVMOND-VM-0001) || exit 2
+n0=$(vm_ctrl_ns "$c0" | head -n 1)
+n1=$(vm_ctrl_ns "$c1" | head -n 1)
+echo "controllers: $c0 ($n0), $c1 ($n1)"
+mke2fs -q "/dev/$n0" || exit 3
+mkdir -p /mnt/n0 && mount -t ext4 "/dev/$n0" /mnt/n0 || exit 3
+mkdir -p /mnt/n0/probe /tmp/probe
+sync
+
+smart() { # smart CTRL NAME
+	nvme smart-log "/dev/$1" -o json > "$out/$1.$2.json" 2>/dev/null
+}
+# run NAME CONFIG ARGS...: nvmond probe, stdout+stderr and exit code into $out
+run() {
+	name=$1 conf=$2
+	shift 2
+	nvmond -c "$conf" --db /tmp/nvmond.db probe "$@" > "$out/$name.out" 2>&1
+	echo $? > "$out/$name.rc"
+	echo "$name: rc $(cat "$out/$name.rc")"
+}
+conf() { # conf FILE LINES... (device sections by serial)
+	f=$1
+	shift
+	printf '[daemon]\ndemo = no\n[probes]\nphase_duration = 1s\n' > "$f"
+	for l in "$@"; do printf '%s\n' "$l" >> "$f"; done
+}
+S0='[device "NVMOND-VM-0000"]'
+S1='[device "NVMOND-VM-0001"]'
+
+# 1. The probe file on nvme0's filesystem.
+conf /tmp/ok.conf "$S0" "probe_dir = /mnt/n0/probe" "probe_file_size = 64MiB"
+smart "$c0" before1
+smart "$c1" before1
+nvmond -c /tmp/ok.conf --db /tmp/nvmond.db probe --device "$c0" --preset seq1m-q8 --json \
+	> "$out/probe1.json" 2> "$out/probe1.err"
+echo $? > "$out/probe1.rc"
+sync
+smart "$c0" after1
+smart "$c1" after1
+
+# 2. Refusals.
+conf /tmp/mounted.conf "$S0" "destructive = yes"
+run mounted /tmp/mounted.conf --device "$c0" --preset sustained-write
+conf /tmp/tmpfs.conf "$S1" "probe_dir = /tmp/probe"
+run tmpfs /tmp/tmpfs.conf --device "$c1" --preset seq1m-q1
+conf /tmp/other.conf "$S1" "probe_dir = /mnt/n0/probe"
+run otherdrive /tmp/other.conf --device "$c1" --preset seq1m-q1
+conf /tmp/raw.conf
+run rawcopy /tmp/raw.conf --device "$c1" --preset copy-self
+mkdir -p /mnt/n0/sl && ln -s /mnt/n0/probe/nvmond-probe.dat /mnt/n0/sl/nvmond-probe.dat
+conf /tmp/sl.conf "$S0" "probe_dir = /mnt/n0/sl" "probe_file_size = 64MiB"
+run symlink /tmp/sl.conf --device "$c0" --preset seq1m-q1
+sync
+smart "$c0" after2
+smart "$c1" after2
+
+# 3. A raw namespace, read-only.
+nvmond -c /tmp/raw.conf --db /tmp/nvmond.db probe --device "$c1" --preset seq1m-q8 --json \
+	> "$out/rawread.json" 2> "$out/rawread.err"
+echo $? > "$out/rawread.rc"
+smart "$c1" after3
+
+# 4. destructive = yes on the unused namespace.
+conf /tmp/destr.conf "$S1" "destructive = yes" "probe_file_size = 32MiB"
+nvmond -c /tmp/destr.conf --db /tmp/nvmond.db probe --device "$c1" --preset seq1m-q1 --json \
+	> "$out/destructive.json" 2> "$out/destructive.err"
+echo $? > "$out/destructive.rc"
+smart "$c1" after4
+umount /mnt/n0
+for f in "$out"/*.err "$out"/*.out; do
+	[ -s "$f" ] && { echo "--- $f"; head -c 400 "$f"; echo; }
+done
+exit 0

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Probes against emulated NVMe controllers in a QEMU guest: `nvmond probe` on a
+# probe file on a filesystem of nvme0 writes exactly what it reports (the
+# drive's data_units_written agrees), and every unsafe target is refused
+# without a byte written: a mounted namespace, a directory on another
+# filesystem or another drive, a raw namespace without destructive = yes.
+# Env (from ctest): NVMOND_BIN, NVMOND_SRC, NVMOND_BUILD. Exit 77 = skipped.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+
+[ -n "${NVMOND_BIN:-}" ] && [ -x "$NVMOND_BIN" ] || vm_skip "NVMOND_BIN not set or not executable"
+
+vm_setup
+vm_add_bin "$NVMOND_BIN" /usr/bin/nvmond || vm_fail "could not copy $NVMOND_BIN and its libraries"
+# ext4 (busybox mke2fs makes ext2; the ext4 driver mounts it), loaded by the guest script.
+: > "$VM_OVERLAY/vm/extra-modules"
+for m in $(modprobe -S "$VM_KVER" --show-depends ext4 2>/dev/null | awk '$1 == "insmod" {print $2}'); do
+	vm_add_file "$m" "$m" || vm_fail "copy $m"
+	echo "$m" >> "$VM_OVERLAY/vm/extra-modules"
+done
+grep -q ext4.ko "$VM_OVERLAY/vm/extra-modules" || vm_skip "no ext4 module for $VM_KVER"
+vm_guest_script "$here/probe.guest.sh"
+
+VM_GUEST_TIMEOUT=200 VM_TIMEOUT=300 vm_run
+rc=$?
+echo "----- guest script output -----"
+cat "$VM_OUT/guest.log" 2>/dev/null
+echo "-------------------------------"
+case $rc in
+124 | 125 | 126 | 127) vm_fail "the VM run failed (rc=$rc), see above" ;;
+esac
+[ $rc -eq 0 ] || vm_fail "the guest script exited $rc"
+
+"$VM_PYTHON" - "$VM_OUT" <<'PY'
+import json, os, sys
+out = sys.argv[1]
+def units(name):
+    return int(json.load(open(os.path.join(out, name)))["data_units_written"])
+def rc(name):
+    return int(open(os.path.join(out, name + ".rc")).read())
+def text(name):
+    return open(os.path.join(out, name)).read()
+errors = []
+def check(cond, what):
+    print(("ok: " if cond else "FAIL: ") + what)
+    if not cond:
+        errors.append(what)
+
+# 1. A real probe on the probe file: what it reports reached the drive.
+r = json.load(open(os.path.join(out, "probe1.json")))
+check(rc("probe1") == 0 and r["state"] == "done", "seq1m-q8 on the probe file: " + r["state"] + " " + r["reason"])
+check(r["engine"] == "io_uring", "engine io_uring: " + r["engine"])
+w = r["bytes_written"]
+layout = 64 << 20
+check(w == layout + r["phases"][1]["write"]["bytes"], "bytes written = layout + write phase")
+d = units("nvme0.after1.json") - units("nvme0.before1.json")
+# Data units are 512,000 bytes, rounded up; ext2 metadata adds a few blocks.
+check(w <= d * 512000 <= w + 2 * 1024 * 1024 + 512000,
+      "drive counted %d units (%d bytes) for %d bytes reported" % (d, d * 512000, w))
+check(units("nvme1.after1.json") == units("nvme1.before1.json"), "nothing written to nvme1")
+
+# 2. Refusals: nothing written anywhere.
+for name, want in [("mounted", "mounted"), ("tmpfs", "not on a block device"),
+                   ("otherdrive", "not on nvme1"), ("rawcopy", "only read"),
+                   ("symlink", "symlink")]:
+    t = text(name + ".out")
+    check(rc(name) != 0 and want in t, "%s refused (%s): %s" % (name, want, t.strip()[:200]))
+check(units("nvme0.after2.json") == units("nvme0.after1.json"), "refusals wrote nothing to nvme0")
+check(units("nvme1.after2.json") == units("nvme1.after1.json"), "refusals wrote nothing to nvme1")
+
+# 3. A raw namespace without destructive: only its read phase runs.
+r = json.load(open(os.path.join(out, "rawread.json")))
+check(rc("rawread") == 0 and [p["name"] for p in r["phases"]] == ["read"] and r["bytes_written"] == 0,
+      "raw nvme1n1 read-only: phases %s, reason %s" % ([p["name"] for p in r["phases"]], r["reason"]))
+check(units("nvme1.after3.json") == units("nvme1.after2.json"), "raw read wrote nothing")
+
+# 4. destructive = yes on an unused namespace: allowed, and counted by the drive.
+r = json.load(open(os.path.join(out, "destructive.json")))
+w = r["bytes_written"]
+d = units("nvme1.after4.json") - units("nvme1.after3.json")
+check(rc("destructive") == 0 and w > 0 and w <= d * 512000 < w + 512000,
+      "destructive raw write: %d bytes reported, %d units counted" % (w, d))
+sys.exit(1 if errors else 0)
+PY

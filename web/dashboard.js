@@ -1,0 +1,618 @@
+// nvmond dashboard: an overview card per drive and a page per drive with charts.
+// Plain browser JavaScript, no build step; charts by uPlot (vendor/, copied from the
+// npm package pinned in web/package.json). All text goes in through textContent.
+"use strict";
+
+const LIVE_MS = 10000;
+const RANGES = [
+  { key: "1h", label: "1 h", s: 3600 },
+  { key: "24h", label: "24 h", s: 86400 },
+  { key: "7d", label: "7 d", s: 7 * 86400 },
+  { key: "30d", label: "30 d", s: 30 * 86400 },
+  { key: "1y", label: "1 y", s: 365 * 86400 },
+];
+const CHART_POINTS = 1000;
+const WARNING_LABELS = {
+  spare: "spare below threshold",
+  temperature: "temperature",
+  degraded: "reliability degraded",
+  read_only: "read-only",
+  volatile_backup: "volatile backup failed",
+  pmr_read_only: "PMR read-only",
+};
+
+const state = {
+  view: null, // "overview" | "drive"
+  deviceId: null,
+  range: localStorage.getItem("nvmond.range") || "24h",
+  timer: null,
+  charts: [],
+  generation: 0, // bumped on every navigation: late answers of an old view are dropped
+};
+
+// ---- helpers ------------------------------------------------------------
+
+function el(tag, attrs, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === "class") e.className = v;
+    else if (k === "onclick") e.addEventListener("click", v);
+    else e.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children.flat()) {
+    if (c === null || c === undefined) continue;
+    e.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return e;
+}
+
+function num(v) {
+  return typeof v === "string" ? Number(v) : v;
+}
+
+function fmtBytes(v) {
+  const n = num(v);
+  if (n === null || n === undefined || Number.isNaN(n)) return "–";
+  const units = [["PB", 1e15], ["TB", 1e12], ["GB", 1e9], ["MB", 1e6], ["kB", 1e3]];
+  for (const [u, f] of units) if (n >= f) return (n / f).toFixed(n / f >= 100 ? 0 : 2) + " " + u;
+  return n + " B";
+}
+
+function fmtDate(iso) {
+  return iso ? iso.slice(0, 10) : "–";
+}
+
+function fmtTime(iso) {
+  if (!iso) return "–";
+  const d = new Date(iso);
+  return d.toLocaleString(undefined, { dateStyle: "short", timeStyle: "short" });
+}
+
+function fmtDuration(s) {
+  if (s === null || s === undefined) return "–";
+  if (s < 120) return s + " s";
+  if (s < 7200) return Math.round(s / 60) + " min";
+  return (s / 3600).toFixed(1) + " h";
+}
+
+// GET (or POST) a JSON endpoint. Optional features answer 404 when absent.
+async function api(path, opts) {
+  const res = await fetch(path, Object.assign({ cache: "no-store" }, opts || {}));
+  const body = await res.json().catch(() => null);
+  return { ok: res.ok, status: res.status, body };
+}
+
+function showError(msg) {
+  const e = document.getElementById("error");
+  e.textContent = msg || "";
+  e.hidden = !msg;
+}
+
+function setStatus(msg) {
+  document.getElementById("status").textContent = msg;
+}
+
+function cssVar(name) {
+  return getComputedStyle(document.documentElement).getPropertyValue(name).trim();
+}
+
+// ---- theme --------------------------------------------------------------
+
+function applyTheme(t) {
+  if (t) document.documentElement.dataset.theme = t;
+  else delete document.documentElement.dataset.theme;
+  const btn = document.getElementById("theme");
+  const dark = t ? t === "dark" : matchMedia("(prefers-color-scheme: dark)").matches;
+  btn.textContent = dark ? "Light" : "Dark";
+  btn.setAttribute("aria-label", dark ? "Switch to the light theme" : "Switch to the dark theme");
+}
+
+function toggleTheme() {
+  const cur = document.documentElement.dataset.theme ||
+    (matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light");
+  const next = cur === "dark" ? "light" : "dark";
+  localStorage.setItem("nvmond.theme", next);
+  applyTheme(next);
+  render(); // charts take their colours from the theme
+}
+
+// ---- health -------------------------------------------------------------
+
+// ok / warning / critical / offline, with the reasons.
+function health(d, wear, alerts) {
+  const s = d.latest;
+  const why = [];
+  let level = 0;
+  const bump = (l, msg) => { level = Math.max(level, l); why.push(msg); };
+  if (!d.online) return { level: "offline", why: ["not seen now"] };
+  if (!s) return { level: "unknown", why: ["no sample yet"] };
+  for (const b of s.critical_warning_bits || [])
+    bump(b === "temperature" ? 1 : 2, WARNING_LABELS[b] || b);
+  if (s.avail_spare < s.spare_thresh) bump(2, "spare below threshold");
+  if (s.percent_used >= 100) bump(2, "rated life used up");
+  else if (s.percent_used >= 80) bump(1, s.percent_used + " % used");
+  if (d.cctemp_c !== null && s.temperature_c !== null && s.temperature_c >= d.cctemp_c) bump(2, "at CCTEMP");
+  else if (d.wctemp_c !== null && s.temperature_c !== null && s.temperature_c >= d.wctemp_c) bump(1, "at WCTEMP");
+  if (wear && wear.alert_level >= 100) bump(2, "rated TBW reached");
+  else if (wear && wear.alert_level >= 80) bump(1, wear.alert_level + " % of rated TBW");
+  for (const a of alerts || []) bump({ critical: 2, warning: 1 }[a.severity] || 0, a.message || a.rule);
+  return { level: ["ok", "warning", "critical"][level], why };
+}
+
+function badge(h) {
+  const cls = { ok: "ok", warning: "warn", critical: "bad", offline: "muted", unknown: "muted" }[h.level];
+  return el("span", { class: "badge " + cls, title: h.why.join("; ") || "healthy" }, h.level);
+}
+
+function meter(frac, cls, marks) {
+  const m = el("div", { class: "meter " + (cls || ""), role: "img" });
+  const bar = el("span");
+  bar.style.width = Math.max(0, Math.min(100, frac * 100)).toFixed(1) + "%";
+  m.append(bar);
+  for (const x of marks || []) {
+    const i = el("i");
+    i.style.left = Math.max(0, Math.min(100, x * 100)).toFixed(1) + "%";
+    m.append(i);
+  }
+  return m;
+}
+
+function row(k, v, cls) {
+  return el("div", { class: "row" }, el("span", { class: "k" }, k), el("span", { class: "v " + (cls || "") }, v));
+}
+
+// ---- overview -----------------------------------------------------------
+
+function tempBlock(d) {
+  const s = d.latest;
+  const now = s ? s.temperature_c : null;
+  const crit = d.cctemp_c || 85;
+  const limits = "warn " + (d.wctemp_c ?? "–") + " · crit " + (d.cctemp_c ?? "–") + " °C";
+  let cls = "";
+  if (now !== null && d.cctemp_c !== null && now >= d.cctemp_c) cls = "bad";
+  else if (now !== null && d.wctemp_c !== null && now >= d.wctemp_c) cls = "warn";
+  const m = meter(now === null ? 0 : now / crit, cls, d.wctemp_c ? [d.wctemp_c / crit] : []);
+  m.setAttribute("aria-label", "temperature " + (now ?? "unknown") + " °C; " + limits);
+  return [row("Temperature", (now === null ? "–" : now + " °C") + " (" + limits + ")", cls), m];
+}
+
+function wearBlock(d, w) {
+  const s = d.latest;
+  if (!w) return [row("Written", s ? fmtBytes(s.data_written_bytes) : "–")];
+  const rated = w.rating.rated_bytes;
+  const out = [];
+  if (rated) {
+    const frac = num(w.bytes_written) / rated;
+    const cls = frac >= 1 ? "bad" : frac >= 0.8 ? "warn" : "";
+    out.push(row("Written", fmtBytes(w.bytes_written) + " of " + fmtBytes(rated) + " rated (" + (frac * 100).toFixed(1) + " %)", cls));
+    const m = meter(frac, cls, [0.8, 0.9]);
+    m.setAttribute("aria-label", "written " + (frac * 100).toFixed(1) + " % of the rated TBW");
+    out.push(m);
+    out.push(row("Rated TBW reached", w.tbw_reached ? "already" : w.tbw_date ? "≈ " + fmtDate(w.tbw_date) + " (" + w.projection_basis + " rate)" : w.projection_basis ? "not at the current rate" : "needs more history", w.tbw_reached ? "bad" : ""));
+  } else {
+    out.push(row("Written", fmtBytes(w.bytes_written) + " (rated TBW unknown: set rated_tbw)"));
+  }
+  return out;
+}
+
+function card(d, extra) {
+  const s = d.latest;
+  const h = health(d, extra.wear, extra.alerts);
+  const c = el("article", { class: "card", "data-device": d.id },
+    el("h2", {}, el("a", { href: "#/drive/" + d.id }, d.model), badge(h)),
+    el("div", { class: "id" }, (d.name ? d.name + " · " : "") + "serial " + d.serial + " · firmware " + d.firmware),
+    ...tempBlock(d),
+    ...wearBlock(d, extra.wear),
+    row("% used", s ? s.percent_used + " %" + (extra.wear && extra.wear.percent_used_100_date ? " (100 % ≈ " + fmtDate(extra.wear.percent_used_100_date) + ")" : "") : "–",
+      s && s.percent_used >= 80 ? "warn" : ""),
+    row("Spare", s ? s.avail_spare + " % (threshold " + s.spare_thresh + " %)" : "–", s && s.avail_spare < s.spare_thresh ? "bad" : ""),
+    row("Throttle events, 24 h", extra.events === null ? el("span", { class: "na" }, "not available") : String(extra.events), extra.events ? "warn" : ""),
+    row("Last probe", extra.probe === null ? el("span", { class: "na" }, "not available") : extra.probe),
+    el("a", { class: "btn", href: "#/drive/" + d.id }, "Charts and history →"),
+  );
+  return c;
+}
+
+// The optional endpoints (events, alerts, probes) may not exist: null then.
+async function optional(path) {
+  try {
+    const r = await api(path);
+    return r.ok ? r.body : null;
+  } catch (e) {
+    return null;
+  }
+}
+
+// MB/s of a finished probe run: bytes moved over its duration.
+function runMBps(r) {
+  if (!r.ended) return null;
+  const s = (Date.parse(r.ended) - r.started_ms) / 1000;
+  return s > 0 ? (num(r.bytes_read) + num(r.bytes_written)) / s / 1e6 : null;
+}
+
+function lastProbeText(p) {
+  const last = p.probes && p.probes[0]; // newest first
+  if (!last) return "none yet";
+  const mbps = runMBps(last);
+  return last.preset + " · " + last.state + (mbps !== null ? " · " + Math.round(mbps) + " MB/s" : "") + " · " + fmtTime(last.started);
+}
+
+async function renderOverview(gen) {
+  const r = await api("/api/v1/devices");
+  if (gen !== state.generation) return;
+  if (!r.ok) throw new Error((r.body && r.body.error) || "HTTP " + r.status);
+  const devices = r.body.devices;
+  const from = new Date(Date.now() - 86400000).toISOString();
+  const alerts = await optional("/api/v1/alerts");
+  const extras = await Promise.all(devices.map(async (d) => {
+    const [wear, ev, pr] = await Promise.all([
+      d.latest ? optional("/api/v1/devices/" + d.id + "/wear") : null,
+      optional("/api/v1/devices/" + d.id + "/events?from=" + encodeURIComponent(from)),
+      optional("/api/v1/devices/" + d.id + "/probes"),
+    ]);
+    return {
+      wear,
+      events: ev ? ev.events.length : null,
+      probe: pr ? lastProbeText(pr) : null,
+      alerts: alerts ? alerts.active.filter((a) => a.device_id === d.id) : [],
+    };
+  }));
+  if (gen !== state.generation) return;
+  const main = document.getElementById("view");
+  const grid = el("section", { class: "cards", "aria-label": "drives" }, devices.map((d, i) => card(d, extras[i])));
+  main.replaceChildren(devices.length ? grid : el("p", {}, "No NVMe devices known yet."));
+  setStatus(devices.length + " drive" + (devices.length === 1 ? "" : "s") + " · updated " + new Date().toLocaleTimeString());
+}
+
+// ---- drive page ---------------------------------------------------------
+
+function destroyCharts() {
+  for (const c of state.charts) c.destroy();
+  state.charts = [];
+}
+
+function chartSize(container, height) {
+  return { width: Math.max(240, container.clientWidth - 4), height };
+}
+
+// Horizontal threshold lines and shaded throttle episodes, drawn under the series.
+function overlayPlugin(lines, episodes) {
+  return {
+    hooks: {
+      drawClear: [(u) => {
+        const ctx = u.ctx;
+        ctx.save();
+        ctx.fillStyle = "rgba(255, 140, 0, 0.18)";
+        for (const [a, b] of episodes) {
+          const x0 = u.valToPos(a, "x", true), x1 = u.valToPos(b, "x", true);
+          const l = Math.max(u.bbox.left, x0), r = Math.min(u.bbox.left + u.bbox.width, Math.max(x1, x0 + 2));
+          if (r > l) ctx.fillRect(l, u.bbox.top, r - l, u.bbox.height);
+        }
+        ctx.restore();
+      }],
+      draw: [(u) => {
+        const ctx = u.ctx;
+        ctx.save();
+        ctx.setLineDash([6, 4]);
+        ctx.lineWidth = 1.5;
+        for (const { v, color, label, right } of lines) {
+          if (v === null || v === undefined) continue;
+          const y = u.valToPos(v, "y", true);
+          if (y < u.bbox.top || y > u.bbox.top + u.bbox.height) continue;
+          ctx.strokeStyle = color;
+          ctx.beginPath();
+          ctx.moveTo(u.bbox.left, y);
+          ctx.lineTo(u.bbox.left + u.bbox.width, y);
+          ctx.stroke();
+          ctx.fillStyle = color;
+          // Two close lines: one label at each end, so they never overlap.
+          ctx.textAlign = right ? "right" : "left";
+          ctx.textBaseline = "bottom";
+          ctx.font = 12 * devicePixelRatio + "px sans-serif";
+          ctx.fillText(label, right ? u.bbox.left + u.bbox.width - 4 : u.bbox.left + 4, y - 4);
+        }
+        ctx.restore();
+      }],
+    },
+  };
+}
+
+const SERIES_COLORS = ["#2f81f7", "#a371f7", "#3fb950", "#db61a2", "#e3b341", "#56d4dd", "#f0883e", "#8b949e"];
+
+function axes() {
+  const fg = cssVar("--fg"), grid = cssVar("--line");
+  return [
+    { stroke: fg, grid: { stroke: grid }, ticks: { stroke: grid } },
+    { stroke: fg, grid: { stroke: grid }, ticks: { stroke: grid } },
+  ];
+}
+
+// Episodes from the events endpoint, else from the thermal counters rising.
+function throttleEpisodes(series, events) {
+  if (events) {
+    return events.map((e) => [Date.parse(e.start) / 1000, e.end ? Date.parse(e.end) / 1000 : Date.now() / 1000]);
+  }
+  const out = [];
+  const t = series.t, c1 = series.thm_temp1_trans_count, c2 = series.thm_temp2_trans_count;
+  for (let i = 1; i < t.length; i++)
+    if (c1[i] > c1[i - 1] || c2[i] > c2[i - 1]) out.push([t[i - 1], t[i]]);
+  return out;
+}
+
+function tempChart(container, dev, series, events) {
+  const data = tempData(series);
+  const s = [
+    {},
+    { label: "Composite (avg)", stroke: SERIES_COLORS[0], width: 2, value: (u, v) => v === null ? "–" : v + " °C" },
+    { label: "min", stroke: SERIES_COLORS[0] + "88", width: 1, dash: [2, 3], value: (u, v) => v === null ? "–" : v },
+    { label: "max", stroke: SERIES_COLORS[0] + "88", width: 1, dash: [2, 3], value: (u, v) => v === null ? "–" : v },
+  ];
+  series.sensors.forEach((x, i) => {
+    s.push({ label: "Sensor " + x.sensor, stroke: SERIES_COLORS[(i + 1) % SERIES_COLORS.length], width: 1.5, value: (u, v) => v === null ? "–" : v + " °C" });
+  });
+  const lines = [
+    { v: dev.wctemp_c, color: cssVar("--warn"), label: "WCTEMP " + dev.wctemp_c + " °C", right: true },
+    { v: dev.cctemp_c, color: cssVar("--bad"), label: "CCTEMP " + dev.cctemp_c + " °C" },
+  ];
+  const all = data.slice(1).flat().filter((v) => v !== null);
+  const hi = Math.max(...all, dev.cctemp_c || 0) + 3;
+  const lo = Math.min(...all, hi) - 3;
+  const opts = Object.assign(chartSize(container, 260), {
+    series: s,
+    axes: axes(),
+    scales: { y: { range: [Math.floor(lo), Math.ceil(hi)] } },
+    plugins: [overlayPlugin(lines, throttleEpisodes(series, events))],
+  });
+  return new uPlot(opts, data, container);
+}
+
+function writesChart(container, wear) {
+  const t = wear.daily.map((d) => Date.parse(d.date + "T12:00:00Z") / 1000);
+  const gb = wear.daily.map((d) => num(d.bytes) / 1e9);
+  const opts = Object.assign(chartSize(container, 200), {
+    series: [{}, { label: "GB written / day", stroke: SERIES_COLORS[2], fill: SERIES_COLORS[2] + "66", paths: uPlot.paths.bars({ size: [0.7, 40] }), points: { show: false }, value: (u, v) => v === null ? "–" : v.toFixed(1) + " GB" }],
+    axes: axes(),
+    scales: { x: { time: true }, y: { range: (u, mn, mx) => [0, Math.max(1, mx * 1.1)] } },
+  });
+  return new uPlot(opts, [t, gb], container);
+}
+
+// MB/s of every finished run over time, one series per preset.
+function probeChart(container, runs) {
+  const list = runs.filter((r) => runMBps(r) !== null).reverse(); // oldest first
+  const presets = [...new Set(list.map((r) => r.preset))];
+  const data = [list.map((r) => r.started_ms / 1000),
+    ...presets.map((pr) => list.map((r) => (r.preset === pr ? runMBps(r) : null)))];
+  const opts = Object.assign(chartSize(container, 200), {
+    series: [{}, ...presets.map((pr, i) => ({ label: pr, stroke: SERIES_COLORS[i % SERIES_COLORS.length], width: 1, spanGaps: true, points: { show: true, size: 7 }, value: (u, v) => v === null ? "–" : Math.round(v) + " MB/s" }))],
+    axes: axes(),
+  });
+  return new uPlot(opts, data, container);
+}
+
+// One run's own series (its longest phase), MB/s per interval, cliffs and dips shaded.
+function probeSeriesChart(container, run) {
+  const ph = (run.phases || []).filter((p) => p.series && p.series.length)
+    .sort((a, b) => b.series.length - a.series.length)[0];
+  if (!ph) return null;
+  const iv = ph.interval_ms / 1000;
+  const t = ph.series.map((p) => p[0] / 1000);
+  const mbps = ph.series.map((p) => (p[1] + p[2]) / iv / 1e6);
+  const episodes = ph.events.map((e) => [e.start_ms / 1000, e.end_ms / 1000]);
+  const opts = Object.assign(chartSize(container, 200), {
+    series: [{ label: "s", value: (u, v) => v === null ? "–" : v.toFixed(1) + " s" },
+      { label: run.preset + " (" + ph.name + ")", stroke: SERIES_COLORS[4], width: 1.5, value: (u, v) => v === null ? "–" : Math.round(v) + " MB/s" }],
+    axes: axes(),
+    scales: { x: { time: false } },
+    plugins: [overlayPlugin([], episodes)],
+  });
+  container.dataset.events = ph.events.map((e) => e.kind).join(",");
+  return new uPlot(opts, [t, mbps], container);
+}
+
+function wearTable(w) {
+  const rate = (k) => w.rates[k].known ? fmtBytes(w.rates[k].bytes_per_day) + "/day" + (w.rates[k].complete ? "" : " (partial)") : "–";
+  return el("div", {},
+    row("Written (lifetime)", fmtBytes(w.bytes_written)),
+    row("Of which nvmond probes", fmtBytes(w.probe_bytes_written)),
+    row("Rated endurance", w.rating.rated_bytes ? fmtBytes(w.rating.rated_bytes) + " (" + w.rating.source + ": " + w.rating.reference + ")" : "unknown: set rated_tbw in [device \"…\"]"),
+    row("Write rate 1 d / 7 d / 30 d", rate("1d") + " · " + rate("7d") + " · " + rate("30d")),
+    row("Rated TBW reached", w.tbw_reached ? "already" : w.tbw_date ? "≈ " + fmtDate(w.tbw_date) : "–"),
+    row("% used", w.percent_used + " %" + (w.percent_used_100_date ? ", 100 % ≈ " + fmtDate(w.percent_used_100_date) : "")),
+    row("Unusual write rate", w.unusual_write_rate.active ? "yes: the last day wrote over " + w.unusual_write_rate.factor + "× the 30-day average" : "no", w.unusual_write_rate.active ? "warn" : ""),
+  );
+}
+
+async function ackAlert(id, btn) {
+  let token = localStorage.getItem("nvmond.token");
+  if (!token) {
+    token = prompt("API token ([http] token) to acknowledge alerts:");
+    if (!token) return;
+    localStorage.setItem("nvmond.token", token);
+  }
+  btn.disabled = true;
+  const r = await api("/api/v1/alerts/" + id + "/ack", { method: "POST", headers: { Authorization: "Bearer " + token } });
+  if (r.status === 401) localStorage.removeItem("nvmond.token");
+  if (!r.ok) {
+    btn.disabled = false;
+    showError("acknowledge failed: " + ((r.body && r.body.error) || r.status));
+    return;
+  }
+  render();
+}
+
+function eventsTable(events, alerts) {
+  if (events === null && alerts === null) return el("p", { class: "na" }, "not available");
+  const rows = [];
+  for (const a of alerts || []) {
+    const ack = a.acked ? "acknowledged " + fmtTime(a.acked) : a.state === "firing" ? null : "–";
+    const btn = el("button", { type: "button" }, "Acknowledge");
+    btn.addEventListener("click", () => ackAlert(a.id, btn));
+    rows.push(el("tr", {}, el("td", {}, fmtTime(a.started)), el("td", {}, "alert"),
+      el("td", { class: a.severity === "critical" ? "bad" : a.severity === "warning" ? "warn" : "" }, a.severity + " · " + a.state),
+      el("td", {}, a.message || a.rule), el("td", {}, ack ?? btn)));
+  }
+  for (const e of events || []) {
+    rows.push(el("tr", {}, el("td", {}, fmtTime(e.start)), el("td", {}, "throttle"),
+      el("td", { class: e.kind === "heavy" ? "bad" : "warn" }, e.kind + (e.ongoing ? " · ongoing" : "")),
+      el("td", {}, fmtDuration(e.duration_s) + ", " + e.transitions + " transitions" + (e.peak_c !== null ? ", peak " + e.peak_c + " °C" : "")),
+      el("td", {}, "")));
+  }
+  if (!rows.length) return el("p", { class: "muted" }, "No events or alerts in this range.");
+  return el("div", { class: "table-wrap" }, el("table", {},
+    el("thead", {}, el("tr", {}, ["Time", "Type", "Severity / state", "Details", ""].map((x) => el("th", { scope: "col" }, x)))),
+    el("tbody", {}, rows)));
+}
+
+function rangeButtons() {
+  return el("div", { class: "ranges", role: "group", "aria-label": "time range" }, RANGES.map((r) => {
+    const b = el("button", { type: "button", "aria-pressed": r.key === state.range ? "true" : "false", "data-range": r.key }, r.label);
+    b.addEventListener("click", () => {
+      state.range = r.key;
+      localStorage.setItem("nvmond.range", r.key);
+      render();
+    });
+    return b;
+  }));
+}
+
+// The temperature data of a series answer, in the chart's column order.
+function tempData(series) {
+  return [series.t, series.temp_c.avg, series.temp_c.min, series.temp_c.max, ...series.sensors.map((x) => x.avg)];
+}
+
+// A live tick on the drive page: new points into the temperature chart, nothing
+// rebuilt (no flicker, the scroll position stays). Return: false when the page must
+// be rebuilt instead (the chart is missing or its series changed).
+async function liveDrive(gen, id) {
+  const chart = state.charts.find((c) => c.root.parentElement.id === "chart-temp");
+  if (!chart || state.liveTicks % 6 === 0) return false; // a full refresh every minute
+  const range = RANGES.find((r) => r.key === state.range) || RANGES[1];
+  const to = Date.now(), from = to - range.s * 1000;
+  const sr = await api("/api/v1/devices/" + id + "/series?from=" + from + "&to=" + to + "&points=" + CHART_POINTS);
+  if (gen !== state.generation) return true;
+  if (!sr.ok) throw new Error((sr.body && sr.body.error) || "HTTP " + sr.status);
+  const data = tempData(sr.body);
+  if (data.length !== chart.series.length) return false;
+  chart.setData(data);
+  setStatus(range.label + " · updated " + new Date().toLocaleTimeString());
+  return true;
+}
+
+async function renderDrive(gen, id, live) {
+  if (live) {
+    state.liveTicks = (state.liveTicks || 0) + 1;
+    if (await liveDrive(gen, id)) return;
+  } else {
+    state.liveTicks = 0;
+  }
+  const range = RANGES.find((r) => r.key === state.range) || RANGES[1];
+  const to = Date.now(), from = to - range.s * 1000;
+  const q = "from=" + from + "&to=" + to;
+  const [dr, sr, wear, ev, al, pr] = await Promise.all([
+    api("/api/v1/devices/" + id),
+    api("/api/v1/devices/" + id + "/series?" + q + "&points=" + CHART_POINTS),
+    optional("/api/v1/devices/" + id + "/wear"),
+    optional("/api/v1/devices/" + id + "/events?" + q),
+    optional("/api/v1/alerts"),
+    optional("/api/v1/devices/" + id + "/probes?limit=200"),
+  ]);
+  // The newest finished run, with its series.
+  const lastRun = pr && pr.probes.find((r) => r.ended);
+  const runDetail = lastRun ? await optional("/api/v1/probes/" + lastRun.id) : null;
+  if (gen !== state.generation) return;
+  if (!dr.ok) throw new Error((dr.body && dr.body.error) || "HTTP " + dr.status);
+  if (!sr.ok) throw new Error((sr.body && sr.body.error) || "HTTP " + sr.status);
+  const d = dr.body, series = sr.body;
+  const events = ev ? ev.events : null;
+  // Firing alerts are in both lists.
+  const seen = new Set();
+  const alerts = al ? al.active.concat(al.history).filter((a) => a.device_id === d.id && !seen.has(a.id) && seen.add(a.id)) : null;
+
+  const tempBox = el("div", { class: "chart", id: "chart-temp" });
+  const writesBox = el("div", { class: "chart", id: "chart-writes" });
+  const probeBox = el("div", { class: "chart", id: "chart-probes" });
+  const runBox = el("div", { class: "chart", id: "chart-probe-run" });
+  const h = health(d, wear, al ? al.active.filter((a) => a.device_id === d.id) : []);
+  const view = el("div", {},
+    el("div", { class: "drive-head" },
+      el("a", { href: "#/" }, "← all drives"),
+      el("h2", {}, d.model), badge(h),
+      el("span", { class: "muted" }, "serial " + d.serial + " · firmware " + d.firmware + (d.name ? " · " + d.name : "")),
+      rangeButtons()),
+    el("div", { class: "panels" },
+      el("section", { class: "panel wide", "aria-label": "temperature" },
+        el("h3", {}, "Temperature (°C)"),
+        series.points ? tempBox : el("p", { class: "na" }, "No samples in this range."),
+        el("p", { class: "legend-note" }, series.points + " points · " +
+          (series.resolution_s ? (series.resolution_s === 60 ? "1-minute" : "1-hour") + " rollups" : "raw samples") +
+          ", " + fmtDuration(series.step_s) + " per point · shaded: throttling · dashed: WCTEMP / CCTEMP")),
+      el("section", { class: "panel", "aria-label": "writes per day" },
+        el("h3", {}, "Writes per day (30 days)"),
+        wear ? writesBox : el("p", { class: "na" }, "not available")),
+      el("section", { class: "panel", "aria-label": "wear" },
+        el("h3", {}, "Wear"),
+        wear ? wearTable(wear) : el("p", { class: "na" }, "not available")),
+      el("section", { class: "panel", "aria-label": "probes" },
+        el("h3", {}, "Throughput probes (MB/s per preset)"),
+        pr ? probeBox : el("p", { class: "na" }, "not available")),
+      el("section", { class: "panel", "aria-label": "last probe" },
+        el("h3", {}, "Last probe" + (lastRun ? ": " + lastRun.preset + ", " + fmtTime(lastRun.started) : "")),
+        runDetail ? runBox : el("p", { class: pr ? "muted" : "na" }, pr ? "No probe has finished yet." : "not available"),
+        runDetail ? el("p", { class: "legend-note" }, "seconds since the phase started · shaded: " +
+          (runDetail.phases.flatMap((p) => p.events).map((e) => e.kind + " (" + e.cause + ")").join(", ") || "no cliff or dip")) : null),
+      el("section", { class: "panel wide", "aria-label": "events and alerts" },
+        el("h3", {}, "Events and alerts"),
+        eventsTable(events, alerts))));
+
+  destroyCharts();
+  document.getElementById("view").replaceChildren(view);
+  if (series.points) state.charts.push(tempChart(tempBox, d, series, events));
+  if (wear) state.charts.push(writesChart(writesBox, wear));
+  if (pr && pr.probes.some((r) => r.ended)) state.charts.push(probeChart(probeBox, pr.probes));
+  else if (pr) probeBox.replaceChildren(el("p", { class: "muted" }, "No probe has run yet."));
+  const rc = runDetail && probeSeriesChart(runBox, runDetail);
+  if (rc) state.charts.push(rc);
+  else if (runDetail) runBox.replaceChildren(el("p", { class: "muted" }, "This run has no series."));
+  document.title = d.model + " · nvmond";
+  setStatus(range.label + " · updated " + new Date().toLocaleTimeString());
+}
+
+// ---- routing and live updates ------------------------------------------
+
+function route() {
+  const m = location.hash.match(/^#\/drive\/(\d+)$/);
+  return m ? { view: "drive", id: Number(m[1]) } : { view: "overview" };
+}
+
+async function render(live) {
+  const r = route();
+  const gen = live ? state.generation : ++state.generation;
+  clearTimeout(state.timer);
+  try {
+    if (r.view === "drive") await renderDrive(gen, r.id, live);
+    else {
+      destroyCharts();
+      document.title = "nvmond";
+      await renderOverview(gen);
+    }
+    showError("");
+  } catch (e) {
+    if (gen === state.generation) showError("Cannot reach nvmond: " + e.message);
+  }
+  if (gen === state.generation) state.timer = setTimeout(() => render(true), LIVE_MS);
+}
+
+function resizeCharts() {
+  for (const c of state.charts) c.setSize(chartSize(c.root.parentElement, c.height));
+}
+
+applyTheme(localStorage.getItem("nvmond.theme"));
+document.getElementById("theme").addEventListener("click", toggleTheme);
+matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => {
+  if (!localStorage.getItem("nvmond.theme")) { applyTheme(null); render(); }
+});
+window.addEventListener("hashchange", () => render());
+window.addEventListener("resize", resizeCharts);
+render();

@@ -361,7 +361,14 @@ function tempChart(container, dev, series, events) {
   const opts = Object.assign(chartSize(container, 260), {
     series: s,
     axes: axes(),
-    scales: { y: { range: [Math.floor(lo), Math.ceil(hi)] } },
+    scales: {
+      // The whole selected range, ending now: a few points must not stretch the axis.
+      x: { time: true, range: () => {
+        const r = RANGES.find((x) => x.key === state.range) || RANGES[1], now = Date.now() / 1000;
+        return [now - r.s, now];
+      } },
+      y: { range: [Math.floor(lo), Math.ceil(hi)] },
+    },
     plugins: [overlayPlugin(lines, throttleEpisodes(series, events))],
   });
   return new uPlot(opts, data, container);

@@ -82,29 +82,34 @@ static void log_write(enum log_level lvl, const char *device, const char *serial
 	fprintf(stderr, "nvmond: %s: %s\n", name[lvl], msg);
 }
 
-void log_msg(enum log_level lvl, const char *fmt, ...)
+static void log_vwrite(enum log_level lvl, const char *device, const char *serial,
+		       const char *event, const char *fmt, va_list ap)
 {
 	char buf[LOG_LINE_MAX];
+
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	log_write(lvl, device, serial, event, buf);
+}
+
+void log_msg(enum log_level lvl, const char *fmt, ...)
+{
 	va_list ap;
 
 	if (lvl > current)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	log_vwrite(lvl, NULL, NULL, NULL, fmt, ap);
 	va_end(ap);
-	log_write(lvl, NULL, NULL, NULL, buf);
 }
 
 void log_event(enum log_level lvl, const char *device, const char *serial, const char *event,
 	       const char *fmt, ...)
 {
-	char buf[LOG_LINE_MAX];
 	va_list ap;
 
 	if (lvl > current)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	log_vwrite(lvl, device, serial, event, fmt, ap);
 	va_end(ap);
-	log_write(lvl, device, serial, event, buf);
 }

@@ -277,6 +277,18 @@ vm_accel() {
 	fi
 }
 
+# vm_setup_nvmond GUEST_SCRIPT - vm_setup, plus the nvmond binary under test at
+# /usr/bin/nvmond, a web_root at /usr/share/nvmond/web (the guest configs name
+# it; the page itself is not under test in the guest) and the guest script.
+vm_setup_nvmond() {
+	[ -n "${NVMOND_BIN:-}" ] && [ -x "$NVMOND_BIN" ] || vm_skip "NVMOND_BIN not set or not executable"
+	vm_setup
+	vm_add_bin "$NVMOND_BIN" /usr/bin/nvmond || vm_fail "could not copy $NVMOND_BIN and its libraries"
+	mkdir -p "$VM_OVERLAY/usr/share/nvmond/web"
+	echo '<!doctype html><title>nvmond</title>' >"$VM_OVERLAY/usr/share/nvmond/web/index.html"
+	vm_guest_script "$1"
+}
+
 # vm_start - boot in the background (VM_PID); QMP is at $VM_RUN/qmp.sock.
 vm_start() {
 	local n opts accel args=()

@@ -6,12 +6,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
-vm_setup
-vm_add_bin "$NVMOND_BIN" /usr/bin/nvmond
-# The daemon wants its web_root to exist; the page itself is not under test here.
-mkdir -p "$VM_OVERLAY/usr/share/nvmond/web"
-echo '<!doctype html><title>nvmond</title>' >"$VM_OVERLAY/usr/share/nvmond/web/index.html"
-vm_guest_script "$here/hotplug.guest.sh"
+vm_setup_nvmond "$here/hotplug.guest.sh"
 vm_start
 vm_wait_console 'VM-MARK: ready' 120 || { vm_console_tail; vm_fail "guest never got ready"; }
 vm_qmp '{"execute":"device_del","arguments":{"id":"nvme1"}}' >/dev/null ||

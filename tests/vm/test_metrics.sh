@@ -7,11 +7,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
-vm_setup
-vm_add_bin "$NVMOND_BIN" /usr/bin/nvmond
-mkdir -p "$VM_OVERLAY/usr/share/nvmond/web"
-echo '<!doctype html><title>nvmond</title>' >"$VM_OVERLAY/usr/share/nvmond/web/index.html"
-vm_guest_script "$here/metrics.guest.sh"
+vm_setup_nvmond "$here/metrics.guest.sh"
 vm_start
 vm_wait_console 'VM-MARK: ready' 120 || { vm_console_tail; vm_fail "guest never got ready"; }
 vm_qmp '{"execute":"qom-set","arguments":{"path":"/machine/peripheral/nvme1",

@@ -7,17 +7,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
-[ -n "${NVMOND_BIN:-}" ] && [ -x "$NVMOND_BIN" ] || vm_skip "NVMOND_BIN not set or not executable"
-
-vm_setup
-vm_add_bin "$NVMOND_BIN" /usr/bin/nvmond || vm_fail "could not copy $NVMOND_BIN and its libraries"
-# The dashboard's static files, at the web_root the guest's config names.
-mkdir -p "$VM_OVERLAY/usr/share/nvmond/web"
-if [ -n "${NVMOND_SRC:-}" ] && [ -d "$NVMOND_SRC/web" ]; then
-	(cd "$NVMOND_SRC/web" && find . -path ./node_modules -prune -o -type f -print |
-		cpio -pdm --quiet "$VM_OVERLAY/usr/share/nvmond/web")
-fi
-vm_guest_script "$here/smart_agrees.guest.sh"
+vm_setup_nvmond "$here/smart_agrees.guest.sh"
 
 vm_run
 rc=$?

@@ -3,17 +3,20 @@
 # and with fio (--ioengine=io_uring --direct=1, same block size, depth and size)
 # on the same target, one after the other; prints MB/s, IOPS and CPU per I/O
 # for both and the ratio nvmond / fio.
+# NVBENCH=PATH in the environment: another nvmond-probe-bench binary (A/B).
 #
 # Usage: tests/bench/probe-bench.sh BUILD_DIR TARGET [SIZE] [SECONDS]
 #   TARGET: a file (made and filled if missing; on a filesystem with O_DIRECT,
 #           not tmpfs) or a block device (its first SIZE bytes are overwritten!)
 #   SIZE:   bytes of the target used (default 1 GiB); SECONDS per run (default 5)
+#   ROUNDS=N in the environment: rounds per preset (default 4, keep it even);
+#   PRESETS="rnd4k-q32 rnd4k-q1": only these presets.
 set -euo pipefail
 build=${1:?usage: $0 BUILD_DIR TARGET [SIZE] [SECONDS]}
 target=${2:?usage: $0 BUILD_DIR TARGET [SIZE] [SECONDS]}
 size=${3:-1073741824}
 secs=${4:-5}
-bench=$build/tests/nvmond-probe-bench
+bench=${NVBENCH:-$build/tests/nvmond-probe-bench}
 [ -x "$bench" ] || { echo "$bench missing: build the tests first" >&2; exit 1; }
 command -v fio > /dev/null || { echo "fio is not installed (apt-get install fio)" >&2; exit 1; }
 command -v python3 > /dev/null || { echo "python3 is needed" >&2; exit 1; }
@@ -83,10 +86,14 @@ runs=(
 )
 rounds=${ROUNDS:-4} # even: each tool goes first equally often
 echo "target $target, $size bytes, ${secs} s per run, median of $rounds alternating rounds, PLAIN_RING=${PLAIN_RING:-0}"
-printf '%-16s %-6s | %9s %9s %8s | %9s %9s %8s | %6s %6s\n' preset phase \
-	"nv MB/s" "nv IOPS" "nv µs/IO" "fio MB/s" "fio IOPS" "fio µs/IO" "MB/s×" "CPU×"
+printf '%-16s %-6s | %9s %9s %8s %8s | %9s %9s %8s | %6s %6s\n' preset phase \
+	"nv MB/s" "nv IOPS" "nv µs/IO" "nv all" "fio MB/s" "fio IOPS" "fio µs/IO" "MB/s×" "CPU×"
 for r in "${runs[@]}"; do
 	read -r preset phase rw bs depth bytes <<< "$r"
+	if [ -n "${PRESETS:-}" ] && [[ " $PRESETS " != *" $preset "* ]]; then
+		bytes=
+		continue
+	fi
 	results=()
 	for ((i = 0; i < rounds; i++)); do
 		nv_args=("$bench" "$target" "$rw" "$bs" "$depth" "$size" "$secs")
@@ -111,11 +118,15 @@ rows = [(json.loads(a[i]), float(a[i+1]), json.loads(a[i+2]), float(a[i+3])) for
 med = statistics.median
 nm = med(r[0]["mb_per_s"] for r in rows); fm = med(r[2]["mb_per_s"] for r in rows)
 ni = med(r[0]["iops"] for r in rows); fi = med(r[2]["iops"] for r in rows)
-# CPU without process start-up: fio: usr_cpu + sys_cpu of its job; nvmond: the
-# whole process during the run (RUSAGE_SELF: io_uring worker threads included).
-nc = med(r[0]["cpu_all_s"] / max(r[0]["ios"], 1) * 1e6 for r in rows)
+# CPU without process start-up, counted the same way on both sides: the thread
+# that submits and reaps (fio: usr_cpu + sys_cpu of its job, which fio takes
+# from getrusage(RUSAGE_THREAD); nvmond: RUSAGE_THREAD too). io_uring worker
+# threads (io-wq) are in neither; "nv all" is the whole nvmond process
+# (RUSAGE_SELF: workers included), for which fio reports nothing comparable.
+nc = med(r[0]["cpu_s"] / max(r[0]["ios"], 1) * 1e6 for r in rows)
+na = med(r[0]["cpu_all_s"] / max(r[0]["ios"], 1) * 1e6 for r in rows)
 fc = med(r[2]["cpu_s"] / max(r[2]["ios"], 1) * 1e6 for r in rows)
-print("%-16s %-6s | %9.1f %9.0f %8.2f | %9.1f %9.0f %8.2f | %6.3f %6.2f" % (sys.argv[1], sys.argv[2],
-  nm, ni, nc, fm, fi, fc, nm / fm, nc / fc if fc else float("nan")))' "$preset" "$phase" "${results[@]}"
+print("%-16s %-6s | %9.1f %9.0f %8.2f %8.2f | %9.1f %9.0f %8.2f | %6.3f %6.2f" % (sys.argv[1],
+  sys.argv[2], nm, ni, nc, na, fm, fi, fc, nm / fm, nc / fc if fc else float("nan")))' "$preset" "$phase" "${results[@]}"
 	bytes=
 done

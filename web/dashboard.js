@@ -362,10 +362,12 @@ function tempChart(container, dev, series, events) {
     series: s,
     axes: axes(),
     scales: {
-      // The whole selected range, ending now: a few points must not stretch the axis.
-      x: { time: true, range: () => {
+      // From the first point (at most the selected range back) to now, at least a
+      // minute: a few points must not stretch the axis over years.
+      x: { time: true, range: (u, mn) => {
         const r = RANGES.find((x) => x.key === state.range) || RANGES[1], now = Date.now() / 1000;
-        return [now - r.s, now];
+        const lo = Math.max(now - r.s, mn == null ? now - r.s : mn);
+        return [Math.min(lo, now - 60), now];
       } },
       y: { range: [Math.floor(lo), Math.ceil(hi)] },
     },

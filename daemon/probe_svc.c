@@ -653,12 +653,9 @@ static void handle_post(void *ctx, const struct api_request *req, struct api_rep
 	}
 }
 
-int probe_svc_new(const struct cfg *c, struct dev_backend *b, struct store *s, struct fleet *f,
-		  struct mainq *q, struct probe_svc **ret, char ret_err[PROBE_SVC_ERR_MAX])
+/* Every schedule must parse: a typo should stop the start (or reload), not a probe at 3 am. */
+static int schedules_check(const struct cfg *c, char ret_err[PROBE_SVC_ERR_MAX])
 {
-	struct probe_svc *p;
-
-	/* Every schedule must parse: a typo should stop the start, not a probe at 3 am. */
 	for (size_t i = 0; i < c->n_devices; i++) {
 		struct probe_sched v[PROBE_SCHED_MAX];
 		size_t n;
@@ -669,6 +666,18 @@ int probe_svc_new(const struct cfg *c, struct dev_backend *b, struct store *s, s
 			return -EINVAL;
 		}
 	}
+	return 0;
+}
+
+int probe_svc_new(const struct cfg *c, struct dev_backend *b, struct store *s, struct fleet *f,
+		  struct mainq *q, struct probe_svc **ret, char ret_err[PROBE_SVC_ERR_MAX])
+{
+	struct probe_svc *p;
+	int r;
+
+	r = schedules_check(c, ret_err);
+	if (r < 0)
+		return r;
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
@@ -705,16 +714,10 @@ int probe_svc_start(struct probe_svc *p, struct loop *l, struct poller *poller)
 
 int probe_svc_reconfigure(struct probe_svc *p, const struct cfg *c, char ret_err[PROBE_SVC_ERR_MAX])
 {
-	for (size_t i = 0; i < c->n_devices; i++) {
-		struct probe_sched v[PROBE_SCHED_MAX];
-		size_t n;
-		char e[PROBE_SCHED_ERR];
-		if (probe_sched_parse(c->devices[i].probe_schedule, v, &n, e) < 0) {
-			snprintf(ret_err, PROBE_SVC_ERR_MAX, "[device \"%s\"] probe_schedule: %s",
-				 c->devices[i].match, e);
-			return -EINVAL;
-		}
-	}
+	int r = schedules_check(c, ret_err);
+
+	if (r < 0)
+		return r;
 	p->cfg = *c;
 	for (size_t i = 0; i < p->n_dev; i++)
 		p->dev[i].sched_text[0] = '\0'; /* reparsed at the next tick */

@@ -62,6 +62,10 @@ count() { # count PATTERN FILE
 	grep -c -- "$1" "$2" 2>/dev/null || true
 }
 
+at_least() { # at_least N PATTERN FILE  (re-read on every call)
+	[ "$(count "$2" "$3")" -ge "$1" ]
+}
+
 wait_for() { # wait_for SECONDS CMD...
 	local n=$(($1 * 10))
 	shift
@@ -86,9 +90,9 @@ grep -q "missing.sh" "$LAST_STDERR" || fail "bad exec not named: $(cat "$LAST_ST
 # ---- every drive "hot" (margin 50): one firing notification each, through every sink
 write_conf 50
 start_daemon -c "$TMP/nvmond.conf"
-wait_for 10 test "$(count '^firing temperature_warning' "$HOOK_LOG")" -ge 2 ||
+wait_for 10 at_least 2 '^firing temperature_warning' "$HOOK_LOG" ||
 	fail "exec hook did not run for both drives: $(cat "$HOOK_LOG" 2>/dev/null)"
-wait_for 10 test "$(count '"rule":"temperature_warning"' "$HOOK_OUT")" -ge 2 ||
+wait_for 10 at_least 2 '"rule":"temperature_warning"' "$HOOK_OUT" ||
 	fail "webhook did not receive both: $(cat "$HOOK_OUT" 2>/dev/null)"
 grep -q '"state":"firing"' "$HOOK_OUT" || fail "webhook body"
 sleep 1.5 # more polls: still one notification per episode

@@ -28,7 +28,7 @@ echo "----- guest script output -----"
 cat "$VM_OUT/guest.log" 2>/dev/null
 echo "-------------------------------"
 case $rc in
-124 | 125 | 126 | 127) vm_fail "the VM run failed (rc=$rc), see above" ;;
+123 | 124 | 125 | 126 | 127) vm_fail "the VM run failed (rc=$rc), see above" ;;
 esac
 [ $rc -eq 0 ] || vm_fail "the guest script exited $rc"
 

@@ -20,7 +20,7 @@ if [ -s "$VM_OUT/daemon.log" ]; then
 	echo "---------------------------------------------"
 fi
 case $rc in
-124 | 125 | 126 | 127) vm_fail "the VM run failed (rc=$rc), see above" ;;
+123 | 124 | 125 | 126 | 127) vm_fail "the VM run failed (rc=$rc), see above" ;;
 esac
 
 # 64 MiB in data units of 1000 * 512 bytes, rounded up.

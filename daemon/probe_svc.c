@@ -21,6 +21,7 @@
 #include <jansson.h>
 
 #include "nvmond/log.h"
+#include "nvmond/probe_progress.h"
 #include "nvmond/probe_run.h"
 #include "nvmond/probe_safety.h"
 #include "nvmond/probe_sched.h"
@@ -64,7 +65,7 @@ struct probe_svc {
 	struct probe_dev dev[PROBE_SVC_DEVICES];
 	size_t n_dev;
 	struct probe_job_ctx *done; /* finished threads to join */
-	struct api_endpoint endpoints[3];
+	struct api_endpoint endpoints[4];
 };
 
 struct probe_job_ctx {
@@ -74,6 +75,9 @@ struct probe_job_ctx {
 	struct probe_outcome out;
 	struct probe_demo_state demo;
 	atomic_bool cancel;
+	char cancel_why[64];  /* the reason a cancel gives; set before cancel */
+	pthread_mutex_t lock; /* guards prog: the probe thread writes, the loop reads */
+	struct probe_progress prog;
 	struct probe_job_ctx *next; /* in svc->done */
 };
 
@@ -253,6 +257,15 @@ static int job_read_smart(void *ctx, int64_t now_ms, struct smart_log *ret)
 	return mainq_call(j->svc->mainq, smart_on_loop, &c);
 }
 
+static void job_progress(void *ctx, size_t phase, const struct probe_point *v, size_t n)
+{
+	struct probe_job_ctx *j = ctx;
+
+	pthread_mutex_lock(&j->lock);
+	(void)probe_progress_update(&j->prog, phase, v, n); /* -ENOMEM: shows the last one */
+	pthread_mutex_unlock(&j->lock);
+}
+
 static bool job_cancelled(void *ctx)
 {
 	struct probe_job_ctx *j = ctx;
@@ -288,12 +301,16 @@ static void *job_thread(void *arg)
 	struct probe_job_ctx *j = arg;
 	struct probe_hooks h = {
 		.read_smart = job_read_smart,
+		.progress = job_progress,
 		.cancelled = job_cancelled,
 		.ctx = j,
 	};
 
 	probe_execute(&j->plan, &h, &j->demo, &j->out);
 	j->out.run.ended_ms = timefmt_now_ms();
+	if (!strcmp(j->out.run.state, "aborted") && !strcmp(j->out.run.reason, "cancelled") &&
+	    j->cancel_why[0])
+		snprintf(j->out.run.reason, sizeof(j->out.run.reason), "%s", j->cancel_why);
 	if (mainq_call(j->svc->mainq, finish_on_loop, j) == -ECANCELED) {
 		/* Shutting down: the main thread waits in probe_svc_free(), store now. */
 		if (!strcmp(j->out.run.state, "aborted") && !strcmp(j->out.run.reason, "cancelled"))
@@ -304,14 +321,21 @@ static void *job_thread(void *arg)
 	return NULL;
 }
 
+static void job_free(struct probe_job_ctx *j)
+{
+	pthread_join(j->thread, NULL);
+	probe_outcome_clear(&j->out);
+	probe_progress_clear(&j->prog);
+	pthread_mutex_destroy(&j->lock);
+	free(j);
+}
+
 static void reap(struct probe_svc *p)
 {
 	while (p->done) {
 		struct probe_job_ctx *j = p->done;
 		p->done = j->next;
-		pthread_join(j->thread, NULL);
-		probe_outcome_clear(&j->out);
-		free(j);
+		job_free(j);
 	}
 }
 
@@ -410,8 +434,11 @@ static int start_on_loop(void *arg)
 	j->svc = p;
 	j->demo = d->demo;
 	atomic_init(&j->cancel, false);
+	pthread_mutex_init(&j->lock, NULL);
+	probe_progress_init(&j->prog, j->plan.preset, j->plan.phase_ms, j->plan.allowed_write);
 	r = -pthread_create(&j->thread, NULL, job_thread, j);
 	if (r < 0) {
+		pthread_mutex_destroy(&j->lock);
 		j->out.run.ended_ms = now;
 		snprintf(j->out.run.state, sizeof(j->out.run.state), "failed");
 		snprintf(j->out.run.reason, sizeof(j->out.run.reason), "cannot start a thread");
@@ -594,8 +621,39 @@ static void handle_list(void *ctx, const struct api_request *req, struct api_rep
 	ret->json = bc.ret;
 }
 
+static struct probe_job_ctx *job_find(struct probe_svc *p, int64_t run_id)
+{
+	for (size_t i = 0; i < p->n_dev; i++)
+		if (p->dev[i].job && p->dev[i].job->out.run.id == run_id)
+			return p->dev[i].job;
+	return NULL;
+}
+
+struct progress_call {
+	struct probe_svc *svc;
+	int64_t run_id;
+	struct probe_progress ret;
+};
+
+/* A copy of a running probe's progress: -ESRCH when it runs no more. */
+static int progress_on_loop(void *arg)
+{
+	struct progress_call *c = arg;
+	struct probe_job_ctx *j = job_find(c->svc, c->run_id);
+	int r;
+
+	if (!j)
+		return -ESRCH;
+	pthread_mutex_lock(&j->lock);
+	r = probe_progress_copy(&j->prog, &c->ret);
+	pthread_mutex_unlock(&j->lock);
+	return r;
+}
+
 static void handle_get(void *ctx, const struct api_request *req, struct api_reply *ret)
 {
+	struct probe_svc *p = ctx;
+	struct progress_call pc = {.svc = p, .run_id = req->id};
 	json_t *o = NULL;
 	int r = probe_run_detail_json(req->store, req->id, true, &o);
 
@@ -603,7 +661,60 @@ static void handle_get(void *ctx, const struct api_request *req, struct api_repl
 		return api_reply_error(ret, 404, "no such probe");
 	if (r < 0)
 		return api_reply_error(ret, 500, "database error");
+	/* Its phases are stored when it ends; until then, where it is. */
+	if (!strcmp(json_string_value(json_object_get(o, "state")) ?: "", "running") &&
+	    mainq_call(p->mainq, progress_on_loop, &pc) == 0) {
+		json_t *prog = probe_progress_json(&pc.ret);
+		probe_progress_clear(&pc.ret);
+		if (prog)
+			json_object_set_new(o, "progress", prog);
+	}
 	ret->json = o;
+}
+
+struct cancel_call {
+	struct probe_svc *svc;
+	int64_t run_id;
+};
+
+static int cancel_on_loop(void *arg)
+{
+	struct cancel_call *c = arg;
+	struct probe_job_ctx *j = job_find(c->svc, c->run_id);
+
+	if (!j)
+		return -ESRCH;
+	if (!atomic_load(&j->cancel)) {
+		snprintf(j->cancel_why, sizeof(j->cancel_why), "cancelled through the API");
+		atomic_store(&j->cancel, true);
+		log_info("probe %" PRId64 ": cancel requested through the API", c->run_id);
+	}
+	return 0;
+}
+
+static void handle_cancel(void *ctx, const struct api_request *req, struct api_reply *ret)
+{
+	struct probe_svc *p = ctx;
+	struct cancel_call c = {.svc = p, .run_id = req->id};
+	json_t *o = NULL;
+	int r = mainq_call(p->mainq, cancel_on_loop, &c);
+
+	if (r == 0) {
+		ret->status = 202;
+		ret->json =
+			json_pack("{s:I, s:s}", "id", (json_int_t)req->id, "state", "cancelling");
+		return;
+	}
+	if (r == -ECANCELED)
+		return api_reply_error(ret, 503, "shutting down");
+	r = probe_run_detail_json(req->store, req->id, false, &o);
+	if (r == -ENOENT)
+		return api_reply_error(ret, 404, "no such probe");
+	if (r < 0)
+		return api_reply_error(ret, 500, "database error");
+	api_reply_error(ret, 409, "probe %" PRId64 " is not running (%s)", req->id,
+			json_string_value(json_object_get(o, "state")) ?: "?");
+	json_decref(o);
 }
 
 static void handle_post(void *ctx, const struct api_request *req, struct api_reply *ret)
@@ -693,6 +804,8 @@ int probe_svc_new(const struct cfg *c, struct dev_backend *b, struct store *s, s
 		(struct api_endpoint){"GET", "/api/v1/probes/{id}", API_EP_STORE, handle_get, p};
 	p->endpoints[2] = (struct api_endpoint){"POST", "/api/v1/devices/{id}/probes", API_EP_AUTH,
 						handle_post, p};
+	p->endpoints[3] = (struct api_endpoint){"POST", "/api/v1/probes/{id}/cancel",
+						API_EP_AUTH | API_EP_STORE, handle_cancel, p};
 	*ret = p;
 	return 0;
 }
@@ -739,11 +852,8 @@ struct probe_svc *probe_svc_free(struct probe_svc *p)
 			atomic_store(&p->dev[i].job->cancel, true);
 	for (size_t i = 0; i < p->n_dev; i++) {
 		struct probe_job_ctx *j = p->dev[i].job;
-		if (!j)
-			continue;
-		pthread_join(j->thread, NULL);
-		probe_outcome_clear(&j->out);
-		free(j);
+		if (j)
+			job_free(j);
 	}
 	reap(p);
 	free(p);
@@ -765,6 +875,7 @@ struct cli_ctx {
 	const char *name;
 	const struct probe_plan *plan;
 	bool tty;
+	struct probe_progress prog;
 };
 
 static int cli_read_smart(void *ctx, int64_t now_ms, struct smart_log *ret)
@@ -787,27 +898,17 @@ static void cli_progress(void *ctx, size_t phase, const struct probe_point *v, s
 	struct cli_ctx *c = ctx;
 	const struct probe_preset *pre = probe_preset_get(c->plan->preset);
 	char bar[31];
-	double frac, mbps;
-	uint64_t rd = v[n - 1].rd_bytes, wr = v[n - 1].wr_bytes, total = 0;
-	int64_t dt = n > 1 ? v[n - 1].t_ms - v[n - 2].t_ms : v[0].t_ms;
+	double frac;
 
-	if (!c->tty)
+	if (!c->tty || probe_progress_update(&c->prog, phase, v, n) < 0)
 		return;
-	for (size_t i = 0; i < n; i++)
-		total += v[i].wr_bytes;
-	if (pre->sustained)
-		frac = c->plan->allowed_write ? (double)total / (double)c->plan->allowed_write : 1;
-	else
-		frac = (double)v[n - 1].t_ms / (double)c->plan->phase_ms;
-	if (frac > 1)
-		frac = 1;
+	frac = probe_progress_fraction(&c->prog);
 	for (int i = 0; i < 30; i++)
 		bar[i] = i < (int)(frac * 30) ? '#' : '.';
 	bar[30] = '\0';
-	mbps = (double)(rd + wr) / (dt > 0 ? (double)dt : 1) / 1000.0;
 	fprintf(stderr, "\r%-16s %-5s [%s] %8.1f MB/s %6.1f s ", pre->name,
-		phase < pre->n_phases ? pre->phase[phase].name : "", bar, mbps,
-		(double)v[n - 1].t_ms / 1000.0);
+		phase < pre->n_phases ? pre->phase[phase].name : "", bar,
+		probe_progress_mb_per_s(&c->prog), (double)v[n - 1].t_ms / 1000.0);
 	fflush(stderr);
 }
 
@@ -931,11 +1032,13 @@ int probe_cli(const struct cfg *c, struct dev_backend *b, const char *device, co
 	struct sigaction sa = {.sa_handler = cli_on_sigint}, old;
 	sigaction(SIGINT, &sa, &old);
 	struct cli_ctx cc = {.b = b, .name = d->name, .plan = &plan, .tty = isatty(2)};
+	probe_progress_init(&cc.prog, plan.preset, plan.phase_ms, plan.allowed_write);
 	struct probe_hooks h = {.read_smart = cli_read_smart,
 				.progress = cli_progress,
 				.cancelled = cli_cancelled,
 				.ctx = &cc};
 	probe_execute(&plan, &h, &demo, &out);
+	probe_progress_clear(&cc.prog);
 	sigaction(SIGINT, &old, NULL);
 	if (cc.tty)
 		fprintf(stderr, "\r%*s\r", 78, "");

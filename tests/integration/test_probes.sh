@@ -96,9 +96,37 @@ assert j['running'] is None and 'sustained-write' in j['presets']
 " || fail "probe list: $L"
 
 # sustained-write finds demo1's write cache (24 GB) and stops; once a week only.
+# While it runs, GET shows where it is, and its series grows from poll to poll.
 out=$(post "$D1" '{"preset":"sustained-write"}' "$TOKEN")
 [ "${out%% *}" = 202 ] || fail "POST sustained-write: $out"
-J=$(wait_done "$(jq_py "${out#* }" "print(j['id'])")")
+ID=$(jq_py "${out#* }" "print(j['id'])")
+seen=
+for _ in $(seq 100); do
+	J=$(http_get "/api/v1/probes/$ID")
+	jq_py "$J" "
+p = j.get('progress')
+assert j['state'] == 'running' and p and len(p['series']) >= 2
+" 2>/dev/null || { sleep 0.1; continue; }
+	if [ -z "$seen" ]; then
+		seen=$J
+		sleep 0.6
+		continue
+	fi
+	python3 - "$seen" "$J" <<'PY' || fail "progress: $seen / $J"
+import json, sys
+a, b = (json.loads(x)["progress"] for x in sys.argv[1:])
+for p in (a, b):
+    assert p["name"] == "write" and p["phase"] == 0 and p["phases"] == 1, p
+    assert 0 < p["fraction"] < 1 and p["mb_per_s"] > 1000, p
+    assert p["bytes_written"] == sum(s[2] for s in p["series"]) and p["bytes_read"] == 0, p
+    assert p["elapsed_ms"] == p["series"][-1][0], p
+assert len(b["series"]) > len(a["series"]) and b["series"][:len(a["series"])] == a["series"]
+assert b["bytes_written"] > a["bytes_written"] and b["fraction"] > a["fraction"]
+PY
+	break
+done
+[ -n "$seen" ] || fail "no progress seen while sustained-write ran: $J"
+J=$(wait_done "$ID")
 jq_py "$J" "
 assert j['state'] == 'stopped', j['state']
 ev = [e for e in j['phases'][0]['events'] if e['kind'] == 'cliff']
@@ -124,6 +152,36 @@ http_get "/api/v1/probes/$CID" > /dev/null
 grep -q "budget" "$TMP/cli.txt" || fail "cli refusal: $(cat "$TMP/cli.txt")"
 expect_exit 2 "$NVMOND_BIN" --demo --db "$DB" probe --device demo1 --preset nope
 expect_exit 2 "$NVMOND_BIN" --demo --db "$DB" probe --preset seq1m-q1
+
+# Cancel: only with the token, only a running probe; the run is kept as aborted.
+cancel() { # cancel ID [TOKEN] -> prints "STATUS BODY"
+	local auth=()
+	[ -n "${2:-}" ] && auth=(-H "Authorization: Bearer $2")
+	curl -sS --max-time 10 -o "$TMP/cancel.out" -w '%{http_code}' "${auth[@]}" -X POST \
+		"$URL/api/v1/probes/$1/cancel"
+	echo " $(cat "$TMP/cancel.out")"
+}
+out=$(post "$D1" '{"preset":"seq1m-q1"}' "$TOKEN")
+[ "${out%% *}" = 202 ] || fail "POST seq1m-q1: $out"
+ID=$(jq_py "${out#* }" "print(j['id'])")
+out=$(cancel "$ID")
+[ "${out%% *}" = 401 ] || fail "cancel without token: $out"
+out=$(cancel "$ID" "$TOKEN")
+[ "${out%% *}" = 202 ] || fail "cancel: $out"
+J=$(wait_done "$ID")
+jq_py "$J" "
+assert j['state'] == 'aborted' and j['reason'] == 'cancelled through the API', j
+assert j['ended'] and 'progress' not in j
+" || fail "cancelled run: $J"
+out=$(cancel "$ID" "$TOKEN")
+[ "${out%% *}" = 409 ] && jq_py "${out#* }" "assert 'not running (aborted)' in j['error']" ||
+	fail "cancel of a finished probe: $out"
+out=$(cancel 99999 "$TOKEN")
+[ "${out%% *}" = 404 ] || fail "cancel of no probe: $out"
+out=$(post "$D1" '{"preset":"seq1m-q1"}' "$TOKEN")
+[ "${out%% *}" = 202 ] || fail "a probe after a cancel: $out"
+J=$(wait_done "$(jq_py "${out#* }" "print(j['id'])")")
+jq_py "$J" "assert j['state'] == 'done', j" || fail "probe after cancel: $J"
 
 # A running probe is cut short and recorded at shutdown.
 out=$(post "$D1" '{"preset":"rnd4k-q32"}' "$TOKEN")

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -117,7 +118,6 @@ struct slot {
 	int64_t t0;
 	uint64_t off;
 	bool write;
-	bool busy;
 };
 
 /* Where the next I/O of one direction goes. */
@@ -261,12 +261,66 @@ static void slot_plan(struct run *rn, struct slot *s)
 		rn->rd_issued += rn->j->block_size;
 }
 
+/*
+ * How SQEs name the file and the buffers. Registered ones save the kernel a
+ * file lookup and a page pinning per I/O; the plain fd and addresses serve
+ * when the kernel refuses to register them (RLIMIT_MEMLOCK, old kernels).
+ */
+struct ring_io {
+	struct io_uring ring;
+	int fd; /* the registered index when fixed_file */
+	bool fixed_file, fixed_bufs;
+};
+
+static void ring_register(struct ring_io *io, int fd, const struct slot *slots, size_t n_slots,
+			  uint32_t bs)
+{
+	struct iovec *iov = calloc(n_slots, sizeof(*iov));
+
+	io->fd = fd;
+	if (iov) {
+		for (size_t i = 0; i < n_slots; i++)
+			iov[i] = (struct iovec){.iov_base = slots[i].buf, .iov_len = bs};
+		io->fixed_bufs = io_uring_register_buffers(&io->ring, iov, (unsigned)n_slots) == 0;
+		free(iov);
+	}
+	if (io_uring_register_files(&io->ring, &fd, 1) == 0) {
+		io->fd = 0;
+		io->fixed_file = true;
+	}
+	/* io_uring_enter() without a file lookup either; harmless when refused. */
+	(void)io_uring_register_ring_fd(&io->ring);
+}
+
+static void slot_prep(struct ring_io *io, struct io_uring_sqe *sqe, struct slot *s, unsigned idx,
+		      uint32_t bs)
+{
+	if (io->fixed_bufs && s->write)
+		io_uring_prep_write_fixed(sqe, io->fd, s->buf, bs, s->off, (int)idx);
+	else if (io->fixed_bufs)
+		io_uring_prep_read_fixed(sqe, io->fd, s->buf, bs, s->off, (int)idx);
+	else if (s->write)
+		io_uring_prep_write(sqe, io->fd, s->buf, bs, s->off);
+	else
+		io_uring_prep_read(sqe, io->fd, s->buf, bs, s->off);
+	if (io->fixed_file)
+		sqe->flags |= IOSQE_FIXED_FILE;
+	io_uring_sqe_set_data(sqe, s);
+}
+
 static int run_uring(int fd, struct run *rn, struct slot *slots, size_t n_slots)
 {
-	struct io_uring ring;
-	size_t inflight = 0;
+	struct ring_io io = {0};
+	uint32_t bs = rn->j->block_size;
+	unsigned *idle; /* the slots with nothing in flight, a stack */
+	size_t n_idle = n_slots, inflight = 0;
 	int r;
 
+	idle = calloc(n_slots, sizeof(*idle));
+	if (!idle)
+		return -ENOMEM;
+	for (size_t i = 0; i < n_slots; i++)
+		idle[i] = (unsigned)(n_slots - 1 - i); /* slot 0 on top */
 	/*
 	 * This thread alone submits and reaps: completions need not interrupt it
 	 * (COOP_TASKRUN) and can wait until it asks for them (DEFER_TASKRUN, 6.1).
@@ -280,63 +334,72 @@ static int run_uring(int fd, struct run *rn, struct slot *slots, size_t n_slots)
 	r = -EINVAL;
 	for (size_t i = rn->j->plain_ring ? 2 : 0;
 	     i < sizeof(flags) / sizeof(flags[0]) && r == -EINVAL; i++)
-		r = io_uring_queue_init((unsigned)n_slots, &ring, flags[i]);
-	if (r < 0)
+		r = io_uring_queue_init((unsigned)n_slots, &io.ring, flags[i]);
+	if (r < 0) {
+		free(idle);
 		return r == -ENOMEM ? r : -ENOSYS;
+	}
+	ring_register(&io, fd, slots, n_slots, bs);
 	for (;;) {
 		int64_t now = now_ns();
-		for (size_t i = 0; i < n_slots; i++) {
-			struct slot *s = &slots[i];
-			if (s->busy || !may_issue(rn, now))
-				continue;
-			struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+		bool queued = false;
+		while (n_idle > 0 && may_issue(rn, now)) {
+			/*
+			 * Hand each I/O to the kernel as soon as another one follows
+			 * (the last goes with the wait below), as fio does: a batch
+			 * submitted at once reaches the device at once, completes at
+			 * once and keeps the queue running in bursts, fewer I/Os really
+			 * in flight (-20 % IOPS at 4 KiB, depth 32, on virtio-blk).
+			 */
+			if (queued) /* on failure, the wait below submits it and fails */
+				(void)io_uring_submit(&io.ring);
+			struct io_uring_sqe *sqe = io_uring_get_sqe(&io.ring);
 			if (!sqe)
 				break;
+			queued = true;
+			unsigned idx = idle[--n_idle];
+			struct slot *s = &slots[idx];
 			slot_plan(rn, s);
-			if (s->write)
-				io_uring_prep_write(sqe, fd, s->buf, rn->j->block_size, s->off);
-			else
-				io_uring_prep_read(sqe, fd, s->buf, rn->j->block_size, s->off);
-			io_uring_sqe_set_data(sqe, s);
+			slot_prep(&io, sqe, s, idx, bs);
 			s->t0 = now;
-			s->busy = true;
 			inflight++;
 		}
 		if (inflight == 0)
 			break;
 		struct io_uring_cqe *cqe;
-		r = io_uring_submit_and_wait(&ring, 1);
+		r = io_uring_submit_and_wait(&io.ring, 1);
 		if (r < 0 && r != -EINTR)
 			goto out;
 		unsigned head, seen = 0;
 		now = now_ns();
-		io_uring_for_each_cqe(&ring, head, cqe)
+		io_uring_for_each_cqe(&io.ring, head, cqe)
 		{
 			struct slot *s = io_uring_cqe_get_data(cqe);
 			seen++;
 			inflight--;
-			s->busy = false;
-			if (cqe->res != (int)rn->j->block_size) {
+			idle[n_idle++] = (unsigned)(s - slots);
+			if (cqe->res != (int)bs) {
 				r = cqe->res < 0 ? cqe->res : -EIO;
 				rn->stopping = true;
-				io_uring_cq_advance(&ring, seen);
+				io_uring_cq_advance(&io.ring, seen);
 				/* Drain what is still in flight before failing. */
-				while (inflight > 0 && io_uring_wait_cqe(&ring, &cqe) == 0) {
-					io_uring_cqe_seen(&ring, cqe);
+				while (inflight > 0 && io_uring_wait_cqe(&io.ring, &cqe) == 0) {
+					io_uring_cqe_seen(&io.ring, cqe);
 					inflight--;
 				}
 				goto out;
 			}
 			account(rn, s, now);
 		}
-		io_uring_cq_advance(&ring, seen);
+		io_uring_cq_advance(&io.ring, seen);
 		r = run_tick(rn, now);
 		if (r < 0)
 			goto out;
 	}
 	r = 0;
 out:
-	io_uring_queue_exit(&ring);
+	io_uring_queue_exit(&io.ring);
+	free(idle);
 	return r;
 }
 

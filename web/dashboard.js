@@ -433,22 +433,111 @@ function wearTable(w) {
   );
 }
 
-async function ackAlert(id, btn) {
+// POST to a token-guarded endpoint: the token is asked once and kept in this
+// browser (localStorage); a 401 forgets it. Return: the api() answer, or null
+// when no token was given.
+async function authPost(path, body, what) {
   let token = localStorage.getItem("nvmond.token");
   if (!token) {
-    token = prompt("API token ([http] token) to acknowledge alerts:");
-    if (!token) return;
+    token = prompt("API token ([http] token) to " + what + ":");
+    if (!token) return null;
     localStorage.setItem("nvmond.token", token);
   }
-  btn.disabled = true;
-  const r = await api("/api/v1/alerts/" + id + "/ack", { method: "POST", headers: { Authorization: "Bearer " + token } });
+  const opts = { method: "POST", headers: { Authorization: "Bearer " + token } };
+  if (body !== undefined) {
+    opts.headers["Content-Type"] = "application/json";
+    opts.body = JSON.stringify(body);
+  }
+  const r = await api(path, opts);
   if (r.status === 401) localStorage.removeItem("nvmond.token");
-  if (!r.ok) {
+  return r;
+}
+
+async function ackAlert(id, btn) {
+  btn.disabled = true;
+  const r = await authPost("/api/v1/alerts/" + id + "/ack", undefined, "acknowledge alerts");
+  if (!r || !r.ok) {
     btn.disabled = false;
-    showError("acknowledge failed: " + ((r.body && r.body.error) || r.status));
+    if (r) showError("acknowledge failed: " + ((r.body && r.body.error) || r.status));
     return;
   }
   render();
+}
+
+// ---- running a probe from the drive page --------------------------------
+
+function stopProbeWatch() {
+  clearTimeout(state.probeTimer);
+  state.probeTimer = null;
+}
+
+// "seq1m-q8 · write (2 of 2) · 41 % · 4968 MB/s · 13.8 GB written"
+function progressText(run) {
+  const p = run.progress;
+  if (!p) return run.preset + " · starting";
+  return run.preset + " · " + p.name + (p.phases > 1 ? " (" + (p.phase + 1) + " of " + p.phases + ")" : "") +
+    " · " + Math.round(p.fraction * 100) + " % · " + Math.round(p.mb_per_s) + " MB/s · " +
+    fmtBytes(p.bytes_read) + " read, " + fmtBytes(p.bytes_written) + " written";
+}
+
+// Follow probe @id once a second until it ends, then rebuild the page.
+function watchProbe(gen, id, box) {
+  const tick = async () => {
+    const r = await optional("/api/v1/probes/" + id);
+    if (gen !== state.generation) return;
+    if (!r || r.state !== "running") {
+      stopProbeWatch();
+      render();
+      return;
+    }
+    const bar = box.querySelector(".meter > span");
+    bar.style.width = (r.progress ? r.progress.fraction * 100 : 0).toFixed(1) + "%";
+    box.querySelector(".probe-progress").textContent = progressText(r);
+    box.dataset.fraction = r.progress ? r.progress.fraction : 0;
+    state.probeTimer = setTimeout(tick, 1000);
+  };
+  stopProbeWatch();
+  tick();
+}
+
+// What runs on the drive now, with Cancel; or a preset picker with Start.
+function probeControl(gen, d, pr) {
+  const box = el("div", { id: "probe-control" });
+  if (pr.running) {
+    const cancel = el("button", { type: "button" }, "Cancel");
+    cancel.addEventListener("click", async () => {
+      cancel.disabled = true;
+      const r = await authPost("/api/v1/probes/" + pr.running + "/cancel", undefined, "cancel probes");
+      if (r && !r.ok && r.status !== 409) showError("cancel failed: " + ((r.body && r.body.error) || r.status));
+      if (!r || !r.ok) cancel.disabled = false;
+    });
+    box.append(el("p", { class: "probe-progress" }, "probe " + pr.running + " running"),
+      meter(0, "", []),
+      el("p", {}, cancel));
+    watchProbe(gen, pr.running, box);
+    return box;
+  }
+  const pick = el("select", { "aria-label": "preset" },
+    ...pr.presets.map((p) => el("option", { value: p }, p)));
+  const start = el("button", { type: "button" }, "Start");
+  start.addEventListener("click", async () => {
+    start.disabled = true;
+    const r = await authPost("/api/v1/devices/" + d.id + "/probes", { preset: pick.value }, "start probes");
+    start.disabled = false;
+    if (!r) return;
+    if (!r.ok) {
+      showError("probe not started: " + ((r.body && r.body.error) || "HTTP " + r.status));
+      return;
+    }
+    showError("");
+    render();
+  });
+  const b = pr.budget;
+  box.append(el("p", { class: "probe-start" }, pick, " ", start),
+    el("p", { class: "legend-note" }, "Write budget used: " + fmtBytes(b.used_day_bytes) + " of " +
+      fmtBytes(b.day_bytes) + " today, " + fmtBytes(b.used_month_bytes) + " of " + fmtBytes(b.month_bytes) +
+      " in 30 days" + (pr.probe_dir ? " · probe file in " + pr.probe_dir : " · no probe_dir: raw namespace, read only")));
+  return box;
 }
 
 function eventsTable(events, alerts) {
@@ -566,6 +655,9 @@ async function renderDrive(gen, id, live) {
       el("section", { class: "panel", "aria-label": "probes" },
         el("h3", {}, "Throughput probes (MB/s per preset)"),
         pr ? probeBox : el("p", { class: "na" }, "not available")),
+      pr ? el("section", { class: "panel", "aria-label": "run a probe" },
+        el("h3", {}, pr.running ? "Probe running" : "Run a probe"),
+        probeControl(gen, d, pr)) : null,
       el("section", { class: "panel", "aria-label": "last probe" },
         el("h3", {}, "Last probe" + (lastRun ? ": " + lastRun.preset + ", " + fmtTime(lastRun.started) : "")),
         runDetail ? runBox : el("p", { class: pr ? "muted" : "na" }, pr ? "No probe has finished yet." : "not available"),
@@ -599,6 +691,7 @@ async function render(live) {
   const r = route();
   const gen = live ? state.generation : ++state.generation;
   clearTimeout(state.timer);
+  if (!live) stopProbeWatch();
   try {
     if (r.view === "drive") await renderDrive(gen, r.id, live);
     else {

@@ -35,7 +35,7 @@ web_root = $NVMOND_SRC/web
 [http]
 token = $TOKEN
 [probes]
-phase_duration = 1s
+phase_duration = 3s
 CONF
 start_daemon -c "$TMP/nvmond.conf"
 
@@ -61,7 +61,7 @@ assert j['probe_bytes_written'] == sum(r['bytes_written'] for r in runs) > 0, (j
 assert j['host_bytes_written'] == j['bytes_written'] - j['probe_bytes_written']
 " || fail "wear does not count the probe writes apart"
 
-NVMOND_URL="http://127.0.0.1:$PORT" PROBED_DEVICE=$D1 ARTIFACTS="$ARTIFACTS" \
+NVMOND_URL="http://127.0.0.1:$PORT" PROBED_DEVICE=$D1 ARTIFACTS="$ARTIFACTS" NVMOND_TOKEN=$TOKEN \
 	timeout 180 node "$NODE_DIR/dashboard.test.js" || fail "browser test (screenshots in $ARTIFACTS)"
 [ -s "$ARTIFACTS/overview-light.png" ] && [ -s "$ARTIFACTS/drive-phone-dark.png" ] || fail "no screenshots"
 stop_daemon

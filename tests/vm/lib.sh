@@ -354,6 +354,18 @@ vm_console_tail() {
 	echo "-----------------------------------------------" >&2
 }
 
+# vm_kill RC LINES WHY - stop the VM now, say why, show the console's last LINES.
+vm_kill() {
+	vm_log "$3, killing the VM"
+	kill "$VM_PID" 2>/dev/null
+	sleep 1
+	kill -9 "$VM_PID" 2>/dev/null
+	wait "$VM_PID" 2>/dev/null
+	VM_PID=
+	VM_RC=$1
+	vm_console_tail "$2"
+}
+
 # vm_wait - wait for the guest to power off (at most VM_TIMEOUT s since
 # vm_start), unpack its results into $VM_OUT. Sets and returns VM_RC (the guest
 # script's exit status; 123 controller hung, 124 host timeout, 125/126 init failures, 127 no status).
@@ -362,25 +374,11 @@ vm_wait() {
 	deadline=$(($(date +%s) + VM_TIMEOUT))
 	while kill -0 "$VM_PID" 2>/dev/null; do
 		if grep -qE "$VM_HANG_RE" "$VM_RUN/console.log" 2>/dev/null; then
-			vm_log "the emulated NVMe controller stopped completing I/O (guest: command timeout), killing the VM"
-			kill "$VM_PID" 2>/dev/null
-			sleep 1
-			kill -9 "$VM_PID" 2>/dev/null
-			wait "$VM_PID" 2>/dev/null
-			VM_PID=
-			VM_RC=123
-			vm_console_tail 30
+			vm_kill 123 30 "the emulated NVMe controller stopped completing I/O (guest: command timeout)"
 			return $VM_RC
 		fi
 		if [ "$(date +%s)" -ge "$deadline" ]; then
-			vm_log "timeout: the VM ran longer than ${VM_TIMEOUT}s, killing it"
-			kill "$VM_PID" 2>/dev/null
-			sleep 1
-			kill -9 "$VM_PID" 2>/dev/null
-			wait "$VM_PID" 2>/dev/null
-			VM_PID=
-			VM_RC=124
-			vm_console_tail 60
+			vm_kill 124 60 "timeout: the VM ran longer than ${VM_TIMEOUT}s"
 			return $VM_RC
 		fi
 		sleep 0.2

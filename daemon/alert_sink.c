@@ -36,6 +36,11 @@ struct sink_worker {
 	void (*deliver)(struct sink_worker *w, const struct alert_note *n);
 };
 
+/*
+ * The settings of each sink are guarded by its worker's lock: a reload
+ * (alert_sinks_reconfigure) changes them while the worker delivers, and each
+ * delivery works on a copy taken when it starts.
+ */
 struct alert_sinks {
 	char *exec_path;
 	int64_t exec_timeout_ms;
@@ -44,6 +49,14 @@ struct alert_sinks {
 	uint32_t webhook_attempts;
 	int64_t retry_min_ms, retry_max_ms;
 	struct sink_worker exec, webhook;
+};
+
+/* What one webhook delivery works with. */
+struct webhook_settings {
+	char *url;
+	int64_t timeout_ms;
+	uint32_t attempts;
+	int64_t retry_min_ms, retry_max_ms;
 };
 
 json_t *alert_note_json(const struct alert_note *n)
@@ -133,45 +146,89 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-static int worker_start(struct sink_worker *w, struct alert_sinks *owner, const char *name,
-			size_t cap,
+static void worker_init(struct sink_worker *w, struct alert_sinks *owner, const char *name,
 			void (*deliver)(struct sink_worker *, const struct alert_note *))
 {
 	pthread_condattr_t ca;
-	int r;
 
 	w->owner = owner;
 	w->name = name;
 	w->deliver = deliver;
-	w->cap = cap ? cap : 1;
-	w->st.enabled = true;
-	w->q = calloc(w->cap, sizeof(*w->q));
-	if (!w->q)
-		return -ENOMEM;
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&w->cond, &ca);
 	pthread_condattr_destroy(&ca);
-	r = -pthread_create(&w->thread, NULL, worker_main, w);
-	if (r < 0)
-		return r;
-	w->running = true;
+}
+
+/* A queue of @cap, keeping what waits in it (the oldest first; beyond @cap, dropped and counted). Locked. */
+static int worker_resize(struct sink_worker *w, size_t cap)
+{
+	struct alert_note *q;
+	size_t keep;
+
+	cap = cap ? cap : 1;
+	if (cap == w->cap)
+		return 0;
+	q = calloc(cap, sizeof(*q));
+	if (!q)
+		return -ENOMEM;
+	keep = w->n < cap ? w->n : cap;
+	for (size_t i = 0; i < keep; i++)
+		q[i] = w->q[(w->head + i) % w->cap];
+	w->st.dropped += w->n - keep;
+	free(w->q);
+	w->q = q;
+	w->cap = cap;
+	w->head = 0;
+	w->n = keep;
 	return 0;
 }
 
+/* Start the thread (with a queue of @cap) unless it runs; else resize its queue. */
+static int worker_start(struct sink_worker *w, size_t cap)
+{
+	int r;
+
+	pthread_mutex_lock(&w->lock);
+	r = worker_resize(w, cap);
+	pthread_mutex_unlock(&w->lock);
+	if (r < 0 || w->running)
+		return r;
+	w->stop = false;
+	r = -pthread_create(&w->thread, NULL, worker_main, w);
+	if (r < 0)
+		return r;
+	pthread_mutex_lock(&w->lock);
+	w->running = true;
+	w->st.enabled = true;
+	pthread_mutex_unlock(&w->lock);
+	return 0;
+}
+
+/* Stop the thread: what still waits is dropped (and counted), a hook in flight gets its timeout. */
 static void worker_stop(struct sink_worker *w)
 {
-	if (!w->q)
-		return;
-	if (w->running) {
-		pthread_mutex_lock(&w->lock);
-		w->stop = true;
-		pthread_cond_broadcast(&w->cond);
+	pthread_mutex_lock(&w->lock);
+	if (!w->running) {
 		pthread_mutex_unlock(&w->lock);
-		pthread_join(w->thread, NULL);
-		w->running = false;
+		return;
 	}
+	w->running = false;
+	w->st.enabled = false;
+	w->stop = true;
+	pthread_cond_broadcast(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+	pthread_join(w->thread, NULL);
+	pthread_mutex_lock(&w->lock);
+	w->st.dropped += w->n;
+	w->n = 0;
+	pthread_mutex_unlock(&w->lock);
+}
+
+static void worker_free(struct sink_worker *w)
+{
+	worker_stop(w);
 	pthread_cond_destroy(&w->cond);
 	pthread_mutex_destroy(&w->lock);
 	free(w->q);
@@ -182,9 +239,11 @@ static bool worker_push(struct sink_worker *w, const struct alert_note *n)
 {
 	bool ok;
 
-	if (!w->running)
-		return false;
 	pthread_mutex_lock(&w->lock);
+	if (!w->running) {
+		pthread_mutex_unlock(&w->lock);
+		return false;
+	}
 	ok = w->n < w->cap;
 	if (ok) {
 		w->q[(w->head + w->n) % w->cap] = *n;
@@ -204,7 +263,6 @@ static void exec_deliver(struct sink_worker *w, const struct alert_note *n)
 {
 	struct alert_sinks *s = w->owner;
 	char env_store[12][256], ts[TIMEFMT_MAX], started[TIMEFMT_MAX];
-	char *envp[16], *argv[] = {s->exec_path, NULL};
 	const char *path = getenv("PATH");
 	int in[2], status = 0;
 	size_t ne = 0;
@@ -212,10 +270,18 @@ static void exec_deliver(struct sink_worker *w, const struct alert_note *n)
 	char *body = j ? json_dumps(j, JSON_COMPACT) : NULL;
 	pid_t pid;
 
+	pthread_mutex_lock(&w->lock);
+	char *exec_path = strdup(s->exec_path);
+	int64_t timeout_ms = s->exec_timeout_ms;
+	pthread_mutex_unlock(&w->lock);
+	char *envp[16], *argv[] = {exec_path, NULL};
+
 	json_decref(j);
-	if (!body) {
+	if (!body || !exec_path) {
 		count(w, &w->st.failed);
 		set_error(w, "out of memory");
+		free(body);
+		free(exec_path);
 		return;
 	}
 #define ENV(...)                                                                                   \
@@ -239,6 +305,7 @@ static void exec_deliver(struct sink_worker *w, const struct alert_note *n)
 		count(w, &w->st.failed);
 		set_error(w, "pipe: %s", strerror(errno));
 		free(body);
+		free(exec_path);
 		return;
 	}
 	pid = fork();
@@ -250,7 +317,7 @@ static void exec_deliver(struct sink_worker *w, const struct alert_note *n)
 		signal(SIGPIPE, SIG_DFL);
 		setpgid(0, 0);
 		dup2(in[0], STDIN_FILENO);
-		execve(s->exec_path, argv, envp);
+		execve(exec_path, argv, envp);
 		_exit(127);
 	}
 	close(in[0]);
@@ -259,6 +326,7 @@ static void exec_deliver(struct sink_worker *w, const struct alert_note *n)
 		count(w, &w->st.failed);
 		set_error(w, "fork: %s", strerror(errno));
 		free(body);
+		free(exec_path);
 		return;
 	}
 	/* The JSON is small (well under a pipe buffer): this does not block. */
@@ -272,7 +340,7 @@ static void exec_deliver(struct sink_worker *w, const struct alert_note *n)
 	close(in[1]);
 	free(body);
 
-	int64_t deadline = timefmt_mono_ms() + s->exec_timeout_ms;
+	int64_t deadline = timefmt_mono_ms() + timeout_ms;
 	pid_t got;
 	while ((got = waitpid(pid, &status, WNOHANG)) == 0) {
 		if (timefmt_mono_ms() >= deadline) {
@@ -280,8 +348,9 @@ static void exec_deliver(struct sink_worker *w, const struct alert_note *n)
 			kill(pid, SIGKILL);
 			waitpid(pid, &status, 0);
 			count(w, &w->st.failed);
-			set_error(w, "%s: killed after %lld ms (exec_timeout)", s->exec_path,
-				  (long long)s->exec_timeout_ms);
+			set_error(w, "%s: killed after %lld ms (exec_timeout)", exec_path,
+				  (long long)timeout_ms);
+			free(exec_path);
 			return;
 		}
 		struct timespec ten_ms = {0, 10000000};
@@ -295,13 +364,14 @@ static void exec_deliver(struct sink_worker *w, const struct alert_note *n)
 	} else {
 		count(w, &w->st.failed);
 		if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-			set_error(w, "%s: could not be executed", s->exec_path);
+			set_error(w, "%s: could not be executed", exec_path);
 		else if (WIFEXITED(status))
-			set_error(w, "%s: exit status %d", s->exec_path, WEXITSTATUS(status));
+			set_error(w, "%s: exit status %d", exec_path, WEXITSTATUS(status));
 		else
-			set_error(w, "%s: killed by signal %d", s->exec_path,
+			set_error(w, "%s: killed by signal %d", exec_path,
 				  WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 	}
+	free(exec_path);
 }
 
 /* ---- webhook ------------------------------------------------------------ */
@@ -312,7 +382,8 @@ static size_t discard(char *ptr, size_t size, size_t nmemb, void *userdata)
 }
 
 /* One POST. Return: 0 on a 2xx answer, else -EIO with the reason in @err. */
-static int webhook_post(struct alert_sinks *s, const char *body, char *err, size_t errsize)
+static int webhook_post(const struct webhook_settings *s, const char *body, char *err,
+			size_t errsize)
 {
 	struct curl_slist *hdr = NULL;
 	char cerr[CURL_ERROR_SIZE] = "";
@@ -325,11 +396,11 @@ static int webhook_post(struct alert_sinks *s, const char *body, char *err, size
 		return -ENOMEM;
 	}
 	hdr = curl_slist_append(hdr, "Content-Type: application/json");
-	curl_easy_setopt(c, CURLOPT_URL, s->webhook_url);
+	curl_easy_setopt(c, CURLOPT_URL, s->url);
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdr);
 	curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)s->webhook_timeout_ms);
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)s->webhook_timeout_ms);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)s->timeout_ms);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)s->timeout_ms);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, cerr);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
@@ -355,31 +426,39 @@ static void webhook_deliver(struct sink_worker *w, const struct alert_note *n)
 	json_t *j = alert_note_json(n);
 	char *body = j ? json_dumps(j, JSON_COMPACT) : NULL;
 	char err[CURL_ERROR_SIZE + 64] = "";
-	int64_t backoff = s->retry_min_ms;
+	struct webhook_settings ws;
+
+	pthread_mutex_lock(&w->lock);
+	ws = (struct webhook_settings){strdup(s->webhook_url), s->webhook_timeout_ms,
+				       s->webhook_attempts, s->retry_min_ms, s->retry_max_ms};
+	pthread_mutex_unlock(&w->lock);
+	int64_t backoff = ws.retry_min_ms;
 
 	json_decref(j);
-	if (!body) {
+	if (!body || !ws.url) {
 		count(w, &w->st.failed);
 		set_error(w, "out of memory");
+		free(body);
+		free(ws.url);
 		return;
 	}
 	for (uint32_t attempt = 1;; attempt++) {
-		if (webhook_post(s, body, err, sizeof(err)) == 0) {
+		if (webhook_post(&ws, body, err, sizeof(err)) == 0) {
 			count(w, &w->st.delivered);
 			break;
 		}
-		if (attempt >= s->webhook_attempts) {
+		if (attempt >= ws.attempts) {
 			count(w, &w->st.failed);
-			set_error(w, "%s: %s; gave up after %u attempts", s->webhook_url, err,
-				  attempt);
+			set_error(w, "%s: %s; gave up after %u attempts", ws.url, err, attempt);
 			break;
 		}
 		count(w, &w->st.retries);
 		if (sleep_or_stop(w, backoff))
 			break;
-		backoff = backoff * 2 > s->retry_max_ms ? s->retry_max_ms : backoff * 2;
+		backoff = backoff * 2 > ws.retry_max_ms ? ws.retry_max_ms : backoff * 2;
 	}
 	free(body);
+	free(ws.url);
 }
 
 /* ---- the pair ----------------------------------------------------------- */
@@ -387,50 +466,82 @@ static void webhook_deliver(struct sink_worker *w, const struct alert_note *n)
 int alert_sinks_new(const struct alert_sink_cfg *c, struct alert_sinks **ret)
 {
 	struct alert_sinks *s = calloc(1, sizeof(*s));
-	int r = 0;
+	int r;
 
 	if (!s)
 		return -ENOMEM;
-	s->exec.name = "exec";
-	s->webhook.name = "webhook";
+	worker_init(&s->exec, s, "exec", exec_deliver);
+	worker_init(&s->webhook, s, "webhook", webhook_deliver);
+	r = alert_sinks_reconfigure(s, c);
+	if (r < 0) {
+		alert_sinks_free(s);
+		return r;
+	}
+	*ret = s;
+	return 0;
+}
+
+/* Replace *@field by a copy of @v under @w's lock. Return: 0 or -ENOMEM. */
+static int set_string(struct sink_worker *w, char **field, const char *v)
+{
+	char *copy = strdup(v);
+
+	if (!copy)
+		return -ENOMEM;
+	pthread_mutex_lock(&w->lock);
+	free(*field);
+	*field = copy;
+	pthread_mutex_unlock(&w->lock);
+	return 0;
+}
+
+int alert_sinks_reconfigure(struct alert_sinks *s, const struct alert_sink_cfg *c)
+{
+	int r;
+
 	if (c->exec_path && c->exec_path[0]) {
-		s->exec_path = strdup(c->exec_path);
-		s->exec_timeout_ms = c->exec_timeout_ms;
-		r = s->exec_path ? worker_start(&s->exec, s, "exec", c->exec_queue, exec_deliver)
-				 : -ENOMEM;
+		r = set_string(&s->exec, &s->exec_path, c->exec_path);
 		if (r < 0)
-			goto fail;
+			return r;
+		pthread_mutex_lock(&s->exec.lock);
+		s->exec_timeout_ms = c->exec_timeout_ms;
+		pthread_mutex_unlock(&s->exec.lock);
+		r = worker_start(&s->exec, c->exec_queue);
+		if (r < 0)
+			return r;
+	} else {
+		worker_stop(&s->exec);
 	}
 	if (c->webhook_url && c->webhook_url[0]) {
-		s->webhook_url = strdup(c->webhook_url);
+		/* libcurl's global init is thread-safe since 7.84 and idempotent. */
+		if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+			return -ENOMEM;
+		r = set_string(&s->webhook, &s->webhook_url, c->webhook_url);
+		if (r < 0)
+			return r;
+		pthread_mutex_lock(&s->webhook.lock);
 		s->webhook_timeout_ms = c->webhook_timeout_ms;
 		s->webhook_attempts = c->webhook_attempts ? c->webhook_attempts : 1;
 		s->retry_min_ms = c->webhook_retry_min_ms > 0 ? c->webhook_retry_min_ms : 1000;
 		s->retry_max_ms = c->webhook_retry_max_ms > s->retry_min_ms
 					  ? c->webhook_retry_max_ms
 					  : s->retry_min_ms;
-		/* libcurl's global init is thread-safe since 7.84 and idempotent. */
-		if (!s->webhook_url || curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-			r = -ENOMEM;
-			goto fail;
-		}
-		r = worker_start(&s->webhook, s, "webhook", c->webhook_queue, webhook_deliver);
+		pthread_mutex_unlock(&s->webhook.lock);
+		r = worker_start(&s->webhook, c->webhook_queue);
 		if (r < 0)
-			goto fail;
+			return r;
+	} else {
+		worker_stop(&s->webhook);
 	}
-	*ret = s;
 	return 0;
-fail:
-	alert_sinks_free(s);
-	return r;
 }
 
 struct alert_sinks *alert_sinks_free(struct alert_sinks *s)
 {
 	if (!s)
 		return NULL;
-	worker_stop(&s->exec);
-	worker_stop(&s->webhook);
+	worker_free(&s->exec);
+	worker_free(&s->webhook);
 	free(s->exec_path);
 	free(s->webhook_url);
 	free(s);
@@ -444,10 +555,6 @@ int alert_sinks_send(struct alert_sinks *s, const struct alert_note *n)
 
 static void worker_stats(struct sink_worker *w, struct alert_sink_stats *ret)
 {
-	if (!w->q) {
-		*ret = (struct alert_sink_stats){0};
-		return;
-	}
 	pthread_mutex_lock(&w->lock);
 	*ret = w->st;
 	ret->pending = w->n;

@@ -541,6 +541,38 @@ static void handle_test(void *ctx, const struct api_request *req, struct api_rep
 
 /* ---- life cycle ---------------------------------------------------------- */
 
+/* A hook that cannot run or a webhook that is no URL is refused, with why. */
+static int sinks_check(const struct cfg *c, char ret_err[256])
+{
+	if (c->alert_exec[0] && access(c->alert_exec, X_OK) < 0) {
+		snprintf(ret_err, 256, "[alerts] exec: %.180s: %s", c->alert_exec, strerror(errno));
+		return -EINVAL;
+	}
+	if (c->alert_webhook[0] && strncmp(c->alert_webhook, "http://", 7) != 0 &&
+	    strncmp(c->alert_webhook, "https://", 8) != 0) {
+		snprintf(ret_err, 256,
+			 "[alerts] webhook: '%.160s' is not an http:// or https:// URL",
+			 c->alert_webhook);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void sinks_cfg(const struct cfg *c, struct alert_sink_cfg *ret)
+{
+	*ret = (struct alert_sink_cfg){
+		.exec_path = c->alert_exec,
+		.exec_timeout_ms = c->alert_exec_timeout_ms,
+		.exec_queue = 64,
+		.webhook_url = c->alert_webhook,
+		.webhook_timeout_ms = c->alert_webhook_timeout_ms,
+		.webhook_queue = c->alert_webhook_queue,
+		.webhook_attempts = c->alert_webhook_attempts,
+		.webhook_retry_min_ms = 1000,
+		.webhook_retry_max_ms = c->alert_webhook_retry_max_ms,
+	};
+}
+
 int alert_svc_new(const struct cfg *c, struct store *s, struct fleet *f, struct mainq *q,
 		  struct alert_svc **ret, char ret_err[256])
 {
@@ -555,31 +587,12 @@ int alert_svc_new(const struct cfg *c, struct store *s, struct fleet *f, struct 
 	a->fleet = f;
 	a->mainq = q;
 	/* Configuration mistakes show at start, not at the first alert. */
-	if (c->alert_exec[0] && access(c->alert_exec, X_OK) < 0) {
-		snprintf(ret_err, 256, "[alerts] exec: %.180s: %s", c->alert_exec, strerror(errno));
-		r = -EINVAL;
+	r = sinks_check(c, ret_err);
+	if (r < 0)
 		goto fail;
-	}
-	if (c->alert_webhook[0] && strncmp(c->alert_webhook, "http://", 7) != 0 &&
-	    strncmp(c->alert_webhook, "https://", 8) != 0) {
-		snprintf(ret_err, 256,
-			 "[alerts] webhook: '%.160s' is not an http:// or https:// URL",
-			 c->alert_webhook);
-		r = -EINVAL;
-		goto fail;
-	}
 	configure(a, c);
-	struct alert_sink_cfg sc = {
-		.exec_path = c->alert_exec,
-		.exec_timeout_ms = c->alert_exec_timeout_ms,
-		.exec_queue = 64,
-		.webhook_url = c->alert_webhook,
-		.webhook_timeout_ms = c->alert_webhook_timeout_ms,
-		.webhook_queue = c->alert_webhook_queue,
-		.webhook_attempts = c->alert_webhook_attempts,
-		.webhook_retry_min_ms = 1000,
-		.webhook_retry_max_ms = c->alert_webhook_retry_max_ms,
-	};
+	struct alert_sink_cfg sc;
+	sinks_cfg(c, &sc);
 	r = alert_sinks_new(&sc, &a->sinks);
 	if (r < 0) {
 		snprintf(ret_err, 256, "cannot start the alert sinks: %s", strerror(-r));
@@ -635,9 +648,20 @@ const struct api_endpoint *alert_svc_endpoints(struct alert_svc *a, size_t *ret_
 	return a->endpoints;
 }
 
-void alert_svc_reconfigure(struct alert_svc *a, const struct cfg *c)
+int alert_svc_reconfigure(struct alert_svc *a, const struct cfg *c, char ret_err[256])
 {
+	struct alert_sink_cfg sc;
+	int r;
+
 	configure(a, c);
+	r = sinks_check(c, ret_err);
+	if (r < 0)
+		return r;
+	sinks_cfg(c, &sc);
+	r = alert_sinks_reconfigure(a->sinks, &sc);
+	if (r < 0)
+		snprintf(ret_err, 256, "cannot reconfigure the alert sinks: %s", strerror(-r));
+	return r;
 }
 
 struct alert_svc *alert_svc_free(struct alert_svc *a)

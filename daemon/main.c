@@ -358,7 +358,9 @@ static void reload(struct daemon *d)
 		log_error("configuration not reloaded: out of memory");
 		return;
 	}
-	alert_svc_reconfigure(d->alerts, &c);
+	char alert_err[256];
+	if (d->alerts && alert_svc_reconfigure(d->alerts, &c, alert_err) < 0)
+		log_error("%s: alert sinks not reloaded, the running ones stay", alert_err);
 	char probe_err[PROBE_SVC_ERR_MAX];
 	if (probe_svc_reconfigure(d->probes, &c, probe_err) < 0)
 		log_error("%s: probe settings not reloaded", probe_err);

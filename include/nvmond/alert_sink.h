@@ -58,6 +58,15 @@ struct alert_sinks;
 int alert_sinks_new(const struct alert_sink_cfg *c, struct alert_sinks **ret);
 
 /**
+ * alert_sinks_reconfigure() - Apply @c to running sinks (a reload): a sink
+ * now configured starts, one no longer configured stops (what waits in its
+ * queue is dropped and counted), the others take the new settings from their
+ * next delivery on, keeping their queue and counters.
+ * Return: 0 or negative errno (a sink may then be stopped; the rest stand).
+ */
+int alert_sinks_reconfigure(struct alert_sinks *s, const struct alert_sink_cfg *c);
+
+/**
  * alert_sinks_free() - Stop the threads: whatever is still queued is dropped,
  * a running hook gets its timeout. Accepts NULL. Return: NULL.
  */

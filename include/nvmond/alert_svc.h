@@ -45,8 +45,13 @@ int alert_svc_feed(struct alert_svc *a, const struct device_row *dev,
 /** alert_svc_endpoints() - The API endpoints (ALERT_SVC_N_ENDPOINTS), valid while @a lives. */
 const struct api_endpoint *alert_svc_endpoints(struct alert_svc *a, size_t *ret_n);
 
-/** alert_svc_reconfigure() - Apply reloaded rules and thresholds (sinks: next start). */
-void alert_svc_reconfigure(struct alert_svc *a, const struct cfg *c);
+/**
+ * alert_svc_reconfigure() - Apply reloaded rules, thresholds and sinks (exec
+ * hook, webhook). A hook that cannot run or a webhook that is no URL leaves the
+ * running sinks as they are (the rules still change).
+ * Return: 0, or negative errno with the reason in @ret_err.
+ */
+int alert_svc_reconfigure(struct alert_svc *a, const struct cfg *c, char ret_err[256]);
 
 /** alert_svc_free() - Stop the sinks. Accepts NULL. Return: NULL. */
 struct alert_svc *alert_svc_free(struct alert_svc *a);

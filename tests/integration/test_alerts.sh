@@ -175,5 +175,32 @@ jq_py "$E" '
 ev = [e for e in j["events"] if e["kind"] == "over_wctemp"]
 assert len(ev) == 1 and not ev[0]["ongoing"] and ev[0]["end"] is not None, ev
 ' || fail "event not closed: $E"
+
+# ---- SIGHUP: the sinks follow the file. A new hook and no webhook take over;
+# a hook that cannot run is refused and the running one stays.
+HOOK2=$TMP/hook2.sh
+HOOK2_LOG=$TMP/hook2.log
+printf '#!/bin/sh\necho "$NVMOND_STATE $NVMOND_RULE" >> %s\n' "$HOOK2_LOG" > "$HOOK2"
+chmod +x "$HOOK2"
+sed -i -e "s|^exec = .*|exec = $HOOK2|" -e '/^webhook = /d' "$TMP/nvmond.conf"
+kill -HUP "$DAEMON_PID"
+wait_for 10 grep -q "configuration reloaded" "$DAEMON_LOG" || fail "no reload"
+hooked=$(count '^test test' "$HOOK_LOG")
+posted=$(count '"state":"test"' "$HOOK_OUT")
+T=$(curl -fsS -X POST -H "Authorization: Bearer $TOKEN" "http://127.0.0.1:$PORT/api/v1/alerts/test") ||
+	fail "POST /api/v1/alerts/test after reload"
+jq_py "$T" 'assert j["queued_sinks"] == 1 and not j["sinks"]["webhook"]["enabled"], j' ||
+	fail "sinks after reload: $T"
+wait_for 10 grep -q '^test test$' "$HOOK2_LOG" || fail "the new hook got nothing"
+sleep 0.5
+[ "$(count '^test test' "$HOOK_LOG")" = "$hooked" ] || fail "the old hook still runs"
+[ "$(count '"state":"test"' "$HOOK_OUT")" = "$posted" ] || fail "the removed webhook still posts"
+sed -i -e "s|^exec = .*|exec = $TMP/gone.sh|" "$TMP/nvmond.conf"
+kill -HUP "$DAEMON_PID"
+wait_for 10 grep -q "gone.sh: No such file or directory: alert sinks not reloaded" "$DAEMON_LOG" ||
+	fail "a missing hook on reload: $(tail -5 "$DAEMON_LOG")"
+curl -fsS -X POST -H "Authorization: Bearer $TOKEN" "http://127.0.0.1:$PORT/api/v1/alerts/test" > /dev/null ||
+	fail "POST /api/v1/alerts/test after a refused reload"
+wait_for 10 at_least 2 '^test test$' "$HOOK2_LOG" || fail "the running hook did not stay: $(cat "$HOOK2_LOG")"
 stop_daemon
 pass

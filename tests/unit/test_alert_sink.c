@@ -382,3 +382,97 @@ Test(alert_sink, failing_hook_is_counted)
 		  exec_stats(s).last_error);
 	alert_sinks_free(s);
 }
+
+/* ---- reload ---------------------------------------------------------------- */
+
+Test(alert_sink, reconfigure_moves_the_webhook_adds_a_hook_and_keeps_the_counters)
+{
+	char dir[] = "/tmp/nvmond-sink-XXXXXX", hook[128], out[128], cmd[256], url_a[64], url_b[64];
+	struct listener a, b;
+	struct alert_sinks *s;
+
+	listener_start(&a, 0, false);
+	listener_start(&b, 0, false);
+	snprintf(url_a, sizeof(url_a), "http://127.0.0.1:%u/hook", a.port);
+	snprintf(url_b, sizeof(url_b), "http://127.0.0.1:%u/hook", b.port);
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(hook, sizeof(hook), "%s/hook.sh", dir);
+	snprintf(out, sizeof(out), "%s/out", dir);
+	snprintf(cmd, sizeof(cmd), "echo \"$NVMOND_ALERT_ID\" >> %s", out);
+	write_script(hook, cmd);
+
+	struct alert_sink_cfg c = {.webhook_url = url_a,
+				   .webhook_timeout_ms = 2000,
+				   .webhook_queue = 8,
+				   .webhook_attempts = 1,
+				   .webhook_retry_min_ms = 100,
+				   .webhook_retry_max_ms = 100};
+	cr_assert_eq(alert_sinks_new(&c, &s), 0);
+	struct alert_note n1 = note(1), n2 = note(2), n3 = note(3);
+	cr_assert_eq(alert_sinks_send(s, &n1), 1, "only the webhook");
+	WAIT_UNTIL(webhook_stats(s).delivered == 1, 10000);
+	cr_assert_eq(listener_received(&a), 1);
+
+	/* The webhook moves to b and a hook appears. */
+	c.webhook_url = url_b;
+	c.exec_path = hook;
+	c.exec_timeout_ms = 5000;
+	c.exec_queue = 8;
+	cr_assert_eq(alert_sinks_reconfigure(s, &c), 0);
+	cr_assert_eq(alert_sinks_send(s, &n2), 2, "webhook and hook");
+	WAIT_UNTIL(webhook_stats(s).delivered == 2 && exec_stats(s).delivered == 1, 10000);
+	struct alert_sink_stats w = webhook_stats(s);
+	cr_assert_eq(w.delivered, 2, "the counters carry over a reload");
+	cr_assert_eq(w.queued, 2);
+	cr_assert(w.enabled);
+	cr_assert_eq(listener_received(&a), 1, "nothing more to the old URL");
+	cr_assert_eq(listener_received(&b), 1);
+	cr_assert_eq(exec_stats(s).delivered, 1);
+
+	/* The webhook goes away: only the hook is left. */
+	c.webhook_url = NULL;
+	cr_assert_eq(alert_sinks_reconfigure(s, &c), 0);
+	cr_assert_not(webhook_stats(s).enabled);
+	cr_assert_eq(alert_sinks_send(s, &n3), 1, "only the hook");
+	WAIT_UNTIL(exec_stats(s).delivered == 2, 10000);
+	cr_assert_eq(exec_stats(s).delivered, 2);
+	cr_assert_eq(listener_received(&b), 1);
+	char *text = slurp(out);
+	cr_assert_not_null(text);
+	cr_assert_str_eq(text, "2\n3\n");
+	alert_sinks_free(s);
+	listener_stop(&a);
+	listener_stop(&b);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
+Test(alert_sink, a_smaller_queue_keeps_the_oldest_and_counts_the_rest)
+{
+	struct listener l;
+	struct alert_sinks *s;
+	char url[64];
+
+	listener_start(&l, 0, true); /* hangs: the first note stays in flight */
+	snprintf(url, sizeof(url), "http://127.0.0.1:%u/hook", l.port);
+	struct alert_sink_cfg c = {.webhook_url = url,
+				   .webhook_timeout_ms = 3000,
+				   .webhook_queue = 8,
+				   .webhook_attempts = 1,
+				   .webhook_retry_min_ms = 100,
+				   .webhook_retry_max_ms = 100};
+	cr_assert_eq(alert_sinks_new(&c, &s), 0);
+	for (int i = 1; i <= 6; i++) {
+		struct alert_note n = note(i);
+		cr_assert_eq(alert_sinks_send(s, &n), 1);
+	}
+	WAIT_UNTIL(webhook_stats(s).pending == 5, 5000); /* one in flight */
+	cr_assert_eq(webhook_stats(s).pending, 5);
+	c.webhook_queue = 2;
+	cr_assert_eq(alert_sinks_reconfigure(s, &c), 0);
+	struct alert_sink_stats st = webhook_stats(s);
+	cr_assert_eq(st.pending, 2);
+	cr_assert_eq(st.dropped, 3);
+	alert_sinks_free(s);
+	listener_stop(&l);
+}

@@ -41,7 +41,8 @@ struct alert_svc {
 	struct mainq *mainq;
 	struct alert_sinks *sinks;
 	struct alert_cfg acfg;
-	struct throttle_cfg tcfg; /* without the per-drive limits */
+	struct throttle_cfg tcfg; /* without the per-drive limits and margins */
+	struct cfg cfg;		  /* for the [device] margins */
 	struct adev *devs;
 	size_t n_devs;
 	struct api_endpoint endpoints[ALERT_SVC_N_ENDPOINTS];
@@ -69,6 +70,7 @@ static void configure(struct alert_svc *a, const struct cfg *c)
 		{ALERT_TBW_100, c->alert_wear},
 		{ALERT_WRITE_RATE, c->alert_wear},
 	};
+	a->cfg = *c;
 	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
 		a->acfg.rule_on[rules[i].rule] = rules[i].on;
 	a->acfg.resolve_after_ms = c->alert_resolve_after_ms;
@@ -311,9 +313,13 @@ static void on_sample(void *ctx, const struct device_row *dev, const struct samp
 	if (!d->loaded)
 		adev_load(a, d, s);
 
+	struct cfg_device cd;
+	cfg_device_for(&a->cfg, dev->model, dev->serial, &cd);
 	struct throttle_cfg tc = a->tcfg;
 	tc.wctemp_k = dev->wctemp_k;
 	tc.cctemp_k = dev->cctemp_k;
+	tc.warning_margin_c = (int)cd.alert_warning_margin_c;
+	tc.critical_margin_c = (int)cd.alert_critical_margin_c;
 	size_t n = throttle_feed(&d->th, &tc, &s->smart, s->ts_ms, up);
 	for (size_t i = 0; i < n; i++)
 		store_event(a, dev, d, &up[i]);
@@ -325,8 +331,8 @@ static void on_sample(void *ctx, const struct device_row *dev, const struct samp
 		.throttle_ev = d->th.ev,
 		.wctemp_k = dev->wctemp_k,
 		.cctemp_k = dev->cctemp_k,
-		.warning_margin_c = a->tcfg.warning_margin_c,
-		.critical_margin_c = a->tcfg.critical_margin_c,
+		.warning_margin_c = tc.warning_margin_c,
+		.critical_margin_c = tc.critical_margin_c,
 	};
 	alert_conditions(&a->acfg, &in, conds);
 	/* A sample means the device is there. */

@@ -171,6 +171,11 @@ static const struct cfg_key cfg_keys[] = {
 		.offset = DEV_OFF(field, char *), .min = 0,                                        \
 		.max = sizeof(((struct cfg_device *)0)->field) - 1, .def = dflt                    \
 	}
+#define DEV_UINT32(name, field, lo, hi, dflt)                                                      \
+	{                                                                                          \
+		.section = "device", .key = name, .type = CFG_T_UINT32,                            \
+		.offset = DEV_OFF(field, uint32_t), .min = lo, .max = hi, .def = dflt              \
+	}
 #define DEV_ENUM(name, field, list, hnt, dflt)                                                     \
 	{                                                                                          \
 		.section = "device", .key = name, .type = CFG_T_ENUM,                              \
@@ -186,6 +191,9 @@ static const struct cfg_key cfg_device_keys[] = {
 	DEV_SIZE("probe_budget_month", probe_budget_month, 0, INT64_MAX, "0"),
 	DEV_SIZE("probe_sustained_limit", probe_sustained_limit, 1 << 20, INT64_MAX, "64GB"),
 	DEV_ENUM("destructive", probe_destructive, cfg_bool_choices, "yes or no", "no"),
+	/* Unset: [alerts] warning_margin / critical_margin (see cfg_device_for). */
+	DEV_UINT32("warning_margin", alert_warning_margin_c, 0, 50, "0"),
+	DEV_UINT32("critical_margin", alert_critical_margin_c, 0, 50, "0"),
 };
 
 /* The set_mask of struct cfg_device has a bit per device key. */
@@ -573,7 +581,19 @@ void cfg_device_for(const struct cfg *c, const char *model, const char *serial,
 			cfg_device_merge(&d, &c->devices[i]);
 			snprintf(d.match, sizeof(d.match), "%s", serial);
 		}
+	if (!cfg_device_sets(&d, "warning_margin"))
+		d.alert_warning_margin_c = c->alert_warning_margin_c;
+	if (!cfg_device_sets(&d, "critical_margin"))
+		d.alert_critical_margin_c = c->alert_critical_margin_c;
 	*ret = d;
+}
+
+bool cfg_device_sets(const struct cfg_device *d, const char *key)
+{
+	for (size_t k = 0; k < ELEMENTSOF(cfg_device_keys); k++)
+		if (strcmp(cfg_device_keys[k].key, key) == 0)
+			return d->set_mask & (UINT64_C(1) << k);
+	return false;
 }
 
 int cfg_parse_size(const char *s, uint64_t *ret)

@@ -44,6 +44,9 @@ struct cfg_device {
 	uint64_t probe_budget_month; /* bytes per 30 days; 0 = likewise */
 	uint64_t probe_sustained_limit; /* sustained-write stops after this many bytes */
 	int probe_destructive;		/* 1: writes to an unused raw namespace allowed */
+	/* alerts: this drive's margins below WCTEMP / CCTEMP, °C ([alerts] ones if unset) */
+	uint32_t alert_warning_margin_c;
+	uint32_t alert_critical_margin_c;
 };
 
 struct cfg {
@@ -97,8 +100,12 @@ struct cfg {
 	size_t n_devices;
 };
 
+/** cfg_device_sets() - Whether a section of @d sets @key (a [device] key name). */
+bool cfg_device_sets(const struct cfg_device *d, const char *key);
+
 /**
  * cfg_device_for() - The settings that apply to the drive @model / @serial.
+ * Margins not set in a section are the [alerts] ones.
  */
 void cfg_device_for(const struct cfg *c, const char *model, const char *serial,
 		    struct cfg_device *ret);

@@ -202,5 +202,22 @@ wait_for 10 grep -q "gone.sh: No such file or directory: alert sinks not reloade
 curl -fsS -X POST -H "Authorization: Bearer $TOKEN" "http://127.0.0.1:$PORT/api/v1/alerts/test" > /dev/null ||
 	fail "POST /api/v1/alerts/test after a refused reload"
 wait_for 10 at_least 2 '^test test$' "$HOOK2_LOG" || fail "the running hook did not stay: $(cat "$HOOK2_LOG")"
+
+# ---- a drive's own margin: the cool drive (WCTEMP 82 °C) fires again at
+# "WCTEMP - 50" from its [device] section, while [alerts] keeps margin 0.
+sed -i -e "s|^exec = .*|exec = $HOOK2|" "$TMP/nvmond.conf"
+printf '[device "DEMO980PRO00002"]\nwarning_margin = 50\n' >> "$TMP/nvmond.conf"
+kill -HUP "$DAEMON_PID"
+margin_alert() { # the cool drive's new alert, from its own margin
+	jq_py "$(http_get /api/v1/alerts)" "
+a = [a for a in j['active'] if a['rule'] == 'temperature_warning' and a['device_id'] == 2]
+assert len(a) == 1 and a[0]['id'] != $DEMO1_ALERT, j['active']
+assert 'WCTEMP 82 °C - margin 50' in a[0]['message'], a[0]
+assert not [a for a in j['active'] if a['device_id'] != 2 and 'margin 50' in a['message']]
+"
+}
+wait_for 10 margin_alert 2> /dev/null || { margin_alert; fail "no alert from the drive's own margin"; }
+wait_for 10 at_least 1 '^firing temperature_warning$' "$HOOK2_LOG" ||
+	fail "the hook got no firing: $(cat "$HOOK2_LOG")"
 stop_daemon
 pass

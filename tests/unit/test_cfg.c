@@ -773,6 +773,34 @@ Test(cfg, device_probe_keys_merge)
 			  "2: destructive: invalid value 'maybe' (use yes or no)");
 }
 
+/* A drive's margins override [alerts] ones; unset, the [alerts] ones apply. */
+Test(cfg, device_margins_fall_back_to_the_alerts_section)
+{
+	const char *path = write_conf("[alerts]\n"
+				      "warning_margin = 5\n"
+				      "critical_margin = 3\n"
+				      "[device \"Samsung SSD 950 PRO 512GB\"]\n"
+				      "warning_margin = 15\n"
+				      "[device \"S2GMNX0H600001D\"]\n"
+				      "critical_margin = 0\n");
+	struct cfg c = load_ok(path);
+	struct cfg_device d;
+
+	cfg_device_for(&c, "Samsung SSD 950 PRO 512GB", "S2GMNX0H600001D", &d);
+	cr_expect_eq(d.alert_warning_margin_c, 15, "the model's");
+	cr_expect_eq(d.alert_critical_margin_c, 0, "the serial's, 0 set on purpose");
+	cr_expect(cfg_device_sets(&d, "critical_margin"));
+	cfg_device_for(&c, "Samsung SSD 950 PRO 512GB", "OTHER", &d);
+	cr_expect_eq(d.alert_critical_margin_c, 3, "[alerts]");
+	cfg_device_for(&c, "Other", "X", &d);
+	cr_expect_eq(d.alert_warning_margin_c, 5);
+	cr_expect_eq(d.alert_critical_margin_c, 3);
+	cr_expect_not(cfg_device_sets(&d, "warning_margin"));
+	cr_expect_not(cfg_device_sets(&d, "no_such_key"));
+	expect_load_error("[device \"X\"]\nwarning_margin = 51\n",
+			  "2: warning_margin: 51 is out of range (0 .. 50)");
+}
+
 Test(cfg, device_section_errors)
 {
 	expect_load_error("[device \"X\"]\nrated_tbw = lots\n",

@@ -515,8 +515,8 @@ int store_run(struct store *s, sqlite3_stmt *st, bool must_change)
 	return r;
 }
 
-int store_collect(struct store *s, sqlite3_stmt *st, size_t size,
-		  int (*read)(sqlite3_stmt *, void *), void **ret, size_t *ret_n)
+int store_collect(struct store *s, sqlite3_stmt *st, size_t size, store_row_fn read, void **ret,
+		  size_t *ret_n)
 {
 	char *v = NULL;
 	size_t n = 0, cap = 0;
@@ -533,7 +533,7 @@ int store_collect(struct store *s, sqlite3_stmt *st, size_t size,
 			v = nv;
 			cap = ncap;
 		}
-		r = read(st, v + n * size);
+		r = read(s, st, v + n * size);
 		if (r < 0)
 			goto fail;
 		n++;
@@ -644,7 +644,7 @@ static int bind_int64(sqlite3_stmt *st, const char *name, int64_t v)
 
 /* ---- devices ------------------------------------------------------------ */
 
-static int read_device(struct store *s, sqlite3_stmt *st, struct device_row *ret)
+static int read_device(struct store *s, sqlite3_stmt *st, void *ret)
 {
 	struct device_row d = {0};
 	uint64_t v;
@@ -673,7 +673,7 @@ static int read_device(struct store *s, sqlite3_stmt *st, struct device_row *ret
 	d.first_seen_ms = sqlite3_column_int64(st, 10);
 	d.last_seen_ms = sqlite3_column_int64(st, 11);
 	d.online = sqlite3_column_int(st, 12) != 0;
-	*ret = d;
+	*(struct device_row *)ret = d;
 	return 0;
 }
 
@@ -752,40 +752,8 @@ int store_device_set_online(struct store *s, int64_t id, int online, int64_t now
 
 int store_devices_list(struct store *s, struct device_row **ret, size_t *ret_n)
 {
-	sqlite3_stmt *st = s->stmt[ST_DEVICES_LIST];
-	struct device_row *v = NULL;
-	size_t n = 0, cap = 0;
-	int rc, r = 0;
-
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (n == cap) {
-			size_t ncap = cap ? cap * 2 : 8;
-			struct device_row *nv = realloc(v, ncap * sizeof(*v));
-			if (!nv) {
-				r = store_failf(s, -ENOMEM, "listing devices: out of memory");
-				goto fail;
-			}
-			v = nv;
-			cap = ncap;
-		}
-		r = read_device(s, st, &v[n]);
-		if (r < 0)
-			goto fail;
-		n++;
-	}
-	if (rc != SQLITE_DONE) {
-		r = store_fail(s, rc, "listing devices");
-		goto fail;
-	}
-	stmt_done(st);
-	*ret = v;
-	*ret_n = n;
-	return 0;
-
-fail:
-	stmt_done(st);
-	free(v);
-	return r;
+	return store_collect(s, s->stmt[ST_DEVICES_LIST], sizeof(**ret), read_device, (void **)ret,
+			     ret_n);
 }
 
 int store_device_get(struct store *s, int64_t id, struct device_row *ret)
@@ -849,7 +817,7 @@ static int bind_sample(sqlite3_stmt *st, const struct sample *v)
 	return SQLITE_OK;
 }
 
-static int read_sample(struct store *s, sqlite3_stmt *st, struct sample *ret)
+static int read_sample(struct store *s, sqlite3_stmt *st, void *ret)
 {
 	struct sample v = {0};
 	struct smart_log *l = &v.smart;
@@ -913,7 +881,7 @@ static int read_sample(struct store *s, sqlite3_stmt *st, struct sample *ret)
 			return r;
 		*tail[k] = (uint32_t)x;
 	}
-	*ret = v;
+	*(struct sample *)ret = v;
 	return 0;
 }
 
@@ -955,9 +923,7 @@ int store_samples_range(struct store *s, int64_t device_id, int64_t from_ms, int
 			size_t limit, struct sample **ret, size_t *ret_n)
 {
 	sqlite3_stmt *st = s->stmt[ST_SAMPLES_RANGE];
-	struct sample *v = NULL;
-	size_t n = 0, cap = 0;
-	int rc, r = 0;
+	int rc, r;
 
 	rc = bind_int64(st, ":device_id", device_id);
 	if (rc == SQLITE_OK)
@@ -968,41 +934,11 @@ int store_samples_range(struct store *s, int64_t device_id, int64_t from_ms, int
 		rc = bind_int64(st, ":limit", limit > INT64_MAX ? INT64_MAX : (int64_t)limit);
 	if (rc != SQLITE_OK) {
 		r = store_fail(s, rc, "reading samples");
-		goto fail;
+		stmt_done(st);
+		return r;
 	}
-
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (n == cap) {
-			size_t ncap = cap ? cap * 2 : 64;
-			struct sample *nv;
-
-			if (ncap > limit)
-				ncap = limit;
-			nv = realloc(v, ncap * sizeof(*v));
-			if (!nv) {
-				r = store_failf(s, -ENOMEM, "reading samples: out of memory");
-				goto fail;
-			}
-			v = nv;
-			cap = ncap;
-		}
-		r = read_sample(s, st, &v[n]);
-		if (r < 0)
-			goto fail;
-		n++;
-	}
-	if (rc != SQLITE_DONE) {
-		r = store_fail(s, rc, "reading samples");
-		goto fail;
-	}
-	stmt_done(st);
-	*ret = v;
-	*ret_n = n;
-	return 0;
-
-fail:
-	stmt_done(st);
-	free(v);
+	r = store_collect(s, st, sizeof(**ret), read_sample, (void **)ret, ret_n);
+	sqlite3_clear_bindings(st);
 	return r;
 }
 

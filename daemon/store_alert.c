@@ -127,8 +127,9 @@ static int read_event(sqlite3_stmt *st, struct throttle_event *ev)
 	return 0;
 }
 
-static int read_event_cb(sqlite3_stmt *st, void *p)
+static int read_event_cb(struct store *s, sqlite3_stmt *st, void *p)
 {
+	(void)s;
 	return read_event(st, p);
 }
 
@@ -200,8 +201,9 @@ int store_alert_update(struct store *s, const struct alert_row *a)
 	return store_run(s, st, true);
 }
 
-static int read_alert(sqlite3_stmt *st, void *p)
+static int read_alert(struct store *s, sqlite3_stmt *st, void *p)
 {
+	(void)s;
 	struct alert_row *a = p;
 	int rule = alert_rule_from_name((const char *)sqlite3_column_text(st, 2));
 	int sev = alert_severity_from_name((const char *)sqlite3_column_text(st, 3));

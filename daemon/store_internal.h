@@ -42,13 +42,16 @@ int store_bind_text(sqlite3_stmt *st, const char *name, const char *v);
  */
 int store_run(struct store *s, sqlite3_stmt *st, bool must_change);
 
+/* Reads the current row of @st into @ret; fails through store_failf() on @s. */
+typedef int (*store_row_fn)(struct store *s, sqlite3_stmt *st, void *ret);
+
 /**
  * store_collect() - Step @st to the end, reading each row with @read into a
  * growing array of @size-byte elements (*ret, malloc()ed; NULL when none); resets @st.
  * Return: 0, the first negative errno of @read, or negative errno.
  */
-int store_collect(struct store *s, sqlite3_stmt *st, size_t size,
-		  int (*read)(sqlite3_stmt *, void *), void **ret, size_t *ret_n);
+int store_collect(struct store *s, sqlite3_stmt *st, size_t size, store_row_fn read, void **ret,
+		  size_t *ret_n);
 
 /** store_exec_sql() - store_stmt() + store_run() of a static statement ("BEGIN IMMEDIATE"). */
 int store_exec_sql(struct store *s, const char *sql);

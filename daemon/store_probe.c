@@ -288,8 +288,9 @@ static void read_run(sqlite3_stmt *st, struct probe_run_row *ret)
 	col_str(st, 7, ret->engine, sizeof(ret->engine));
 }
 
-static int fill_run(sqlite3_stmt *st, void *p)
+static int fill_run(struct store *s, sqlite3_stmt *st, void *p)
 {
+	(void)s;
 	read_run(st, p);
 	return 0;
 }
@@ -324,8 +325,9 @@ int store_probe_run_get(struct store *s, int64_t id, struct probe_run_row *ret)
 	return r;
 }
 
-static int fill_phase(sqlite3_stmt *st, void *p)
+static int fill_phase(struct store *s, sqlite3_stmt *st, void *p)
 {
+	(void)s;
 	struct probe_phase_row *ph = p;
 
 	*ph = (struct probe_phase_row){
@@ -366,8 +368,9 @@ int store_probe_phases_get(struct store *s, int64_t id, struct probe_phase_row *
 	return store_collect(s, st, sizeof(**ret), fill_phase, (void **)ret, ret_n);
 }
 
-static int fill_point(sqlite3_stmt *st, void *p)
+static int fill_point(struct store *s, sqlite3_stmt *st, void *p)
 {
+	(void)s;
 	*(struct probe_point *)p = (struct probe_point){
 		.t_ms = sqlite3_column_int64(st, 0),
 		.rd_bytes = col_u64(st, 1),
@@ -389,8 +392,9 @@ int store_probe_series_get(struct store *s, int64_t id, size_t phase, struct pro
 	return store_collect(s, st, sizeof(**ret), fill_point, (void **)ret, ret_n);
 }
 
-static int fill_event(sqlite3_stmt *st, void *p)
+static int fill_event(struct store *s, sqlite3_stmt *st, void *p)
 {
+	(void)s;
 	struct probe_event_row *e = p;
 	const unsigned char *kind = sqlite3_column_text(st, 1);
 	const unsigned char *cause = sqlite3_column_text(st, 2);
@@ -428,8 +432,9 @@ int store_probe_events_get(struct store *s, int64_t id, struct probe_event_row *
 	return store_collect(s, st, sizeof(**ret), fill_event, (void **)ret, ret_n);
 }
 
-static int fill_thermal(sqlite3_stmt *st, void *p)
+static int fill_thermal(struct store *s, sqlite3_stmt *st, void *p)
 {
+	(void)s;
 	*(struct cliff_thermal *)p = (struct cliff_thermal){
 		.t_ms = sqlite3_column_int64(st, 0),
 		.temp_k = (uint16_t)sqlite3_column_int(st, 1),

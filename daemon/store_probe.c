@@ -325,6 +325,19 @@ int store_probe_run_get(struct store *s, int64_t id, struct probe_run_row *ret)
 	return r;
 }
 
+/* The rows of a run (:id) that @sql selects, each read by @fill. */
+static int collect_by_id(struct store *s, const char *sql, int64_t id, size_t size,
+			 store_row_fn fill, void **ret, size_t *ret_n)
+{
+	sqlite3_stmt *st;
+	int r = store_stmt(s, sql, &st);
+
+	if (r < 0)
+		return r;
+	store_bind_i64(st, ":id", id);
+	return store_collect(s, st, size, fill, ret, ret_n);
+}
+
 static int fill_phase(struct store *s, sqlite3_stmt *st, void *p)
 {
 	(void)s;
@@ -359,13 +372,7 @@ static int fill_phase(struct store *s, sqlite3_stmt *st, void *p)
 
 int store_probe_phases_get(struct store *s, int64_t id, struct probe_phase_row **ret, size_t *ret_n)
 {
-	sqlite3_stmt *st;
-	int r = store_stmt(s, sql_phases_get, &st);
-
-	if (r < 0)
-		return r;
-	store_bind_i64(st, ":id", id);
-	return store_collect(s, st, sizeof(**ret), fill_phase, (void **)ret, ret_n);
+	return collect_by_id(s, sql_phases_get, id, sizeof(**ret), fill_phase, (void **)ret, ret_n);
 }
 
 static int fill_point(struct store *s, sqlite3_stmt *st, void *p)
@@ -423,13 +430,7 @@ static int fill_event(struct store *s, sqlite3_stmt *st, void *p)
 
 int store_probe_events_get(struct store *s, int64_t id, struct probe_event_row **ret, size_t *ret_n)
 {
-	sqlite3_stmt *st;
-	int r = store_stmt(s, sql_events_get, &st);
-
-	if (r < 0)
-		return r;
-	store_bind_i64(st, ":id", id);
-	return store_collect(s, st, sizeof(**ret), fill_event, (void **)ret, ret_n);
+	return collect_by_id(s, sql_events_get, id, sizeof(**ret), fill_event, (void **)ret, ret_n);
 }
 
 static int fill_thermal(struct store *s, sqlite3_stmt *st, void *p)
@@ -449,13 +450,8 @@ static int fill_thermal(struct store *s, sqlite3_stmt *st, void *p)
 
 int store_probe_thermal_get(struct store *s, int64_t id, struct cliff_thermal **ret, size_t *ret_n)
 {
-	sqlite3_stmt *st;
-	int r = store_stmt(s, sql_thermal_get, &st);
-
-	if (r < 0)
-		return r;
-	store_bind_i64(st, ":id", id);
-	return store_collect(s, st, sizeof(**ret), fill_thermal, (void **)ret, ret_n);
+	return collect_by_id(s, sql_thermal_get, id, sizeof(**ret), fill_thermal, (void **)ret,
+			     ret_n);
 }
 
 static int one_i64(struct store *s, sqlite3_stmt *st, int64_t *ret)

@@ -22,6 +22,7 @@ struct pdev {
 	char name[DEV_NAME_MAX];
 	bool online;
 	bool online_stored; /* what the database believes; fixed up when it can */
+	bool was_online;    /* online when the last run ended: missing at the first scan = gone */
 };
 
 struct poller {
@@ -107,6 +108,21 @@ static void set_online(struct poller *p, struct pdev *d, bool online, int64_t no
 		notify(p, d->id, NULL, online, now_ms);
 }
 
+/*
+ * A drive online when the last run ended and missing at this run's first scan
+ * went away while nvmond was not running: offline like one seen going, so the
+ * alerts hear of it.
+ */
+static void announce_gone(struct poller *p, struct pdev *d, int64_t now_ms)
+{
+	log_event(LOG_LVL_WARNING, d->name, strrchr(d->key, '/') + 1, "offline",
+		  "device %s (%s) is offline: gone since the last run", d->key, d->name);
+	fleet_set_online(p->fleet, d->id, false, now_ms);
+	if (store_device_set_online(p->store, d->id, false, now_ms) == 0)
+		d->online_stored = false;
+	notify(p, d->id, NULL, false, now_ms);
+}
+
 /* Find controllers; new ones get a store id, known ones may have a new name. */
 static int poller_rescan(struct poller *p)
 {
@@ -162,9 +178,14 @@ static int poller_rescan(struct poller *p)
 		seen[d - p->devs] = true;
 		set_online(p, d, true, now);
 	}
-	for (size_t i = 0; i < p->n_devs; i++)
-		if (!seen[i] && p->devs[i].online)
-			set_online(p, &p->devs[i], false, now);
+	for (size_t i = 0; i < p->n_devs; i++) {
+		struct pdev *d = &p->devs[i];
+		if (!seen[i] && d->online)
+			set_online(p, d, false, now);
+		else if (!seen[i] && d->was_online)
+			announce_gone(p, d, now);
+		d->was_online = false; /* only the first scan can tell */
+	}
 	free(seen);
 	free(v);
 	return 0;
@@ -275,11 +296,13 @@ int poller_new(const struct cfg *c, struct dev_backend *b, struct store *s, stru
 		struct pdev *d;
 		struct sample last;
 
+		bool was_online = rows[i].online;
 		rows[i].online = 0;
 		r = pdev_add(p, &rows[i], &d);
 		if (r < 0)
 			goto fail;
 		d->online_stored = false; /* corrected by the first scan */
+		d->was_online = was_online;
 		fleet_put_device(f, &rows[i]);
 		if (store_sample_latest(s, rows[i].id, &last) == 0)
 			fleet_put_sample(f, &last);

@@ -45,4 +45,16 @@ wget -qO "$out/devices2.json" "$base/api/v1/devices"
 kill -TERM "$pid"
 wait "$pid"
 echo $? >"$out/daemon.rc"
+
+# Gone while the daemon is down: the next run marks it offline and alerts.
+vm_mark stopped
+wait_for absent 60 || { echo "controller $gone_serial was not removed again"; exit 1; }
+nvmond --db /tmp/n.db --listen 127.0.0.1:9470 --config /tmp/n.conf >"$out/daemon2.log" 2>&1 &
+pid=$!
+vm_wait_http "$base/healthz" 60 || { echo "daemon did not start again"; exit 1; }
+sleep 3
+wget -qO "$out/devices3.json" "$base/api/v1/devices"
+wget -qO "$out/alerts3.json" "$base/api/v1/alerts"
+kill -TERM "$pid"
+wait "$pid"
 exit 0

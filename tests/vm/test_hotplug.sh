@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A controller that vanishes (PCIe hot removal through QMP) is marked offline
 # while the other keeps being polled; when it comes back it continues under the
-# same device id.
+# same device id. One that vanishes while the daemon is stopped is marked
+# offline, with an alert, at the next start.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -18,6 +19,10 @@ vm_qmp "{\"execute\":\"blockdev-add\",\"arguments\":{\"driver\":\"raw\",\"node-n
 	vm_fail "blockdev-add refused"
 vm_qmp '{"execute":"device_add","arguments":{"driver":"nvme","id":"nvme1","bus":"rp1",
 	"serial":"NVMOND-VM-0001","drive":"nvm1again"}}' >/dev/null || vm_fail "device_add refused"
+# Unplugged again while the daemon is stopped.
+vm_wait_console 'VM-MARK: stopped' 90 || { vm_console_tail; vm_fail "guest did not stop the daemon"; }
+vm_qmp '{"execute":"device_del","arguments":{"id":"nvme1"}}' >/dev/null ||
+	vm_fail "second device_del nvme1 refused"
 vm_wait
 rc=$VM_RC
 [ "$rc" = 0 ] || { vm_console_tail 80; cat "$VM_OUT/guest.log" 2>/dev/null; vm_fail "guest script exited $rc"; }
@@ -45,6 +50,14 @@ check(d2[stay]["id"] == d0[stay]["id"], "the other keeps its id")
 check(len(d2) == 2, "no duplicate device")
 check(d2[gone]["latest"]["ts_ms"] > d1[gone]["latest"]["ts_ms"], "polled again after return")
 check(open(os.path.join(out, "daemon.rc")).read().strip() == "0", "daemon exited 0 on SIGTERM")
+d3 = load("devices3.json")
+alerts = json.load(open(os.path.join(out, "alerts3.json")))["active"]
+off = [a for a in alerts if a["rule"] == "offline" and a["device_id"] == d0[gone]["id"]]
+check(not d3[gone]["online"] and d3[stay]["online"], "gone while stopped: offline at the next start")
+check(len(off) == 1 and off[0]["severity"] == "critical", "one offline alert for it: %s" % off)
+check(not [a for a in alerts if a["rule"] == "offline" and a["device_id"] == d0[stay]["id"]],
+      "none for the one still there")
+check("gone since the last run" in open(os.path.join(out, "daemon2.log")).read(), "logged as gone")
 print("hot removal: %s id %s: online→offline→online; %s polled throughout" % (gone, d2[gone]["id"], stay))
 sys.exit(1 if bad else 0)
 PY

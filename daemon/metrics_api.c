@@ -17,6 +17,7 @@
 #include "nvmond/store_probe.h"
 #include "nvmond/store_rollup.h"
 #include "nvmond/wear.h"
+#include "nvmond/wear_api.h"
 
 #define PROBE_RUNS_SCANNED 64 /* newest runs looked at for each preset's latest */
 
@@ -48,43 +49,15 @@ static int gather_on_main(void *arg)
 	return 0;
 }
 
-/* Rated endurance and projections, from the hourly history (as GET …/wear). */
+/* Rated endurance and projections: the same report as GET …/wear. */
 static int gather_wear(struct store *s, int64_t now_ms, struct metrics_device *m)
 {
-	const struct fleet_device *d = &m->fd;
-	struct wear_cfg wc = {
-		.rated_bytes = m->rated_bytes,
-		.unusual_factor = WEAR_UNUSUAL_FACTOR_DEFAULT,
-		.unusual_min_bytes = WEAR_UNUSUAL_MIN_BYTES,
-	};
-	struct series_row *rows = NULL;
-	struct wear_point *pts;
 	struct wear_report w;
-	size_t n = 0, k = 0;
 	int r;
 
-	if (!d->has_sample)
+	if (!m->fd.has_sample)
 		return 0;
-	r = store_rollup_read(s, d->row.id, SERIES_RES_1H, d->row.first_seen_ms, now_ms, &rows, &n);
-	if (r < 0)
-		return r;
-	pts = malloc((n + 1) * sizeof(*pts));
-	if (!pts) {
-		free(rows);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < n; i++)
-		pts[k++] = (struct wear_point){.ts_ms = rows[i].last_ts_ms,
-					       .data_units_written = rows[i].data_units_written,
-					       .percent_used = rows[i].percent_used};
-	free(rows);
-	if (k == 0 || d->last.ts_ms > pts[k - 1].ts_ms)
-		pts[k++] =
-			(struct wear_point){.ts_ms = d->last.ts_ms,
-					    .data_units_written = d->last.smart.data_units_written,
-					    .percent_used = d->last.smart.percent_used};
-	r = wear_analyze(pts, k, &wc, d->row.model, 0, now_ms, &w);
-	free(pts);
+	r = wear_report_for(s, &m->fd, m->rated_bytes, now_ms, &w, NULL, 0);
 	if (r < 0)
 		return r;
 	m->rated_bytes = w.rated_bytes;

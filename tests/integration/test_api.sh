@@ -208,8 +208,8 @@ req "$BASE/"
 check "/ → 200" [ "$CODE" = 200 ]
 check "/ serves index.html" cmp -s "$TMP/body" "$NVMOND_SRC/web/index.html"
 check "index.html is text/html" [ "$(header Content-Type)" = "text/html; charset=utf-8" ]
-req "$BASE/app.js"
-check "app.js is JavaScript" [ "$CODE:$(header Content-Type)" = "200:text/javascript; charset=utf-8" ]
+req "$BASE/dashboard.js"
+check "dashboard.js is JavaScript" [ "$CODE:$(header Content-Type)" = "200:text/javascript; charset=utf-8" ]
 req "$BASE/style.css"
 check "style.css is CSS" [ "$CODE:$(header Content-Type)" = "200:text/css; charset=utf-8" ]
 req -I "$BASE/index.html"

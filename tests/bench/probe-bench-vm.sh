@@ -21,14 +21,10 @@ VM_TIMEOUT=${VM_TIMEOUT:-1700}
 vm_setup
 vm_add_bin "$build/tests/nvmond-probe-bench" /usr/bin/nvmond-probe-bench || vm_fail "copy bench"
 vm_add_bin "$(command -v fio)" /usr/bin/fio || vm_fail "copy fio"
-: > "$VM_OVERLAY/vm/extra-modules"
-for m in $(modprobe -S "$VM_KVER" --show-depends null_blk 2>/dev/null | awk '$1 == "insmod" {print $2}'); do
-	vm_add_file "$m" "$m" || vm_fail "copy $m"
-	echo "$m" >> "$VM_OVERLAY/vm/extra-modules"
-done
+vm_add_modules null_blk || : # the guest says so when /dev/nullb0 is missing
 cat > "$VM_RUN/guest.sh" <<GUEST
 . /etc/vm/guest-lib.sh
-while read -r m; do insmod "\$m" 2>/dev/null; done < /vm/extra-modules
+vm_load_extra_modules
 [ -b /dev/nullb0 ] || { echo "no /dev/nullb0"; exit 2; }
 ns=\$(vm_ctrl_ns \$(vm_ctrl_by_serial NVMOND-VM-0000) | head -n 1)
 size=\$((128 * 1024 * 1024))

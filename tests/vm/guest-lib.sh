@@ -63,3 +63,13 @@ vm_wait_http() {
 vm_mark() {
 	echo "VM-MARK: $*" >/dev/console
 }
+
+# vm_load_extra_modules - insmod, in order, the modules the host added with
+# vm_add_modules (listed in /vm/extra-modules); says which ones failed.
+vm_load_extra_modules() {
+	[ -f /vm/extra-modules ] || return 0
+	while read -r m; do
+		insmod "$m" 2>/tmp/insmod.err || grep -q 'File exists' /tmp/insmod.err ||
+			echo "insmod $m: $(cat /tmp/insmod.err)"
+	done </vm/extra-modules
+}

@@ -252,6 +252,19 @@ vm_add_bin() {
 		vm_copy_closure "$VM_OVERLAY" "$1"
 }
 
+# vm_add_modules MODULE - MODULE and the modules it needs, from the kernel under
+# test, into the guest, listed in load order in /vm/extra-modules (the guest
+# script loads them with vm_load_extra_modules). Return: 1 when there is none.
+vm_add_modules() {
+	local m n=0
+	for m in $(modprobe -S "$VM_KVER" --show-depends "$1" 2>/dev/null | awk '$1 == "insmod" {print $2}'); do
+		vm_add_file "$m" "$m" || vm_fail "copy $m"
+		echo "$m" >>"$VM_OVERLAY/vm/extra-modules"
+		n=$((n + 1))
+	done
+	[ "$n" -gt 0 ]
+}
+
 # vm_guest_script FILE - the script init runs (as /vm/guest.sh).
 vm_guest_script() {
 	vm_add_file "$1" /vm/guest.sh

@@ -3,10 +3,7 @@
 . /etc/vm/guest-lib.sh
 set -u
 out=$VM_OUT
-while read -r m; do
-	insmod "$m" 2>/tmp/insmod.err || grep -q 'File exists' /tmp/insmod.err ||
-		echo "insmod $m: $(cat /tmp/insmod.err)"
-done < /vm/extra-modules
+vm_load_extra_modules
 
 c0=$(vm_ctrl_by_serial NVMOND-VM-0000) || exit 2
 c1=$(vm_ctrl_by_serial NVMOND-VM-0001) || exit 2

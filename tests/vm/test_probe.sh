@@ -14,12 +14,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 vm_setup
 vm_add_bin "$NVMOND_BIN" /usr/bin/nvmond || vm_fail "could not copy $NVMOND_BIN and its libraries"
 # ext4 (busybox mke2fs makes ext2; the ext4 driver mounts it), loaded by the guest script.
-: > "$VM_OVERLAY/vm/extra-modules"
-for m in $(modprobe -S "$VM_KVER" --show-depends ext4 2>/dev/null | awk '$1 == "insmod" {print $2}'); do
-	vm_add_file "$m" "$m" || vm_fail "copy $m"
-	echo "$m" >> "$VM_OVERLAY/vm/extra-modules"
-done
-grep -q ext4.ko "$VM_OVERLAY/vm/extra-modules" || vm_skip "no ext4 module for $VM_KVER"
+vm_add_modules ext4 && grep -q ext4.ko "$VM_OVERLAY/vm/extra-modules" ||
+	vm_skip "no ext4 module for $VM_KVER"
 vm_guest_script "$here/probe.guest.sh"
 
 VM_GUEST_TIMEOUT=200 VM_TIMEOUT=300 vm_run

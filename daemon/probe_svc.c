@@ -311,14 +311,23 @@ static void *job_thread(void *arg)
 	if (!strcmp(j->out.run.state, "aborted") && !strcmp(j->out.run.reason, "cancelled") &&
 	    j->cancel_why[0])
 		snprintf(j->out.run.reason, sizeof(j->out.run.reason), "%s", j->cancel_why);
-	if (mainq_call(j->svc->mainq, finish_on_loop, j) == -ECANCELED) {
-		/* Shutting down: the main thread waits in probe_svc_free(), store now. */
-		if (!strcmp(j->out.run.state, "aborted") && !strcmp(j->out.run.reason, "cancelled"))
-			snprintf(j->out.run.reason, sizeof(j->out.run.reason),
-				 "the daemon stopped");
+	/* Shutting down: the main thread waits in probe_svc_free(), store now. */
+	if (mainq_call(j->svc->mainq, finish_on_loop, j) == -ECANCELED)
 		(void)probe_outcome_save(j->svc->store, &j->out);
-	}
 	return NULL;
+}
+
+/*
+ * Ask @j to stop, saying @why (kept as the run's reason); the first ask wins.
+ * On the loop. Return: false when it was asked already.
+ */
+static bool job_cancel(struct probe_job_ctx *j, const char *why)
+{
+	if (atomic_load(&j->cancel))
+		return false;
+	snprintf(j->cancel_why, sizeof(j->cancel_why), "%s", why);
+	atomic_store(&j->cancel, true);
+	return true;
 }
 
 static void job_free(struct probe_job_ctx *j)
@@ -684,11 +693,8 @@ static int cancel_on_loop(void *arg)
 
 	if (!j)
 		return -ESRCH;
-	if (!atomic_load(&j->cancel)) {
-		snprintf(j->cancel_why, sizeof(j->cancel_why), "cancelled through the API");
-		atomic_store(&j->cancel, true);
+	if (job_cancel(j, "cancelled through the API"))
 		log_info("probe %" PRId64 ": cancel requested through the API", c->run_id);
-	}
 	return 0;
 }
 
@@ -849,7 +855,7 @@ struct probe_svc *probe_svc_free(struct probe_svc *p)
 		return NULL;
 	for (size_t i = 0; i < p->n_dev; i++)
 		if (p->dev[i].job)
-			atomic_store(&p->dev[i].job->cancel, true);
+			(void)job_cancel(p->dev[i].job, "the daemon stopped");
 	for (size_t i = 0; i < p->n_dev; i++) {
 		struct probe_job_ctx *j = p->dev[i].job;
 		if (j)

@@ -153,6 +153,8 @@ static const struct cfg_key cfg_keys[] = {
 	DURATION("probes", "phase_duration", probe_phase_ms, 500, MS_PER_HOUR, "5s"),
 	DURATION("probes", "jitter", probe_jitter_ms, 0, MS_PER_DAY, "10m"),
 	DURATION("probes", "sustained_every", probe_sustained_every_ms, 0, 366 * MS_PER_DAY, "7d"),
+	UINT32("probes", "min_free", probe_min_free_pct, 0, 50, "5"),
+	PATH("probes", "lock_dir", probe_lock_dir, 0, ""),
 };
 
 /* Keys of [device "…"] sections: offsets into struct cfg_device. */
@@ -191,6 +193,7 @@ static const struct cfg_key cfg_device_keys[] = {
 	DEV_SIZE("probe_budget_month", probe_budget_month, 0, INT64_MAX, "0"),
 	DEV_SIZE("probe_sustained_limit", probe_sustained_limit, 1 << 20, INT64_MAX, "64GB"),
 	DEV_ENUM("destructive", probe_destructive, cfg_bool_choices, "yes or no", "no"),
+	DEV_UINT32("probe_namespace", probe_nsid, 1, 0xFFFFFFFE, "1"),
 	/* Unset: [alerts] warning_margin / critical_margin (see cfg_device_for). */
 	DEV_UINT32("warning_margin", alert_warning_margin_c, 0, 50, "0"),
 	DEV_UINT32("critical_margin", alert_critical_margin_c, 0, 50, "0"),

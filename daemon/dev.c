@@ -9,12 +9,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <syslog.h>
 #include <unistd.h>
 
 #include <libnvme.h>
 
 #include "nvmond/dev.h"
+#include "nvmond/nvme_sysfs.h"
 
 /* Our decoders read the wire layout by offset; hold libnvme's structs to it. */
 _Static_assert(sizeof(struct nvme_smart_log) == SMART_LOG_SIZE, "SMART log page size");
@@ -143,8 +145,29 @@ out:
 	return 0;
 }
 
-static int nvmond_read_smart(void *ctx, const char *name, int64_t now_ms,
-			     uint8_t ret_page[SMART_LOG_SIZE])
+/*
+ * Whether the node open on @fd is the controller @who: asked of the node
+ * itself (its device number), so a name that moved to another drive between
+ * the scan and this read cannot answer for the wrong one.
+ */
+static int ctrl_is(int fd, const struct dev_ident *who)
+{
+	struct nvme_sysfs_ctrl c;
+	struct stat st;
+	int r;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISCHR(st.st_mode))
+		return -ENODEV;
+	r = nvme_sysfs_ctrl_of_chardev("/sys", st.st_rdev, &c);
+	if (r < 0)
+		return r == -ENOENT ? -ENODEV : r;
+	return nvme_sysfs_ident_eq(&c, who->serial, who->model) ? 0 : -ESTALE;
+}
+
+static int nvmond_read_smart(void *ctx, const char *name, const struct dev_ident *who,
+			     int64_t now_ms, uint8_t ret_page[SMART_LOG_SIZE])
 {
 	struct nvme_smart_log log;
 	int fd, r;
@@ -152,6 +175,11 @@ static int nvmond_read_smart(void *ctx, const char *name, int64_t now_ms,
 	r = open_ctrl(name, &fd);
 	if (r < 0)
 		return r;
+	r = who ? ctrl_is(fd, who) : 0;
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
 	r = nvme_rc_errno(nvme_get_log_smart(fd, NVME_NSID_ALL, false, &log));
 	close(fd);
 	if (r < 0)
@@ -197,10 +225,10 @@ int dev_scan(struct dev_backend *b, int64_t now_ms, struct dev_info **ret, size_
 	return b->ops->scan(b->ctx, now_ms, ret, ret_n);
 }
 
-int dev_read_smart(struct dev_backend *b, const char *name, int64_t now_ms,
-		   uint8_t ret_page[SMART_LOG_SIZE])
+int dev_read_smart(struct dev_backend *b, const char *name, const struct dev_ident *who,
+		   int64_t now_ms, uint8_t ret_page[SMART_LOG_SIZE])
 {
-	return b->ops->read_smart(b->ctx, name, now_ms, ret_page);
+	return b->ops->read_smart(b->ctx, name, who, now_ms, ret_page);
 }
 
 char *dev_key(const struct idctl *id, char *buf, size_t len)

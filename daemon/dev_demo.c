@@ -249,13 +249,17 @@ static int demo_scan(void *ctx, int64_t now_ms, struct dev_info **ret, size_t *r
 	return 0;
 }
 
-static int demo_read_smart(void *ctx, const char *name, int64_t now_ms,
+static int demo_read_smart(void *ctx, const char *name, const struct dev_ident *who, int64_t now_ms,
 			   uint8_t ret_page[SMART_LOG_SIZE])
 {
 	for (size_t i = 0; i < N_DEMO; i++) {
 		char want[16];
 		snprintf(want, sizeof(want), "demo%zu", i);
 		if (strcmp(name, want) == 0) {
+			if (who && (strcmp(who->serial, demo_drives[i].serial) != 0 ||
+				    (who->model && who->model[0] &&
+				     strcmp(who->model, demo_drives[i].model) != 0)))
+				return -ESTALE;
 			struct smart_log s;
 			demo_state(&demo_drives[i], now_ms, &s);
 			smart_encode(&s, ret_page);

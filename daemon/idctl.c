@@ -22,8 +22,7 @@ _Static_assert(sizeof(((struct idctl *)0)->serial) == LEN_SN + 1, "serial buffer
 _Static_assert(sizeof(((struct idctl *)0)->model) == LEN_MN + 1, "model buffer");
 _Static_assert(sizeof(((struct idctl *)0)->firmware) == LEN_FR + 1, "firmware buffer");
 
-/* Copy an ASCII field, replacing what is not printable, and trim padding. */
-static void field_copy(char *dst, const uint8_t *src, size_t len)
+void idctl_str_clean(char *dst, const uint8_t *src, size_t len)
 {
 	size_t n = 0;
 
@@ -60,9 +59,9 @@ int idctl_decode(const uint8_t page[IDCTL_SIZE], struct idctl *ret)
 		      (uint32_t)page[OFF_NN + 2] << 16 | (uint32_t)page[OFF_NN + 3] << 24,
 	};
 
-	field_copy(id.serial, page + OFF_SN, LEN_SN);
-	field_copy(id.model, page + OFF_MN, LEN_MN);
-	field_copy(id.firmware, page + OFF_FR, LEN_FR);
+	idctl_str_clean(id.serial, page + OFF_SN, LEN_SN);
+	idctl_str_clean(id.model, page + OFF_MN, LEN_MN);
+	idctl_str_clean(id.firmware, page + OFF_FR, LEN_FR);
 	*ret = id;
 	return 0;
 }

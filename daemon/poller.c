@@ -19,6 +19,7 @@
 struct pdev {
 	int64_t id;
 	char key[DEV_KEY_MAX];
+	char model[41], serial[21]; /* checked on every read: names move */
 	char name[DEV_NAME_MAX];
 	bool online;
 	bool online_stored; /* what the database believes; fixed up when it can */
@@ -86,6 +87,8 @@ static int pdev_add(struct poller *p, const struct device_row *row, struct pdev 
 	struct pdev *d = &p->devs[p->n_devs++];
 	*d = (struct pdev){.id = row->id, .online = row->online, .online_stored = row->online};
 	snprintf(d->key, sizeof(d->key), "%s", row->key);
+	snprintf(d->model, sizeof(d->model), "%s", row->model);
+	snprintf(d->serial, sizeof(d->serial), "%s", row->serial);
 	snprintf(d->name, sizeof(d->name), "%s", row->name);
 	*ret = d;
 	return 0;
@@ -236,7 +239,19 @@ static void poller_poll(struct poller *p)
 
 		if (!d->online)
 			continue;
-		int r = dev_read_smart(p->backend, d->name, now, page);
+		struct dev_ident who = {.model = d->model, .serial = d->serial};
+		int r = dev_read_smart(p->backend, d->name, &who, now, page);
+		if (r == -ESTALE) {
+			/* The driver bound the controllers again and the name moved:
+			 * nothing read under it belongs to this drive. Find it again. */
+			p->n_poll_errors++;
+			log_warn("%s is no longer %s (another drive answers under that name): "
+				 "looking for it again",
+				 d->name, d->key);
+			set_online(p, d, false, now);
+			p->rescan_soon = true;
+			continue;
+		}
 		if (r < 0) {
 			p->n_poll_errors++;
 			log_warn("reading the health log of %s (%s) failed: %s", d->key, d->name,

@@ -99,8 +99,8 @@ static double thermal_factor(struct dev_backend *b, const char *name, int64_t no
 	uint8_t p0[SMART_LOG_SIZE], p1[SMART_LOG_SIZE];
 	struct smart_log a, c;
 
-	if (dev_read_smart(b, name, now_ms - 1000, p0) < 0 ||
-	    dev_read_smart(b, name, now_ms, p1) < 0)
+	if (dev_read_smart(b, name, NULL, now_ms - 1000, p0) < 0 ||
+	    dev_read_smart(b, name, NULL, now_ms, p1) < 0)
 		return 1;
 	smart_decode(p0, &a);
 	smart_decode(p1, &c);
@@ -121,7 +121,7 @@ int probe_demo_run(int index, struct probe_demo_state *st, const struct probe_jo
 	size_t n = 0, cap = 0;
 	char name[16];
 	double rd_rate, wr_rate, factor = 1;
-	uint64_t rd_total = 0, wr_total = 0;
+	uint64_t rd_total = 0, wr_total = 0, lease = 0;
 	int64_t interval = j->interval_ms > 0 ? j->interval_ms : PROBE_INTERVAL_MS, t = 0;
 	int64_t t0_ns = mono_ns();
 	enum probe_stop stop = PROBE_STOP_DONE;
@@ -172,6 +172,23 @@ int probe_demo_run(int index, struct probe_demo_state *st, const struct probe_jo
 		wr -= wr % j->block_size;
 		if (j->max_bytes && j->op != PROBE_OP_READ && wr_total + wr > j->max_bytes)
 			wr = j->max_bytes - wr_total;
+		/* The simulated writes take leases as the engine's real ones do. */
+		bool last = false;
+		if (wr && j->lease && wr_total + wr > lease) {
+			uint64_t granted = lease;
+			if (j->lease(j->lease_ctx, wr_total + wr, &granted) < 0) {
+				stop = PROBE_STOP_ABORTED;
+				break;
+			}
+			if (granted > lease)
+				lease = granted;
+			if (wr_total + wr > lease) {
+				wr = lease > wr_total
+					     ? (lease - wr_total) / j->block_size * j->block_size
+					     : 0;
+				last = true;
+			}
+		}
 		if (j->max_bytes && j->op == PROBE_OP_READ && rd_total + rd > j->max_bytes)
 			rd = j->max_bytes - rd_total;
 		t += interval;
@@ -196,12 +213,15 @@ int probe_demo_run(int index, struct probe_demo_state *st, const struct probe_jo
 				break;
 			}
 		}
+		if (last)
+			break;
 	}
 	if (wr_total)
 		st->idle_since_ms = start_ms + t;
 	double secs = (double)t / 1000.0;
 	*ret = (struct probe_result){
 		.stop = stop,
+		.wr_submitted = wr_total,
 		.elapsed_ns = t * 1000000LL,
 		.series = v,
 		.n_series = n,

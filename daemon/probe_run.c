@@ -2,6 +2,18 @@
 /*
  * One probe run: target, phases, safety checks while it runs, analysis, and
  * its stored form. See probe_run.h. Never logs: the outcome carries the reason.
+ *
+ * Before the target is opened, and again before every phase, the drive is
+ * looked up by its serial and model (never by a name from an earlier scan),
+ * and the open target is checked against it: a raw namespace by its device
+ * number, NSID and WWID and the identity of every controller it is reached
+ * through; the probe file by its recorded inode and the controller under its
+ * filesystem. A raw namespace is written only through an O_EXCL handle held
+ * for the whole run (the kernel then refuses mounts, swap, md/dm and
+ * partition scans of it, in every mount namespace), and only while libblkid
+ * finds no signature on it: checked before every write phase and every second
+ * of one. Every write is covered by a lease recorded first (see
+ * probe_hooks.charge), so whatever ends the run, no byte escapes the budget.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -13,10 +25,13 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "nvmond/nvme_sysfs.h"
 #include "nvmond/probe_run.h"
 #include "nvmond/probe_safety.h"
+#include "nvmond/probe_sig.h"
 #include "nvmond/store.h"
 #include "nvmond/timefmt.h"
 
@@ -33,13 +48,29 @@ struct exec_ctx {
 	bool sustained;
 	struct cliff_point *cp; /* sustained-write: the series as cliff points */
 	size_t cp_cap;
-	/* foreground I/O: the block device under the target */
+	/* the target */
+	char ctrl[NVME_SYSFS_NAME_MAX]; /* the drive's controller, looked up by identity */
+	bool raw;
+	struct nvme_sysfs_ns ns;   /* raw: the namespace as first opened */
+	int sig_fd;		   /* raw, writable: a buffered handle for libblkid, or -1 */
+	int64_t next_sig_ms;	   /* run time of the next signature check while writing */
+	bool writing;		   /* the phase running writes */
+	struct probe_file_id file; /* the probe file as opened */
+	/* foreground I/O: every namespace of the drive */
 	bool watch_disk;
-	char disk[64];
 	struct probe_diskstat ds;
 	uint64_t ds_probe_bytes; /* the probe's bytes when ds was read */
 	int64_t next_ds_ms;
 	uint64_t phase_bytes; /* this phase's bytes so far */
+	/* writes: leases and what they cover */
+	uint64_t lease;	     /* recorded through h->charge: nothing is submitted past it */
+	uint64_t base;	     /* bytes submitted by the layout and the phases before this */
+	uint64_t written;    /* bytes completed by the layout and the phases before this */
+	uint64_t phase_wr;   /* bytes this phase wrote so far (from its series) */
+	int64_t phase_t0_ns; /* monotonic start of the running phase */
+	uint64_t phase_sub;  /* the running phase's submitted bytes, as its leases saw them */
+	int64_t last_charge_ns;
+	bool charge_failed;
 	char reason[PROBE_REASON_MAX];
 };
 
@@ -54,6 +85,14 @@ static void set_reason(struct exec_ctx *x, const char *fmt, ...)
 	va_end(ap);
 }
 
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
 static uint64_t run_bytes_so_far(const struct exec_ctx *x)
 {
 	uint64_t b = x->phase_bytes;
@@ -63,13 +102,305 @@ static uint64_t run_bytes_so_far(const struct exec_ctx *x)
 	return b;
 }
 
+/* ---- leases: no write without a record that covers it ---- */
+
+static int charge(struct exec_ctx *x, uint64_t lease)
+{
+	int r = x->h->charge ? x->h->charge(x->h->ctx, lease, x->written + x->phase_wr) : 0;
+
+	if (r < 0) {
+		x->charge_failed = true;
+		set_reason(x,
+			   "cannot record the probe's writes in the database (%s): stopped writing",
+			   strerror(-r));
+		return r;
+	}
+	x->last_charge_ns = mono_ns();
+	return 0;
+}
+
+/* Grant writes up to @want bytes of the run, recording a lease past it first. */
+static int lease_run(struct exec_ctx *x, uint64_t want, uint64_t *ret_granted)
+{
+	if (want > x->lease && want <= x->plan->allowed_write) {
+		int64_t ns = mono_ns() - x->phase_t0_ns;
+		double rate = ns > 1000000 ? (double)x->phase_sub * 1e9 / (double)ns : 0;
+		uint64_t next = probe_lease_next(want, x->plan->allowed_write, rate);
+		int r = charge(x, next);
+		if (r < 0)
+			return r;
+		x->lease = next;
+	}
+	*ret_granted = x->lease;
+	return 0;
+}
+
+/* The engine's lease, in its phase's own bytes. */
+static int phase_lease(void *ctx, uint64_t want, uint64_t *ret_granted)
+{
+	struct exec_ctx *x = ctx;
+	uint64_t g = 0;
+	int r;
+
+	x->phase_sub = want;
+	r = lease_run(x, x->base + want, &g);
+	*ret_granted = g > x->base ? g - x->base : 0;
+	return r;
+}
+
+/* ---- the target ---- */
+
+/* The drive's controller now, from its identity. */
+static int drive_lookup(struct exec_ctx *x)
+{
+	const struct probe_plan *p = x->plan;
+	struct nvme_sysfs_ctrl c;
+	int r = nvme_sysfs_ctrl_find(p->sysfs, p->serial, p->model, &c);
+
+	if (r == -ENODEV) {
+		set_reason(x, "drive %s (%s) is not present: refused", p->serial, p->model);
+		return r;
+	}
+	if (r < 0) {
+		set_reason(x, "cannot look up drive %s: %s", p->serial, strerror(-r));
+		return r;
+	}
+	snprintf(x->ctrl, sizeof(x->ctrl), "%s", c.name);
+	return 0;
+}
+
+/* Whether @fd is the namespace @x->ns of the configured drive still. */
+static int raw_check(struct exec_ctx *x, int fd)
+{
+	char ctrls[8][NVME_SYSFS_NAME_MAX];
+	struct nvme_sysfs_ns ns;
+	size_t n = 0;
+	struct stat st;
+
+	if (fstat(fd, &st) < 0 || !S_ISBLK(st.st_mode) || st.st_rdev != x->ns.dev ||
+	    nvme_sysfs_ns_of_dev(x->plan->sysfs, st.st_rdev, &ns, ctrls, 8, &n) < 0 ||
+	    ns.nsid != x->plan->nsid || strcmp(ns.wwid, x->ns.wwid) != 0) {
+		set_reason(x, "/dev/%s is no longer namespace %u of drive %s: stopped", x->ns.name,
+			   x->plan->nsid, x->plan->serial);
+		return -ESTALE;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct nvme_sysfs_ctrl c;
+		if (nvme_sysfs_ctrl_read(x->plan->sysfs, ctrls[i], &c) < 0 ||
+		    !nvme_sysfs_ident_eq(&c, x->plan->serial, x->plan->model)) {
+			set_reason(x,
+				   "/dev/%s is reached through %s, which is not drive %s: stopped",
+				   x->ns.name, ctrls[i], x->plan->serial);
+			return -ESTALE;
+		}
+	}
+	return 0;
+}
+
+/* 1 when a signature is on the raw namespace (or it cannot be read). */
+static int raw_signature(struct exec_ctx *x, const char *when)
+{
+	char what[PROBE_SIG_MAX];
+	int r = probe_sig_find(x->sig_fd, what);
+
+	if (r == 0)
+		return 0;
+	set_reason(x, "%s %s on /dev/%s%s: %s", r < 0 ? "cannot tell whether anything is" : what,
+		   r < 0 ? "written" : "is", x->ns.name, when,
+		   r < 0 ? "refused" : "it is never written");
+	return 1;
+}
+
+/* Open namespace @plan->nsid of the drive: O_EXCL when it is to be written. */
+static int raw_open(struct exec_ctx *x, int *ret_fd, uint64_t *ret_area, bool *ret_writable)
+{
+	const struct probe_plan *p = x->plan;
+	struct probe_outcome *o = x->out;
+	struct probe_raw_facts f;
+	char dev[NVME_SYSFS_NAME_MAX + 8], why[PROBE_REASON_MAX];
+	int fd, r;
+
+	r = nvme_sysfs_ns_find(p->sysfs, x->ctrl, p->nsid, &x->ns);
+	if (r < 0) {
+		set_reason(x, "drive %s (%s) has no namespace %u%s%s", p->serial, x->ctrl, p->nsid,
+			   r == -ENOENT ? "" : ": ", r == -ENOENT ? "" : strerror(-r));
+		return r;
+	}
+	o->run.nsid = x->ns.nsid;
+	snprintf(dev, sizeof(dev), "/dev/%s", x->ns.name);
+	snprintf(o->run.target, sizeof(o->run.target), "%s", dev);
+	r = probe_raw_facts_read(p->sysfs, p->mountinfo, x->ns.name, &f);
+	if (r < 0) {
+		set_reason(x, "%s: %s", dev, strerror(-r));
+		return r;
+	}
+	bool writable = probe_raw_verdict(&f, x->ns.name, true, p->destructive, why) == 0;
+	/* O_EXCL: the kernel refuses while anything, in any mount namespace, has it
+	 * mounted, swapped on or held, and refuses them while we hold it. */
+	fd = open(dev, (writable ? O_RDWR | O_EXCL : O_RDONLY) | O_DIRECT | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0) {
+		r = -errno;
+		if (r == -EBUSY)
+			set_reason(x,
+				   "%s is in use (mounted, in this or another mount namespace, "
+				   "swapped on, or held by md/dm): refused",
+				   dev);
+		else
+			set_reason(x, "%s: %s", dev, strerror(-r));
+		return r;
+	}
+	r = raw_check(x, fd);
+	if (r < 0)
+		goto fail;
+	if (writable) {
+		struct stat a, b;
+		x->sig_fd = open(dev, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		if (x->sig_fd < 0 || fstat(x->sig_fd, &a) < 0 || fstat(fd, &b) < 0 ||
+		    a.st_rdev != b.st_rdev) {
+			set_reason(x, "%s changed while being opened: refused", dev);
+			r = -ESTALE;
+			goto fail;
+		}
+		if (raw_signature(x, "")) {
+			r = -EPERM;
+			goto fail;
+		}
+	}
+	off_t size = lseek(fd, 0, SEEK_END);
+	if (size < (off_t)MiB) {
+		set_reason(x, "%s: too small", dev);
+		r = -EINVAL;
+		goto fail;
+	}
+	*ret_fd = fd;
+	*ret_area = (uint64_t)size < p->file_size ? (uint64_t)size / MiB * MiB : p->file_size;
+	*ret_writable = writable;
+	if (!writable)
+		snprintf(o->run.reason, sizeof(o->run.reason), "%s", why);
+	return 0;
+fail:
+	close(fd);
+	return r;
+}
+
+/* The NSID of the namespace under a filesystem's device (a partition of it), or 0. */
+static uint32_t nsid_under(const char *sysfs, dev_t dev)
+{
+	char link[64 + PATH_MAX], real[PATH_MAX], buf[16];
+	uint32_t nsid = 0;
+
+	snprintf(link, sizeof(link), "%s/dev/block/%u:%u", sysfs, major(dev), minor(dev));
+	if (!realpath(link, real))
+		return 0;
+	/* The last component named like a namespace (nvme0n1 of .../nvme0n1/nvme0n1p2). */
+	for (char *c = real; (c = strchr(c, '/')); c++) {
+		unsigned a, b;
+		int end = 0;
+		if (sscanf(c + 1, "nvme%un%u%n", &a, &b, &end) != 2 ||
+		    (c[1 + end] && c[1 + end] != '/'))
+			continue;
+		char dir[PATH_MAX + 16];
+		snprintf(dir, sizeof(dir), "%.*s/nsid", (int)(c + 1 + end - real), real);
+		FILE *fp = fopen(dir, "re");
+		unsigned long v = 0;
+		if (fp) {
+			if (fgets(buf, sizeof(buf), fp) && sscanf(buf, "%lu", &v) == 1 &&
+			    v <= UINT32_MAX)
+				nsid = (uint32_t)v;
+			fclose(fp);
+		}
+	}
+	return nsid;
+}
+
+static bool layout_cancelled(void *ctx)
+{
+	struct exec_ctx *x = ctx;
+
+	return x->h->cancelled && x->h->cancelled(x->h->ctx);
+}
+
+static int layout_made(void *ctx, const struct probe_file_id *id)
+{
+	struct exec_ctx *x = ctx;
+
+	return x->h->file_made ? x->h->file_made(x->h->ctx, x->plan->probe_dir, id) : 0;
+}
+
+/* Open the target: the probe file, or the raw namespace. */
+static int open_target(struct exec_ctx *x, int *ret_fd, uint64_t *ret_area, bool *ret_writable)
+{
+	const struct probe_plan *p = x->plan;
+	struct probe_outcome *o = x->out;
+	int r;
+
+	r = drive_lookup(x);
+	if (r < 0)
+		return r;
+	if (!p->probe_dir[0]) {
+		x->raw = true;
+		return raw_open(x, ret_fd, ret_area, ret_writable);
+	}
+	uint64_t laid = 0, submitted = 0;
+	struct probe_file_req q = {
+		.sysfs = p->sysfs,
+		.dir = p->probe_dir,
+		.ctrl = x->ctrl,
+		.size = p->file_size,
+		.min_free_pct = p->min_free_pct,
+		.known = p->file_known ? &p->file_id : NULL,
+		.lease = phase_lease,
+		.lease_ctx = x,
+		.cancelled = layout_cancelled,
+		.cancel_ctx = x,
+		.made = layout_made,
+		.made_ctx = x,
+	};
+	snprintf(o->run.target, sizeof(o->run.target), "%s/%s", p->probe_dir, PROBE_FILE_NAME);
+	x->phase_t0_ns = mono_ns();
+	r = probe_file_open(&q, ret_fd, &x->file, &laid, &submitted, x->reason);
+	/* The layout's writes count whether it finished or not. */
+	x->base = submitted;
+	x->written = laid;
+	o->run.bytes_written = laid;
+	if (r < 0)
+		return r;
+	struct stat st;
+	if (fstat(*ret_fd, &st) == 0)
+		o->run.nsid = nsid_under(p->sysfs, st.st_dev);
+	*ret_area = p->file_size;
+	*ret_writable = true;
+	return 0;
+}
+
+/* Before each phase: the same drive, the same target; for writes, still blank. */
+static int phase_check(struct exec_ctx *x, int fd, bool writes)
+{
+	int r = drive_lookup(x);
+
+	if (r < 0) {
+		set_reason(x, "drive %s (%s) is gone: stopped", x->plan->serial, x->plan->model);
+		return r;
+	}
+	if (x->raw) {
+		r = raw_check(x, fd);
+		if (r < 0)
+			return r;
+		if (writes && x->sig_fd >= 0 && raw_signature(x, " before the write phase"))
+			return -EPERM;
+		return 0;
+	}
+	return probe_file_check(x->plan->sysfs, fd, x->ctrl, &x->file, x->reason);
+}
+
 /* One SMART sample into the run's record; 1 when the drive reached WCTEMP. */
 static int sample_smart(struct exec_ctx *x, int64_t run_ms)
 {
 	struct probe_outcome *o = x->out;
 	struct smart_log s;
 
-	if (!x->h->read_smart || x->h->read_smart(x->h->ctx, o->run.started_ms + run_ms, &s) < 0)
+	if (!x->h->read_smart ||
+	    x->h->read_smart(x->h->ctx, x->ctrl, o->run.started_ms + run_ms, &s) < 0)
 		return 0;
 	if (o->n_thermal == x->thermal_cap) {
 		size_t cap = x->thermal_cap ? 2 * x->thermal_cap : 64;
@@ -97,11 +428,20 @@ static int on_tick(void *ctx, const struct probe_point *v, size_t n)
 	int64_t run_ms = x->phase_offset_ms + v[n - 1].t_ms;
 
 	x->phase_bytes += v[n - 1].rd_bytes + v[n - 1].wr_bytes;
+	x->phase_wr += v[n - 1].wr_bytes;
 	if (x->h->progress)
 		x->h->progress(x->h->ctx, x->phase, v, n);
 	if (x->h->cancelled && x->h->cancelled(x->h->ctx)) {
 		set_reason(x, "cancelled");
 		return 2;
+	}
+	/* What was written is on record every second (the lease covers the rest). */
+	if (x->writing && mono_ns() - x->last_charge_ns >= 1000000000LL && charge(x, x->lease) < 0)
+		return 2;
+	if (x->writing && x->sig_fd >= 0 && run_ms >= x->next_sig_ms) {
+		x->next_sig_ms = run_ms + 1000;
+		if (raw_signature(x, " during the write phase"))
+			return 2;
 	}
 	if (run_ms >= x->next_smart_ms) {
 		x->next_smart_ms = run_ms + 1000;
@@ -111,7 +451,7 @@ static int on_tick(void *ctx, const struct probe_point *v, size_t n)
 	if (x->watch_disk && run_ms >= x->next_ds_ms) {
 		struct probe_diskstat now;
 		uint64_t probe = run_bytes_so_far(x);
-		if (probe_diskstat_read(x->plan->sysfs, x->disk, &now) == 0) {
+		if (probe_drive_diskstat(x->plan->sysfs, x->ctrl, &now) == 0) {
 			if (probe_abort_check(now.sectors - x->ds.sectors,
 					      (probe - x->ds_probe_bytes) / 512, 0, 0, x->reason))
 				return 2;
@@ -144,93 +484,17 @@ static const char *op_name(enum probe_op op)
 
 static const char *stop_name(enum probe_stop s)
 {
-	return s == PROBE_STOP_DONE ? "done" : s == PROBE_STOP_EARLY ? "early" : "aborted";
-}
-
-/* The block device under @fd's filesystem, or @fd itself when it is one. */
-static bool disk_of_fd(const char *sysfs, int fd, char *ret, size_t len)
-{
-	char link[PATH_MAX], real[PATH_MAX];
-	struct stat st;
-	dev_t d;
-
-	if (fstat(fd, &st) < 0)
-		return false;
-	d = S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev;
-	snprintf(link, sizeof(link), "%s/dev/block/%u:%u", sysfs, major(d), minor(d));
-	if (!realpath(link, real))
-		return false;
-	snprintf(ret, len, "%s", strrchr(real, '/') + 1);
-	return true;
-}
-
-/* Open the target: probe file, or raw namespace. @ret_writable: writes allowed. */
-static int open_target(const struct probe_plan *p, struct probe_outcome *o, int *ret_fd,
-		       uint64_t *ret_area, bool *ret_writable)
-{
-	char why[PROBE_REASON_MAX];
-	int fd, r;
-
-	if (p->probe_dir[0]) {
-		uint64_t laid = 0;
-		struct stat st;
-		char path[sizeof(p->probe_dir) + 32];
-		snprintf(path, sizeof(path), "%s/%s", p->probe_dir, PROBE_FILE_NAME);
-		bool exists = lstat(path, &st) == 0 && S_ISREG(st.st_mode) &&
-			      (uint64_t)st.st_size == p->file_size;
-		snprintf(o->run.target, sizeof(o->run.target), "%s", path);
-		if (!exists && p->allowed_write < p->file_size) {
-			snprintf(o->run.reason, sizeof(o->run.reason),
-				 "making the %" PRIu64 " MB probe file needs more write budget "
-				 "than is left (%" PRIu64 " MB)",
-				 p->file_size / 1000000, p->allowed_write / 1000000);
-			return -EDQUOT;
-		}
-		r = probe_file_open(p->sysfs, p->probe_dir, p->ctrl, p->file_size, &fd, &laid, why);
-		if (r < 0) {
-			snprintf(o->run.reason, sizeof(o->run.reason), "%s", why);
-			return r;
-		}
-		o->run.bytes_written += laid;
-		*ret_fd = fd;
-		*ret_area = p->file_size;
-		*ret_writable = true;
-		return 0;
+	switch (s) {
+	case PROBE_STOP_DONE:
+		return "done";
+	case PROBE_STOP_EARLY:
+		return "early";
+	case PROBE_STOP_ABORTED:
+		return "aborted";
+	case PROBE_STOP_FAILED:
+		return "failed";
 	}
-	/* The raw namespace: read-only unless destructive and unused. */
-	struct probe_raw_facts f;
-	char dev[128];
-	snprintf(dev, sizeof(dev), "/dev/%s", p->raw_ns);
-	snprintf(o->run.target, sizeof(o->run.target), "%s", dev);
-	if (!p->raw_ns[0]) {
-		snprintf(o->run.reason, sizeof(o->run.reason),
-			 "no probe_dir configured and no namespace to read");
-		return -ENOENT;
-	}
-	r = probe_raw_facts_read(p->sysfs, p->mountinfo, p->raw_ns, &f);
-	if (r < 0) {
-		snprintf(o->run.reason, sizeof(o->run.reason), "%s: %s", dev, strerror(-r));
-		return r;
-	}
-	bool writable = probe_raw_verdict(&f, p->raw_ns, true, p->destructive, why) == 0;
-	fd = open(dev, (writable ? O_RDWR : O_RDONLY) | O_DIRECT | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0) {
-		r = -errno;
-		snprintf(o->run.reason, sizeof(o->run.reason), "%s: %s", dev, strerror(-r));
-		return r;
-	}
-	off_t size = lseek(fd, 0, SEEK_END);
-	if (size < (off_t)MiB) {
-		close(fd);
-		snprintf(o->run.reason, sizeof(o->run.reason), "%s: too small", dev);
-		return -EINVAL;
-	}
-	*ret_fd = fd;
-	*ret_area = (uint64_t)size < p->file_size ? (uint64_t)size / MiB * MiB : p->file_size;
-	*ret_writable = writable;
-	if (!writable)
-		snprintf(o->run.reason, sizeof(o->run.reason), "%s", why);
-	return 0;
+	return "?";
 }
 
 static void analyse(struct probe_outcome *o, size_t k)
@@ -261,13 +525,19 @@ static void analyse(struct probe_outcome *o, size_t k)
 	free(cp);
 }
 
+static bool is_cancelled(const struct exec_ctx *x)
+{
+	return x->h->cancelled && x->h->cancelled(x->h->ctx);
+}
+
 int probe_execute(const struct probe_plan *plan, const struct probe_hooks *h,
 		  struct probe_demo_state *demo, struct probe_outcome *out)
 {
 	const struct probe_preset *pre = probe_preset_get(plan->preset);
-	struct exec_ctx x = {.plan = plan, .h = h, .out = out};
+	struct exec_ctx x = {.plan = plan, .h = h, .out = out, .sig_fd = -1};
 	uint64_t area = plan->file_size;
-	bool writable = true;
+	bool writable = true, aborted = false, stopped = false, failed = false;
+	bool skipped_writes = false;
 	int fd = -1, r;
 
 	out->n_phases = 0;
@@ -275,8 +545,10 @@ int probe_execute(const struct probe_plan *plan, const struct probe_hooks *h,
 	out->n_thermal = 0;
 	out->run.bytes_written = 0;
 	out->run.bytes_read = 0;
+	out->run.nsid = 0;
 	out->run.reason[0] = '\0';
 	snprintf(out->run.state, sizeof(out->run.state), "failed");
+	x.last_charge_ns = mono_ns();
 	if (!pre) {
 		snprintf(out->run.reason, sizeof(out->run.reason), "unknown preset");
 		goto done;
@@ -284,27 +556,28 @@ int probe_execute(const struct probe_plan *plan, const struct probe_hooks *h,
 	if (plan->demo_index >= 0) {
 		snprintf(out->run.target, sizeof(out->run.target), "demo:%d", plan->demo_index);
 		snprintf(out->run.engine, sizeof(out->run.engine), "demo");
+		snprintf(x.ctrl, sizeof(x.ctrl), "demo%d", plan->demo_index);
+		out->run.nsid = plan->nsid;
 	} else {
-		r = open_target(plan, out, &fd, &area, &writable);
-		if (r < 0)
+		r = open_target(&x, &fd, &area, &writable);
+		if (r < 0) {
+			snprintf(out->run.reason, sizeof(out->run.reason), "%s", x.reason);
 			goto done;
-		x.watch_disk = disk_of_fd(plan->sysfs, fd, x.disk, sizeof(x.disk)) &&
-			       probe_diskstat_read(plan->sysfs, x.disk, &x.ds) == 0;
+		}
+		x.watch_disk = probe_drive_diskstat(plan->sysfs, x.ctrl, &x.ds) == 0;
 	}
 	(void)sample_smart(&x, 0);
 	x.next_smart_ms = 1000;
 	x.next_ds_ms = 1000;
 
-	bool aborted = false, stopped = false, skipped_writes = false;
 	int64_t offset = 0;
-	for (size_t k = 0; k < pre->n_phases && !aborted; k++) {
+	for (size_t k = 0; k < pre->n_phases && !aborted && !failed; k++) {
 		struct probe_job j;
-		uint64_t left = plan->allowed_write > out->run.bytes_written
-					? plan->allowed_write - out->run.bytes_written
-					: 0;
+		uint64_t left = plan->allowed_write > x.base ? plan->allowed_write - x.base : 0;
 		uint64_t max_write = left / MiB * MiB;
 		probe_preset_job(pre, k, area, plan->phase_ms, max_write, &j);
-		if (j.op != PROBE_OP_READ && (!writable || max_write < j.block_size)) {
+		bool writes = j.op != PROBE_OP_READ;
+		if (writes && (!writable || max_write < j.block_size)) {
 			if (pre->n_phases > 1) {
 				skipped_writes = true;
 				continue;
@@ -314,20 +587,42 @@ int probe_execute(const struct probe_plan *plan, const struct probe_hooks *h,
 					 "no write budget left");
 			goto done;
 		}
+		if (is_cancelled(&x)) {
+			set_reason(&x, "cancelled");
+			aborted = true;
+			break;
+		}
+		if (plan->demo_index < 0 && phase_check(&x, fd, writes) < 0) {
+			aborted = true;
+			break;
+		}
 		x.phase = out->n_phases;
 		x.phase_offset_ms = offset;
 		x.phase_bytes = 0;
+		x.phase_wr = 0;
+		x.phase_sub = 0;
+		x.phase_t0_ns = mono_ns();
+		x.writing = writes;
+		x.next_sig_ms = offset + 1000;
 		x.sustained = pre->sustained;
+		j.lease = phase_lease;
+		j.lease_ctx = &x;
 		struct probe_result *res = &out->res[x.phase];
+		*res = (struct probe_result){0};
 		if (plan->demo_index >= 0)
 			r = probe_demo_run(plan->demo_index, demo, &j, out->run.started_ms + offset,
 					   true, on_tick, &x, res);
 		else
 			r = probe_engine_run(fd, &j, on_tick, &x, res);
-		if (r < 0) {
+		x.writing = false;
+		if (r < 0 && res->stop != PROBE_STOP_FAILED) {
+			/* Nothing measured: charge what its leases allowed. */
+			if (x.lease > x.base)
+				x.base = x.lease;
 			snprintf(out->run.reason, sizeof(out->run.reason), "%s phase: %s",
 				 pre->phase[k].name, strerror(-r));
-			goto done;
+			failed = true;
+			break;
 		}
 		struct probe_phase_row *ph = &out->phase[x.phase];
 		*ph = (struct probe_phase_row){
@@ -348,16 +643,30 @@ int probe_execute(const struct probe_plan *plan, const struct probe_hooks *h,
 		snprintf(ph->stop, sizeof(ph->stop), "%s", stop_name(res->stop));
 		if (plan->demo_index < 0)
 			snprintf(out->run.engine, sizeof(out->run.engine), "%s", res->engine);
-		out->run.bytes_written += res->wr.bytes;
+		x.base += res->wr_submitted;
+		x.written += res->wr.bytes;
+		out->run.bytes_written = x.written;
 		out->run.bytes_read += res->rd.bytes;
 		out->n_phases++;
 		offset += ph->elapsed_ms;
+		if (r < 0) {
+			snprintf(out->run.reason, sizeof(out->run.reason), "%s phase: %s",
+				 pre->phase[k].name, strerror(-r));
+			failed = true;
+		}
 		aborted = res->stop == PROBE_STOP_ABORTED;
 		stopped = res->stop == PROBE_STOP_EARLY;
 	}
+	/* A cancel that came while the last I/O drained still counts. */
+	if (!aborted && !failed && is_cancelled(&x)) {
+		set_reason(&x, "cancelled");
+		aborted = true;
+	}
 	for (size_t k = 0; k < out->n_phases; k++)
 		analyse(out, k);
-	if (aborted) {
+	if (failed) {
+		/* state stays "failed", the reason says where */
+	} else if (aborted) {
 		snprintf(out->run.state, sizeof(out->run.state), "aborted");
 		snprintf(out->run.reason, sizeof(out->run.reason), "%s", x.reason);
 	} else {
@@ -373,8 +682,13 @@ int probe_execute(const struct probe_plan *plan, const struct probe_hooks *h,
 				sizeof(out->run.reason) - strlen(out->run.reason) - 1);
 	}
 done:
+	/* Every byte handed to the kernel may have reached the drive. */
+	out->run.bytes_charged = x.base > out->run.bytes_written ? x.base : out->run.bytes_written;
+	out->run.bytes_lease = x.lease;
 	if (fd >= 0)
 		close(fd);
+	if (x.sig_fd >= 0)
+		close(x.sig_fd);
 	free(x.cp);
 	return 0;
 }
@@ -436,7 +750,9 @@ json_t *probe_run_json(const struct probe_run_row *r)
 		set(o, "started_ms", json_integer(r->started_ms)) |
 		set(o, "ended", time_json(r->ended_ms)) |
 		set(o, "bytes_written", json_integer((json_int_t)r->bytes_written)) |
-		set(o, "bytes_read", json_integer((json_int_t)r->bytes_read));
+		set(o, "bytes_read", json_integer((json_int_t)r->bytes_read)) |
+		set(o, "bytes_charged", json_integer((json_int_t)r->bytes_charged)) |
+		set(o, "nsid", r->nsid ? json_integer(r->nsid) : json_null());
 	if (e) {
 		json_decref(o);
 		return NULL;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Probe safety: budgets, busy and temperature gates (pure), and the checks
- * that open only the probe's own file or a raw namespace nobody uses.
+ * Probe safety: budgets, busy and temperature gates (pure), foreground I/O,
+ * and what sysfs and mountinfo say about a target's device (the probe file
+ * itself is probe_file.c).
  */
 #define _GNU_SOURCE /* O_DIRECT */
 #include <dirent.h>
@@ -17,6 +18,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "nvmond/nvme_sysfs.h"
 #include "nvmond/probe.h"
 #include "nvmond/probe_safety.h"
 
@@ -39,6 +41,16 @@ void probe_budget_default(uint64_t rated_bytes, struct probe_budget *ret)
 
 	ret->month = rated / 1000;
 	ret->day = ret->month / 4;
+}
+
+uint64_t probe_lease_next(uint64_t want, uint64_t cap, double rate_bps)
+{
+	uint64_t ahead = rate_bps > (double)PROBE_LEASE_MIN
+				 ? rate_bps < 1e18 ? (uint64_t)rate_bps : 1000000000000000000ull
+				 : PROBE_LEASE_MIN;
+	uint64_t next = want > UINT64_MAX - ahead ? UINT64_MAX : want + ahead;
+
+	return next < cap ? next : cap;
 }
 
 const char *probe_verdict_name(enum probe_verdict v)
@@ -129,6 +141,29 @@ int probe_diskstat_read(const char *sysfs, const char *name, struct probe_diskst
 		return -EIO;
 	/* reads completed, -, sectors read, -, writes completed, -, sectors written */
 	*ret = (struct probe_diskstat){.ios = f[0] + f[4], .sectors = f[2] + f[6]};
+	return 0;
+}
+
+int probe_drive_diskstat(const char *sysfs, const char *ctrl, struct probe_diskstat *ret)
+{
+	struct nvme_sysfs_ns v[NVME_SYSFS_NS_MAX];
+	struct probe_diskstat sum = {0};
+	size_t n = 0;
+	int r = nvme_sysfs_ns_list(sysfs, ctrl, v, NVME_SYSFS_NS_MAX, &n);
+
+	if (r < 0)
+		return r;
+	if (n == 0)
+		return -ENOENT;
+	for (size_t i = 0; i < n; i++) {
+		struct probe_diskstat d;
+		r = probe_diskstat_read(sysfs, v[i].name, &d);
+		if (r < 0)
+			return r;
+		sum.ios += d.ios;
+		sum.sectors += d.sectors;
+	}
+	*ret = sum;
 	return 0;
 }
 
@@ -253,141 +288,6 @@ int probe_fs_on_device(const char *sysfs, dev_t dev, const char *ctrl,
 	reasonf(ret_reason, "the filesystem is on %s (%u:%u), not on %s", base ? base + 1 : real,
 		major(dev), minor(dev), ctrl);
 	return 0;
-}
-
-/* Write @size bytes of incompressible data to a new file, then give it its name. */
-static int file_layout(int dfd, uint64_t size, char ret_reason[PROBE_REASON_MAX])
-{
-	const char *tmp = PROBE_FILE_NAME ".tmp";
-	uint64_t seed = 0x70726f6265ull;
-	void *buf = NULL;
-	int fd, r;
-
-	(void)unlinkat(dfd, tmp, 0);
-	fd = openat(dfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_DIRECT | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		r = -errno;
-		reasonf(ret_reason, "cannot create the probe file: %s", strerror(-r));
-		return r;
-	}
-	/* Reserve the space at once where the filesystem can (not ext2): the file is
-	 * written in full below either way. */
-	r = fallocate(fd, 0, 0, (off_t)size) < 0 ? -errno : 0;
-	if (r == -EOPNOTSUPP || r == -ENOSYS)
-		r = 0;
-	if (r < 0) {
-		reasonf(ret_reason, "cannot allocate %" PRIu64 " bytes: %s", size, strerror(-r));
-		goto fail;
-	}
-	r = -posix_memalign(&buf, 4096, MiB);
-	if (r < 0)
-		goto fail;
-	for (uint64_t off = 0; off < size; off += MiB) {
-		probe_fill_random(buf, MiB, &seed);
-		ssize_t n = pwrite(fd, buf, MiB, (off_t)off);
-		if (n != (ssize_t)MiB) {
-			r = n < 0 ? -errno : -EIO;
-			reasonf(ret_reason, "cannot write the probe file: %s", strerror(-r));
-			goto fail;
-		}
-	}
-	if (fsync(fd) < 0 || renameat(dfd, tmp, dfd, PROBE_FILE_NAME) < 0) {
-		r = -errno;
-		reasonf(ret_reason, "cannot finish the probe file: %s", strerror(-r));
-		goto fail;
-	}
-	free(buf);
-	close(fd);
-	return 0;
-fail:
-	free(buf);
-	close(fd);
-	(void)unlinkat(dfd, tmp, 0);
-	return r;
-}
-
-int probe_file_open(const char *sysfs, const char *dir, const char *ctrl, uint64_t size,
-		    int *ret_fd, uint64_t *ret_laid_out, char ret_reason[PROBE_REASON_MAX])
-{
-	struct stat dst, fst;
-	uint64_t laid_out = 0;
-	int dfd, fd = -1, r;
-
-	if (size < MiB || size % MiB) {
-		reasonf(ret_reason, "probe file size must be whole MiB");
-		return -EINVAL;
-	}
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (dfd < 0) {
-		struct stat lst;
-		r = -errno;
-		if (r == -ENOTDIR && lstat(dir, &lst) == 0 && S_ISLNK(lst.st_mode))
-			r = -ELOOP;
-		reasonf(ret_reason, "probe directory %s: %s", dir,
-			r == -ELOOP || r == -ENOTDIR ? "is a symlink or not a directory"
-						     : strerror(-r));
-		return r;
-	}
-	if (fstat(dfd, &dst) < 0) {
-		r = -errno;
-		goto fail_msg;
-	}
-	r = probe_fs_on_device(sysfs, dst.st_dev, ctrl, ret_reason);
-	if (r <= 0) {
-		r = r < 0 ? r : -EXDEV;
-		goto out;
-	}
-	for (int attempt = 0; attempt < 2; attempt++) {
-		fd = openat(dfd, PROBE_FILE_NAME, O_RDWR | O_NOFOLLOW | O_DIRECT | O_CLOEXEC);
-		if (fd >= 0 || errno != ENOENT || attempt > 0)
-			break;
-		r = file_layout(dfd, size, ret_reason);
-		if (r < 0)
-			goto out;
-		laid_out = size;
-	}
-	if (fd < 0) {
-		r = -errno;
-		if (r == -ELOOP) {
-			reasonf(ret_reason, "%s/%s is a symlink: refusing to follow it", dir,
-				PROBE_FILE_NAME);
-			goto out;
-		}
-		goto fail_msg;
-	}
-	if (fstat(fd, &fst) < 0) {
-		r = -errno;
-		goto fail_msg;
-	}
-	if (!S_ISREG(fst.st_mode) || fst.st_nlink != 1 || fst.st_dev != dst.st_dev) {
-		reasonf(ret_reason, "%s/%s is not a plain file of that filesystem with one link",
-			dir, PROBE_FILE_NAME);
-		r = -EPERM;
-		goto out;
-	}
-	if ((uint64_t)fst.st_size != size) {
-		/* The configured size changed: make it again. */
-		close(fd);
-		fd = -1;
-		if (unlinkat(dfd, PROBE_FILE_NAME, 0) < 0) {
-			r = -errno;
-			goto fail_msg;
-		}
-		close(dfd);
-		r = probe_file_open(sysfs, dir, ctrl, size, ret_fd, ret_laid_out, ret_reason);
-		return r;
-	}
-	*ret_fd = fd;
-	*ret_laid_out = laid_out;
-	close(dfd);
-	return 0;
-fail_msg:
-	reasonf(ret_reason, "probe file in %s: %s", dir, strerror(-r));
-out:
-	if (fd >= 0)
-		close(fd);
-	close(dfd);
-	return r;
 }
 
 /* mountinfo field 3 is "major:minor" of the mounted device. */

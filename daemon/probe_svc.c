@@ -21,6 +21,8 @@
 #include <jansson.h>
 
 #include "nvmond/log.h"
+#include "nvmond/nvme_sysfs.h"
+#include "nvmond/probe_lock.h"
 #include "nvmond/probe_progress.h"
 #include "nvmond/probe_run.h"
 #include "nvmond/probe_safety.h"
@@ -71,6 +73,8 @@ struct probe_svc {
 struct probe_job_ctx {
 	struct probe_svc *svc;
 	pthread_t thread;
+	int lock_fd; /* the drive's probe lock, held until the result is stored */
+	char ctrl[NVME_SYSFS_NAME_MAX]; /* for log lines only */
 	struct probe_plan plan;
 	struct probe_outcome out;
 	struct probe_demo_state demo;
@@ -82,16 +86,6 @@ struct probe_job_ctx {
 };
 
 /* ---- shared by the daemon and the command ---- */
-
-/* The block device name of namespace 1 from the stored JSON array. */
-static void first_namespace(const struct device_row *row, char *ret, size_t len)
-{
-	json_t *a = json_loads(row->namespaces, 0, NULL);
-	const char *name = json_string_value(json_object_get(json_array_get(a, 0), "name"));
-
-	snprintf(ret, len, "%s", name ? name : "");
-	json_decref(a);
-}
 
 static bool preset_writes(const struct probe_preset *p)
 {
@@ -108,8 +102,48 @@ struct gate_facts {
 	uint16_t temp_k;
 };
 
+/* The lock directory every nvmond process agrees on. */
+static const char *lock_dir(const struct cfg *c, char *buf, size_t len)
+{
+	if (c->probe_lock_dir[0])
+		return c->probe_lock_dir;
+	return probe_lock_dir_default(buf, len);
+}
+
 /*
- * Decide whether @preset may run on @row now and fill @plan and @run.
+ * Take @row's probe lock for @who, then settle runs of it whose process died:
+ * they are charged what they may have written. Return: 0 with *ret_fd;
+ * -EALREADY (another process probes it) or other errno, with @reason.
+ */
+static int drive_lock(const struct cfg *c, struct store *s, const struct device_row *row,
+		      const char *who, int64_t now_ms, int *ret_fd, char reason[PROBE_REASON_MAX])
+{
+	char dir[CFG_PATH_MAX];
+	char why[PROBE_LOCK_ERR_MAX];
+	int r = probe_lock_take(lock_dir(c, dir, sizeof(dir)), row->serial, who, ret_fd, why);
+
+	if (r < 0) {
+		snprintf(reason, PROBE_REASON_MAX, "%s", why);
+		return r == -EBUSY ? -EALREADY : r;
+	}
+	r = store_probe_runs_recover(s, row->id, now_ms,
+				     "the nvmond process running it ended during the run: charged "
+				     "what it may have written");
+	if (r > 0)
+		log_warn("%s: %d probe run(s) left by a process that died are now failed, and "
+			 "charged what they may have written",
+			 row->key, r);
+	if (r < 0) {
+		snprintf(reason, PROBE_REASON_MAX, "database: %s", store_strerror(s));
+		probe_lock_release(*ret_fd);
+		return r;
+	}
+	return 0;
+}
+
+/*
+ * Decide whether @preset may run on @row now and fill @plan and @run; hold the
+ * drive's probe lock (the budget is read and reserved under it).
  * Return: 0 go; -EBUSY (busy: scheduled only) / -EAGAIN (too hot, too soon) /
  * -EDQUOT (budget) / -EPERM (refused target) / -EINVAL with @reason; other errno.
  */
@@ -130,17 +164,19 @@ static int plan_prepare(const struct cfg *c, struct store *s, const struct devic
 		.device_id = row->id,
 		.preset = preset,
 		.demo_index = demo_index,
+		.nsid = cd.probe_nsid,
 		.destructive = cd.probe_destructive,
 		.file_size = cd.probe_file_size,
 		.phase_ms = c->probe_phase_ms,
 		.wctemp_k = row->wctemp_k,
+		.min_free_pct = c->probe_min_free_pct,
 		.sysfs = "/sys",
 		.mountinfo = "/proc/self/mountinfo",
 	};
-	snprintf(plan->ctrl, sizeof(plan->ctrl), "%s", row->name);
+	snprintf(plan->serial, sizeof(plan->serial), "%s", row->serial);
+	snprintf(plan->model, sizeof(plan->model), "%s", row->model);
 	snprintf(plan->trigger, sizeof(plan->trigger), "%s", trigger);
 	snprintf(plan->probe_dir, sizeof(plan->probe_dir), "%s", cd.probe_dir);
-	first_namespace(row, plan->raw_ns, sizeof(plan->raw_ns));
 	*run = (struct probe_run_row){.device_id = row->id, .started_ms = now_ms};
 	snprintf(run->preset, sizeof(run->preset), "%s", pre->name);
 	snprintf(run->trigger, sizeof(run->trigger), "%s", trigger);
@@ -157,6 +193,12 @@ static int plan_prepare(const struct cfg *c, struct store *s, const struct devic
 	}
 	if (demo_index < 0 && !cd.probe_dir[0] && !cd.probe_destructive)
 		writes = false;
+	if (cd.probe_dir[0] && demo_index < 0) {
+		r = store_probe_file_get(s, row->id, cd.probe_dir, &plan->file_id);
+		if (r < 0 && r != -ENOENT)
+			return r;
+		plan->file_known = r == 0;
+	}
 
 	if (pre->sustained && c->probe_sustained_every_ms > 0) {
 		int64_t last = 0;
@@ -214,7 +256,27 @@ static int plan_prepare(const struct cfg *c, struct store *s, const struct devic
 	}
 	if (pre->sustained && allowed > cd.probe_sustained_limit)
 		allowed = cd.probe_sustained_limit;
-	plan->allowed_write = allowed;
+	/* The reservation: what this run can write at most, layout included. */
+	bool layout = writes && cd.probe_dir[0] && demo_index < 0 &&
+		      !(plan->file_known && plan->file_id.size == cd.probe_file_size);
+	uint64_t most = layout ? cd.probe_file_size : 0;
+	for (size_t k = 0; k < pre->n_phases; k++) {
+		uint64_t cap = pre->phase[k].op == PROBE_OP_COPY ? cd.probe_file_size / 2
+			       : pre->sustained			 ? allowed
+								 : cd.probe_file_size;
+		if (pre->phase[k].op != PROBE_OP_READ)
+			most += cap;
+	}
+	if (layout && allowed < cd.probe_file_size + (1u << 20)) {
+		snprintf(reason, PROBE_REASON_MAX,
+			 "making the %" PRIu64 " MB probe file needs more write budget than is "
+			 "left (%" PRIu64 " MB)",
+			 cd.probe_file_size / 1000000, allowed / 1000000);
+		return -EDQUOT;
+	}
+	plan->allowed_write = writes ? (most < allowed ? most : allowed) : 0;
+	run->bytes_charged = plan->allowed_write; /* charged up front, trued up at the end */
+	run->nsid = plan->probe_dir[0] ? 0 : plan->nsid;
 	return 0;
 }
 
@@ -234,6 +296,7 @@ static struct probe_dev *dev_find(struct probe_svc *p, int64_t id, bool create)
 struct smart_call {
 	struct probe_svc *svc;
 	const char *name;
+	const struct dev_ident *who;
 	int64_t now_ms;
 	struct smart_log *ret;
 };
@@ -242,19 +305,64 @@ static int smart_on_loop(void *arg)
 {
 	struct smart_call *c = arg;
 	uint8_t page[SMART_LOG_SIZE];
-	int r = dev_read_smart(c->svc->backend, c->name, c->now_ms, page);
+	int r = dev_read_smart(c->svc->backend, c->name, c->who, c->now_ms, page);
 
 	if (r < 0)
 		return r;
 	return smart_decode(page, c->ret);
 }
 
-static int job_read_smart(void *ctx, int64_t now_ms, struct smart_log *ret)
+static int job_read_smart(void *ctx, const char *ctrl, int64_t now_ms, struct smart_log *ret)
 {
 	struct probe_job_ctx *j = ctx;
-	struct smart_call c = {j->svc, j->plan.ctrl, now_ms, ret};
+	struct dev_ident who = {.model = j->plan.model, .serial = j->plan.serial};
+	struct smart_call c = {j->svc, ctrl, &who, now_ms, ret};
 
 	return mainq_call(j->svc->mainq, smart_on_loop, &c);
+}
+
+struct charge_call {
+	struct store *store;
+	int64_t id;
+	uint64_t lease, written;
+};
+
+static int charge_on_loop(void *arg)
+{
+	struct charge_call *c = arg;
+
+	return store_probe_run_charge(c->store, c->id, c->lease, c->written);
+}
+
+/* The lease goes on record before a write passes the last one. */
+static int job_charge(void *ctx, uint64_t lease, uint64_t written)
+{
+	struct probe_job_ctx *j = ctx;
+	struct charge_call c = {j->svc->store, j->out.run.id, lease, written};
+
+	return mainq_call(j->svc->mainq, charge_on_loop, &c);
+}
+
+struct file_call {
+	struct store *store;
+	int64_t device_id;
+	const char *dir;
+	const struct probe_file_id *id;
+};
+
+static int file_on_loop(void *arg)
+{
+	struct file_call *c = arg;
+
+	return store_probe_file_put(c->store, c->device_id, c->dir, c->id, timefmt_now_ms());
+}
+
+static int job_file_made(void *ctx, const char *dir, const struct probe_file_id *id)
+{
+	struct probe_job_ctx *j = ctx;
+	struct file_call c = {j->svc->store, j->plan.device_id, dir, id};
+
+	return mainq_call(j->svc->mainq, file_on_loop, &c);
 }
 
 static void job_progress(void *ctx, size_t phase, const struct probe_point *v, size_t n)
@@ -283,10 +391,10 @@ static int finish_on_loop(void *arg)
 	if (r < 0)
 		log_error("probe %" PRId64 ": cannot store the result: %s (%s)", j->out.run.id,
 			  strerror(-r), store_strerror(p->store));
-	log_info("probe %" PRId64 " (%s on %s): %s%s%s, %.1f MB written", j->out.run.id,
-		 j->out.run.preset, j->plan.ctrl, j->out.run.state,
+	log_info("probe %" PRId64 " (%s on %s): %s%s%s, %.1f MB written, %.1f MB charged",
+		 j->out.run.id, j->out.run.preset, j->ctrl, j->out.run.state,
 		 j->out.run.reason[0] ? ": " : "", j->out.run.reason,
-		 (double)j->out.run.bytes_written / 1e6);
+		 (double)j->out.run.bytes_written / 1e6, (double)j->out.run.bytes_charged / 1e6);
 	if (d) {
 		d->demo = j->demo;
 		d->job = NULL;
@@ -303,6 +411,8 @@ static void *job_thread(void *arg)
 		.read_smart = job_read_smart,
 		.progress = job_progress,
 		.cancelled = job_cancelled,
+		.charge = job_charge,
+		.file_made = job_file_made,
 		.ctx = j,
 	};
 
@@ -314,6 +424,8 @@ static void *job_thread(void *arg)
 	/* Shutting down: the main thread waits in probe_svc_free(), store now. */
 	if (mainq_call(j->svc->mainq, finish_on_loop, j) == -ECANCELED)
 		(void)probe_outcome_save(j->svc->store, &j->out);
+	/* Only now may another process take the drive: the run is settled. */
+	probe_lock_release(j->lock_fd);
 	return NULL;
 }
 
@@ -415,28 +527,37 @@ static int start_on_loop(void *arg)
 	j = calloc(1, sizeof(*j));
 	if (!j)
 		return -ENOMEM;
+	j->lock_fd = -1;
 	int demo_index = -1;
 	if (p->demo && sscanf(fd.row.name, "demo%d", &demo_index) != 1)
 		demo_index = -1;
-	r = plan_prepare(&p->cfg, p->store, &fd.row, c->preset, c->trigger, demo_index, &g, now,
-			 &j->plan, &j->out.run, c->reason);
+	r = drive_lock(&p->cfg, p->store, &fd.row, "the daemon", now, &j->lock_fd, c->reason);
+	if (r == 0)
+		r = plan_prepare(&p->cfg, p->store, &fd.row, c->preset, c->trigger, demo_index, &g,
+				 now, &j->plan, &j->out.run, c->reason);
 	if (r < 0) {
 		if (g.scheduled && r != -ENOMEM) {
 			/* A skipped scheduled probe is recorded, with why. */
-			struct probe_run_row skip = j->out.run;
+			struct probe_run_row skip = {.device_id = fd.row.id, .started_ms = now};
 			int64_t id;
+			snprintf(skip.preset, sizeof(skip.preset), "%s",
+				 probe_preset_get(c->preset)->name);
+			snprintf(skip.trigger, sizeof(skip.trigger), "%s", c->trigger);
 			snprintf(skip.state, sizeof(skip.state), "skipped");
 			snprintf(skip.reason, sizeof(skip.reason), "%s", c->reason);
 			skip.ended_ms = now;
 			(void)store_probe_run_insert(p->store, &skip, &id);
 		}
+		probe_lock_release(j->lock_fd);
 		free(j);
 		return r;
 	}
+	snprintf(j->ctrl, sizeof(j->ctrl), "%.31s", fd.row.name);
 	snprintf(j->out.run.state, sizeof(j->out.run.state), "running");
 	r = store_probe_run_insert(p->store, &j->out.run, &j->out.run.id);
 	if (r < 0) {
 		snprintf(c->reason, sizeof(c->reason), "database: %s", store_strerror(p->store));
+		probe_lock_release(j->lock_fd);
 		free(j);
 		return r;
 	}
@@ -451,7 +572,9 @@ static int start_on_loop(void *arg)
 		j->out.run.ended_ms = now;
 		snprintf(j->out.run.state, sizeof(j->out.run.state), "failed");
 		snprintf(j->out.run.reason, sizeof(j->out.run.reason), "cannot start a thread");
+		j->out.run.bytes_charged = 0;
 		(void)store_probe_run_update(p->store, &j->out.run);
+		probe_lock_release(j->lock_fd);
 		free(j);
 		return r;
 	}
@@ -537,14 +660,13 @@ static void on_sample(void *ctx, const struct device_row *dev, const struct samp
 {
 	struct probe_svc *p = ctx;
 	struct probe_dev *d;
-	char ns[64];
 	struct probe_diskstat ds;
 
 	if (p->demo)
 		return;
 	d = dev_find(p, dev->id, true);
-	first_namespace(dev, ns, sizeof(ns));
-	if (!d || !ns[0] || probe_diskstat_read("/sys", ns, &ds) < 0)
+	/* The whole drive: every namespace (and so every partition) of it. */
+	if (!d || probe_drive_diskstat("/sys", dev->name, &ds) < 0)
 		return;
 	d->busy[d->busy_pos] = (struct busy_snap){.mono_ms = timefmt_mono_ms(), .ds = ds};
 	d->busy_pos = (d->busy_pos + 1) % BUSY_HIST;
@@ -816,13 +938,44 @@ int probe_svc_new(const struct cfg *c, struct dev_backend *b, struct store *s, s
 	return 0;
 }
 
+/*
+ * Runs left "running" whose process died (the daemon's last run, a killed
+ * `nvmond probe`): settle those whose drive lock is free; a drive whose lock
+ * is held is being probed by a live process, and its runs are its own.
+ */
+static void recover_dead_runs(struct probe_svc *p)
+{
+	int64_t *ids = NULL, now = timefmt_now_ms();
+	size_t n = 0;
+
+	if (store_probe_running_devices(p->store, &ids, &n) < 0) {
+		log_warn("cannot look for probe runs left running: %s", store_strerror(p->store));
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct device_row row;
+		char reason[PROBE_REASON_MAX];
+		int fd;
+		if (store_device_get(p->store, ids[i], &row) < 0)
+			continue;
+		int r = drive_lock(&p->cfg, p->store, &row, "the daemon", now, &fd, reason);
+		if (r == 0)
+			probe_lock_release(fd);
+		else if (r == -EALREADY)
+			log_info("%s: a probe run by another nvmond process is still running (%s)",
+				 row.key, reason);
+		else
+			log_warn("%s: cannot settle probe runs left running: %s", row.key, reason);
+	}
+	free(ids);
+}
+
 int probe_svc_start(struct probe_svc *p, struct loop *l, struct poller *poller)
 {
 	struct poller_listener pl = {.on_sample = on_sample, .ctx = p};
-	int r = store_probe_runs_interrupt(p->store, timefmt_now_ms());
+	int r;
 
-	if (r > 0)
-		log_warn("%d probe run(s) were cut short by the last stop", r);
+	recover_dead_runs(p);
 	r = poller_add_listener(poller, &pl);
 	if (r < 0)
 		return r;
@@ -870,7 +1023,7 @@ struct probe_svc *probe_svc_free(struct probe_svc *p)
 
 static volatile sig_atomic_t cli_interrupted;
 
-static void cli_on_sigint(int sig)
+static void cli_on_signal(int sig)
 {
 	(void)sig;
 	cli_interrupted = 1;
@@ -878,19 +1031,35 @@ static void cli_on_sigint(int sig)
 
 struct cli_ctx {
 	struct dev_backend *b;
-	const char *name;
+	struct store *store;
+	int64_t run_id;
 	const struct probe_plan *plan;
 	bool tty;
 	struct probe_progress prog;
 };
 
-static int cli_read_smart(void *ctx, int64_t now_ms, struct smart_log *ret)
+static int cli_read_smart(void *ctx, const char *ctrl, int64_t now_ms, struct smart_log *ret)
 {
 	struct cli_ctx *c = ctx;
+	struct dev_ident who = {.model = c->plan->model, .serial = c->plan->serial};
 	uint8_t page[SMART_LOG_SIZE];
-	int r = dev_read_smart(c->b, c->name, now_ms, page);
+	int r = dev_read_smart(c->b, ctrl, &who, now_ms, page);
 
 	return r < 0 ? r : smart_decode(page, ret);
+}
+
+static int cli_charge(void *ctx, uint64_t lease, uint64_t written)
+{
+	struct cli_ctx *c = ctx;
+
+	return store_probe_run_charge(c->store, c->run_id, lease, written);
+}
+
+static int cli_file_made(void *ctx, const char *dir, const struct probe_file_id *id)
+{
+	struct cli_ctx *c = ctx;
+
+	return store_probe_file_put(c->store, c->plan->device_id, dir, id, timefmt_now_ms());
 }
 
 static bool cli_cancelled(void *ctx)
@@ -947,8 +1116,10 @@ int probe_cli(const struct cfg *c, struct dev_backend *b, const char *device, co
 	struct probe_demo_state demo = {0};
 	struct gate_facts g = {0};
 	int64_t now = timefmt_now_ms();
-	int status = 1, r;
+	int status = 1, r, lock_fd = -1;
 	const struct dev_info *d = NULL;
+	struct sigaction sa = {.sa_handler = cli_on_signal}, old_int, old_term, old_hup;
+	bool signals_set = false;
 
 	if (!probe_preset_find(preset, &pid)) {
 		fprintf(stderr,
@@ -1017,13 +1188,22 @@ int probe_cli(const struct cfg *c, struct dev_backend *b, const char *device, co
 	}
 	uint8_t page[SMART_LOG_SIZE];
 	struct smart_log sl;
-	if (dev_read_smart(b, d->name, now, page) == 0 && smart_decode(page, &sl) == 0)
+	struct dev_ident who = {.model = d->id.model, .serial = d->id.serial};
+	if (dev_read_smart(b, d->name, &who, now, page) == 0 && smart_decode(page, &sl) == 0)
 		g.temp_k = sl.temperature_k;
 	int demo_index = -1;
 	if (strcmp(b->ops->name, "demo") != 0 || sscanf(d->name, "demo%d", &demo_index) != 1)
 		demo_index = -1;
+	/* SIGINT, SIGTERM, SIGHUP: stop writing, store what was done, let go of the drive. */
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	sigaction(SIGHUP, &sa, &old_hup);
+	signals_set = true;
 	struct probe_plan plan;
-	r = plan_prepare(c, s, &row, pid, "cli", demo_index, &g, now, &plan, &out.run, reason);
+	r = drive_lock(c, s, &row, "nvmond probe", now, &lock_fd, reason);
+	if (r == 0)
+		r = plan_prepare(c, s, &row, pid, "cli", demo_index, &g, now, &plan, &out.run,
+				 reason);
 	if (r < 0) {
 		fprintf(stderr, "nvmond: probe refused: %s\n",
 			r == -EIO || r == -EBUSY ? store_strerror(s) : reason);
@@ -1035,25 +1215,30 @@ int probe_cli(const struct cfg *c, struct dev_backend *b, const char *device, co
 		fprintf(stderr, "nvmond: %s\n", store_strerror(s));
 		goto out;
 	}
-	struct sigaction sa = {.sa_handler = cli_on_sigint}, old;
-	sigaction(SIGINT, &sa, &old);
-	struct cli_ctx cc = {.b = b, .name = d->name, .plan = &plan, .tty = isatty(2)};
+	struct cli_ctx cc = {
+		.b = b, .store = s, .run_id = out.run.id, .plan = &plan, .tty = isatty(2)};
 	probe_progress_init(&cc.prog, plan.preset, plan.phase_ms, plan.allowed_write);
 	struct probe_hooks h = {.read_smart = cli_read_smart,
 				.progress = cli_progress,
 				.cancelled = cli_cancelled,
+				.charge = cli_charge,
+				.file_made = cli_file_made,
 				.ctx = &cc};
 	probe_execute(&plan, &h, &demo, &out);
 	probe_progress_clear(&cc.prog);
-	sigaction(SIGINT, &old, NULL);
 	if (cc.tty)
 		fprintf(stderr, "\r%*s\r", 78, "");
 	out.run.ended_ms = timefmt_now_ms();
+	if (cli_interrupted && !strcmp(out.run.state, "aborted") &&
+	    !strcmp(out.run.reason, "cancelled"))
+		snprintf(out.run.reason, sizeof(out.run.reason), "interrupted (a signal)");
 	r = probe_outcome_save(s, &out);
 	if (r < 0) {
 		fprintf(stderr, "nvmond: cannot store the result: %s\n", store_strerror(s));
 		goto out;
 	}
+	probe_lock_release(lock_fd);
+	lock_fd = -1;
 	json_t *detail = NULL;
 	r = probe_run_detail_json(s, out.run.id, json, &detail);
 	if (r < 0) {
@@ -1070,6 +1255,12 @@ int probe_cli(const struct cfg *c, struct dev_backend *b, const char *device, co
 	status =
 		strcmp(out.run.state, "done") == 0 || strcmp(out.run.state, "stopped") == 0 ? 0 : 1;
 out:
+	probe_lock_release(lock_fd);
+	if (signals_set) {
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGTERM, &old_term, NULL);
+		sigaction(SIGHUP, &old_hup, NULL);
+	}
 	probe_outcome_clear(&out);
 	free(v);
 	free(rows);

@@ -44,7 +44,8 @@ int status_collect(struct dev_backend *b, int64_t now_ms, json_t **ret, char *er
 		/* Same identity fields as the daemon; no store, so no id. */
 		devrow_from_info(&v[i], now_ms, &fd.row);
 
-		r = dev_read_smart(b, v[i].name, now_ms, page);
+		struct dev_ident who = {.model = v[i].id.model, .serial = v[i].id.serial};
+		r = dev_read_smart(b, v[i].name, &who, now_ms, page);
 		if (r == 0) {
 			fd.has_sample = true;
 			fd.last.ts_ms = now_ms;

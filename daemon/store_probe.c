@@ -17,7 +17,7 @@
 
 #define RUN_COLS                                                                                   \
 	"id, device_id, preset, trigger, state, reason, target, engine, started_ms, ended_ms, "    \
-	"bytes_written, bytes_read"
+	"bytes_written, bytes_read, bytes_charged, bytes_lease, nsid"
 #define PHASE_COLS                                                                                 \
 	"phase, name, op, random, block_size, depth, stop, elapsed_ms, offset_ms, interval_ms, "   \
 	"rd_bytes, rd_ios, wr_bytes, wr_ios, rd_p50_ns, rd_p99_ns, rd_p999_ns, wr_p50_ns, "        \
@@ -25,12 +25,28 @@
 
 static const char sql_run_insert[] =
 	"INSERT INTO probe_runs (device_id, preset, trigger, state, reason, target, engine, "
-	"started_ms, ended_ms, bytes_written, bytes_read) VALUES (:device_id, :preset, :trigger, "
-	":state, :reason, :target, :engine, :started_ms, :ended_ms, :bytes_written, :bytes_read)";
+	"started_ms, ended_ms, bytes_written, bytes_read, bytes_charged, bytes_lease, nsid) "
+	"VALUES (:device_id, :preset, :trigger, :state, :reason, :target, :engine, :started_ms, "
+	":ended_ms, :bytes_written, :bytes_read, :bytes_charged, :bytes_lease, :nsid)";
 static const char sql_run_update[] =
 	"UPDATE probe_runs SET state = :state, reason = :reason, target = :target, "
 	"engine = :engine, ended_ms = :ended_ms, bytes_written = :bytes_written, "
-	"bytes_read = :bytes_read WHERE id = :id";
+	"bytes_read = :bytes_read, bytes_charged = :bytes_charged, bytes_lease = :bytes_lease, "
+	"nsid = :nsid WHERE id = :id";
+static const char sql_run_charge[] =
+	"UPDATE probe_runs SET bytes_lease = :lease, bytes_written = :written "
+	"WHERE id = :id AND state = 'running'";
+static const char sql_runs_recover[] =
+	"UPDATE probe_runs SET state = 'failed', reason = :reason, ended_ms = :now_ms, "
+	"bytes_charged = max(bytes_lease, bytes_written) "
+	"WHERE device_id = :device_id AND state = 'running'";
+static const char sql_running_devices[] =
+	"SELECT DISTINCT device_id FROM probe_runs WHERE state = 'running' ORDER BY device_id";
+static const char sql_file_get[] = "SELECT ino, gen, btime_ns, size FROM probe_files "
+				   "WHERE device_id = :device_id AND dir = :dir";
+static const char sql_file_put[] =
+	"INSERT OR REPLACE INTO probe_files (device_id, dir, ino, gen, btime_ns, size, made_ms) "
+	"VALUES (:device_id, :dir, :ino, :gen, :btime_ns, :size, :made_ms)";
 static const char sql_phase_insert[] =
 	"INSERT INTO probe_phases (" PHASE_COLS ", run_id) VALUES (:phase, :name, :op, :random, "
 	":block_size, :depth, :stop, :elapsed_ms, :offset_ms, :interval_ms, :rd_bytes, :rd_ios, "
@@ -60,14 +76,12 @@ static const char sql_events_get[] =
 static const char sql_thermal_get[] =
 	"SELECT t_ms, temp_k, t1_count, t2_count, t1_time_s, t2_time_s, warn_time_min "
 	"FROM probe_thermal WHERE run_id = :id ORDER BY t_ms";
-static const char sql_written_since[] = "SELECT coalesce(sum(bytes_written), 0) FROM probe_runs "
+static const char sql_written_since[] = "SELECT coalesce(sum(bytes_charged), 0) FROM probe_runs "
 					"WHERE device_id = :device_id AND started_ms >= :since_ms";
+/* A run that wrote counts, however it ended: failing is no way round the limit. */
 static const char sql_last_started[] =
 	"SELECT coalesce(max(started_ms), 0) FROM probe_runs WHERE device_id = :device_id "
-	"AND preset = :preset AND state NOT IN ('skipped', 'failed')";
-static const char sql_runs_interrupt[] =
-	"UPDATE probe_runs SET state = 'failed', reason = 'the daemon stopped during the run', "
-	"ended_ms = :now_ms WHERE state = 'running'";
+	"AND preset = :preset AND (state IN ('running', 'done', 'stopped') OR bytes_charged > 0)";
 static const char sql_begin[] = "BEGIN IMMEDIATE";
 static const char sql_commit[] = "COMMIT";
 static const char sql_rollback[] = "ROLLBACK";
@@ -104,6 +118,12 @@ static void bind_run(sqlite3_stmt *st, const struct probe_run_row *row)
 		sqlite3_bind_null(st, sqlite3_bind_parameter_index(st, ":ended_ms"));
 	bind_u64(st, ":bytes_written", row->bytes_written);
 	bind_u64(st, ":bytes_read", row->bytes_read);
+	bind_u64(st, ":bytes_charged", row->bytes_charged);
+	bind_u64(st, ":bytes_lease", row->bytes_lease);
+	if (row->nsid)
+		store_bind_i64(st, ":nsid", row->nsid);
+	else
+		sqlite3_bind_null(st, sqlite3_bind_parameter_index(st, ":nsid"));
 }
 
 int store_probe_run_insert(struct store *s, const struct probe_run_row *row, int64_t *ret_id)
@@ -279,6 +299,9 @@ static void read_run(sqlite3_stmt *st, struct probe_run_row *ret)
 		.ended_ms = sqlite3_column_int64(st, 9), /* NULL reads as 0 */
 		.bytes_written = col_u64(st, 10),
 		.bytes_read = col_u64(st, 11),
+		.bytes_charged = col_u64(st, 12),
+		.bytes_lease = col_u64(st, 13),
+		.nsid = (uint32_t)sqlite3_column_int64(st, 14),
 	};
 	col_str(st, 2, ret->preset, sizeof(ret->preset));
 	col_str(st, 3, ret->trigger, sizeof(ret->trigger));
@@ -495,14 +518,98 @@ int store_probe_last_started(struct store *s, int64_t device_id, const char *pre
 	return one_i64(s, st, ret);
 }
 
-int store_probe_runs_interrupt(struct store *s, int64_t now_ms)
+int store_probe_run_charge(struct store *s, int64_t id, uint64_t lease, uint64_t written)
 {
 	sqlite3_stmt *st;
-	int r = store_stmt(s, sql_runs_interrupt, &st);
+	int r = store_stmt(s, sql_run_charge, &st);
 
 	if (r < 0)
 		return r;
+	store_bind_i64(st, ":id", id);
+	bind_u64(st, ":lease", lease);
+	bind_u64(st, ":written", written);
+	return store_run(s, st, true);
+}
+
+int store_probe_runs_recover(struct store *s, int64_t device_id, int64_t now_ms, const char *reason)
+{
+	sqlite3_stmt *st;
+	int r = store_stmt(s, sql_runs_recover, &st);
+
+	if (r < 0)
+		return r;
+	store_bind_i64(st, ":device_id", device_id);
 	store_bind_i64(st, ":now_ms", now_ms);
+	store_bind_text(st, ":reason", reason);
 	r = store_run(s, st, false);
 	return r < 0 ? r : sqlite3_changes(store_db(s));
+}
+
+static int fill_id(struct store *s, sqlite3_stmt *st, void *p)
+{
+	(void)s;
+	*(int64_t *)p = sqlite3_column_int64(st, 0);
+	return 0;
+}
+
+int store_probe_running_devices(struct store *s, int64_t **ret, size_t *ret_n)
+{
+	sqlite3_stmt *st;
+	int r = store_stmt(s, sql_running_devices, &st);
+
+	if (r < 0)
+		return r;
+	return store_collect(s, st, sizeof(int64_t), fill_id, (void **)ret, ret_n);
+}
+
+int store_probe_file_get(struct store *s, int64_t device_id, const char *dir,
+			 struct probe_file_id *ret)
+{
+	sqlite3_stmt *st;
+	int r = store_stmt(s, sql_file_get, &st), rc;
+
+	if (r < 0)
+		return r;
+	store_bind_i64(st, ":device_id", device_id);
+	store_bind_text(st, ":dir", dir);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*ret = (struct probe_file_id){
+			.ino = col_u64(st, 0),
+			.has_gen = sqlite3_column_type(st, 1) != SQLITE_NULL,
+			.gen = col_u64(st, 1),
+			.has_btime = sqlite3_column_type(st, 2) != SQLITE_NULL,
+			.btime_ns = sqlite3_column_int64(st, 2),
+			.size = col_u64(st, 3),
+		};
+		r = 0;
+	} else {
+		r = rc == SQLITE_DONE ? -ENOENT : store_errno(s, rc);
+	}
+	sqlite3_reset(st);
+	return r;
+}
+
+int store_probe_file_put(struct store *s, int64_t device_id, const char *dir,
+			 const struct probe_file_id *id, int64_t now_ms)
+{
+	sqlite3_stmt *st;
+	int r = store_stmt(s, sql_file_put, &st);
+
+	if (r < 0)
+		return r;
+	store_bind_i64(st, ":device_id", device_id);
+	store_bind_text(st, ":dir", dir);
+	bind_u64(st, ":ino", id->ino);
+	if (id->has_gen)
+		bind_u64(st, ":gen", id->gen);
+	else
+		sqlite3_bind_null(st, sqlite3_bind_parameter_index(st, ":gen"));
+	if (id->has_btime)
+		store_bind_i64(st, ":btime_ns", id->btime_ns);
+	else
+		sqlite3_bind_null(st, sqlite3_bind_parameter_index(st, ":btime_ns"));
+	bind_u64(st, ":size", id->size);
+	store_bind_i64(st, ":made_ms", now_ms);
+	return store_run(s, st, true);
 }

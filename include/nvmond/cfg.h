@@ -44,6 +44,7 @@ struct cfg_device {
 	uint64_t probe_budget_month; /* bytes per 30 days; 0 = likewise */
 	uint64_t probe_sustained_limit; /* sustained-write stops after this many bytes */
 	int probe_destructive;		/* 1: writes to an unused raw namespace allowed */
+	uint32_t probe_nsid;		/* probe_namespace: the raw namespace probed */
 	/* alerts: this drive's margins below WCTEMP / CCTEMP, °C ([alerts] ones if unset) */
 	uint32_t alert_warning_margin_c;
 	uint32_t alert_critical_margin_c;
@@ -95,6 +96,9 @@ struct cfg {
 	int64_t probe_phase_ms;		  /* each phase of a preset runs this long */
 	int64_t probe_jitter_ms;	  /* scheduled probes start up to this late */
 	int64_t probe_sustained_every_ms; /* sustained-write at most this often */
+	uint32_t probe_min_free_pct;	  /* the probe file's layout keeps this much free */
+	char probe_lock_dir
+		[CFG_PATH_MAX]; /* per-drive probe locks; "" = probe_lock_dir_default() */
 	/* [device "…"] */
 	struct cfg_device devices[CFG_MAX_DEVICES];
 	size_t n_devices;

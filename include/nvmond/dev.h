@@ -28,6 +28,15 @@ struct dev_info {
 };
 
 /*
+ * Who a controller must be. A read through a name that now belongs to another
+ * drive (the driver bound the controllers again and the names moved) is
+ * refused with -ESTALE instead of answering for the wrong drive.
+ */
+struct dev_ident {
+	const char *model, *serial;
+};
+
+/*
  * A backend answers scans and SMART reads. Two exist: the real one (libnvme) and
  * the demo drives. @now_ms is wall-clock unix milliseconds, passed in so that the
  * demo drives are a pure function of time and tests control it.
@@ -36,8 +45,12 @@ struct dev_backend_ops {
 	const char *name;
 	/* Allocate *ret (free()) with every controller present now. */
 	int (*scan)(void *ctx, int64_t now_ms, struct dev_info **ret, size_t *ret_n);
-	/* Read the SMART / health log (02h, controller scope) of controller @name. */
-	int (*read_smart)(void *ctx, const char *name, int64_t now_ms,
+	/*
+	 * Read the SMART / health log (02h, controller scope) of controller
+	 * @name, after checking on the opened node that it is @who (NULL: the
+	 * demo model's own reads only).
+	 */
+	int (*read_smart)(void *ctx, const char *name, const struct dev_ident *who, int64_t now_ms,
 			  uint8_t ret_page[SMART_LOG_SIZE]);
 	void (*free)(void *ctx);
 };
@@ -65,9 +78,13 @@ struct dev_backend *dev_backend_free(struct dev_backend *b);
 /** dev_scan() - See &dev_backend_ops.scan. Return: 0 or negative errno. */
 int dev_scan(struct dev_backend *b, int64_t now_ms, struct dev_info **ret, size_t *ret_n);
 
-/** dev_read_smart() - See &dev_backend_ops.read_smart. Return: 0 or negative errno. */
-int dev_read_smart(struct dev_backend *b, const char *name, int64_t now_ms,
-		   uint8_t ret_page[SMART_LOG_SIZE]);
+/**
+ * dev_read_smart() - See &dev_backend_ops.read_smart.
+ * Return: 0; -ESTALE when @name is now another drive than @who; -ENODEV when
+ * it is gone; or negative errno.
+ */
+int dev_read_smart(struct dev_backend *b, const char *name, const struct dev_ident *who,
+		   int64_t now_ms, uint8_t ret_page[SMART_LOG_SIZE]);
 
 /**
  * dev_key() - The stable identity of a controller: "model/serial".

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "nvmond/u128.h"
@@ -26,6 +27,14 @@ struct idctl {
  * Return: 0.
  */
 int idctl_decode(const uint8_t page[IDCTL_SIZE], struct idctl *ret);
+
+/**
+ * idctl_str_clean() - Copy an identity string field of @len bytes (SN, MN, FR
+ * as the controller or sysfs gives them) the way idctl_decode() does: bytes
+ * that are not printable become '?', NULs blanks, and blanks at either end are
+ * padding. @dst holds at least @len + 1 bytes. Pure.
+ */
+void idctl_str_clean(char *dst, const uint8_t *src, size_t len);
 
 /**
  * idctl_encode() - Build a raw structure holding @id (for demo drives and tests).

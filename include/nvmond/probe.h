@@ -32,6 +32,15 @@ enum probe_engine_kind {
 	PROBE_ENGINE_PSYNC,
 };
 
+/*
+ * A write lease: the engine never submits a write past the bytes granted so
+ * far. Before one would cross the grant it asks for more: *@ret_granted (in
+ * this phase's submitted write bytes, >= @want when granted) is what the
+ * caller has recorded as possibly written. Return 0 (a grant below @want stops
+ * the writes: the budget is spent), or negative errno to abort the phase.
+ */
+typedef int (*probe_lease_fn)(void *ctx, uint64_t want, uint64_t *ret_granted);
+
 /* One phase of work. */
 struct probe_job {
 	enum probe_op op;
@@ -45,8 +54,10 @@ struct probe_job {
 					      READ); 0 = no limit */
 	int64_t interval_ms;	       /* series interval; 0 = PROBE_INTERVAL_MS */
 	enum probe_engine_kind engine;
-	bool plain_ring; /* io_uring without the COOP/DEFER taskrun flags (benchmarks) */
-	uint64_t seed;	 /* random offsets and buffer contents; 0 = a fixed default */
+	bool plain_ring;      /* io_uring without the COOP/DEFER taskrun flags (benchmarks) */
+	uint64_t seed;	      /* random offsets and buffer contents; 0 = a fixed default */
+	probe_lease_fn lease; /* NULL: only max_bytes limits the writes */
+	void *lease_ctx;
 };
 
 /* One interval of the series. */
@@ -81,7 +92,9 @@ struct probe_dir_stats {
 enum probe_stop {
 	PROBE_STOP_DONE,    /* duration or byte count reached */
 	PROBE_STOP_EARLY,   /* the tick callback asked to stop (e.g. a sustained cliff) */
-	PROBE_STOP_ABORTED, /* the tick callback aborted (foreground I/O, temperature) */
+	PROBE_STOP_ABORTED, /* the tick callback aborted (foreground I/O, temperature), or
+			       the lease refused more writes with an error */
+	PROBE_STOP_FAILED,  /* an I/O failed (the return value says how) */
 };
 
 struct probe_result {
@@ -89,6 +102,8 @@ struct probe_result {
 	enum probe_stop stop;
 	int64_t elapsed_ns;
 	struct probe_dir_stats rd, wr;
+	uint64_t wr_submitted;		 /* write bytes handed to the kernel, failed ones included:
+				  what may have reached the drive */
 	int64_t cpu_user_us, cpu_sys_us; /* this thread, during the phase */
 	int64_t cpu_proc_us;	    /* the whole process, during the phase (io_uring workers too) */
 	struct probe_point *series; /* malloc()ed, @n_series intervals */
@@ -97,15 +112,18 @@ struct probe_result {
 
 /*
  * Called on the probe thread at the end of every interval with the series so
- * far. Return 0 to go on, 1 to stop early (PROBE_STOP_EARLY), 2 to abort
- * (PROBE_STOP_ABORTED); in-flight I/O is drained either way.
+ * far, also while the last I/Os drain. Return 0 to go on, 1 to stop early
+ * (PROBE_STOP_EARLY), 2 to abort (PROBE_STOP_ABORTED, which wins over an
+ * earlier stop); nothing more is submitted after 1 or 2, in-flight I/O is
+ * drained either way.
  */
 typedef int (*probe_tick_fn)(void *ctx, const struct probe_point *series, size_t n);
 
 /**
  * probe_engine_run() - Run @j on @fd.
  * @fd:  opened with O_DIRECT (O_RDWR for writes); regions must fit in it
- * @ret: filled on success (free ret->series)
+ * @ret: filled on success, and on a failed transfer with what was done until
+ *       then (stop = PROBE_STOP_FAILED); free ret->series
  * Return: 0; -EINVAL for a bad job; -EIO on a short or failed transfer (the
  * errno of the first failing I/O when there is one); -ENOSYS when
  * PROBE_ENGINE_URING is asked for and io_uring is unavailable.

@@ -10,6 +10,7 @@
 
 #include "nvmond/cliff.h"
 #include "nvmond/probe.h"
+#include "nvmond/probe_file.h"
 #include "nvmond/smart.h"
 #include "nvmond/store_probe.h"
 
@@ -24,29 +25,46 @@
 /* Everything a run needs, decided before it starts. */
 struct probe_plan {
 	int64_t device_id;
-	char ctrl[64]; /* controller name ("nvme0"), or the demo drive's */
+	/* The configured drive. Its controller and namespace are looked up by
+	 * these before the target is opened and again before every phase; a
+	 * name cached from a scan is never trusted. */
+	char serial[21], model[41];
 	enum probe_preset_id preset;
 	char trigger[16];
 	int demo_index;	     /* >= 0: a demo drive (simulated), else -1 */
-	char probe_dir[512]; /* "": the raw namespace @raw_ns */
-	char raw_ns[64];     /* block device name of namespace 1, e.g. "nvme0n1" */
+	char probe_dir[512]; /* "": the raw namespace @nsid */
+	uint32_t nsid;	     /* probe_namespace (default 1) */
 	bool destructive;
 	uint64_t file_size;
-	uint64_t allowed_write; /* budget left: the most this run may write */
+	uint64_t allowed_write; /* reserved: the layout and every phase together write no more */
 	int64_t phase_ms;
 	uint16_t wctemp_k;
-	const char *sysfs;     /* "/sys" */
-	const char *mountinfo; /* "/proc/self/mountinfo" */
+	unsigned min_free_pct;	      /* the probe file's layout keeps this much free */
+	bool file_known;	      /* nvmond recorded making a probe file in probe_dir */
+	struct probe_file_id file_id; /* that file, when file_known */
+	const char *sysfs;	      /* "/sys" */
+	const char *mountinfo;	      /* "/proc/self/mountinfo" */
 };
 
 /* Hooks into whoever runs it; all called on the run's thread. */
 struct probe_hooks {
-	/* Read the drive's SMART log (at @now_ms, for the demo drives). */
-	int (*read_smart)(void *ctx, int64_t now_ms, struct smart_log *ret);
+	/* Read the SMART log of controller @ctrl (the drive's name at the start
+	 * of the run; at @now_ms, for the demo drives). */
+	int (*read_smart)(void *ctx, const char *ctrl, int64_t now_ms, struct smart_log *ret);
 	/* After each interval: phase @phase, its series so far. May be NULL. */
 	void (*progress)(void *ctx, size_t phase, const struct probe_point *v, size_t n);
 	/* True when the run must stop now (shutdown, Ctrl-C). May be NULL. */
 	bool (*cancelled)(void *ctx);
+	/*
+	 * Record, before any write passes it, the most the run may have
+	 * written (@lease, never less than what it handed to the kernel), and
+	 * what it wrote (@written); at least every second while it writes.
+	 * Return 0, or negative errno: the run then stops writing. NULL: no
+	 * record (tests).
+	 */
+	int (*charge)(void *ctx, uint64_t lease, uint64_t written);
+	/* Record the probe file just made, before it gets its name. May be NULL. */
+	int (*file_made)(void *ctx, const char *dir, const struct probe_file_id *id);
 	void *ctx;
 };
 
@@ -70,7 +88,9 @@ struct probe_outcome {
 /**
  * probe_execute() - Run @plan. @out->run must hold id, device_id, preset,
  * trigger and started_ms; the rest is filled: state "done", "stopped" (a
- * sustained cliff), "aborted" (with the reason) or "failed" (with the error).
+ * sustained cliff), "aborted" (with the reason) or "failed" (a refused
+ * target or an error, with the reason), and bytes_charged: every byte that
+ * may have reached the drive, whatever ended the run.
  * @demo: the demo drive's cache state (updated), for demo plans
  * Return: 0 (see out->run.state), or -ENOMEM.
  */

@@ -60,6 +60,16 @@ struct probe_gate_input {
 enum probe_verdict probe_gate(const struct probe_gate_input *in, uint64_t *ret_allowed,
 			      char ret_reason[PROBE_REASON_MAX]);
 
+#define PROBE_LEASE_MIN (64ull << 20)
+
+/**
+ * probe_lease_next() - The write lease to record when a write would pass the
+ * last one: @want plus about a second of writes at @rate_bps (at least
+ * PROBE_LEASE_MIN), never past @cap (the run's reservation). A crash then
+ * leaves at most that second charged and unwritten.
+ */
+uint64_t probe_lease_next(uint64_t want, uint64_t cap, double rate_bps);
+
 /** probe_verdict_name() - "go", "busy", "hot", "over-budget". */
 const char *probe_verdict_name(enum probe_verdict v);
 
@@ -82,6 +92,13 @@ struct probe_diskstat {
 int probe_diskstat_read(const char *sysfs, const char *name, struct probe_diskstat *ret);
 
 /**
+ * probe_drive_diskstat() - The I/O of a whole drive: /sys/block stat summed
+ * over every namespace of controller @ctrl (partitions are counted in their
+ * disk's). Return: 0, -ENOENT (no namespace), or negative errno.
+ */
+int probe_drive_diskstat(const char *sysfs, const char *ctrl, struct probe_diskstat *ret);
+
+/**
  * probe_fs_on_device() - Whether the block device @dev (a filesystem's st_dev)
  * lives on the controller or disk @ctrl ("nvme0", "vda"): its sysfs path goes
  * through @ctrl, or every slave of it (dm, md) does.
@@ -89,17 +106,6 @@ int probe_diskstat_read(const char *sysfs, const char *name, struct probe_diskst
  */
 int probe_fs_on_device(const char *sysfs, dev_t dev, const char *ctrl,
 		       char ret_reason[PROBE_REASON_MAX]);
-
-/**
- * probe_file_open() - Open (make and lay out, the first time) the probe file
- * @dir/nvmond-probe.dat of @size bytes for O_DIRECT reads and writes. Refuses
- * a directory or file that is a symlink, a directory not on @ctrl, a file that
- * is not a regular file with one link on that filesystem.
- * @ret_laid_out: bytes written to lay the file out (0 when it existed)
- * Return: 0 with *ret_fd, or negative errno with @ret_reason filled.
- */
-int probe_file_open(const char *sysfs, const char *dir, const char *ctrl, uint64_t size,
-		    int *ret_fd, uint64_t *ret_laid_out, char ret_reason[PROBE_REASON_MAX]);
 
 /* What the system says about a raw namespace. */
 struct probe_raw_facts {

@@ -6,6 +6,7 @@
 
 #include "nvmond/cliff.h"
 #include "nvmond/probe.h"
+#include "nvmond/probe_file.h"
 
 /*
  * Probe runs in the store (migrations/0003_probes.sql). Same conventions as
@@ -24,6 +25,11 @@ struct probe_run_row {
 	int64_t started_ms;
 	int64_t ended_ms; /* 0 while running */
 	uint64_t bytes_written, bytes_read;
+	/* What the budget counts: the reservation while it runs, then every
+	 * byte that may have reached the drive (>= bytes_written). */
+	uint64_t bytes_charged;
+	uint64_t bytes_lease; /* recorded while running: >= what it handed to the kernel */
+	uint32_t nsid;	      /* the namespace read or written (file: holding it); 0 unknown */
 };
 
 struct probe_phase_row {
@@ -85,19 +91,46 @@ int store_probe_events_get(struct store *s, int64_t id, struct probe_event_row *
 int store_probe_thermal_get(struct store *s, int64_t id, struct cliff_thermal **ret, size_t *ret_n);
 
 /**
- * store_probe_written_since() - Bytes the probes wrote to @device_id in runs
- * started at or after @since_ms (the budget windows).
+ * store_probe_written_since() - Bytes charged to @device_id's budget by runs
+ * started at or after @since_ms (the budget windows): running ones at their
+ * reservation.
  */
 int store_probe_written_since(struct store *s, int64_t device_id, int64_t since_ms, uint64_t *ret);
 
 /**
- * store_probe_last_started() - When @preset last ran on @device_id (skipped
- * and failed runs do not count). Return: 0 (*ret = 0 when never), or errno.
+ * store_probe_last_started() - When @preset last ran on @device_id: runs that
+ * wrote count however they ended; skipped ones and ones refused before
+ * writing do not. Return: 0 (*ret = 0 when never), or errno.
  */
 int store_probe_last_started(struct store *s, int64_t device_id, const char *preset, int64_t *ret);
 
 /**
- * store_probe_runs_interrupt() - Mark runs still "running" (the daemon stopped
- * under them) as failed. Return: how many, or negative errno.
+ * store_probe_run_charge() - While run @id runs: its lease (the most it may
+ * have written) and what it wrote so far. Return: 0, -ENOENT (not running),
+ * or negative errno.
  */
-int store_probe_runs_interrupt(struct store *s, int64_t now_ms);
+int store_probe_run_charge(struct store *s, int64_t id, uint64_t lease, uint64_t written);
+
+/**
+ * store_probe_runs_recover() - Mark the runs of @device_id still "running"
+ * as failed with @reason, charging each its lease (a run leaves one on
+ * record before writing past it). Call only while holding the drive's probe
+ * lock: a running run's owner holds it, so what is left is dead.
+ * Return: how many, or negative errno.
+ */
+int store_probe_runs_recover(struct store *s, int64_t device_id, int64_t now_ms,
+			     const char *reason);
+
+/** store_probe_running_devices() - The devices with a run left "running". */
+int store_probe_running_devices(struct store *s, int64_t **ret, size_t *ret_n);
+
+/**
+ * store_probe_file_get() - The probe file nvmond recorded making in @dir for
+ * @device_id. Return: 0, -ENOENT (none), or negative errno.
+ */
+int store_probe_file_get(struct store *s, int64_t device_id, const char *dir,
+			 struct probe_file_id *ret);
+
+/** store_probe_file_put() - Record (or replace) that file. Return: 0 or negative errno. */
+int store_probe_file_put(struct store *s, int64_t device_id, const char *dir,
+			 const struct probe_file_id *id, int64_t now_ms);

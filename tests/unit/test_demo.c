@@ -25,7 +25,7 @@ static struct smart_log read_at(const char *name, int64_t ms)
 	uint8_t page[SMART_LOG_SIZE];
 	struct smart_log s;
 
-	cr_assert_eq(dev_read_smart(b, name, ms, page), 0);
+	cr_assert_eq(dev_read_smart(b, name, NULL, ms, page), 0);
 	smart_decode(page, &s);
 	return s;
 }
@@ -46,9 +46,15 @@ Test(demo, two_drives_with_identity)
 	char key[DEV_KEY_MAX];
 	cr_expect_str_eq(dev_key(&v[1].id, key, sizeof(key)),
 			 "Samsung SSD 980 PRO 1TB/DEMO980PRO00002");
-	free(v);
 	uint8_t page[SMART_LOG_SIZE];
-	cr_expect_eq(dev_read_smart(b, "nvme0", T0, page), -ENODEV);
+	cr_expect_eq(dev_read_smart(b, "nvme0", NULL, T0, page), -ENODEV);
+	/* A name read for another drive than the one that answers there. */
+	struct dev_ident who = {.model = v[1].id.model, .serial = v[1].id.serial};
+	cr_expect_eq(dev_read_smart(b, "demo1", &who, T0, page), 0);
+	cr_expect_eq(dev_read_smart(b, "demo0", &who, T0, page), -ESTALE);
+	who.model = "Samsung SSD 950 PRO 512GB";
+	cr_expect_eq(dev_read_smart(b, "demo1", &who, T0, page), -ESTALE);
+	free(v);
 }
 
 /* Over two hours at 1 s steps nothing that counts may go backwards. */
@@ -77,8 +83,8 @@ Test(demo, same_moment_same_page)
 {
 	uint8_t a[SMART_LOG_SIZE], c[SMART_LOG_SIZE];
 
-	cr_assert_eq(dev_read_smart(b, "demo0", T0 + 12345, a), 0);
-	cr_assert_eq(dev_read_smart(b, "demo0", T0 + 12345, c), 0);
+	cr_assert_eq(dev_read_smart(b, "demo0", NULL, T0 + 12345, a), 0);
+	cr_assert_eq(dev_read_smart(b, "demo0", NULL, T0 + 12345, c), 0);
 	cr_expect_arr_eq(a, c, SMART_LOG_SIZE, "a pure function of time: restarts continue");
 }
 

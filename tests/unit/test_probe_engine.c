@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "nvmond/probe.h"
-#include "nvmond/probe_safety.h"
+#include "nvmond/probe_file.h"
 
 #define MiB	  (1ull << 20)
 #define FILE_SIZE (64 * MiB)
@@ -74,9 +74,13 @@ static void teardown(void)
 static int open_probe_file(uint64_t *laid_out)
 {
 	char reason[PROBE_REASON_MAX];
+	struct probe_file_req q = {.sysfs = "/sys", .dir = dir, .ctrl = disk, .size = FILE_SIZE};
+	struct probe_file_id id;
+	uint64_t submitted = 0;
 	int fd = -1;
-	int r = probe_file_open("/sys", dir, disk, FILE_SIZE, &fd, laid_out, reason);
+	int r = probe_file_open(&q, &fd, &id, laid_out, &submitted, reason);
 	cr_assert_eq(r, 0, "%s", reason);
+	cr_expect_eq(submitted, *laid_out);
 	return fd;
 }
 
@@ -221,6 +225,140 @@ Test(probe_engine, reads_copy_and_ticks, .init = setup, .fini = teardown)
 	cr_assert_eq(probe_engine_run(fd, &j, stop_after_four, NULL, &res), 0);
 	cr_expect_eq(res.stop, PROBE_STOP_EARLY);
 	cr_expect(res.elapsed_ns < 5000000000LL);
+	probe_result_clear(&res);
+	close(fd);
+}
+
+struct lease_ctx {
+	uint64_t cap; /* grant at most this many bytes */
+	int err;      /* or fail with this, after @err_after bytes */
+	uint64_t err_after;
+	uint64_t granted; /* the largest grant given */
+	unsigned calls;
+	uint64_t kernel0; /* /proc/self/io write_bytes at the start */
+	bool ahead;	  /* every grant covered what the kernel had seen written */
+};
+
+static int test_lease(void *ctx, uint64_t want, uint64_t *ret)
+{
+	struct lease_ctx *c = ctx;
+
+	c->calls++;
+	/* Nothing may have reached the kernel beyond what was granted before. */
+	if (proc_write_bytes() - c->kernel0 > c->granted)
+		c->ahead = false;
+	if (c->err && want > c->err_after)
+		return c->err;
+	uint64_t g = want + 3 * MiB; /* grant a little ahead, as the real lease does */
+	if (g > c->cap)
+		g = c->cap;
+	if (g > c->granted)
+		c->granted = g;
+	*ret = c->granted;
+	return 0;
+}
+
+/* README (Safety): no write is submitted past the lease recorded before it. */
+Test(probe_engine, writes_stay_within_their_lease, .init = setup, .fini = teardown)
+{
+	uint64_t laid_out;
+	int fd = open_probe_file(&laid_out);
+	const enum probe_engine_kind engines[] = {PROBE_ENGINE_AUTO, PROBE_ENGINE_PSYNC};
+
+	for (size_t e = 0; e < 2; e++) {
+		struct lease_ctx lc = {
+			.cap = 10 * MiB, .ahead = true, .kernel0 = proc_write_bytes()};
+		struct probe_result res;
+		struct probe_job j = {.op = PROBE_OP_WRITE,
+				      .block_size = MiB,
+				      .depth = 8,
+				      .length = FILE_SIZE,
+				      .max_bytes = 40 * MiB,
+				      .duration_ms = 60000,
+				      .engine = engines[e],
+				      .lease = test_lease,
+				      .lease_ctx = &lc};
+		cr_assert_eq(probe_engine_run(fd, &j, NULL, NULL, &res), 0);
+		cr_expect_eq(res.stop, PROBE_STOP_DONE, "a spent lease ends the phase");
+		cr_expect_eq(res.wr_submitted, 10 * MiB, "exactly the lease, engine %zu", e);
+		cr_expect_eq(res.wr.bytes, 10 * MiB);
+		cr_expect_eq(proc_write_bytes() - lc.kernel0, 10 * MiB, "the kernel saw no more");
+		cr_expect(lc.ahead, "a grant always came before the writes it covers");
+		cr_expect_gt(lc.calls, 1);
+		probe_result_clear(&res);
+
+		/* The lease cannot be recorded: the phase aborts, nothing more goes out. */
+		lc = (struct lease_ctx){.cap = 40 * MiB,
+					.err = -EIO,
+					.err_after = 5 * MiB,
+					.ahead = true,
+					.kernel0 = proc_write_bytes()};
+		cr_assert_eq(probe_engine_run(fd, &j, NULL, NULL, &res), 0);
+		cr_expect_eq(res.stop, PROBE_STOP_ABORTED);
+		cr_expect_leq(res.wr_submitted, lc.granted);
+		cr_expect_leq(proc_write_bytes() - lc.kernel0, lc.granted);
+		probe_result_clear(&res);
+	}
+	close(fd);
+}
+
+struct drain_ctx {
+	unsigned leases, ticks;
+};
+
+/* Grants at once, but takes 5 ms over the last write: an interval ends meanwhile. */
+static int slow_last_lease(void *ctx, uint64_t want, uint64_t *ret)
+{
+	struct drain_ctx *c = ctx;
+
+	if (++c->leases == 3)
+		usleep(5000);
+	*ret = want;
+	return 0;
+}
+
+static int cancel_after_last_lease(void *ctx, const struct probe_point *v, size_t n)
+{
+	struct drain_ctx *c = ctx;
+
+	(void)v;
+	(void)n;
+	c->ticks++;
+	return c->leases >= 3 ? 2 : 0;
+}
+
+/*
+ * A cancel that comes after the last I/O was issued, while it drains, still
+ * makes the phase aborted (it was ignored once the byte limit was issued).
+ * Three writes at depth 4: all three go out first (the third after its 5 ms
+ * lease), the engine then knows it is done issuing, and only then does it
+ * reap and end an interval.
+ */
+Test(probe_engine, cancel_while_draining_aborts, .init = setup, .fini = teardown)
+{
+	uint64_t laid_out;
+	int fd = open_probe_file(&laid_out);
+	struct probe_result res;
+	struct drain_ctx dc = {0};
+	struct probe_job j = {.op = PROBE_OP_WRITE,
+			      .block_size = MiB,
+			      .depth = 4,
+			      .length = FILE_SIZE,
+			      .max_bytes = 3 * MiB,
+			      .duration_ms = 60000,
+			      .interval_ms = 1,
+			      .engine = PROBE_ENGINE_URING,
+			      .lease = slow_last_lease,
+			      .lease_ctx = &dc};
+	int r = probe_engine_run(fd, &j, cancel_after_last_lease, &dc, &res);
+	if (r == -ENOSYS)
+		cr_skip_test("no io_uring here");
+	cr_assert_eq(r, 0);
+	cr_expect_eq(dc.leases, 3);
+	cr_expect_gt(dc.ticks, 0, "the tick is asked while draining");
+	cr_expect_eq(res.stop, PROBE_STOP_ABORTED);
+	cr_expect_eq(res.wr_submitted, 3 * MiB);
+	cr_expect_eq(res.wr.bytes, 3 * MiB, "in-flight writes are drained, not dropped");
 	probe_result_clear(&res);
 	close(fd);
 }

@@ -26,7 +26,7 @@ static struct cliff_thermal thermal_at(struct dev_backend *b, const char *name, 
 	uint8_t page[SMART_LOG_SIZE];
 	struct smart_log s;
 
-	cr_assert_eq(dev_read_smart(b, name, ms, page), 0);
+	cr_assert_eq(dev_read_smart(b, name, NULL, ms, page), 0);
 	smart_decode(page, &s);
 	return (struct cliff_thermal){.t_ms = t,
 				      .temp_k = s.temperature_k,
@@ -225,6 +225,7 @@ Test(store_probe, runs_phases_budgets)
 	o.n_thermal = 2;
 	snprintf(o.run.state, sizeof(o.run.state), "stopped");
 	o.run.bytes_written = 350;
+	o.run.bytes_charged = 350;
 	o.run.ended_ms = 1001000;
 	cr_assert_eq(probe_outcome_save(s, &o), 0);
 
@@ -262,16 +263,64 @@ Test(store_probe, runs_phases_budgets)
 	cr_expect_str_eq(v[0].reason, "drive busy");
 	free(v);
 
+	/* README (Safety): the budget is charged up front while a run runs... */
 	struct probe_run_row r2 = {.device_id = dev,
 				   .preset = "seq1m-q1",
 				   .trigger = "api",
 				   .state = "running",
-				   .started_ms = 3000000};
+				   .started_ms = 3000000,
+				   .bytes_charged = 1000};
 	cr_assert_eq(store_probe_run_insert(s, &r2, &id), 0);
-	cr_expect_eq(store_probe_runs_interrupt(s, 4000000), 1);
+	cr_assert_eq(store_probe_written_since(s, dev, 0, &w), 0);
+	cr_expect_eq(w, 350 + 1000);
+	cr_assert_eq(store_probe_run_charge(s, id, 600, 400), 0);
+	cr_assert_eq(store_probe_written_since(s, dev, 0, &w), 0);
+	cr_expect_eq(w, 350 + 1000, "the reservation holds while it runs");
+	/* ...and a run whose process died is charged its lease, not 0. */
+	cr_expect_eq(store_probe_runs_recover(s, dev, 4000000, "died"), 1);
 	cr_assert_eq(store_probe_run_get(s, id, &r2), 0);
 	cr_expect_str_eq(r2.state, "failed");
+	cr_expect_str_eq(r2.reason, "died");
 	cr_expect_eq(r2.ended_ms, 4000000);
+	cr_expect_eq(r2.bytes_charged, 600);
+	cr_expect_eq(r2.bytes_written, 400);
+	cr_assert_eq(store_probe_written_since(s, dev, 0, &w), 0);
+	cr_expect_eq(w, 350 + 600);
+	cr_expect_eq(store_probe_run_charge(s, id, 700, 500), -ENOENT, "only a running run");
+	cr_expect_eq(store_probe_runs_recover(s, dev, 5000000, "again"), 0);
+
+	/* sustained_every: a failed run that wrote counts, one refused before writing not. */
+	struct probe_run_row f1 = {.device_id = dev,
+				   .preset = "copy-self",
+				   .trigger = "api",
+				   .state = "failed",
+				   .started_ms = 6000000,
+				   .ended_ms = 6000001};
+	cr_assert_eq(store_probe_run_insert(s, &f1, &id), 0);
+	cr_assert_eq(store_probe_last_started(s, dev, "copy-self", &last), 0);
+	cr_expect_eq(last, 0);
+	f1.started_ms = 7000000;
+	f1.bytes_charged = 1;
+	cr_assert_eq(store_probe_run_insert(s, &f1, &id), 0);
+	cr_assert_eq(store_probe_last_started(s, dev, "copy-self", &last), 0);
+	cr_expect_eq(last, 7000000);
+	cr_assert_eq(store_probe_last_started(s, dev, "seq1m-q1", &last), 0);
+	cr_expect_eq(last, 3000000);
+
+	/* The probe files nvmond made. */
+	struct probe_file_id fid = {
+		.ino = 12, .gen = 4294967295u, .has_gen = true, .size = 1 << 20};
+	struct probe_file_id got;
+	cr_expect_eq(store_probe_file_get(s, dev, "/srv/p", &got), -ENOENT);
+	cr_assert_eq(store_probe_file_put(s, dev, "/srv/p", &fid, 1), 0);
+	cr_assert_eq(store_probe_file_get(s, dev, "/srv/p", &got), 0);
+	cr_expect(got.ino == 12 && got.gen == 4294967295u && got.has_gen && !got.has_btime &&
+		  got.size == 1 << 20);
+	fid = (struct probe_file_id){.ino = 13, .btime_ns = -5, .has_btime = true, .size = 2};
+	cr_assert_eq(store_probe_file_put(s, dev, "/srv/p", &fid, 2), 0);
+	cr_assert_eq(store_probe_file_get(s, dev, "/srv/p", &got), 0);
+	cr_expect(got.ino == 13 && !got.has_gen && got.has_btime && got.btime_ns == -5);
+	cr_expect_eq(store_probe_file_get(s, dev, "/srv/q", &got), -ENOENT);
 	store_close(s);
 	char cmd[128];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", path);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Probe safety: budgets and gates (tables), and refusal of every unsafe target
- * on the real system (a mounted device, a symlinked probe file, a directory on
- * another filesystem) and on a fixture sysfs tree.
+ * Probe safety: budgets, gates and leases (tables), and what sysfs and
+ * mountinfo say about raw namespaces, on the real system (a mounted device)
+ * and on a fixture sysfs tree. The probe file's own refusals are in
+ * test_probe_file.c.
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
@@ -110,94 +111,31 @@ Test(probe_budget, abort_on_foreground_io_or_wctemp)
 	cr_expect_eq(probe_abort_check(s, s, 343, 0, why), 0);
 }
 
-/* ---- targets on the real system ---- */
-
-static char dir[PATH_MAX];
-static char disk[64];
-
-static void setup(void)
+/*
+ * README (Safety): a lease is recorded before a write passes the last one,
+ * about a second of writes ahead, so a crash leaves at most that second
+ * charged and unwritten; never past the run's reservation.
+ */
+Test(probe_budget, lease_is_about_a_second_ahead_within_the_reservation)
 {
-	struct stat st;
-	char link[64], real[PATH_MAX];
-
-	snprintf(dir, sizeof(dir), "/var/tmp/nvmond-safety-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
-	cr_assert_eq(stat(dir, &st), 0);
-	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", major(st.st_dev), minor(st.st_dev));
-	if (!realpath(link, real))
-		cr_skip_test("/var/tmp is not on a block device");
-	snprintf(disk, sizeof(disk), "%s", strrchr(real, '/') + 1);
-}
-
-static void teardown(void)
-{
-	char cmd[PATH_MAX + 16];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	cr_expect_eq(system(cmd), 0);
-}
-
-Test(probe_target, refuses_a_directory_on_another_device, .init = setup, .fini = teardown)
-{
-	char why[PROBE_REASON_MAX];
-	uint64_t laid = 0;
-	int fd = -1;
-
-	/* The directory is on the host disk, not on nvme7. */
-	cr_expect_eq(probe_file_open("/sys", dir, "nvme7", 4 * MiB, &fd, &laid, why), -EXDEV);
-	cr_expect(strstr(why, "not on nvme7"), "%s", why);
-	/* Nothing was created there. */
-	char path[PATH_MAX + 32];
-	snprintf(path, sizeof(path), "%s/" PROBE_FILE_NAME, dir);
-	cr_expect_eq(access(path, F_OK), -1);
-	/* tmpfs is on no block device at all. */
-	if (access("/dev/shm", W_OK) == 0) {
-		cr_expect_eq(probe_file_open("/sys", "/dev/shm", disk, 4 * MiB, &fd, &laid, why),
-			     -EXDEV);
-		cr_expect(strstr(why, "not on a block device"), "%s", why);
-	}
-	/* The right device is accepted and the file laid out. */
-	cr_assert_eq(probe_file_open("/sys", dir, disk, 4 * MiB, &fd, &laid, why), 0, "%s", why);
-	cr_expect_eq(laid, 4 * MiB);
-	close(fd);
-	cr_assert_eq(probe_file_open("/sys", dir, disk, 4 * MiB, &fd, &laid, why), 0, "%s", why);
-	cr_expect_eq(laid, 0);
-	close(fd);
-}
-
-Test(probe_target, refuses_symlinks_and_hard_links, .init = setup, .fini = teardown)
-{
-	char why[PROBE_REASON_MAX], victim[PATH_MAX + 32], probe[PATH_MAX + 32], sub[PATH_MAX + 32];
-	uint64_t laid = 0;
-	int fd = -1;
-	struct stat st;
-
-	/* A symlink where the probe file goes: never followed, the target untouched. */
-	snprintf(victim, sizeof(victim), "%s/precious", dir);
-	snprintf(probe, sizeof(probe), "%s/" PROBE_FILE_NAME, dir);
-	FILE *fp = fopen(victim, "w");
-	cr_assert_not_null(fp);
-	fputs("user data\n", fp);
-	fclose(fp);
-	cr_assert_eq(symlink(victim, probe), 0);
-	cr_expect_eq(probe_file_open("/sys", dir, disk, 4 * MiB, &fd, &laid, why), -ELOOP);
-	cr_expect(strstr(why, "symlink"), "%s", why);
-	cr_assert_eq(stat(victim, &st), 0);
-	cr_expect_eq(st.st_size, 10);
-
-	/* A hard link to another file. */
-	cr_assert_eq(unlink(probe), 0);
-	cr_assert_eq(link(victim, probe), 0);
-	cr_expect_eq(probe_file_open("/sys", dir, disk, 4 * MiB, &fd, &laid, why), -EPERM);
-	cr_assert_eq(stat(victim, &st), 0);
-	cr_expect_eq(st.st_size, 10);
-	cr_assert_eq(unlink(probe), 0);
-
-	/* The directory itself a symlink. */
-	snprintf(sub, sizeof(sub), "%s/link", dir);
-	cr_assert_eq(symlink(dir, sub), 0);
-	cr_expect_eq(probe_file_open("/sys", sub, disk, 4 * MiB, &fd, &laid, why), -ELOOP);
-	cr_expect(strstr(why, "symlink"), "%s", why);
+	const uint64_t cap = 100 * GB;
+	struct {
+		uint64_t want;
+		double rate;
+		uint64_t next;
+		const char *rule;
+	} t[] = {
+		{MiB, 0, MiB + PROBE_LEASE_MIN, "rate unknown yet: the minimum ahead"},
+		{MiB, 10e6, MiB + PROBE_LEASE_MIN, "slow: still the minimum ahead"},
+		{GB, 5e9, GB + 5 * GB, "5 GB/s: one second of writes ahead"},
+		{99 * GB, 5e9, cap, "never past the reservation"},
+		{cap, 5e9, cap, "at the reservation: nothing more"},
+		{GB, 1e30, cap, "an absurd rate cannot overflow"},
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		cr_expect_eq(probe_lease_next(t[i].want, cap, t[i].rate), t[i].next, "%s",
+			     t[i].rule);
+	cr_expect_eq(probe_lease_next(UINT64_MAX - 1, UINT64_MAX, 1e9), UINT64_MAX);
 }
 
 Test(probe_target, refuses_writes_to_a_mounted_device)

@@ -35,6 +35,8 @@ web_root = $NVMOND_SRC/web
 [http]
 token = $TOKEN
 [probes]
+# The drives' probe locks, apart from any other nvmond on this machine.
+lock_dir = $TMP/locks
 phase_duration = 3s
 CONF
 start_daemon -c "$TMP/nvmond.conf"

@@ -12,6 +12,8 @@ done
 AT=$(python3 -c 'import time; t = time.time() + 80; print(time.strftime("%H:%M", time.localtime(t - t % 60)))')
 cat > "$TMP/nvmond.conf" <<CONF
 [probes]
+# The drives' probe locks, apart from any other nvmond on this machine.
+lock_dir = $TMP/locks
 phase_duration = 1s
 jitter = 0
 [device "DEMO980PRO00002"]

@@ -12,6 +12,8 @@ cat > "$TMP/nvmond.conf" <<CONF
 [http]
 token = $TOKEN
 [probes]
+# The drives' probe locks, apart from any other nvmond on this machine.
+lock_dir = $TMP/locks
 phase_duration = 1s
 [device "DEMO950PRO00001"]
 probe_budget_day = 100MB

@@ -39,6 +39,8 @@ token = $TOKEN
 [alerts]
 exec = /bin/true
 [probes]
+# The drives' probe locks, apart from any other nvmond on this machine.
+lock_dir = $TMP/locks
 phase_duration = 500ms
 temp_margin = 0
 [device "DEMO980PRO00002"]

@@ -278,11 +278,10 @@ static int file_make(const struct probe_file_req *q, int dfd, int *ret_fd,
 		 avail = (uint64_t)sv.f_bavail * sv.f_frsize;
 	if (!probe_layout_may_write(total, avail, q->size, q->min_free_pct)) {
 		reasonf(reason,
-			"no room for the %" PRIu64 " MB probe file in %s: %" PRIu64
-			" MB free, and %u %% of the filesystem (%" PRIu64
-			" MB) stays free ([probes] min_free)",
-			q->size / 1000000, q->dir, avail / 1000000, q->min_free_pct,
-			total / 100 * q->min_free_pct / 1000000);
+			"no room for the %.1f MB probe file in %s: %.1f MB free, and %u %% of the "
+			"filesystem (%.1f MB) stays free ([probes] min_free)",
+			(double)q->size / 1e6, q->dir, (double)avail / 1e6, q->min_free_pct,
+			(double)total * q->min_free_pct / 100 / 1e6);
 		return -ENOSPC;
 	}
 	fd = openat(dfd, ".", O_TMPFILE | O_RDWR | O_DIRECT | O_CLOEXEC, 0600);

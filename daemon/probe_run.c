@@ -211,6 +211,17 @@ static int raw_signature(struct exec_ctx *x, const char *when)
 	return 1;
 }
 
+/* Whether @id has a read phase (it can run when writing is refused). */
+static bool preset_reads(enum probe_preset_id id)
+{
+	const struct probe_preset *pre = probe_preset_get(id);
+
+	for (size_t k = 0; pre && k < pre->n_phases; k++)
+		if (pre->phase[k].op == PROBE_OP_READ)
+			return true;
+	return false;
+}
+
 /* Open namespace @plan->nsid of the drive: O_EXCL when it is to be written. */
 static int raw_open(struct exec_ctx *x, int *ret_fd, uint64_t *ret_area, bool *ret_writable)
 {
@@ -238,6 +249,16 @@ static int raw_open(struct exec_ctx *x, int *ret_fd, uint64_t *ret_area, bool *r
 	/* O_EXCL: the kernel refuses while anything, in any mount namespace, has it
 	 * mounted, swapped on or held, and refuses them while we hold it. */
 	fd = open(dev, (writable ? O_RDWR | O_EXCL : O_RDONLY) | O_DIRECT | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0 && errno == EBUSY && writable && preset_reads(p->preset)) {
+		/* In use, as a mounted namespace is (btrfs hides from mountinfo):
+		 * like one, it is only read. */
+		snprintf(why, sizeof(why),
+			 "%s is in use (mounted, in this or another mount namespace, swapped "
+			 "on, or held by md/dm): only read",
+			 dev);
+		writable = false;
+		fd = open(dev, O_RDONLY | O_DIRECT | O_CLOEXEC | O_NOFOLLOW);
+	}
 	if (fd < 0) {
 		r = -errno;
 		if (r == -EBUSY)

@@ -12,6 +12,12 @@
 
 #include "nvmond/probe_sig.h"
 
+/* "a" or "an" before @word, as it is said (an ext4, an xfs, a btrfs). */
+static const char *article(const char *word)
+{
+	return word && strchr("aeiouxAEIOUX", word[0]) ? "an" : "a";
+}
+
 static const char *value(blkid_probe pr, const char *name)
 {
 	const char *v = NULL;
@@ -45,12 +51,12 @@ int probe_sig_find(int fd, char ret_what[PROBE_SIG_MAX])
 		const char *type = value(pr, "TYPE"), *usage = value(pr, "USAGE");
 		const char *pt = value(pr, "PTTYPE");
 		if (pt)
-			snprintf(ret_what, PROBE_SIG_MAX, "a %s partition table", pt);
+			snprintf(ret_what, PROBE_SIG_MAX, "%s %s partition table", article(pt), pt);
 		else if (type && usage && strcmp(usage, "filesystem") == 0)
-			snprintf(ret_what, PROBE_SIG_MAX, "a %s filesystem", type);
+			snprintf(ret_what, PROBE_SIG_MAX, "%s %s filesystem", article(type), type);
 		else if (type)
-			snprintf(ret_what, PROBE_SIG_MAX, "a %s signature%s%s%s", type,
-				 usage ? " (" : "", usage ? usage : "", usage ? ")" : "");
+			snprintf(ret_what, PROBE_SIG_MAX, "%s %s signature%s%s%s", article(type),
+				 type, usage ? " (" : "", usage ? usage : "", usage ? ")" : "");
 		else
 			snprintf(ret_what, PROBE_SIG_MAX, "a signature");
 		r = 1;

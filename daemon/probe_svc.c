@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -73,8 +74,8 @@ struct probe_svc {
 struct probe_job_ctx {
 	struct probe_svc *svc;
 	pthread_t thread;
-	int lock_fd; /* the drive's probe lock, held until the result is stored */
-	char ctrl[NVME_SYSFS_NAME_MAX]; /* for log lines only */
+	int lock_fd;	 /* the drive's probe lock, held until the result is stored */
+	char serial[21]; /* for log lines: names move, serials do not */
 	struct probe_plan plan;
 	struct probe_outcome out;
 	struct probe_demo_state demo;
@@ -257,8 +258,13 @@ static int plan_prepare(const struct cfg *c, struct store *s, const struct devic
 	if (pre->sustained && allowed > cd.probe_sustained_limit)
 		allowed = cd.probe_sustained_limit;
 	/* The reservation: what this run can write at most, layout included. */
+	/* A recorded file that is gone (or another size) is made again. */
+	char fpath[sizeof(cd.probe_dir) + 32];
+	struct stat fst;
+	snprintf(fpath, sizeof(fpath), "%s/%s", cd.probe_dir, PROBE_FILE_NAME);
 	bool layout = writes && cd.probe_dir[0] && demo_index < 0 &&
-		      !(plan->file_known && plan->file_id.size == cd.probe_file_size);
+		      !(plan->file_known && plan->file_id.size == cd.probe_file_size &&
+			lstat(fpath, &fst) == 0 && (uint64_t)fst.st_size == cd.probe_file_size);
 	uint64_t most = layout ? cd.probe_file_size : 0;
 	for (size_t k = 0; k < pre->n_phases; k++) {
 		uint64_t cap = pre->phase[k].op == PROBE_OP_COPY ? cd.probe_file_size / 2
@@ -391,8 +397,8 @@ static int finish_on_loop(void *arg)
 	if (r < 0)
 		log_error("probe %" PRId64 ": cannot store the result: %s (%s)", j->out.run.id,
 			  strerror(-r), store_strerror(p->store));
-	log_info("probe %" PRId64 " (%s on %s): %s%s%s, %.1f MB written, %.1f MB charged",
-		 j->out.run.id, j->out.run.preset, j->ctrl, j->out.run.state,
+	log_info("probe %" PRId64 " (%s on drive %s, %s): %s%s%s, %.1f MB written, %.1f MB charged",
+		 j->out.run.id, j->out.run.preset, j->serial, j->out.run.target, j->out.run.state,
 		 j->out.run.reason[0] ? ": " : "", j->out.run.reason,
 		 (double)j->out.run.bytes_written / 1e6, (double)j->out.run.bytes_charged / 1e6);
 	if (d) {
@@ -552,7 +558,7 @@ static int start_on_loop(void *arg)
 		free(j);
 		return r;
 	}
-	snprintf(j->ctrl, sizeof(j->ctrl), "%.31s", fd.row.name);
+	snprintf(j->serial, sizeof(j->serial), "%s", fd.row.serial);
 	snprintf(j->out.run.state, sizeof(j->out.run.state), "running");
 	r = store_probe_run_insert(p->store, &j->out.run, &j->out.run.id);
 	if (r < 0) {
@@ -580,8 +586,8 @@ static int start_on_loop(void *arg)
 	}
 	d->job = j;
 	c->ret_id = j->out.run.id;
-	log_info("probe %" PRId64 ": %s on %s (%s)", c->ret_id, j->out.run.preset, fd.row.name,
-		 c->trigger);
+	log_info("probe %" PRId64 ": %s on drive %s (%s)", c->ret_id, j->out.run.preset,
+		 fd.row.serial, c->trigger);
 	return 0;
 }
 

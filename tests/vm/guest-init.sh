@@ -21,8 +21,10 @@ ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
 VM_OUT=/tmp/out
 VM_GUEST_TIMEOUT=150
 VM_NVME_COUNT=2
+VM_NVME_NS_TOTAL=
 [ -r /vm/env ] && . /vm/env
-export VM_OUT VM_NVME_COUNT
+: "${VM_NVME_NS_TOTAL:=$VM_NVME_COUNT}"
+export VM_OUT VM_NVME_COUNT VM_NVME_NS_TOTAL
 mkdir -p "$VM_OUT"
 
 log() { echo "vm-init: $*"; }
@@ -82,7 +84,7 @@ while :; do
 	nc=$(ls /sys/class/nvme 2>/dev/null | grep -c '^nvme[0-9]*$')
 	nn=$(ls /sys/block 2>/dev/null | grep '^nvme[0-9]*n[0-9]*$' |
 		while read -r b; do [ -b "/dev/$b" ] && echo "$b"; done | grep -c .)
-	[ "$nc" -ge "$VM_NVME_COUNT" ] && [ "$nn" -ge "$VM_NVME_COUNT" ] || ok=0
+	[ "$nc" -ge "$VM_NVME_COUNT" ] && [ "$nn" -ge "$VM_NVME_NS_TOTAL" ] || ok=0
 	[ -n "$(port_dev nvmond.status)" ] || ok=0
 	[ $ok -eq 1 ] && break
 	i=$((i + 1))

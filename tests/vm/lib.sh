@@ -18,12 +18,18 @@
 # Knobs (environment): VM_TIMEOUT (host, default 240 s), VM_GUEST_TIMEOUT
 # (guest script, default 150 s), VM_NVME_COUNT (default 2), VM_NVME_OPTS_<n>
 # (extra ",k=v" for controller n, e.g. ",smart_critical_warning=4"),
-# VM_QEMU_EXTRA (array of extra qemu arguments), VM_KEEP=1 (keep the run dir).
+# VM_NVME_SIZE (image size, default 256M) and VM_NVME_SIZE_<n> (controller n's),
+# VM_NVME_NS_<n> (namespaces of controller n, NSID 1..N, one image each;
+# default 1), VM_NVME_BLKDEBUG_<n> (a QEMU blkdebug config file: controller
+# n's images are reached through the blkdebug driver with it, for injected
+# I/O errors), VM_QEMU_EXTRA (array of extra qemu arguments), VM_KEEP=1 (keep
+# the run dir).
 
 VM_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 : "${VM_TIMEOUT:=240}"
 : "${VM_GUEST_TIMEOUT:=150}"
 : "${VM_NVME_COUNT:=2}"
+: "${VM_NVME_SIZE:=256M}"
 VM_PID=
 VM_RUN=
 # A guest command timeout on an emulated NVMe controller (see vm_run).
@@ -270,10 +276,21 @@ vm_guest_script() {
 	vm_add_file "$1" /vm/guest.sh
 }
 
+# vm_nvme_ns N - the number of namespaces of controller N (VM_NVME_NS_<N>, 1).
+vm_nvme_ns() {
+	local v=VM_NVME_NS_$1
+	echo "${!v:-1}"
+}
+
 vm_build_initrd() {
+	local n total=0
+	for ((n = 0; n < VM_NVME_COUNT; n++)); do
+		total=$((total + $(vm_nvme_ns "$n")))
+	done
 	{
 		echo "VM_GUEST_TIMEOUT=$VM_GUEST_TIMEOUT"
 		echo "VM_NVME_COUNT=$VM_NVME_COUNT"
+		echo "VM_NVME_NS_TOTAL=$total"
 	} >"$VM_OVERLAY/vm/env"
 	# The kernel unpacks concatenated newc archives in order, later files
 	# replacing earlier ones; cpio pads each archive to 512 bytes.
@@ -322,9 +339,23 @@ vm_pin() {
 	echo "taskset -c $cpu"
 }
 
+# vm_nvme_drive N IMAGE ID - a sparse image (VM_NVME_SIZE_<N> or VM_NVME_SIZE)
+# and the -drive option string for it: raw, through blkdebug when
+# VM_NVME_BLKDEBUG_<N> names a config file.
+vm_nvme_drive() {
+	local szv=VM_NVME_SIZE_$1 dbg=VM_NVME_BLKDEBUG_$1
+	truncate -s "${!szv:-$VM_NVME_SIZE}" "$2" || vm_fail "truncate $2"
+	if [ -n "${!dbg:-}" ]; then
+		[ -r "${!dbg}" ] || vm_fail "VM_NVME_BLKDEBUG_$1: no file ${!dbg}"
+		echo "if=none,id=$3,format=raw,file.driver=blkdebug,file.config=${!dbg},file.image.filename=$2"
+	else
+		echo "file=$2,if=none,id=$3,format=raw"
+	fi
+}
+
 # vm_start - boot in the background (VM_PID); QMP is at $VM_RUN/qmp.sock.
 vm_start() {
-	local n opts accel args=()
+	local n k nns opts accel args=()
 	read -ra accel <<<"$(vm_accel)"
 	vm_build_initrd || vm_fail "could not build the initramfs"
 	args+=(-machine q35 "${accel[@]}" -m 512 -smp 1 -nodefaults -nographic -no-reboot
@@ -333,11 +364,20 @@ vm_start() {
 		-serial "file:$VM_RUN/console.log" -monitor none
 		-qmp "unix:$VM_RUN/qmp.sock,server=on,wait=off")
 	for ((n = 0; n < VM_NVME_COUNT; n++)); do
-		truncate -s 256M "$VM_RUN/nvme$n.img" || vm_fail "truncate"
 		opts=VM_NVME_OPTS_$n
-		args+=(-device "pcie-root-port,id=rp$n,bus=pcie.0,chassis=$((n + 1)),slot=$((n + 1))"
-			-drive "file=$VM_RUN/nvme$n.img,if=none,id=nvm$n,format=raw"
-			-device "nvme,id=nvme$n,serial=$(vm_serial "$n"),drive=nvm$n,bus=rp$n${!opts:-}")
+		args+=(-device "pcie-root-port,id=rp$n,bus=pcie.0,chassis=$((n + 1)),slot=$((n + 1))")
+		nns=$(vm_nvme_ns "$n")
+		if [ "$nns" -eq 1 ]; then
+			args+=(-drive "$(vm_nvme_drive "$n" "$VM_RUN/nvme$n.img" "nvm$n")"
+				-device "nvme,id=nvme$n,serial=$(vm_serial "$n"),drive=nvm$n,bus=rp$n${!opts:-}")
+		else
+			# The controller alone, and one nvme-ns device per namespace.
+			args+=(-device "nvme,id=nvme$n,serial=$(vm_serial "$n"),bus=rp$n${!opts:-}")
+			for ((k = 1; k <= nns; k++)); do
+				args+=(-drive "$(vm_nvme_drive "$n" "$VM_RUN/nvme${n}n$k.img" "nvm${n}n$k")"
+					-device "nvme-ns,id=nvme${n}ns$k,drive=nvm${n}n$k,nsid=$k,bus=nvme$n")
+			done
+		fi
 	done
 	: >"$VM_RUN/results.tar"
 	: >"$VM_RUN/status"

@@ -2,7 +2,7 @@
 file(GLOB files ${SRC}/*.sql)
 list(SORT files)
 set(body "/* Generated from migrations/ by cmake/embed-migrations.cmake. Do not edit. */\n")
-string(APPEND body "#include <stddef.h>\n#include \"nvmond/migrations.h\"\n\n")
+string(APPEND body "#include <stddef.h>\n#include \"nvmond/store/migrations.h\"\n\n")
 set(table "")
 set(expected 1)
 foreach(f ${files})

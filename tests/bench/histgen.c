@@ -15,9 +15,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "nvmond/store.h"
-#include "nvmond/store_rollup.h"
-#include "nvmond/timefmt.h"
+#include "nvmond/store/store.h"
+#include "nvmond/store/store_rollup.h"
+#include "nvmond/util/timefmt.h"
 
 #define MS_DAY (24 * 3600 * 1000LL)
 

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "nvmond/probe.h"
+#include "nvmond/probe/probe.h"
 
 int main(int argc, char **argv)
 {

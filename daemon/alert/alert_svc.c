@@ -1,0 +1,687 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The alerts service: the edge between the poller, the pure detector and rule
+ * engine (throttle.c, alert.c), the store and the sinks. Everything but the
+ * HTTP handlers runs on the main loop; the handlers read through their own
+ * store handle and reach main-loop state through mainq_call().
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "nvmond/api/api_route.h"
+#include "nvmond/analysis/alert.h"
+#include "nvmond/alert/alert_sink.h"
+#include "nvmond/alert/alert_svc.h"
+#include "nvmond/core/log.h"
+#include "nvmond/store/store_alert.h"
+#include "nvmond/analysis/throttle.h"
+#include "nvmond/util/timefmt.h"
+
+#define EVENTS_DEFAULT_SPAN_MS (7 * 24 * 3600 * 1000LL)
+#define EVENTS_LIMIT_MAX       10000
+#define HISTORY_DEFAULT	       100
+
+struct adev {
+	int64_t id;
+	bool loaded; /* open events and the last stored sample are in */
+	struct throttle_state th;
+	struct alert_slot slots[_ALERT_RULE_MAX];
+	bool have_prev;
+	struct smart_log prev;
+	char last_active[_ALERT_RULE_MAX][160]; /* latest message while firing (for "resolved") */
+};
+
+struct alert_svc {
+	struct store *store; /* writer, main loop only */
+	struct fleet *fleet;
+	struct mainq *mainq;
+	struct alert_sinks *sinks;
+	struct alert_cfg acfg;
+	struct throttle_cfg tcfg; /* without the per-drive limits and margins */
+	struct cfg cfg;		  /* for the [device] margins */
+	struct adev *devs;
+	size_t n_devs;
+	struct api_endpoint endpoints[ALERT_SVC_N_ENDPOINTS];
+};
+
+static void configure(struct alert_svc *a, const struct cfg *c)
+{
+	const struct {
+		enum alert_rule rule;
+		int on;
+	} rules[] = {
+		{ALERT_THROTTLING, c->alert_throttling},
+		{ALERT_TEMP_WARNING, c->alert_temperature},
+		{ALERT_TEMP_CRITICAL, c->alert_temperature},
+		{ALERT_CRIT_TEMPERATURE, c->alert_critical_warning},
+		{ALERT_CRIT_FAILED, c->alert_critical_warning},
+		{ALERT_SPARE, c->alert_spare},
+		{ALERT_USED_80, c->alert_percent_used},
+		{ALERT_USED_90, c->alert_percent_used},
+		{ALERT_USED_100, c->alert_percent_used},
+		{ALERT_MEDIA_ERRORS, c->alert_media_errors},
+		{ALERT_OFFLINE, c->alert_offline},
+		{ALERT_TBW_80, c->alert_wear},
+		{ALERT_TBW_90, c->alert_wear},
+		{ALERT_TBW_100, c->alert_wear},
+		{ALERT_WRITE_RATE, c->alert_wear},
+	};
+	a->cfg = *c;
+	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
+		a->acfg.rule_on[rules[i].rule] = rules[i].on;
+	a->acfg.resolve_after_ms = c->alert_resolve_after_ms;
+	a->acfg.cooldown_ms = c->alert_cooldown_ms;
+	/* A sample later than three poll intervals (at least 30 s) follows a gap. */
+	int64_t gap = 3 * c->poll_interval_ms;
+	a->tcfg = (struct throttle_cfg){
+		.warning_margin_c = (int)c->alert_warning_margin_c,
+		.critical_margin_c = (int)c->alert_critical_margin_c,
+		.hysteresis_c = c->alert_hysteresis_c,
+		.gap_ms = gap < 30000 ? 30000 : gap,
+		/* Counters in seconds may skip a poll; those in minutes rise once a minute. */
+		.settle_ms = 2 * c->poll_interval_ms < 10000 ? 10000 : 2 * c->poll_interval_ms,
+		.settle_min_ms = 120000 + c->poll_interval_ms,
+	};
+}
+
+static struct adev *adev_get(struct alert_svc *a, int64_t id)
+{
+	for (size_t i = 0; i < a->n_devs; i++)
+		if (a->devs[i].id == id)
+			return &a->devs[i];
+	struct adev *v = realloc(a->devs, (a->n_devs + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	a->devs = v;
+	v[a->n_devs] = (struct adev){.id = id};
+	return &v[a->n_devs++];
+}
+
+/* Alerts that were firing (and when each rule last notified) survive a restart. */
+static int load_alerts(struct alert_svc *a)
+{
+	struct alert_row *v = NULL;
+	size_t n = 0;
+	int r = store_alerts_latest(a->store, &v, &n);
+
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n; i++) {
+		struct adev *d = adev_get(a, v[i].device_id);
+		if (!d) {
+			free(v);
+			return -ENOMEM;
+		}
+		d->slots[v[i].rule] = (struct alert_slot){
+			.firing = v[i].firing,
+			.alert_id = v[i].firing ? v[i].id : 0,
+			.severity = v[i].severity,
+			.since_ms = v[i].started_ms,
+			.notified = v[i].notified_ms != 0,
+			.acked = v[i].acked_ms != 0,
+			.last_notified_ms = v[i].last_notified_ms,
+		};
+	}
+	free(v);
+	return 0;
+}
+
+/* Open events and the newest stored sample: what happened while we were down shows. */
+static void adev_load(struct alert_svc *a, struct adev *d, const struct sample *s)
+{
+	struct throttle_event *ev = NULL;
+	struct sample last;
+	size_t n = 0;
+
+	d->loaded = true;
+	if (store_events_open(a->store, d->id, &ev, &n) == 0) {
+		for (size_t i = 0; i < n; i++)
+			(void)throttle_restore(&d->th, &ev[i]);
+		free(ev);
+	} else {
+		log_warn("alerts: cannot read the open events of device %" PRId64, d->id);
+	}
+	if (store_sample_latest(a->store, d->id, &last) == 0 && last.ts_ms < s->ts_ms) {
+		d->th.have_prev = true;
+		d->th.prev_ts_ms = last.ts_ms;
+		d->th.prev = last.smart;
+		d->have_prev = true;
+		d->prev = last.smart;
+	}
+}
+
+static void note_fill(struct alert_note *n, const struct device_row *dev, const char *rule,
+		      const char *severity, const char *state, const char *message,
+		      int64_t started_ms, int64_t now_ms)
+{
+	*n = (struct alert_note){
+		.device_id = dev ? dev->id : 0, .started_ms = started_ms, .ts_ms = now_ms};
+	if (dev) {
+		snprintf(n->device, sizeof(n->device), "%s", dev->name);
+		snprintf(n->model, sizeof(n->model), "%s", dev->model);
+		snprintf(n->serial, sizeof(n->serial), "%s", dev->serial);
+	}
+	snprintf(n->rule, sizeof(n->rule), "%s", rule);
+	snprintf(n->severity, sizeof(n->severity), "%s", severity);
+	snprintf(n->state, sizeof(n->state), "%s", state);
+	snprintf(n->message, sizeof(n->message), "%s", message);
+}
+
+/* The journal always; the exec hook and the webhook through their queues. */
+static void notify(struct alert_svc *a, const struct alert_note *n)
+{
+	log_event(strcmp(n->state, "resolved") == 0 ? LOG_LVL_INFO : LOG_LVL_WARNING, n->device,
+		  n->serial, "alert", "alert %" PRId64 " %s: %s %s on %s (%s, serial %s): %s",
+		  n->alert_id, n->state, n->severity, n->rule, n->device, n->model, n->serial,
+		  n->message);
+	alert_sinks_send(a->sinks, n);
+}
+
+static void apply_decision(struct alert_svc *a, const struct device_row *dev, struct adev *d,
+			   enum alert_rule rule, const struct alert_cond *cond,
+			   const struct alert_decision *dec, int64_t now_ms)
+{
+	struct alert_slot *slot = &d->slots[rule];
+	struct alert_row row = {0};
+	const char *state = NULL;
+	int r = 0;
+
+	if (dec->action == ALERT_ACT_NONE)
+		return;
+	if (dec->action == ALERT_ACT_FIRE) {
+		row = (struct alert_row){
+			.device_id = d->id,
+			.rule = rule,
+			.severity = cond->severity,
+			.firing = true,
+			.started_ms = now_ms,
+			.updated_ms = now_ms,
+			.notified_ms = dec->notify ? now_ms : 0,
+		};
+		snprintf(row.message, sizeof(row.message), "%s", cond->message);
+		r = store_alert_insert(a->store, &row, &row.id);
+		slot->alert_id = r < 0 ? 0 : row.id;
+		state = "firing";
+	} else if (slot->alert_id || dec->action == ALERT_ACT_RESOLVE) {
+		int64_t id = slot->alert_id;
+		if (dec->action == ALERT_ACT_RESOLVE)
+			slot->alert_id = 0;
+		if (id && (r = store_alert_get(a->store, id, &row)) == 0) {
+			row.updated_ms = now_ms;
+			row.severity = slot->severity;
+			if (dec->action == ALERT_ACT_RESOLVE) {
+				row.firing = false;
+				row.resolved_ms = now_ms;
+				if (d->last_active[rule][0])
+					memcpy(row.message, d->last_active[rule],
+					       sizeof(row.message));
+			} else {
+				snprintf(row.message, sizeof(row.message), "%s", cond->message);
+			}
+			if (dec->notify)
+				row.notified_ms = now_ms;
+			r = store_alert_update(a->store, &row);
+		}
+		state = dec->action == ALERT_ACT_RESOLVE ? "resolved" : "escalated";
+		row.id = id;
+	}
+	if (r < 0)
+		log_warn("alerts: cannot store the %s alert of %s: %s", alert_rule_name(rule),
+			 dev->key, strerror(-r));
+	if (!state)
+		return;
+	if (!dec->notify) {
+		log_info("alert %s on %s %s inside the cooldown: not notified",
+			 alert_rule_name(rule), dev->name, state);
+		return;
+	}
+	struct alert_note n;
+	note_fill(&n, dev, alert_rule_name(rule), alert_severity_name(slot->severity), state,
+		  dec->action == ALERT_ACT_RESOLVE ? "condition ended" : cond->message,
+		  dec->action == ALERT_ACT_FIRE
+			  ? now_ms
+			  : (row.started_ms ? row.started_ms : slot->since_ms),
+		  now_ms);
+	if (dec->action == ALERT_ACT_RESOLVE) {
+		n.resolved_ms = now_ms;
+		snprintf(n.message, sizeof(n.message), "resolved after %llds; last: %.100s",
+			 (long long)((now_ms - n.started_ms) / 1000),
+			 row.message[0] ? row.message : alert_rule_name(rule));
+	}
+	n.alert_id = row.id;
+	notify(a, &n);
+}
+
+static void run_rules(struct alert_svc *a, const struct device_row *dev, struct adev *d,
+		      const struct alert_cond conds[_ALERT_RULE_MAX], int64_t now_ms)
+{
+	for (int rule = 0; rule < _ALERT_RULE_MAX; rule++) {
+		struct alert_decision dec =
+			alert_step(&d->slots[rule], &a->acfg, &conds[rule], now_ms);
+		apply_decision(a, dev, d, rule, &conds[rule], &dec, now_ms);
+		if (conds[rule].known && conds[rule].active)
+			memcpy(d->last_active[rule], conds[rule].message,
+			       sizeof(d->last_active[rule]));
+	}
+}
+
+static void store_event(struct alert_svc *a, const struct device_row *dev, struct adev *d,
+			const struct throttle_update *u)
+{
+	struct throttle_event *ev = &d->th.ev[u->ev.kind];
+	int64_t id = u->ev.id;
+	int r;
+
+	if (id == 0) {
+		r = store_event_insert(a->store, d->id, &u->ev, &id);
+		if (r == 0 && d->th.open[u->ev.kind])
+			ev->id = id; /* the detector carries it from now on */
+	} else {
+		r = store_event_update(a->store, &u->ev);
+	}
+	if (r < 0)
+		log_warn("alerts: cannot store a %s event of %s: %s",
+			 throttle_kind_name(u->ev.kind), dev->key, strerror(-r));
+	if (u->change == THROTTLE_UPDATED)
+		return;
+	char start[TIMEFMT_MAX];
+	log_event(LOG_LVL_INFO, dev->name, dev->serial, "throttle",
+		  "throttle event %" PRId64 " on %s: %s %s (since %s, %" PRIu64
+		  " s%s%s, peak %d °C)",
+		  id, dev->name, throttle_kind_name(u->ev.kind),
+		  u->change == THROTTLE_OPENED ? "started" : "ended",
+		  timefmt_rfc3339(u->ev.start_ms, start), u->ev.duration_s,
+		  u->ev.late ? ", observed late" : "", u->ev.counter_reset ? ", counter reset" : "",
+		  u->ev.peak_k ? (int)u->ev.peak_k - 273 : 0);
+}
+
+static void on_sample(void *ctx, const struct device_row *dev, const struct sample *s)
+{
+	struct alert_svc *a = ctx;
+	struct throttle_update up[THROTTLE_MAX_UPDATES];
+	struct alert_cond conds[_ALERT_RULE_MAX];
+	struct adev *d = adev_get(a, dev->id);
+
+	if (!d) {
+		log_error("alerts: out of memory");
+		return;
+	}
+	if (!d->loaded)
+		adev_load(a, d, s);
+
+	struct cfg_device cd;
+	cfg_device_for(&a->cfg, dev->model, dev->serial, &cd);
+	struct throttle_cfg tc = a->tcfg;
+	tc.wctemp_k = dev->wctemp_k;
+	tc.cctemp_k = dev->cctemp_k;
+	tc.warning_margin_c = (int)cd.alert_warning_margin_c;
+	tc.critical_margin_c = (int)cd.alert_critical_margin_c;
+	size_t n = throttle_feed(&d->th, &tc, &s->smart, s->ts_ms, up);
+	for (size_t i = 0; i < n; i++)
+		store_event(a, dev, d, &up[i]);
+
+	struct alert_input in = {
+		.cur = &s->smart,
+		.prev = d->have_prev ? &d->prev : NULL,
+		.throttle_open = d->th.open,
+		.throttle_ev = d->th.ev,
+		.wctemp_k = dev->wctemp_k,
+		.cctemp_k = dev->cctemp_k,
+		.warning_margin_c = tc.warning_margin_c,
+		.critical_margin_c = tc.critical_margin_c,
+	};
+	alert_conditions(&a->acfg, &in, conds);
+	/* A sample means the device is there. */
+	conds[ALERT_OFFLINE] = (struct alert_cond){.known = true, .severity = ALERT_SEV_CRITICAL};
+	run_rules(a, dev, d, conds, s->ts_ms);
+	d->have_prev = true;
+	d->prev = s->smart;
+}
+
+static void on_online(void *ctx, const struct device_row *dev, bool online, int64_t now_ms)
+{
+	struct alert_svc *a = ctx;
+	struct alert_cond conds[_ALERT_RULE_MAX] = {0};
+	struct adev *d = adev_get(a, dev->id);
+
+	if (!d) {
+		log_error("alerts: out of memory");
+		return;
+	}
+	if (!online) {
+		/* Nothing is known about a device that is gone: its episodes end here. */
+		struct throttle_update up[THROTTLE_MAX_UPDATES];
+		size_t n = throttle_close_all(&d->th, up);
+		for (size_t i = 0; i < n; i++)
+			store_event(a, dev, d, &up[i]);
+	}
+	conds[ALERT_OFFLINE] = (struct alert_cond){
+		.known = true,
+		.active = !online && a->acfg.rule_on[ALERT_OFFLINE],
+		.severity = ALERT_SEV_CRITICAL,
+	};
+	snprintf(conds[ALERT_OFFLINE].message, sizeof(conds[ALERT_OFFLINE].message),
+		 "device %s (serial %s) disappeared", dev->name, dev->serial);
+	run_rules(a, dev, d, conds, now_ms);
+}
+
+/* ---- HTTP ---------------------------------------------------------------- */
+
+static json_t *time_or_null(int64_t ms)
+{
+	char buf[TIMEFMT_MAX];
+
+	return ms ? json_string(timefmt_rfc3339(ms, buf)) : json_null();
+}
+
+static json_t *event_json(const struct throttle_event *ev)
+{
+	return json_pack("{s:I, s:s, s:o, s:o, s:b, s:I, s:I, s:I, s:o, s:b, s:b}", "id",
+			 (json_int_t)ev->id, "kind", throttle_kind_name(ev->kind), "start",
+			 time_or_null(ev->start_ms), "end", time_or_null(ev->end_ms), "ongoing",
+			 ev->end_ms == 0, "duration_s", (json_int_t)ev->duration_s, "transitions",
+			 (json_int_t)ev->transitions, "peak_k", (json_int_t)ev->peak_k, "peak_c",
+			 ev->peak_k ? json_integer(ev->peak_k - 273) : json_null(), "late",
+			 ev->late, "counter_reset", ev->counter_reset);
+}
+
+static void handle_events(void *ctx, const struct api_request *req, struct api_reply *ret)
+{
+	struct api_samples_query q;
+	struct throttle_event *v = NULL;
+	struct fleet_device fd;
+	char err[API_ERR_MAX];
+	size_t n = 0;
+	int r;
+
+	if (api_samples_query_parse(req->params, req->n_params, req->now_ms, &q, err) < 0)
+		return api_reply_error(ret, 400, "%s", err);
+	if (!api_query_get(req, "from"))
+		q.from_ms = q.to_ms - EVENTS_DEFAULT_SPAN_MS;
+	if (q.limit > EVENTS_LIMIT_MAX)
+		q.limit = EVENTS_LIMIT_MAX;
+	if (fleet_get(req->fleet, req->id, &fd) < 0)
+		return api_reply_error(ret, 404, "no such device");
+	r = store_events_range(req->store, req->id, q.from_ms, q.to_ms, q.limit, &v, &n);
+	if (r < 0) {
+		log_warn("api: reading the events of device %" PRId64 ": %s", req->id,
+			 strerror(-r));
+		return api_reply_error(ret, 500, "database error");
+	}
+	json_t *arr = json_array();
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(arr, event_json(&v[i]));
+	free(v);
+	ret->json = json_pack("{s:I, s:o, s:o, s:o}", "device_id", (json_int_t)req->id, "from",
+			      time_or_null(q.from_ms), "to", time_or_null(q.to_ms), "events", arr);
+}
+
+static json_t *alert_json(struct fleet *f, const struct alert_row *r)
+{
+	struct fleet_device fd;
+	bool known = fleet_get(f, r->device_id, &fd) == 0;
+
+	return json_pack("{s:I, s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o}", "id",
+			 (json_int_t)r->id, "device_id", (json_int_t)r->device_id, "device",
+			 known ? fd.row.name : "", "serial", known ? fd.row.serial : "", "rule",
+			 alert_rule_name(r->rule), "severity", alert_severity_name(r->severity),
+			 "state", r->firing ? "firing" : "resolved", "message", r->message,
+			 "started", time_or_null(r->started_ms), "updated",
+			 time_or_null(r->updated_ms), "resolved", time_or_null(r->resolved_ms),
+			 "acked", time_or_null(r->acked_ms), "notified",
+			 time_or_null(r->notified_ms));
+}
+
+static json_t *stats_json(const struct alert_sink_stats *s)
+{
+	return json_pack("{s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:s}", "enabled", s->enabled,
+			 "queued", (json_int_t)s->queued, "delivered", (json_int_t)s->delivered,
+			 "failed", (json_int_t)s->failed, "dropped", (json_int_t)s->dropped,
+			 "retries", (json_int_t)s->retries, "pending", (json_int_t)s->pending,
+			 "last_error", s->last_error);
+}
+
+static json_t *sinks_json(struct alert_svc *a)
+{
+	struct alert_sink_stats e, w;
+
+	alert_sinks_stats(a->sinks, &e, &w);
+	return json_pack("{s:{s:b}, s:o, s:o}", "journal", "enabled", 1, "exec", stats_json(&e),
+			 "webhook", stats_json(&w));
+}
+
+static void handle_alerts(void *ctx, const struct api_request *req, struct api_reply *ret)
+{
+	struct alert_svc *a = ctx;
+	struct alert_row *act = NULL, *hist = NULL;
+	size_t n_act = 0, n_hist = 0;
+	const char *lim = api_query_get(req, "limit");
+	long limit = HISTORY_DEFAULT;
+	int r;
+
+	if (lim) {
+		char *end;
+		limit = strtol(lim, &end, 10);
+		if (!*lim || *end || limit < 1 || limit > EVENTS_LIMIT_MAX)
+			return api_reply_error(ret, 400, "limit: a number from 1 to %d",
+					       EVENTS_LIMIT_MAX);
+	}
+	r = store_alerts_list(req->store, true, 0, &act, &n_act);
+	if (r == 0)
+		r = store_alerts_list(req->store, false, (size_t)limit, &hist, &n_hist);
+	if (r < 0) {
+		free(act);
+		log_warn("api: reading alerts: %s", strerror(-r));
+		return api_reply_error(ret, 500, "database error");
+	}
+	json_t *ja = json_array(), *jh = json_array();
+	for (size_t i = 0; i < n_act; i++)
+		json_array_append_new(ja, alert_json(req->fleet, &act[i]));
+	for (size_t i = 0; i < n_hist; i++)
+		json_array_append_new(jh, alert_json(req->fleet, &hist[i]));
+	free(act);
+	free(hist);
+	ret->json =
+		json_pack("{s:o, s:o, s:o}", "active", ja, "history", jh, "sinks", sinks_json(a));
+}
+
+struct ack_call {
+	struct alert_svc *a;
+	int64_t id, now_ms;
+	struct alert_row row;
+};
+
+/* On the main loop: the writer store and the slots are ours here. */
+static int ack_on_loop(void *arg)
+{
+	struct ack_call *c = arg;
+	int r = store_alert_ack(c->a->store, c->id, c->now_ms);
+
+	if (r < 0)
+		return r;
+	r = store_alert_get(c->a->store, c->id, &c->row);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < c->a->n_devs; i++)
+		for (int k = 0; k < _ALERT_RULE_MAX; k++)
+			if (c->a->devs[i].slots[k].firing &&
+			    c->a->devs[i].slots[k].alert_id == c->id)
+				c->a->devs[i].slots[k].acked = true;
+	return 0;
+}
+
+static void handle_ack(void *ctx, const struct api_request *req, struct api_reply *ret)
+{
+	struct ack_call c = {.a = ctx, .id = req->id, .now_ms = req->now_ms};
+	int r = mainq_call(c.a->mainq, ack_on_loop, &c);
+
+	if (r == -ENOENT)
+		return api_reply_error(ret, 404, "no such alert");
+	if (r < 0) {
+		log_warn("api: acknowledging alert %" PRId64 ": %s", req->id, strerror(-r));
+		return api_reply_error(ret, r == -ECANCELED ? 503 : 500, "cannot acknowledge: %s",
+				       strerror(-r));
+	}
+	log_info("alert %" PRId64 " (%s) acknowledged", c.id, alert_rule_name(c.row.rule));
+	ret->json = alert_json(req->fleet, &c.row);
+}
+
+static void handle_test(void *ctx, const struct api_request *req, struct api_reply *ret)
+{
+	struct alert_svc *a = ctx;
+	struct alert_note n;
+
+	note_fill(&n, NULL, "test", "info", "test",
+		  "test notification from nvmond (POST /api/v1/alerts/test)", req->now_ms,
+		  req->now_ms);
+	snprintf(n.device, sizeof(n.device), "-");
+	log_warn("alert test: %s", n.message);
+	int accepted = alert_sinks_send(a->sinks, &n);
+	ret->json = json_pack("{s:s, s:i, s:o}", "sent", "journal", "queued_sinks", accepted,
+			      "sinks", sinks_json(a));
+}
+
+/* ---- life cycle ---------------------------------------------------------- */
+
+/* A hook that cannot run or a webhook that is no URL is refused, with why. */
+static int sinks_check(const struct cfg *c, char ret_err[256])
+{
+	if (c->alert_exec[0] && access(c->alert_exec, X_OK) < 0) {
+		snprintf(ret_err, 256, "[alerts] exec: %.180s: %s", c->alert_exec, strerror(errno));
+		return -EINVAL;
+	}
+	if (c->alert_webhook[0] && strncmp(c->alert_webhook, "http://", 7) != 0 &&
+	    strncmp(c->alert_webhook, "https://", 8) != 0) {
+		snprintf(ret_err, 256,
+			 "[alerts] webhook: '%.160s' is not an http:// or https:// URL",
+			 c->alert_webhook);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void sinks_cfg(const struct cfg *c, struct alert_sink_cfg *ret)
+{
+	*ret = (struct alert_sink_cfg){
+		.exec_path = c->alert_exec,
+		.exec_timeout_ms = c->alert_exec_timeout_ms,
+		.exec_queue = 64,
+		.webhook_url = c->alert_webhook,
+		.webhook_timeout_ms = c->alert_webhook_timeout_ms,
+		.webhook_queue = c->alert_webhook_queue,
+		.webhook_attempts = c->alert_webhook_attempts,
+		.webhook_retry_min_ms = 1000,
+		.webhook_retry_max_ms = c->alert_webhook_retry_max_ms,
+	};
+}
+
+int alert_svc_new(const struct cfg *c, struct store *s, struct fleet *f, struct mainq *q,
+		  struct alert_svc **ret, char ret_err[256])
+{
+	struct alert_svc *a = calloc(1, sizeof(*a));
+	int r;
+
+	if (!a) {
+		snprintf(ret_err, 256, "out of memory");
+		return -ENOMEM;
+	}
+	a->store = s;
+	a->fleet = f;
+	a->mainq = q;
+	/* Configuration mistakes show at start, not at the first alert. */
+	r = sinks_check(c, ret_err);
+	if (r < 0)
+		goto fail;
+	configure(a, c);
+	struct alert_sink_cfg sc;
+	sinks_cfg(c, &sc);
+	r = alert_sinks_new(&sc, &a->sinks);
+	if (r < 0) {
+		snprintf(ret_err, 256, "cannot start the alert sinks: %s", strerror(-r));
+		goto fail;
+	}
+	r = load_alerts(a);
+	if (r < 0) {
+		snprintf(ret_err, 256, "cannot load the alert state: %s", strerror(-r));
+		goto fail;
+	}
+	a->endpoints[0] = (struct api_endpoint){"GET", "/api/v1/devices/{id}/events", API_EP_STORE,
+						handle_events, a};
+	a->endpoints[1] =
+		(struct api_endpoint){"GET", "/api/v1/alerts", API_EP_STORE, handle_alerts, a};
+	a->endpoints[2] = (struct api_endpoint){"POST", "/api/v1/alerts/{id}/ack", API_EP_AUTH,
+						handle_ack, a};
+	a->endpoints[3] =
+		(struct api_endpoint){"POST", "/api/v1/alerts/test", API_EP_AUTH, handle_test, a};
+	*ret = a;
+	return 0;
+fail:
+	alert_svc_free(a);
+	return r;
+}
+
+int alert_svc_feed(struct alert_svc *a, const struct device_row *dev,
+		   const struct alert_cond conds[_ALERT_RULE_MAX], int64_t now_ms)
+{
+	struct adev *d = adev_get(a, dev->id);
+
+	if (!d)
+		return -ENOMEM;
+	if (!d->loaded)
+		return -EAGAIN; /* its firing alerts are loaded with its first sample */
+	/* A rule turned off is resolved by the sample path; it says nothing here. */
+	struct alert_cond c[_ALERT_RULE_MAX];
+	for (int r = 0; r < _ALERT_RULE_MAX; r++)
+		c[r] = a->acfg.rule_on[r] ? conds[r] : (struct alert_cond){.known = false};
+	run_rules(a, dev, d, c, now_ms);
+	return 0;
+}
+
+int alert_svc_attach(struct alert_svc *a, struct poller *p)
+{
+	struct poller_listener l = {.on_sample = on_sample, .on_online = on_online, .ctx = a};
+
+	return poller_add_listener(p, &l);
+}
+
+const struct api_endpoint *alert_svc_endpoints(struct alert_svc *a, size_t *ret_n)
+{
+	*ret_n = ALERT_SVC_N_ENDPOINTS;
+	return a->endpoints;
+}
+
+int alert_svc_reconfigure(struct alert_svc *a, const struct cfg *c, char ret_err[256])
+{
+	struct alert_sink_cfg sc;
+	int r;
+
+	configure(a, c);
+	r = sinks_check(c, ret_err);
+	if (r < 0)
+		return r;
+	sinks_cfg(c, &sc);
+	r = alert_sinks_reconfigure(a->sinks, &sc);
+	if (r < 0)
+		snprintf(ret_err, 256, "cannot reconfigure the alert sinks: %s", strerror(-r));
+	return r;
+}
+
+struct alert_svc *alert_svc_free(struct alert_svc *a)
+{
+	if (!a)
+		return NULL;
+	alert_sinks_free(a->sinks);
+	free(a->devs);
+	free(a);
+	return NULL;
+}
+
+void alert_svc_sink_stats(struct alert_svc *a, struct alert_sink_stats *ret_exec,
+			  struct alert_sink_stats *ret_webhook)
+{
+	alert_sinks_stats(a->sinks, ret_exec, ret_webhook);
+}

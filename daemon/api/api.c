@@ -1,0 +1,749 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The HTTP server: libmicrohttpd with its own thread pool, so a slow client never
+ * delays the main loop. Devices come from the fleet (a consistent copy under its
+ * mutex); samples come from read-only store handles kept in a small pool, each
+ * used by one thread at a time. Routing and parsing live in api_route.c, static
+ * file resolution in api_static.c; this file only speaks HTTP.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <fcntl.h>
+#include <microhttpd.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "nvmond/api/api.h"
+#include "nvmond/core/log.h"
+#include "nvmond/api/render.h"
+#include "nvmond/store/store.h"
+#include "nvmond/util/timefmt.h"
+
+#include "nvmond/api/api_route.h"
+
+#define API_CONNECTION_LIMIT 256
+#define API_LISTEN_BACKLOG   128
+
+struct api {
+	struct MHD_Daemon *mhd;
+	uint16_t port;
+	char *db_path;
+	char *web_root; /* realpath(), NULL when no static files are served */
+	struct fleet *fleet;
+	struct api_endpoint *endpoints; /* copied from the config */
+	size_t n_endpoints;
+	char *token; /* NULL: none configured */
+
+	pthread_mutex_t lock; /* guards the idle handles below */
+	struct store **idle;
+	size_t n_idle, cap_idle;
+};
+
+/* ---- read-only store handles ------------------------------------------- */
+
+/* A handle for this thread alone until it is given back. */
+static int pool_take(struct api *a, struct store **ret, char ret_err[STORE_ERR_MAX])
+{
+	struct store *s = NULL;
+
+	pthread_mutex_lock(&a->lock);
+	if (a->n_idle > 0)
+		s = a->idle[--a->n_idle];
+	pthread_mutex_unlock(&a->lock);
+	if (s) {
+		*ret = s;
+		return 0;
+	}
+	return store_open_readonly(a->db_path, ret, ret_err);
+}
+
+/* Keep @s for the next request, or close it when @broken or the pool is full. */
+static void pool_give(struct api *a, struct store *s, bool broken)
+{
+	if (!broken) {
+		pthread_mutex_lock(&a->lock);
+		if (a->n_idle < a->cap_idle) {
+			a->idle[a->n_idle++] = s;
+			s = NULL;
+		}
+		pthread_mutex_unlock(&a->lock);
+	}
+	store_close(s);
+}
+
+/* ---- responses ---------------------------------------------------------- */
+
+static enum MHD_Result queue(struct MHD_Connection *c, unsigned status, struct MHD_Response *resp)
+{
+	enum MHD_Result ret;
+
+	if (!resp)
+		return MHD_NO; /* out of memory: MHD closes the connection */
+	ret = MHD_queue_response(c, status, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+/*
+ * Send @body (stolen) as JSON, with an Allow header when @allow is set. A NULL
+ * @body means rendering ran out of memory.
+ */
+static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, json_t *body,
+			     const char *allow)
+{
+	struct MHD_Response *resp;
+	char *text = NULL;
+
+	if (body)
+		text = json_dumps(body, JSON_COMPACT);
+	json_decref(body);
+	if (!text) {
+		static const char oom[] = "{\"error\":\"out of memory\"}";
+
+		status = MHD_HTTP_INTERNAL_SERVER_ERROR;
+		allow = NULL;
+		resp = MHD_create_response_from_buffer(strlen(oom), (void *)oom,
+						       MHD_RESPMEM_PERSISTENT);
+	} else {
+		resp = MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
+		if (!resp)
+			free(text);
+	}
+	if (!resp)
+		return MHD_NO;
+	if (MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json") !=
+		    MHD_YES ||
+	    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store") != MHD_YES ||
+	    (allow && MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, allow) != MHD_YES)) {
+		MHD_destroy_response(resp);
+		return MHD_NO;
+	}
+	return queue(c, status, resp);
+}
+
+static enum MHD_Result reply_json(struct MHD_Connection *c, unsigned status, json_t *body)
+{
+	return reply(c, status, body, NULL);
+}
+
+static enum MHD_Result reply_error(struct MHD_Connection *c, unsigned status, const char *msg)
+{
+	return reply(c, status, json_pack("{s:s}", "error", msg), NULL);
+}
+
+static enum MHD_Result reply_405(struct MHD_Connection *c)
+{
+	return reply(c, MHD_HTTP_METHOD_NOT_ALLOWED,
+		     json_pack("{s:s}", "error", "method not allowed; use GET or HEAD"), API_ALLOW);
+}
+
+/* ---- handlers ----------------------------------------------------------- */
+
+static enum MHD_Result handle_healthz(struct MHD_Connection *c)
+{
+	return reply_json(c, MHD_HTTP_OK, json_pack("{s:s}", "status", "ok"));
+}
+
+static enum MHD_Result handle_devices(struct api *a, struct MHD_Connection *c)
+{
+	struct fleet_device *v = NULL;
+	json_t *body = NULL, *list;
+	size_t n = 0;
+	int r;
+
+	r = fleet_snapshot(a->fleet, &v, &n);
+	if (r < 0)
+		return reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+	list = json_array();
+	for (size_t i = 0; list && i < n; i++)
+		if (json_array_append_new(list, render_fleet_device(&v[i])) < 0) {
+			json_decref(list);
+			list = NULL;
+		}
+	free(v);
+	if (list)
+		body = json_pack("{s:o}", "devices", list);
+	return reply_json(c, MHD_HTTP_OK, body);
+}
+
+static enum MHD_Result handle_device(struct api *a, struct MHD_Connection *c, int64_t id)
+{
+	struct fleet_device d;
+
+	if (fleet_get(a->fleet, id, &d) < 0)
+		return reply_error(c, MHD_HTTP_NOT_FOUND, "no such device");
+	return reply_json(c, MHD_HTTP_OK, render_fleet_device(&d));
+}
+
+struct params {
+	struct api_query_param v[API_PARAMS_MAX];
+	size_t n;
+	bool overflow;
+};
+
+static enum MHD_Result param_collect(void *cls, enum MHD_ValueKind kind, const char *key,
+				     const char *value)
+{
+	struct params *p = cls;
+
+	if (p->n == API_PARAMS_MAX) {
+		p->overflow = true;
+		return MHD_NO;
+	}
+	p->v[p->n++] = (struct api_query_param){.key = key, .value = value};
+	return MHD_YES;
+}
+
+static ssize_t samples_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	ssize_t n = api_samples_stream_read(cls, buf, max);
+
+	if (n < 0)
+		return MHD_CONTENT_READER_END_WITH_ERROR;
+	return n == 0 ? MHD_CONTENT_READER_END_OF_STREAM : n;
+}
+
+static void samples_free(void *cls)
+{
+	api_samples_stream_free(cls);
+}
+
+static enum MHD_Result reply_samples(struct MHD_Connection *c, int64_t id,
+				     const struct api_samples_query *q, struct sample *v, size_t n)
+{
+	struct api_samples_stream *st;
+	struct MHD_Response *resp;
+
+	if (api_samples_stream_new(id, q->from_ms, q->to_ms, v, n, &st) < 0) {
+		free(v);
+		return reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+	}
+	/* Chunked: the length is known only once everything is rendered. */
+	resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 32 * 1024, samples_read, st,
+						 samples_free);
+	if (!resp) {
+		api_samples_stream_free(st);
+		return MHD_NO;
+	}
+	if (MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json") !=
+		    MHD_YES ||
+	    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store") != MHD_YES) {
+		MHD_destroy_response(resp);
+		return MHD_NO;
+	}
+	return queue(c, MHD_HTTP_OK, resp);
+}
+
+static enum MHD_Result handle_samples(struct api *a, struct MHD_Connection *c, int64_t id)
+{
+	char err[API_ERR_MAX], serr[STORE_ERR_MAX];
+	struct api_samples_query q;
+	struct params p = {.n = 0};
+	struct fleet_device d;
+	struct sample *v = NULL;
+	struct store *s;
+	size_t n = 0;
+	int r;
+
+	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, param_collect, &p);
+	if (p.overflow)
+		return reply_error(c, MHD_HTTP_BAD_REQUEST, "too many query parameters");
+	if (api_samples_query_parse(p.v, p.n, timefmt_now_ms(), &q, err) < 0)
+		return reply_error(c, MHD_HTTP_BAD_REQUEST, err);
+	if (fleet_get(a->fleet, id, &d) < 0)
+		return reply_error(c, MHD_HTTP_NOT_FOUND, "no such device");
+
+	r = pool_take(a, &s, serr);
+	if (r < 0) {
+		log_warn("api: cannot open %s read-only: %s", a->db_path, serr);
+		return reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database unavailable");
+	}
+	r = store_samples_range(s, id, q.from_ms, q.to_ms, q.limit, &v, &n);
+	if (r < 0) {
+		log_warn("api: reading samples of device %" PRId64 ": %s", id, store_strerror(s));
+		pool_give(a, s, true);
+		return reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database error");
+	}
+	pool_give(a, s, false);
+	return reply_samples(c, id, &q, v, n);
+}
+
+static enum MHD_Result handle_static(struct api *a, struct MHD_Connection *c, const char *url,
+				     bool read)
+{
+	struct MHD_Response *resp;
+	const char *type;
+	uint64_t size;
+	int fd, r;
+
+	if (!a->web_root)
+		return reply_error(c, MHD_HTTP_NOT_FOUND, "not found");
+	r = api_static_open(a->web_root, url, &fd, &size, &type);
+	if (r == -ENOENT)
+		return reply_error(c, MHD_HTTP_NOT_FOUND, "not found");
+	if (r < 0) {
+		log_warn("api: serving %s: %s", url, strerror(-r));
+		return reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "cannot read file");
+	}
+	if (!read) {
+		close(fd);
+		return reply_405(c);
+	}
+	resp = MHD_create_response_from_fd64(size, fd);
+	if (!resp) {
+		close(fd);
+		return MHD_NO;
+	}
+	if (MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type) != MHD_YES ||
+	    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache") != MHD_YES ||
+	    MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff") != MHD_YES) {
+		MHD_destroy_response(resp);
+		return MHD_NO;
+	}
+	return queue(c, MHD_HTTP_OK, resp);
+}
+
+/* ---- extension endpoints ------------------------------------------------ */
+
+/* What we keep about one request between MHD's calls. */
+struct req_ctx {
+	const struct api_endpoint *ep; /* the extension endpoint that takes it, if any */
+	int64_t id;
+	char *body;
+	size_t body_len;
+	bool too_big;
+};
+
+void api_reply_error(struct api_reply *ret, unsigned status, const char *fmt, ...)
+{
+	char msg[API_ERR_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	json_decref(ret->json);
+	free(ret->text);
+	*ret = (struct api_reply){.status = status, .json = json_pack("{s:s}", "error", msg)};
+}
+
+const char *api_query_get(const struct api_request *req, const char *key)
+{
+	for (size_t i = 0; i < req->n_params; i++)
+		if (strcmp(req->params[i].key, key) == 0)
+			return req->params[i].value;
+	return NULL;
+}
+
+static bool method_fits(const char *want, const char *method)
+{
+	return strcmp(want, method) == 0 ||
+	       (strcmp(want, "GET") == 0 && strcmp(method, "HEAD") == 0);
+}
+
+/*
+ * Find the endpoint for @method @url. Return: 1 found (*ret set), 0 no pattern
+ * matches the path, -EINVAL bad {id} (@err), -EPERM the path matches but not the
+ * method (@allow lists the methods).
+ */
+static int endpoint_find(const struct api *a, const char *method, const char *url,
+			 const struct api_endpoint **ret, int64_t *ret_id, char err[API_ERR_MAX],
+			 char *allow, size_t allow_len)
+{
+	bool path_known = false;
+
+	allow[0] = '\0';
+	for (size_t i = 0; i < a->n_endpoints; i++) {
+		const struct api_endpoint *ep = &a->endpoints[i];
+		int64_t id;
+		int m = api_pattern_match(ep->pattern, url, &id, err);
+		if (m < 0)
+			return m;
+		if (m == 0)
+			continue;
+		if (method_fits(ep->method, method)) {
+			*ret = ep;
+			*ret_id = id;
+			return 1;
+		}
+		path_known = true;
+		size_t l = strlen(allow);
+		snprintf(allow + l, allow_len - l, "%s%s%s", l ? ", " : "", ep->method,
+			 strcmp(ep->method, "GET") == 0 ? ", HEAD" : "");
+	}
+	return path_known ? -EPERM : 0;
+}
+
+/* Constant-time: the token must not leak through timing. */
+static bool token_ok(const struct api *a, struct MHD_Connection *c)
+{
+	const char *h =
+		MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+	unsigned char diff = 0;
+
+	if (!a->token || !h || strncmp(h, "Bearer ", 7) != 0)
+		return false;
+	h += 7;
+	size_t n = strlen(a->token), m = strlen(h);
+	for (size_t i = 0; i < n; i++)
+		diff |= (unsigned char)a->token[i] ^ (unsigned char)(i < m ? h[i] : 0);
+	return diff == 0 && n == m;
+}
+
+static enum MHD_Result reply_ext(struct MHD_Connection *c, struct api_reply *r, bool head)
+{
+	unsigned status = r->status ? r->status : MHD_HTTP_OK;
+	struct MHD_Response *resp;
+
+	if (!r->text)
+		return reply_json(c, status, r->json);
+	resp = MHD_create_response_from_buffer(r->text_len, r->text, MHD_RESPMEM_MUST_FREE);
+	if (!resp) {
+		free(r->text);
+		return MHD_NO;
+	}
+	if (MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+				    r->content_type ? r->content_type : "text/plain") != MHD_YES ||
+	    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store") != MHD_YES) {
+		MHD_destroy_response(resp);
+		return MHD_NO;
+	}
+	return queue(c, status, resp);
+}
+
+static enum MHD_Result handle_ext(struct api *a, struct MHD_Connection *c, const char *url,
+				  const char *method, struct req_ctx *rc)
+{
+	const struct api_endpoint *ep = rc->ep;
+	struct api_reply r = {0};
+	struct params p = {.n = 0};
+	char serr[STORE_ERR_MAX];
+	struct store *s = NULL;
+	int e;
+
+	if (rc->too_big)
+		return reply_error(c, MHD_HTTP_CONTENT_TOO_LARGE, "request body too large");
+	if ((ep->flags & API_EP_AUTH) && !token_ok(a, c))
+		return reply_error(c, MHD_HTTP_UNAUTHORIZED,
+				   a->token ? "missing or wrong bearer token"
+					    : "this endpoint needs a token: set [http] token");
+	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, param_collect, &p);
+	if (p.overflow)
+		return reply_error(c, MHD_HTTP_BAD_REQUEST, "too many query parameters");
+	if (ep->flags & API_EP_STORE) {
+		e = pool_take(a, &s, serr);
+		if (e < 0) {
+			log_warn("api: cannot open %s read-only: %s", a->db_path, serr);
+			return reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
+					   "database unavailable");
+		}
+	}
+	struct api_request req = {
+		.method = method,
+		.path = url,
+		.id = rc->id,
+		.params = p.v,
+		.n_params = p.n,
+		.body = rc->body ? rc->body : "",
+		.body_len = rc->body_len,
+		.store = s,
+		.fleet = a->fleet,
+		.now_ms = timefmt_now_ms(),
+	};
+	ep->fn(ep->ctx, &req, &r);
+	if (s)
+		pool_give(a, s, (r.status ? r.status : 200) >= 500);
+	if (!r.json && !r.text)
+		r.json = json_object(); /* a handler that says nothing answers {} */
+	return reply_ext(c, &r, strcmp(method, "HEAD") == 0);
+}
+
+/*
+ * MHD calls this once when the headers are in, again for every piece of body,
+ * and once more at the end. Requests are answered at the end (a response queued
+ * earlier makes MHD close the connection, losing keep-alive); a body is kept
+ * only for extension endpoints and discarded otherwise. Methods nobody serves
+ * are refused at once.
+ */
+static enum MHD_Result api_handle(void *cls, struct MHD_Connection *c, const char *url,
+				  const char *method, const char *version, const char *upload_data,
+				  size_t *upload_data_size, void **req_cls)
+{
+	struct api *a = cls;
+	struct req_ctx *rc = *req_cls;
+	struct api_route route;
+	char err[API_ERR_MAX], allow[128];
+	bool read = api_method_is_read(method);
+	int r;
+
+	if (!rc) {
+		rc = calloc(1, sizeof(*rc));
+		if (!rc)
+			return MHD_NO;
+		*req_cls = rc;
+		r = endpoint_find(a, method, url, &rc->ep, &rc->id, err, allow, sizeof(allow));
+		if (r == -EINVAL)
+			return reply_error(c, MHD_HTTP_BAD_REQUEST, err);
+		if (r == -EPERM)
+			return reply(c, MHD_HTTP_METHOD_NOT_ALLOWED,
+				     json_pack("{s:s}", "error", "method not allowed"), allow);
+		if (r == 0 && !read) {
+			/* Not for this method; but a path that does not exist is a 404. */
+			r = api_route_match(url, &route, err);
+			if (r < 0)
+				return reply_error(
+					c, r == -EINVAL ? MHD_HTTP_BAD_REQUEST : MHD_HTTP_NOT_FOUND,
+					err);
+			if (route.kind == API_ROUTE_STATIC)
+				return handle_static(a, c, url, false);
+			return reply_405(c);
+		}
+		return MHD_YES;
+	}
+	if (*upload_data_size) {
+		if (rc->ep && !rc->too_big) {
+			size_t n = *upload_data_size;
+			if (rc->body_len + n > API_BODY_MAX) {
+				rc->too_big = true;
+			} else {
+				char *b = realloc(rc->body, rc->body_len + n + 1);
+				if (!b)
+					return MHD_NO;
+				memcpy(b + rc->body_len, upload_data, n);
+				rc->body = b;
+				rc->body_len += n;
+				b[rc->body_len] = '\0';
+			}
+		}
+		*upload_data_size = 0;
+		return MHD_YES;
+	}
+	if (rc->ep)
+		return handle_ext(a, c, url, method, rc);
+
+	r = api_route_match(url, &route, err);
+	if (r < 0)
+		return reply_error(c, r == -EINVAL ? MHD_HTTP_BAD_REQUEST : MHD_HTTP_NOT_FOUND,
+				   err);
+	if (route.kind == API_ROUTE_STATIC)
+		return handle_static(a, c, url, read);
+	if (!read)
+		return reply_405(c);
+
+	switch (route.kind) {
+	case API_ROUTE_HEALTHZ:
+		return handle_healthz(c);
+	case API_ROUTE_DEVICES:
+		return handle_devices(a, c);
+	case API_ROUTE_DEVICE:
+		return handle_device(a, c, route.device_id);
+	case API_ROUTE_SAMPLES:
+		return handle_samples(a, c, route.device_id);
+	case API_ROUTE_STATIC:
+		break;
+	}
+	return reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "unhandled route");
+}
+
+static void request_done(void *cls, struct MHD_Connection *c, void **req_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	struct req_ctx *rc = *req_cls;
+
+	if (!rc)
+		return;
+	free(rc->body);
+	free(rc);
+	*req_cls = NULL;
+}
+
+static size_t api_unescape_cb(void *cls, struct MHD_Connection *c, char *s)
+{
+	return api_unescape(s);
+}
+
+/* ---- start / stop ------------------------------------------------------- */
+
+/*
+ * Bind the listening socket ourselves: errors keep their errno, any host form
+ * getaddrinfo() knows works, and port 0 is easy to read back.
+ */
+static int listen_open(const char *host, uint16_t port, int *ret_fd, uint16_t *ret_port,
+		       char ret_err[API_ERR_MAX])
+{
+	struct addrinfo hints = {
+		.ai_family = AF_UNSPEC,
+		.ai_socktype = SOCK_STREAM,
+		.ai_flags = AI_PASSIVE | AI_NUMERICSERV,
+	};
+	struct addrinfo *res = NULL;
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	char service[8];
+	int fd = -1, r, g;
+
+	if (host && !host[0])
+		host = NULL;
+	snprintf(service, sizeof(service), "%u", (unsigned)port);
+	g = getaddrinfo(host, service, &hints, &res);
+	if (g != 0) {
+		snprintf(ret_err, API_ERR_MAX, "cannot resolve listen address '%s': %s",
+			 host ? host : "*", gai_strerror(g));
+		return -EADDRNOTAVAIL;
+	}
+
+	r = -EADDRNOTAVAIL;
+	for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
+		const int one = 1;
+
+		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK,
+			    ai->ai_protocol);
+		if (fd < 0) {
+			r = -errno;
+			continue;
+		}
+		(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (ai->ai_family == AF_INET6) {
+			/* "::" serves IPv4 too; a specific IPv6 address only itself. */
+			const struct sockaddr_in6 *s6 = (const void *)ai->ai_addr;
+			int v6only = !IN6_IS_ADDR_UNSPECIFIED(&s6->sin6_addr);
+
+			(void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &v6only, sizeof(v6only));
+		}
+		if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 &&
+		    listen(fd, API_LISTEN_BACKLOG) == 0) {
+			r = 0;
+			break;
+		}
+		r = -errno;
+		close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(res);
+	if (r < 0) {
+		snprintf(ret_err, API_ERR_MAX, "cannot listen on %s:%u: %s", host ? host : "*",
+			 (unsigned)port, strerror(-r));
+		return r;
+	}
+	if (getsockname(fd, (struct sockaddr *)&ss, &sl) < 0) {
+		r = -errno;
+		close(fd);
+		snprintf(ret_err, API_ERR_MAX, "getsockname: %s", strerror(-r));
+		return r;
+	}
+	*ret_port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+						   : ((struct sockaddr_in *)&ss)->sin_port);
+	*ret_fd = fd;
+	return 0;
+}
+
+int api_start(const struct api_config *c, struct api **ret, char ret_err[API_ERR_MAX])
+{
+	unsigned threads = c->threads ? c->threads : 1;
+	unsigned timeout_s;
+	struct api *a;
+	int fd = -1, r;
+
+	if (!c->fleet || !c->db_path) {
+		snprintf(ret_err, API_ERR_MAX, "api: fleet and database are required");
+		return -EINVAL;
+	}
+	a = calloc(1, sizeof(*a));
+	if (!a) {
+		snprintf(ret_err, API_ERR_MAX, "out of memory");
+		return -ENOMEM;
+	}
+	pthread_mutex_init(&a->lock, NULL);
+	a->fleet = c->fleet;
+	if (c->n_endpoints) {
+		a->endpoints = calloc(c->n_endpoints, sizeof(*a->endpoints));
+		if (!a->endpoints) {
+			snprintf(ret_err, API_ERR_MAX, "out of memory");
+			r = -ENOMEM;
+			goto fail;
+		}
+		memcpy(a->endpoints, c->endpoints, c->n_endpoints * sizeof(*a->endpoints));
+		a->n_endpoints = c->n_endpoints;
+	}
+	if (c->token && c->token[0] && !(a->token = strdup(c->token))) {
+		snprintf(ret_err, API_ERR_MAX, "out of memory");
+		r = -ENOMEM;
+		goto fail;
+	}
+	a->cap_idle = threads;
+	a->idle = calloc(threads, sizeof(*a->idle));
+	a->db_path = strdup(c->db_path);
+	if (!a->idle || !a->db_path) {
+		snprintf(ret_err, API_ERR_MAX, "out of memory");
+		r = -ENOMEM;
+		goto fail;
+	}
+	if (c->web_root && c->web_root[0]) {
+		a->web_root = realpath(c->web_root, NULL);
+		if (!a->web_root) {
+			r = -errno;
+			snprintf(ret_err, API_ERR_MAX, "web_root %s: %s", c->web_root,
+				 strerror(-r));
+			goto fail;
+		}
+	}
+
+	r = listen_open(c->host, c->port, &fd, &a->port, ret_err);
+	if (r < 0)
+		goto fail;
+
+	/* MHD counts whole seconds; round up so a short timeout never becomes "none". */
+	timeout_s = c->timeout_ms > 0 ? (unsigned)((c->timeout_ms + 999) / 1000) : 0;
+	a->mhd = MHD_start_daemon(
+		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL, 0, NULL, NULL, api_handle, a,
+		MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd, MHD_OPTION_THREAD_POOL_SIZE, threads,
+		MHD_OPTION_CONNECTION_TIMEOUT, timeout_s, MHD_OPTION_CONNECTION_LIMIT,
+		(unsigned)(threads > API_CONNECTION_LIMIT ? threads : API_CONNECTION_LIMIT),
+		MHD_OPTION_UNESCAPE_CALLBACK, api_unescape_cb, NULL, MHD_OPTION_NOTIFY_COMPLETED,
+		request_done, NULL, MHD_OPTION_END);
+	if (!a->mhd) {
+		close(fd);
+		snprintf(ret_err, API_ERR_MAX, "cannot start the HTTP server on port %u",
+			 (unsigned)a->port);
+		r = -EIO;
+		goto fail;
+	}
+	*ret = a;
+	return 0;
+fail:
+	api_stop(a);
+	return r;
+}
+
+uint16_t api_port(const struct api *a)
+{
+	return a->port;
+}
+
+struct api *api_stop(struct api *a)
+{
+	if (!a)
+		return NULL;
+	if (a->mhd)
+		MHD_stop_daemon(a->mhd); /* joins the threads, closes the socket */
+	for (size_t i = 0; i < a->n_idle; i++)
+		store_close(a->idle[i]);
+	pthread_mutex_destroy(&a->lock);
+	free(a->idle);
+	free(a->endpoints);
+	free(a->token);
+	free(a->web_root);
+	free(a->db_path);
+	free(a);
+	return NULL;
+}

@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * JSON views of devices and samples (jansson only). Every builder returns a new
+ * reference or NULL when jansson runs out of memory; a partly built object is
+ * never returned.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nvmond/api/render.h"
+#include "nvmond/dev/smart.h"
+#include "nvmond/util/timefmt.h"
+#include "nvmond/util/u128.h"
+
+/* Names of the critical warning bits, in bit order (see enum smart_crit). */
+static const struct {
+	uint8_t bit;
+	const char *name;
+} crit_names[] = {
+	{SMART_CRIT_SPARE, "spare"},
+	{SMART_CRIT_TEMPERATURE, "temperature"},
+	{SMART_CRIT_DEGRADED, "degraded"},
+	{SMART_CRIT_READ_ONLY, "read_only"},
+	{SMART_CRIT_VOLATILE, "volatile_backup"},
+	{SMART_CRIT_PMR_RO, "pmr_read_only"},
+};
+
+/*
+ * Set @key to @v, taking the reference. A NULL @v (failed allocation upstream)
+ * or a failed set turns into -ENOMEM, so callers can chain sets and check once.
+ */
+static int obj_set(json_t *o, const char *key, json_t *v)
+{
+	if (!v)
+		return -ENOMEM;
+	if (json_object_set_new(o, key, v) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+json_t *render_u128(u128 v)
+{
+	char buf[U128_DEC_MAX];
+
+	if (v <= (u128)INT64_MAX)
+		return json_integer((json_int_t)v);
+	return json_string(u128_to_dec(v, buf));
+}
+
+/* °C for a reported temperature, null for 0 K ("not reported"). */
+static json_t *render_celsius(uint16_t kelvin)
+{
+	int c;
+
+	if (!smart_kelvin_to_c(kelvin, &c))
+		return json_null();
+	return json_integer(c);
+}
+
+static json_t *render_time(int64_t ms)
+{
+	char buf[TIMEFMT_MAX];
+
+	return json_string(timefmt_rfc3339(ms, buf));
+}
+
+static json_t *render_crit_bits(uint8_t warning)
+{
+	json_t *a = json_array();
+
+	if (!a)
+		return NULL;
+	for (size_t i = 0; i < sizeof(crit_names) / sizeof(crit_names[0]); i++) {
+		if (!(warning & crit_names[i].bit))
+			continue;
+		if (json_array_append_new(a, json_string(crit_names[i].name)) < 0)
+			return json_decref(a), NULL;
+	}
+	return a;
+}
+
+static json_t *render_sensors(const uint16_t k[SMART_NUM_SENSORS], bool celsius)
+{
+	json_t *a = json_array();
+
+	if (!a)
+		return NULL;
+	for (size_t i = 0; i < SMART_NUM_SENSORS; i++) {
+		json_t *v = celsius ? render_celsius(k[i]) : json_integer(k[i]);
+
+		if (json_array_append_new(a, v) < 0)
+			return json_decref(a), NULL;
+	}
+	return a;
+}
+
+/* Add the fields of @s to @o (shared by render_smart() and render_sample()). */
+static int smart_fields_add(json_t *o, const struct smart_log *s)
+{
+	int r = 0;
+
+	r |= obj_set(o, "critical_warning", json_integer(s->critical_warning));
+	r |= obj_set(o, "critical_warning_bits", render_crit_bits(s->critical_warning));
+	r |= obj_set(o, "temperature_k", json_integer(s->temperature_k));
+	r |= obj_set(o, "temperature_c", render_celsius(s->temperature_k));
+	r |= obj_set(o, "avail_spare", json_integer(s->avail_spare));
+	r |= obj_set(o, "spare_thresh", json_integer(s->spare_thresh));
+	r |= obj_set(o, "percent_used", json_integer(s->percent_used));
+	r |= obj_set(o, "endurance_grp_crit_warn", json_integer(s->endurance_grp_crit_warn));
+	r |= obj_set(o, "data_units_read", render_u128(s->data_units_read));
+	r |= obj_set(o, "data_units_written", render_u128(s->data_units_written));
+	r |= obj_set(o, "data_read_bytes", render_u128(smart_bytes(s->data_units_read)));
+	r |= obj_set(o, "data_written_bytes", render_u128(smart_bytes(s->data_units_written)));
+	r |= obj_set(o, "host_read_commands", render_u128(s->host_read_commands));
+	r |= obj_set(o, "host_write_commands", render_u128(s->host_write_commands));
+	r |= obj_set(o, "controller_busy_time", render_u128(s->controller_busy_time));
+	r |= obj_set(o, "power_cycles", render_u128(s->power_cycles));
+	r |= obj_set(o, "power_on_hours", render_u128(s->power_on_hours));
+	r |= obj_set(o, "unsafe_shutdowns", render_u128(s->unsafe_shutdowns));
+	r |= obj_set(o, "media_errors", render_u128(s->media_errors));
+	r |= obj_set(o, "num_err_log_entries", render_u128(s->num_err_log_entries));
+	r |= obj_set(o, "warning_temp_time", json_integer(s->warning_temp_time));
+	r |= obj_set(o, "critical_temp_time", json_integer(s->critical_temp_time));
+	r |= obj_set(o, "temp_sensors_k", render_sensors(s->temp_sensor_k, false));
+	r |= obj_set(o, "temp_sensors_c", render_sensors(s->temp_sensor_k, true));
+	r |= obj_set(o, "thm_temp1_trans_count", json_integer(s->thm_temp1_trans_count));
+	r |= obj_set(o, "thm_temp2_trans_count", json_integer(s->thm_temp2_trans_count));
+	r |= obj_set(o, "thm_temp1_total_time", json_integer(s->thm_temp1_total_time));
+	r |= obj_set(o, "thm_temp2_total_time", json_integer(s->thm_temp2_total_time));
+	return r ? -ENOMEM : 0;
+}
+
+json_t *render_smart(const struct smart_log *s)
+{
+	json_t *o = json_object();
+
+	if (!o)
+		return NULL;
+	if (smart_fields_add(o, s) < 0)
+		return json_decref(o), NULL;
+	return o;
+}
+
+json_t *render_sample(const struct sample *s)
+{
+	json_t *o = json_object();
+	int r = 0;
+
+	if (!o)
+		return NULL;
+	r |= obj_set(o, "ts", render_time(s->ts_ms));
+	r |= obj_set(o, "ts_ms", json_integer(s->ts_ms));
+	r |= smart_fields_add(o, &s->smart);
+	if (r)
+		return json_decref(o), NULL;
+	return o;
+}
+
+/*
+ * A fixed-size identity field (NUL-terminated or full). Drives report ASCII, but a
+ * broken one must not make the whole view fail: bytes that are not valid UTF-8
+ * become '?'.
+ */
+static json_t *render_text(const char *s, size_t size)
+{
+	size_t n = strnlen(s, size);
+	json_t *v = json_stringn(s, n);
+	char *copy;
+
+	if (v)
+		return v;
+	copy = strndup(s, n);
+	if (!copy)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)copy[i] >= 0x80 || copy[i] == '\0')
+			copy[i] = '?';
+	v = json_stringn(copy, n);
+	free(copy);
+	return v;
+}
+
+#define RENDER_TEXT(field) render_text(field, sizeof(field))
+
+/* The stored namespaces string parsed; an empty array when it is not a JSON array. */
+static json_t *render_namespaces(const char *text, size_t size)
+{
+	json_t *v = json_loadb(text, strnlen(text, size), JSON_DECODE_ANY, NULL);
+
+	if (json_is_array(v))
+		return v;
+	json_decref(v);
+	return json_array();
+}
+
+/* Add the identity fields of @row to @o. */
+static int row_fields_add(json_t *o, const struct device_row *row)
+{
+	int r = 0;
+
+	r |= obj_set(o, "id", json_integer(row->id));
+	r |= obj_set(o, "key", RENDER_TEXT(row->key));
+	r |= obj_set(o, "model", RENDER_TEXT(row->model));
+	r |= obj_set(o, "serial", RENDER_TEXT(row->serial));
+	r |= obj_set(o, "firmware", RENDER_TEXT(row->firmware));
+	r |= obj_set(o, "wctemp_k", json_integer(row->wctemp_k));
+	r |= obj_set(o, "wctemp_c", render_celsius(row->wctemp_k));
+	r |= obj_set(o, "cctemp_k", json_integer(row->cctemp_k));
+	r |= obj_set(o, "cctemp_c", render_celsius(row->cctemp_k));
+	r |= obj_set(o, "capacity_bytes", render_u128(row->capacity_bytes));
+	r |= obj_set(o, "name", RENDER_TEXT(row->name));
+	r |= obj_set(o, "namespaces", render_namespaces(row->namespaces, sizeof(row->namespaces)));
+	r |= obj_set(o, "first_seen", render_time(row->first_seen_ms));
+	r |= obj_set(o, "last_seen", render_time(row->last_seen_ms));
+	r |= obj_set(o, "online", json_boolean(row->online));
+	return r ? -ENOMEM : 0;
+}
+
+json_t *render_device_row(const struct device_row *row)
+{
+	json_t *o = json_object();
+
+	if (!o)
+		return NULL;
+	if (row_fields_add(o, row) < 0)
+		return json_decref(o), NULL;
+	return o;
+}
+
+json_t *render_fleet_device(const struct fleet_device *d)
+{
+	json_t *o = json_object();
+	int r = 0;
+
+	if (!o)
+		return NULL;
+	r |= row_fields_add(o, &d->row);
+	r |= obj_set(o, "latest", d->has_sample ? render_sample(&d->last) : json_null());
+	if (r)
+		return json_decref(o), NULL;
+	return o;
+}

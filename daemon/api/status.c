@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: MIT */
+/* `nvmond status`: read every controller once, without the daemon or a database. */
+#define _GNU_SOURCE /* strverscmp */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "nvmond/monitor/devrow.h"
+#include "nvmond/api/render.h"
+#include "nvmond/api/status.h"
+#include "nvmond/util/timefmt.h"
+
+/* nvme2 before nvme10: the order people read device names in. */
+static int by_name(const void *a, const void *b)
+{
+	return strverscmp(((const struct dev_info *)a)->name, ((const struct dev_info *)b)->name);
+}
+
+int status_collect(struct dev_backend *b, int64_t now_ms, json_t **ret, char *err, size_t errlen)
+{
+	struct dev_info *v = NULL;
+	size_t n = 0;
+	int r;
+
+	r = dev_scan(b, now_ms, &v, &n);
+	if (r < 0) {
+		snprintf(err, errlen, "scanning for NVMe controllers failed: %s", strerror(-r));
+		return r;
+	}
+	qsort(v, n, sizeof(*v), by_name);
+	json_t *devices = json_array();
+	if (!devices) {
+		free(v);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct fleet_device fd = {0};
+		uint8_t page[SMART_LOG_SIZE];
+
+		/* Same identity fields as the daemon; no store, so no id. */
+		devrow_from_info(&v[i], now_ms, &fd.row);
+
+		struct dev_ident who = {.model = v[i].id.model, .serial = v[i].id.serial};
+		r = dev_read_smart(b, v[i].name, &who, now_ms, page);
+		if (r == 0) {
+			fd.has_sample = true;
+			fd.last.ts_ms = now_ms;
+			smart_decode(page, &fd.last.smart);
+		}
+		json_t *o = render_fleet_device(&fd);
+		if (!o) {
+			json_decref(devices);
+			free(v);
+			return -ENOMEM;
+		}
+		json_object_del(o, "id");
+		json_object_del(o, "first_seen");
+		json_object_del(o, "last_seen");
+		json_object_set_new(o, "path", json_string(v[i].path));
+		if (r < 0)
+			json_object_set_new(o, "error", json_string(strerror(-r)));
+		json_array_append_new(devices, o);
+	}
+	free(v);
+	*ret = json_pack("{s:o}", "devices", devices);
+	return *ret ? 0 : -ENOMEM;
+}
+
+static void fmt_temp(const json_t *latest, char *buf, size_t len)
+{
+	json_t *c = json_object_get(latest, "temperature_c");
+	if (json_is_integer(c))
+		snprintf(buf, len, "%lld °C", (long long)json_integer_value(c));
+	else
+		snprintf(buf, len, "-");
+}
+
+static void fmt_written(const json_t *latest, char *buf, size_t len)
+{
+	json_t *b = json_object_get(latest, "data_written_bytes");
+	if (json_is_integer(b))
+		/* Display only: a rounded TB figure from an exact byte count. */
+		snprintf(buf, len, "%.2f TB", (double)json_integer_value(b) / 1e12);
+	else if (json_is_string(b))
+		snprintf(buf, len, "%s B", json_string_value(b));
+	else
+		snprintf(buf, len, "-");
+}
+
+int status_print_table(FILE *out, const json_t *status, bool color)
+{
+	json_t *devices = json_object_get(status, "devices"), *d;
+	size_t i;
+
+	if (json_array_size(devices) == 0) {
+		fprintf(out, "no NVMe controllers found\n");
+		return 0;
+	}
+	fprintf(out, "%s%-8s %-28s %-20s %8s %6s %11s  %s%s\n", color ? "\033[1m" : "", "DEVICE",
+		"MODEL", "SERIAL", "TEMP", "USED", "WRITTEN", "WARNINGS", color ? "\033[0m" : "");
+	json_array_foreach(devices, i, d)
+	{
+		json_t *latest = json_object_get(d, "latest");
+		char temp[32], written[64], used[16], warn[128] = "";
+		const char *on = "", *off = "";
+		json_t *bits = json_object_get(latest, "critical_warning_bits"), *bit;
+		size_t k;
+
+		fmt_temp(latest, temp, sizeof(temp));
+		fmt_written(latest, written, sizeof(written));
+		if (json_is_object(latest))
+			snprintf(used, sizeof(used), "%lld%%",
+				 (long long)json_integer_value(
+					 json_object_get(latest, "percent_used")));
+		else
+			snprintf(used, sizeof(used), "-");
+		json_array_foreach(bits, k, bit)
+		{
+			size_t l = strlen(warn);
+			snprintf(warn + l, sizeof(warn) - l, "%s%s", l ? "," : "",
+				 json_string_value(bit));
+		}
+		if (!json_is_object(latest))
+			snprintf(warn, sizeof(warn), "read failed: %s",
+				 json_string_value(json_object_get(d, "error")));
+		else if (!warn[0])
+			snprintf(warn, sizeof(warn), "none");
+		/* red: failed, or a bit beyond temperature; yellow: temperature only */
+		if (color && strcmp(warn, "none") != 0) {
+			on = strcmp(warn, "temperature") == 0 ? "\033[33m" : "\033[1;31m";
+			off = "\033[0m";
+		}
+		fprintf(out, "%-8s %-28.28s %-20.20s %8s %6s %11s  %s%s%s\n",
+			json_string_value(json_object_get(d, "name")),
+			json_string_value(json_object_get(d, "model")),
+			json_string_value(json_object_get(d, "serial")), temp, used, written, on,
+			warn, off);
+	}
+	return 0;
+}

@@ -1,0 +1,944 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Configuration: built-in defaults, the INI file (libinih) and single-key overrides.
+ *
+ * Every key lives in one table (cfg_keys[]) with its section, type, bounds and default;
+ * adding a key or a section is one line there. Nothing here logs: errors go back to the
+ * caller as "FILE:LINE: message" (cfg_load) or "message" (cfg_set).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <ini.h>
+#include <inttypes.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "nvmond/core/cfg.h"
+
+#define MS_PER_SEC  INT64_C(1000)
+#define MS_PER_MIN  (60 * MS_PER_SEC)
+#define MS_PER_HOUR (60 * MS_PER_MIN)
+#define MS_PER_DAY  (24 * MS_PER_HOUR)
+
+#define CFG_DEFAULT_ROOT_DATABASE "/var/lib/nvmond/nvmond.db"
+
+enum cfg_type {
+	CFG_T_DURATION, /* int64_t milliseconds, bounds in ms */
+	CFG_T_UINT32,	/* uint32_t, bounds inclusive */
+	CFG_T_PATH,	/* char[CFG_PATH_MAX], bounds are the length in bytes */
+	CFG_T_LISTEN,	/* listen_host + listen_port */
+	CFG_T_ENUM,	/* an enum (int-sized), value from a choice list */
+	CFG_T_SIZE,	/* uint64_t bytes ("400TB"), bounds in bytes */
+};
+
+struct cfg_choice {
+	const char *name;
+	int value;
+};
+
+struct cfg_key {
+	const char *section;
+	const char *key;
+	enum cfg_type type;
+	size_t offset;
+	int64_t min, max;
+	const struct cfg_choice *choices; /* CFG_T_ENUM: terminated by a NULL name */
+	const char *hint;		  /* CFG_T_ENUM: the accepted values, for messages */
+	const char *def;		  /* default, as written in the file; NULL: computed */
+};
+
+static const struct cfg_choice cfg_demo_choices[] = {
+	{"auto", CFG_DEMO_AUTO}, {"yes", CFG_DEMO_YES},
+	{"no", CFG_DEMO_NO},	 {"true", CFG_DEMO_YES},
+	{"false", CFG_DEMO_NO},	 {"on", CFG_DEMO_YES},
+	{"off", CFG_DEMO_NO},	 {"1", CFG_DEMO_YES},
+	{"0", CFG_DEMO_NO},	 {NULL, 0},
+};
+
+static const struct cfg_choice cfg_log_level_choices[] = {
+	{"error", LOG_LVL_ERROR},
+	{"warning", LOG_LVL_WARNING},
+	{"info", LOG_LVL_INFO},
+	{"debug", LOG_LVL_DEBUG},
+	{NULL, 0},
+};
+
+static const struct cfg_choice cfg_bool_choices[] = {
+	{"yes", 1}, {"no", 0}, {"true", 1}, {"false", 0}, {"on", 1},
+	{"off", 0}, {"1", 1},  {"0", 0},    {NULL, 0},
+};
+
+/* CFG_T_ENUM stores through an int *: the enums must be int-sized. */
+_Static_assert(sizeof(enum cfg_demo) == sizeof(int), "enum cfg_demo is not int-sized");
+_Static_assert(sizeof(enum log_level) == sizeof(int), "enum log_level is not int-sized");
+
+/* The field must have the C type the key type writes; a mismatch fails to compile. */
+#define CFG_OFF(field, ctype)                                                                      \
+	(offsetof(struct cfg, field) + 0 * sizeof(_Generic(((struct cfg *)0)->field, ctype : 1)))
+
+#define DURATION(sec, name, field, lo, hi, dflt)                                                   \
+	{                                                                                          \
+		.section = sec, .key = name, .type = CFG_T_DURATION,                               \
+		.offset = CFG_OFF(field, int64_t), .min = lo, .max = hi, .def = dflt               \
+	}
+#define UINT32(sec, name, field, lo, hi, dflt)                                                     \
+	{                                                                                          \
+		.section = sec, .key = name, .type = CFG_T_UINT32,                                 \
+		.offset = CFG_OFF(field, uint32_t), .min = lo, .max = hi, .def = dflt              \
+	}
+#define PATH(sec, name, field, minlen, dflt)                                                       \
+	{                                                                                          \
+		.section = sec, .key = name, .type = CFG_T_PATH, .offset = CFG_OFF(field, char *), \
+		.min = minlen, .max = sizeof(((struct cfg *)0)->field) - 1, .def = dflt            \
+	}
+#define ENUM(sec, name, field, ctype, list, hnt, dflt)                                             \
+	{                                                                                          \
+		.section = sec, .key = name, .type = CFG_T_ENUM, .offset = CFG_OFF(field, ctype),  \
+		.choices = list, .hint = hnt, .def = dflt                                          \
+	}
+#define LISTEN(sec, name, dflt)                                                                    \
+	{                                                                                          \
+		.section = sec, .key = name, .type = CFG_T_LISTEN, .def = dflt                     \
+	}
+
+static const struct cfg_key cfg_keys[] = {
+	LISTEN("daemon", "listen", CFG_DEFAULT_LISTEN),
+	/* database: no fixed default, see cfg_default_database(); web_root "": built-in. */
+	PATH("daemon", "database", database, 1, NULL),
+	PATH("daemon", "web_root", web_root, 0, ""),
+	DURATION("daemon", "poll_interval", poll_interval_ms, 100, MS_PER_DAY, "10s"),
+	DURATION("daemon", "rescan_interval", rescan_interval_ms, MS_PER_SEC, MS_PER_DAY, "30s"),
+	ENUM("daemon", "demo", demo, enum cfg_demo, cfg_demo_choices, "auto, yes or no", "auto"),
+	ENUM("daemon", "log_level", log_level, enum log_level, cfg_log_level_choices,
+	     "error, warning, info or debug", "info"),
+	UINT32("store", "buffer_samples", buffer_samples, 1, 10000000, "100000"),
+	DURATION("store", "retry_max", retry_max_ms, MS_PER_SEC, MS_PER_HOUR, "60s"),
+	DURATION("store", "keep_raw", keep_raw_ms, MS_PER_HOUR, 90 * MS_PER_DAY, "7d"),
+	UINT32("http", "threads", http_threads, 1, 64, "4"),
+	DURATION("http", "timeout", http_timeout_ms, MS_PER_SEC, MS_PER_HOUR, "30s"),
+	PATH("http", "token", http_token, 0, ""),
+	ENUM("alerts", "throttling", alert_throttling, int, cfg_bool_choices, "yes or no", "yes"),
+	ENUM("alerts", "temperature", alert_temperature, int, cfg_bool_choices, "yes or no", "yes"),
+	ENUM("alerts", "critical_warning", alert_critical_warning, int, cfg_bool_choices,
+	     "yes or no", "yes"),
+	ENUM("alerts", "spare", alert_spare, int, cfg_bool_choices, "yes or no", "yes"),
+	ENUM("alerts", "percent_used", alert_percent_used, int, cfg_bool_choices, "yes or no",
+	     "yes"),
+	ENUM("alerts", "media_errors", alert_media_errors, int, cfg_bool_choices, "yes or no",
+	     "yes"),
+	ENUM("alerts", "offline", alert_offline, int, cfg_bool_choices, "yes or no", "yes"),
+	ENUM("alerts", "wear", alert_wear, int, cfg_bool_choices, "yes or no", "yes"),
+	UINT32("alerts", "warning_margin", alert_warning_margin_c, 0, 50, "0"),
+	UINT32("alerts", "critical_margin", alert_critical_margin_c, 0, 50, "0"),
+	UINT32("alerts", "hysteresis", alert_hysteresis_c, 0, 20, "2"),
+	DURATION("alerts", "resolve_after", alert_resolve_after_ms, 0, MS_PER_HOUR, "30s"),
+	DURATION("alerts", "cooldown", alert_cooldown_ms, 0, MS_PER_DAY, "15m"),
+	PATH("alerts", "exec", alert_exec, 0, ""),
+	DURATION("alerts", "exec_timeout", alert_exec_timeout_ms, 100, MS_PER_HOUR, "10s"),
+	PATH("alerts", "webhook", alert_webhook, 0, ""),
+	DURATION("alerts", "webhook_timeout", alert_webhook_timeout_ms, 100, MS_PER_HOUR, "5s"),
+	UINT32("alerts", "webhook_queue", alert_webhook_queue, 1, 100000, "256"),
+	UINT32("alerts", "webhook_attempts", alert_webhook_attempts, 1, 100, "6"),
+	DURATION("alerts", "webhook_retry_max", alert_webhook_retry_max_ms, MS_PER_SEC, MS_PER_HOUR,
+		 "5m"),
+	UINT32("probes", "temp_margin", probe_temp_margin_c, 0, 50, "5"),
+	UINT32("probes", "busy_iops", probe_busy_iops, 0, 10000000, "50"),
+	UINT32("probes", "busy_mbps", probe_busy_mbps, 0, 100000, "5"),
+	DURATION("probes", "phase_duration", probe_phase_ms, 500, MS_PER_HOUR, "5s"),
+	DURATION("probes", "jitter", probe_jitter_ms, 0, MS_PER_DAY, "10m"),
+	DURATION("probes", "sustained_every", probe_sustained_every_ms, 0, 366 * MS_PER_DAY, "7d"),
+	UINT32("probes", "min_free", probe_min_free_pct, 0, 50, "5"),
+	PATH("probes", "lock_dir", probe_lock_dir, 0, ""),
+};
+
+/* Keys of [device "…"] sections: offsets into struct cfg_device. */
+#define DEV_OFF(field, ctype)                                                                      \
+	(offsetof(struct cfg_device, field) +                                                      \
+	 0 * sizeof(_Generic(((struct cfg_device *)0)->field, ctype : 1)))
+#define DEV_SIZE(name, field, lo, hi, dflt)                                                        \
+	{                                                                                          \
+		.section = "device", .key = name, .type = CFG_T_SIZE,                              \
+		.offset = DEV_OFF(field, uint64_t), .min = lo, .max = hi, .def = dflt              \
+	}
+
+#define DEV_PATH(name, field, dflt)                                                                \
+	{                                                                                          \
+		.section = "device", .key = name, .type = CFG_T_PATH,                              \
+		.offset = DEV_OFF(field, char *), .min = 0,                                        \
+		.max = sizeof(((struct cfg_device *)0)->field) - 1, .def = dflt                    \
+	}
+#define DEV_UINT32(name, field, lo, hi, dflt)                                                      \
+	{                                                                                          \
+		.section = "device", .key = name, .type = CFG_T_UINT32,                            \
+		.offset = DEV_OFF(field, uint32_t), .min = lo, .max = hi, .def = dflt              \
+	}
+#define DEV_ENUM(name, field, list, hnt, dflt)                                                     \
+	{                                                                                          \
+		.section = "device", .key = name, .type = CFG_T_ENUM,                              \
+		.offset = DEV_OFF(field, int), .choices = list, .hint = hnt, .def = dflt           \
+	}
+
+static const struct cfg_key cfg_device_keys[] = {
+	DEV_SIZE("rated_tbw", rated_bytes, 0, INT64_MAX, "0"),
+	DEV_PATH("probe_dir", probe_dir, ""),
+	DEV_PATH("probe_schedule", probe_schedule, ""),
+	DEV_SIZE("probe_file_size", probe_file_size, 1 << 20, INT64_MAX, "1GiB"),
+	DEV_SIZE("probe_budget_day", probe_budget_day, 0, INT64_MAX, "0"),
+	DEV_SIZE("probe_budget_month", probe_budget_month, 0, INT64_MAX, "0"),
+	DEV_SIZE("probe_sustained_limit", probe_sustained_limit, 1 << 20, INT64_MAX, "64GB"),
+	DEV_ENUM("destructive", probe_destructive, cfg_bool_choices, "yes or no", "no"),
+	DEV_UINT32("probe_namespace", probe_nsid, 1, 0xFFFFFFFE, "1"),
+	/* Unset: [alerts] warning_margin / critical_margin (see cfg_device_for). */
+	DEV_UINT32("warning_margin", alert_warning_margin_c, 0, 50, "0"),
+	DEV_UINT32("critical_margin", alert_critical_margin_c, 0, 50, "0"),
+};
+
+/* The set_mask of struct cfg_device has a bit per device key. */
+_Static_assert(sizeof(cfg_device_keys) / sizeof(cfg_device_keys[0]) <= 64, "too many device keys");
+
+#define ELEMENTSOF(a) (sizeof(a) / sizeof((a)[0]))
+
+static bool cfg_is_space(char ch)
+{
+	return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n' || ch == '\v' || ch == '\f';
+}
+
+static bool cfg_is_digit(char ch)
+{
+	return ch >= '0' && ch <= '9';
+}
+
+/* Parse a run of decimal digits that is the whole of [s, end). */
+static int cfg_parse_digits(const char *s, const char *end, int64_t max, int64_t *ret)
+{
+	int64_t n = 0;
+
+	if (s == end)
+		return -EINVAL;
+	for (const char *p = s; p < end; p++) {
+		if (!cfg_is_digit(*p))
+			return -EINVAL;
+		int d = *p - '0';
+		if (n > (max - d) / 10)
+			return -ERANGE;
+		n = n * 10 + d;
+	}
+	*ret = n;
+	return 0;
+}
+
+int cfg_parse_duration_ms(const char *s, int64_t *ret)
+{
+	static const struct {
+		const char *suffix;
+		int64_t ms;
+	} units[] = {
+		{"", MS_PER_SEC},  {"ms", 1},	       {"s", MS_PER_SEC},
+		{"m", MS_PER_MIN}, {"h", MS_PER_HOUR}, {"d", MS_PER_DAY},
+	};
+	const char *p;
+	int64_t n;
+	int r;
+
+	if (!s)
+		return -EINVAL;
+	for (p = s; cfg_is_digit(*p); p++)
+		;
+	r = cfg_parse_digits(s, p, INT64_MAX, &n);
+	if (r < 0)
+		return -EINVAL;
+	for (size_t i = 0; i < ELEMENTSOF(units); i++) {
+		if (strcmp(p, units[i].suffix) != 0)
+			continue;
+		if (n > INT64_MAX / units[i].ms)
+			return -EINVAL;
+		*ret = n * units[i].ms;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* "1d", "90s", "250ms": the largest unit that represents @ms exactly. */
+static void cfg_format_duration(int64_t ms, char *buf, size_t size)
+{
+	static const struct {
+		const char *suffix;
+		int64_t ms;
+	} units[] = {
+		{"d", MS_PER_DAY},
+		{"h", MS_PER_HOUR},
+		{"m", MS_PER_MIN},
+		{"s", MS_PER_SEC},
+	};
+
+	for (size_t i = 0; i < ELEMENTSOF(units); i++)
+		if (ms != 0 && ms % units[i].ms == 0) {
+			snprintf(buf, size, "%" PRId64 "%s", ms / units[i].ms, units[i].suffix);
+			return;
+		}
+	snprintf(buf, size, "%" PRId64 "ms", ms);
+}
+
+static bool cfg_hostname_valid(const char *s, size_t len)
+{
+	if (len == 0)
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		char ch = s[i];
+		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || cfg_is_digit(ch) ||
+		      ch == '-' || ch == '.' || ch == '_'))
+			return false;
+	}
+	return true;
+}
+
+/* "fe80::1%eth0" or "::1": an IPv6 literal with an optional zone. */
+static bool cfg_ipv6_valid(const char *s, size_t len)
+{
+	char addr[INET6_ADDRSTRLEN];
+	unsigned char bin[16];
+	const char *zone = memchr(s, '%', len);
+	size_t alen = zone ? (size_t)(zone - s) : len;
+
+	if (alen == 0 || alen >= sizeof(addr))
+		return false;
+	if (zone && !cfg_hostname_valid(zone + 1, len - alen - 1))
+		return false;
+	memcpy(addr, s, alen);
+	addr[alen] = '\0';
+	return inet_pton(AF_INET6, addr, bin) == 1;
+}
+
+int cfg_parse_listen(const char *s, char host[256], uint16_t *ret_port)
+{
+	const char *h, *hend, *port;
+	int64_t n;
+	bool v6;
+
+	if (!s)
+		return -EINVAL;
+	if (s[0] == '[') {
+		h = s + 1;
+		hend = strchr(h, ']');
+		if (!hend || hend[1] != ':')
+			return -EINVAL;
+		port = hend + 2;
+		v6 = true;
+	} else {
+		const char *colon = strrchr(s, ':');
+		if (!colon)
+			return -EINVAL;
+		h = s;
+		hend = colon;
+		port = colon + 1;
+		v6 = false;
+	}
+
+	size_t len = (size_t)(hend - h);
+	if (len >= 256)
+		return -EINVAL;
+	if (v6 ? !cfg_ipv6_valid(h, len) : len > 0 && !cfg_hostname_valid(h, len))
+		return -EINVAL;
+	if (cfg_parse_digits(port, port + strlen(port), 65535, &n) < 0 || n == 0)
+		return -EINVAL;
+
+	if (len == 0)
+		strcpy(host, "0.0.0.0");
+	else {
+		memcpy(host, h, len);
+		host[len] = '\0';
+	}
+	*ret_port = (uint16_t)n;
+	return 0;
+}
+
+static __attribute__((format(printf, 3, 4))) int cfg_error(char *buf, size_t size, const char *fmt,
+							   ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+/* [device "X"]: Return: true with X in @ret_match. */
+static bool cfg_device_section(const char *section, char *ret_match, size_t len)
+{
+	const char *q, *end;
+
+	if (strncmp(section, "device", 6) != 0)
+		return false;
+	q = section + 6;
+	while (cfg_is_space(*q))
+		q++;
+	if (*q != '"')
+		return false;
+	q++;
+	end = strchr(q, '"');
+	if (!end || end == q || end[1] != '\0' || (size_t)(end - q) >= len)
+		return false;
+	snprintf(ret_match, len, "%.*s", (int)(end - q), q);
+	return true;
+}
+
+static bool cfg_section_known(const char *section)
+{
+	char match[sizeof(((struct cfg_device *)0)->match)];
+
+	if (cfg_device_section(section, match, sizeof(match)))
+		return true;
+	for (size_t i = 0; i < ELEMENTSOF(cfg_keys); i++)
+		if (strcmp(cfg_keys[i].section, section) == 0)
+			return true;
+	return false;
+}
+
+static const struct cfg_key *cfg_key_find(const char *section, const char *key)
+{
+	for (size_t i = 0; i < ELEMENTSOF(cfg_keys); i++)
+		if (strcmp(cfg_keys[i].section, section) == 0 && strcmp(cfg_keys[i].key, key) == 0)
+			return &cfg_keys[i];
+	return NULL;
+}
+
+/* Validate @value for @k and store it in @c; on failure @c is untouched. */
+static int cfg_key_apply(const struct cfg_key *k, void *base, const char *value, char *err,
+			 size_t errsize)
+{
+	char *field = (char *)base + k->offset;
+	struct cfg *c = base; /* CFG_T_LISTEN only: a global key */
+	uint64_t size;
+	char lo[32], hi[32];
+	int64_t n;
+	int r;
+
+	switch (k->type) {
+	case CFG_T_DURATION:
+		r = cfg_parse_duration_ms(value, &n);
+		if (r < 0)
+			return cfg_error(err, errsize,
+					 "%s: invalid duration '%s' (use e.g. 500ms, 10s, 5m)",
+					 k->key, value);
+		if (n < k->min || n > k->max) {
+			cfg_format_duration(k->min, lo, sizeof(lo));
+			cfg_format_duration(k->max, hi, sizeof(hi));
+			return cfg_error(err, errsize, "%s: %s is out of range (%s .. %s)", k->key,
+					 value, lo, hi);
+		}
+		*(int64_t *)field = n;
+		return 0;
+
+	case CFG_T_UINT32:
+		r = cfg_parse_digits(value, value + strlen(value), INT64_MAX, &n);
+		if (r == -EINVAL)
+			return cfg_error(err, errsize, "%s: invalid number '%s'", k->key, value);
+		if (r < 0 || n < k->min || n > k->max)
+			return cfg_error(err, errsize,
+					 "%s: %s is out of range (%" PRId64 " .. %" PRId64 ")",
+					 k->key, value, k->min, k->max);
+		*(uint32_t *)field = (uint32_t)n;
+		return 0;
+
+	case CFG_T_PATH: {
+		size_t len = strlen(value);
+		if (len < (size_t)k->min)
+			return cfg_error(err, errsize, "%s: must not be empty", k->key);
+		if (len > (size_t)k->max)
+			return cfg_error(err, errsize, "%s: path too long (max %" PRId64 " bytes)",
+					 k->key, k->max);
+		/* Zero the tail too: the struct stays comparable byte for byte. */
+		memset(field, 0, (size_t)k->max + 1);
+		memcpy(field, value, len);
+		return 0;
+	}
+
+	case CFG_T_LISTEN: {
+		char host[sizeof(c->listen_host)] = {0};
+		uint16_t port;
+
+		r = cfg_parse_listen(value, host, &port);
+		if (r < 0)
+			return cfg_error(
+				err, errsize,
+				"%s: invalid address '%s' (use host:port, [v6]:port or :port, "
+				"port 1..65535)",
+				k->key, value);
+		memcpy(c->listen_host, host, sizeof(host));
+		c->listen_port = port;
+		return 0;
+	}
+
+	case CFG_T_SIZE:
+		r = cfg_parse_size(value, &size);
+		if (r < 0)
+			return cfg_error(err, errsize,
+					 "%s: invalid size '%s' (use e.g. 400TB, 1.2PB, 512GiB)",
+					 k->key, value);
+		if (size < (uint64_t)k->min || size > (uint64_t)k->max)
+			return cfg_error(err, errsize, "%s: %s is out of range", k->key, value);
+		*(uint64_t *)field = size;
+		return 0;
+
+	case CFG_T_ENUM:
+		for (const struct cfg_choice *ch = k->choices; ch->name; ch++)
+			if (strcasecmp(ch->name, value) == 0) {
+				*(int *)field = ch->value;
+				return 0;
+			}
+		return cfg_error(err, errsize, "%s: invalid value '%s' (use %s)", k->key, value,
+				 k->hint);
+	}
+	return cfg_error(err, errsize, "%s: unsupported key type", k->key);
+}
+
+size_t cfg_key_count(void)
+{
+	return ELEMENTSOF(cfg_keys) + ELEMENTSOF(cfg_device_keys);
+}
+
+static void cfg_device_defaults(struct cfg_device *d)
+{
+	char err[CFG_ERR_MAX];
+
+	memset(d, 0, sizeof(*d));
+	for (size_t i = 0; i < ELEMENTSOF(cfg_device_keys); i++)
+		(void)cfg_key_apply(&cfg_device_keys[i], d, cfg_device_keys[i].def, err,
+				    sizeof(err));
+}
+
+/* [device "@match"] @key = @value: the section's entry is made at its first key. */
+static int cfg_device_apply(struct cfg *c, const char *match, const char *key, const char *value,
+			    char *err, size_t errsize)
+{
+	struct cfg_device *d = NULL, tmp;
+	size_t k;
+
+	for (k = 0; k < ELEMENTSOF(cfg_device_keys); k++)
+		if (strcmp(cfg_device_keys[k].key, key) == 0)
+			break;
+	if (k == ELEMENTSOF(cfg_device_keys))
+		return cfg_error(err, errsize, "unknown key '%s' in section [device \"%s\"]", key,
+				 match);
+	for (size_t i = 0; i < c->n_devices; i++)
+		if (strcmp(c->devices[i].match, match) == 0)
+			d = &c->devices[i];
+	if (!d) {
+		if (c->n_devices == CFG_MAX_DEVICES)
+			return cfg_error(err, errsize, "too many [device] sections (max %d)",
+					 CFG_MAX_DEVICES);
+		cfg_device_defaults(&tmp);
+		snprintf(tmp.match, sizeof(tmp.match), "%s", match);
+	} else {
+		tmp = *d;
+	}
+	int r = cfg_key_apply(&cfg_device_keys[k], &tmp, value, err, errsize);
+	if (r < 0)
+		return r;
+	tmp.set_mask |= UINT64_C(1) << k;
+	if (!d)
+		d = &c->devices[c->n_devices++];
+	*d = tmp;
+	return 0;
+}
+
+/* Copy the keys @from sets onto @to. */
+static void cfg_device_merge(struct cfg_device *to, const struct cfg_device *from)
+{
+	static const size_t size[] = {
+		[CFG_T_DURATION] = sizeof(int64_t),
+		[CFG_T_UINT32] = sizeof(uint32_t),
+		[CFG_T_ENUM] = sizeof(int),
+		[CFG_T_SIZE] = sizeof(uint64_t),
+	};
+
+	for (size_t k = 0; k < ELEMENTSOF(cfg_device_keys); k++) {
+		const struct cfg_key *key = &cfg_device_keys[k];
+		if (!(from->set_mask & (UINT64_C(1) << k)))
+			continue;
+		memcpy((char *)to + key->offset, (const char *)from + key->offset,
+		       key->type == CFG_T_PATH ? (size_t)key->max + 1 : size[key->type]);
+		to->set_mask |= UINT64_C(1) << k;
+	}
+}
+
+void cfg_device_for(const struct cfg *c, const char *model, const char *serial,
+		    struct cfg_device *ret)
+{
+	struct cfg_device d;
+
+	cfg_device_defaults(&d);
+	/* The model's section first, so a serial's section wins. */
+	for (size_t i = 0; i < c->n_devices; i++)
+		if (model && strcmp(c->devices[i].match, model) == 0)
+			cfg_device_merge(&d, &c->devices[i]);
+	for (size_t i = 0; i < c->n_devices; i++)
+		if (serial && strcmp(c->devices[i].match, serial) == 0) {
+			cfg_device_merge(&d, &c->devices[i]);
+			snprintf(d.match, sizeof(d.match), "%s", serial);
+		}
+	if (!cfg_device_sets(&d, "warning_margin"))
+		d.alert_warning_margin_c = c->alert_warning_margin_c;
+	if (!cfg_device_sets(&d, "critical_margin"))
+		d.alert_critical_margin_c = c->alert_critical_margin_c;
+	*ret = d;
+}
+
+bool cfg_device_sets(const struct cfg_device *d, const char *key)
+{
+	for (size_t k = 0; k < ELEMENTSOF(cfg_device_keys); k++)
+		if (strcmp(cfg_device_keys[k].key, key) == 0)
+			return d->set_mask & (UINT64_C(1) << k);
+	return false;
+}
+
+int cfg_parse_size(const char *s, uint64_t *ret)
+{
+	static const struct {
+		const char *suffix;
+		uint64_t mult;
+	} units[] = {
+		{"", 1},
+		{"B", 1},
+		{"kB", 1000ULL},
+		{"KB", 1000ULL},
+		{"MB", 1000000ULL},
+		{"GB", 1000000000ULL},
+		{"TB", 1000000000000ULL},
+		{"PB", 1000000000000000ULL},
+		{"KiB", 1ULL << 10},
+		{"MiB", 1ULL << 20},
+		{"GiB", 1ULL << 30},
+		{"TiB", 1ULL << 40},
+		{"PiB", 1ULL << 50},
+	};
+	uint64_t whole = 0, frac = 0, frac_div = 1;
+	const char *p = s;
+
+	if (!cfg_is_digit(*p))
+		return -EINVAL;
+	for (; cfg_is_digit(*p); p++) {
+		uint64_t dgt = (uint64_t)(*p - '0');
+		if (whole > (UINT64_MAX - dgt) / 10)
+			return -ERANGE;
+		whole = whole * 10 + dgt;
+	}
+	if (*p == '.') {
+		p++;
+		if (!cfg_is_digit(*p))
+			return -EINVAL;
+		/* Up to 6 decimals: "1.2PB" stays exact in integers. */
+		for (int n = 0; cfg_is_digit(*p); p++, n++)
+			if (n < 6) {
+				frac = frac * 10 + (uint64_t)(*p - '0');
+				frac_div *= 10;
+			}
+	}
+	while (*p == ' ')
+		p++;
+	for (size_t i = 0; i < ELEMENTSOF(units); i++) {
+		if (strcmp(p, units[i].suffix) != 0)
+			continue;
+		uint64_t m = units[i].mult;
+		if (whole > UINT64_MAX / m)
+			return -ERANGE;
+		uint64_t v = whole * m;
+		/* frac / frac_div of a unit, rounded down to whole bytes. */
+		uint64_t f = (uint64_t)((unsigned __int128)frac * m / frac_div);
+		if (v > UINT64_MAX - f)
+			return -ERANGE;
+		*ret = v + f;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* Look up [@section] @key and apply @value: the common path of the file and cfg_set(). */
+static int cfg_apply(struct cfg *c, const char *section, const char *key, const char *value,
+		     char *err, size_t errsize)
+{
+	const struct cfg_key *k;
+
+	char match[sizeof(((struct cfg_device *)0)->match)];
+
+	if (!section || !*section)
+		return cfg_error(err, errsize, "key '%s' outside any section", key);
+	if (cfg_device_section(section, match, sizeof(match)))
+		return cfg_device_apply(c, match, key, value, err, errsize);
+	if (!cfg_section_known(section))
+		return cfg_error(err, errsize, "unknown section [%s]", section);
+	k = cfg_key_find(section, key);
+	if (!k)
+		return cfg_error(err, errsize, "unknown key '%s' in section [%s]", key, section);
+	return cfg_key_apply(k, c, value, err, errsize);
+}
+
+/* root: /var/lib/nvmond; others: $XDG_STATE_HOME/nvmond, else ~/.local/state/nvmond. */
+static void cfg_default_database(char buf[CFG_PATH_MAX])
+{
+	const char *xdg, *home;
+	struct passwd pw, *res = NULL;
+	char pwbuf[4096];
+
+	if (geteuid() != 0) {
+		/* XDG: a relative $XDG_STATE_HOME is invalid and must be ignored. */
+		xdg = getenv("XDG_STATE_HOME");
+		if (xdg && xdg[0] == '/' &&
+		    (size_t)snprintf(buf, CFG_PATH_MAX, "%s/nvmond/nvmond.db", xdg) < CFG_PATH_MAX)
+			return;
+		home = getenv("HOME");
+		if ((!home || home[0] != '/') &&
+		    getpwuid_r(geteuid(), &pw, pwbuf, sizeof(pwbuf), &res) == 0 && res)
+			home = res->pw_dir;
+		if (home && home[0] == '/' &&
+		    (size_t)snprintf(buf, CFG_PATH_MAX, "%s/.local/state/nvmond/nvmond.db", home) <
+			    CFG_PATH_MAX)
+			return;
+	}
+	snprintf(buf, CFG_PATH_MAX, "%s", CFG_DEFAULT_ROOT_DATABASE);
+}
+
+void cfg_defaults(struct cfg *c)
+{
+	char err[CFG_ERR_MAX];
+
+	memset(c, 0, sizeof(*c));
+	for (size_t i = 0; i < ELEMENTSOF(cfg_keys); i++)
+		if (cfg_keys[i].def)
+			/* Built-in strings; the unit tests check that each one applies. */
+			(void)cfg_key_apply(&cfg_keys[i], c, cfg_keys[i].def, err, sizeof(err));
+	cfg_default_database(c->database);
+}
+
+int cfg_set(struct cfg *c, const char *section, const char *key, const char *value,
+	    char ret_err[CFG_ERR_MAX])
+{
+	char msg[CFG_ERR_MAX];
+	int r;
+
+	if (!section || !key || !value)
+		return cfg_error(ret_err, CFG_ERR_MAX, "missing section, key or value");
+	r = cfg_apply(c, section, key, value, msg, sizeof(msg));
+	if (r < 0) {
+		memcpy(ret_err, msg, sizeof(msg));
+		return r;
+	}
+	return 0;
+}
+
+/*
+ * Parsing state. libinih (Debian, v55) does not pass line numbers to the handler and keeps
+ * parsing after an error, so our reader counts lines (one reader call per line, exactly as
+ * inih counts them) and the first error is recorded here with its line.
+ */
+struct cfg_parse {
+	FILE *f;
+	const char *path;
+	struct cfg *c;
+	int line;	/* line most recently handed to inih */
+	bool after_key; /* inih's "previous name" is set: indented lines continue it */
+	int read_errno; /* fgets() failed */
+	int err_line;	/* first error, 0 = none */
+	char err[CFG_ERR_MAX];
+};
+
+static __attribute__((format(printf, 2, 3))) void cfg_parse_fail(struct cfg_parse *p,
+								 const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (p->err_line)
+		return; /* keep the first one */
+	p->err_line = p->line;
+	n = snprintf(p->err, sizeof(p->err), "%s:%d: ", p->path, p->line);
+	if (n < 0 || (size_t)n >= sizeof(p->err))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(p->err + n, sizeof(p->err) - (size_t)n, fmt, ap);
+	va_end(ap);
+}
+
+/* inih's find_chars_or_comment(): the first of @chars, or an inline " ;" comment. */
+static const char *cfg_find_chars_or_comment(const char *s, const char *chars)
+{
+	bool was_space = false;
+
+	while (*s && !strchr(chars, *s) && !(was_space && *s == ';')) {
+		was_space = cfg_is_space(*s);
+		s++;
+	}
+	return s;
+}
+
+/*
+ * Look at the line the way inih will, for what inih cannot report: unknown sections (also
+ * empty ones — inih does not tell the handler about sections) and malformed lines.
+ */
+static void cfg_parse_inspect(struct cfg_parse *p, const char *line)
+{
+	const char *start = line, *end;
+
+	if (p->line == 1 && (unsigned char)start[0] == 0xEF && (unsigned char)start[1] == 0xBB &&
+	    (unsigned char)start[2] == 0xBF)
+		start += 3;
+	const char *text = start;
+	while (cfg_is_space(*start))
+		start++;
+
+	if (*start == '\0' || *start == ';' || *start == '#')
+		return;
+	if (p->after_key && start > text)
+		return; /* continuation of the previous value */
+	if (*start == '[') {
+		end = cfg_find_chars_or_comment(start + 1, "]");
+		if (*end != ']') {
+			cfg_parse_fail(p, "missing ']' in section header");
+			return;
+		}
+		p->after_key = false;
+		const char *name = start + 1;
+		while (cfg_is_space(*name))
+			name++;
+		const char *nend = end;
+		while (nend > name && cfg_is_space(nend[-1]))
+			nend--;
+		int len = (int)(nend - name);
+		if (len == 0) {
+			cfg_parse_fail(p, "empty section name");
+			return;
+		}
+		char section[64];
+		snprintf(section, sizeof(section), "%.*s", len, name);
+		if ((size_t)len >= sizeof(section) || !cfg_section_known(section))
+			cfg_parse_fail(p, "unknown section [%.*s]", len, name);
+		return;
+	}
+	end = cfg_find_chars_or_comment(start, "=:");
+	if (*end != '=' && *end != ':') {
+		cfg_parse_fail(p, "expected 'key = value' or '[section]'");
+		return;
+	}
+	p->after_key = true;
+}
+
+static char *cfg_parse_reader(char *str, int num, void *stream)
+{
+	struct cfg_parse *p = stream;
+	size_t len;
+
+	if (!fgets(str, num, p->f)) {
+		if (ferror(p->f))
+			p->read_errno = errno ? errno : EIO;
+		return NULL;
+	}
+	p->line++;
+	len = strlen(str);
+	if (len > 0 && str[len - 1] != '\n' && !feof(p->f)) {
+		/* The buffer is full: read the rest of the line so inih's count stays right. */
+		bool more = false;
+		int ch;
+
+		while ((ch = getc(p->f)) != EOF && ch != '\n')
+			if (!cfg_is_space((char)ch))
+				more = true;
+		if (ferror(p->f)) {
+			p->read_errno = errno ? errno : EIO;
+			return NULL;
+		}
+		const char *t = str;
+		while (cfg_is_space(*t))
+			t++;
+		if (more && *t != '#' && *t != ';') { /* long comments are fine */
+			cfg_parse_fail(p, "line too long (max %d characters)", num - 3);
+			str[0] = '\0'; /* inih skips it */
+			return str;
+		}
+	}
+	cfg_parse_inspect(p, str);
+	return str;
+}
+
+static int cfg_parse_handler(void *user, const char *section, const char *name, const char *value)
+{
+	struct cfg_parse *p = user;
+	char msg[CFG_ERR_MAX];
+	char sect[64];
+	size_t n;
+	int r;
+
+	/* inih keeps "[ daemon ]" verbatim; the section names we know have no spaces. */
+	while (cfg_is_space(*section))
+		section++;
+	n = strlen(section);
+	while (n > 0 && cfg_is_space(section[n - 1]))
+		n--;
+	snprintf(sect, sizeof(sect), "%.*s", (int)n, section);
+
+	r = cfg_apply(p->c, sect, name, value, msg, sizeof(msg));
+	if (r < 0) {
+		cfg_parse_fail(p, "%s", msg);
+		return 0;
+	}
+	return 1;
+}
+
+int cfg_load(struct cfg *c, const char *path, char ret_err[CFG_ERR_MAX])
+{
+	struct cfg_parse p = {.path = path};
+	struct cfg *tmp = NULL;
+	int r;
+
+	p.f = fopen(path, "re");
+	if (!p.f) {
+		r = -errno;
+		snprintf(ret_err, CFG_ERR_MAX, "%s: %m", path);
+		return r;
+	}
+	/* Parse into a copy: on any error @c stays as it was. */
+	tmp = malloc(sizeof(*tmp));
+	if (!tmp) {
+		r = -ENOMEM;
+		snprintf(ret_err, CFG_ERR_MAX, "%s: out of memory", path);
+		goto finish;
+	}
+	*tmp = *c;
+	p.c = tmp;
+
+	r = ini_parse_stream(cfg_parse_reader, &p, cfg_parse_handler, &p);
+	if (p.read_errno) {
+		r = -p.read_errno;
+		errno = p.read_errno;
+		snprintf(ret_err, CFG_ERR_MAX, "%s: read error: %m", path);
+		goto finish;
+	}
+	if (r > 0 && (p.err_line == 0 || r < p.err_line)) {
+		/* inih found something our inspection did not; report it generically. */
+		snprintf(ret_err, CFG_ERR_MAX, "%s:%d: syntax error", path, r);
+		r = -EINVAL;
+		goto finish;
+	}
+	if (r < 0) {
+		snprintf(ret_err, CFG_ERR_MAX, "%s: parser failed (%d)", path, r);
+		r = r == -2 ? -ENOMEM : -EIO;
+		goto finish;
+	}
+	if (p.err_line) {
+		memcpy(ret_err, p.err, CFG_ERR_MAX);
+		r = -EINVAL;
+		goto finish;
+	}
+	*c = *tmp;
+	r = 0;
+finish:
+	free(tmp);
+	fclose(p.f);
+	return r;
+}

@@ -1,0 +1,238 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The real backend: NVMe controllers through libnvme. The only file that
+ * includes <libnvme.h>. It returns raw pages; decoding is smart.c / idctl.c.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include <libnvme.h>
+
+#include "nvmond/dev/dev.h"
+#include "nvmond/dev/nvme_sysfs.h"
+
+/* Our decoders read the wire layout by offset; hold libnvme's structs to it. */
+_Static_assert(sizeof(struct nvme_smart_log) == SMART_LOG_SIZE, "SMART log page size");
+_Static_assert(offsetof(struct nvme_smart_log, data_units_written) == 48, "DUW offset");
+_Static_assert(offsetof(struct nvme_smart_log, temp_sensor) == 200, "sensor offset");
+_Static_assert(offsetof(struct nvme_smart_log, thm_temp2_total_time) == 228, "TMT2 offset");
+_Static_assert(sizeof(struct nvme_id_ctrl) == IDCTL_SIZE, "identify controller size");
+_Static_assert(offsetof(struct nvme_id_ctrl, wctemp) == 266, "WCTEMP offset");
+_Static_assert(offsetof(struct nvme_id_ctrl, tnvmcap) == 280, "TNVMCAP offset");
+
+/* libnvme answers -1 + errno for a failed ioctl, or a positive NVMe status. */
+static int nvme_rc_errno(int rc)
+{
+	if (rc < 0)
+		return errno ? -errno : -EIO;
+	return rc > 0 ? -EIO : 0;
+}
+
+/* Controller names come from sysfs; still, never build a path from anything else. */
+static bool name_valid(const char *name)
+{
+	if (strncmp(name, "nvme", 4) != 0 || !name[4])
+		return false;
+	for (const char *p = name + 4; *p; p++)
+		if (*p < '0' || *p > '9')
+			return false;
+	return true;
+}
+
+static int open_ctrl(const char *name, int *ret_fd)
+{
+	char path[DEV_NAME_MAX + 8];
+
+	if (!name_valid(name))
+		return -EINVAL;
+	snprintf(path, sizeof(path), "/dev/%s", name);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	*ret_fd = fd;
+	return 0;
+}
+
+static void add_ns(struct dev_info *d, nvme_ns_t n)
+{
+	if (d->n_ns >= DEV_MAX_NS)
+		return;
+	struct dev_ns *ns = &d->ns[d->n_ns++];
+	ns->nsid = (uint32_t)nvme_ns_get_nsid(n);
+	snprintf(ns->name, sizeof(ns->name), "%s", nvme_ns_get_name(n));
+	ns->lba_size = (uint32_t)nvme_ns_get_lba_size(n);
+	ns->size_bytes = nvme_ns_get_lba_count(n) * ns->lba_size;
+}
+
+static int ctrl_info(nvme_subsystem_t s, nvme_ctrl_t c, struct dev_info *ret)
+{
+	struct dev_info d = {0};
+	struct nvme_id_ctrl id;
+	int fd, r;
+
+	snprintf(d.name, sizeof(d.name), "%s", nvme_ctrl_get_name(c));
+	r = open_ctrl(d.name, &fd);
+	if (r < 0)
+		return r;
+	r = nvme_rc_errno(nvme_identify_ctrl(fd, &id));
+	close(fd);
+	if (r < 0)
+		return r;
+	idctl_decode((const uint8_t *)&id, &d.id);
+	snprintf(d.path, sizeof(d.path), "/dev/%s", d.name);
+
+	nvme_ns_t n;
+	nvme_ctrl_for_each_ns(c, n) add_ns(&d, n);
+	/* With native multipath the block devices hang off the subsystem. */
+	if (d.n_ns == 0)
+		nvme_subsystem_for_each_ns(s, n) add_ns(&d, n);
+	*ret = d;
+	return 0;
+}
+
+static int nvmond_scan_ctrls(void *ctx, int64_t now_ms, struct dev_info **ret, size_t *ret_n)
+{
+	struct dev_info *v = NULL;
+	size_t n = 0, cap = 0;
+	nvme_host_t h;
+	nvme_subsystem_t s;
+	nvme_ctrl_t c;
+
+	/* libnvme logs through its root; keep it quiet: errors come back to us. */
+	nvme_root_t root = nvme_create_root(NULL, LOG_CRIT);
+	if (!root)
+		return -ENOMEM;
+	int r = nvme_scan_topology(root, NULL, NULL);
+	if (r < 0) {
+		/* No NVMe at all (no /sys/class/nvme) is an empty list, not an error. */
+		r = errno == ENOENT ? 0 : -errno;
+		goto out;
+	}
+	r = 0;
+	nvme_for_each_host(root, h) nvme_for_each_subsystem(h, s) nvme_subsystem_for_each_ctrl(s, c)
+	{
+		const char *transport = nvme_ctrl_get_transport(c);
+		if (transport && strcmp(transport, "pcie") != 0)
+			continue; /* fabrics controllers are another host's drives */
+		if (n == cap) {
+			cap = cap ? cap * 2 : 4;
+			struct dev_info *nv = realloc(v, cap * sizeof(*v));
+			if (!nv) {
+				r = -ENOMEM;
+				goto out;
+			}
+			v = nv;
+		}
+		/* A controller that cannot be identified now (resetting, gone) is left out. */
+		if (ctrl_info(s, c, &v[n]) == 0)
+			n++;
+	}
+out:
+	nvme_free_tree(root);
+	if (r < 0) {
+		free(v);
+		return r;
+	}
+	*ret = v;
+	*ret_n = n;
+	return 0;
+}
+
+/*
+ * Whether the node open on @fd is the controller @who: asked of the node
+ * itself (its device number), so a name that moved to another drive between
+ * the scan and this read cannot answer for the wrong one.
+ */
+static int ctrl_is(int fd, const struct dev_ident *who)
+{
+	struct nvme_sysfs_ctrl c;
+	struct stat st;
+	int r;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISCHR(st.st_mode))
+		return -ENODEV;
+	r = nvme_sysfs_ctrl_of_chardev("/sys", st.st_rdev, &c);
+	if (r < 0)
+		return r == -ENOENT ? -ENODEV : r;
+	return nvme_sysfs_ident_eq(&c, who->serial, who->model) ? 0 : -ESTALE;
+}
+
+static int nvmond_read_smart(void *ctx, const char *name, const struct dev_ident *who,
+			     int64_t now_ms, uint8_t ret_page[SMART_LOG_SIZE])
+{
+	struct nvme_smart_log log;
+	int fd, r;
+
+	r = open_ctrl(name, &fd);
+	if (r < 0)
+		return r;
+	r = who ? ctrl_is(fd, who) : 0;
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	r = nvme_rc_errno(nvme_get_log_smart(fd, NVME_NSID_ALL, false, &log));
+	close(fd);
+	if (r < 0)
+		return r;
+	memcpy(ret_page, &log, SMART_LOG_SIZE);
+	return 0;
+}
+
+static void nvmond_backend_free(void *ctx)
+{
+}
+
+static const struct dev_backend_ops nvme_ops = {
+	.name = "nvme",
+	.scan = nvmond_scan_ctrls,
+	.read_smart = nvmond_read_smart,
+	.free = nvmond_backend_free,
+};
+
+int dev_nvme_open(struct dev_backend **ret)
+{
+	struct dev_backend *b = calloc(1, sizeof(*b));
+
+	if (!b)
+		return -ENOMEM;
+	b->ops = &nvme_ops;
+	*ret = b;
+	return 0;
+}
+
+struct dev_backend *dev_backend_free(struct dev_backend *b)
+{
+	if (!b)
+		return NULL;
+	if (b->ops->free)
+		b->ops->free(b->ctx);
+	free(b);
+	return NULL;
+}
+
+int dev_scan(struct dev_backend *b, int64_t now_ms, struct dev_info **ret, size_t *ret_n)
+{
+	return b->ops->scan(b->ctx, now_ms, ret, ret_n);
+}
+
+int dev_read_smart(struct dev_backend *b, const char *name, const struct dev_ident *who,
+		   int64_t now_ms, uint8_t ret_page[SMART_LOG_SIZE])
+{
+	return b->ops->read_smart(b->ctx, name, who, now_ms, ret_page);
+}
+
+char *dev_key(const struct idctl *id, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/%s", id->model, id->serial);
+	return buf;
+}

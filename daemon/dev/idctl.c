@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+#include <string.h>
+
+#include "nvmond/dev/idctl.h"
+
+/* Byte offsets in Identify Controller (NVMe 2.0, Figure 275). */
+enum {
+	OFF_VID = 0,
+	OFF_SN = 4,
+	LEN_SN = 20,
+	OFF_MN = 24,
+	LEN_MN = 40,
+	OFF_FR = 64,
+	LEN_FR = 8,
+	OFF_WCTEMP = 266,
+	OFF_CCTEMP = 268,
+	OFF_TNVMCAP = 280,
+	OFF_NN = 516,
+};
+
+_Static_assert(sizeof(((struct idctl *)0)->serial) == LEN_SN + 1, "serial buffer");
+_Static_assert(sizeof(((struct idctl *)0)->model) == LEN_MN + 1, "model buffer");
+_Static_assert(sizeof(((struct idctl *)0)->firmware) == LEN_FR + 1, "firmware buffer");
+
+void idctl_str_clean(char *dst, const uint8_t *src, size_t len)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		uint8_t c = src[i];
+		dst[i] = (c >= 0x20 && c < 0x7f) ? (char)c : (c == 0 ? ' ' : '?');
+	}
+	n = len;
+	while (n > 0 && dst[n - 1] == ' ')
+		n--;
+	dst[n] = '\0';
+	/* Leading blanks are padding too (some drives right-align). */
+	size_t lead = strspn(dst, " ");
+	if (lead)
+		memmove(dst, dst + lead, n - lead + 1);
+}
+
+static void field_put(uint8_t *dst, const char *src, size_t len)
+{
+	size_t n = strnlen(src, len);
+
+	memset(dst, ' ', len);
+	memcpy(dst, src, n);
+}
+
+int idctl_decode(const uint8_t page[IDCTL_SIZE], struct idctl *ret)
+{
+	struct idctl id = {
+		.vid = (uint16_t)(page[OFF_VID] | page[OFF_VID + 1] << 8),
+		.wctemp_k = (uint16_t)(page[OFF_WCTEMP] | page[OFF_WCTEMP + 1] << 8),
+		.cctemp_k = (uint16_t)(page[OFF_CCTEMP] | page[OFF_CCTEMP + 1] << 8),
+		.tnvmcap = u128_from_le(page + OFF_TNVMCAP),
+		.nn = (uint32_t)page[OFF_NN] | (uint32_t)page[OFF_NN + 1] << 8 |
+		      (uint32_t)page[OFF_NN + 2] << 16 | (uint32_t)page[OFF_NN + 3] << 24,
+	};
+
+	idctl_str_clean(id.serial, page + OFF_SN, LEN_SN);
+	idctl_str_clean(id.model, page + OFF_MN, LEN_MN);
+	idctl_str_clean(id.firmware, page + OFF_FR, LEN_FR);
+	*ret = id;
+	return 0;
+}
+
+void idctl_encode(const struct idctl *id, uint8_t page[IDCTL_SIZE])
+{
+	memset(page, 0, IDCTL_SIZE);
+	page[OFF_VID] = (uint8_t)id->vid;
+	page[OFF_VID + 1] = (uint8_t)(id->vid >> 8);
+	field_put(page + OFF_SN, id->serial, LEN_SN);
+	field_put(page + OFF_MN, id->model, LEN_MN);
+	field_put(page + OFF_FR, id->firmware, LEN_FR);
+	page[OFF_WCTEMP] = (uint8_t)id->wctemp_k;
+	page[OFF_WCTEMP + 1] = (uint8_t)(id->wctemp_k >> 8);
+	page[OFF_CCTEMP] = (uint8_t)id->cctemp_k;
+	page[OFF_CCTEMP + 1] = (uint8_t)(id->cctemp_k >> 8);
+	u128_to_le(id->tnvmcap, page + OFF_TNVMCAP);
+	for (int i = 0; i < 4; i++)
+		page[OFF_NN + i] = (uint8_t)(id->nn >> (8 * i));
+}

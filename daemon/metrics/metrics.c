@@ -1,0 +1,508 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The Prometheus text format. Pure: no clock, no files, no logging. Names and
+ * units follow the Prometheus conventions: base units (bytes, seconds, Celsius,
+ * ratios 0..1), _total for counters, one HELP/TYPE block per family.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nvmond/metrics/metrics.h"
+#include "nvmond/dev/smart.h"
+#include "nvmond/util/u128.h"
+
+#define LABELS_MAX 512
+
+char *metrics_escape_label(const char *s, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	for (; *s; s++) {
+		const char *rep = NULL;
+		char one[2] = {*s, '\0'};
+
+		if (*s == '\\')
+			rep = "\\\\";
+		else if (*s == '"')
+			rep = "\\\"";
+		else if (*s == '\n')
+			rep = "\\n";
+		else if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e)
+			rep = "?"; /* drive strings are ASCII; Prometheus rejects invalid UTF-8 */
+		else
+			rep = one;
+		size_t n = strlen(rep);
+		if (o + n + 1 > len)
+			break;
+		memcpy(buf + o, rep, n);
+		o += n;
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+/* device="nvme0",model="…",serial="…" */
+static void device_labels(const struct device_row *row, char buf[LABELS_MAX])
+{
+	char name[DEV_NAME_MAX * 2], model[sizeof(row->model) * 2], serial[sizeof(row->serial) * 2];
+
+	snprintf(buf, LABELS_MAX, "device=\"%s\",model=\"%s\",serial=\"%s\"",
+		 metrics_escape_label(row->name, name, sizeof(name)),
+		 metrics_escape_label(row->model, model, sizeof(model)),
+		 metrics_escape_label(row->serial, serial, sizeof(serial)));
+}
+
+static void family(FILE *f, const char *name, const char *type, const char *help)
+{
+	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static void put_u128(FILE *f, const char *name, const char *labels, u128 v)
+{
+	char dec[U128_DEC_MAX];
+
+	fprintf(f, "%s{%s} %s\n", name, labels, u128_to_dec(v, dec));
+}
+
+static void put_ms(FILE *f, const char *name, const char *labels, int64_t ms)
+{
+	/* Unix seconds with millisecond precision, written exactly. */
+	const char *sign = ms < 0 ? "-" : "";
+	uint64_t a = ms < 0 ? (uint64_t) - (ms + 1) + 1 : (uint64_t)ms;
+
+	fprintf(f, "%s{%s} %s%" PRIu64 ".%03" PRIu64 "\n", name, labels, sign, a / 1000, a % 1000);
+}
+
+static void put_percent_ratio(FILE *f, const char *name, const char *labels, unsigned pct)
+{
+	fprintf(f, "%s{%s} %u.%02u\n", name, labels, pct / 100, pct % 100);
+}
+
+/* The 128-bit health counters, each times a unit to reach a base unit. */
+static const struct {
+	const char *name;
+	const char *help;
+	size_t offset;
+	u128 scale;
+} u128_counters[] = {
+	{"nvmond_data_read_bytes_total", "Data read by the host, in bytes (data units x 512000).",
+	 offsetof(struct smart_log, data_units_read), BYTES_PER_UNIT},
+	{"nvmond_data_written_bytes_total",
+	 "Data written by the host, in bytes (data units x 512000).",
+	 offsetof(struct smart_log, data_units_written), BYTES_PER_UNIT},
+	{"nvmond_host_read_commands_total", "Read commands completed by the controller.",
+	 offsetof(struct smart_log, host_read_commands), 1},
+	{"nvmond_host_write_commands_total", "Write commands completed by the controller.",
+	 offsetof(struct smart_log, host_write_commands), 1},
+	{"nvmond_controller_busy_seconds_total", "Time the controller was busy with I/O.",
+	 offsetof(struct smart_log, controller_busy_time), 60},
+	{"nvmond_power_cycles_total", "Power cycles.", offsetof(struct smart_log, power_cycles), 1},
+	{"nvmond_power_on_seconds_total", "Power-on time (reported in whole hours).",
+	 offsetof(struct smart_log, power_on_hours), 3600},
+	{"nvmond_unsafe_shutdowns_total", "Unsafe shutdowns.",
+	 offsetof(struct smart_log, unsafe_shutdowns), 1},
+	{"nvmond_media_errors_total", "Unrecovered data integrity errors.",
+	 offsetof(struct smart_log, media_errors), 1},
+	{"nvmond_error_log_entries_total", "Error information log entries over the drive's life.",
+	 offsetof(struct smart_log, num_err_log_entries), 1},
+};
+
+static const struct {
+	const char *label;
+	enum smart_crit bit;
+} crit_bits[] = {
+	{"spare", SMART_CRIT_SPARE},
+	{"temperature", SMART_CRIT_TEMPERATURE},
+	{"degraded", SMART_CRIT_DEGRADED},
+	{"read_only", SMART_CRIT_READ_ONLY},
+	{"volatile_memory", SMART_CRIT_VOLATILE},
+	{"pmr_read_only", SMART_CRIT_PMR_RO},
+};
+
+static bool has_health(const struct metrics_device *m)
+{
+	return m->fd.row.online && m->fd.has_sample;
+}
+
+static void render_devices(FILE *f, const struct metrics_input *in, char (*labels)[LABELS_MAX])
+{
+	char fw[sizeof(in->devs[0].fd.row.firmware) * 2];
+
+	family(f, "nvmond_device_info", "gauge",
+	       "Every known NVMe controller (value 1), with its firmware revision.");
+	for (size_t i = 0; i < in->n_devs; i++)
+		fprintf(f, "nvmond_device_info{%s,firmware=\"%s\"} 1\n", labels[i],
+			metrics_escape_label(in->devs[i].fd.row.firmware, fw, sizeof(fw)));
+	family(f, "nvmond_device_up", "gauge",
+	       "1 when the controller is present and its health log readable, else 0.");
+	for (size_t i = 0; i < in->n_devs; i++)
+		fprintf(f, "nvmond_device_up{%s} %d\n", labels[i],
+			in->devs[i].fd.row.online ? 1 : 0);
+	family(f, "nvmond_capacity_bytes", "gauge", "Total NVM capacity of the controller.");
+	for (size_t i = 0; i < in->n_devs; i++)
+		if (in->devs[i].fd.row.capacity_bytes)
+			put_u128(f, "nvmond_capacity_bytes", labels[i],
+				 in->devs[i].fd.row.capacity_bytes);
+	family(f, "nvmond_last_sample_timestamp_seconds", "gauge",
+	       "When the newest health sample was taken (unix time).");
+	for (size_t i = 0; i < in->n_devs; i++)
+		if (in->devs[i].fd.has_sample)
+			put_ms(f, "nvmond_last_sample_timestamp_seconds", labels[i],
+			       in->devs[i].fd.last.ts_ms);
+
+	family(f, "nvmond_temperature_celsius", "gauge",
+	       "Composite temperature (sensor=\"composite\") and each reported sensor.");
+	for (size_t i = 0; i < in->n_devs; i++) {
+		const struct smart_log *s = &in->devs[i].fd.last.smart;
+		int c;
+
+		if (!has_health(&in->devs[i]))
+			continue;
+		if (smart_kelvin_to_c(s->temperature_k, &c))
+			fprintf(f, "nvmond_temperature_celsius{%s,sensor=\"composite\"} %d\n",
+				labels[i], c);
+		for (unsigned k = 0; k < SMART_NUM_SENSORS; k++)
+			if (smart_kelvin_to_c(s->temp_sensor_k[k], &c))
+				fprintf(f, "nvmond_temperature_celsius{%s,sensor=\"%u\"} %d\n",
+					labels[i], k + 1, c);
+	}
+	static const struct {
+		const char *name, *help;
+		size_t offset;
+	} thresholds[] = {
+		{"nvmond_temperature_warning_threshold_celsius",
+		 "Warning composite temperature threshold (WCTEMP).",
+		 offsetof(struct device_row, wctemp_k)},
+		{"nvmond_temperature_critical_threshold_celsius",
+		 "Critical composite temperature threshold (CCTEMP).",
+		 offsetof(struct device_row, cctemp_k)},
+	};
+	for (size_t t = 0; t < sizeof(thresholds) / sizeof(thresholds[0]); t++) {
+		family(f, thresholds[t].name, "gauge", thresholds[t].help);
+		for (size_t i = 0; i < in->n_devs; i++) {
+			uint16_t k;
+			int c;
+
+			memcpy(&k, (const char *)&in->devs[i].fd.row + thresholds[t].offset,
+			       sizeof(k));
+			if (smart_kelvin_to_c(k, &c))
+				fprintf(f, "%s{%s} %d\n", thresholds[t].name, labels[i], c);
+		}
+	}
+
+	family(f, "nvmond_available_spare_ratio", "gauge",
+	       "Remaining spare capacity, 0..1 (1 = 100 %).");
+	for (size_t i = 0; i < in->n_devs; i++)
+		if (has_health(&in->devs[i]))
+			put_percent_ratio(f, "nvmond_available_spare_ratio", labels[i],
+					  in->devs[i].fd.last.smart.avail_spare);
+	family(f, "nvmond_available_spare_threshold_ratio", "gauge",
+	       "Spare capacity below which the drive raises a critical warning, 0..1.");
+	for (size_t i = 0; i < in->n_devs; i++)
+		if (has_health(&in->devs[i]))
+			put_percent_ratio(f, "nvmond_available_spare_threshold_ratio", labels[i],
+					  in->devs[i].fd.last.smart.spare_thresh);
+	family(f, "nvmond_endurance_used_ratio", "gauge",
+	       "Vendor estimate of life used (Percentage Used / 100); may exceed 1.");
+	for (size_t i = 0; i < in->n_devs; i++)
+		if (has_health(&in->devs[i]))
+			put_percent_ratio(f, "nvmond_endurance_used_ratio", labels[i],
+					  in->devs[i].fd.last.smart.percent_used);
+	family(f, "nvmond_rated_endurance_bytes", "gauge",
+	       "Rated endurance: rated_tbw from the configuration, else the known rating of "
+	       "the model; absent when unknown.");
+	for (size_t i = 0; i < in->n_devs; i++)
+		if (in->devs[i].rated_bytes)
+			fprintf(f, "nvmond_rated_endurance_bytes{%s} %" PRIu64 "\n", labels[i],
+				in->devs[i].rated_bytes);
+
+	family(f, "nvmond_wear_projected_end_timestamp_seconds", "gauge",
+	       "When the drive is projected to reach its rated TBW (basis=\"rated_tbw\") or "
+	       "100 % Percentage Used (basis=\"percent_used\") at its recent write rate.");
+	for (size_t i = 0; i < in->n_devs; i++) {
+		char l[LABELS_MAX + 32];
+
+		if (in->devs[i].wear_tbw_end_ms > 0) {
+			snprintf(l, sizeof(l), "%s,basis=\"rated_tbw\"", labels[i]);
+			put_ms(f, "nvmond_wear_projected_end_timestamp_seconds", l,
+			       in->devs[i].wear_tbw_end_ms);
+		}
+		if (in->devs[i].wear_used_end_ms > 0) {
+			snprintf(l, sizeof(l), "%s,basis=\"percent_used\"", labels[i]);
+			put_ms(f, "nvmond_wear_projected_end_timestamp_seconds", l,
+			       in->devs[i].wear_used_end_ms);
+		}
+	}
+
+	family(f, "nvmond_critical_warning", "gauge",
+	       "Critical warning bits of the health log: 1 when set.");
+	for (size_t i = 0; i < in->n_devs; i++) {
+		if (!has_health(&in->devs[i]))
+			continue;
+		for (size_t b = 0; b < sizeof(crit_bits) / sizeof(crit_bits[0]); b++)
+			fprintf(f, "nvmond_critical_warning{%s,warning=\"%s\"} %d\n", labels[i],
+				crit_bits[b].label,
+				(in->devs[i].fd.last.smart.critical_warning & crit_bits[b].bit)
+					? 1
+					: 0);
+	}
+
+	family(f, "nvmond_warning_temperature_seconds_total", "counter",
+	       "Time the composite temperature spent at or above WCTEMP (whole minutes).");
+	for (size_t i = 0; i < in->n_devs; i++)
+		if (has_health(&in->devs[i]))
+			fprintf(f, "nvmond_warning_temperature_seconds_total{%s} %" PRIu64 "\n",
+				labels[i],
+				(uint64_t)in->devs[i].fd.last.smart.warning_temp_time * 60);
+	family(f, "nvmond_critical_temperature_seconds_total", "counter",
+	       "Time the composite temperature spent at or above CCTEMP (whole minutes).");
+	for (size_t i = 0; i < in->n_devs; i++)
+		if (has_health(&in->devs[i]))
+			fprintf(f, "nvmond_critical_temperature_seconds_total{%s} %" PRIu64 "\n",
+				labels[i],
+				(uint64_t)in->devs[i].fd.last.smart.critical_temp_time * 60);
+	family(f, "nvmond_thermal_management_transitions_total", "counter",
+	       "Times the controller entered host-controlled thermal management level 1 "
+	       "(light) or 2 (heavy throttling).");
+	for (size_t i = 0; i < in->n_devs; i++) {
+		const struct smart_log *s = &in->devs[i].fd.last.smart;
+
+		if (!has_health(&in->devs[i]))
+			continue;
+		fprintf(f,
+			"nvmond_thermal_management_transitions_total{%s,level=\"1\"} %" PRIu32 "\n",
+			labels[i], s->thm_temp1_trans_count);
+		fprintf(f,
+			"nvmond_thermal_management_transitions_total{%s,level=\"2\"} %" PRIu32 "\n",
+			labels[i], s->thm_temp2_trans_count);
+	}
+	family(f, "nvmond_thermal_management_seconds_total", "counter",
+	       "Time spent in thermal management level 1 or 2.");
+	for (size_t i = 0; i < in->n_devs; i++) {
+		const struct smart_log *s = &in->devs[i].fd.last.smart;
+
+		if (!has_health(&in->devs[i]))
+			continue;
+		fprintf(f, "nvmond_thermal_management_seconds_total{%s,level=\"1\"} %" PRIu32 "\n",
+			labels[i], s->thm_temp1_total_time);
+		fprintf(f, "nvmond_thermal_management_seconds_total{%s,level=\"2\"} %" PRIu32 "\n",
+			labels[i], s->thm_temp2_total_time);
+	}
+
+	for (size_t c = 0; c < sizeof(u128_counters) / sizeof(u128_counters[0]); c++) {
+		family(f, u128_counters[c].name, "counter", u128_counters[c].help);
+		for (size_t i = 0; i < in->n_devs; i++) {
+			u128 v;
+
+			if (!has_health(&in->devs[i]))
+				continue;
+			memcpy(&v,
+			       (const char *)&in->devs[i].fd.last.smart + u128_counters[c].offset,
+			       sizeof(v));
+			put_u128(f, u128_counters[c].name, labels[i],
+				 u128_mul_sat(v, u128_counters[c].scale));
+		}
+	}
+}
+
+/* The latest finished run of each probe preset. */
+static void render_probes(FILE *f, const struct metrics_input *in, char (*labels)[LABELS_MAX])
+{
+	static const struct {
+		const char *name;
+		size_t offset;
+	} quantiles[] = {
+		{"50", offsetof(struct metrics_probe, lat_p50_ns)},
+		{"99", offsetof(struct metrics_probe, lat_p99_ns)},
+		{"99.9", offsetof(struct metrics_probe, lat_p999_ns)},
+	};
+	char l[LABELS_MAX + 160], preset[64], phase[32];
+
+	family(f, "nvmond_probe_written_bytes_total", "counter",
+	       "Bytes written to the drive by nvmond's own throughput probes.");
+	for (size_t i = 0; i < in->n_devs; i++)
+		if (in->devs[i].has_probe_bytes)
+			fprintf(f, "nvmond_probe_written_bytes_total{%s} %" PRIu64 "\n", labels[i],
+				in->devs[i].probe_bytes_written);
+	family(f, "nvmond_probe_last_timestamp_seconds", "gauge",
+	       "When the latest finished run of each probe preset ended.");
+	for (size_t i = 0; i < in->n_devs; i++) {
+		const struct metrics_device *d = &in->devs[i];
+
+		for (size_t k = 0; k < d->n_probes; k++) {
+			if (k > 0 && strcmp(d->probes[k].preset, d->probes[k - 1].preset) == 0)
+				continue;
+			snprintf(l, sizeof(l), "%s,preset=\"%s\"", labels[i],
+				 metrics_escape_label(d->probes[k].preset, preset, sizeof(preset)));
+			put_ms(f, "nvmond_probe_last_timestamp_seconds", l, d->probes[k].ended_ms);
+		}
+	}
+	const struct {
+		const char *name, *help;
+		int what; /* 0 throughput, 1 iops, 2 latency */
+	} fams[] = {
+		{"nvmond_probe_throughput_bytes_per_second",
+		 "Throughput of each phase of the latest run of a preset.", 0},
+		{"nvmond_probe_iops", "I/O operations per second of that phase.", 1},
+		{"nvmond_probe_latency_seconds",
+		 "Completion latency percentiles (50, 99, 99.9) of that phase.", 2},
+	};
+	for (size_t fi = 0; fi < sizeof(fams) / sizeof(fams[0]); fi++) {
+		family(f, fams[fi].name, "gauge", fams[fi].help);
+		for (size_t i = 0; i < in->n_devs; i++) {
+			const struct metrics_device *d = &in->devs[i];
+
+			for (size_t k = 0; k < d->n_probes; k++) {
+				const struct metrics_probe *p = &d->probes[k];
+
+				snprintf(l, sizeof(l),
+					 "%s,preset=\"%s\",phase=\"%s\",direction=\"%s\"",
+					 labels[i],
+					 metrics_escape_label(p->preset, preset, sizeof(preset)),
+					 metrics_escape_label(p->phase, phase, sizeof(phase)),
+					 p->direction);
+				if (fams[fi].what == 0)
+					fprintf(f, "%s{%s} %.17g\n", fams[fi].name, l,
+						p->bytes_per_second);
+				else if (fams[fi].what == 1)
+					fprintf(f, "%s{%s} %.17g\n", fams[fi].name, l, p->iops);
+				else
+					for (size_t q = 0; q < 3; q++) {
+						uint64_t ns;
+
+						memcpy(&ns, (const char *)p + quantiles[q].offset,
+						       sizeof(ns));
+						fprintf(f,
+							"%s{%s,percentile=\"%s\"} %" PRIu64
+							".%09" PRIu64 "\n",
+							fams[fi].name, l, quantiles[q].name,
+							ns / 1000000000, ns % 1000000000);
+					}
+			}
+		}
+	}
+}
+
+static void render_alerts(FILE *f, const struct metrics_input *in)
+{
+	const struct {
+		const char *sink;
+		const struct alert_sink_stats *s;
+	} sinks[] = {{"exec", &in->alert_exec}, {"webhook", &in->alert_webhook}};
+	const size_t n = sizeof(sinks) / sizeof(sinks[0]);
+
+	if (!in->has_alert_sinks)
+		return;
+	family(f, "nvmond_alert_sink_enabled", "gauge",
+	       "1 when the alert sink (exec hook, webhook) is configured.");
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "nvmond_alert_sink_enabled{sink=\"%s\"} %d\n", sinks[i].sink,
+			sinks[i].s->enabled ? 1 : 0);
+	family(f, "nvmond_alert_notifications_queued_total", "counter",
+	       "Alert notifications accepted into a sink's queue.");
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "nvmond_alert_notifications_queued_total{sink=\"%s\"} %" PRIu64 "\n",
+			sinks[i].sink, sinks[i].s->queued);
+	family(f, "nvmond_alert_deliveries_total", "counter",
+	       "Alert notifications delivered (hook exited 0, webhook answered 2xx) or "
+	       "given up on after every attempt.");
+	for (size_t i = 0; i < n; i++) {
+		fprintf(f,
+			"nvmond_alert_deliveries_total{sink=\"%s\",result=\"delivered\"} %" PRIu64
+			"\n",
+			sinks[i].sink, sinks[i].s->delivered);
+		fprintf(f,
+			"nvmond_alert_deliveries_total{sink=\"%s\",result=\"failed\"} %" PRIu64
+			"\n",
+			sinks[i].sink, sinks[i].s->failed);
+	}
+	family(f, "nvmond_alert_notifications_dropped_total", "counter",
+	       "Alert notifications refused because the sink's queue was full.");
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "nvmond_alert_notifications_dropped_total{sink=\"%s\"} %" PRIu64 "\n",
+			sinks[i].sink, sinks[i].s->dropped);
+	family(f, "nvmond_alert_webhook_retries_total", "counter",
+	       "Webhook attempts after the first.");
+	fprintf(f, "nvmond_alert_webhook_retries_total %" PRIu64 "\n", in->alert_webhook.retries);
+	family(f, "nvmond_alert_queue_depth", "gauge",
+	       "Alert notifications waiting in a sink's queue.");
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "nvmond_alert_queue_depth{sink=\"%s\"} %zu\n", sinks[i].sink,
+			sinks[i].s->pending);
+}
+
+static void render_daemon(FILE *f, const struct metrics_input *in)
+{
+	const struct poller_stats *p = &in->poller;
+	char ver[64];
+
+	family(f, "nvmond_build_info", "gauge", "The running nvmond (value 1).");
+	fprintf(f, "nvmond_build_info{version=\"%s\"} 1\n",
+		metrics_escape_label(in->version ? in->version : "", ver, sizeof(ver)));
+	family(f, "nvmond_start_time_seconds", "gauge", "When the daemon started (unix time).");
+	fprintf(f, "nvmond_start_time_seconds %" PRId64 ".%03" PRId64 "\n", in->start_ms / 1000,
+		in->start_ms % 1000);
+
+	const struct {
+		const char *name, *type, *help;
+		uint64_t v;
+	} own[] = {
+		{"nvmond_polls_total", "counter", "Health logs read successfully.", p->polls},
+		{"nvmond_poll_errors_total", "counter", "Health log reads that failed.",
+		 p->poll_errors},
+		{"nvmond_store_errors_total", "counter",
+		 "Failed attempts to write samples to the database (each is retried).",
+		 p->store_errors},
+		{"nvmond_samples_stored_total", "counter", "Samples written to the database.",
+		 p->samples_stored},
+		{"nvmond_samples_dropped_total", "counter",
+		 "Samples lost because the buffer was full while the database failed.",
+		 p->samples_dropped},
+		{"nvmond_samples_buffered", "gauge",
+		 "Samples waiting in memory for the database (the store queue depth).",
+		 p->samples_pending},
+		{"nvmond_sample_buffer_capacity", "gauge",
+		 "Samples the buffer holds before dropping the oldest ([store] buffer_samples).",
+		 p->buffer_capacity},
+	};
+	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++) {
+		family(f, own[i].name, own[i].type, own[i].help);
+		fprintf(f, "%s %" PRIu64 "\n", own[i].name, own[i].v);
+	}
+}
+
+int metrics_render(const struct metrics_input *in, char **ret, size_t *ret_len)
+{
+	char(*labels)[LABELS_MAX] = NULL;
+	char *text = NULL;
+	size_t len = 0;
+	int r = -ENOMEM;
+
+	labels = calloc(in->n_devs ? in->n_devs : 1, sizeof(*labels));
+	if (!labels)
+		return -ENOMEM;
+	for (size_t i = 0; i < in->n_devs; i++)
+		device_labels(&in->devs[i].fd.row, labels[i]);
+	FILE *f = open_memstream(&text, &len);
+	if (!f)
+		goto out;
+	render_devices(f, in, labels);
+	render_probes(f, in, labels);
+	render_alerts(f, in);
+	render_daemon(f, in);
+	bool bad = ferror(f);
+	if (fclose(f) != 0 || bad) {
+		free(text);
+		goto out;
+	}
+	*ret = text;
+	*ret_len = len;
+	r = 0;
+out:
+	free(labels);
+	return r;
+}

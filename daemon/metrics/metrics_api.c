@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * GET /metrics on an HTTP thread: the fleet is copied under its lock; counters
+ * and the configuration are read on the main loop through mainq; wear and probe
+ * history come from the request's read-only store handle.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nvmond/alert/alert_svc.h"
+#include "nvmond/config.h"
+#include "nvmond/core/log.h"
+#include "nvmond/core/mainq.h"
+#include "nvmond/metrics/metrics.h"
+#include "nvmond/store/store_probe.h"
+#include "nvmond/store/store_rollup.h"
+#include "nvmond/analysis/wear.h"
+#include "nvmond/api/wear_api.h"
+
+#define PROBE_RUNS_SCANNED 64 /* newest runs looked at for each preset's latest */
+
+struct gather {
+	struct metrics_source *src;
+	struct metrics_device *devs;
+	size_t n_devs;
+	struct poller_stats stats;
+	bool has_alert_sinks;
+	struct alert_sink_stats exec, webhook;
+};
+
+/* On the main loop: the counters, and what the configuration says per drive. */
+static int gather_on_main(void *arg)
+{
+	struct gather *g = arg;
+
+	poller_stats(g->src->poller, &g->stats);
+	if (g->src->alerts) {
+		alert_svc_sink_stats(g->src->alerts, &g->exec, &g->webhook);
+		g->has_alert_sinks = true;
+	}
+	for (size_t i = 0; i < g->n_devs; i++) {
+		struct cfg_device cd;
+
+		cfg_device_for(g->src->cfg, g->devs[i].fd.row.model, g->devs[i].fd.row.serial, &cd);
+		g->devs[i].rated_bytes = cd.rated_bytes;
+	}
+	return 0;
+}
+
+/* Rated endurance and projections: the same report as GET …/wear. */
+static int gather_wear(struct store *s, int64_t now_ms, struct metrics_device *m)
+{
+	struct wear_report w;
+	int r;
+
+	if (!m->fd.has_sample)
+		return 0;
+	r = wear_report_for(s, &m->fd, m->rated_bytes, now_ms, &w, NULL, 0);
+	if (r < 0)
+		return r;
+	m->rated_bytes = w.rated_bytes;
+	m->wear_tbw_end_ms = w.tbw_date_ms;
+	m->wear_used_end_ms = w.used_date_ms;
+	return 0;
+}
+
+static int probe_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct metrics_probe *)a)->preset,
+		      ((const struct metrics_probe *)b)->preset);
+}
+
+/* Probe bytes written, and each phase of the latest finished run of every preset. */
+static int gather_probes(struct store *s, struct metrics_device *m, struct metrics_probe **ret,
+			 size_t *ret_n)
+{
+	struct probe_run_row *runs = NULL;
+	struct metrics_probe *v = NULL;
+	size_t n_runs = 0, n = 0;
+	int r;
+
+	r = store_probe_written_since(s, m->fd.row.id, 0, &m->probe_bytes_written);
+	if (r < 0)
+		return r;
+	m->has_probe_bytes = true;
+	r = store_probe_runs_list(s, m->fd.row.id, PROBE_RUNS_SCANNED, &runs, &n_runs);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n_runs; i++) {
+		struct probe_phase_row *ph = NULL;
+		size_t n_ph = 0;
+		bool seen = false;
+
+		if (strcmp(runs[i].state, "done") != 0)
+			continue;
+		for (size_t k = 0; k < n && !seen; k++)
+			seen = strcmp(v[k].preset, runs[i].preset) == 0;
+		if (seen)
+			continue; /* newest first: this preset has its latest already */
+		r = store_probe_phases_get(s, runs[i].id, &ph, &n_ph);
+		if (r < 0)
+			goto fail;
+		struct metrics_probe *nv = realloc(v, (n + 2 * n_ph + 1) * sizeof(*v));
+		if (!nv) {
+			free(ph);
+			r = -ENOMEM;
+			goto fail;
+		}
+		v = nv;
+		for (size_t p = 0; p < n_ph; p++) {
+			const struct probe_dir_stats *dir[2] = {&ph[p].rd, &ph[p].wr};
+			static const char *const dir_name[2] = {"read", "write"};
+			double secs = (double)ph[p].elapsed_ms / 1000.0;
+
+			for (size_t j = 0; j < 2; j++) {
+				if (dir[j]->bytes == 0 || secs <= 0)
+					continue;
+				struct metrics_probe *e = &v[n++];
+				*e = (struct metrics_probe){
+					.direction = dir_name[j],
+					.ended_ms = runs[i].ended_ms,
+					.bytes_per_second = (double)dir[j]->bytes / secs,
+					.iops = (double)dir[j]->ios / secs,
+					.lat_p50_ns = dir[j]->lat_p50_ns,
+					.lat_p99_ns = dir[j]->lat_p99_ns,
+					.lat_p999_ns = dir[j]->lat_p999_ns,
+				};
+				snprintf(e->preset, sizeof(e->preset), "%s", runs[i].preset);
+				snprintf(e->phase, sizeof(e->phase), "%s", ph[p].name);
+			}
+		}
+		free(ph);
+	}
+	free(runs);
+	/* Grouped by preset for the renderer (the order inside one does not matter). */
+	if (n > 1)
+		qsort(v, n, sizeof(*v), probe_cmp);
+	*ret = v;
+	*ret_n = n;
+	return 0;
+fail:
+	free(runs);
+	free(v);
+	return r;
+}
+
+static void metrics_handle(void *ctx, const struct api_request *req, struct api_reply *ret)
+{
+	struct gather g = {.src = ctx};
+	struct fleet_device *fds = NULL;
+	struct metrics_probe **probes = NULL;
+	size_t n = 0;
+	char *text;
+	size_t len;
+	int r;
+
+	r = fleet_snapshot(req->fleet, &fds, &n);
+	if (r < 0)
+		goto fail;
+	g.devs = calloc(n ? n : 1, sizeof(*g.devs));
+	probes = calloc(n ? n : 1, sizeof(*probes));
+	if (!g.devs || !probes) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	for (size_t i = 0; i < n; i++)
+		g.devs[i].fd = fds[i];
+	g.n_devs = n;
+	r = mainq_call(g.src->mainq, gather_on_main, &g);
+	if (r < 0)
+		goto fail;
+	/* History the store cannot give leaves those series out; the rest is still served. */
+	for (size_t i = 0; i < n && req->store; i++) {
+		struct metrics_device *m = &g.devs[i];
+
+		r = gather_wear(req->store, req->now_ms, m);
+		if (r == 0)
+			r = gather_probes(req->store, m, &probes[i], &m->n_probes);
+		if (r < 0)
+			log_warn("GET /metrics: wear or probe history of %s: %s (%s)",
+				 m->fd.row.key, strerror(-r), store_rollup_errmsg(req->store));
+		m->probes = probes[i];
+	}
+	struct metrics_input in = {
+		.devs = g.devs,
+		.n_devs = g.n_devs,
+		.poller = g.stats,
+		.has_alert_sinks = g.has_alert_sinks,
+		.alert_exec = g.exec,
+		.alert_webhook = g.webhook,
+		.start_ms = g.src->start_ms,
+		.version = NVMOND_VERSION,
+	};
+	r = metrics_render(&in, &text, &len);
+	if (r < 0)
+		goto fail;
+	ret->text = text;
+	ret->text_len = len;
+	ret->content_type = METRICS_CONTENT_TYPE;
+	goto out;
+fail:
+	log_warn("GET /metrics: %s", strerror(-r));
+	api_reply_error(ret, r == -ECANCELED ? 503 : 500, "%s", strerror(-r));
+out:
+	for (size_t i = 0; probes && i < n; i++)
+		free(probes[i]);
+	free(probes);
+	free(g.devs);
+	free(fds);
+}
+
+struct api_endpoint metrics_endpoint(struct metrics_source *src)
+{
+	return (struct api_endpoint){
+		.method = "GET",
+		.pattern = "/metrics",
+		.flags = API_EP_STORE,
+		.fn = metrics_handle,
+		.ctx = src,
+	};
+}

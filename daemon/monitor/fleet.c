@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include "nvmond/monitor/fleet.h"
+
+struct fleet {
+	pthread_mutex_t lock;
+	struct fleet_device *v; /* sorted by row.id */
+	size_t n, cap;
+};
+
+struct fleet *fleet_new(void)
+{
+	struct fleet *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return NULL;
+	pthread_mutex_init(&f->lock, NULL);
+	return f;
+}
+
+struct fleet *fleet_free(struct fleet *f)
+{
+	if (!f)
+		return NULL;
+	pthread_mutex_destroy(&f->lock);
+	free(f->v);
+	free(f);
+	return NULL;
+}
+
+/* Caller holds the lock. Return: index of @id, or where it would go (negative - 1). */
+static ssize_t find(const struct fleet *f, int64_t id)
+{
+	size_t lo = 0, hi = f->n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (f->v[mid].row.id == id)
+			return (ssize_t)mid;
+		if (f->v[mid].row.id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -(ssize_t)lo - 1;
+}
+
+int fleet_put_device(struct fleet *f, const struct device_row *row)
+{
+	int r = 0;
+
+	pthread_mutex_lock(&f->lock);
+	ssize_t i = find(f, row->id);
+	if (i >= 0) {
+		f->v[i].row = *row;
+		goto out;
+	}
+	if (f->n == f->cap) {
+		size_t cap = f->cap ? f->cap * 2 : 8;
+		struct fleet_device *v = realloc(f->v, cap * sizeof(*v));
+		if (!v) {
+			r = -ENOMEM;
+			goto out;
+		}
+		f->v = v;
+		f->cap = cap;
+	}
+	size_t at = (size_t)(-i - 1);
+	memmove(&f->v[at + 1], &f->v[at], (f->n - at) * sizeof(*f->v));
+	f->v[at] = (struct fleet_device){.row = *row};
+	f->n++;
+out:
+	pthread_mutex_unlock(&f->lock);
+	return r;
+}
+
+int fleet_set_online(struct fleet *f, int64_t id, bool online, int64_t now_ms)
+{
+	int r = -ENOENT;
+
+	pthread_mutex_lock(&f->lock);
+	ssize_t i = find(f, id);
+	if (i >= 0) {
+		f->v[i].row.online = online;
+		if (online)
+			f->v[i].row.last_seen_ms = now_ms;
+		r = 0;
+	}
+	pthread_mutex_unlock(&f->lock);
+	return r;
+}
+
+int fleet_put_sample(struct fleet *f, const struct sample *s)
+{
+	int r = -ENOENT;
+
+	pthread_mutex_lock(&f->lock);
+	ssize_t i = find(f, s->device_id);
+	if (i >= 0) {
+		f->v[i].last = *s;
+		f->v[i].has_sample = true;
+		if (s->ts_ms > f->v[i].row.last_seen_ms)
+			f->v[i].row.last_seen_ms = s->ts_ms;
+		r = 0;
+	}
+	pthread_mutex_unlock(&f->lock);
+	return r;
+}
+
+int fleet_snapshot(struct fleet *f, struct fleet_device **ret, size_t *ret_n)
+{
+	int r = 0;
+
+	pthread_mutex_lock(&f->lock);
+	struct fleet_device *v = malloc((f->n ? f->n : 1) * sizeof(*v));
+	if (!v) {
+		r = -ENOMEM;
+		goto out;
+	}
+	memcpy(v, f->v, f->n * sizeof(*v));
+	*ret = v;
+	*ret_n = f->n;
+out:
+	pthread_mutex_unlock(&f->lock);
+	return r;
+}
+
+int fleet_get(struct fleet *f, int64_t id, struct fleet_device *ret)
+{
+	int r = -ENOENT;
+
+	pthread_mutex_lock(&f->lock);
+	ssize_t i = find(f, id);
+	if (i >= 0) {
+		*ret = f->v[i];
+		r = 0;
+	}
+	pthread_mutex_unlock(&f->lock);
+	return r;
+}

@@ -1,0 +1,411 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nvmond/monitor/devrow.h"
+#include "nvmond/core/log.h"
+#include "nvmond/monitor/poller.h"
+#include "nvmond/monitor/sbuf.h"
+#include "nvmond/util/timefmt.h"
+
+#define FLUSH_BATCH   1000
+#define RETRY_MIN_MS  1000
+#define MAX_LISTENERS 16
+
+struct pdev {
+	int64_t id;
+	char key[DEV_KEY_MAX];
+	char model[41], serial[21]; /* checked on every read: names move */
+	char name[DEV_NAME_MAX];
+	bool online;
+	bool online_stored; /* what the database believes; fixed up when it can */
+	bool was_online;    /* online when the last run ended: missing at the first scan = gone */
+};
+
+struct poller {
+	struct cfg cfg;
+	struct dev_backend *backend;
+	struct store *store;
+	struct fleet *fleet;
+	struct loop *loop;
+	struct pdev *devs;
+	size_t n_devs;
+	struct sbuf buf;
+	int64_t retry_at_ms; /* monotonic: no store attempt before this */
+	int64_t retry_delay_ms;
+	int last_store_err;
+	bool rescan_soon;
+	int64_t poll_timer, rescan_timer;
+	struct poller_listener listeners[MAX_LISTENERS];
+	size_t n_listeners;
+	uint64_t n_polls, n_poll_errors, n_store_errors, n_stored;
+};
+
+int poller_add_listener(struct poller *p, const struct poller_listener *l)
+{
+	if (p->n_listeners == MAX_LISTENERS)
+		return -ENOSPC;
+	p->listeners[p->n_listeners++] = *l;
+	return 0;
+}
+
+/* Tell listeners; they read the device from the fleet's copy. */
+static void notify(struct poller *p, int64_t id, const struct sample *s, int online, int64_t now_ms)
+{
+	struct fleet_device fd;
+
+	if (p->n_listeners == 0 || fleet_get(p->fleet, id, &fd) < 0)
+		return;
+	for (size_t i = 0; i < p->n_listeners; i++) {
+		const struct poller_listener *l = &p->listeners[i];
+		if (s && l->on_sample)
+			l->on_sample(l->ctx, &fd.row, s);
+		if (!s && l->on_online)
+			l->on_online(l->ctx, &fd.row, online, now_ms);
+	}
+}
+
+static struct pdev *pdev_by_key(struct poller *p, const char *key)
+{
+	for (size_t i = 0; i < p->n_devs; i++)
+		if (strcmp(p->devs[i].key, key) == 0)
+			return &p->devs[i];
+	return NULL;
+}
+
+static int pdev_add(struct poller *p, const struct device_row *row, struct pdev **ret)
+{
+	struct pdev *v = realloc(p->devs, (p->n_devs + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	p->devs = v;
+	struct pdev *d = &p->devs[p->n_devs++];
+	*d = (struct pdev){.id = row->id, .online = row->online, .online_stored = row->online};
+	snprintf(d->key, sizeof(d->key), "%s", row->key);
+	snprintf(d->model, sizeof(d->model), "%s", row->model);
+	snprintf(d->serial, sizeof(d->serial), "%s", row->serial);
+	snprintf(d->name, sizeof(d->name), "%s", row->name);
+	*ret = d;
+	return 0;
+}
+
+static void set_online(struct poller *p, struct pdev *d, bool online, int64_t now_ms)
+{
+	bool changed = d->online != online;
+
+	if (changed)
+		log_event(LOG_LVL_INFO, d->name, strrchr(d->key, '/') + 1,
+			  online ? "online" : "offline", "device %s (%s) is %s", d->key, d->name,
+			  online ? "online" : "offline");
+	d->online = online;
+	fleet_set_online(p->fleet, d->id, online, now_ms);
+	if (d->online_stored != online &&
+	    store_device_set_online(p->store, d->id, online, now_ms) == 0)
+		d->online_stored = online;
+	if (changed)
+		notify(p, d->id, NULL, online, now_ms);
+}
+
+/*
+ * A drive online when the last run ended and missing at this run's first scan
+ * went away while nvmond was not running: offline like one seen going, so the
+ * alerts hear of it.
+ */
+static void announce_gone(struct poller *p, struct pdev *d, int64_t now_ms)
+{
+	log_event(LOG_LVL_WARNING, d->name, strrchr(d->key, '/') + 1, "offline",
+		  "device %s (%s) is offline: gone since the last run", d->key, d->name);
+	fleet_set_online(p->fleet, d->id, false, now_ms);
+	if (store_device_set_online(p->store, d->id, false, now_ms) == 0)
+		d->online_stored = false;
+	notify(p, d->id, NULL, false, now_ms);
+}
+
+/* Find controllers; new ones get a store id, known ones may have a new name. */
+static int poller_rescan(struct poller *p)
+{
+	int64_t now = timefmt_now_ms();
+	struct dev_info *v = NULL;
+	size_t n = 0;
+	int r;
+
+	p->rescan_soon = false;
+	r = dev_scan(p->backend, now, &v, &n);
+	if (r < 0) {
+		log_warn("scanning for NVMe controllers failed: %s", strerror(-r));
+		return r;
+	}
+	bool *seen = calloc(p->n_devs + n + 1, sizeof(*seen));
+	if (!seen) {
+		free(v);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct device_row row;
+		int64_t id;
+
+		devrow_from_info(&v[i], now, &row);
+		struct pdev *d = pdev_by_key(p, row.key);
+		bool changed = !d || !d->online || strcmp(d->name, row.name) != 0;
+		if (changed || !d->online_stored) {
+			r = store_device_upsert(p->store, &row, &id);
+			if (r < 0) {
+				/* Known devices keep being polled; a new one waits for the store. */
+				log_warn("storing device %s failed: %s", row.key,
+					 store_strerror(p->store));
+				if (!d)
+					continue;
+			} else {
+				struct device_row stored;
+				if (store_device_get(p->store, id, &stored) == 0)
+					row = stored;
+				if (!d) {
+					if (pdev_add(p, &row, &d) < 0)
+						continue;
+					d->online = false; /* new: set_online() announces it */
+				}
+				d->online_stored = true;
+				fleet_put_device(p->fleet, &row);
+			}
+		}
+		if (!d)
+			continue;
+		if (strcmp(d->name, row.name) != 0)
+			log_info("device %s is now %s (was %s)", d->key, row.name, d->name);
+		snprintf(d->name, sizeof(d->name), "%s", row.name);
+		seen[d - p->devs] = true;
+		set_online(p, d, true, now);
+	}
+	for (size_t i = 0; i < p->n_devs; i++) {
+		struct pdev *d = &p->devs[i];
+		if (!seen[i] && d->online)
+			set_online(p, d, false, now);
+		else if (!seen[i] && d->was_online)
+			announce_gone(p, d, now);
+		d->was_online = false; /* only the first scan can tell */
+	}
+	free(seen);
+	free(v);
+	return 0;
+}
+
+static void poller_store(struct poller *p)
+{
+	int64_t mono = timefmt_mono_ms();
+	const struct sample *v;
+	size_t n;
+
+	if (mono < p->retry_at_ms)
+		return;
+	while ((n = sbuf_peek(&p->buf, FLUSH_BATCH, &v)) > 0) {
+		int r = store_samples_insert(p->store, v, n);
+		if (r < 0) {
+			p->n_store_errors++;
+			if (r != p->last_store_err)
+				log_error(
+					"storing samples failed (%s): %zu samples held in memory, "
+					"retrying",
+					store_strerror(p->store), p->buf.len);
+			p->last_store_err = r;
+			p->retry_delay_ms =
+				p->retry_delay_ms ? p->retry_delay_ms * 2 : RETRY_MIN_MS;
+			if (p->retry_delay_ms > p->cfg.retry_max_ms)
+				p->retry_delay_ms = p->cfg.retry_max_ms;
+			p->retry_at_ms = mono + p->retry_delay_ms;
+			return;
+		}
+		sbuf_pop(&p->buf, n);
+		p->n_stored += n;
+	}
+	if (p->last_store_err)
+		log_info("storing samples works again");
+	p->last_store_err = 0;
+	p->retry_delay_ms = 0;
+}
+
+static void poller_poll(struct poller *p)
+{
+	int64_t now = timefmt_now_ms();
+
+	for (size_t i = 0; i < p->n_devs; i++) {
+		struct pdev *d = &p->devs[i];
+		uint8_t page[SMART_LOG_SIZE];
+		struct sample s = {.device_id = d->id, .ts_ms = now};
+
+		if (!d->online)
+			continue;
+		struct dev_ident who = {.model = d->model, .serial = d->serial};
+		int r = dev_read_smart(p->backend, d->name, &who, now, page);
+		if (r == -ESTALE) {
+			/* The driver bound the controllers again and the name moved:
+			 * nothing read under it belongs to this drive. Find it again. */
+			p->n_poll_errors++;
+			log_warn("%s is no longer %s (another drive answers under that name): "
+				 "looking for it again",
+				 d->name, d->key);
+			set_online(p, d, false, now);
+			p->rescan_soon = true;
+			continue;
+		}
+		if (r < 0) {
+			p->n_poll_errors++;
+			log_warn("reading the health log of %s (%s) failed: %s", d->key, d->name,
+				 strerror(-r));
+			set_online(p, d, false, now);
+			p->rescan_soon = true;
+			continue;
+		}
+		p->n_polls++;
+		smart_decode(page, &s.smart);
+		fleet_put_sample(p->fleet, &s);
+		notify(p, d->id, &s, 1, now);
+		if (sbuf_push(&p->buf, &s))
+			log_debug("sample buffer full: dropped the oldest (%llu so far)",
+				  (unsigned long long)p->buf.dropped);
+	}
+	if (p->rescan_soon)
+		poller_rescan(p);
+	poller_store(p);
+}
+
+static int64_t on_poll(struct loop *l, void *userdata)
+{
+	struct poller *p = userdata;
+
+	poller_poll(p);
+	return p->cfg.poll_interval_ms;
+}
+
+static int64_t on_rescan(struct loop *l, void *userdata)
+{
+	struct poller *p = userdata;
+
+	poller_rescan(p);
+	return p->cfg.rescan_interval_ms;
+}
+
+int poller_new(const struct cfg *c, struct dev_backend *b, struct store *s, struct fleet *f,
+	       struct poller **ret)
+{
+	struct device_row *rows = NULL;
+	size_t n = 0;
+	int r;
+
+	struct poller *p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	*p = (struct poller){.cfg = *c, .backend = b, .store = s, .fleet = f};
+	r = sbuf_init(&p->buf, c->buffer_samples);
+	if (r < 0)
+		goto fail;
+	/* Devices seen before start offline, with their last stored sample. */
+	r = store_devices_list(s, &rows, &n);
+	if (r < 0)
+		goto fail;
+	for (size_t i = 0; i < n; i++) {
+		struct pdev *d;
+		struct sample last;
+
+		bool was_online = rows[i].online;
+		rows[i].online = 0;
+		r = pdev_add(p, &rows[i], &d);
+		if (r < 0)
+			goto fail;
+		d->online_stored = false; /* corrected by the first scan */
+		d->was_online = was_online;
+		fleet_put_device(f, &rows[i]);
+		if (store_sample_latest(s, rows[i].id, &last) == 0)
+			fleet_put_sample(f, &last);
+	}
+	free(rows);
+	*ret = p;
+	return 0;
+fail:
+	free(rows);
+	poller_free(p);
+	return r;
+}
+
+struct poller *poller_free(struct poller *p)
+{
+	if (!p)
+		return NULL;
+	if (p->loop) {
+		loop_cancel_timer(p->loop, p->poll_timer);
+		loop_cancel_timer(p->loop, p->rescan_timer);
+	}
+	sbuf_done(&p->buf);
+	free(p->devs);
+	free(p);
+	return NULL;
+}
+
+int poller_start(struct poller *p, struct loop *l)
+{
+	int r = poller_rescan(p);
+
+	if (r < 0 && r != -ENOMEM)
+		r = 0; /* a failed scan is retried by the timer */
+	if (r < 0)
+		return r;
+	p->loop = l;
+	p->poll_timer = loop_add_timer(l, 0, on_poll, p);
+	if (p->poll_timer < 0)
+		return (int)p->poll_timer;
+	p->rescan_timer = loop_add_timer(l, p->cfg.rescan_interval_ms, on_rescan, p);
+	if (p->rescan_timer < 0)
+		return (int)p->rescan_timer;
+	return 0;
+}
+
+int poller_reconfigure(struct poller *p, const struct cfg *c)
+{
+	if (c->buffer_samples != p->buf.cap) {
+		struct sbuf nb;
+		const struct sample *v;
+		size_t n;
+		int r = sbuf_init(&nb, c->buffer_samples);
+		if (r < 0)
+			return r;
+		while ((n = sbuf_peek(&p->buf, SIZE_MAX, &v)) > 0) {
+			for (size_t i = 0; i < n; i++)
+				sbuf_push(&nb, &v[i]);
+			sbuf_pop(&p->buf, n);
+		}
+		nb.dropped += p->buf.dropped;
+		sbuf_done(&p->buf);
+		p->buf = nb;
+	}
+	p->cfg = *c;
+	return 0;
+}
+
+int poller_flush(struct poller *p)
+{
+	p->retry_at_ms = 0;
+	poller_store(p);
+	return p->buf.len ? p->last_store_err : 0;
+}
+
+size_t poller_pending(const struct poller *p)
+{
+	return p->buf.len;
+}
+
+void poller_stats(const struct poller *p, struct poller_stats *ret)
+{
+	*ret = (struct poller_stats){
+		.polls = p->n_polls,
+		.poll_errors = p->n_poll_errors,
+		.store_errors = p->n_store_errors,
+		.samples_stored = p->n_stored,
+		.samples_dropped = p->buf.dropped,
+		.samples_pending = p->buf.len,
+		.buffer_capacity = p->buf.cap,
+	};
+}

@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Probes on the demo drives: no I/O, a model of what such a drive does.
+ *
+ * - Rates by drive, pattern and queue depth (datasheet-like figures).
+ * - A write cache: writes run fast until it holds cache_bytes, then at the
+ *   native rate; idle time empties it (fully after an hour).
+ * - Thermal slowdown: while the drive's TMT1 (TMT2) time rises in its SMART log
+ *   — demo0 throttles every five minutes, see dev_demo.c — every rate drops to
+ *   55 % (35 %).
+ * - Reading and writing the same drive at once (copy-self) shares it badly.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "nvmond/dev/dev.h"
+#include "nvmond/probe/probe_run.h"
+#include "nvmond/util/timefmt.h"
+
+#define GB 1000000000.0
+
+struct demo_model {
+	double seq_read[2], seq_write[2]; /* bytes/s at QD1, QD8 */
+	double rnd_read[2], rnd_write[2]; /* IOPS at QD1, QD32 */
+	double native_write;		  /* bytes/s once the cache is full */
+	double cache_bytes;
+};
+
+static const struct demo_model models[] = {
+	/* demo0: 950 PRO 512GB */
+	{{1.6 * GB, 2.5 * GB},
+	 {1.2 * GB, 1.5 * GB},
+	 {12000, 300000},
+	 {40000, 110000},
+	 0.6 * GB,
+	 8 * GB},
+	/* demo1: 980 PRO 1TB */
+	{{3.0 * GB, 7.0 * GB},
+	 {3.0 * GB, 5.0 * GB},
+	 {18000, 600000},
+	 {50000, 550000},
+	 1.6 * GB,
+	 24 * GB},
+};
+
+#define N_MODELS (sizeof(models) / sizeof(models[0]))
+
+/* Read and write rates (bytes/s) of @j with an empty cache. */
+static void base_rates(const struct demo_model *m, const struct probe_job *j, double *ret_rd,
+		       double *ret_wr)
+{
+	int deep = j->depth > 1;
+
+	if (j->random) {
+		*ret_rd = m->rnd_read[deep] * j->block_size;
+		*ret_wr = m->rnd_write[deep] * j->block_size;
+	} else {
+		*ret_rd = m->seq_read[deep];
+		*ret_wr = m->seq_write[deep];
+	}
+	if (j->op == PROBE_OP_COPY) {
+		*ret_rd *= 0.3;
+		*ret_wr *= 0.3;
+	}
+}
+
+/* A deterministic ±2 % wobble per interval. */
+static double wobble(size_t i)
+{
+	uint64_t x = (i + 1) * 0x9e3779b97f4a7c15ull;
+
+	x ^= x >> 29;
+	return 0.98 + 0.04 * (double)(x % 1000) / 1000.0;
+}
+
+static void sleep_until_ns(int64_t mono_ns)
+{
+	struct timespec ts = {.tv_sec = mono_ns / 1000000000LL, .tv_nsec = mono_ns % 1000000000LL};
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* The thermal factor at @now_ms: from how TMT1/TMT2 times moved over the last second. */
+static double thermal_factor(struct dev_backend *b, const char *name, int64_t now_ms)
+{
+	uint8_t p0[SMART_LOG_SIZE], p1[SMART_LOG_SIZE];
+	struct smart_log a, c;
+
+	if (dev_read_smart(b, name, NULL, now_ms - 1000, p0) < 0 ||
+	    dev_read_smart(b, name, NULL, now_ms, p1) < 0)
+		return 1;
+	smart_decode(p0, &a);
+	smart_decode(p1, &c);
+	if (c.thm_temp2_total_time > a.thm_temp2_total_time)
+		return 0.35;
+	if (c.thm_temp1_total_time > a.thm_temp1_total_time)
+		return 0.55;
+	return 1;
+}
+
+int probe_demo_run(int index, struct probe_demo_state *st, const struct probe_job *j,
+		   int64_t start_ms, bool realtime, probe_tick_fn tick, void *tick_ctx,
+		   struct probe_result *ret)
+{
+	const struct demo_model *m;
+	struct dev_backend *b = NULL;
+	struct probe_point *v = NULL;
+	size_t n = 0, cap = 0;
+	char name[16];
+	double rd_rate, wr_rate, factor = 1;
+	uint64_t rd_total = 0, wr_total = 0, lease = 0;
+	int64_t interval = j->interval_ms > 0 ? j->interval_ms : PROBE_INTERVAL_MS, t = 0;
+	int64_t t0_ns = mono_ns();
+	enum probe_stop stop = PROBE_STOP_DONE;
+	int r;
+
+	if (index < 0 || (size_t)index >= N_MODELS || j->block_size == 0 || j->depth == 0 ||
+	    (j->duration_ms <= 0 && j->max_bytes == 0))
+		return -EINVAL;
+	m = &models[index];
+	r = dev_demo_open(&b);
+	if (r < 0)
+		return r;
+	snprintf(name, sizeof(name), "demo%d", index);
+	/* Idle time since the last write empties the cache. */
+	if (st->idle_since_ms && start_ms > st->idle_since_ms) {
+		double freed = (double)(start_ms - st->idle_since_ms) / 3600000.0 * m->cache_bytes;
+		st->cache_used =
+			freed >= (double)st->cache_used ? 0 : st->cache_used - (uint64_t)freed;
+	}
+	base_rates(m, j, &rd_rate, &wr_rate);
+	for (;;) {
+		bool reads = j->op != PROBE_OP_WRITE, writes = j->op != PROBE_OP_READ;
+		double secs = (double)interval / 1000.0;
+		uint64_t rd = 0, wr = 0;
+
+		if ((j->duration_ms > 0 && t >= j->duration_ms) ||
+		    (j->max_bytes &&
+		     (j->op == PROBE_OP_READ ? rd_total : wr_total) >= j->max_bytes))
+			break;
+		if (t % 1000 == 0)
+			factor = thermal_factor(b, name, start_ms + t);
+		if (reads)
+			rd = (uint64_t)(rd_rate * factor * wobble(n) * secs);
+		if (writes) {
+			/* Fast while the cache has room, native after. */
+			double fast = wr_rate * factor * wobble(n) * secs;
+			double room = m->cache_bytes - (double)st->cache_used;
+			if (room <= 0)
+				wr = (uint64_t)(m->native_write * factor * wobble(n) * secs);
+			else if (fast <= room)
+				wr = (uint64_t)fast;
+			else
+				wr = (uint64_t)(room + (1 - room / fast) * m->native_write *
+							       factor * secs);
+			st->cache_used += wr;
+		}
+		rd -= rd % j->block_size;
+		wr -= wr % j->block_size;
+		if (j->max_bytes && j->op != PROBE_OP_READ && wr_total + wr > j->max_bytes)
+			wr = j->max_bytes - wr_total;
+		/* The simulated writes take leases as the engine's real ones do. */
+		bool last = false;
+		if (wr && j->lease && wr_total + wr > lease) {
+			uint64_t granted = lease;
+			if (j->lease(j->lease_ctx, wr_total + wr, &granted) < 0) {
+				stop = PROBE_STOP_ABORTED;
+				break;
+			}
+			if (granted > lease)
+				lease = granted;
+			if (wr_total + wr > lease) {
+				wr = lease > wr_total
+					     ? (lease - wr_total) / j->block_size * j->block_size
+					     : 0;
+				last = true;
+			}
+		}
+		if (j->max_bytes && j->op == PROBE_OP_READ && rd_total + rd > j->max_bytes)
+			rd = j->max_bytes - rd_total;
+		t += interval;
+		if (realtime)
+			sleep_until_ns(t0_ns + t * 1000000LL);
+		if (n == cap) {
+			cap = cap ? 2 * cap : 256;
+			struct probe_point *nv = realloc(v, cap * sizeof(*v));
+			if (!nv) {
+				r = -ENOMEM;
+				goto out;
+			}
+			v = nv;
+		}
+		v[n++] = (struct probe_point){.t_ms = t, .rd_bytes = rd, .wr_bytes = wr};
+		rd_total += rd;
+		wr_total += wr;
+		if (tick) {
+			int k = tick(tick_ctx, v, n);
+			if (k == 1 || k == 2) {
+				stop = k == 1 ? PROBE_STOP_EARLY : PROBE_STOP_ABORTED;
+				break;
+			}
+		}
+		if (last)
+			break;
+	}
+	if (wr_total)
+		st->idle_since_ms = start_ms + t;
+	double secs = (double)t / 1000.0;
+	*ret = (struct probe_result){
+		.stop = stop,
+		.wr_submitted = wr_total,
+		.elapsed_ns = t * 1000000LL,
+		.series = v,
+		.n_series = n,
+	};
+	snprintf(ret->engine, sizeof(ret->engine), "demo");
+	struct probe_dir_stats *d[2] = {&ret->rd, &ret->wr};
+	uint64_t tot[2] = {rd_total, wr_total};
+	for (int k = 0; k < 2; k++) {
+		if (!tot[k])
+			continue;
+		double iops = (double)tot[k] / j->block_size / (secs > 0 ? secs : 1);
+		double lat = (double)j->depth / iops * 1e9; /* Little's law */
+		*d[k] = (struct probe_dir_stats){
+			.bytes = tot[k],
+			.ios = tot[k] / j->block_size,
+			.lat_p50_ns = (uint64_t)lat,
+			.lat_p99_ns = (uint64_t)(lat * 1.6),
+			.lat_p999_ns = (uint64_t)(lat * 3.1),
+			.lat_max_ns = (uint64_t)(lat * 6),
+		};
+	}
+	v = NULL;
+	r = 0;
+out:
+	free(v);
+	dev_backend_free(b);
+	return r;
+}

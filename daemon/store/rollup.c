@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Long history on the main loop: the rollup timer, and the range endpoint that
+ * reads the coarsest resolution that still gives the points asked for.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nvmond/core/cfg.h"
+#include "nvmond/core/log.h"
+#include "nvmond/store/rollup.h"
+#include "nvmond/analysis/series.h"
+#include "nvmond/store/store.h"
+#include "nvmond/util/timefmt.h"
+
+#define ROLLUP_PERIOD_MS  (60 * 1000) /* steady state: a step a minute */
+#define ROLLUP_CATCHUP_MS 20	      /* between steps while catching up */
+#define ROLLUP_RETRY_MS	  (60 * 1000)
+
+struct rollup {
+	struct store *store;
+	struct store_rollup_cfg cfg;
+	int64_t timer;
+	struct loop *loop;
+	bool failing;
+};
+
+int rollup_new(struct store *s, const struct store_rollup_cfg *c, struct rollup **ret)
+{
+	struct rollup *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return -ENOMEM;
+	r->store = s;
+	r->cfg = *c;
+	*ret = r;
+	return 0;
+}
+
+static int64_t rollup_tick(struct loop *l, void *userdata)
+{
+	struct rollup *ru = userdata;
+	bool more = false;
+	int r;
+
+	r = store_rollup_step(ru->store, &ru->cfg, timefmt_now_ms(), &more);
+	if (r < 0) {
+		if (!ru->failing)
+			log_warn("rollups: %s (%s); retrying every minute", strerror(-r),
+				 store_rollup_errmsg(ru->store));
+		ru->failing = true;
+		return ROLLUP_RETRY_MS;
+	}
+	if (ru->failing)
+		log_info("rollups: building again");
+	ru->failing = false;
+	return more ? ROLLUP_CATCHUP_MS : ROLLUP_PERIOD_MS;
+}
+
+int rollup_start(struct rollup *r, struct loop *l)
+{
+	int64_t id = loop_add_timer(l, 0, rollup_tick, r);
+
+	if (id < 0)
+		return (int)id;
+	r->loop = l;
+	r->timer = id;
+	return 0;
+}
+
+struct rollup *rollup_free(struct rollup *r)
+{
+	if (!r)
+		return NULL;
+	if (r->loop && r->timer > 0)
+		(void)loop_cancel_timer(r->loop, r->timer);
+	free(r);
+	return NULL;
+}

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nvmond/dev/smart.h"
+#include "nvmond/analysis/throttle.h"
+
+/*
+ * The alert rules and their state machine. Pure: conditions come from samples
+ * and open throttle events, decisions from the slot's state and an explicit
+ * @now. The caller stores alerts and sends the notifications.
+ */
+enum alert_rule {
+	ALERT_THROTTLING,	/* light or heavy throttling (T1/T2 counters) */
+	ALERT_TEMP_WARNING,	/* hottest sensor at WCTEMP (- margin) */
+	ALERT_TEMP_CRITICAL,	/* hottest sensor at CCTEMP (- margin) */
+	ALERT_CRIT_TEMPERATURE, /* bit 1 (transient, not failed) not covered by a temperature alert */
+	ALERT_CRIT_FAILED,	/* any other critical warning bit: the drive is failed */
+	ALERT_SPARE,		/* available spare below its threshold */
+	ALERT_USED_80,		/* percentage used ≥ 80 */
+	ALERT_USED_90,
+	ALERT_USED_100,
+	ALERT_MEDIA_ERRORS, /* media errors increased */
+	ALERT_OFFLINE,	    /* the device disappeared */
+	/* Wear rules: evaluated from the history by the wear monitor (wear_mon.h) and
+	 * fed through alert_svc_feed(); alert_conditions() leaves them unknown. */
+	ALERT_TBW_80, /* bytes written reached 80 % of the rated endurance (TBW) */
+	ALERT_TBW_90,
+	ALERT_TBW_100,
+	ALERT_WRITE_RATE, /* the last day wrote far more than the 30-day average */
+	_ALERT_RULE_MAX,
+};
+
+enum alert_severity {
+	ALERT_SEV_INFO,
+	ALERT_SEV_WARNING,
+	ALERT_SEV_CRITICAL,
+};
+
+struct alert_cfg {
+	bool rule_on[_ALERT_RULE_MAX];
+	int64_t resolve_after_ms; /* a condition must stay absent this long to resolve */
+	int64_t cooldown_ms;	  /* no new notification of a rule/device sooner than this */
+};
+
+/* What one rule says about one device now. */
+struct alert_cond {
+	bool known; /* false: no information (keep the state as it is) */
+	bool active;
+	enum alert_severity severity;
+	char message[160];
+};
+
+/*
+ * One sample's worth of input. @prev may be NULL (first sample). @throttle_open
+ * tells which throttle events of the device are open after this sample.
+ */
+struct alert_input {
+	const struct smart_log *cur;
+	const struct smart_log *prev;
+	const bool *throttle_open;		  /* [_THROTTLE_KIND_MAX] */
+	const struct throttle_event *throttle_ev; /* [_THROTTLE_KIND_MAX] */
+	uint16_t wctemp_k, cctemp_k;
+	int warning_margin_c, critical_margin_c; /* as configured: for the messages */
+};
+
+/**
+ * alert_conditions() - Evaluate every sample-based rule (all but ALERT_OFFLINE,
+ * which is left unknown). Disabled rules are reported as known and inactive, so
+ * turning a rule off resolves what it had raised.
+ */
+void alert_conditions(const struct alert_cfg *c, const struct alert_input *in,
+		      struct alert_cond ret[_ALERT_RULE_MAX]);
+
+/* The state of one rule on one device. */
+struct alert_slot {
+	bool firing;
+	int64_t alert_id; /* the caller's (store) id while firing */
+	enum alert_severity severity;
+	int64_t since_ms;	/* firing since */
+	int64_t clear_since_ms; /* condition absent since; 0 while present */
+	bool notified;		/* this episode's firing notification went out */
+	bool acked;
+	int64_t last_notified_ms; /* last notification of this rule/device, 0 = never */
+};
+
+enum alert_action {
+	ALERT_ACT_NONE,
+	ALERT_ACT_FIRE,	    /* a new episode: create an alert */
+	ALERT_ACT_ESCALATE, /* same episode, higher severity */
+	ALERT_ACT_RESOLVE,  /* the episode ended */
+};
+
+struct alert_decision {
+	enum alert_action action;
+	bool notify; /* send it (false inside the cooldown, or for a silent episode) */
+};
+
+/**
+ * alert_step() - Advance @slot by one observation @cond at @now.
+ * A condition that appears fires at once; it resolves only after being absent
+ * for resolve_after (hysteresis in time). A new episode inside the cooldown after
+ * the last notification is recorded but not notified, and neither is its end.
+ * Return: the decision (also when nothing happens: ALERT_ACT_NONE).
+ */
+struct alert_decision alert_step(struct alert_slot *slot, const struct alert_cfg *c,
+				 const struct alert_cond *cond, int64_t now_ms);
+
+/** alert_rule_name() - "throttling", "temperature_warning", … Return: a static name. */
+const char *alert_rule_name(enum alert_rule r);
+
+/** alert_rule_from_name() - Return: the rule, or -EINVAL. */
+int alert_rule_from_name(const char *name);
+
+/** alert_severity_name() - "info", "warning", "critical". Return: a static name. */
+const char *alert_severity_name(enum alert_severity s);
+
+/** alert_severity_from_name() - Return: the severity, or -EINVAL. */
+int alert_severity_from_name(const char *name);

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "nvmond/monitor/fleet.h"
+
+/*
+ * The HTTP server (libmicrohttpd + jansson). It runs in its own threads so a
+ * slow client never delays polling; it reads devices from the fleet and samples
+ * through its own read-only store handles.
+ */
+struct api;
+struct store;
+
+#define API_ERR_MAX    256
+#define API_BODY_MAX   65536 /* request bodies beyond this get 413 */
+#define API_PARAMS_MAX 16
+
+/*
+ * Endpoints beyond the built-in ones (devices, samples, healthz, static files)
+ * come from the feature modules as a table of struct api_endpoint. The server
+ * matches the path against each pattern ("/api/v1/devices/{id}/events": {id} is
+ * a positive integer, anything else there is a 400), answers 405 with Allow when
+ * only the method differs, checks the bearer token for API_EP_AUTH, reads a
+ * request body up to API_BODY_MAX, and calls the handler on an HTTP thread.
+ * Handlers must be reentrant; state owned by the main loop is reached through
+ * mainq_call() (nvmond/mainq.h).
+ */
+struct api_query_param {
+	const char *key;
+	const char *value; /* NULL for "?key" without '=' */
+};
+
+struct api_request {
+	const char *method;
+	const char *path; /* decoded */
+	int64_t id;	  /* the {id} of the pattern; 0 when it has none */
+	const struct api_query_param *params;
+	size_t n_params;
+	const char *body; /* NUL-terminated; "" when none */
+	size_t body_len;
+	struct store *store; /* read-only handle for this request (API_EP_STORE), else NULL */
+	struct fleet *fleet;
+	int64_t now_ms;
+};
+
+struct api_reply {
+	unsigned status; /* 0 = 200 */
+	json_t *json;	 /* body, stolen; or */
+	char *text;	 /* a malloc()ed non-JSON body, freed by the server */
+	size_t text_len;
+	const char *content_type; /* for text; JSON is application/json */
+};
+
+typedef void (*api_handler_fn)(void *ctx, const struct api_request *req, struct api_reply *ret);
+
+enum api_endpoint_flags {
+	API_EP_AUTH = 1 << 0,  /* needs "Authorization: Bearer <token>": else 401 */
+	API_EP_STORE = 1 << 1, /* give the handler a read-only store handle */
+};
+
+struct api_endpoint {
+	const char *method;  /* "GET" (HEAD comes with it), "POST", "DELETE", … */
+	const char *pattern; /* "/api/v1/alerts/{id}/ack" */
+	unsigned flags;
+	api_handler_fn fn;
+	void *ctx;
+};
+
+/** api_reply_error() - Fill @ret with {"error": msg} and @status. */
+void api_reply_error(struct api_reply *ret, unsigned status, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/** api_query_get() - The value of query parameter @key, or NULL. */
+const char *api_query_get(const struct api_request *req, const char *key);
+
+struct api_config {
+	const char *host;		      /* address to bind, e.g. "127.0.0.1", "::" */
+	uint16_t port;			      /* 0 = pick a free port (tests), see api_port() */
+	const char *db_path;		      /* database file for read-only handles */
+	const char *web_root;		      /* directory of static files */
+	unsigned threads;		      /* worker threads */
+	int64_t timeout_ms;		      /* idle connection timeout */
+	struct fleet *fleet;		      /* borrowed; outlives the api */
+	const struct api_endpoint *endpoints; /* borrowed; more endpoints, see above */
+	size_t n_endpoints;
+	const char *token; /* bearer token for API_EP_AUTH endpoints; NULL/"" = none set */
+};
+
+/**
+ * api_start() - Bind and start serving.
+ * Return: 0, or negative errno with @ret_err filled.
+ */
+int api_start(const struct api_config *c, struct api **ret, char ret_err[API_ERR_MAX]);
+
+/** api_port() - The bound port. */
+uint16_t api_port(const struct api *a);
+
+/** api_stop() - Stop serving and free. Accepts NULL. Return: NULL. */
+struct api *api_stop(struct api *a);

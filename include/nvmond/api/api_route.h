@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/*
+ * The HTTP-independent half of the API, private to daemon/api*.c and their
+ * tests: URL decoding, route matching, query parsing (pure), and static file
+ * resolution under the web root (file system only, no HTTP).
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "nvmond/api/api.h"
+
+#define API_SAMPLES_LIMIT_DEFAULT 10000
+#define API_SAMPLES_LIMIT_MAX	  100000
+#define API_SAMPLES_SPAN_DEFAULT  (3600 * 1000) /* ms: the last hour */
+#define API_ALLOW		  "GET, HEAD"
+
+/*
+ * What a decoded %00 becomes. libmicrohttpd hands us C strings, so a real NUL
+ * would silently cut "/index.html%00.png" to "/index.html"; a control byte
+ * instead stays visible and every parser here refuses it.
+ */
+#define API_NUL_STANDIN '\x01'
+
+enum api_route_kind {
+	API_ROUTE_STATIC,  /* anything outside /api/ and /healthz: a file of web_root */
+	API_ROUTE_HEALTHZ, /* /healthz */
+	API_ROUTE_DEVICES, /* /api/v1/devices */
+	API_ROUTE_DEVICE,  /* /api/v1/devices/{id} */
+	API_ROUTE_SAMPLES, /* /api/v1/devices/{id}/samples */
+};
+
+struct api_route {
+	enum api_route_kind kind;
+	int64_t device_id; /* API_ROUTE_DEVICE, API_ROUTE_SAMPLES */
+};
+
+struct api_samples_query {
+	int64_t from_ms;
+	int64_t to_ms;
+	size_t limit;
+};
+
+/**
+ * api_unescape() - Decode %HH escapes in place (the MHD unescape callback).
+ * Malformed escapes stay as they are; %00 becomes API_NUL_STANDIN.
+ * Return: the new length.
+ */
+size_t api_unescape(char *s);
+
+/**
+ * api_route_match() - Map a decoded URL path to a route.
+ * @ret_err: the message for a failure
+ * Return: 0; -ENOENT for an unknown path under /api/ (404); -EINVAL for a
+ * device id that is not an integer (400).
+ */
+int api_route_match(const char *url, struct api_route *ret, char ret_err[API_ERR_MAX]);
+
+/**
+ * api_pattern_match() - Match a decoded path against an endpoint pattern such as
+ * "/api/v1/alerts/{id}/ack" ({id}: a positive decimal integer, at most one).
+ * @ret_id: the {id}, 0 when the pattern has none
+ * Return: 1 on a match, 0 when the path is not of this pattern, -EINVAL when it
+ * is but {id} is not a positive integer (400, message in @ret_err).
+ */
+int api_pattern_match(const char *pattern, const char *path, int64_t *ret_id,
+		      char ret_err[API_ERR_MAX]);
+
+/** api_method_is_read() - Return: true for GET and HEAD, the only methods served. */
+bool api_method_is_read(const char *method);
+
+/**
+ * api_samples_query_parse() - Parse from=, to=, limit= of a samples request.
+ * @now_ms: the default "to"; "from" defaults to one hour before "to"
+ * @ret_err: a message naming the offending parameter
+ * Return: 0, or -EINVAL (400) for an unknown, repeated or bad parameter or from > to.
+ */
+int api_samples_query_parse(const struct api_query_param *v, size_t n, int64_t now_ms,
+			    struct api_samples_query *ret, char ret_err[API_ERR_MAX]);
+
+/**
+ * api_static_relpath() - Lexically check a decoded URL path and turn it into a
+ * path relative to the web root ("/" → "", "/a//b" → "a/b"). Refuses ".."
+ * segments, control bytes (a decoded %00 included) and paths not starting with '/'.
+ * @ret: at least strlen(url) + 1 bytes
+ * Return: 0, or -ENOENT when refused.
+ */
+int api_static_relpath(const char *url, char *ret);
+
+/**
+ * api_static_open() - Open the file for @url under @root.
+ * @root: realpath() of the web root
+ * A directory serves its index.html; "file/" is not found. Every path is resolved
+ * with realpath() and must stay inside @root, so symlinks pointing outside are refused.
+ * @ret_fd: an O_RDONLY descriptor of a regular file (caller closes)
+ * @ret_size: its size
+ * @ret_type: its Content-Type (static string)
+ * Return: 0, -ENOENT when there is nothing to serve (404), other negative errno.
+ */
+int api_static_open(const char *root, const char *url, int *ret_fd, uint64_t *ret_size,
+		    const char **ret_type);
+
+/** api_content_type() - Content-Type by file name extension. Return: a static string. */
+const char *api_content_type(const char *path);
+
+/*
+ * The body of a samples response, rendered while it is sent (api_stream.c):
+ * {"device_id":…,"from":…,"to":…,"samples":[…]}.
+ */
+struct api_samples_stream;
+struct sample;
+
+/**
+ * api_samples_stream_new() - Prepare the body for the @n samples @v, oldest first.
+ * @v: malloc()ed; the stream takes it on success only (freed with the stream)
+ * Return: 0, or -ENOMEM.
+ */
+int api_samples_stream_new(int64_t device_id, int64_t from_ms, int64_t to_ms, struct sample *v,
+			   size_t n, struct api_samples_stream **ret);
+
+/**
+ * api_samples_stream_read() - Copy the next bytes of the body into @buf.
+ * Return: bytes copied (> 0), 0 at the end, or -ENOMEM.
+ */
+ssize_t api_samples_stream_read(struct api_samples_stream *st, char *buf, size_t max);
+
+/** api_samples_stream_free() - Frees the samples too. Accepts NULL. Return: NULL. */
+struct api_samples_stream *api_samples_stream_free(struct api_samples_stream *st);

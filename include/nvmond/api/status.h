@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "nvmond/dev/dev.h"
+
+/**
+ * status_collect() - Scan @b and read every controller's health log once.
+ * Return: 0 with *ret = {"devices": [...]} (new reference), or negative errno
+ * with @err filled.
+ */
+int status_collect(struct dev_backend *b, int64_t now_ms, json_t **ret, char *err, size_t errlen);
+
+/**
+ * status_print_table() - The human table of `nvmond status`.
+ * @color: mark warnings with ANSI colors (the caller decides: a terminal, no NO_COLOR)
+ * Return: 0.
+ */
+int status_print_table(FILE *out, const json_t *status, bool color);

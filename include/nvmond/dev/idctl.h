@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nvmond/util/u128.h"
+
+#define IDCTL_SIZE 4096
+
+/* The identify-controller facts nvmond uses, strings trimmed of padding. */
+struct idctl {
+	uint16_t vid;
+	char serial[21];   /* SN, bytes 4..23 */
+	char model[41];	   /* MN, bytes 24..63 */
+	char firmware[9];  /* FR, bytes 64..71 */
+	uint16_t wctemp_k; /* warning composite temperature threshold, 0 = not reported */
+	uint16_t cctemp_k; /* critical composite temperature threshold, 0 = not reported */
+	u128 tnvmcap;	   /* total NVM capacity in bytes, 0 = not reported */
+	uint32_t nn;	   /* number of namespaces */
+};
+
+/**
+ * idctl_decode() - Decode the raw 4096-byte Identify Controller structure.
+ * Pure. Strings are copied, non-printable bytes replaced by '?', trailing
+ * blanks and NULs removed.
+ * Return: 0.
+ */
+int idctl_decode(const uint8_t page[IDCTL_SIZE], struct idctl *ret);
+
+/**
+ * idctl_str_clean() - Copy an identity string field of @len bytes (SN, MN, FR
+ * as the controller or sysfs gives them) the way idctl_decode() does: bytes
+ * that are not printable become '?', NULs blanks, and blanks at either end are
+ * padding. @dst holds at least @len + 1 bytes. Pure.
+ */
+void idctl_str_clean(char *dst, const uint8_t *src, size_t len);
+
+/**
+ * idctl_encode() - Build a raw structure holding @id (for demo drives and tests).
+ * Strings are space-padded as the specification requires.
+ */
+void idctl_encode(const struct idctl *id, uint8_t page[IDCTL_SIZE]);

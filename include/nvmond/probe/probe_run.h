@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "nvmond/analysis/cliff.h"
+#include "nvmond/probe/probe.h"
+#include "nvmond/probe/probe_file.h"
+#include "nvmond/dev/smart.h"
+#include "nvmond/store/store_probe.h"
+
+/*
+ * One probe run from start to stored result, shared by the daemon (a probe
+ * thread per run) and `nvmond probe` (the command's own thread): open the
+ * target safely, run each phase of the preset (the engine, or the demo model),
+ * sample SMART every second, abort on foreground I/O or WCTEMP, stop
+ * sustained-write at a cliff, and analyse the series.
+ */
+
+/* Everything a run needs, decided before it starts. */
+struct probe_plan {
+	int64_t device_id;
+	/* The configured drive. Its controller and namespace are looked up by
+	 * these before the target is opened and again before every phase; a
+	 * name cached from a scan is never trusted. */
+	char serial[21], model[41];
+	enum probe_preset_id preset;
+	char trigger[16];
+	int demo_index;	     /* >= 0: a demo drive (simulated), else -1 */
+	char probe_dir[512]; /* "": the raw namespace @nsid */
+	uint32_t nsid;	     /* probe_namespace (default 1) */
+	bool destructive;
+	uint64_t file_size;
+	uint64_t allowed_write; /* reserved: the layout and every phase together write no more */
+	int64_t phase_ms;
+	uint16_t wctemp_k;
+	unsigned min_free_pct;	      /* the probe file's layout keeps this much free */
+	bool file_known;	      /* nvmond recorded making a probe file in probe_dir */
+	struct probe_file_id file_id; /* that file, when file_known */
+	const char *sysfs;	      /* "/sys" */
+	const char *mountinfo;	      /* "/proc/self/mountinfo" */
+};
+
+/* Hooks into whoever runs it; all called on the run's thread. */
+struct probe_hooks {
+	/* Read the SMART log of controller @ctrl (the drive's name at the start
+	 * of the run; at @now_ms, for the demo drives). */
+	int (*read_smart)(void *ctx, const char *ctrl, int64_t now_ms, struct smart_log *ret);
+	/* After each interval: phase @phase, its series so far. May be NULL. */
+	void (*progress)(void *ctx, size_t phase, const struct probe_point *v, size_t n);
+	/* True when the run must stop now (shutdown, Ctrl-C). May be NULL. */
+	bool (*cancelled)(void *ctx);
+	/*
+	 * Record, before any write passes it, the most the run may have
+	 * written (@lease, never less than what it handed to the kernel), and
+	 * what it wrote (@written); at least every second while it writes.
+	 * Return 0, or negative errno: the run then stops writing. NULL: no
+	 * record (tests).
+	 */
+	int (*charge)(void *ctx, uint64_t lease, uint64_t written);
+	/* Record the probe file just made, before it gets its name. May be NULL. */
+	int (*file_made)(void *ctx, const char *dir, const struct probe_file_id *id);
+	void *ctx;
+};
+
+/* The demo drives' write cache: how full it is and since when idle. */
+struct probe_demo_state {
+	uint64_t cache_used;
+	int64_t idle_since_ms;
+};
+
+struct probe_outcome {
+	struct probe_run_row run;
+	size_t n_phases;
+	struct probe_phase_row phase[PROBE_MAX_PHASES];
+	struct probe_result res[PROBE_MAX_PHASES];
+	struct cliff_event ev[PROBE_MAX_PHASES][CLIFF_MAX_EVENTS];
+	size_t n_ev[PROBE_MAX_PHASES];
+	struct cliff_thermal *thermal;
+	size_t n_thermal;
+};
+
+/**
+ * probe_execute() - Run @plan. @out->run must hold id, device_id, preset,
+ * trigger and started_ms; the rest is filled: state "done", "stopped" (a
+ * sustained cliff), "aborted" (with the reason) or "failed" (a refused
+ * target or an error, with the reason), and bytes_charged: every byte that
+ * may have reached the drive, whatever ended the run.
+ * @demo: the demo drive's cache state (updated), for demo plans
+ * Return: 0 (see out->run.state), or -ENOMEM.
+ */
+int probe_execute(const struct probe_plan *plan, const struct probe_hooks *h,
+		  struct probe_demo_state *demo, struct probe_outcome *out);
+
+/** probe_outcome_clear() - Free the series and samples. */
+void probe_outcome_clear(struct probe_outcome *o);
+
+/**
+ * probe_outcome_save() - Store the phases, samples and the run's final row.
+ * Return: 0 or negative errno.
+ */
+int probe_outcome_save(struct store *s, const struct probe_outcome *o);
+
+/**
+ * probe_demo_run() - Simulate @j on demo drive @index (see probe_demo.c), with
+ * SMART read through @h at the simulated time. @realtime: pace the intervals by
+ * the wall clock (the daemon); else as fast as possible from @start_ms (tests).
+ * Return: 0 or -EINVAL.
+ */
+int probe_demo_run(int index, struct probe_demo_state *st, const struct probe_job *j,
+		   int64_t start_ms, bool realtime, probe_tick_fn tick, void *tick_ctx,
+		   struct probe_result *ret);
+
+/* JSON of stored runs (API and CLI). */
+/** probe_run_json() - A run row. Return: new reference, or NULL on ENOMEM. */
+json_t *probe_run_json(const struct probe_run_row *r);
+
+/**
+ * probe_run_detail_json() - A run with its phases, events, and (when
+ * @with_series) series and SMART samples, read from @s.
+ * Return: 0 with *ret, -ENOENT, or negative errno.
+ */
+int probe_run_detail_json(struct store *s, int64_t id, bool with_series, json_t **ret);
+
+/** probe_print_table() - The result table of a run detail (from probe_run_detail_json). */
+void probe_print_table(FILE *out, const json_t *detail);

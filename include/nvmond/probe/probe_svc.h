@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include <stddef.h>
+
+#include "nvmond/api/api.h"
+#include "nvmond/core/cfg.h"
+#include "nvmond/dev/dev.h"
+#include "nvmond/monitor/fleet.h"
+#include "nvmond/core/loop.h"
+#include "nvmond/core/mainq.h"
+#include "nvmond/monitor/poller.h"
+#include "nvmond/store/store.h"
+
+/*
+ * Throughput probes in the daemon: schedules, the safety gates before a probe
+ * starts, one probe thread per running probe (at most one per device), and the
+ * HTTP endpoints. All its state lives on the main loop; probe threads reach it
+ * through mainq_call().
+ */
+struct probe_svc;
+
+#define PROBE_SVC_ERR_MAX 256
+
+/**
+ * probe_svc_new() - Borrow everything; check every device's probe_schedule.
+ * Return: 0, -EINVAL (a bad schedule, @ret_err filled), or -ENOMEM.
+ */
+int probe_svc_new(const struct cfg *c, struct dev_backend *b, struct store *s, struct fleet *f,
+		  struct mainq *q, struct probe_svc **ret, char ret_err[PROBE_SVC_ERR_MAX]);
+
+/**
+ * probe_svc_start() - Listen to the poller (busy history) and arm the
+ * scheduler on @l. Marks runs left "running" by a previous daemon as failed.
+ * Return: 0 or negative errno.
+ */
+int probe_svc_start(struct probe_svc *p, struct loop *l, struct poller *poller);
+
+/** probe_svc_reconfigure() - Apply a reloaded configuration (schedules, budgets). */
+int probe_svc_reconfigure(struct probe_svc *p, const struct cfg *c,
+			  char ret_err[PROBE_SVC_ERR_MAX]);
+
+/** probe_svc_endpoints() - The probe endpoints, for api_config.endpoints. */
+const struct api_endpoint *probe_svc_endpoints(struct probe_svc *p, size_t *ret_n);
+
+/**
+ * probe_svc_free() - Cancel running probes, wait for their threads (each
+ * stores what it measured) and free. Call after mainq_shutdown(). Accepts NULL.
+ * Return: NULL.
+ */
+struct probe_svc *probe_svc_free(struct probe_svc *p);
+
+/**
+ * probe_cli() - `nvmond probe --device ID --preset P [--json]`: run one probe
+ * in this process (budgets and the record in the database @c->database), with
+ * a progress bar when stderr is a terminal, then print the result.
+ * Return: an exit status (0 ok, 1 failed or refused, 2 usage).
+ */
+int probe_cli(const struct cfg *c, struct dev_backend *b, const char *device, const char *preset,
+	      bool json);

@@ -1,0 +1,478 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The notification sinks against the real thing: a local HTTP listener (a
+ * socket served by a thread of this test) for the webhook, real processes for
+ * the exec hook.
+ */
+#define _GNU_SOURCE /* strcasestr */
+#include <arpa/inet.h>
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "nvmond/alert/alert_sink.h"
+#include "nvmond/util/timefmt.h"
+
+/* ---- a tiny HTTP listener ------------------------------------------------ */
+
+struct listener {
+	int fd;
+	uint16_t port;
+	bool hang; /* accept, read, never answer (a dead webhook) */
+	pthread_t thread;
+	pthread_mutex_t lock;
+	int received;
+	char last_body[2048];
+	volatile bool stop;
+};
+
+static void *listener_main(void *arg)
+{
+	struct listener *l = arg;
+
+	while (!l->stop) {
+		int c = accept(l->fd, NULL, NULL);
+		if (c < 0)
+			continue;
+		char buf[8192];
+		size_t n = 0;
+		/* Read headers, then Content-Length bytes of body. */
+		for (;;) {
+			ssize_t k = read(c, buf + n, sizeof(buf) - 1 - n);
+			if (k <= 0)
+				break;
+			n += (size_t)k;
+			buf[n] = '\0';
+			char *end = strstr(buf, "\r\n\r\n");
+			char *cl = strcasestr(buf, "Content-Length:");
+			if (end && cl && n >= (size_t)(end + 4 - buf) + (size_t)atoi(cl + 15))
+				break;
+		}
+		if (l->hang) {
+			while (!l->stop)
+				usleep(10000);
+			close(c);
+			break;
+		}
+		char *body = strstr(buf, "\r\n\r\n");
+		pthread_mutex_lock(&l->lock);
+		l->received++;
+		snprintf(l->last_body, sizeof(l->last_body), "%s", body ? body + 4 : "");
+		pthread_mutex_unlock(&l->lock);
+		static const char ok[] =
+			"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+		cr_assert_eq(write(c, ok, sizeof(ok) - 1), (ssize_t)sizeof(ok) - 1);
+		close(c);
+	}
+	return NULL;
+}
+
+static void listener_start(struct listener *l, uint16_t port, bool hang)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port)};
+	socklen_t len = sizeof(a);
+	int one = 1;
+
+	memset(l, 0, sizeof(*l));
+	l->hang = hang;
+	pthread_mutex_init(&l->lock, NULL);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	l->fd = socket(AF_INET, SOCK_STREAM, 0);
+	cr_assert_geq(l->fd, 0);
+	setsockopt(l->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	struct timeval tv = {0, 100000}; /* accept() wakes up to see stop */
+	setsockopt(l->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	cr_assert_eq(bind(l->fd, (struct sockaddr *)&a, sizeof(a)), 0, "bind: %s", strerror(errno));
+	cr_assert_eq(listen(l->fd, 16), 0);
+	getsockname(l->fd, (struct sockaddr *)&a, &len);
+	l->port = ntohs(a.sin_port);
+	cr_assert_eq(pthread_create(&l->thread, NULL, listener_main, l), 0);
+}
+
+static void listener_stop(struct listener *l)
+{
+	l->stop = true;
+	pthread_join(l->thread, NULL);
+	close(l->fd);
+}
+
+static int listener_received(struct listener *l)
+{
+	pthread_mutex_lock(&l->lock);
+	int n = l->received;
+	pthread_mutex_unlock(&l->lock);
+	return n;
+}
+
+/* A port nobody listens on (bound once, then released). */
+static uint16_t dead_port(void)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET};
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	cr_assert_eq(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	getsockname(fd, (struct sockaddr *)&a, &len);
+	close(fd);
+	return ntohs(a.sin_port);
+}
+
+static struct alert_note note(int64_t id)
+{
+	struct alert_note n = {.alert_id = id,
+			       .device_id = 1,
+			       .started_ms = 1764460800000LL,
+			       .ts_ms = 1764460801000LL};
+	snprintf(n.device, sizeof(n.device), "nvme0");
+	snprintf(n.model, sizeof(n.model), "Samsung SSD 950 PRO 512GB");
+	snprintf(n.serial, sizeof(n.serial), "S2GMNX0H");
+	snprintf(n.rule, sizeof(n.rule), "throttling");
+	snprintf(n.severity, sizeof(n.severity), "warning");
+	snprintf(n.state, sizeof(n.state), "firing");
+	snprintf(n.message, sizeof(n.message), "light thermal throttling; it's \"hot\"");
+	return n;
+}
+
+static struct alert_sink_stats webhook_stats(struct alert_sinks *s)
+{
+	struct alert_sink_stats e, w;
+	alert_sinks_stats(s, &e, &w);
+	return w;
+}
+
+static struct alert_sink_stats exec_stats(struct alert_sinks *s)
+{
+	struct alert_sink_stats e, w;
+	alert_sinks_stats(s, &e, &w);
+	return e;
+}
+
+#define WAIT_UNTIL(cond, ms)                                                                       \
+	do {                                                                                       \
+		int64_t until_ = timefmt_mono_ms() + (ms);                                         \
+		while (!(cond) && timefmt_mono_ms() < until_)                                      \
+			usleep(10000);                                                             \
+	} while (0)
+
+/* ---- webhook ------------------------------------------------------------- */
+
+Test(alert_sink, webhook_delivers_json)
+{
+	struct listener l;
+	struct alert_sinks *s;
+	char url[64];
+
+	listener_start(&l, 0, false);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%u/hook", l.port);
+	struct alert_sink_cfg c = {.webhook_url = url,
+				   .webhook_timeout_ms = 2000,
+				   .webhook_queue = 8,
+				   .webhook_attempts = 3,
+				   .webhook_retry_min_ms = 100,
+				   .webhook_retry_max_ms = 200};
+	cr_assert_eq(alert_sinks_new(&c, &s), 0);
+	for (int i = 1; i <= 3; i++) {
+		struct alert_note n = note(i);
+		cr_assert_eq(alert_sinks_send(s, &n), 1);
+	}
+	WAIT_UNTIL(webhook_stats(s).delivered == 3, 10000);
+	struct alert_sink_stats st = webhook_stats(s);
+	cr_assert_eq(st.delivered, 3);
+	cr_assert_eq(st.failed + st.dropped + st.retries, 0);
+	cr_assert_eq(listener_received(&l), 3);
+
+	json_error_t err;
+	json_t *j = json_loads(l.last_body, 0, &err);
+	cr_assert_not_null(j, "body is JSON: %s (%s)", err.text, l.last_body);
+	cr_assert_str_eq(json_string_value(json_object_get(j, "rule")), "throttling");
+	cr_assert_str_eq(json_string_value(json_object_get(j, "serial")), "S2GMNX0H");
+	cr_assert_str_eq(json_string_value(json_object_get(j, "message")),
+			 "light thermal throttling; it's \"hot\"");
+	cr_assert_eq(json_integer_value(json_object_get(j, "alert_id")), 3);
+	json_decref(j);
+	alert_sinks_free(s);
+	listener_stop(&l);
+}
+
+Test(alert_sink, webhook_retries_while_the_listener_is_down)
+{
+	struct listener l;
+	struct alert_sinks *s;
+	uint16_t port = dead_port();
+	char url[64];
+
+	snprintf(url, sizeof(url), "http://127.0.0.1:%u/hook", port);
+	struct alert_sink_cfg c = {.webhook_url = url,
+				   .webhook_timeout_ms = 1000,
+				   .webhook_queue = 8,
+				   .webhook_attempts = 20,
+				   .webhook_retry_min_ms = 100,
+				   .webhook_retry_max_ms = 300};
+	cr_assert_eq(alert_sinks_new(&c, &s), 0);
+	struct alert_note n = note(7);
+	cr_assert_eq(alert_sinks_send(s, &n), 1);
+	WAIT_UNTIL(webhook_stats(s).retries >= 3, 10000);
+	struct alert_sink_stats st = webhook_stats(s);
+	cr_assert_geq(st.retries, 3, "retried while down");
+	cr_assert_eq(st.delivered, 0);
+	cr_assert_eq(st.failed, 0, "not given up yet");
+
+	listener_start(&l, port, false); /* the webhook comes back */
+	WAIT_UNTIL(webhook_stats(s).delivered == 1, 10000);
+	cr_assert_eq(webhook_stats(s).delivered, 1, "delivered once it is up");
+	cr_assert_eq(listener_received(&l), 1);
+	alert_sinks_free(s);
+	listener_stop(&l);
+}
+
+Test(alert_sink, webhook_gives_up_after_its_attempts)
+{
+	struct alert_sinks *s;
+	char url[64];
+
+	snprintf(url, sizeof(url), "http://127.0.0.1:%u/hook", dead_port());
+	struct alert_sink_cfg c = {.webhook_url = url,
+				   .webhook_timeout_ms = 1000,
+				   .webhook_queue = 8,
+				   .webhook_attempts = 3,
+				   .webhook_retry_min_ms = 50,
+				   .webhook_retry_max_ms = 100};
+	cr_assert_eq(alert_sinks_new(&c, &s), 0);
+	struct alert_note n = note(1);
+	alert_sinks_send(s, &n);
+	WAIT_UNTIL(webhook_stats(s).failed == 1, 10000);
+	struct alert_sink_stats st = webhook_stats(s);
+	cr_assert_eq(st.failed, 1);
+	cr_assert_eq(st.retries, 2, "3 attempts = 2 retries");
+	cr_assert(strstr(st.last_error, "gave up after 3 attempts"), "%s", st.last_error);
+	alert_sinks_free(s);
+}
+
+Test(alert_sink, dead_webhook_drops_and_counts_when_the_queue_is_full)
+{
+	struct listener l;
+	struct alert_sinks *s;
+	char url[64];
+
+	listener_start(&l, 0, true); /* accepts, never answers */
+	snprintf(url, sizeof(url), "http://127.0.0.1:%u/hook", l.port);
+	struct alert_sink_cfg c = {.webhook_url = url,
+				   .webhook_timeout_ms = 2000,
+				   .webhook_queue = 2,
+				   .webhook_attempts = 1,
+				   .webhook_retry_min_ms = 100,
+				   .webhook_retry_max_ms = 100};
+	cr_assert_eq(alert_sinks_new(&c, &s), 0);
+	struct alert_note n = note(1);
+	alert_sinks_send(s, &n);
+	WAIT_UNTIL(webhook_stats(s).pending == 0, 5000); /* the first one is in flight */
+
+	int64_t t0 = timefmt_mono_ms();
+	int accepted = 0;
+	for (int i = 2; i <= 11; i++) {
+		n = note(i);
+		accepted += alert_sinks_send(s, &n);
+	}
+	int64_t took = timefmt_mono_ms() - t0;
+	cr_assert_lt(took, 200, "sending never waits for the webhook (%lld ms)", (long long)took);
+	struct alert_sink_stats st = webhook_stats(s);
+	cr_assert_eq(accepted, 2, "the queue holds 2");
+	cr_assert_eq(st.pending, 2);
+	cr_assert_eq(st.dropped, 8, "the rest is dropped and counted");
+	cr_assert_eq(st.queued, 3);
+	listener_stop(&l);
+	alert_sinks_free(s);
+}
+
+/* ---- exec hook ----------------------------------------------------------- */
+
+static void write_script(const char *path, const char *body)
+{
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "#!/bin/sh\n%s\n", body);
+	fclose(f);
+	cr_assert_eq(chmod(path, 0755), 0);
+}
+
+static char *slurp(const char *path)
+{
+	static char buf[8192]; /* test helper only */
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+Test(alert_sink, exec_hook_gets_env_and_json_on_stdin)
+{
+	char dir[] = "/tmp/nvmond-sink-XXXXXX", hook[128], out[128], cmd[512];
+	struct alert_sinks *s;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(hook, sizeof(hook), "%s/hook.sh", dir);
+	snprintf(out, sizeof(out), "%s/out", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "{ echo \"$NVMOND_STATE $NVMOND_RULE $NVMOND_SEVERITY $NVMOND_SERIAL "
+		 "$NVMOND_DEVICE $NVMOND_ALERT_ID\"; cat; echo; } >> %s",
+		 out);
+	write_script(hook, cmd);
+	struct alert_sink_cfg c = {.exec_path = hook, .exec_timeout_ms = 5000, .exec_queue = 8};
+	cr_assert_eq(alert_sinks_new(&c, &s), 0);
+	struct alert_note n = note(42);
+	cr_assert_eq(alert_sinks_send(s, &n), 1);
+	WAIT_UNTIL(exec_stats(s).delivered == 1, 10000);
+	cr_assert_eq(exec_stats(s).delivered, 1);
+	char *text = slurp(out);
+	cr_assert_not_null(text);
+	cr_assert(strstr(text, "firing throttling warning S2GMNX0H nvme0 42\n"), "%s", text);
+	cr_assert(strstr(text, "\"rule\":\"throttling\""), "%s", text);
+	alert_sinks_free(s);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
+Test(alert_sink, exec_hook_is_killed_after_its_timeout)
+{
+	char dir[] = "/tmp/nvmond-sink-XXXXXX", hook[128], cmd[256];
+	struct alert_sinks *s;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(hook, sizeof(hook), "%s/slow.sh", dir);
+	write_script(hook, "sleep 30");
+	struct alert_sink_cfg c = {.exec_path = hook, .exec_timeout_ms = 300, .exec_queue = 8};
+	cr_assert_eq(alert_sinks_new(&c, &s), 0);
+	struct alert_note n = note(1);
+	int64_t t0 = timefmt_mono_ms();
+	alert_sinks_send(s, &n);
+	WAIT_UNTIL(exec_stats(s).failed == 1, 10000);
+	cr_assert_eq(exec_stats(s).failed, 1);
+	cr_assert_lt(timefmt_mono_ms() - t0, 5000);
+	cr_assert(strstr(exec_stats(s).last_error, "exec_timeout"), "%s", exec_stats(s).last_error);
+	alert_sinks_free(s);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
+Test(alert_sink, failing_hook_is_counted)
+{
+	struct alert_sinks *s;
+	struct alert_sink_cfg c = {
+		.exec_path = "/bin/false", .exec_timeout_ms = 2000, .exec_queue = 8};
+
+	cr_assert_eq(alert_sinks_new(&c, &s), 0);
+	struct alert_note n = note(1);
+	alert_sinks_send(s, &n);
+	WAIT_UNTIL(exec_stats(s).failed == 1, 10000);
+	cr_assert_eq(exec_stats(s).failed, 1);
+	cr_assert(strstr(exec_stats(s).last_error, "exit status 1"), "%s",
+		  exec_stats(s).last_error);
+	alert_sinks_free(s);
+}
+
+/* ---- reload ---------------------------------------------------------------- */
+
+Test(alert_sink, reconfigure_moves_the_webhook_adds_a_hook_and_keeps_the_counters)
+{
+	char dir[] = "/tmp/nvmond-sink-XXXXXX", hook[128], out[128], cmd[256], url_a[64], url_b[64];
+	struct listener a, b;
+	struct alert_sinks *s;
+
+	listener_start(&a, 0, false);
+	listener_start(&b, 0, false);
+	snprintf(url_a, sizeof(url_a), "http://127.0.0.1:%u/hook", a.port);
+	snprintf(url_b, sizeof(url_b), "http://127.0.0.1:%u/hook", b.port);
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(hook, sizeof(hook), "%s/hook.sh", dir);
+	snprintf(out, sizeof(out), "%s/out", dir);
+	snprintf(cmd, sizeof(cmd), "echo \"$NVMOND_ALERT_ID\" >> %s", out);
+	write_script(hook, cmd);
+
+	struct alert_sink_cfg c = {.webhook_url = url_a,
+				   .webhook_timeout_ms = 2000,
+				   .webhook_queue = 8,
+				   .webhook_attempts = 1,
+				   .webhook_retry_min_ms = 100,
+				   .webhook_retry_max_ms = 100};
+	cr_assert_eq(alert_sinks_new(&c, &s), 0);
+	struct alert_note n1 = note(1), n2 = note(2), n3 = note(3);
+	cr_assert_eq(alert_sinks_send(s, &n1), 1, "only the webhook");
+	WAIT_UNTIL(webhook_stats(s).delivered == 1, 10000);
+	cr_assert_eq(listener_received(&a), 1);
+
+	/* The webhook moves to b and a hook appears. */
+	c.webhook_url = url_b;
+	c.exec_path = hook;
+	c.exec_timeout_ms = 5000;
+	c.exec_queue = 8;
+	cr_assert_eq(alert_sinks_reconfigure(s, &c), 0);
+	cr_assert_eq(alert_sinks_send(s, &n2), 2, "webhook and hook");
+	WAIT_UNTIL(webhook_stats(s).delivered == 2 && exec_stats(s).delivered == 1, 10000);
+	struct alert_sink_stats w = webhook_stats(s);
+	cr_assert_eq(w.delivered, 2, "the counters carry over a reload");
+	cr_assert_eq(w.queued, 2);
+	cr_assert(w.enabled);
+	cr_assert_eq(listener_received(&a), 1, "nothing more to the old URL");
+	cr_assert_eq(listener_received(&b), 1);
+	cr_assert_eq(exec_stats(s).delivered, 1);
+
+	/* The webhook goes away: only the hook is left. */
+	c.webhook_url = NULL;
+	cr_assert_eq(alert_sinks_reconfigure(s, &c), 0);
+	cr_assert_not(webhook_stats(s).enabled);
+	cr_assert_eq(alert_sinks_send(s, &n3), 1, "only the hook");
+	WAIT_UNTIL(exec_stats(s).delivered == 2, 10000);
+	cr_assert_eq(exec_stats(s).delivered, 2);
+	cr_assert_eq(listener_received(&b), 1);
+	char *text = slurp(out);
+	cr_assert_not_null(text);
+	cr_assert_str_eq(text, "2\n3\n");
+	alert_sinks_free(s);
+	listener_stop(&a);
+	listener_stop(&b);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
+Test(alert_sink, a_smaller_queue_keeps_the_oldest_and_counts_the_rest)
+{
+	struct listener l;
+	struct alert_sinks *s;
+	char url[64];
+
+	listener_start(&l, 0, true); /* hangs: the first note stays in flight */
+	snprintf(url, sizeof(url), "http://127.0.0.1:%u/hook", l.port);
+	struct alert_sink_cfg c = {.webhook_url = url,
+				   .webhook_timeout_ms = 3000,
+				   .webhook_queue = 8,
+				   .webhook_attempts = 1,
+				   .webhook_retry_min_ms = 100,
+				   .webhook_retry_max_ms = 100};
+	cr_assert_eq(alert_sinks_new(&c, &s), 0);
+	for (int i = 1; i <= 6; i++) {
+		struct alert_note n = note(i);
+		cr_assert_eq(alert_sinks_send(s, &n), 1);
+	}
+	WAIT_UNTIL(webhook_stats(s).pending == 5, 5000); /* one in flight */
+	cr_assert_eq(webhook_stats(s).pending, 5);
+	c.webhook_queue = 2;
+	cr_assert_eq(alert_sinks_reconfigure(s, &c), 0);
+	struct alert_sink_stats st = webhook_stats(s);
+	cr_assert_eq(st.pending, 2);
+	cr_assert_eq(st.dropped, 3);
+	alert_sinks_free(s);
+	listener_stop(&l);
+}

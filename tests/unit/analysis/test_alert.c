@@ -1,0 +1,418 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The alert rules and state machine (pure), and their persistence in a real
+ * SQLite file: what a restart must find again.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nvmond/analysis/alert.h"
+#include "nvmond/store/store.h"
+#include "nvmond/store/store_alert.h"
+
+static struct alert_cfg all_on(void)
+{
+	struct alert_cfg c = {.resolve_after_ms = 30000, .cooldown_ms = 900000};
+	for (int r = 0; r < _ALERT_RULE_MAX; r++)
+		c.rule_on[r] = true;
+	return c;
+}
+
+static void conds_for(const struct alert_cfg *c, const struct smart_log *cur,
+		      const struct smart_log *prev, const bool open[_THROTTLE_KIND_MAX],
+		      struct alert_cond ret[_ALERT_RULE_MAX])
+{
+	static const bool none[_THROTTLE_KIND_MAX];
+	struct throttle_event ev[_THROTTLE_KIND_MAX] = {0};
+	struct alert_input in = {.cur = cur,
+				 .prev = prev,
+				 .throttle_open = open ? open : none,
+				 .throttle_ev = ev,
+				 .wctemp_k = 343,
+				 .cctemp_k = 353};
+	alert_conditions(c, &in, ret);
+}
+
+static struct smart_log healthy(void)
+{
+	return (struct smart_log){.temperature_k = 313, .avail_spare = 100, .spare_thresh = 10};
+}
+
+Test(alert_rules, spare_zero_with_threshold_zero_never_fires)
+{
+	struct alert_cfg c = all_on();
+	struct alert_cond r[_ALERT_RULE_MAX];
+	struct smart_log s = {.temperature_k = 323}; /* QEMU: spare 0, threshold 0 */
+
+	conds_for(&c, &s, NULL, NULL, r);
+	cr_assert(r[ALERT_SPARE].known);
+	cr_assert_not(r[ALERT_SPARE].active);
+	s.avail_spare = 9;
+	s.spare_thresh = 10;
+	conds_for(&c, &s, NULL, NULL, r);
+	cr_assert(r[ALERT_SPARE].active);
+	cr_assert_eq(r[ALERT_SPARE].severity, ALERT_SEV_CRITICAL);
+	s.avail_spare = 10;
+	conds_for(&c, &s, NULL, NULL, r);
+	cr_assert_not(r[ALERT_SPARE].active, "at the threshold is not below it");
+}
+
+Test(alert_rules, temperature_bit_is_transient_other_bits_mean_failed)
+{
+	struct alert_cfg c = all_on();
+	struct alert_cond r[_ALERT_RULE_MAX];
+	struct smart_log s = healthy();
+
+	s.critical_warning = SMART_CRIT_TEMPERATURE;
+	conds_for(&c, &s, NULL, NULL, r);
+	cr_assert(r[ALERT_CRIT_TEMPERATURE].active);
+	cr_assert_not(r[ALERT_CRIT_FAILED].active, "a hot drive is not a failed drive");
+	for (unsigned bit = 0; bit < 6; bit++) {
+		if ((1u << bit) == SMART_CRIT_TEMPERATURE)
+			continue;
+		s.critical_warning = (uint8_t)(1u << bit);
+		conds_for(&c, &s, NULL, NULL, r);
+		cr_assert(r[ALERT_CRIT_FAILED].active, "bit %u", bit);
+		cr_assert_eq(r[ALERT_CRIT_FAILED].severity, ALERT_SEV_CRITICAL);
+		cr_assert_not(r[ALERT_CRIT_TEMPERATURE].active);
+	}
+	/* Passing WCTEMP sets the bit: the temperature alert covers it, unless that rule is off. */
+	bool open[_THROTTLE_KIND_MAX] = {0};
+	open[THROTTLE_OVER_WCTEMP] = true;
+	s.critical_warning = SMART_CRIT_TEMPERATURE;
+	conds_for(&c, &s, NULL, open, r);
+	cr_assert(r[ALERT_TEMP_WARNING].active);
+	cr_assert_not(r[ALERT_CRIT_TEMPERATURE].active, "one notification for one hot spell");
+	c.rule_on[ALERT_TEMP_WARNING] = false;
+	conds_for(&c, &s, NULL, open, r);
+	cr_assert(r[ALERT_CRIT_TEMPERATURE].active);
+	c.rule_on[ALERT_TEMP_WARNING] = true;
+
+	s.critical_warning = SMART_CRIT_READ_ONLY;
+	conds_for(&c, &s, NULL, NULL, r);
+	cr_assert(strstr(r[ALERT_CRIT_FAILED].message, "read-only"), "%s",
+		  r[ALERT_CRIT_FAILED].message);
+}
+
+Test(alert_rules, percentage_used_steps)
+{
+	struct alert_cfg c = all_on();
+	struct alert_cond r[_ALERT_RULE_MAX];
+	struct smart_log s = healthy();
+	static const struct {
+		uint8_t used;
+		bool a80, a90, a100;
+	} t[] = {{79, 0, 0, 0}, {80, 1, 0, 0},	{89, 1, 0, 0},
+		 {90, 1, 1, 0}, {100, 1, 1, 1}, {255, 1, 1, 1}};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		s.percent_used = t[i].used;
+		conds_for(&c, &s, NULL, NULL, r);
+		cr_assert_eq(r[ALERT_USED_80].active, t[i].a80, "%u%%", t[i].used);
+		cr_assert_eq(r[ALERT_USED_90].active, t[i].a90, "%u%%", t[i].used);
+		cr_assert_eq(r[ALERT_USED_100].active, t[i].a100, "%u%%", t[i].used);
+	}
+}
+
+Test(alert_rules, media_errors_increase_needs_a_previous_sample)
+{
+	struct alert_cfg c = all_on();
+	struct alert_cond r[_ALERT_RULE_MAX];
+	struct smart_log prev = healthy(), cur = healthy();
+
+	prev.media_errors = 3;
+	cur.media_errors = 3;
+	conds_for(&c, &cur, NULL, NULL, r);
+	cr_assert_not(r[ALERT_MEDIA_ERRORS].known, "nothing to compare with");
+	conds_for(&c, &cur, &prev, NULL, r);
+	cr_assert(r[ALERT_MEDIA_ERRORS].known);
+	cr_assert_not(r[ALERT_MEDIA_ERRORS].active);
+	cur.media_errors = (u128)1 << 100; /* 128-bit, exact */
+	conds_for(&c, &cur, &prev, NULL, r);
+	cr_assert(r[ALERT_MEDIA_ERRORS].active);
+}
+
+Test(alert_rules, throttling_level_follows_the_open_events)
+{
+	struct alert_cfg c = all_on();
+	struct alert_cond r[_ALERT_RULE_MAX];
+	struct smart_log s = healthy();
+	bool open[_THROTTLE_KIND_MAX] = {0};
+
+	open[THROTTLE_LIGHT] = true;
+	conds_for(&c, &s, NULL, open, r);
+	cr_assert(r[ALERT_THROTTLING].active);
+	cr_assert_eq(r[ALERT_THROTTLING].severity, ALERT_SEV_WARNING);
+	open[THROTTLE_HEAVY] = true;
+	conds_for(&c, &s, NULL, open, r);
+	cr_assert_eq(r[ALERT_THROTTLING].severity, ALERT_SEV_CRITICAL);
+	open[THROTTLE_OVER_WCTEMP] = true;
+	conds_for(&c, &s, NULL, open, r);
+	cr_assert(r[ALERT_TEMP_WARNING].active);
+	cr_assert_not(r[ALERT_TEMP_CRITICAL].active);
+
+	c.rule_on[ALERT_THROTTLING] = false;
+	conds_for(&c, &s, NULL, open, r);
+	cr_assert(r[ALERT_THROTTLING].known, "a disabled rule resolves what it raised");
+	cr_assert_not(r[ALERT_THROTTLING].active);
+}
+
+static struct alert_cond cond(bool active, enum alert_severity sev)
+{
+	return (struct alert_cond){.known = true, .active = active, .severity = sev};
+}
+
+#define MIN 60000LL
+
+Test(alert_step, one_notification_per_episode_and_one_resolved)
+{
+	struct alert_cfg c = all_on();
+	struct alert_slot slot = {0};
+	struct alert_cond on = cond(true, ALERT_SEV_WARNING), off = cond(false, ALERT_SEV_WARNING);
+	struct alert_decision d;
+	int fires = 0, resolves = 0;
+
+	/* On for 5 minutes, polled every 10 s, with a one-poll dip in the middle. */
+	for (int64_t t = 0; t <= 5 * MIN; t += 10000) {
+		d = alert_step(&slot, &c, t == 2 * MIN ? &off : &on, t);
+		fires += d.action == ALERT_ACT_FIRE && d.notify;
+		cr_assert_neq(d.action, ALERT_ACT_RESOLVE, "a 10 s dip is inside resolve_after");
+	}
+	for (int64_t t = 5 * MIN + 10000; t <= 7 * MIN; t += 10000) {
+		d = alert_step(&slot, &c, &off, t);
+		resolves += d.action == ALERT_ACT_RESOLVE && d.notify;
+		if (d.action == ALERT_ACT_RESOLVE)
+			cr_assert_geq(t - (5 * MIN + 10000), c.resolve_after_ms);
+	}
+	cr_assert_eq(fires, 1);
+	cr_assert_eq(resolves, 1);
+	cr_assert_not(slot.firing);
+	/* Unknown (e.g. device offline) changes nothing. */
+	struct alert_cond unknown = {0};
+	d = alert_step(&slot, &c, &unknown, 8 * MIN);
+	cr_assert_eq(d.action, ALERT_ACT_NONE);
+}
+
+Test(alert_step, cooldown_records_but_does_not_notify)
+{
+	struct alert_cfg c = all_on();
+	struct alert_slot slot = {0};
+	struct alert_cond on = cond(true, ALERT_SEV_WARNING), off = cond(false, ALERT_SEV_WARNING);
+	struct alert_decision d;
+
+	d = alert_step(&slot, &c, &on, 0);
+	cr_assert(d.action == ALERT_ACT_FIRE && d.notify);
+	alert_step(&slot, &c, &off, MIN);
+	d = alert_step(&slot, &c, &off, 2 * MIN);
+	cr_assert(d.action == ALERT_ACT_RESOLVE && d.notify);
+	/* Back within the 15-minute cooldown: recorded, silent, and so is its end. */
+	d = alert_step(&slot, &c, &on, 5 * MIN);
+	cr_assert_eq(d.action, ALERT_ACT_FIRE);
+	cr_assert_not(d.notify);
+	alert_step(&slot, &c, &off, 6 * MIN);
+	d = alert_step(&slot, &c, &off, 7 * MIN);
+	cr_assert_eq(d.action, ALERT_ACT_RESOLVE);
+	cr_assert_not(d.notify);
+	/* After the cooldown: notified again. */
+	d = alert_step(&slot, &c, &on, 20 * MIN);
+	cr_assert(d.action == ALERT_ACT_FIRE && d.notify);
+}
+
+Test(alert_step, escalation_notifies_unless_acknowledged)
+{
+	struct alert_cfg c = all_on();
+	struct alert_slot slot = {0};
+	struct alert_cond warn = cond(true, ALERT_SEV_WARNING),
+			  crit = cond(true, ALERT_SEV_CRITICAL);
+	struct alert_decision d;
+
+	alert_step(&slot, &c, &warn, 0);
+	d = alert_step(&slot, &c, &crit, 10000);
+	cr_assert(d.action == ALERT_ACT_ESCALATE && d.notify);
+	d = alert_step(&slot, &c, &crit, 20000);
+	cr_assert_eq(d.action, ALERT_ACT_NONE, "once");
+	d = alert_step(&slot, &c, &warn, 30000);
+	cr_assert_eq(d.action, ALERT_ACT_NONE, "no de-escalation noise");
+
+	struct alert_slot acked = {0};
+	alert_step(&acked, &c, &warn, 0);
+	acked.acked = true;
+	d = alert_step(&acked, &c, &crit, 10000);
+	cr_assert_eq(d.action, ALERT_ACT_ESCALATE);
+	cr_assert_not(d.notify);
+}
+
+Test(alert_names, round_trip)
+{
+	for (int r = 0; r < _ALERT_RULE_MAX; r++)
+		cr_assert_eq(alert_rule_from_name(alert_rule_name(r)), r);
+	for (int s = 0; s <= ALERT_SEV_CRITICAL; s++)
+		cr_assert_eq(alert_severity_from_name(alert_severity_name(s)), s);
+	cr_assert_eq(alert_rule_from_name("x"), -EINVAL);
+}
+
+/* ---- persistence --------------------------------------------------------- */
+
+static char dir[] = "/tmp/nvmond-test-alert-XXXXXX";
+static char db[256];
+
+static void setup(void)
+{
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(db, sizeof(db), "%s/a.db", dir);
+}
+
+static void teardown(void)
+{
+	char cmd[300];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
+static struct store *open_db(void)
+{
+	char err[STORE_ERR_MAX];
+	struct store *s;
+	cr_assert_eq(store_open(db, &s, err), 0, "%s", err);
+	return s;
+}
+
+static int64_t add_device(struct store *s)
+{
+	struct device_row d = {.wctemp_k = 343,
+			       .cctemp_k = 353,
+			       .first_seen_ms = 1,
+			       .last_seen_ms = 1,
+			       .online = 1};
+	int64_t id;
+	snprintf(d.key, sizeof(d.key), "M/S1");
+	snprintf(d.model, sizeof(d.model), "M");
+	snprintf(d.serial, sizeof(d.serial), "S1");
+	snprintf(d.name, sizeof(d.name), "nvme0");
+	snprintf(d.namespaces, sizeof(d.namespaces), "[]");
+	cr_assert_eq(store_device_upsert(s, &d, &id), 0);
+	return id;
+}
+
+Test(store_alert, events_survive_a_reopen_and_ranges_overlap, .init = setup, .fini = teardown)
+{
+	struct store *s = open_db();
+	int64_t dev = add_device(s), id1, id2;
+	struct throttle_event a = {.kind = THROTTLE_LIGHT,
+				   .start_ms = 1000,
+				   .end_ms = 5000,
+				   .last_rise_ms = 5000,
+				   .duration_s = 4,
+				   .transitions = 2,
+				   .peak_k = 345,
+				   .late = true};
+	struct throttle_event b = {.kind = THROTTLE_HEAVY,
+				   .start_ms = 10000,
+				   .last_rise_ms = 12000,
+				   .duration_s = 2,
+				   .peak_k = 350,
+				   .counter_reset = true};
+
+	cr_assert_eq(store_event_insert(s, dev, &a, &id1), 0);
+	cr_assert_eq(store_event_insert(s, dev, &b, &id2), 0);
+	b.id = id2;
+	b.duration_s = 7;
+	cr_assert_eq(store_event_update(s, &b), 0);
+	struct throttle_event ghost = {.id = 999};
+	cr_assert_eq(store_event_update(s, &ghost), -ENOENT);
+	s = store_close(s);
+
+	s = open_db();
+	struct throttle_event *v;
+	size_t n;
+	cr_assert_eq(store_events_open(s, dev, &v, &n), 0);
+	cr_assert_eq(n, 1);
+	cr_assert_eq(v[0].id, id2);
+	cr_assert_eq(v[0].kind, THROTTLE_HEAVY);
+	cr_assert_eq(v[0].end_ms, 0);
+	cr_assert_eq(v[0].duration_s, 7);
+	cr_assert(v[0].counter_reset);
+	free(v);
+	/* [4000, 9000] overlaps a (ends at 5000) but not b (starts at 10000). */
+	cr_assert_eq(store_events_range(s, dev, 4000, 9000, 100, &v, &n), 0);
+	cr_assert_eq(n, 1);
+	cr_assert_eq(v[0].id, id1);
+	cr_assert(v[0].late);
+	cr_assert_eq(v[0].peak_k, 345);
+	free(v);
+	/* An open event overlaps everything after its start. */
+	cr_assert_eq(store_events_range(s, dev, 1000000, 2000000, 100, &v, &n), 0);
+	cr_assert_eq(n, 1);
+	cr_assert_eq(v[0].id, id2);
+	free(v);
+	store_close(s);
+}
+
+Test(store_alert, restart_state_latest_per_rule_with_last_notification, .init = setup,
+     .fini = teardown)
+{
+	struct store *s = open_db();
+	int64_t dev = add_device(s), id;
+	struct alert_row a = {.device_id = dev,
+			      .rule = ALERT_THROTTLING,
+			      .severity = ALERT_SEV_WARNING,
+			      .firing = false,
+			      .started_ms = 1000,
+			      .updated_ms = 2000,
+			      .resolved_ms = 2000,
+			      .notified_ms = 2000};
+
+	snprintf(a.message, sizeof(a.message), "first");
+	cr_assert_eq(store_alert_insert(s, &a, &id), 0);
+	/* A second, silent episode (inside the cooldown), still firing. */
+	a.firing = true;
+	a.resolved_ms = 0;
+	a.notified_ms = 0;
+	a.started_ms = 3000;
+	snprintf(a.message, sizeof(a.message), "second");
+	cr_assert_eq(store_alert_insert(s, &a, &id), 0);
+	a.rule = ALERT_OFFLINE;
+	a.notified_ms = 3000;
+	int64_t off_id;
+	cr_assert_eq(store_alert_insert(s, &a, &off_id), 0);
+	cr_assert_eq(store_alert_ack(s, off_id, 4000), 0);
+	cr_assert_eq(store_alert_ack(s, off_id, 5000), 0, "acking twice keeps the first time");
+	cr_assert_eq(store_alert_ack(s, 12345, 5000), -ENOENT);
+	s = store_close(s);
+
+	s = open_db();
+	struct alert_row *v;
+	size_t n;
+	cr_assert_eq(store_alerts_latest(s, &v, &n), 0);
+	cr_assert_eq(n, 2);
+	cr_assert_eq(v[0].id, id);
+	cr_assert_str_eq(v[0].message, "second");
+	cr_assert(v[0].firing);
+	cr_assert_eq(v[0].notified_ms, 0);
+	cr_assert_eq(v[0].last_notified_ms, 2000, "the cooldown runs from the first episode");
+	cr_assert_eq(v[1].rule, ALERT_OFFLINE);
+	cr_assert_eq(v[1].acked_ms, 4000);
+	free(v);
+
+	cr_assert_eq(store_alerts_list(s, true, 0, &v, &n), 0);
+	cr_assert_eq(n, 2, "two firing");
+	free(v);
+	cr_assert_eq(store_alerts_list(s, false, 2, &v, &n), 0);
+	cr_assert_eq(n, 2, "limit");
+	cr_assert_eq(v[0].id, off_id, "newest first");
+	free(v);
+
+	struct alert_row g;
+	cr_assert_eq(store_alert_get(s, id, &g), 0);
+	g.firing = false;
+	g.resolved_ms = 9000;
+	cr_assert_eq(store_alert_update(s, &g), 0);
+	cr_assert_eq(store_alerts_list(s, true, 0, &v, &n), 0);
+	cr_assert_eq(n, 1);
+	free(v);
+	cr_assert_eq(store_alert_get(s, 777, &g), -ENOENT);
+	store_close(s);
+}

@@ -1,0 +1,442 @@
+/* SPDX-License-Identifier: MIT */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "nvmond/api/api_route.h"
+
+/* ---- unescape ------------------------------------------------------------ */
+
+Test(api_unescape, table)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{"/plain", "/plain"},
+		{"/%2e%2e/%2E%2E/etc", "/../../etc"},
+		{"/..%2f..%2fetc/passwd", "/../../etc/passwd"},
+		{"/a%20b", "/a b"},
+		{"/index.html%00.png", "/index.html\x01.png"},
+		{"/bad%zz%4", "/bad%zz%4"},
+		{"%", "%"},
+		{"%41%42C", "ABC"},
+		{"", ""},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char buf[64];
+		size_t n;
+
+		strcpy(buf, cases[i].in);
+		n = api_unescape(buf);
+		cr_expect_str_eq(buf, cases[i].out, "case %zu", i);
+		cr_expect_eq(n, strlen(cases[i].out), "case %zu", i);
+	}
+}
+
+/* ---- routes -------------------------------------------------------------- */
+
+Test(api_route, table)
+{
+	static const struct {
+		const char *url;
+		int r;
+		enum api_route_kind kind;
+		int64_t id;
+	} cases[] = {
+		{"/healthz", 0, API_ROUTE_HEALTHZ, 0},
+		{"/api/v1/devices", 0, API_ROUTE_DEVICES, 0},
+		{"/api/v1/devices/1", 0, API_ROUTE_DEVICE, 1},
+		{"/api/v1/devices/42/samples", 0, API_ROUTE_SAMPLES, 42},
+		{"/api/v1/devices/-3", 0, API_ROUTE_DEVICE, -3},
+		{"/api/v1/devices/9223372036854775807", 0, API_ROUTE_DEVICE, INT64_MAX},
+		{"/api/v1/devices/9223372036854775808", -EINVAL, 0, 0},
+		{"/api/v1/devices/abc", -EINVAL, 0, 0},
+		{"/api/v1/devices/1.5", -EINVAL, 0, 0},
+		{"/api/v1/devices/1x/samples", -EINVAL, 0, 0},
+		{"/api/v1/devices/-", -EINVAL, 0, 0},
+		{"/api/v1/devices/+1", -EINVAL, 0, 0},
+		{"/api/v1/devices/1\x01", -EINVAL, 0, 0},
+		{"/api/v1/devices/", -ENOENT, 0, 0},
+		{"/api/v1/devices/1/", -ENOENT, 0, 0},
+		{"/api/v1/devices/1/samples/", -ENOENT, 0, 0},
+		{"/api/v1/devices/1/other", -ENOENT, 0, 0},
+		{"/api/v1/devicesx", -ENOENT, 0, 0},
+		{"/api/v2/devices", -ENOENT, 0, 0},
+		{"/api", -ENOENT, 0, 0},
+		{"/api/", -ENOENT, 0, 0},
+		{"/", 0, API_ROUTE_STATIC, 0},
+		{"/index.html", 0, API_ROUTE_STATIC, 0},
+		{"/apix", 0, API_ROUTE_STATIC, 0},
+		{"/healthz/", 0, API_ROUTE_STATIC, 0},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct api_route r = {.kind = API_ROUTE_STATIC, .device_id = 777};
+		char err[API_ERR_MAX] = "";
+		int got = api_route_match(cases[i].url, &r, err);
+
+		cr_expect_eq(got, cases[i].r, "%s: got %d", cases[i].url, got);
+		if (got == 0) {
+			cr_expect_eq(r.kind, cases[i].kind, "%s", cases[i].url);
+			if (r.kind == API_ROUTE_DEVICE || r.kind == API_ROUTE_SAMPLES)
+				cr_expect_eq(r.device_id, cases[i].id, "%s", cases[i].url);
+		} else {
+			cr_expect_neq(err[0], '\0', "%s: no message", cases[i].url);
+			cr_expect_eq(r.device_id, 777, "%s: ret written on failure", cases[i].url);
+		}
+	}
+}
+
+Test(api_route, methods)
+{
+	cr_expect(api_method_is_read("GET"));
+	cr_expect(api_method_is_read("HEAD"));
+	cr_expect_not(api_method_is_read("POST"));
+	cr_expect_not(api_method_is_read("get"));
+	cr_expect_not(api_method_is_read("DELETE"));
+	cr_expect_not(api_method_is_read(NULL));
+}
+
+/* ---- samples query ------------------------------------------------------- */
+
+#define NOW 1764469160000 /* 2025-11-30T02:19:20Z */
+
+static int parse(const struct api_query_param *v, size_t n, struct api_samples_query *q, char *err)
+{
+	return api_samples_query_parse(v, n, NOW, q, err);
+}
+
+Test(api_query, defaults)
+{
+	struct api_samples_query q;
+	char err[API_ERR_MAX];
+
+	cr_assert_eq(parse(NULL, 0, &q, err), 0);
+	cr_expect_eq(q.to_ms, NOW);
+	cr_expect_eq(q.from_ms, NOW - 3600 * 1000);
+	cr_expect_eq(q.limit, 10000);
+}
+
+Test(api_query, valid)
+{
+	static const struct {
+		struct api_query_param v[3];
+		size_t n;
+		int64_t from, to;
+		size_t limit;
+	} cases[] = {
+		{{{"from", "2025-11-30T00:00:00Z"}, {"to", "2025-11-30T01:00:00.5+01:00"}},
+		 2,
+		 1764460800000,
+		 1764460800500,
+		 10000},
+		{{{"from", "1000"}, {"to", "2000"}, {"limit", "5"}}, 3, 1000, 2000, 5},
+		{{{"from", "2000"}, {"to", "2000"}}, 2, 2000, 2000, 10000},
+		{{{"to", "7200000"}}, 1, 3600000, 7200000, 10000},
+		{{{"from", "1764469100000"}}, 1, 1764469100000, NOW, 10000},
+		{{{"limit", "100000"}}, 1, NOW - 3600000, NOW, 100000},
+		{{{"limit", "1"}}, 1, NOW - 3600000, NOW, 1},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct api_samples_query q;
+		char err[API_ERR_MAX] = "";
+
+		cr_expect_eq(parse(cases[i].v, cases[i].n, &q, err), 0, "case %zu: %s", i, err);
+		cr_expect_eq(q.from_ms, cases[i].from, "case %zu", i);
+		cr_expect_eq(q.to_ms, cases[i].to, "case %zu", i);
+		cr_expect_eq(q.limit, cases[i].limit, "case %zu", i);
+	}
+}
+
+Test(api_query, invalid_names_the_parameter)
+{
+	static const struct {
+		struct api_query_param v[3];
+		size_t n;
+		const char *needle;
+	} cases[] = {
+		{{{"from", "yesterday"}}, 1, "'from'"},
+		{{{"to", "2025-13-01T00:00:00Z"}}, 1, "'to'"},
+		{{{"from", "3000"}, {"to", "2000"}}, 2, "'from'"},
+		{{{"limit", "0"}}, 1, "'limit'"},
+		{{{"limit", "100001"}}, 1, "'limit'"},
+		{{{"limit", "-1"}}, 1, "'limit'"},
+		{{{"limit", "ten"}}, 1, "'limit'"},
+		{{{"limit", "99999999999999999999999"}}, 1, "'limit'"},
+		{{{"limit", ""}}, 1, "'limit'"},
+		{{{"from", NULL}}, 1, "'from'"},
+		{{{"from", "1000\x01"}}, 1, "'from'"},
+		{{{"to", "1"}, {"to", "2"}}, 2, "'to'"},
+		{{{"bogus", "1"}}, 1, "'bogus'"},
+		{{{"From", "1"}}, 1, "'From'"},
+		{{{"x\x01y", "1"}}, 1, "unknown query parameter"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct api_samples_query q = {.limit = 4242};
+		char err[API_ERR_MAX] = "";
+
+		cr_expect_eq(parse(cases[i].v, cases[i].n, &q, err), -EINVAL, "case %zu", i);
+		cr_expect(strstr(err, cases[i].needle), "case %zu: '%s' lacks %s", i, err,
+			  cases[i].needle);
+		cr_expect_null(strchr(err, '\x01'), "case %zu echoes a control byte", i);
+		cr_expect_eq(q.limit, 4242, "case %zu: ret written on failure", i);
+	}
+}
+
+/* ---- static files -------------------------------------------------------- */
+
+Test(api_static, relpath)
+{
+	static const struct {
+		const char *url;
+		int r;
+		const char *rel;
+	} cases[] = {
+		{"/", 0, ""},
+		{"/index.html", 0, "index.html"},
+		{"//a///b/", 0, "a/b"},
+		{"/./a/./b", 0, "a/b"},
+		{"/.hidden", 0, ".hidden"},
+		{"/a..b/..c", 0, "a..b/..c"},
+		{"/...", 0, "..."},
+		{"/../etc/passwd", -ENOENT, NULL},
+		{"/..", -ENOENT, NULL},
+		{"/a/../../x", -ENOENT, NULL},
+		{"/a/..", -ENOENT, NULL},
+		{"/a/../b", -ENOENT, NULL}, /* harmless, but ".." is never needed */
+		{"/index.html\x01.png", -ENOENT, NULL},
+		{"/a\tb", -ENOENT, NULL},
+		{"relative", -ENOENT, NULL},
+		{"", -ENOENT, NULL},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char buf[64] = "untouched";
+		int r = api_static_relpath(cases[i].url, buf);
+
+		cr_expect_eq(r, cases[i].r, "%s: got %d", cases[i].url, r);
+		if (r == 0)
+			cr_expect_str_eq(buf, cases[i].rel, "%s", cases[i].url);
+	}
+}
+
+Test(api_static, content_types)
+{
+	static const struct {
+		const char *path, *type;
+	} cases[] = {
+		{"index.html", "text/html; charset=utf-8"},
+		{"a/app.js", "text/javascript; charset=utf-8"},
+		{"style.CSS", "text/css; charset=utf-8"},
+		{"logo.svg", "image/svg+xml"},
+		{"x.png", "image/png"},
+		{"d.json", "application/json"},
+		{"app.js.map", "application/json"},
+		{"favicon.ico", "image/x-icon"},
+		{"f.woff2", "font/woff2"},
+		{"robots.txt", "text/plain; charset=utf-8"},
+		{"README", "application/octet-stream"},
+		{".html", "application/octet-stream"}, /* a dotfile, not an extension */
+		{"a.html/file", "application/octet-stream"},
+		{"archive.tar.gz", "application/octet-stream"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		cr_expect_str_eq(api_content_type(cases[i].path), cases[i].type, "%s",
+				 cases[i].path);
+}
+
+/* A temp tree: root/ with files, a subdir with and without index.html, and links. */
+static char tmp[PATH_MAX], root[PATH_MAX];
+
+static void write_file(const char *dir, const char *name, const char *text)
+{
+	char p[PATH_MAX * 2];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	f = fopen(p, "w");
+	cr_assert_not_null(f, "%s", p);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void in_root(char *buf, size_t size, const char *name)
+{
+	snprintf(buf, size, "%s/%s", root, name);
+}
+
+static void tree_setup(void)
+{
+	char p[PATH_MAX * 2], q[PATH_MAX * 2];
+	char *real;
+
+	strcpy(tmp, "/tmp/nvmond-test-static-XXXXXX");
+	cr_assert_not_null(mkdtemp(tmp));
+	real = realpath(tmp, NULL);
+	cr_assert_not_null(real);
+	snprintf(root, sizeof(root), "%s/web", real);
+	free(real);
+	cr_assert_eq(mkdir(root, 0755), 0);
+	write_file(tmp, "secret.txt", "SECRET");
+	write_file(root, "index.html", "<!doctype html>");
+	write_file(root, "app.js", "console.log(1)");
+	write_file(root, ".hidden", "dot");
+	in_root(p, sizeof(p), "sub");
+	cr_assert_eq(mkdir(p, 0755), 0);
+	write_file(p, "index.html", "sub index");
+	in_root(p, sizeof(p), "empty");
+	cr_assert_eq(mkdir(p, 0755), 0);
+	/* links: one out of the root, one inside, one to a directory outside */
+	snprintf(q, sizeof(q), "%s/secret.txt", tmp);
+	in_root(p, sizeof(p), "out.txt");
+	cr_assert_eq(symlink(q, p), 0);
+	in_root(p, sizeof(p), "in.js");
+	cr_assert_eq(symlink("app.js", p), 0);
+	in_root(p, sizeof(p), "outdir");
+	cr_assert_eq(symlink(tmp, p), 0);
+	in_root(p, sizeof(p), "etc");
+	cr_assert_eq(symlink("/etc", p), 0);
+}
+
+static void tree_teardown(void)
+{
+	static const char *const names[] = {
+		"web/index.html", "web/app.js", "web/.hidden", "web/sub/index.html",
+		"web/out.txt",	  "web/in.js",	"web/outdir",  "web/etc",
+		"web/sub",	  "web/empty",	"web",	       "secret.txt",
+	};
+	char p[PATH_MAX * 2];
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(p, sizeof(p), "%s/%s", tmp, names[i]);
+		if (unlink(p) < 0)
+			rmdir(p);
+	}
+	rmdir(tmp);
+}
+
+static char *read_fd(int fd)
+{
+	static char buf[256];
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+
+	cr_assert_geq(n, 0);
+	buf[n] = '\0';
+	return buf;
+}
+
+Test(api_static, open_table, .init = tree_setup, .fini = tree_teardown)
+{
+	static const struct {
+		const char *url;
+		int r;
+		const char *body, *type;
+	} cases[] = {
+		{"/", 0, "<!doctype html>", "text/html; charset=utf-8"},
+		{"/index.html", 0, "<!doctype html>", "text/html; charset=utf-8"},
+		{"/app.js", 0, "console.log(1)", "text/javascript; charset=utf-8"},
+		{"/.hidden", 0, "dot", "application/octet-stream"},
+		{"/sub", 0, "sub index", "text/html; charset=utf-8"},
+		{"/sub/", 0, "sub index", "text/html; charset=utf-8"},
+		{"/in.js", 0, "console.log(1)", "text/javascript; charset=utf-8"},
+		{"/empty/", -ENOENT, NULL, NULL},
+		{"/missing.html", -ENOENT, NULL, NULL},
+		{"/../secret.txt", -ENOENT, NULL, NULL},
+		{"/sub/../../secret.txt", -ENOENT, NULL, NULL},
+		{"/out.txt", -ENOENT, NULL, NULL},
+		{"/outdir/secret.txt", -ENOENT, NULL, NULL},
+		{"/outdir/", -ENOENT, NULL, NULL},
+		{"/etc/passwd", -ENOENT, NULL, NULL},
+		{"/index.html\x01.txt", -ENOENT, NULL, NULL},
+		{"/index.html/", -ENOENT, NULL, NULL},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *type = "unset";
+		uint64_t size = 12345;
+		int fd = -7;
+		int r = api_static_open(root, cases[i].url, &fd, &size, &type);
+
+		cr_expect_eq(r, cases[i].r, "%s: got %d", cases[i].url, r);
+		if (r < 0) {
+			cr_expect_eq(fd, -7, "%s: fd written on failure", cases[i].url);
+			continue;
+		}
+		if (!cases[i].body) { /* served what must be refused: reported above */
+			close(fd);
+			continue;
+		}
+		cr_expect_eq(size, strlen(cases[i].body), "%s", cases[i].url);
+		cr_expect_str_eq(type, cases[i].type, "%s", cases[i].url);
+		cr_expect_str_eq(read_fd(fd), cases[i].body, "%s", cases[i].url);
+		close(fd);
+	}
+}
+
+Test(api_static, encoded_traversal_after_unescape, .init = tree_setup, .fini = tree_teardown)
+{
+	static const char *const urls[] = {
+		"/%2e%2e/secret.txt",
+		"/%2E%2E%2Fsecret.txt",
+		"/sub/..%2f..%2fsecret.txt",
+		"/index.html%00.txt",
+	};
+
+	for (size_t i = 0; i < sizeof(urls) / sizeof(urls[0]); i++) {
+		char buf[128];
+		const char *type;
+		uint64_t size;
+		int fd;
+
+		strcpy(buf, urls[i]);
+		api_unescape(buf);
+		cr_expect_eq(api_static_open(root, buf, &fd, &size, &type), -ENOENT, "%s", urls[i]);
+	}
+}
+
+Test(api_route, pattern_match)
+{
+	const struct {
+		const char *pattern, *path;
+		int want;
+		int64_t id;
+	} cases[] = {
+		{"/api/v1/alerts", "/api/v1/alerts", 1, 0},
+		{"/api/v1/alerts", "/api/v1/alerts/", 0, 0},
+		{"/api/v1/alerts", "/api/v1/alert", 0, 0},
+		{"/api/v1/alerts/{id}/ack", "/api/v1/alerts/42/ack", 1, 42},
+		{"/api/v1/alerts/{id}/ack", "/api/v1/alerts/42/ack/", 0, 0},
+		{"/api/v1/alerts/{id}/ack", "/api/v1/alerts//ack", 0, 0},
+		{"/api/v1/alerts/{id}/ack", "/api/v1/alerts/4x/ack", -EINVAL, 0},
+		{"/api/v1/alerts/{id}/ack", "/api/v1/alerts/0/ack", -EINVAL, 0},
+		{"/api/v1/alerts/{id}/ack", "/api/v1/alerts/-3/ack", -EINVAL, 0},
+		{"/api/v1/alerts/{id}/ack", "/api/v1/alerts/42/nack", 0, 0},
+		{"/api/v1/devices/{id}/events", "/api/v1/devices/9223372036854775807/events", 1,
+		 INT64_MAX},
+		{"/api/v1/devices/{id}/events", "/api/v1/devices/9223372036854775808/events",
+		 -EINVAL, 0},
+		{"/api/v1/probes/{id}", "/api/v1/probes/3", 1, 3},
+		{"/metrics", "/metrics", 1, 0},
+		{"/metrics", "/metricsx", 0, 0},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char err[API_ERR_MAX];
+		int64_t id = -7;
+		int r = api_pattern_match(cases[i].pattern, cases[i].path, &id, err);
+		cr_expect_eq(r, cases[i].want, "%s vs %s: %d", cases[i].pattern, cases[i].path, r);
+		if (r == 1)
+			cr_expect_eq(id, cases[i].id, "%s", cases[i].path);
+		else
+			cr_expect_eq(id, -7, "untouched when not matched: %s", cases[i].path);
+	}
+}

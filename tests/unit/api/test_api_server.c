@@ -1,0 +1,275 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * api_start() end to end in-process: a real SQLite file, a real fleet, a real
+ * listening socket (port 0) and plain HTTP/1.0 over a TCP socket.
+ */
+#include <criterion/criterion.h>
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "nvmond/api/api.h"
+#include "nvmond/store/store.h"
+#include "nvmond/util/timefmt.h"
+
+static char dir[PATH_MAX], db[PATH_MAX + 16], web[PATH_MAX + 16];
+static struct fleet *fleet;
+static int64_t dev_id, t0;
+
+#define N_SAMPLES 20
+
+static void setup(void)
+{
+	char err[STORE_ERR_MAX], path[PATH_MAX + 32];
+	struct device_row row = {.wctemp_k = 343, .cctemp_k = 353, .online = 1};
+	struct sample v[N_SAMPLES];
+	struct store *s;
+	FILE *f;
+
+	strcpy(dir, "/tmp/nvmond-test-api-server-XXXXXX");
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(db, sizeof(db), "%s/db", dir);
+	snprintf(web, sizeof(web), "%s/web", dir);
+	cr_assert_eq(mkdir(web, 0755), 0);
+	snprintf(path, sizeof(path), "%s/index.html", web);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs("<p>hello</p>", f);
+	fclose(f);
+
+	cr_assert_eq(store_open(db, &s, err), 0, "%s", err);
+	strcpy(row.key, "M/S1");
+	strcpy(row.model, "M");
+	strcpy(row.serial, "S1");
+	strcpy(row.firmware, "F");
+	strcpy(row.name, "nvme0");
+	strcpy(row.namespaces, "[]");
+	t0 = timefmt_now_ms() - 60000;
+	row.first_seen_ms = row.last_seen_ms = t0;
+	cr_assert_eq(store_device_upsert(s, &row, &dev_id), 0, "%s", store_strerror(s));
+	row.id = dev_id;
+	memset(v, 0, sizeof(v));
+	for (int i = 0; i < N_SAMPLES; i++) {
+		v[i].device_id = dev_id;
+		v[i].ts_ms = t0 + i * 1000;
+		v[i].smart.temperature_k = 310;
+		v[i].smart.data_units_written = 100 + (u128)i;
+	}
+	cr_assert_eq(store_samples_insert(s, v, N_SAMPLES), 0, "%s", store_strerror(s));
+	store_close(s);
+
+	fleet = fleet_new();
+	cr_assert_not_null(fleet);
+	cr_assert_eq(fleet_put_device(fleet, &row), 0);
+	cr_assert_eq(fleet_put_sample(fleet, &v[N_SAMPLES - 1]), 0);
+}
+
+static void teardown(void)
+{
+	char path[PATH_MAX + 32];
+	static const char *const names[] = {"web/index.html", "web", "db-wal", "db-shm", "db"};
+
+	fleet = fleet_free(fleet);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		if (unlink(path) < 0)
+			rmdir(path);
+	}
+	rmdir(dir);
+}
+
+static struct api *start(uint16_t port, unsigned threads)
+{
+	struct api_config c = {
+		.host = "127.0.0.1",
+		.port = port,
+		.db_path = db,
+		.web_root = web,
+		.threads = threads,
+		.timeout_ms = 5000,
+		.fleet = fleet,
+	};
+	char err[API_ERR_MAX] = "";
+	struct api *a = NULL;
+
+	cr_assert_eq(api_start(&c, &a, err), 0, "%s", err);
+	cr_assert_not_null(a);
+	cr_assert_neq(api_port(a), 0);
+	return a;
+}
+
+/* GET @path over HTTP/1.0; returns the status, *ret_body is malloc()ed. */
+static int http_get(uint16_t port, const char *path, char **ret_body)
+{
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(port)};
+	size_t cap = 1 << 16, len = 0;
+	char *buf = malloc(cap), *body;
+	int fd, status = -1;
+	ssize_t k;
+
+	cr_assert_not_null(buf);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0, "%s", strerror(errno));
+	dprintf(fd, "GET %s HTTP/1.0\r\nHost: test\r\n\r\n", path);
+	while ((k = read(fd, buf + len, cap - len - 1)) > 0) {
+		len += (size_t)k;
+		if (len + 1 == cap) {
+			cap *= 2;
+			buf = realloc(buf, cap);
+			cr_assert_not_null(buf);
+		}
+	}
+	close(fd);
+	buf[len] = '\0';
+	sscanf(buf, "HTTP/1.%*d %d", &status);
+	body = strstr(buf, "\r\n\r\n");
+	*ret_body = strdup(body ? body + 4 : "");
+	free(buf);
+	return status;
+}
+
+static json_t *get_json(uint16_t port, const char *path, int want_status)
+{
+	char *body;
+	int status = http_get(port, path, &body);
+	json_t *v = json_loads(body, 0, NULL);
+
+	cr_expect_eq(status, want_status, "%s: %d %s", path, status, body);
+	cr_assert_not_null(v, "%s: not JSON: %s", path, body);
+	free(body);
+	return v;
+}
+
+Test(api_server, serves, .init = setup, .fini = teardown)
+{
+	struct api *a = start(0, 2);
+	uint16_t port = api_port(a);
+	char path[256], *body;
+	json_t *v;
+
+	v = get_json(port, "/healthz", 200);
+	cr_expect_str_eq(json_string_value(json_object_get(v, "status")), "ok");
+	json_decref(v);
+
+	v = get_json(port, "/api/v1/devices", 200);
+	cr_expect_eq(json_array_size(json_object_get(v, "devices")), 1);
+	cr_expect_eq(json_integer_value(json_object_get(
+			     json_array_get(json_object_get(v, "devices"), 0), "id")),
+		     dev_id);
+	json_decref(v);
+
+	/* samples come from the store through a read-only handle */
+	snprintf(path, sizeof(path),
+		 "/api/v1/devices/%" PRId64 "/samples?from=%" PRId64 "&to=%" PRId64, dev_id,
+		 t0 + 5000, t0 + 9000);
+	v = get_json(port, path, 200);
+	cr_expect_eq(json_array_size(json_object_get(v, "samples")), 5);
+	cr_expect_eq(
+		json_integer_value(json_object_get(json_array_get(json_object_get(v, "samples"), 0),
+						   "data_units_written")),
+		105);
+	json_decref(v);
+
+	v = get_json(port, "/api/v1/devices/12345", 404);
+	cr_expect(json_is_string(json_object_get(v, "error")));
+	json_decref(v);
+
+	cr_expect_eq(http_get(port, "/", &body), 200);
+	cr_expect_str_eq(body, "<p>hello</p>");
+	free(body);
+
+	cr_expect_null(api_stop(a));
+}
+
+struct hammer {
+	uint16_t port;
+	int ok;
+};
+
+static void *hammer_run(void *p)
+{
+	struct hammer *h = p;
+	char path[128];
+
+	snprintf(path, sizeof(path), "/api/v1/devices/%" PRId64 "/samples?from=0", dev_id);
+	for (int i = 0; i < 25; i++) {
+		char *body;
+		json_t *v;
+
+		if (http_get(h->port, path, &body) != 200) {
+			free(body);
+			continue;
+		}
+		v = json_loads(body, 0, NULL);
+		if (json_array_size(json_object_get(v, "samples")) == N_SAMPLES)
+			h->ok++;
+		json_decref(v);
+		free(body);
+	}
+	return NULL;
+}
+
+/* More clients than worker threads: handles are reused, never shared. */
+Test(api_server, concurrent_readers, .init = setup, .fini = teardown)
+{
+	struct api *a = start(0, 2);
+	struct hammer h[4];
+	pthread_t t[4];
+
+	for (int i = 0; i < 4; i++) {
+		h[i] = (struct hammer){.port = api_port(a)};
+		cr_assert_eq(pthread_create(&t[i], NULL, hammer_run, &h[i]), 0);
+	}
+	for (int i = 0; i < 4; i++) {
+		pthread_join(t[i], NULL);
+		cr_expect_eq(h[i].ok, 25, "client %d: %d of 25", i, h[i].ok);
+	}
+	api_stop(a);
+}
+
+Test(api_server, start_errors, .init = setup, .fini = teardown)
+{
+	struct api *a = start(0, 1), *b = NULL;
+	char err[API_ERR_MAX] = "";
+	struct api_config c = {
+		.host = "127.0.0.1",
+		.port = api_port(a),
+		.db_path = db,
+		.web_root = web,
+		.threads = 1,
+		.fleet = fleet,
+	};
+
+	cr_expect_eq(api_start(&c, &b, err), -EADDRINUSE);
+	cr_expect_null(b);
+	cr_expect_neq(err[0], '\0');
+
+	c.port = 0;
+	c.web_root = "/nonexistent/nvmond/web";
+	err[0] = '\0';
+	cr_expect_eq(api_start(&c, &b, err), -ENOENT);
+	cr_expect(strstr(err, "web_root"), "%s", err);
+
+	c.web_root = web;
+	c.host = "not an address";
+	err[0] = '\0';
+	cr_expect_lt(api_start(&c, &b, err), 0);
+	cr_expect_neq(err[0], '\0');
+	cr_expect_null(b);
+
+	api_stop(a);
+	cr_expect_null(api_stop(NULL));
+}

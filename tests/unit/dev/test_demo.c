@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: MIT */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nvmond/dev/dev.h"
+
+#define T0 1796005160000LL /* 2026-11-30T02:19:20Z */
+
+static struct dev_backend *b;
+
+static void setup(void)
+{
+	cr_assert_eq(dev_demo_open(&b), 0);
+}
+
+static void teardown(void)
+{
+	b = dev_backend_free(b);
+}
+
+static struct smart_log read_at(const char *name, int64_t ms)
+{
+	uint8_t page[SMART_LOG_SIZE];
+	struct smart_log s;
+
+	cr_assert_eq(dev_read_smart(b, name, NULL, ms, page), 0);
+	smart_decode(page, &s);
+	return s;
+}
+
+TestSuite(demo, .init = setup, .fini = teardown);
+
+Test(demo, two_drives_with_identity)
+{
+	struct dev_info *v;
+	size_t n;
+
+	cr_assert_eq(dev_scan(b, T0, &v, &n), 0);
+	cr_assert_eq(n, 2);
+	cr_expect_str_eq(v[0].id.model, "Samsung SSD 950 PRO 512GB");
+	cr_expect_eq(v[0].id.wctemp_k, 343);
+	cr_expect_str_neq(v[0].id.serial, v[1].id.serial);
+	cr_expect_eq(v[1].n_ns, 1);
+	char key[DEV_KEY_MAX];
+	cr_expect_str_eq(dev_key(&v[1].id, key, sizeof(key)),
+			 "Samsung SSD 980 PRO 1TB/DEMO980PRO00002");
+	uint8_t page[SMART_LOG_SIZE];
+	cr_expect_eq(dev_read_smart(b, "nvme0", NULL, T0, page), -ENODEV);
+	/* A name read for another drive than the one that answers there. */
+	struct dev_ident who = {.model = v[1].id.model, .serial = v[1].id.serial};
+	cr_expect_eq(dev_read_smart(b, "demo1", &who, T0, page), 0);
+	cr_expect_eq(dev_read_smart(b, "demo0", &who, T0, page), -ESTALE);
+	who.model = "Samsung SSD 950 PRO 512GB";
+	cr_expect_eq(dev_read_smart(b, "demo1", &who, T0, page), -ESTALE);
+	free(v);
+}
+
+/* Over two hours at 1 s steps nothing that counts may go backwards. */
+Test(demo, counters_never_decrease)
+{
+	const char *names[] = {"demo0", "demo1"};
+
+	for (int d = 0; d < 2; d++) {
+		struct smart_log prev = read_at(names[d], T0);
+		for (int64_t ms = T0 + 1000; ms <= T0 + 7200 * 1000; ms += 1000) {
+			struct smart_log s = read_at(names[d], ms);
+			cr_assert(s.data_units_written >= prev.data_units_written);
+			cr_assert(s.data_units_read >= prev.data_units_read);
+			cr_assert(s.power_on_hours >= prev.power_on_hours);
+			cr_assert_geq(s.thm_temp1_trans_count, prev.thm_temp1_trans_count);
+			cr_assert_geq(s.thm_temp2_trans_count, prev.thm_temp2_trans_count);
+			cr_assert_geq(s.thm_temp1_total_time, prev.thm_temp1_total_time);
+			cr_assert_geq(s.thm_temp2_total_time, prev.thm_temp2_total_time);
+			cr_assert_geq(s.warning_temp_time, prev.warning_temp_time);
+			prev = s;
+		}
+	}
+}
+
+Test(demo, same_moment_same_page)
+{
+	uint8_t a[SMART_LOG_SIZE], c[SMART_LOG_SIZE];
+
+	cr_assert_eq(dev_read_smart(b, "demo0", NULL, T0 + 12345, a), 0);
+	cr_assert_eq(dev_read_smart(b, "demo0", NULL, T0 + 12345, c), 0);
+	cr_expect_arr_eq(a, c, SMART_LOG_SIZE, "a pure function of time: restarts continue");
+}
+
+/* The hot drive throttles lightly every 5 minutes and heavily every third time. */
+Test(demo, hot_drive_throttles_on_schedule)
+{
+	struct smart_log first = read_at("demo0", T0), last = read_at("demo0", T0 + 3600 * 1000);
+	uint32_t t1 = last.thm_temp1_trans_count - first.thm_temp1_trans_count;
+	uint32_t t2 = last.thm_temp2_trans_count - first.thm_temp2_trans_count;
+
+	cr_expect(t1 >= 11 && t1 <= 13, "T1 transitions in an hour: %u", t1);
+	cr_expect(t2 >= 3 && t2 <= 5, "T2 transitions in an hour: %u", t2);
+	cr_expect_gt(last.thm_temp1_total_time, first.thm_temp1_total_time);
+	cr_expect_gt(last.warning_temp_time, first.warning_temp_time);
+
+	int hot = 0, warned = 0;
+	for (int64_t ms = T0; ms < T0 + 600 * 1000; ms += 1000) {
+		struct smart_log s = read_at("demo0", ms);
+		if (s.temperature_k >= 343)
+			hot++;
+		if (s.critical_warning & SMART_CRIT_TEMPERATURE)
+			warned++;
+		cr_assert_lt(s.temperature_k, 353, "never reaches CCTEMP");
+	}
+	cr_expect_gt(hot, 0, "reaches WCTEMP within 10 minutes");
+	cr_expect(abs(hot - warned) <= 20, "the warning bit follows WCTEMP (%d vs %d)", hot,
+		  warned);
+}
+
+Test(demo, cool_drive_never_throttles)
+{
+	struct smart_log first = read_at("demo1", T0), last = read_at("demo1", T0 + 86400 * 1000LL);
+
+	cr_expect_eq(last.thm_temp1_trans_count, 0);
+	cr_expect_eq(last.thm_temp2_trans_count, 0);
+	cr_expect_eq(last.warning_temp_time, first.warning_temp_time);
+	cr_expect(last.data_units_written > first.data_units_written, "but it writes");
+	cr_expect_eq(last.avail_spare, 100);
+	cr_expect_eq(last.spare_thresh, 10);
+}
+
+/* The write rate dips but never stops: any 3 s window shows writes on both drives. */
+Test(demo, writes_never_stall)
+{
+	const char *names[] = {"demo0", "demo1"};
+
+	for (int d = 0; d < 2; d++)
+		for (int64_t ms = T0; ms < T0 + 900 * 1000; ms += 1000) {
+			struct smart_log s0 = read_at(names[d], ms),
+					 s3 = read_at(names[d], ms + 3000);
+			cr_assert(s3.data_units_written > s0.data_units_written,
+				  "%s stalls at +%lld s", names[d], (long long)(ms - T0) / 1000);
+		}
+}

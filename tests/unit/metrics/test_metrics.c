@@ -1,0 +1,302 @@
+/* SPDX-License-Identifier: MIT */
+#include <criterion/criterion.h>
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nvmond/metrics/metrics.h"
+
+/* A hot drive online with a sample, and one offline drive without one. */
+static void two_devices(struct metrics_device devs[2])
+{
+	memset(devs, 0, 2 * sizeof(devs[0]));
+	struct device_row *a = &devs[0].fd.row, *b = &devs[1].fd.row;
+
+	*a = (struct device_row){.id = 1, .wctemp_k = 343, .cctemp_k = 353, .online = 1};
+	strcpy(a->model, "Samsung SSD 950 PRO \"512GB\"");
+	strcpy(a->serial, "S2GMNX0H");
+	strcpy(a->firmware, "2B0QBXX7");
+	strcpy(a->name, "nvme0");
+	a->capacity_bytes = 512110190592;
+	devs[0].fd.has_sample = true;
+	devs[0].rated_bytes = 400000000000000ull;
+	struct sample *s = &devs[0].fd.last;
+	s->device_id = 1;
+	s->ts_ms = 1700000000123;
+	s->smart = (struct smart_log){
+		.critical_warning = SMART_CRIT_TEMPERATURE,
+		.temperature_k = 345,
+		.avail_spare = 100,
+		.spare_thresh = 10,
+		.percent_used = 7,
+		.data_units_read = 1000,
+		.data_units_written = (u128)1 << 100, /* beyond 64 bits, still exact */
+		.power_on_hours = 10,
+		.controller_busy_time = 3,
+		.media_errors = 0,
+		.warning_temp_time = 2,
+		.critical_temp_time = 1,
+		.thm_temp1_trans_count = 4,
+		.thm_temp2_trans_count = 1,
+		.thm_temp1_total_time = 120,
+		.thm_temp2_total_time = 30,
+	};
+	s->smart.temp_sensor_k[0] = 350;
+	s->smart.temp_sensor_k[2] = 273; /* 0 °C is reported; 0 K is not */
+
+	*b = (struct device_row){.id = 2, .online = 0};
+	strcpy(b->model, "Samsung SSD 980 PRO 1TB");
+	strcpy(b->serial, "S5GXNX0R");
+	strcpy(b->name, "nvme1");
+}
+
+static char *render(const struct metrics_device *devs, size_t n)
+{
+	struct metrics_input in = {
+		.devs = devs,
+		.n_devs = n,
+		.poller = {.polls = 42,
+			   .poll_errors = 3,
+			   .store_errors = 2,
+			   .samples_stored = 40,
+			   .samples_dropped = 1,
+			   .samples_pending = 5,
+			   .buffer_capacity = 100},
+		.has_alert_sinks = true,
+		.alert_webhook = {.enabled = true, .delivered = 1},
+		.start_ms = 1699999999000,
+		.version = "9.9.9",
+	};
+	char *text = NULL;
+	size_t len = 0;
+
+	cr_assert_eq(metrics_render(&in, &text, &len), 0);
+	cr_assert_not_null(text);
+	cr_assert_eq(strlen(text), len);
+	return text;
+}
+
+static bool has_line(const char *text, const char *line)
+{
+	size_t n = strlen(line);
+
+	for (const char *p = text; (p = strstr(p, line)); p++)
+		if ((p == text || p[-1] == '\n') && p[n] == '\n')
+			return true;
+	return false;
+}
+
+#define L0 "device=\"nvme0\",model=\"Samsung SSD 950 PRO \\\"512GB\\\"\",serial=\"S2GMNX0H\""
+#define L1 "device=\"nvme1\",model=\"Samsung SSD 980 PRO 1TB\",serial=\"S5GXNX0R\""
+
+Test(metrics, values_units_and_labels)
+{
+	struct metrics_device devs[2];
+	two_devices(devs);
+	char *t = render(devs, 2);
+
+	static const char *const want[] = {
+		"nvmond_device_info{" L0 ",firmware=\"2B0QBXX7\"} 1",
+		"nvmond_device_info{" L1 ",firmware=\"\"} 1",
+		"nvmond_device_up{" L0 "} 1",
+		"nvmond_device_up{" L1 "} 0",
+		"nvmond_capacity_bytes{" L0 "} 512110190592",
+		"nvmond_last_sample_timestamp_seconds{" L0 "} 1700000000.123",
+		"nvmond_temperature_celsius{" L0 ",sensor=\"composite\"} 72",
+		"nvmond_temperature_celsius{" L0 ",sensor=\"1\"} 77",
+		"nvmond_temperature_celsius{" L0 ",sensor=\"3\"} 0",
+		"nvmond_temperature_warning_threshold_celsius{" L0 "} 70",
+		"nvmond_temperature_critical_threshold_celsius{" L0 "} 80",
+		"nvmond_available_spare_ratio{" L0 "} 1.00",
+		"nvmond_available_spare_threshold_ratio{" L0 "} 0.10",
+		"nvmond_endurance_used_ratio{" L0 "} 0.07",
+		"nvmond_rated_endurance_bytes{" L0 "} 400000000000000",
+		"nvmond_critical_warning{" L0 ",warning=\"temperature\"} 1",
+		"nvmond_critical_warning{" L0 ",warning=\"spare\"} 0",
+		"nvmond_warning_temperature_seconds_total{" L0 "} 120",
+		"nvmond_critical_temperature_seconds_total{" L0 "} 60",
+		"nvmond_thermal_management_transitions_total{" L0 ",level=\"1\"} 4",
+		"nvmond_thermal_management_transitions_total{" L0 ",level=\"2\"} 1",
+		"nvmond_thermal_management_seconds_total{" L0 ",level=\"1\"} 120",
+		"nvmond_thermal_management_seconds_total{" L0 ",level=\"2\"} 30",
+		"nvmond_data_read_bytes_total{" L0 "} 512000000",
+		/* 2^100 * 512000, exact */
+		"nvmond_data_written_bytes_total{" L0 "} 649037107316853453566312041152512000",
+		"nvmond_power_on_seconds_total{" L0 "} 36000",
+		"nvmond_controller_busy_seconds_total{" L0 "} 180",
+		"nvmond_media_errors_total{" L0 "} 0",
+		"nvmond_build_info{version=\"9.9.9\"} 1",
+		"nvmond_start_time_seconds 1699999999.000",
+		"nvmond_polls_total 42",
+		"nvmond_poll_errors_total 3",
+		"nvmond_store_errors_total 2",
+		"nvmond_samples_stored_total 40",
+		"nvmond_samples_dropped_total 1",
+		"nvmond_samples_buffered 5",
+		"nvmond_sample_buffer_capacity 100",
+		"# TYPE nvmond_data_written_bytes_total counter",
+		"# TYPE nvmond_temperature_celsius gauge",
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		cr_expect(has_line(t, want[i]), "missing line: %s", want[i]);
+
+	/* Sensors not reported (0 K) and the offline drive's health are absent. */
+	cr_expect_null(strstr(t, "sensor=\"2\""));
+	cr_expect_null(strstr(t, "nvmond_temperature_celsius{" L1));
+	cr_expect_null(strstr(t, "nvmond_media_errors_total{" L1));
+	cr_expect_null(strstr(t, "nvmond_rated_endurance_bytes{" L1));
+	free(t);
+}
+
+/* Every family has HELP and TYPE exactly once, before its samples; every sample line parses. */
+Test(metrics, well_formed)
+{
+	struct metrics_device devs[2];
+	struct metrics_probe probe = {.preset = "seq1m-q8",
+				      .phase = "read",
+				      .direction = "read",
+				      .ended_ms = 1,
+				      .bytes_per_second = 3.25e9,
+				      .iops = 0.5};
+	two_devices(devs);
+	devs[0].probes = &probe;
+	devs[0].n_probes = 1;
+	devs[0].has_probe_bytes = true;
+	devs[0].wear_tbw_end_ms = 1;
+	char *t = render(devs, 2);
+	regex_t sample_re;
+
+	cr_assert_eq(
+		regcomp(&sample_re,
+			"^(nvmond_[a-z_]+)(\\{[a-z_]+=\"([^\"\\\\]|\\\\.)*\"(,[a-z_]+=\"([^\"\\\\]|"
+			"\\\\.)*\")*\\})? -?[0-9]+(\\.[0-9]+)?(e[-+][0-9]+)?$",
+			REG_EXTENDED),
+		0);
+	char typed[64][96];
+	size_t n_typed = 0;
+	char *save = NULL;
+	for (char *line = strtok_r(t, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char name[96];
+
+		if (sscanf(line, "# TYPE %95s", name) == 1) {
+			for (size_t i = 0; i < n_typed; i++)
+				cr_expect_str_neq(typed[i], name, "TYPE twice: %s", name);
+			cr_assert_lt(n_typed, 64);
+			strcpy(typed[n_typed++], name);
+			continue;
+		}
+		if (line[0] == '#')
+			continue;
+		regmatch_t m[2];
+		cr_expect_eq(regexec(&sample_re, line, 2, m, 0), 0, "bad line: %s", line);
+		size_t len = (size_t)(m[1].rm_eo - m[1].rm_so);
+		cr_expect(n_typed > 0 && strlen(typed[n_typed - 1]) == len &&
+				  strncmp(typed[n_typed - 1], line, len) == 0,
+			  "sample outside its family: %s", line);
+	}
+	regfree(&sample_re);
+	free(t);
+}
+
+Test(metrics, wear_probes_alerts)
+{
+	struct metrics_device devs[2];
+	struct metrics_probe probes[] = {
+		{.preset = "rnd4k-q1",
+		 .phase = "read",
+		 .direction = "read",
+		 .ended_ms = 1700000100000,
+		 .bytes_per_second = 50000000,
+		 .iops = 12207.03125,
+		 .lat_p50_ns = 81000,
+		 .lat_p99_ns = 250000,
+		 .lat_p999_ns = 1500000000},
+		{.preset = "seq1m-q8",
+		 .phase = "write",
+		 .direction = "write",
+		 .ended_ms = 1700000200500,
+		 .bytes_per_second = 1.5e9,
+		 .iops = 1430.5,
+		 .lat_p50_ns = 5000000},
+	};
+	two_devices(devs);
+	devs[0].wear_tbw_end_ms = 1900000000000;
+	devs[0].wear_used_end_ms = 2000000000001;
+	devs[0].has_probe_bytes = true;
+	devs[0].probe_bytes_written = 123456789;
+	devs[0].probes = probes;
+	devs[0].n_probes = 2;
+	struct metrics_input in = {
+		.devs = devs,
+		.n_devs = 2,
+		.has_alert_sinks = true,
+		.alert_exec = {.enabled = false},
+		.alert_webhook = {.enabled = true,
+				  .queued = 7,
+				  .delivered = 5,
+				  .failed = 1,
+				  .dropped = 2,
+				  .retries = 3,
+				  .pending = 1},
+		.start_ms = 1,
+		.version = "x",
+	};
+	char *t = NULL;
+	size_t len;
+
+	cr_assert_eq(metrics_render(&in, &t, &len), 0);
+	static const char *const want[] = {
+		"nvmond_wear_projected_end_timestamp_seconds{" L0
+		",basis=\"rated_tbw\"} 1900000000.000",
+		"nvmond_wear_projected_end_timestamp_seconds{" L0
+		",basis=\"percent_used\"} 2000000000.001",
+		"nvmond_probe_written_bytes_total{" L0 "} 123456789",
+		"nvmond_probe_last_timestamp_seconds{" L0 ",preset=\"rnd4k-q1\"} 1700000100.000",
+		"nvmond_probe_last_timestamp_seconds{" L0 ",preset=\"seq1m-q8\"} 1700000200.500",
+		"nvmond_probe_throughput_bytes_per_second{" L0
+		",preset=\"seq1m-q8\",phase=\"write\",direction=\"write\"} 1500000000",
+		"nvmond_probe_iops{" L0
+		",preset=\"rnd4k-q1\",phase=\"read\",direction=\"read\"} 12207.03125",
+		"nvmond_probe_latency_seconds{" L0
+		",preset=\"rnd4k-q1\",phase=\"read\",direction=\"read\",percentile=\"99\"} "
+		"0.000250000",
+		"nvmond_probe_latency_seconds{" L0
+		",preset=\"rnd4k-q1\",phase=\"read\",direction=\"read\",percentile=\"99.9\"} "
+		"1.500000000",
+		"nvmond_alert_sink_enabled{sink=\"exec\"} 0",
+		"nvmond_alert_sink_enabled{sink=\"webhook\"} 1",
+		"nvmond_alert_notifications_queued_total{sink=\"webhook\"} 7",
+		"nvmond_alert_deliveries_total{sink=\"webhook\",result=\"delivered\"} 5",
+		"nvmond_alert_deliveries_total{sink=\"webhook\",result=\"failed\"} 1",
+		"nvmond_alert_notifications_dropped_total{sink=\"webhook\"} 2",
+		"nvmond_alert_webhook_retries_total 3",
+		"nvmond_alert_queue_depth{sink=\"webhook\"} 1",
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		cr_expect(has_line(t, want[i]), "missing line: %s", want[i]);
+	/* No projection, probe or wear series for the drive that has none. */
+	cr_expect_null(strstr(t, "nvmond_wear_projected_end_timestamp_seconds{" L1));
+	cr_expect_null(strstr(t, "nvmond_probe_written_bytes_total{" L1));
+	free(t);
+}
+
+Test(metrics, no_devices)
+{
+	char *t = render(NULL, 0);
+
+	cr_expect(has_line(t, "nvmond_polls_total 42"));
+	cr_expect_null(strstr(t, "nvmond_device_info{"));
+	free(t);
+}
+
+Test(metrics, escape_label)
+{
+	char buf[16];
+
+	cr_expect_str_eq(metrics_escape_label("a\"b\\c\nd", buf, sizeof(buf)), "a\\\"b\\\\c\\nd");
+	/* cut at a whole escape, always terminated */
+	cr_expect_str_eq(metrics_escape_label("abcdefghijklmn\"", buf, sizeof(buf)),
+			 "abcdefghijklmn");
+	cr_expect_str_eq(metrics_escape_label("", buf, sizeof(buf)), "");
+	cr_expect_str_eq(metrics_escape_label("a\tb\xff\xc3", buf, sizeof(buf)), "a?b??");
+}

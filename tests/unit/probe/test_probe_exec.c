@@ -1,0 +1,311 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * probe_execute() on a real file with the real engine, on a host without
+ * NVMe: a fixture sysfs presents the test directory's filesystem device as
+ * namespace 1 of controller nvme0 (serial FIXSER), so the run looks the drive
+ * up, checks it before every phase, takes leases and watches the whole drive
+ * as it would on a real one. Each case states the README (Safety) rule.
+ */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "nvmond/probe/probe_run.h"
+
+#define MiB  (1ull << 20)
+#define SIZE (8 * MiB)
+#define C0   "devices/pci0000:00/0000:00:01.0/0000:01:00.0/nvme/nvme0"
+
+static char dir[PATH_MAX], fx[PATH_MAX];
+
+static void put(const char *rel, const char *content)
+{
+	char path[PATH_MAX * 2], cmd[PATH_MAX * 6];
+
+	snprintf(path, sizeof(path), "%s/%s", fx, rel);
+	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", path);
+	cr_assert_eq(system(cmd), 0);
+	FILE *fp = fopen(path, "w");
+	cr_assert_not_null(fp, "%s", path);
+	fputs(content, fp);
+	fclose(fp);
+}
+
+static void ln(const char *target, const char *rel)
+{
+	char path[PATH_MAX * 2], cmd[PATH_MAX * 6];
+
+	snprintf(path, sizeof(path), "%s/%s", fx, rel);
+	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\" && ln -sfn '%s' '%s'", path,
+		 target, path);
+	cr_assert_eq(system(cmd), 0);
+}
+
+static void setup(void)
+{
+	struct stat st;
+	char buf[64];
+
+	snprintf(dir, sizeof(dir), "/var/tmp/nvmond-exec-XXXXXX");
+	cr_assert_not_null(mkdtemp(dir));
+	int fd = open(dir, O_RDWR | O_TMPFILE | O_DIRECT, 0600);
+	if (fd < 0)
+		cr_skip_test("%s: no O_TMPFILE with O_DIRECT", dir);
+	close(fd);
+	/* On tmpfs: the fixture's own writes reach no disk (kernel_written()). */
+	snprintf(fx, sizeof(fx), "/dev/shm/nvmond-exec-sysfs-XXXXXX");
+	cr_assert_not_null(mkdtemp(fx));
+	cr_assert_eq(stat(dir, &st), 0);
+	put(C0 "/serial", "FIXSER              \n");
+	put(C0 "/model", "FIXMODEL\n");
+	put(C0 "/dev", "247:0\n");
+	snprintf(buf, sizeof(buf), "%u:%u\n", major(st.st_dev), minor(st.st_dev));
+	put(C0 "/nvme0n1/dev", buf);
+	put(C0 "/nvme0n1/nsid", "1\n");
+	put(C0 "/nvme0n1/wwid", "eui.fix\n");
+	put(C0 "/nvme0n1/stat", "0 0 0 0 0 0 0 0 0 0 0\n");
+	ln("../../" C0, "class/nvme/nvme0");
+	ln("../../" C0 "/nvme0n1", "class/block/nvme0n1");
+	snprintf(buf, sizeof(buf), "dev/block/%u:%u", major(st.st_dev), minor(st.st_dev));
+	ln("../../" C0 "/nvme0n1", buf);
+}
+
+static void teardown(void)
+{
+	char cmd[PATH_MAX * 2 + 32];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s'", dir, fx);
+	cr_expect_eq(system(cmd), 0);
+}
+
+TestSuite(probe_exec, .init = setup, .fini = teardown);
+
+/*
+ * Bytes this process sent towards storage: the probe's O_DIRECT writes, and
+ * the few 4 KiB metadata pages (inode, directory) its filesystem calls dirty
+ * when the file is made; META allows for those.
+ */
+#define META (1 * MiB)
+
+static uint64_t kernel_written(void)
+{
+	char line[128];
+	uint64_t v = 0;
+	FILE *fp = fopen("/proc/self/io", "re");
+
+	cr_assert_not_null(fp);
+	while (fgets(line, sizeof(line), fp))
+		if (sscanf(line, "write_bytes: %" SCNu64, &v) == 1)
+			break;
+	fclose(fp);
+	return v;
+}
+
+struct ctx {
+	uint64_t kernel0;
+	uint64_t lease; /* the last lease recorded */
+	bool ahead;	/* what the kernel wrote never passed a recorded lease */
+	unsigned charges;
+	int fail_over; /* charge() fails once the lease would pass this many MiB */
+	unsigned made;
+	struct probe_file_id id;
+	void (*on_progress)(struct ctx *c, size_t phase);
+	bool done_action;
+};
+
+static int h_charge(void *ctx, uint64_t lease, uint64_t written)
+{
+	struct ctx *c = ctx;
+
+	c->charges++;
+	if (kernel_written() - c->kernel0 > c->lease + META)
+		c->ahead = false;
+	cr_expect_geq(lease, written, "a lease covers what was written");
+	if (c->fail_over && lease > (uint64_t)c->fail_over * MiB)
+		return -EIO;
+	if (lease > c->lease)
+		c->lease = lease;
+	return 0;
+}
+
+static int h_made(void *ctx, const char *d, const struct probe_file_id *id)
+{
+	struct ctx *c = ctx;
+
+	cr_expect_str_eq(d, dir);
+	c->made++;
+	c->id = *id;
+	return 0;
+}
+
+static void h_progress(void *ctx, size_t phase, const struct probe_point *v, size_t n)
+{
+	struct ctx *c = ctx;
+
+	(void)v;
+	(void)n;
+	if (c->on_progress && !c->done_action)
+		c->on_progress(c, phase);
+}
+
+static struct probe_plan plan_for(enum probe_preset_id preset, uint64_t allowed)
+{
+	struct probe_plan p = {
+		.device_id = 1,
+		.serial = "FIXSER",
+		.model = "FIXMODEL",
+		.preset = preset,
+		.trigger = "cli",
+		.demo_index = -1,
+		.nsid = 1,
+		.file_size = SIZE,
+		.allowed_write = allowed,
+		.phase_ms = 600,
+		.sysfs = fx,
+		.mountinfo = "/proc/self/mountinfo",
+	};
+	snprintf(p.probe_dir, sizeof(p.probe_dir), "%.500s", dir);
+	return p;
+}
+
+static void run(const struct probe_plan *p, struct ctx *c, struct probe_outcome *o)
+{
+	struct probe_hooks h = {
+		.charge = h_charge, .file_made = h_made, .progress = h_progress, .ctx = c};
+
+	c->kernel0 = kernel_written();
+	c->ahead = true;
+	*o = (struct probe_outcome){.run = {.id = 1, .device_id = 1, .started_ms = 1}};
+	cr_assert_eq(probe_execute(p, &h, NULL, o), 0);
+}
+
+/* README: every byte that may have reached the drive is charged, the layout included. */
+Test(probe_exec, everything_written_is_leased_first_and_charged)
+{
+	struct probe_plan p = plan_for(PROBE_SEQ1M_Q1, 2 * SIZE);
+	struct probe_outcome o;
+	struct ctx c = {0};
+
+	run(&p, &c, &o);
+	cr_expect_str_eq(o.run.state, "done", "%s", o.run.reason);
+	cr_expect_eq(c.made, 1);
+	cr_expect_eq(o.run.nsid, 1, "the namespace holding the filesystem");
+	uint64_t wrote = o.res[1].wr.bytes;
+	cr_expect_gt(wrote, 0);
+	cr_expect_eq(o.run.bytes_written, SIZE + wrote);
+	cr_expect_eq(o.run.bytes_charged, SIZE + o.res[1].wr_submitted);
+	cr_expect_leq(o.run.bytes_charged, c.lease, "a lease covered every byte");
+	cr_expect_leq(kernel_written() - c.kernel0, c.lease + META);
+	cr_expect(c.ahead, "the kernel never saw a write before its lease was recorded");
+	probe_outcome_clear(&o);
+
+	/* Again: the recorded file is reused, nothing laid out. */
+	p.file_known = true;
+	p.file_id = c.id;
+	run(&p, &c, &o);
+	cr_expect_str_eq(o.run.state, "done", "%s", o.run.reason);
+	cr_expect_eq(c.made, 1);
+	cr_expect_eq(o.run.bytes_written, o.res[1].wr.bytes);
+	probe_outcome_clear(&o);
+}
+
+/* README: a run writes no more than its reservation, whatever the preset wants. */
+Test(probe_exec, the_reservation_is_a_hard_limit)
+{
+	struct probe_plan p = plan_for(PROBE_SEQ1M_Q1, SIZE + 3 * MiB);
+	struct probe_outcome o;
+	struct ctx c = {0};
+
+	run(&p, &c, &o);
+	cr_expect_str_eq(o.run.state, "done", "%s", o.run.reason);
+	cr_expect_leq(o.run.bytes_charged, SIZE + 3 * MiB);
+	cr_expect_eq(o.res[1].wr.bytes, 3 * MiB);
+	cr_expect_leq(kernel_written() - c.kernel0, SIZE + 3 * MiB + META, "%" PRIu64,
+		      kernel_written() - c.kernel0);
+	probe_outcome_clear(&o);
+}
+
+static void swap_serial(struct ctx *c, size_t phase)
+{
+	if (phase == 0) {
+		put(C0 "/serial", "SOMEONE-ELSE\n");
+		c->done_action = true;
+	}
+}
+
+/* README: before every phase the drive is looked up again by its serial. */
+Test(probe_exec, another_drive_under_the_name_stops_the_run)
+{
+	struct probe_plan p = plan_for(PROBE_SEQ1M_Q1, 2 * SIZE);
+	struct probe_outcome o;
+	struct ctx c = {0};
+
+	run(&p, &c, &o); /* lays the file out */
+	probe_outcome_clear(&o);
+	p.file_known = true;
+	p.file_id = c.id;
+	c.on_progress = swap_serial;
+	run(&p, &c, &o);
+	cr_expect_str_eq(o.run.state, "aborted");
+	cr_expect(strstr(o.run.reason, "FIXSER"), "%s", o.run.reason);
+	cr_expect_eq(o.n_phases, 1, "the write phase never started");
+	cr_expect_eq(o.run.bytes_written, 0);
+	cr_expect_leq(kernel_written() - c.kernel0, META);
+	probe_outcome_clear(&o);
+	/* Not present at all: refused before anything is opened. */
+	run(&p, &c, &o);
+	cr_expect_str_eq(o.run.state, "failed");
+	cr_expect(strstr(o.run.reason, "not present"), "%s", o.run.reason);
+	probe_outcome_clear(&o);
+}
+
+static void foreground(struct ctx *c, size_t phase)
+{
+	(void)phase;
+	/* 500 TB moved on the drive by someone else (sectors read, field 3). */
+	put(C0 "/nvme0n1/stat", "100000 0 1000000000000 0 0 0 0 0 0 0 0\n");
+	c->done_action = true;
+}
+
+/* README: foreground I/O anywhere on the drive aborts a probe. */
+Test(probe_exec, foreground_io_on_the_drive_aborts)
+{
+	struct probe_plan p = plan_for(PROBE_SEQ1M_Q1, 2 * SIZE);
+	struct probe_outcome o;
+	struct ctx c = {.on_progress = foreground};
+
+	p.phase_ms = 3000; /* the drive is looked at every second */
+	run(&p, &c, &o);
+	cr_expect_str_eq(o.run.state, "aborted");
+	cr_expect(strstr(o.run.reason, "foreground I/O"), "%s", o.run.reason);
+	probe_outcome_clear(&o);
+}
+
+/* README: a lease that cannot be recorded stops the writes. */
+Test(probe_exec, no_record_no_write)
+{
+	struct probe_plan p = plan_for(PROBE_SEQ1M_Q1, 200 * MiB);
+	struct probe_outcome o;
+	struct ctx c = {0};
+
+	run(&p, &c, &o); /* the layout leases everything at once: 200 MiB */
+	probe_outcome_clear(&o);
+	p.file_known = true;
+	p.file_id = c.id;
+	c = (struct ctx){.fail_over = 1}; /* the first lease of the write phase fails */
+	run(&p, &c, &o);
+	cr_expect_str_eq(o.run.state, "aborted");
+	cr_expect(strstr(o.run.reason, "cannot record"), "%s", o.run.reason);
+	cr_expect_eq(o.res[1].wr_submitted, 0);
+	cr_expect_leq(kernel_written() - c.kernel0, META);
+	probe_outcome_clear(&o);
+}

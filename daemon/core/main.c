@@ -36,7 +36,7 @@
 #include "nvmond/api/wear_api.h"
 #include "nvmond/alert/wear_mon.h"
 
-/* Exit codes (documented in the README and --help). */
+/* Exit codes (documented in docs/installing.md and --help). */
 enum {
 	EXIT_OK = 0,
 	EXIT_RUNTIME = 1, /* could not start or keep running: database, bind, devices */

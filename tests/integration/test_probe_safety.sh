@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Probe budgets and locks across processes, on the demo drives, with the real
-# daemon, `nvmond probe`, curl and one SQLite file (README, Safety):
+# daemon, `nvmond probe`, curl and one SQLite file (docs/probes.md, Safety):
 # - one probe per drive across every nvmond process: the daemon refuses while
 #   `nvmond probe` runs on the drive and the other way round, naming the holder;
 # - a run is charged its reservation while it runs;

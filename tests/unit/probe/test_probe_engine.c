@@ -258,7 +258,7 @@ static int test_lease(void *ctx, uint64_t want, uint64_t *ret)
 	return 0;
 }
 
-/* README (Safety): no write is submitted past the lease recorded before it. */
+/* docs/probes.md (Safety): no write is submitted past the lease recorded before it. */
 Test(probe_engine, writes_stay_within_their_lease, .init = setup, .fini = teardown)
 {
 	uint64_t laid_out;

@@ -4,7 +4,7 @@
  * NVMe: a fixture sysfs presents the test directory's filesystem device as
  * namespace 1 of controller nvme0 (serial FIXSER), so the run looks the drive
  * up, checks it before every phase, takes leases and watches the whole drive
- * as it would on a real one. Each case states the README (Safety) rule.
+ * as it would on a real one. Each case states the docs/probes.md (Safety) rule.
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
@@ -188,7 +188,7 @@ static void run(const struct probe_plan *p, struct ctx *c, struct probe_outcome 
 	cr_assert_eq(probe_execute(p, &h, NULL, o), 0);
 }
 
-/* README: every byte that may have reached the drive is charged, the layout included. */
+/* Safety: every byte that may have reached the drive is charged, the layout included. */
 Test(probe_exec, everything_written_is_leased_first_and_charged)
 {
 	struct probe_plan p = plan_for(PROBE_SEQ1M_Q1, 2 * SIZE);
@@ -218,7 +218,7 @@ Test(probe_exec, everything_written_is_leased_first_and_charged)
 	probe_outcome_clear(&o);
 }
 
-/* README: a run writes no more than its reservation, whatever the preset wants. */
+/* Safety: a run writes no more than its reservation, whatever the preset wants. */
 Test(probe_exec, the_reservation_is_a_hard_limit)
 {
 	struct probe_plan p = plan_for(PROBE_SEQ1M_Q1, SIZE + 3 * MiB);
@@ -242,7 +242,7 @@ static void swap_serial(struct ctx *c, size_t phase)
 	}
 }
 
-/* README: before every phase the drive is looked up again by its serial. */
+/* Safety: before every phase the drive is looked up again by its serial. */
 Test(probe_exec, another_drive_under_the_name_stops_the_run)
 {
 	struct probe_plan p = plan_for(PROBE_SEQ1M_Q1, 2 * SIZE);
@@ -276,7 +276,7 @@ static void foreground(struct ctx *c, size_t phase)
 	c->done_action = true;
 }
 
-/* README: foreground I/O anywhere on the drive aborts a probe. */
+/* Safety: foreground I/O anywhere on the drive aborts a probe. */
 Test(probe_exec, foreground_io_on_the_drive_aborts)
 {
 	struct probe_plan p = plan_for(PROBE_SEQ1M_Q1, 2 * SIZE);
@@ -290,7 +290,7 @@ Test(probe_exec, foreground_io_on_the_drive_aborts)
 	probe_outcome_clear(&o);
 }
 
-/* README: a lease that cannot be recorded stops the writes. */
+/* Safety: a lease that cannot be recorded stops the writes. */
 Test(probe_exec, no_record_no_write)
 {
 	struct probe_plan p = plan_for(PROBE_SEQ1M_Q1, 200 * MiB);

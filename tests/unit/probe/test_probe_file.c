@@ -4,7 +4,7 @@
  * only as the inode nvmond recorded, and every other thing that can sit at
  * its name (a symlink, a hard link, another file, a FIFO, a device node, a
  * bind mount) refused without a byte written to it. Each case states the
- * README (Safety) rule it checks.
+ * docs/probes.md (Safety) rule it checks.
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
@@ -147,7 +147,7 @@ static off_t size_of(const char *p)
 	return st.st_size;
 }
 
-/* README: made once, recorded, named last; then opened as the inode recorded. */
+/* Safety: made once, recorded, named last; then opened as the inode recorded. */
 Test(probe_file, made_recorded_and_reopened)
 {
 	struct rec r = {0};
@@ -172,7 +172,7 @@ Test(probe_file, made_recorded_and_reopened)
 	cr_expect(probe_file_id_eq(&id, &again));
 }
 
-/* README: a file nvmond has no record of making is never opened. */
+/* Safety: a file nvmond has no record of making is never opened. */
 Test(probe_file, refuses_a_file_it_did_not_make)
 {
 	struct rec r = {0};
@@ -189,7 +189,7 @@ Test(probe_file, refuses_a_file_it_did_not_make)
 }
 
 /*
- * README: the hard-link race: the name swapped for a link to another file
+ * Safety: the hard-link race: the name swapped for a link to another file
  * whose own name was then removed (one link again) is another inode: refused.
  */
 Test(probe_file, refuses_another_inode_at_the_name)
@@ -222,7 +222,7 @@ Test(probe_file, refuses_another_inode_at_the_name)
 	cr_expect(strstr(why, "generation"), "%s", why);
 }
 
-/* README: a symlink, a hard link, a FIFO or a device node at the name: refused. */
+/* Safety: a symlink, a hard link, a FIFO or a device node at the name: refused. */
 Test(probe_file, refuses_what_is_not_a_plain_file)
 {
 	struct rec r = {0};
@@ -285,7 +285,7 @@ Test(probe_file, refuses_what_is_not_a_plain_file)
 	cr_expect_eq(try_open(&q2, &seen, &laid, why), -EINVAL);
 }
 
-/* README: probe_dir belongs to root (or nvmond's user) and no one else may write it. */
+/* Safety: probe_dir belongs to root (or nvmond's user) and no one else may write it. */
 Test(probe_file, refuses_a_directory_others_can_write)
 {
 	struct rec r = {0};
@@ -311,7 +311,7 @@ Test(probe_file, refuses_a_directory_others_can_write)
 	cr_expect_eq(try_open(&q, &id, &laid, why), 0, "%s", why);
 }
 
-/* README: a directory on another drive, or on tmpfs, is refused before anything is made. */
+/* Safety: a directory on another drive, or on tmpfs, is refused before anything is made. */
 Test(probe_file, refuses_a_directory_on_another_device)
 {
 	struct rec r = {0};
@@ -334,7 +334,7 @@ Test(probe_file, refuses_a_directory_on_another_device)
 	}
 }
 
-/* README: the layout never leaves less than min_free of the filesystem free. */
+/* Safety: the layout never leaves less than min_free of the filesystem free. */
 Test(probe_file, room_is_checked_before_and_during_the_layout)
 {
 	struct {
@@ -369,7 +369,7 @@ Test(probe_file, room_is_checked_before_and_during_the_layout)
 	cr_expect_eq(r.asked, 0, "not one lease asked for");
 }
 
-/* README: every byte of the layout is leased first; no lease, no write. */
+/* Safety: every byte of the layout is leased first; no lease, no write. */
 Test(probe_file, layout_stops_without_a_lease)
 {
 	struct rec r = {.grant = 2 * MiB};
@@ -433,7 +433,7 @@ Test(probe_file, check_before_each_phase)
 	close(fd);
 }
 
-/* README: a file bind-mounted onto the name is refused (in a private mount namespace). */
+/* Safety: a file bind-mounted onto the name is refused (in a private mount namespace). */
 Test(probe_file, refuses_a_bind_mounted_file)
 {
 	struct rec r = {0};

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The per-drive probe lock across processes (README, Safety: one probe per
+ * The per-drive probe lock across processes (docs/probes.md, Safety: one probe per
  * drive across every nvmond process), and the name it takes from a serial.
  */
 #define _GNU_SOURCE

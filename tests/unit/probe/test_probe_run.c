@@ -263,7 +263,7 @@ Test(store_probe, runs_phases_budgets)
 	cr_expect_str_eq(v[0].reason, "drive busy");
 	free(v);
 
-	/* README (Safety): the budget is charged up front while a run runs... */
+	/* docs/probes.md (Safety): the budget is charged up front while a run runs... */
 	struct probe_run_row r2 = {.device_id = dev,
 				   .preset = "seq1m-q1",
 				   .trigger = "api",

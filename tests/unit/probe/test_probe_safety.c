@@ -112,7 +112,7 @@ Test(probe_budget, abort_on_foreground_io_or_wctemp)
 }
 
 /*
- * README (Safety): a lease is recorded before a write passes the last one,
+ * docs/probes.md (Safety): a lease is recorded before a write passes the last one,
  * about a second of writes ahead, so a crash leaves at most that second
  * charged and unwritten; never past the run's reservation.
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Signatures on a raw namespace (README, Safety: a namespace carrying a
+ * Signatures on a raw namespace (docs/probes.md, Safety: a namespace carrying a
  * filesystem, LVM PV, RAID member, swap or partition table is never written,
  * mounted or not), on image files made by the real tools. No block device of
  * the host is touched.

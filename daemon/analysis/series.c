@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Chart series: resolution choice, step-aligned merging and the columnar JSON
- * of a range query. Pure: arrays in, arrays out.
+ * Chart series: resolution choice and step-aligned merging of a range query.
+ * Pure: arrays in, arrays out (the JSON is api/series_render.c).
  */
 #include <errno.h>
 #include <math.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Long history on the main loop: the rollup timer, and the range endpoint that
- * reads the coarsest resolution that still gives the points asked for.
+ * Long history on the main loop: the rollup timer that calls
+ * store_rollup_step() (the range endpoint is api/series_api.c).
  */
 #include <errno.h>
 #include <inttypes.h>

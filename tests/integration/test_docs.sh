@@ -248,6 +248,27 @@ for md in "${MD_FILES[@]}"; do
 done
 echo "checked $n_links relative links in ${#MD_FILES[@]} Markdown files: $n_bad broken"
 
+# ---- each daemon folder says what it holds ----------------------------------------------
+
+n_folders=0 n_files=0
+for dir in "$SRC"/daemon/*/; do
+	folder=$(basename "$dir")
+	n_folders=$((n_folders + 1))
+	if [ ! -f "$dir/README.md" ]; then
+		fail "daemon/$folder has no README.md"
+		continue
+	fi
+	grep -q '^May call' "$dir/README.md" || fail "daemon/$folder/README.md does not say what it may call"
+	grep -q '^Threads' "$dir/README.md" || fail "daemon/$folder/README.md does not say which threads touch it"
+	for c in "$dir"*.c; do
+		[ -e "$c" ] || continue
+		n_files=$((n_files + 1))
+		stem=$(basename "$c" .c)
+		grep -qw -- "$stem" "$dir/README.md" || fail "daemon/$folder/README.md does not mention $stem.c"
+	done
+done
+echo "checked $n_folders folder READMEs against $n_files .c files"
+
 # ---- the README stays short ----------------------------------------------------------------
 
 n_lines=$(wc -l < "$SRC/README.md")

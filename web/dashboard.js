@@ -526,7 +526,7 @@ function overlayPlugin(lines, episodes) {
       drawClear: [(u) => {
         const ctx = u.ctx;
         ctx.save();
-        ctx.fillStyle = "rgba(255, 140, 0, 0.18)";
+        ctx.fillStyle = cssVar("--throttle");
         for (const [a, b] of episodes) {
           const x0 = u.valToPos(a, "x", true), x1 = u.valToPos(b, "x", true);
           const l = Math.max(u.bbox.left, x0), r = Math.min(u.bbox.left + u.bbox.width, Math.max(x1, x0 + 2));

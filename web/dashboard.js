@@ -11,6 +11,7 @@ const RANGES = [
   { key: "30d", label: "30 d", s: 30 * 86400 },
   { key: "1y", label: "1 y", s: 365 * 86400 },
 ];
+const RANGE_WORDS = { "1h": "hour", "24h": "24 hours", "7d": "7 days", "30d": "30 days", "1y": "year" };
 const CHART_POINTS = 1000;
 const WARNING_LABELS = {
   spare: "spare below threshold",
@@ -28,7 +29,18 @@ const state = {
   timer: null,
   charts: [],
   generation: 0, // bumped on every navigation: late answers of an old view are dropped
+  overview: null, // the last GET /devices with each drive's extras (loadOverview)
+  sort: sortSetting(),
+  problemsOnly: localStorage.getItem("nvmond.problems") === "1",
 };
+
+function sortSetting() {
+  try {
+    const s = JSON.parse(localStorage.getItem("nvmond.sort"));
+    if (s && typeof s.key === "string" && (s.dir === 1 || s.dir === -1)) return s;
+  } catch (e) { /* a hand-edited setting: the default */ }
+  return { key: "health", dir: -1 };
+}
 
 // ---- helpers ------------------------------------------------------------
 
@@ -51,11 +63,18 @@ function num(v) {
   return typeof v === "string" ? Number(v) : v;
 }
 
-function fmtBytes(v) {
+// Bytes in decimal units: TB and PB with 2 decimals, smaller units with 3 significant
+// digits. nominal: a configured size (a rating, a budget) without trailing zeros.
+function fmtBytes(v, nominal) {
   const n = num(v);
   if (n === null || n === undefined || Number.isNaN(n)) return "–";
   const units = [["PB", 1e15], ["TB", 1e12], ["GB", 1e9], ["MB", 1e6], ["kB", 1e3]];
-  for (const [u, f] of units) if (n >= f) return (n / f).toFixed(n / f >= 100 ? 0 : 2) + " " + u;
+  for (const [u, f] of units) {
+    if (n < f) continue;
+    const x = n / f;
+    const s = f >= 1e12 ? x.toFixed(2) : x.toFixed(x >= 100 ? 0 : x >= 10 ? 1 : 2);
+    return (nominal ? String(Number(s)) : s) + " " + u;
+  }
   return n + " B";
 }
 
@@ -185,7 +204,7 @@ function wearBlock(d, w) {
   if (rated) {
     const frac = num(w.bytes_written) / rated;
     const cls = frac >= 1 ? "bad" : frac >= 0.8 ? "warn" : "";
-    out.push(row("Written", fmtBytes(w.bytes_written) + " of " + fmtBytes(rated) + " rated (" + (frac * 100).toFixed(1) + " %)", cls));
+    out.push(row("Written", fmtBytes(w.bytes_written) + " of " + fmtBytes(rated, true) + " rated (" + (frac * 100).toFixed(1) + " %)", cls));
     const m = meter(frac, cls, [0.8, 0.9]);
     m.setAttribute("aria-label", "written " + (frac * 100).toFixed(1) + " % of the rated TBW");
     out.push(m);
@@ -198,17 +217,18 @@ function wearBlock(d, w) {
 
 function card(d, extra) {
   const s = d.latest;
-  const h = health(d, extra.wear, extra.alerts);
+  const h = extra.health || health(d, extra.wear, extra.alerts);
   const c = el("article", { class: "card", "data-device": d.id },
-    el("h2", {}, el("a", { href: "#/drive/" + d.id }, d.model), badge(h)),
+    el("h2", {}, el("a", { href: "#/drive/" + d.id }, d.model), d.demo === true ? demoBadge() : null, badge(h)),
     el("div", { class: "id" }, (d.name ? d.name + " · " : "") + "serial " + d.serial + " · firmware " + d.firmware),
     ...tempBlock(d),
     ...wearBlock(d, extra.wear),
     row("% used", s ? s.percent_used + " %" + (extra.wear && extra.wear.percent_used_100_date ? " (100 % ≈ " + fmtDate(extra.wear.percent_used_100_date) + ")" : "") : "–",
       s && s.percent_used >= 80 ? "warn" : ""),
     row("Spare", s ? s.avail_spare + " % (threshold " + s.spare_thresh + " %)" : "–", s && s.avail_spare < s.spare_thresh ? "bad" : ""),
-    row("Throttle events, 24 h", extra.events === null ? el("span", { class: "na" }, "not available") : String(extra.events), extra.events ? "warn" : ""),
-    row("Last probe", extra.probe === null ? el("span", { class: "na" }, "not available") : extra.probe),
+    row("Throttle events, 24 h", extra.events === null ? el("span", { class: "na" }, "not available") :
+      extra.events + (extra.throttling ? " (" + extra.throttling + " now)" : ""), extra.throttling === "heavy" ? "bad" : extra.events ? "warn" : ""),
+    row("Last probe", extra.probe === null ? el("span", { class: "na" }, "not available") : extra.probe ?? "…"),
     el("a", { class: "btn", href: "#/drive/" + d.id }, "Charts and history →"),
   );
   return c;
@@ -235,34 +255,257 @@ function lastProbeText(p) {
   const last = p.probes && p.probes[0]; // newest first
   if (!last) return "none yet";
   const mbps = runMBps(last);
-  return last.preset + " · " + last.state + (mbps !== null ? " · " + Math.round(mbps) + " MB/s" : "") + " · " + fmtTime(last.started);
+  return last.preset + " · " + last.state + (mbps !== null ? " · " + fmtMBps(mbps) : "") + " · " + fmtTime(last.started);
 }
 
-async function renderOverview(gen) {
-  const r = await api("/api/v1/devices");
-  if (gen !== state.generation) return;
+// ---- overview: data ------------------------------------------------------
+
+// Run fn over items, at most n at a time (the daemon serves a few threads; 64
+// drives must not become 128 requests at once). Return: the results in order.
+async function pool(items, n, fn) {
+  const out = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const k = next++;
+      out[k] = await fn(items[k]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(n, items.length) }, worker));
+  return out;
+}
+
+const THROTTLE_KINDS = new Set(["light", "heavy"]);
+const EXTRAS_MS = 60000; // wear and events change slowly: fetched once a minute
+
+// What the overview shows of one drive beyond GET /devices: wear, the last 24 h of
+// throttling, and (cards only) the last probe.
+async function fetchExtra(d, withProbe) {
+  const from = new Date(Date.now() - 86400000).toISOString();
+  const [wear, ev, pr] = await Promise.all([
+    d.latest ? optional("/api/v1/devices/" + d.id + "/wear") : null,
+    optional("/api/v1/devices/" + d.id + "/events?from=" + encodeURIComponent(from)),
+    withProbe ? optional("/api/v1/devices/" + d.id + "/probes?limit=1") : undefined,
+  ]);
+  const throttles = ev ? ev.events.filter((e) => THROTTLE_KINDS.has(e.kind)) : null;
+  const open = throttles ? throttles.filter((e) => e.ongoing) : [];
+  return {
+    wear,
+    events: throttles ? throttles.length : null,
+    throttling: open.some((e) => e.kind === "heavy") ? "heavy" : open.length ? "light" : null,
+    probe: pr === undefined ? undefined : pr ? lastProbeText(pr) : null,
+  };
+}
+
+// GET /devices and /alerts on every tick; each drive's extras once a minute (or
+// when the cards need the probes the table did not ask for).
+async function loadOverview(gen, live) {
+  const [r, alerts] = await Promise.all([api("/api/v1/devices"), optional("/api/v1/alerts")]);
+  if (gen !== state.generation) return null;
   if (!r.ok) throw new Error((r.body && r.body.error) || "HTTP " + r.status);
   const devices = r.body.devices;
-  const from = new Date(Date.now() - 86400000).toISOString();
-  const alerts = await optional("/api/v1/alerts");
-  const extras = await Promise.all(devices.map(async (d) => {
-    const [wear, ev, pr] = await Promise.all([
-      d.latest ? optional("/api/v1/devices/" + d.id + "/wear") : null,
-      optional("/api/v1/devices/" + d.id + "/events?from=" + encodeURIComponent(from)),
-      optional("/api/v1/devices/" + d.id + "/probes"),
-    ]);
-    return {
-      wear,
-      events: ev ? ev.events.length : null,
-      probe: pr ? lastProbeText(pr) : null,
-      alerts: alerts ? alerts.active.filter((a) => a.device_id === d.id) : [],
-    };
-  }));
-  if (gen !== state.generation) return;
+  const old = state.overview;
+  const withProbe = overviewLayout(devices.length) === "cards";
+  const stale = !old || !live || Date.now() - old.extrasAt > EXTRAS_MS ||
+    devices.some((d) => !old.extras.has(d.id)) || (withProbe && devices.some((d) => old.extras.get(d.id).probe === undefined));
+  let extras = old && old.extras;
+  if (stale) {
+    const list = await pool(devices, 6, (d) => fetchExtra(d, withProbe));
+    if (gen !== state.generation) return null;
+    extras = new Map(devices.map((d, i) => [d.id, list[i]]));
+  }
+  for (const d of devices) {
+    const x = extras.get(d.id);
+    x.alerts = alerts ? alerts.active.filter((a) => a.device_id === d.id) : [];
+    x.health = health(d, x.wear, x.alerts);
+  }
+  state.overview = { devices, extras, extrasAt: stale ? Date.now() : old.extrasAt };
+  return state.overview;
+}
+
+async function renderOverview(gen, live) {
+  const o = await loadOverview(gen, live);
+  if (!o) return;
+  drawOverview();
+}
+
+// ---- overview: table and cards -------------------------------------------
+
+const HOT_MARGIN_C = 5; // "hot": within this many °C of WCTEMP (or above it)
+const HEALTH_RANK = { ok: 0, unknown: 1, offline: 2, warning: 3, critical: 4 };
+
+function overviewLayout(n) {
+  const saved = localStorage.getItem("nvmond.layout");
+  return saved === "table" || saved === "cards" ? saved : n > 8 ? "table" : "cards";
+}
+
+function isHot(d) {
+  const t = d.latest ? d.latest.temperature_c : null;
+  return t !== null && d.wctemp_c !== null && d.wctemp_c !== undefined && t >= d.wctemp_c - HOT_MARGIN_C;
+}
+
+// Not ok, throttling now, hot, or offline.
+function hasProblem(d, x) {
+  return x.health.level !== "ok" || x.throttling !== null || isHot(d) || !d.online;
+}
+
+// Bytes per day at the longest complete window the wear endpoint knows, else the longest known.
+function writeRate(w) {
+  if (!w || !w.rates) return null;
+  const known = ["7d", "30d", "1d"].map((k) => w.rates[k]).filter((r) => r && r.known);
+  const best = known.find((r) => r.complete) || known[0];
+  return best ? num(best.bytes_per_day) : null;
+}
+
+function tbwPercent(w) {
+  return w && w.rating && w.rating.rated_bytes ? num(w.bytes_written) / w.rating.rated_bytes * 100 : null;
+}
+
+// The sortable columns: key → value (null sorts last whatever the direction).
+const SORTS = {
+  name: { label: "Drive", value: (d) => (d.name || "") + " " + d.model, dir: 1 },
+  health: { label: "Health", value: (d, x) => HEALTH_RANK[x.health.level], dir: -1 },
+  temp: { label: "Temperature", value: (d) => (d.latest ? d.latest.temperature_c : null), dir: -1 },
+  used: { label: "% used", value: (d) => (d.latest ? d.latest.percent_used : null), dir: -1 },
+  rate: { label: "Written / day", value: (d, x) => writeRate(x.wear), dir: -1 },
+  tbw: { label: "TBW", value: (d, x) => tbwPercent(x.wear), dir: -1 },
+};
+
+function sortDevices(devices, extras, sort) {
+  const col = SORTS[sort.key] || SORTS.health;
+  const key = (d) => col.value(d, extras.get(d.id));
+  return devices.slice().sort((a, b) => {
+    const va = key(a), vb = key(b);
+    if (va === null || va === undefined || vb === null || vb === undefined)
+      return (va === null || va === undefined) - (vb === null || vb === undefined) || a.id - b.id;
+    const c = typeof va === "string" ? va.localeCompare(vb) : va - vb;
+    return c * sort.dir || a.id - b.id;
+  });
+}
+
+function fmtAgo(iso) {
+  if (!iso) return "never";
+  const s = Math.max(0, Math.round((Date.now() - Date.parse(iso)) / 1000));
+  if (s < 90) return s + " s ago";
+  if (s < 5400) return Math.round(s / 60) + " min ago";
+  if (s < 2 * 86400) return Math.round(s / 3600) + " h ago";
+  return fmtTime(iso);
+}
+
+function fmtPercent(v, digits) {
+  return v === null || v === undefined ? "–" : v.toFixed(digits || 0) + " %";
+}
+
+function demoBadge() {
+  return el("span", { class: "badge demo", title: "simulated drive: demo data, not a real device" }, "demo");
+}
+
+function demoBanner(what) {
+  return el("p", { class: "demo-banner", role: "note" }, el("strong", {}, "Demo data. "),
+    what + " simulated by nvmond (demo mode), not read from a real NVMe controller.");
+}
+
+function tempCell(d) {
+  const t = d.latest ? d.latest.temperature_c : null;
+  if (t === null) return el("td", { class: "num muted" }, "–");
+  const w = d.wctemp_c;
+  const cls = d.cctemp_c !== null && t >= d.cctemp_c ? "bad" : w !== null && t >= w ? "warn" : isHot(d) ? "warn" : "";
+  const margin = w === null ? "WCTEMP unknown" : w - t > 0 ? (w - t) + " below WCTEMP" : t === w ? "at WCTEMP" : (t - w) + " over WCTEMP";
+  return el("td", { class: "num", title: "WCTEMP " + (w ?? "–") + " °C · CCTEMP " + (d.cctemp_c ?? "–") + " °C" },
+    el("span", { class: cls }, t + " °C"), el("small", { class: "muted" }, margin));
+}
+
+function tableRow(d, x) {
+  const s = d.latest;
+  const rate = writeRate(x.wear), tbw = tbwPercent(x.wear);
+  const reasons = x.health.why.join("; ");
+  const throttle = x.events === null ? el("span", { class: "na" }, "n/a")
+    : x.throttling ? el("span", { class: x.throttling === "heavy" ? "bad" : "warn" }, x.throttling + " now")
+    : x.events ? el("span", { class: "warn" }, x.events + " in 24 h") : el("span", { class: "muted" }, "none");
+  return el("tr", { "data-device": d.id, "data-health": x.health.level, "data-throttling": x.throttling || "" },
+    el("th", { scope: "row", class: "drive" }, el("a", { href: "#/drive/" + d.id }, d.name || "drive " + d.id),
+      d.demo === true ? demoBadge() : null, el("small", { class: "muted" }, d.model)),
+    el("td", { class: "serial" }, d.serial),
+    el("td", { class: "health" }, badge(x.health), x.health.level !== "ok" ? el("small", { class: "muted", title: reasons }, reasons) : null),
+    tempCell(d),
+    el("td", { class: "num " + (s && s.percent_used >= 80 ? "warn" : "") }, s ? s.percent_used + " %" : "–"),
+    el("td", { class: "num", title: rate === null ? "needs more history" : null }, rate === null ? "–" : fmtBytes(rate) + "/day"),
+    el("td", { class: "num " + (tbw >= 100 ? "bad" : tbw >= 80 ? "warn" : ""), title: x.wear && !x.wear.rating.rated_bytes ? "rated TBW unknown: set rated_tbw" : null },
+      tbw === null ? "–" : fmtPercent(tbw, 1)),
+    el("td", {}, throttle),
+    el("td", { class: "seen " + (d.online ? "muted" : "bad") }, d.online ? fmtAgo(d.last_seen) : "offline · " + fmtAgo(d.last_seen)));
+}
+
+function driveTable(devices, extras) {
+  const sort = state.sort;
+  const head = ["name", null, "health", "temp", "used", "rate", "tbw", null, null].map((k, i) => {
+    const label = k ? SORTS[k].label : ["", "Serial", "", "", "", "", "", "Throttling", "Last seen"][i];
+    if (!k) return el("th", { scope: "col", class: ["", "serial", "", "", "", "", "", "", "seen"][i] }, label);
+    const active = sort.key === k;
+    const b = el("button", { type: "button", class: "sort", "data-sort": k }, label, el("span", { "aria-hidden": "true" }, active ? (sort.dir < 0 ? " ▼" : " ▲") : ""));
+    b.addEventListener("click", () => {
+      state.sort = { key: k, dir: active ? -sort.dir : SORTS[k].dir };
+      localStorage.setItem("nvmond.sort", JSON.stringify(state.sort));
+      drawOverview();
+    });
+    return el("th", { scope: "col", class: ["name", "health"].includes(k) ? "" : "num", "aria-sort": active ? (sort.dir < 0 ? "descending" : "ascending") : "none" }, b);
+  });
+  const rows = devices.map((d) => tableRow(d, extras.get(d.id)));
+  const table = el("table", { class: "drives" }, el("thead", {}, el("tr", {}, head)),
+    el("tbody", {}, rows.length ? rows : el("tr", {}, el("td", { colspan: 9, class: "muted" }, "No drive has a problem."))));
+  return el("div", { class: "table-wrap" }, table);
+}
+
+function overviewToolbar(n, shown, problems, layout) {
+  const seg = (key, label) => {
+    const b = el("button", { type: "button", id: "layout-" + key, "aria-pressed": layout === key ? "true" : "false" }, label);
+    b.addEventListener("click", () => {
+      localStorage.setItem("nvmond.layout", key);
+      const o = state.overview;
+      if (key === "cards" && o.devices.some((d) => o.extras.get(d.id).probe === undefined)) render();
+      else drawOverview();
+    });
+    return b;
+  };
+  const box = el("input", { type: "checkbox", id: "problems-only", checked: state.problemsOnly });
+  box.addEventListener("change", () => {
+    state.problemsOnly = box.checked;
+    localStorage.setItem("nvmond.problems", box.checked ? "1" : "0");
+    drawOverview();
+  });
+  return el("div", { class: "toolbar" },
+    el("div", { class: "ranges", role: "group", "aria-label": "layout" }, seg("table", "Table"), seg("cards", "Cards")),
+    el("label", { title: "health not ok, throttling now, within " + HOT_MARGIN_C + " °C of WCTEMP, or offline" },
+      box, " Problems only (" + problems + ")"),
+    el("span", { class: "muted", id: "shown" }, shown === n ? n + " drives" : "showing " + shown + " of " + n));
+}
+
+// Draw the overview from state.overview: no request, so sorting, filtering and
+// switching the layout are instant with 64 drives.
+function drawOverview() {
+  const o = state.overview;
+  if (!o) return;
   const main = document.getElementById("view");
-  const grid = el("section", { class: "cards", "aria-label": "drives" }, devices.map((d, i) => card(d, extras[i])));
-  main.replaceChildren(devices.length ? grid : el("p", {}, "No NVMe devices known yet."));
-  setStatus(devices.length + " drive" + (devices.length === 1 ? "" : "s") + " · updated " + new Date().toLocaleTimeString());
+  if (!o.devices.length) {
+    main.replaceChildren(el("p", {}, "No NVMe devices known yet."));
+    setStatus("0 drives · updated " + new Date().toLocaleTimeString());
+    return;
+  }
+  const layout = overviewLayout(o.devices.length);
+  const problems = o.devices.filter((d) => hasProblem(d, o.extras.get(d.id)));
+  const shown = state.problemsOnly ? problems : o.devices;
+  const demo = o.devices.filter((d) => d.demo === true).length;
+  const body = layout === "table" ? driveTable(sortDevices(shown, o.extras, state.sort), o.extras)
+    : el("section", { class: "cards", "aria-label": "drives" }, shown.map((d) => card(d, o.extras.get(d.id))));
+  main.replaceChildren(
+    demo ? demoBanner(demo === o.devices.length ? (demo === 1 ? "This drive is" : "All drives here are")
+      : demo + " of these " + o.devices.length + " drives " + (demo === 1 ? "is" : "are")) : "",
+    overviewToolbar(o.devices.length, shown.length, problems.length, layout),
+    layout === "cards" && !shown.length ? el("p", { class: "muted" }, "No drive has a problem.") : body);
+  main.dataset.layout = layout;
+  main.dataset.renderedMs = performance.now().toFixed(1); // the browser test measures the load with it
+  const n = o.devices.length;
+  setStatus(n + " drive" + (n === 1 ? "" : "s") + " · " + problems.length + " with problems · updated " + new Date().toLocaleTimeString());
 }
 
 // ---- drive page ---------------------------------------------------------
@@ -283,7 +526,7 @@ function overlayPlugin(lines, episodes) {
       drawClear: [(u) => {
         const ctx = u.ctx;
         ctx.save();
-        ctx.fillStyle = "rgba(255, 140, 0, 0.18)";
+        ctx.fillStyle = cssVar("--throttle");
         for (const [a, b] of episodes) {
           const x0 = u.valToPos(a, "x", true), x1 = u.valToPos(b, "x", true);
           const l = Math.max(u.bbox.left, x0), r = Math.min(u.bbox.left + u.bbox.width, Math.max(x1, x0 + 2));
@@ -320,18 +563,81 @@ function overlayPlugin(lines, episodes) {
 
 const SERIES_COLORS = ["#2f81f7", "#a371f7", "#3fb950", "#db61a2", "#e3b341", "#56d4dd", "#f0883e", "#8b949e"];
 
-function axes() {
+// Time-axis labels by the tick spacing uPlot picked, in 24-hour local time:
+// "14:30" (or "14:30:15" below a minute) with the date under the first tick and
+// at midnight; "Mon 3" for single days, "Nov 3" for longer steps; "Jan" for months.
+// The year shows under January, at a year change, and under the first tick unless it
+// is this year.
+const DAY_S = 86400;
+function timeLabels(u, splits, axisIdx, space, incr) {
+  const md = (x) => x.toLocaleDateString(undefined, { month: "short", day: "numeric" });
+  const thisYear = new Date().getFullYear();
+  return splits.map((t, i) => {
+    const x = new Date(t * 1000), prev = i ? new Date(splits[i - 1] * 1000) : null;
+    const newYear = prev ? prev.getFullYear() !== x.getFullYear() : x.getFullYear() !== thisYear;
+    if (incr < DAY_S) {
+      const hm = x.toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit", second: incr < 60 ? "2-digit" : undefined, hourCycle: "h23" });
+      return !prev || prev.getDate() !== x.getDate() ? hm + "\n" + md(x) : hm;
+    }
+    let label;
+    if (incr < 28 * DAY_S) label = incr <= DAY_S ? x.toLocaleDateString(undefined, { weekday: "short" }) + " " + x.getDate() : md(x);
+    else label = x.toLocaleDateString(undefined, { month: "short" });
+    return newYear || (incr >= 28 * DAY_S && x.getMonth() === 0) ? label + "\n" + x.getFullYear() : label;
+  });
+}
+
+// Tick steps by the span shown: hours within 3 days, whole days up to 4 months,
+// whole months beyond (uPlot aligns 30-day multiples to calendar months).
+const TIME_INCRS = [1, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 14400, 21600, 43200,
+  DAY_S, 2 * DAY_S, 3 * DAY_S, 7 * DAY_S, 14 * DAY_S, 30 * DAY_S, 60 * DAY_S, 90 * DAY_S, 180 * DAY_S, 365 * DAY_S];
+function timeIncrs(u, axisIdx, min, max) {
+  const span = max - min;
+  const floor = span > 120 * DAY_S ? 30 * DAY_S : span > 3 * DAY_S ? DAY_S : 0;
+  return TIME_INCRS.filter((i) => i >= floor);
+}
+
+// Axes in the theme's colours: x in time (or seconds), y with its unit on every tick.
+function axes(yFmt, opts) {
   const fg = cssVar("--fg"), grid = cssVar("--line");
-  return [
-    { stroke: fg, grid: { stroke: grid }, ticks: { stroke: grid } },
-    { stroke: fg, grid: { stroke: grid }, ticks: { stroke: grid } },
-  ];
+  const o = opts || {};
+  const y = { stroke: fg, grid: { stroke: grid }, ticks: { stroke: grid }, size: o.ySize || 56 };
+  if (yFmt) y.values = (u, splits) => splits.map(yFmt);
+  const x = { stroke: fg, grid: { stroke: grid }, ticks: { stroke: grid }, space: 60 };
+  x.values = o.xSeconds ? (u, splits) => splits.map((v) => v + " s") : timeLabels;
+  if (!o.xSeconds) {
+    x.size = 44; // two-line labels
+    x.incrs = timeIncrs;
+  }
+  return [x, y];
+}
+
+// Megabytes per second with 3 significant digits: "4970 MB/s", "312 MB/s", "8.41 MB/s".
+function fmtMBps(v) {
+  return v === null || v === undefined ? "–" : Number(v.toPrecision(3)) + " MB/s";
+}
+
+function fmtMBpsTick(v) {
+  return v >= 1000 ? Number((v / 1000).toPrecision(3)) + " GB/s" : v + " MB/s";
+}
+
+const legendC = (u, v) => v === null || v === undefined ? "–" : v + " °C";
+const legendTime = (u, v) => v === null || v === undefined ? "–" :
+  new Date(v * 1000).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short", hourCycle: "h23" });
+
+// An axis tick of bytes: "500 GB", "1.5 TB".
+function fmtBytesTick(v) {
+  if (!v) return "0";
+  const units = [["PB", 1e15], ["TB", 1e12], ["GB", 1e9], ["MB", 1e6], ["kB", 1e3]];
+  for (const [u, f] of units) if (Math.abs(v) >= f) return Number((v / f).toPrecision(3)) + " " + u;
+  return v + " B";
 }
 
 // Episodes from the events endpoint, else from the thermal counters rising.
 function throttleEpisodes(series, events) {
   if (events) {
-    return events.map((e) => [Date.parse(e.start) / 1000, e.end ? Date.parse(e.end) / 1000 : Date.now() / 1000]);
+    // Only throttling: the temperature events overlap it and would stack the shading.
+    return events.filter((e) => THROTTLE_KINDS.has(e.kind))
+      .map((e) => [Date.parse(e.start) / 1000, e.end ? Date.parse(e.end) / 1000 : Date.now() / 1000]);
   }
   const out = [];
   const t = series.t, c1 = series.thm_temp1_trans_count, c2 = series.thm_temp2_trans_count;
@@ -343,13 +649,13 @@ function throttleEpisodes(series, events) {
 function tempChart(container, dev, series, events) {
   const data = tempData(series);
   const s = [
-    {},
-    { label: "Composite (avg)", stroke: SERIES_COLORS[0], width: 2, value: (u, v) => v === null ? "–" : v + " °C" },
-    { label: "min", stroke: SERIES_COLORS[0] + "88", width: 1, dash: [2, 3], value: (u, v) => v === null ? "–" : v },
-    { label: "max", stroke: SERIES_COLORS[0] + "88", width: 1, dash: [2, 3], value: (u, v) => v === null ? "–" : v },
+    { value: legendTime },
+    { label: "Composite (avg)", stroke: SERIES_COLORS[0], width: 2, value: legendC },
+    { label: "min", stroke: SERIES_COLORS[0] + "88", width: 1, dash: [2, 3], value: legendC },
+    { label: "max", stroke: SERIES_COLORS[0] + "88", width: 1, dash: [2, 3], value: legendC },
   ];
   series.sensors.forEach((x, i) => {
-    s.push({ label: "Sensor " + x.sensor, stroke: SERIES_COLORS[(i + 1) % SERIES_COLORS.length], width: 1.5, value: (u, v) => v === null ? "–" : v + " °C" });
+    s.push({ label: "Sensor " + x.sensor, stroke: SERIES_COLORS[(i + 1) % SERIES_COLORS.length], width: 1.5, value: legendC });
   });
   const lines = [
     { v: dev.wctemp_c, color: cssVar("--warn"), label: "WCTEMP " + dev.wctemp_c + " °C", right: true },
@@ -360,7 +666,7 @@ function tempChart(container, dev, series, events) {
   const lo = Math.min(...all, hi) - 3;
   const opts = Object.assign(chartSize(container, 260), {
     series: s,
-    axes: axes(),
+    axes: axes((v) => v + " °C"),
     scales: {
       // From the first point (at most the selected range back) to now, at least a
       // minute: a few points must not stretch the axis over years.
@@ -378,13 +684,14 @@ function tempChart(container, dev, series, events) {
 
 function writesChart(container, wear) {
   const t = wear.daily.map((d) => Date.parse(d.date + "T12:00:00Z") / 1000);
-  const gb = wear.daily.map((d) => num(d.bytes) / 1e9);
+  const bytes = wear.daily.map((d) => num(d.bytes));
   const opts = Object.assign(chartSize(container, 200), {
-    series: [{}, { label: "GB written / day", stroke: SERIES_COLORS[2], fill: SERIES_COLORS[2] + "66", paths: uPlot.paths.bars({ size: [0.7, 40] }), points: { show: false }, value: (u, v) => v === null ? "–" : v.toFixed(1) + " GB" }],
-    axes: axes(),
-    scales: { x: { time: true }, y: { range: (u, mn, mx) => [0, Math.max(1, mx * 1.1)] } },
+    series: [{ value: (u, v) => v == null ? "–" : new Date(v * 1000).toLocaleDateString(undefined, { dateStyle: "medium" }) },
+      { label: "written / day", stroke: SERIES_COLORS[2], fill: SERIES_COLORS[2] + "66", paths: uPlot.paths.bars({ size: [0.7, 40] }), points: { show: false }, value: (u, v) => v === null ? "–" : fmtBytes(v) }],
+    axes: axes(fmtBytesTick, { ySize: 64 }),
+    scales: { x: { time: true }, y: { range: (u, mn, mx) => [0, Math.max(1e9, mx * 1.1)] } },
   });
-  return new uPlot(opts, [t, gb], container);
+  return new uPlot(opts, [t, bytes], container);
 }
 
 // MB/s of every finished run over time, one series per preset.
@@ -394,8 +701,8 @@ function probeChart(container, runs) {
   const data = [list.map((r) => r.started_ms / 1000),
     ...presets.map((pr) => list.map((r) => (r.preset === pr ? runMBps(r) : null)))];
   const opts = Object.assign(chartSize(container, 200), {
-    series: [{}, ...presets.map((pr, i) => ({ label: pr, stroke: SERIES_COLORS[i % SERIES_COLORS.length], width: 1, spanGaps: true, points: { show: true, size: 7 }, value: (u, v) => v === null ? "–" : Math.round(v) + " MB/s" }))],
-    axes: axes(),
+    series: [{ value: legendTime }, ...presets.map((pr, i) => ({ label: pr, stroke: SERIES_COLORS[i % SERIES_COLORS.length], width: 1, spanGaps: true, points: { show: true, size: 7 }, value: (u, v) => fmtMBps(v) }))],
+    axes: axes(fmtMBpsTick, { ySize: 76 }),
   });
   return new uPlot(opts, data, container);
 }
@@ -411,8 +718,8 @@ function probeSeriesChart(container, run) {
   const episodes = ph.events.map((e) => [e.start_ms / 1000, e.end_ms / 1000]);
   const opts = Object.assign(chartSize(container, 200), {
     series: [{ label: "s", value: (u, v) => v === null ? "–" : v.toFixed(1) + " s" },
-      { label: run.preset + " (" + ph.name + ")", stroke: SERIES_COLORS[4], width: 1.5, value: (u, v) => v === null ? "–" : Math.round(v) + " MB/s" }],
-    axes: axes(),
+      { label: run.preset + " (" + ph.name + ")", stroke: SERIES_COLORS[4], width: 1.5, value: (u, v) => fmtMBps(v) }],
+    axes: axes(fmtMBpsTick, { ySize: 76, xSeconds: true }),
     scales: { x: { time: false } },
     plugins: [overlayPlugin([], episodes)],
   });
@@ -425,7 +732,7 @@ function wearTable(w) {
   return el("div", {},
     row("Written (lifetime)", fmtBytes(w.bytes_written)),
     row("Of which nvmond probes", fmtBytes(w.probe_bytes_written)),
-    row("Rated endurance", w.rating.rated_bytes ? fmtBytes(w.rating.rated_bytes) + " (" + w.rating.source + ": " + w.rating.reference + ")" : "unknown: set rated_tbw in [device \"…\"]"),
+    row("Rated endurance", w.rating.rated_bytes ? fmtBytes(w.rating.rated_bytes, true) + " (" + w.rating.source + ": " + w.rating.reference + ")" : "unknown: set rated_tbw in [device \"…\"]"),
     row("Write rate 1 d / 7 d / 30 d", rate("1d") + " · " + rate("7d") + " · " + rate("30d")),
     row("Rated TBW reached", w.tbw_reached ? "already" : w.tbw_date ? "≈ " + fmtDate(w.tbw_date) : "–"),
     row("% used", w.percent_used + " %" + (w.percent_used_100_date ? ", 100 % ≈ " + fmtDate(w.percent_used_100_date) : "")),
@@ -476,7 +783,7 @@ function progressText(run) {
   const p = run.progress;
   if (!p) return run.preset + " · starting";
   return run.preset + " · " + p.name + (p.phases > 1 ? " (" + (p.phase + 1) + " of " + p.phases + ")" : "") +
-    " · " + Math.round(p.fraction * 100) + " % · " + Math.round(p.mb_per_s) + " MB/s · " +
+    " · " + Math.round(p.fraction * 100) + " % · " + fmtMBps(p.mb_per_s) + " · " +
     fmtBytes(p.bytes_read) + " read, " + fmtBytes(p.bytes_written) + " written";
 }
 
@@ -535,10 +842,20 @@ function probeControl(gen, d, pr) {
   const b = pr.budget;
   box.append(el("p", { class: "probe-start" }, pick, " ", start),
     el("p", { class: "legend-note" }, "Write budget used: " + fmtBytes(b.used_day_bytes) + " of " +
-      fmtBytes(b.day_bytes) + " today, " + fmtBytes(b.used_month_bytes) + " of " + fmtBytes(b.month_bytes) +
+      fmtBytes(b.day_bytes, true) + " today, " + fmtBytes(b.used_month_bytes) + " of " + fmtBytes(b.month_bytes, true) +
       " in 30 days" + (pr.probe_dir ? " · probe file in " + pr.probe_dir : " · no probe_dir: raw namespace, read only")));
   return box;
 }
+
+const EVENT_LABELS = {
+  light: "light throttling (T1)",
+  heavy: "heavy throttling (T2)",
+  warning_temp_time: "time over WCTEMP rose",
+  critical_temp_time: "time over CCTEMP rose",
+  critical_warning_temperature: "temperature warning bit",
+  over_wctemp: "over WCTEMP",
+  over_cctemp: "over CCTEMP",
+};
 
 function eventsTable(events, alerts) {
   if (events === null && alerts === null) return el("p", { class: "na" }, "not available");
@@ -552,8 +869,8 @@ function eventsTable(events, alerts) {
       el("td", {}, a.message || a.rule), el("td", {}, ack ?? btn)));
   }
   for (const e of events || []) {
-    rows.push(el("tr", {}, el("td", {}, fmtTime(e.start)), el("td", {}, "throttle"),
-      el("td", { class: e.kind === "heavy" ? "bad" : "warn" }, e.kind + (e.ongoing ? " · ongoing" : "")),
+    rows.push(el("tr", {}, el("td", {}, fmtTime(e.start)), el("td", {}, THROTTLE_KINDS.has(e.kind) ? "throttle" : "temperature"),
+      el("td", { class: e.kind === "heavy" || e.kind === "over_cctemp" ? "bad" : "warn" }, (EVENT_LABELS[e.kind] || e.kind) + (e.ongoing ? " · ongoing" : "")),
       el("td", {}, fmtDuration(e.duration_s) + ", " + e.transitions + " transitions" + (e.peak_c !== null ? ", peak " + e.peak_c + " °C" : "")),
       el("td", {}, "")));
   }
@@ -561,6 +878,34 @@ function eventsTable(events, alerts) {
   return el("div", { class: "table-wrap" }, el("table", {},
     el("thead", {}, el("tr", {}, ["Time", "Type", "Severity / state", "Details", ""].map((x) => el("th", { scope: "col" }, x)))),
     el("tbody", {}, rows)));
+}
+
+// An empty chart says why it is empty and when it fills.
+function emptyChart(what, why) {
+  return el("div", { class: "empty-chart" }, el("p", {}, el("strong", {}, what), " — " + why));
+}
+
+// The verdict at the top of the drive page: health and its reasons, or what was checked.
+function verdict(d, h, wear, events, rangeKey) {
+  const cls = { ok: "ok", warning: "warn", critical: "bad" }[h.level] || "muted";
+  const s = d.latest;
+  let text;
+  if (h.level === "ok") {
+    const parts = [];
+    if (s.temperature_c !== null) parts.push(s.temperature_c + " °C" + (d.wctemp_c !== null ? " (" + (d.wctemp_c - s.temperature_c) + " °C below WCTEMP)" : ""));
+    parts.push(s.percent_used + " % used", "spare " + s.avail_spare + " %");
+    const tbw = tbwPercent(wear);
+    if (tbw !== null) parts.push(tbw.toFixed(1) + " % of rated TBW");
+    text = "No problem found: " + parts.join(", ") + ".";
+  } else {
+    text = h.why.join("; ") + ".";
+  }
+  const throttles = events ? events.filter((e) => THROTTLE_KINDS.has(e.kind)) : [];
+  if (throttles.length)
+    text += " " + throttles.length + " throttle episode" + (throttles.length === 1 ? "" : "s") + " in the last " + RANGE_WORDS[rangeKey] +
+      (throttles.some((e) => e.ongoing) ? ", one now." : ".");
+  return el("section", { class: "verdict " + cls, id: "verdict", "aria-label": "health verdict", "data-health": h.level },
+    el("span", { class: "verdict-level" }, "Health: " + (h.level === "ok" ? "OK" : h.level)), el("span", { class: "verdict-why" }, text));
 }
 
 function rangeButtons() {
@@ -634,21 +979,27 @@ async function renderDrive(gen, id, live) {
   const runBox = el("div", { class: "chart", id: "chart-probe-run" });
   const h = health(d, wear, al ? al.active.filter((a) => a.device_id === d.id) : []);
   const view = el("div", {},
-    el("div", { class: "drive-head" },
+    d.demo === true ? demoBanner("This drive is") : "",
+    el("div", { class: "drive-head", "data-device": d.id },
       el("a", { href: "#/" }, "← all drives"),
-      el("h2", {}, d.model), badge(h),
+      el("h2", {}, d.model), d.demo === true ? demoBadge() : null,
       el("span", { class: "muted" }, "serial " + d.serial + " · firmware " + d.firmware + (d.name ? " · " + d.name : "")),
       rangeButtons()),
+    verdict(d, h, wear, events, range.key),
     el("div", { class: "panels" },
       el("section", { class: "panel wide", "aria-label": "temperature" },
         el("h3", {}, "Temperature (°C)"),
-        series.points ? tempBox : el("p", { class: "na" }, "No samples in this range."),
-        el("p", { class: "legend-note" }, series.points + " points · " +
+        series.points ? tempBox : emptyChart(d.latest ? "No samples in this range yet" : "No sample of this drive yet",
+          "nvmond polls every drive every 10 s by default ([daemon] poll_interval); points appear after the first polls."),
+        el("p", { class: "legend-note" }, series.points + (series.points === 1 ? " point · " : " points · ") +
           (series.resolution_s ? (series.resolution_s === 60 ? "1-minute" : "1-hour") + " rollups" : "raw samples") +
           ", " + fmtDuration(series.step_s) + " per point · shaded: throttling · dashed: WCTEMP / CCTEMP")),
       el("section", { class: "panel", "aria-label": "writes per day" },
         el("h3", {}, "Writes per day (30 days)"),
-        wear ? writesBox : el("p", { class: "na" }, "not available")),
+        !wear ? el("p", { class: "na" }, "not available")
+          : wear.daily.some((x) => num(x.bytes) > 0) ? writesBox
+          : emptyChart("No writes counted in the last 30 days yet",
+            "a day's writes are the growth of the drive's written-data counter between nvmond's samples on that day.")),
       el("section", { class: "panel", "aria-label": "wear" },
         el("h3", {}, "Wear"),
         wear ? wearTable(wear) : el("p", { class: "na" }, "not available")),
@@ -670,9 +1021,10 @@ async function renderDrive(gen, id, live) {
   destroyCharts();
   document.getElementById("view").replaceChildren(view);
   if (series.points) state.charts.push(tempChart(tempBox, d, series, events));
-  if (wear) state.charts.push(writesChart(writesBox, wear));
+  if (wear && writesBox.isConnected) state.charts.push(writesChart(writesBox, wear));
   if (pr && pr.probes.some((r) => r.ended)) state.charts.push(probeChart(probeBox, pr.probes));
-  else if (pr) probeBox.replaceChildren(el("p", { class: "muted" }, "No probe has run yet."));
+  else if (pr) probeBox.replaceChildren(emptyChart("No probe has run yet",
+    "start one under Run a probe, or schedule them with probe_schedule in [probes] or [device \"…\"]."));
   const rc = runDetail && probeSeriesChart(runBox, runDetail);
   if (rc) state.charts.push(rc);
   else if (runDetail) runBox.replaceChildren(el("p", { class: "muted" }, "This run has no series."));
@@ -697,7 +1049,7 @@ async function render(live) {
     else {
       destroyCharts();
       document.title = "nvmond";
-      await renderOverview(gen);
+      await renderOverview(gen, live);
     }
     showError("");
   } catch (e) {

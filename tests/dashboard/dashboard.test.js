@@ -1,5 +1,7 @@
 // Browser test of the dashboard: Debian's chromium, headless, driven by playwright-core.
 // NVMOND_URL: a running daemon (demo mode); ARTIFACTS: where screenshots go.
+// MODE=many: the daemon serves many demo drives ([daemon] demo_drives): the overview's
+// table, its load time and its screenshots only.
 "use strict";
 const fs = require("fs");
 const os = require("os");
@@ -9,20 +11,22 @@ const { chromium } = require("playwright-core");
 const base = process.env.NVMOND_URL;
 const out = process.env.ARTIFACTS;
 const probed = Number(process.env.PROBED_DEVICE); // a drive with finished probe runs
+const HOT_MARGIN_C = 5; // the overview's "hot": within 5 °C of WCTEMP (web/dashboard.js)
+const LOAD_LIMIT_MS = 2000;
 
 function fail(msg) {
   console.error("FAIL: " + msg);
   process.exit(1);
 }
 
-async function main() {
+async function launch(width, height) {
   const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), "nvmond-chromium-"));
   const ctx = await chromium.launchPersistentContext(userDataDir, {
     executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
     headless: true,
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
       "--disable-component-update", "--disable-sync", "--no-first-run"],
-    viewport: { width: 1280, height: 900 },
+    viewport: { width, height },
   });
   const errors = [];
   const expected = []; // console errors a step provokes on purpose (the browser logs every 4xx)
@@ -34,6 +38,107 @@ async function main() {
     const msg = m.text() + (loc ? " (" + loc + ")" : "");
     if (!expected.some((re) => re.test(msg))) errors.push("console: " + msg);
   });
+  const close = async () => {
+    await ctx.close();
+    fs.rmSync(userDataDir, { recursive: true, force: true });
+  };
+  return { ctx, page, errors, expected, close };
+}
+
+// The overview's rows (drive ids, in order) and the GET /devices answer the page drew
+// them from, read at one instant: the page refreshes itself every 10 s.
+const ROWS = () => [...document.querySelectorAll("table.drives tbody tr[data-device]")].map((r) => ({
+  id: Number(r.dataset.device), health: r.dataset.health, throttling: r.dataset.throttling, text: r.textContent,
+}));
+
+async function tableSnapshot(page) {
+  return page.evaluate((rows) => ({ rows: eval(rows)(), devices: state.overview.devices,
+    sort: document.querySelector('th[aria-sort]:not([aria-sort="none"]) button').dataset.sort,
+    dir: document.querySelector('th[aria-sort]:not([aria-sort="none"])').getAttribute("aria-sort") }), "(" + ROWS + ")");
+}
+
+// Sorting by temperature orders the rows as the API's temperatures say: hottest first,
+// then coolest first on a second click; unknown temperatures last; ties by id.
+async function checkTemperatureSort(page, apiDevices) {
+  for (const want of ["descending", "ascending"]) {
+    await page.click('button[data-sort="temp"]');
+    const snap = await tableSnapshot(page);
+    if (snap.sort !== "temp" || snap.dir !== want) fail("temperature header: " + snap.sort + " " + snap.dir + ", want " + want);
+    const sameSet = JSON.stringify(snap.devices.map((d) => d.serial).sort()) === JSON.stringify(apiDevices.map((d) => d.serial).sort());
+    if (!sameSet) fail("the overview drew other drives than GET /devices lists");
+    const t = (d) => (d.latest ? d.latest.temperature_c : null);
+    const sign = want === "descending" ? -1 : 1;
+    const order = snap.devices.slice().sort((a, b) => {
+      const ta = t(a), tb = t(b);
+      if (ta === null || tb === null) return (ta === null) - (tb === null) || a.id - b.id;
+      return (ta - tb) * sign || a.id - b.id;
+    }).map((d) => d.id);
+    const got = snap.rows.map((r) => r.id);
+    if (JSON.stringify(got) !== JSON.stringify(order))
+      fail(`sorted by temperature (${want}): rows ${got} but the API's temperatures give ${order} (` +
+        snap.devices.map((d) => d.id + ":" + t(d)).join(" ") + ")");
+    for (const r of snap.rows) {
+      const d = snap.devices.find((x) => x.id === r.id);
+      if (t(d) !== null && !r.text.includes(t(d) + " °C")) fail(`row ${r.id} does not show ${t(d)} °C: ${r.text}`);
+    }
+  }
+}
+
+// "Problems only" hides exactly the healthy drives: health ok, online, not throttling
+// now, more than HOT_MARGIN_C below WCTEMP. Return: how many it hid.
+async function checkProblemFilter(page) {
+  const f = await page.evaluate((rows) => {
+    const read = eval(rows);
+    const box = () => document.getElementById("problems-only"); // each click redraws it
+    if (box().checked) box().click();
+    const all = read();
+    box().click(); // redraws at once from the fetched data
+    const shown = read();
+    const empty = document.querySelector("table.drives tbody").textContent;
+    const label = box().parentElement.textContent;
+    box().click();
+    return { all, shown, empty, devices: state.overview.devices, label, off: !box().checked && localStorage.getItem("nvmond.problems") === "0" };
+  }, "(" + ROWS + ")");
+  const healthy = (r) => {
+    const d = f.devices.find((x) => x.id === r.id);
+    const temp = d.latest ? d.latest.temperature_c : null;
+    return r.health === "ok" && d.online && !r.throttling && (temp === null || d.wctemp_c === null || temp < d.wctemp_c - HOT_MARGIN_C);
+  };
+  const want = f.all.filter((r) => !healthy(r)).map((r) => r.id);
+  const got = f.shown.map((r) => r.id);
+  if (JSON.stringify(got) !== JSON.stringify(want)) fail(`problems only shows ${got}, want ${want}`);
+  if (!f.off) fail("the problem filter does not switch off");
+  if (!f.label.includes("(" + want.length + ")")) fail("the filter's count: " + f.label + ", want " + want.length);
+  if (!want.length && !/No drive has a problem/.test(f.empty)) fail("an empty filter says nothing: " + f.empty);
+  return f.all.length - want.length;
+}
+
+// A demo badge on a drive (and the banner) iff GET /devices says "demo": true.
+async function checkDemoMarks(page, devices, where) {
+  const marks = await page.evaluate(() => ({
+    badges: [...document.querySelectorAll("[data-device]")].filter((e) => e.querySelector(".badge.demo")).map((e) => Number(e.dataset.device)),
+    banner: !!document.querySelector(".demo-banner"),
+    marked: document.querySelectorAll("[data-device]").length,
+    html: document.getElementById("view").innerHTML.slice(0, 600),
+  }));
+  const want = devices.filter((d) => d.demo === true).map((d) => d.id);
+  if (JSON.stringify(marks.badges.sort((a, b) => a - b)) !== JSON.stringify(want.sort((a, b) => a - b)))
+    fail(`${where}: demo badges on ${marks.badges}, the API marks ${want} (${marks.marked} drives drawn: ${marks.html})`);
+  if (marks.banner !== want.length > 0) fail(`${where}: demo banner ${marks.banner}, the API marks ${want.length} drives`);
+}
+
+async function shot(page, name, width, height, dark) {
+  await page.setViewportSize({ width, height });
+  await page.emulateMedia({ colorScheme: dark ? "dark" : "light" });
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  await page.waitForTimeout(300); // charts follow the resize
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  if (overflow > 2) fail(`${name}: the page is ${overflow} px wider than the ${width} px window`);
+  await page.screenshot({ path: path.join(out, name + ".png"), fullPage: true });
+}
+
+async function main() {
+  const { page, errors, expected, close } = await launch(1400, 900);
 
   const devices = (await (await fetch(base + "/api/v1/devices")).json()).devices;
   if (devices.length < 2) fail("the demo daemon should have two drives, has " + devices.length);
@@ -52,7 +157,48 @@ async function main() {
   if (!/400 TB rated/.test(hotText)) fail("950 PRO card does not show its 400 TB rating: " + hotText);
   const probedText = await page.textContent(`.card[data-device="${probed}"]`);
   if (!/Last probe\s*sustained-write/.test(probedText)) fail("the card does not show the last probe: " + probedText);
-  await page.screenshot({ path: path.join(out, "overview-light.png"), fullPage: true });
+  // A few drives: cards by default (overview-*.png); the demo marks follow the API.
+  if (await page.getAttribute("#view", "data-layout") !== (devices.length > 8 ? "table" : "cards"))
+    fail("default layout for " + devices.length + " drives: " + await page.getAttribute("#view", "data-layout"));
+  await checkDemoMarks(page, devices, "overview cards");
+  for (const w of [1400, 390]) for (const dark of [false, true])
+    await shot(page, "overview" + (w === 1400 ? "" : "-" + w) + (dark ? "-dark" : "-light"), w, 900, dark);
+  await page.setViewportSize({ width: 1400, height: 900 });
+  await page.emulateMedia({ colorScheme: "light" });
+
+  // The table: one row per drive, sorted by the header clicked, filtered, remembered.
+  await page.click("#layout-table");
+  await page.waitForSelector("table.drives");
+  if ((await tableSnapshot(page)).rows.length !== devices.length) fail("the table lacks drives");
+  await checkDemoMarks(page, devices, "overview table");
+  await checkTemperatureSort(page, devices);
+  const hidden = await checkProblemFilter(page);
+  if (hidden < 1) fail("the cool demo 980 PRO should be healthy and hidden by the problem filter");
+  await page.reload();
+  await page.waitForSelector("table.drives");
+  const snap = await tableSnapshot(page);
+  if (snap.sort !== "temp" || snap.dir !== "ascending") fail("the sort is not remembered: " + snap.sort + " " + snap.dir);
+  for (const w of [1400, 390]) for (const dark of [false, true])
+    await shot(page, "overview-table" + (w === 1400 ? "" : "-" + w) + (dark ? "-dark" : "-light"), w, 900, dark);
+  await page.setViewportSize({ width: 1400, height: 900 });
+  await page.emulateMedia({ colorScheme: "light" });
+
+  // A server that marks a drive as demo data: its badge and the banner appear.
+  await page.route("**/api/v1/devices", async (route) => {
+    const res = await route.fetch();
+    const json = await res.json();
+    json.devices.forEach((d, i) => { if (i === 0) d.demo = true; else delete d.demo; });
+    await route.fulfill({ response: res, json });
+  });
+  await page.reload();
+  await page.waitForSelector("table.drives");
+  const marked = await page.evaluate(() => state.overview.devices);
+  if (marked[0].demo !== true) fail("the route did not mark the first drive");
+  await checkDemoMarks(page, marked, "overview with a drive marked demo");
+  await page.unrouteAll();
+  await page.click("#layout-cards");
+  await page.waitForSelector(".card");
+  if (await page.evaluate(() => localStorage.getItem("nvmond.layout")) !== "cards") fail("the layout is not remembered");
 
   // Probe history and the last run's own series with its cliff.
   await page.goto(base + "/#/drive/" + probed);
@@ -85,7 +231,7 @@ async function main() {
     text: document.querySelector("#probe-control .probe-progress").textContent,
     error: document.getElementById("error").hidden,
   }));
-  if (running.head !== "Probe running" || !/^seq1m-q8 · (read|write) \(\d of 2\) · \d+ % · \d+ MB\/s/.test(running.text) || !running.error)
+  if (running.head !== "Probe running" || !/^seq1m-q8 · (read|write) \(\d of 2\) · \d+ % · [\d.]+ MB\/s/.test(running.text) || !running.error)
     fail("probe progress: " + JSON.stringify(running));
   await page.screenshot({ path: path.join(out, "drive-probe-running-light.png"), fullPage: true });
   await page.click("#probe-control button");
@@ -138,20 +284,83 @@ async function main() {
   const after = await page.evaluate(() => state.charts[0].data[0].length);
   if (after < before) fail(`live update lost points: ${before} → ${after}`);
 
-  // Phone, dark.
-  await page.setViewportSize({ width: 390, height: 844 });
-  await page.click("#theme");
-  await page.waitForFunction(() => document.documentElement.dataset.theme !== undefined);
+  // The verdict is at the top of the drive page, before the charts, with its reasons.
+  const top = await page.evaluate(() => {
+    const v = document.getElementById("verdict");
+    return v && { level: v.dataset.health, text: v.textContent,
+      first: !!(v.compareDocumentPosition(document.getElementById("chart-temp") || document.querySelector(".panels")) & Node.DOCUMENT_POSITION_FOLLOWING) };
+  });
+  if (!top || !top.first || !/^Health: (OK|warning|critical|offline|unknown)/.test(top.text))
+    fail("drive page verdict: " + JSON.stringify(top));
+  if (top.level === "ok" && !/No problem found: \d+ °C/.test(top.text)) fail("an ok verdict says what was checked: " + top.text);
+  if (top.level !== "ok" && top.text.length < 24) fail("a verdict without reasons: " + top.text);
+  const one = (await (await fetch(base + "/api/v1/devices/" + hot.id)).json());
+  await checkDemoMarks(page, [one], "drive page");
+  await page.route("**/api/v1/devices/" + hot.id, async (route) => {
+    const res = await route.fetch();
+    await route.fulfill({ response: res, json: Object.assign(await res.json(), { demo: true }) });
+  });
+  await page.click('button[data-range="24h"]');
+  await page.waitForSelector(".demo-banner");
+  await checkDemoMarks(page, [Object.assign(one, { demo: true })], "drive page marked demo");
+  await page.unrouteAll();
+  await page.click('button[data-range="1h"]');
   await page.waitForSelector("#chart-temp canvas");
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-  if (overflow > 2) fail("the drive page is " + overflow + " px wider than a phone screen");
-  await page.screenshot({ path: path.join(out, "drive-phone-dark.png"), fullPage: true });
+  await page.waitForFunction(() => !document.querySelector(".demo-banner"));
+
+  // Light and dark, wide and phone (no sideways scrolling on a phone).
+  for (const w of [1400, 390]) for (const dark of [false, true])
+    await shot(page, "drive" + (w === 1400 ? "" : "-" + w) + (dark ? "-dark" : "-light"), w, w === 1400 ? 900 : 844, dark);
+
+  // The theme switch overrides the system's scheme (and is remembered).
+  await page.emulateMedia({ colorScheme: "light" });
+  await page.click("#theme");
+  await page.waitForFunction(() => document.documentElement.dataset.theme === "dark" &&
+    getComputedStyle(document.body).backgroundColor !== "rgb(255, 255, 255)");
+  await page.waitForSelector("#chart-temp canvas");
 
   if (errors.length) fail("browser errors:\n  " + errors.join("\n  "));
-  await ctx.close();
-  fs.rmSync(userDataDir, { recursive: true, force: true });
-  console.log(`ok: ${devices.length} cards, chart ${drawn.pts} points / ${drawn.series - 1} series, ` +
+  await close();
+  console.log(`ok: ${devices.length} cards, table sorted and filtered (${hidden} healthy hidden), chart ${drawn.pts} points / ${drawn.series - 1} series, ` +
     `live ${before} → ${after} points; screenshots in ${out}`);
 }
 
-main().catch((e) => fail(e.stack || String(e)));
+// Many drives (MODE=many): the table by default, its load time, its sorting and filter.
+async function many() {
+  const devices = (await (await fetch(base + "/api/v1/devices")).json()).devices;
+  const n = Number(process.env.DRIVES);
+  if (devices.length !== n) fail(`the daemon should serve ${n} drives, serves ${devices.length}`);
+  // Load time: navigation start (performance.now() = 0) to the table drawn with every
+  // drive's figures (#view's data-rendered-ms), a fresh browser each time.
+  const times = [];
+  for (let i = 0; i < 3; i++) {
+    const b = await launch(1400, 900);
+    await b.page.goto(base + "/");
+    await b.page.waitForSelector("#view[data-rendered-ms] table.drives", { timeout: 15000 });
+    times.push(Number(await b.page.getAttribute("#view", "data-rendered-ms")));
+    const rows = (await tableSnapshot(b.page)).rows.length;
+    if (rows !== n) fail(`the table has ${rows} rows, not ${n}`);
+    if (b.errors.length) fail("browser errors:\n  " + b.errors.join("\n  "));
+    await b.close();
+  }
+  const median = times.slice().sort((a, b) => a - b)[1];
+  console.log(`overview with ${n} drives: table rendered ${times.map((t) => Math.round(t) + " ms").join(", ")} ` +
+    `after navigation start (median ${Math.round(median)} ms, limit ${LOAD_LIMIT_MS} ms)`);
+  if (median > LOAD_LIMIT_MS) fail(`the overview with ${n} drives takes ${Math.round(median)} ms to load`);
+
+  const { page, errors, close } = await launch(1400, 900);
+  await page.goto(base + "/");
+  await page.waitForSelector("table.drives");
+  if (await page.getAttribute("#view", "data-layout") !== "table") fail("more than 8 drives should default to the table");
+  await checkDemoMarks(page, devices, "overview table, many drives");
+  await checkTemperatureSort(page, devices);
+  const hidden = await checkProblemFilter(page);
+  await page.click('button[data-sort="health"]');
+  for (const w of [1400, 390]) for (const dark of [false, true])
+    await shot(page, "many-overview" + (w === 1400 ? "" : "-" + w) + (dark ? "-dark" : "-light"), w, 900, dark);
+  if (errors.length) fail("browser errors:\n  " + errors.join("\n  "));
+  await close();
+  console.log(`ok: ${n} drives in the table, sorted by temperature, problem filter hid ${hidden}; median load ${Math.round(median)} ms`);
+}
+
+(process.env.MODE === "many" ? many() : main()).catch((e) => fail(e.stack || String(e)));

@@ -1,29 +1,14 @@
 #!/usr/bin/env bash
 # The dashboard in a real browser: the daemon in demo mode, Debian's chromium
 # headless driven by playwright-core (pinned in tests/dashboard/package.json).
-# Screenshots stay in $NVMOND_BUILD/artifacts/dashboard/.
+# Screenshots stay in $NVMOND_BUILD/artifacts/dashboard/: overview (the default layout),
+# overview-table and drive, each wide (1400 px) and at 390 px, light and dark.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-command -v node > /dev/null || { echo "SKIP: node is not installed"; exit 77; }
-command -v npm > /dev/null || { echo "SKIP: npm is not installed"; exit 77; }
-[ -x /usr/bin/chromium ] || { echo "SKIP: /usr/bin/chromium is not installed"; exit 77; }
-[ -f "$NVMOND_SRC/web/vendor/uPlot.iife.min.js" ] || fail "web/vendor/ is not built (the web_vendor target)"
-
-# playwright-core, exactly as locked, in the build directory.
-NODE_DIR=$NVMOND_BUILD/dashboard-test
-mkdir -p "$NODE_DIR"
-cp "$NVMOND_SRC/tests/dashboard/package.json" "$NVMOND_SRC/tests/dashboard/package-lock.json" \
-	"$NVMOND_SRC/tests/dashboard/dashboard.test.js" "$NODE_DIR/"
-if ! cmp -s "$NODE_DIR/package-lock.json" "$NODE_DIR/node_modules/.package-lock.json" 2> /dev/null ||
-	[ ! -d "$NODE_DIR/node_modules/playwright-core" ]; then
-	(cd "$NODE_DIR" && npm ci --no-audit --no-fund --loglevel=error) > "$TMP/npm.log" 2>&1 ||
-		fail "npm ci: $(tail -5 "$TMP/npm.log")"
-fi
-
-ARTIFACTS=$NVMOND_BUILD/artifacts/dashboard
-rm -rf "$ARTIFACTS"
+. "$(dirname "$0")/dashboard_env.sh"
 mkdir -p "$ARTIFACTS"
+find "$ARTIFACTS" -name '*.png' ! -name 'many-*' -delete # many-*: test_dashboard_many's
 
 TOKEN=dash-$RANDOM
 cat > "$TMP/nvmond.conf" << CONF
@@ -65,6 +50,10 @@ assert j['host_bytes_written'] == j['bytes_written'] - j['probe_bytes_written']
 
 NVMOND_URL="http://127.0.0.1:$PORT" PROBED_DEVICE=$D1 ARTIFACTS="$ARTIFACTS" NVMOND_TOKEN=$TOKEN \
 	timeout 180 node "$NODE_DIR/dashboard.test.js" || fail "browser test (screenshots in $ARTIFACTS)"
-[ -s "$ARTIFACTS/overview-light.png" ] && [ -s "$ARTIFACTS/drive-phone-dark.png" ] || fail "no screenshots"
+for shot in overview overview-table drive; do
+	for v in light dark 390-light 390-dark; do
+		[ -s "$ARTIFACTS/$shot-$v.png" ] || fail "no screenshot $shot-$v.png"
+	done
+done
 stop_daemon
 pass

@@ -3,7 +3,9 @@
  * Wear analysis: bytes written against the rated endurance, write rates over
  * 1, 7 and 30 days, and projections. Pure: no clock, no I/O.
  */
+#define _GNU_SOURCE /* FNM_CASEFOLD */
 #include <errno.h>
+#include <fnmatch.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,48 +15,276 @@
 #include "nvmond/analysis/wear.h"
 
 #define MS_DAY (24 * 3600 * 1000LL)
-#define TB     (1000ULL * 1000 * 1000 * 1000)
+#define GB     (1000ULL * 1000 * 1000)
+#define TB     (1000ULL * GB)
 
 /*
- * Rated endurance (TBW) of models whose manufacturer publishes it. Sources:
- * Samsung's data sheets and limited warranty statements for each series.
+ * Rated endurance of models whose manufacturer publishes it, from each
+ * series' data sheet (product brief) and limited warranty statement; the
+ * reference names the document. A rating is either a TBW figure or, for
+ * datacenter drives, drive writes per day over the warranty: TBW = DWPD ×
+ * capacity × 365 × warranty years.
+ *
+ * Matched against the Identify model string (MN) with fnmatch(3), ignoring
+ * case (firmware revisions change "Micron_" to "MICRON_", "SAMSUNG" to
+ * "Samsung"). The capacity is part of every model string listed here, so no
+ * namespace size is needed. Patterns name what the drives report, e.g.
+ * "WD_BLACK SN850X 1000GB", and also the retail part number some firmware
+ * (and OEM builds) report instead, e.g. "WDS100T2X0E-00BCA0". No two patterns
+ * may match one model (tests/unit/analysis/test_wear.c checks the strings it
+ * knows). A model that matches nothing stays unknown.
  */
-static const struct {
-	const char *model;
-	uint64_t tbw;
+struct rating {
+	const char *pattern;
+	uint32_t tbw;		/* TB written; 0 when rated in DWPD */
+	uint8_t dwpd;		/* drive writes per day over the warranty; 0 when rated in TBW */
+	uint32_t capacity_gb;	/* for DWPD ratings: the capacity they apply to */
+	uint8_t warranty_years; /* 0 = the data sheet gives none */
 	const char *ref;
-} ratings[] = {
-	{"Samsung SSD 950 PRO 256GB", 200, "Samsung 950 PRO data sheet / limited warranty"},
-	{"Samsung SSD 950 PRO 512GB", 400, "Samsung 950 PRO data sheet / limited warranty"},
-	{"Samsung SSD 960 PRO 512GB", 400, "Samsung 960 PRO data sheet / limited warranty"},
-	{"Samsung SSD 960 PRO 1TB", 800, "Samsung 960 PRO data sheet / limited warranty"},
-	{"Samsung SSD 960 PRO 2TB", 1200, "Samsung 960 PRO data sheet / limited warranty"},
-	{"Samsung SSD 970 PRO 512GB", 600, "Samsung 970 PRO data sheet / limited warranty"},
-	{"Samsung SSD 970 PRO 1TB", 1200, "Samsung 970 PRO data sheet / limited warranty"},
-	{"Samsung SSD 970 EVO Plus 250GB", 150, "Samsung 970 EVO Plus data sheet"},
-	{"Samsung SSD 970 EVO Plus 500GB", 300, "Samsung 970 EVO Plus data sheet"},
-	{"Samsung SSD 970 EVO Plus 1TB", 600, "Samsung 970 EVO Plus data sheet"},
-	{"Samsung SSD 970 EVO Plus 2TB", 1200, "Samsung 970 EVO Plus data sheet"},
-	{"Samsung SSD 980 PRO 250GB", 150, "Samsung 980 PRO data sheet / limited warranty"},
-	{"Samsung SSD 980 PRO 500GB", 300, "Samsung 980 PRO data sheet / limited warranty"},
-	{"Samsung SSD 980 PRO 1TB", 600, "Samsung 980 PRO data sheet / limited warranty"},
-	{"Samsung SSD 980 PRO 2TB", 1200, "Samsung 980 PRO data sheet / limited warranty"},
-	{"Samsung SSD 990 PRO 1TB", 600, "Samsung 990 PRO data sheet / limited warranty"},
-	{"Samsung SSD 990 PRO 2TB", 1200, "Samsung 990 PRO data sheet / limited warranty"},
-	{"Samsung SSD 990 PRO 4TB", 2400, "Samsung 990 PRO data sheet / limited warranty"},
+};
+
+/* clang-format off */
+#define TBW(p, tb, years, doc)     {.pattern = p, .tbw = tb, .warranty_years = years, .ref = doc}
+#define DWPD(p, d, gb, years, doc) {.pattern = p, .dwpd = d, .capacity_gb = gb, \
+				    .warranty_years = years, .ref = doc}
+/* clang-format on */
+
+#define SAMSUNG_950PRO	"Samsung 950 PRO data sheet / limited warranty"
+#define SAMSUNG_960PRO	"Samsung 960 PRO data sheet / limited warranty"
+#define SAMSUNG_970PRO	"Samsung 970 PRO data sheet / limited warranty"
+#define SAMSUNG_970EVOP "Samsung 970 EVO Plus data sheet"
+#define SAMSUNG_980	"Samsung 980 data sheet / limited warranty"
+#define SAMSUNG_980PRO	"Samsung 980 PRO data sheet / limited warranty"
+#define SAMSUNG_990PRO	"Samsung 990 PRO data sheet / limited warranty"
+#define SAMSUNG_990EVO	"Samsung 990 EVO data sheet / limited warranty"
+#define SAMSUNG_PM9A3	"Samsung PM9A3 data sheet (1 DWPD, 5 years)"
+#define WD_SN850X	"WD_BLACK SN850X NVMe SSD product brief"
+#define WD_SN850	"WD_BLACK SN850 NVMe SSD product brief"
+#define WD_SN770	"WD_BLACK SN770 NVMe SSD product brief"
+#define WD_SN570	"WD Blue SN570 NVMe SSD product brief"
+#define WD_SN580	"WD Blue SN580 NVMe SSD product brief"
+#define CRUCIAL_P3	"Crucial P3 SSD product flyer"
+#define CRUCIAL_P3P	"Crucial P3 Plus SSD product flyer"
+#define CRUCIAL_P5P	"Crucial P5 Plus SSD product flyer"
+#define CRUCIAL_T500	"Crucial T500 SSD product flyer"
+#define CRUCIAL_T700	"Crucial T700 SSD product flyer"
+#define MICRON_7450	"Micron 7450 SSD product brief (PRO 1 DWPD, MAX 3 DWPD, 5 years)"
+#define MICRON_7400	"Micron 7400 SSD product brief (PRO 1 DWPD, MAX 3 DWPD, 5 years)"
+#define KINGSTON_KC3000 "Kingston KC3000 data sheet"
+#define KINGSTON_NV2	"Kingston NV2 data sheet"
+#define KINGSTON_FURY	"Kingston FURY Renegade SSD data sheet"
+#define SKHYNIX_P41	"SK hynix Platinum P41 data sheet"
+#define SKHYNIX_P31	"SK hynix Gold P31 data sheet"
+#define SOLIDIGM_P41P	"Solidigm P41 Plus product brief"
+#define SOLIDIGM_P44P	"Solidigm P44 Pro product brief"
+#define SOLIDIGM_P5520	"Solidigm D7-P5520 product brief (1 DWPD, 5 years)"
+#define INTEL_670P	"Intel SSD 670p product brief"
+#define SEAGATE_FC530	"Seagate FireCuda 530 SSD data sheet"
+
+static const struct rating ratings[] = {
+	/* Samsung, consumer */
+	TBW("Samsung SSD 950 PRO 256GB", 200, 5, SAMSUNG_950PRO),
+	TBW("Samsung SSD 950 PRO 512GB", 400, 5, SAMSUNG_950PRO),
+	TBW("Samsung SSD 960 PRO 512GB", 400, 5, SAMSUNG_960PRO),
+	TBW("Samsung SSD 960 PRO 1TB", 800, 5, SAMSUNG_960PRO),
+	TBW("Samsung SSD 960 PRO 2TB", 1200, 5, SAMSUNG_960PRO),
+	TBW("Samsung SSD 970 PRO 512GB", 600, 5, SAMSUNG_970PRO),
+	TBW("Samsung SSD 970 PRO 1TB", 1200, 5, SAMSUNG_970PRO),
+	TBW("Samsung SSD 970 EVO Plus 250GB", 150, 5, SAMSUNG_970EVOP),
+	TBW("Samsung SSD 970 EVO Plus 500GB", 300, 5, SAMSUNG_970EVOP),
+	TBW("Samsung SSD 970 EVO Plus 1TB", 600, 5, SAMSUNG_970EVOP),
+	TBW("Samsung SSD 970 EVO Plus 2TB", 1200, 5, SAMSUNG_970EVOP),
+	TBW("Samsung SSD 980 250GB", 150, 5, SAMSUNG_980),
+	TBW("Samsung SSD 980 500GB", 300, 5, SAMSUNG_980),
+	TBW("Samsung SSD 980 1TB", 600, 5, SAMSUNG_980),
+	TBW("Samsung SSD 980 PRO 250GB", 150, 5, SAMSUNG_980PRO),
+	TBW("Samsung SSD 980 PRO 500GB", 300, 5, SAMSUNG_980PRO),
+	TBW("Samsung SSD 980 PRO 1TB", 600, 5, SAMSUNG_980PRO),
+	TBW("Samsung SSD 980 PRO 2TB", 1200, 5, SAMSUNG_980PRO),
+	TBW("Samsung SSD 990 PRO 1TB", 600, 5, SAMSUNG_990PRO),
+	TBW("Samsung SSD 990 PRO 2TB", 1200, 5, SAMSUNG_990PRO),
+	TBW("Samsung SSD 990 PRO 4TB", 2400, 5, SAMSUNG_990PRO),
+	TBW("Samsung SSD 990 EVO 1TB", 600, 5, SAMSUNG_990EVO),
+	TBW("Samsung SSD 990 EVO 2TB", 1200, 5, SAMSUNG_990EVO),
+	/* Samsung PM9A3: U.2 (MZQL2…) and M.2 22110 (MZ1L2…) */
+	DWPD("SAMSUNG MZQL2960*", 1, 960, 5, SAMSUNG_PM9A3),
+	DWPD("SAMSUNG MZQL21T9*", 1, 1920, 5, SAMSUNG_PM9A3),
+	DWPD("SAMSUNG MZQL23T8*", 1, 3840, 5, SAMSUNG_PM9A3),
+	DWPD("SAMSUNG MZQL27T6*", 1, 7680, 5, SAMSUNG_PM9A3),
+	DWPD("SAMSUNG MZQL215T*", 1, 15360, 5, SAMSUNG_PM9A3),
+	DWPD("SAMSUNG MZ1L2960*", 1, 960, 5, SAMSUNG_PM9A3),
+	DWPD("SAMSUNG MZ1L21T9*", 1, 1920, 5, SAMSUNG_PM9A3),
+	DWPD("SAMSUNG MZ1L23T8*", 1, 3840, 5, SAMSUNG_PM9A3),
+	/* Western Digital: the name the drive reports, and the retail part number */
+	TBW("WD_BLACK SN850X 1000GB", 600, 5, WD_SN850X),
+	TBW("WD_BLACK SN850X 2000GB", 1200, 5, WD_SN850X),
+	TBW("WD_BLACK SN850X 4000GB", 2400, 5, WD_SN850X),
+	TBW("WDS100T2X[0H]E-*", 600, 5, WD_SN850X),
+	TBW("WDS200T2X[0H]E-*", 1200, 5, WD_SN850X),
+	TBW("WDS400T2X[0H]E-*", 2400, 5, WD_SN850X),
+	TBW("WD_BLACK SN850 500GB", 300, 5, WD_SN850),
+	TBW("WD_BLACK SN850 1TB", 600, 5, WD_SN850),
+	TBW("WD_BLACK SN850 2TB", 1200, 5, WD_SN850),
+	TBW("WDS500G1X[0H]E-*", 300, 5, WD_SN850),
+	TBW("WDS100T1X[0H]E-*", 600, 5, WD_SN850),
+	TBW("WDS200T1X[0H]E-*", 1200, 5, WD_SN850),
+	TBW("WD_BLACK SN770 250GB", 200, 5, WD_SN770),
+	TBW("WD_BLACK SN770 500GB", 300, 5, WD_SN770),
+	TBW("WD_BLACK SN770 1TB", 600, 5, WD_SN770),
+	TBW("WD_BLACK SN770 2TB", 1200, 5, WD_SN770),
+	TBW("WDS250G3X0E-*", 200, 5, WD_SN770),
+	TBW("WDS500G3X0E-*", 300, 5, WD_SN770),
+	TBW("WDS100T3X0E-*", 600, 5, WD_SN770),
+	TBW("WDS200T3X0E-*", 1200, 5, WD_SN770),
+	TBW("WD Blue SN570 250GB", 150, 5, WD_SN570),
+	TBW("WD Blue SN570 500GB", 300, 5, WD_SN570),
+	TBW("WD Blue SN570 1TB", 600, 5, WD_SN570),
+	TBW("WD Blue SN570 2TB", 900, 5, WD_SN570),
+	TBW("WDS250G3B0C-*", 150, 5, WD_SN570),
+	TBW("WDS500G3B0C-*", 300, 5, WD_SN570),
+	TBW("WDS100T3B0C-*", 600, 5, WD_SN570),
+	TBW("WDS200T3B0C-*", 900, 5, WD_SN570),
+	TBW("WD Blue SN580 250GB", 150, 5, WD_SN580),
+	TBW("WD Blue SN580 500GB", 300, 5, WD_SN580),
+	TBW("WD Blue SN580 1TB", 600, 5, WD_SN580),
+	TBW("WD Blue SN580 2TB", 900, 5, WD_SN580),
+	TBW("WDS250G3B0E-*", 150, 5, WD_SN580),
+	TBW("WDS500G3B0E-*", 300, 5, WD_SN580),
+	TBW("WDS100T3B0E-*", 600, 5, WD_SN580),
+	TBW("WDS200T3B0E-*", 900, 5, WD_SN580),
+	/* Crucial: the part number is the model; SSD5 is the heatsink build */
+	TBW("CT500P3SSD8", 110, 5, CRUCIAL_P3),
+	TBW("CT1000P3SSD8", 220, 5, CRUCIAL_P3),
+	TBW("CT2000P3SSD8", 440, 5, CRUCIAL_P3),
+	TBW("CT4000P3SSD8", 800, 5, CRUCIAL_P3),
+	TBW("CT500P3PSSD8", 110, 5, CRUCIAL_P3P),
+	TBW("CT1000P3PSSD8", 220, 5, CRUCIAL_P3P),
+	TBW("CT2000P3PSSD8", 440, 5, CRUCIAL_P3P),
+	TBW("CT4000P3PSSD8", 800, 5, CRUCIAL_P3P),
+	TBW("CT500P5PSSD[58]", 300, 5, CRUCIAL_P5P),
+	TBW("CT1000P5PSSD[58]", 600, 5, CRUCIAL_P5P),
+	TBW("CT2000P5PSSD[58]", 1200, 5, CRUCIAL_P5P),
+	TBW("CT500T500SSD[58]", 300, 5, CRUCIAL_T500),
+	TBW("CT1000T500SSD[58]", 600, 5, CRUCIAL_T500),
+	TBW("CT2000T500SSD[58]", 1200, 5, CRUCIAL_T500),
+	TBW("CT4000T500SSD[58]", 2400, 5, CRUCIAL_T500),
+	TBW("CT1000T700SSD[35]", 600, 5, CRUCIAL_T700),
+	TBW("CT2000T700SSD[35]", 1200, 5, CRUCIAL_T700),
+	TBW("CT4000T700SSD[35]", 2400, 5, CRUCIAL_T700),
+	/*
+	 * Micron datacenter: Micron_74x0_MTFDK<form factor, 2><capacity>…; the
+	 * capacity tells PRO (1 DWPD) from MAX (3 DWPD).
+	 */
+	DWPD("Micron_7450_MTFDK??480*", 1, 480, 5, MICRON_7450),
+	DWPD("Micron_7450_MTFDK??960*", 1, 960, 5, MICRON_7450),
+	DWPD("Micron_7450_MTFDK??1T9*", 1, 1920, 5, MICRON_7450),
+	DWPD("Micron_7450_MTFDK??3T8*", 1, 3840, 5, MICRON_7450),
+	DWPD("Micron_7450_MTFDK??7T6*", 1, 7680, 5, MICRON_7450),
+	DWPD("Micron_7450_MTFDK??15T*", 1, 15360, 5, MICRON_7450),
+	DWPD("Micron_7450_MTFDK??400*", 3, 400, 5, MICRON_7450),
+	DWPD("Micron_7450_MTFDK??800*", 3, 800, 5, MICRON_7450),
+	DWPD("Micron_7450_MTFDK??1T6*", 3, 1600, 5, MICRON_7450),
+	DWPD("Micron_7450_MTFDK??3T2*", 3, 3200, 5, MICRON_7450),
+	DWPD("Micron_7450_MTFDK??6T4*", 3, 6400, 5, MICRON_7450),
+	DWPD("Micron_7450_MTFDK??12T*", 3, 12800, 5, MICRON_7450),
+	DWPD("Micron_7400_MTFDK??480*", 1, 480, 5, MICRON_7400),
+	DWPD("Micron_7400_MTFDK??960*", 1, 960, 5, MICRON_7400),
+	DWPD("Micron_7400_MTFDK??1T9*", 1, 1920, 5, MICRON_7400),
+	DWPD("Micron_7400_MTFDK??3T8*", 1, 3840, 5, MICRON_7400),
+	DWPD("Micron_7400_MTFDK??7T6*", 1, 7680, 5, MICRON_7400),
+	DWPD("Micron_7400_MTFDK??400*", 3, 400, 5, MICRON_7400),
+	DWPD("Micron_7400_MTFDK??800*", 3, 800, 5, MICRON_7400),
+	DWPD("Micron_7400_MTFDK??1T6*", 3, 1600, 5, MICRON_7400),
+	DWPD("Micron_7400_MTFDK??3T2*", 3, 3200, 5, MICRON_7400),
+	DWPD("Micron_7400_MTFDK??6T4*", 3, 6400, 5, MICRON_7400),
+	/* Kingston */
+	TBW("KINGSTON SKC3000S512G", 400, 5, KINGSTON_KC3000),
+	TBW("KINGSTON SKC3000S1024G", 800, 5, KINGSTON_KC3000),
+	TBW("KINGSTON SKC3000D2048G", 1600, 5, KINGSTON_KC3000),
+	TBW("KINGSTON SKC3000D4096G", 3200, 5, KINGSTON_KC3000),
+	TBW("KINGSTON SNV2S250G", 80, 3, KINGSTON_NV2),
+	TBW("KINGSTON SNV2S500G", 160, 3, KINGSTON_NV2),
+	TBW("KINGSTON SNV2S1000G", 320, 3, KINGSTON_NV2),
+	TBW("KINGSTON SNV2S2000G", 640, 3, KINGSTON_NV2),
+	TBW("KINGSTON SNV2S4000G", 1280, 3, KINGSTON_NV2),
+	TBW("KINGSTON SFYRS500G", 500, 5, KINGSTON_FURY),
+	TBW("KINGSTON SFYRS1000G", 1000, 5, KINGSTON_FURY),
+	TBW("KINGSTON SFYRD2000G", 2000, 5, KINGSTON_FURY),
+	TBW("KINGSTON SFYRD4000G", 4000, 5, KINGSTON_FURY),
+	/* SK hynix: some firmware appends a revision ("SHGP31-1000GM-2") */
+	TBW("SHPP41-500GM*", 500, 5, SKHYNIX_P41),
+	TBW("SHPP41-1000GM*", 750, 5, SKHYNIX_P41),
+	TBW("SHPP41-2000GM*", 1200, 5, SKHYNIX_P41),
+	TBW("SHGP31-500GM*", 500, 5, SKHYNIX_P31),
+	TBW("SHGP31-1000GM*", 750, 5, SKHYNIX_P31),
+	TBW("SHGP31-2000GM*", 1200, 5, SKHYNIX_P31),
+	/* Solidigm and Intel */
+	TBW("SOLIDIGM SSDPFKNU512GZ*", 200, 5, SOLIDIGM_P41P),
+	TBW("SOLIDIGM SSDPFKNU010TZ*", 400, 5, SOLIDIGM_P41P),
+	TBW("SOLIDIGM SSDPFKNU020TZ*", 800, 5, SOLIDIGM_P41P),
+	TBW("SOLIDIGM SSDPFKKW512H7*", 400, 5, SOLIDIGM_P44P),
+	TBW("SOLIDIGM SSDPFKKW010X7*", 750, 5, SOLIDIGM_P44P),
+	TBW("SOLIDIGM SSDPFKKW020X7*", 1200, 5, SOLIDIGM_P44P),
+	/* D7-P5520 (U.2): …T1, …T1M, …T1O; sold as INTEL before SOLIDIGM */
+	DWPD("* SSDPF2KX019T1*", 1, 1920, 5, SOLIDIGM_P5520),
+	DWPD("* SSDPF2KX038T1*", 1, 3840, 5, SOLIDIGM_P5520),
+	DWPD("* SSDPF2KX076T1*", 1, 7680, 5, SOLIDIGM_P5520),
+	DWPD("* SSDPF2KX153T1*", 1, 15360, 5, SOLIDIGM_P5520),
+	TBW("INTEL SSDPEKNU512GZ*", 185, 5, INTEL_670P),
+	TBW("INTEL SSDPEKNU010TZ*", 370, 5, INTEL_670P),
+	TBW("INTEL SSDPEKNU020TZ*", 740, 5, INTEL_670P),
+	/* Seagate: ZP…GM30013, ZP…GM30023 with heatsink */
+	TBW("Seagate FireCuda 530 ZP500GM3*", 640, 5, SEAGATE_FC530),
+	TBW("Seagate FireCuda 530 ZP1000GM3*", 1275, 5, SEAGATE_FC530),
+	TBW("Seagate FireCuda 530 ZP2000GM3*", 2550, 5, SEAGATE_FC530),
+	TBW("Seagate FireCuda 530 ZP4000GM3*", 5100, 5, SEAGATE_FC530),
 };
 
 static const int64_t window_ms[_WEAR_WINDOW_MAX] = {MS_DAY, 7 * MS_DAY, 30 * MS_DAY};
 
+static bool rating_matches(const struct rating *r, const char *model)
+{
+	return fnmatch(r->pattern, model, FNM_CASEFOLD) == 0;
+}
+
+bool wear_builtin_lookup(const char *model, struct wear_rating *ret)
+{
+	for (size_t i = 0; model && model[0] && i < sizeof(ratings) / sizeof(ratings[0]); i++) {
+		const struct rating *r = &ratings[i];
+
+		if (!rating_matches(r, model))
+			continue;
+		*ret = (struct wear_rating){
+			.rated_bytes = r->dwpd ? (uint64_t)r->dwpd * r->capacity_gb * GB * 365 *
+							 r->warranty_years
+					       : (uint64_t)r->tbw * TB,
+			.warranty_years = r->warranty_years,
+			.dwpd = r->dwpd,
+			.ref = r->ref,
+		};
+		return true;
+	}
+	return false;
+}
+
+size_t wear_builtin_matches(const char *model)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; model && model[0] && i < sizeof(ratings) / sizeof(ratings[0]); i++)
+		n += rating_matches(&ratings[i], model);
+	return n;
+}
+
 bool wear_builtin_rating(const char *model, uint64_t *ret_bytes, const char **ret_ref)
 {
-	for (size_t i = 0; model && i < sizeof(ratings) / sizeof(ratings[0]); i++)
-		if (strcmp(model, ratings[i].model) == 0) {
-			*ret_bytes = ratings[i].tbw * TB;
-			*ret_ref = ratings[i].ref;
-			return true;
-		}
-	return false;
+	struct wear_rating r;
+
+	if (!wear_builtin_lookup(model, &r))
+		return false;
+	*ret_bytes = r.rated_bytes;
+	*ret_ref = r.ref;
+	return true;
 }
 
 /* Units written between two points; a counter that went backwards restarted at 0. */
@@ -131,6 +361,7 @@ int wear_analyze(const struct wear_point *v, size_t n, const struct wear_cfg *c,
 	const struct wear_point *last;
 	double factor = c->unusual_factor > 0 ? c->unusual_factor : WEAR_UNUSUAL_FACTOR_DEFAULT;
 	int64_t t_step = 0;
+	struct wear_rating builtin;
 
 	if (n == 0)
 		return -EINVAL;
@@ -148,8 +379,12 @@ int wear_analyze(const struct wear_point *v, size_t n, const struct wear_cfg *c,
 		w.rated_bytes = c->rated_bytes;
 		w.rating_source = WEAR_RATING_CONFIG;
 		w.rating_ref = "configuration";
-	} else if (wear_builtin_rating(model, &w.rated_bytes, &w.rating_ref)) {
+	} else if (wear_builtin_lookup(model, &builtin)) {
+		w.rated_bytes = builtin.rated_bytes;
 		w.rating_source = WEAR_RATING_BUILTIN;
+		w.rating_ref = builtin.ref;
+		w.warranty_years = builtin.warranty_years;
+		w.dwpd = builtin.dwpd;
 	}
 	if (w.rated_bytes) {
 		w.rated_fraction = u128_to_double(w.bytes_written) / (double)w.rated_bytes;

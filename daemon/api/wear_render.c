@@ -50,7 +50,7 @@ json_t *wear_render(int64_t device_id, const struct wear_report *w, const u128 *
 		}
 	}
 	o = json_pack(
-		"{s:I, s:o, s:o, s:o, s:{s:s, s:o, s:s, s:o}, s:i, s:o, s:s?, s:b, s:o, "
+		"{s:I, s:o, s:o, s:o, s:{s:s, s:o, s:s, s:o, s:o, s:o}, s:i, s:o, s:s?, s:b, s:o, "
 		"s:i, s:o, s:b, s:o, s:{s:b, s:I, s:f}, s:I, s:o}",
 		"device_id", (json_int_t)device_id, "bytes_written", render_u128(w->bytes_written),
 		"probe_bytes_written", render_u128(w->probe_bytes), "host_bytes_written",
@@ -59,7 +59,10 @@ json_t *wear_render(int64_t device_id, const struct wear_report *w, const u128 *
 		w->rated_bytes ? json_integer((json_int_t)w->rated_bytes) : json_null(),
 		"reference", w->rating_ref ? w->rating_ref : "", "rated_fraction",
 		w->rated_bytes ? json_real(round(w->rated_fraction * 1e6) / 1e6) : json_null(),
-		"alert_level", w->alert_level, "rates", rates, "projection_basis",
+		"warranty_years",
+		w->warranty_years ? json_integer((json_int_t)w->warranty_years) : json_null(),
+		"dwpd", w->dwpd ? json_integer((json_int_t)w->dwpd) : json_null(), "alert_level",
+		w->alert_level, "rates", rates, "projection_basis",
 		w->projectable ? window_name[w->basis] : NULL, "tbw_reached", w->tbw_reached,
 		"tbw_date", date_or_null(w->tbw_date_ms), "percent_used", w->percent_used,
 		"percent_used_per_day",

@@ -51,9 +51,11 @@ struct wear_report {
 	u128 host_bytes;    /* bytes_written - probe_bytes */
 	uint64_t rated_bytes;
 	enum wear_rating_source rating_source;
-	const char *rating_ref; /* where a built-in rating comes from; static */
-	double rated_fraction;	/* bytes_written / rated_bytes (0 when unknown) */
-	int alert_level;	/* 0, 80, 90 or 100: percent of the rating reached */
+	const char *rating_ref;	 /* where a built-in rating comes from; static */
+	unsigned warranty_years; /* of a built-in rating, from its data sheet; 0 = unknown */
+	unsigned dwpd;		 /* of a built-in rating given in drive writes per day; 0 = none */
+	double rated_fraction;	 /* bytes_written / rated_bytes (0 when unknown) */
+	int alert_level;	 /* 0, 80, 90 or 100: percent of the rating reached */
 	struct wear_rate rate[_WEAR_WINDOW_MAX];
 	enum wear_window basis; /* the window the projections use */
 	bool projectable;	/* some window has a rate */
@@ -69,12 +71,35 @@ struct wear_report {
 	int64_t counter_resets; /* data_units_written went backwards this often */
 };
 
+/* A rating from the built-in table of known models. */
+struct wear_rating {
+	uint64_t rated_bytes;	 /* TBW, or DWPD × capacity × 365 × warranty years */
+	unsigned warranty_years; /* 0 = the data sheet gives none */
+	unsigned dwpd;		 /* drive writes per day when rated so; 0 = rated in TBW */
+	const char *ref;	 /* the data sheet it comes from; static */
+};
+
 /**
- * wear_builtin_rating() - Rated endurance of a known model (exact model string).
+ * wear_builtin_lookup() - Rated endurance of a known model, by the Identify
+ * model string as the drive reports it (the capacity is part of it), matched
+ * against the table's patterns ignoring case.
+ * Return: true with @ret filled when the model is known.
+ */
+bool wear_builtin_lookup(const char *model, struct wear_rating *ret);
+
+/**
+ * wear_builtin_rating() - wear_builtin_lookup() for the bytes and reference.
  * @ret_ref: where the number comes from (static)
  * Return: true when the model is known.
  */
 bool wear_builtin_rating(const char *model, uint64_t *ret_bytes, const char **ret_ref);
+
+/**
+ * wear_builtin_matches() - How many entries of the table match @model; more
+ * than one is a defect of the table (for tests).
+ * Return: the number of matching entries.
+ */
+size_t wear_builtin_matches(const char *model);
 
 /**
  * wear_analyze() - Report on the history @v (oldest first, @n >= 1).

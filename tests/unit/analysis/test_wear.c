@@ -270,3 +270,181 @@ Test(wear, alert_conditions)
 	cr_assert_eq(c[ALERT_WRITE_RATE].severity, ALERT_SEV_WARNING);
 	free(v);
 }
+
+/*
+ * The built-in table, by the model strings the drives report (Identify MN, as
+ * smartctl, nvme list and /dev/disk/by-id show them), each case naming the
+ * data sheet its rating comes from. DWPD ratings: TBW = DWPD × capacity ×
+ * 365 × warranty years.
+ */
+static const struct {
+	const char *model;
+	uint64_t tbw; /* TB */
+	unsigned years, dwpd;
+	const char *sheet;
+} table_cases[] = {
+	{"Samsung SSD 950 PRO 512GB", 400, 5, 0, "Samsung 950 PRO data sheet"},
+	{"Samsung SSD 970 EVO Plus 1TB", 600, 5, 0, "Samsung 970 EVO Plus data sheet"},
+	{"Samsung SSD 970 EVO Plus 2TB", 1200, 5, 0, "Samsung 970 EVO Plus data sheet"},
+	{"Samsung SSD 980 500GB", 300, 5, 0, "Samsung 980 data sheet"},
+	{"Samsung SSD 980 1TB", 600, 5, 0, "Samsung 980 data sheet"},
+	{"Samsung SSD 980 PRO 2TB", 1200, 5, 0, "Samsung 980 PRO data sheet"},
+	{"Samsung SSD 990 PRO 2TB", 1200, 5, 0, "Samsung 990 PRO data sheet"},
+	{"Samsung SSD 990 PRO 4TB", 2400, 5, 0, "Samsung 990 PRO data sheet"},
+	{"Samsung SSD 990 EVO 1TB", 600, 5, 0, "Samsung 990 EVO data sheet"},
+	{"Samsung SSD 990 EVO 2TB", 1200, 5, 0, "Samsung 990 EVO data sheet"},
+	/* PM9A3 U.2 3.84 TB: 1 × 3840 GB × 1825 days = 7008 TB */
+	{"SAMSUNG MZQL23T8HCLS-00A07", 7008, 5, 1, "Samsung PM9A3 data sheet"},
+	{"SAMSUNG MZQL2960HCJR-00A07", 1752, 5, 1, "Samsung PM9A3 data sheet"},
+	{"SAMSUNG MZ1L21T9HCLS-00A07", 3504, 5, 1, "Samsung PM9A3 data sheet"},
+	{"WD_BLACK SN850X 1000GB", 600, 5, 0, "WD_BLACK SN850X NVMe SSD product brief"},
+	{"WD_BLACK SN850X 2000GB", 1200, 5, 0, "WD_BLACK SN850X NVMe SSD product brief"},
+	{"WD_BLACK SN850X 4000GB", 2400, 5, 0, "WD_BLACK SN850X NVMe SSD product brief"},
+	{"WDS100T2X0E-00BCA0", 600, 5, 0, "WD_BLACK SN850X NVMe SSD product brief"},
+	{"WDS200T2X0E-00BCA0", 1200, 5, 0, "WD_BLACK SN850X NVMe SSD product brief"},
+	{"WD_BLACK SN850 2TB", 1200, 5, 0, "WD_BLACK SN850 NVMe SSD product brief"},
+	{"WDS100T1X0E-00AFY0", 600, 5, 0, "WD_BLACK SN850 NVMe SSD product brief"},
+	{"WD_BLACK SN770 1TB", 600, 5, 0, "WD_BLACK SN770 NVMe SSD product brief"},
+	{"WD_BLACK SN770 250GB", 200, 5, 0, "WD_BLACK SN770 NVMe SSD product brief"},
+	{"WDS100T3X0E-00B3N0", 600, 5, 0, "WD_BLACK SN770 NVMe SSD product brief"},
+	{"WD Blue SN570 1TB", 600, 5, 0, "WD Blue SN570 NVMe SSD product brief"},
+	{"WD Blue SN570 2TB", 900, 5, 0, "WD Blue SN570 NVMe SSD product brief"},
+	{"WD Blue SN580 500GB", 300, 5, 0, "WD Blue SN580 NVMe SSD product brief"},
+	{"WD Blue SN580 2TB", 900, 5, 0, "WD Blue SN580 NVMe SSD product brief"},
+	{"CT1000P3SSD8", 220, 5, 0, "Crucial P3 SSD product flyer"},
+	{"CT4000P3SSD8", 800, 5, 0, "Crucial P3 SSD product flyer"},
+	{"CT1000P3PSSD8", 220, 5, 0, "Crucial P3 Plus SSD product flyer"},
+	{"CT4000P3PSSD8", 800, 5, 0, "Crucial P3 Plus SSD product flyer"},
+	{"CT500P5PSSD8", 300, 5, 0, "Crucial P5 Plus SSD product flyer"},
+	{"CT1000T500SSD8", 600, 5, 0, "Crucial T500 SSD product flyer"},
+	{"CT2000T500SSD8", 1200, 5, 0, "Crucial T500 SSD product flyer"},
+	{"CT1000T700SSD3", 600, 5, 0, "Crucial T700 SSD product flyer"},
+	{"CT4000T700SSD5", 2400, 5, 0, "Crucial T700 SSD product flyer"},
+	/* 7450 PRO 960 GB: 1 × 960 × 1825 = 1752 TB; MAX 800 GB: 3 × 800 × 1825 = 4380 TB */
+	{"Micron_7450_MTFDKBA960TFR", 1752, 5, 1, "Micron 7450 SSD product brief"},
+	{"Micron_7450_MTFDKCC3T8TFR", 7008, 5, 1, "Micron 7450 SSD product brief"},
+	{"Micron_7450_MTFDKCC7T6TFR", 14016, 5, 1, "Micron 7450 SSD product brief"},
+	{"Micron_7450_MTFDKBA480TFR", 876, 5, 1, "Micron 7450 SSD product brief"},
+	{"Micron_7450_MTFDKBA800TFS", 4380, 5, 3, "Micron 7450 SSD product brief"},
+	{"Micron_7400_MTFDKBG960TDZ", 1752, 5, 1, "Micron 7400 SSD product brief"},
+	{"MICRON_7400_MTFDKBA1T9TDQ", 3504, 5, 1, "Micron 7400 SSD product brief"},
+	{"Micron_7400_MTFDKBA800TFC", 4380, 5, 3, "Micron 7400 SSD product brief"},
+	{"KINGSTON SKC3000S1024G", 800, 5, 0, "Kingston KC3000 data sheet"},
+	{"KINGSTON SKC3000D2048G", 1600, 5, 0, "Kingston KC3000 data sheet"},
+	{"KINGSTON SNV2S250G", 80, 3, 0, "Kingston NV2 data sheet"},
+	{"KINGSTON SNV2S1000G", 320, 3, 0, "Kingston NV2 data sheet"},
+	{"KINGSTON SNV2S2000G", 640, 3, 0, "Kingston NV2 data sheet"},
+	{"KINGSTON SFYRS1000G", 1000, 5, 0, "Kingston FURY Renegade SSD data sheet"},
+	{"KINGSTON SFYRD4000G", 4000, 5, 0, "Kingston FURY Renegade SSD data sheet"},
+	{"SHPP41-1000GM", 750, 5, 0, "SK hynix Platinum P41 data sheet"},
+	{"SHPP41-2000GM", 1200, 5, 0, "SK hynix Platinum P41 data sheet"},
+	{"SHGP31-500GM", 500, 5, 0, "SK hynix Gold P31 data sheet"},
+	{"SHGP31-1000GM-2", 750, 5, 0, "SK hynix Gold P31 data sheet"},
+	{"SOLIDIGM SSDPFKNU010TZ", 400, 5, 0, "Solidigm P41 Plus product brief"},
+	{"SOLIDIGM SSDPFKNU020TZ", 800, 5, 0, "Solidigm P41 Plus product brief"},
+	{"SOLIDIGM SSDPFKKW512H7", 400, 5, 0, "Solidigm P44 Pro product brief"},
+	{"SOLIDIGM SSDPFKKW010X7", 750, 5, 0, "Solidigm P44 Pro product brief"},
+	/* D7-P5520 3.84 TB: 1 × 3840 × 1825 = 7008 TB, sold under either name */
+	{"SOLIDIGM SSDPF2KX019T1M", 3504, 5, 1, "Solidigm D7-P5520 product brief"},
+	{"INTEL SSDPF2KX038T1", 7008, 5, 1, "Solidigm D7-P5520 product brief"},
+	{"INTEL SSDPEKNU010TZ", 370, 5, 0, "Intel SSD 670p product brief"},
+	{"INTEL SSDPEKNU020TZ", 740, 5, 0, "Intel SSD 670p product brief"},
+	{"Seagate FireCuda 530 ZP2000GM30013", 2550, 5, 0, "Seagate FireCuda 530 SSD data sheet"},
+	{"Seagate FireCuda 530 ZP4000GM30013", 5100, 5, 0, "Seagate FireCuda 530 SSD data sheet"},
+	{"Seagate FireCuda 530 ZP2000GM30023", 2550, 5, 0, "Seagate FireCuda 530 SSD data sheet"},
+};
+
+Test(wear, builtin_table_by_reported_model)
+{
+	for (size_t i = 0; i < sizeof(table_cases) / sizeof(table_cases[0]); i++) {
+		struct wear_rating r;
+
+		cr_assert(wear_builtin_lookup(table_cases[i].model, &r), "%s: unknown",
+			  table_cases[i].model);
+		cr_expect_eq(wear_builtin_matches(table_cases[i].model), 1, "%s: %zu entries match",
+			     table_cases[i].model, wear_builtin_matches(table_cases[i].model));
+		cr_expect_eq(r.rated_bytes, table_cases[i].tbw * TB, "%s: %" PRIu64 " TB",
+			     table_cases[i].model, r.rated_bytes / TB);
+		cr_expect_eq(r.warranty_years, table_cases[i].years, "%s", table_cases[i].model);
+		cr_expect_eq(r.dwpd, table_cases[i].dwpd, "%s", table_cases[i].model);
+		cr_expect(strstr(r.ref, table_cases[i].sheet) != NULL, "%s: %s",
+			  table_cases[i].model, r.ref);
+	}
+}
+
+Test(wear, builtin_table_unknown_stays_unknown)
+{
+	/* Neighbours of known models that are other products, or no product. */
+	static const char *const unknown[] = {
+		"QEMU NVMe Ctrl",
+		"",
+		"Samsung SSD 990 EVO Plus 1TB", /* not the 990 EVO */
+		"Samsung SSD 980 PRO 1TB ",	/* not cleaned: not what idctl_decode() gives */
+		"Samsung SSD 970 EVO 1TB",	/* the 970 EVO, not the Plus */
+		"WD_BLACK SN850X 8000GB",
+		"WD_BLACK SN7100 2TB",
+		"WD PC SN740 SDDQMQD-512G-1201",
+		"CT500P2SSD8",
+		"KINGSTON SNV3S1000G",
+		"KINGSTON SFYR2S1TO", /* FURY Renegade G5 */
+		"SOLIDIGM SSDPFINW512GZL",
+		"INTEL SSDPF2KX038TZ", /* D7-P5510 */
+		"SAMSUNG MZVLB1T0HBLR-000H1",
+		"Micron_7450_MTFD",
+	};
+	struct wear_rating r;
+
+	for (size_t i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++) {
+		cr_expect_not(wear_builtin_lookup(unknown[i], &r), "'%s' matched: %s", unknown[i],
+			      r.ref);
+		cr_expect_eq(wear_builtin_matches(unknown[i]), 0, "'%s'", unknown[i]);
+	}
+	cr_expect_not(wear_builtin_lookup(NULL, &r));
+}
+
+Test(wear, config_wins_over_dwpd_and_report_fields)
+{
+	struct wear_point p = {.ts_ms = NOW, .data_units_written = 700 * UNITS_PER_TB};
+	struct wear_cfg c = dflt;
+	struct wear_report w;
+	json_t *o, *rating;
+
+	/* Built in: 7450 PRO 3.84 TB, 1 DWPD over 5 years = 7008 TB. */
+	cr_assert_eq(wear_analyze(&p, 1, &c, "Micron_7450_MTFDKCC3T8TFR", 0, NOW, &w), 0);
+	cr_assert_eq(w.rating_source, WEAR_RATING_BUILTIN);
+	cr_assert_eq(w.rated_bytes, 7008 * TB);
+	cr_assert_eq(w.warranty_years, 5);
+	cr_assert_eq(w.dwpd, 1);
+	o = wear_render(1, &w, NULL, 0, NOW);
+	rating = json_object_get(o, "rating");
+	cr_assert_eq(json_integer_value(json_object_get(rating, "warranty_years")), 5);
+	cr_assert_eq(json_integer_value(json_object_get(rating, "dwpd")), 1);
+	json_decref(o);
+
+	/* A TBW-rated drive: the warranty, no DWPD. */
+	cr_assert_eq(wear_analyze(&p, 1, &c, "KINGSTON SNV2S1000G", 0, NOW, &w), 0);
+	cr_assert_eq(w.warranty_years, 3);
+	o = wear_render(1, &w, NULL, 0, NOW);
+	rating = json_object_get(o, "rating");
+	cr_assert_eq(json_integer_value(json_object_get(rating, "warranty_years")), 3);
+	cr_assert(json_is_null(json_object_get(rating, "dwpd")));
+	json_decref(o);
+
+	/* Configured: the operator's number, and nothing of the data sheet beside it. */
+	c.rated_bytes = 3500 * TB;
+	cr_assert_eq(wear_analyze(&p, 1, &c, "Micron_7450_MTFDKCC3T8TFR", 0, NOW, &w), 0);
+	cr_assert_eq(w.rating_source, WEAR_RATING_CONFIG);
+	cr_assert_eq(w.rated_bytes, 3500 * TB);
+	cr_assert_float_eq(w.rated_fraction, 0.2, 1e-9);
+	cr_assert_eq(w.warranty_years, 0);
+	cr_assert_eq(w.dwpd, 0);
+
+	/* Unknown: both null. */
+	cr_assert_eq(wear_analyze(&p, 1, &dflt, "QEMU NVMe Ctrl", 0, NOW, &w), 0);
+	o = wear_render(1, &w, NULL, 0, NOW);
+	rating = json_object_get(o, "rating");
+	cr_assert(json_is_null(json_object_get(rating, "warranty_years")));
+	cr_assert(json_is_null(json_object_get(rating, "dwpd")));
+	cr_assert(json_is_null(json_object_get(rating, "rated_bytes")));
+	json_decref(o);
+}

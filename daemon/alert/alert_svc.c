@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "nvmond/api/api_params.h"
 #include "nvmond/api/api_route.h"
 #include "nvmond/analysis/alert.h"
 #include "nvmond/alert/alert_sink.h"
@@ -391,19 +392,33 @@ static json_t *event_json(const struct throttle_event *ev)
 
 static void handle_events(void *ctx, const struct api_request *req, struct api_reply *ret)
 {
-	struct api_samples_query q;
+	struct api_samples_query q = {.to_ms = req->now_ms};
+	int64_t limit = API_SAMPLES_LIMIT_DEFAULT;
+	bool has_from;
+	const struct api_param params[] = {
+		{.name = "from",
+		 .kind = API_PARAM_TIME,
+		 .dest.i64 = &q.from_ms,
+		 .given = &has_from},
+		{.name = "to", .kind = API_PARAM_TIME, .dest.i64 = &q.to_ms},
+		{.name = "limit",
+		 .kind = API_PARAM_INT,
+		 .min = 1,
+		 .max = API_SAMPLES_LIMIT_MAX,
+		 .dest.i64 = &limit},
+	};
 	struct throttle_event *v = NULL;
 	struct fleet_device fd;
-	char err[API_ERR_MAX];
 	size_t n = 0;
 	int r;
 
-	if (api_samples_query_parse(req->params, req->n_params, req->now_ms, &q, err) < 0)
-		return api_reply_error(ret, 400, "%s", err);
-	if (!api_query_get(req, "from"))
+	if (api_params_parse(req, params, sizeof(params) / sizeof(params[0]), ret) < 0)
+		return;
+	if (!has_from)
 		q.from_ms = q.to_ms - EVENTS_DEFAULT_SPAN_MS;
-	if (q.limit > EVENTS_LIMIT_MAX)
-		q.limit = EVENTS_LIMIT_MAX;
+	if (q.from_ms > q.to_ms)
+		return api_reply_error(ret, 400, "parameter 'from' is after 'to'");
+	q.limit = limit > EVENTS_LIMIT_MAX ? EVENTS_LIMIT_MAX : (size_t)limit;
 	if (fleet_get(req->fleet, req->id, &fd) < 0)
 		return api_reply_error(ret, 404, "no such device");
 	r = store_events_range(req->store, req->id, q.from_ms, q.to_ms, q.limit, &v, &n);
@@ -459,17 +474,18 @@ static void handle_alerts(void *ctx, const struct api_request *req, struct api_r
 	struct alert_svc *a = ctx;
 	struct alert_row *act = NULL, *hist = NULL;
 	size_t n_act = 0, n_hist = 0;
-	const char *lim = api_query_get(req, "limit");
-	long limit = HISTORY_DEFAULT;
+	int64_t limit = HISTORY_DEFAULT;
+	const struct api_param params[] = {
+		{.name = "limit",
+		 .kind = API_PARAM_INT,
+		 .min = 1,
+		 .max = EVENTS_LIMIT_MAX,
+		 .dest.i64 = &limit},
+	};
 	int r;
 
-	if (lim) {
-		char *end;
-		limit = strtol(lim, &end, 10);
-		if (!*lim || *end || limit < 1 || limit > EVENTS_LIMIT_MAX)
-			return api_reply_error(ret, 400, "limit: a number from 1 to %d",
-					       EVENTS_LIMIT_MAX);
-	}
+	if (api_params_parse(req, params, sizeof(params) / sizeof(params[0]), ret) < 0)
+		return;
 	r = store_alerts_list(req->store, true, 0, &act, &n_act);
 	if (r == 0)
 		r = store_alerts_list(req->store, false, (size_t)limit, &hist, &n_hist);
@@ -609,10 +625,10 @@ int alert_svc_new(const struct cfg *c, struct store *s, struct fleet *f, struct 
 		snprintf(ret_err, 256, "cannot load the alert state: %s", strerror(-r));
 		goto fail;
 	}
-	a->endpoints[0] = (struct api_endpoint){"GET", "/api/v1/devices/{id}/events", API_EP_STORE,
-						handle_events, a};
-	a->endpoints[1] =
-		(struct api_endpoint){"GET", "/api/v1/alerts", API_EP_STORE, handle_alerts, a};
+	a->endpoints[0] = (struct api_endpoint){"GET", "/api/v1/devices/{id}/events",
+						API_EP_STORE | API_EP_QUERY, handle_events, a};
+	a->endpoints[1] = (struct api_endpoint){"GET", "/api/v1/alerts",
+						API_EP_STORE | API_EP_QUERY, handle_alerts, a};
 	a->endpoints[2] = (struct api_endpoint){"POST", "/api/v1/alerts/{id}/ack", API_EP_AUTH,
 						handle_ack, a};
 	a->endpoints[3] =

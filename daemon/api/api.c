@@ -3,8 +3,9 @@
  * The HTTP server: libmicrohttpd with its own thread pool, so a slow client never
  * delays the main loop. Devices come from the fleet (a consistent copy under its
  * mutex); samples come from read-only store handles kept in a small pool, each
- * used by one thread at a time. Routing and parsing live in api_route.c, static
- * file resolution in api_static.c; this file only speaks HTTP.
+ * used by one thread at a time. Every route is an endpoint (api.h); routing lives
+ * in api_route.c, query parsing in api_params.c, static file resolution in
+ * api_static.c; this file only speaks HTTP.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -29,6 +30,7 @@
 #include "nvmond/store/store.h"
 #include "nvmond/util/timefmt.h"
 
+#include "nvmond/api/api_params.h"
 #include "nvmond/api/api_route.h"
 
 #define API_CONNECTION_LIMIT 256
@@ -147,136 +149,7 @@ static enum MHD_Result reply_405(struct MHD_Connection *c)
 		     json_pack("{s:s}", "error", "method not allowed; use GET or HEAD"), API_ALLOW);
 }
 
-/* ---- handlers ----------------------------------------------------------- */
-
-static enum MHD_Result handle_healthz(struct MHD_Connection *c)
-{
-	return reply_json(c, MHD_HTTP_OK, json_pack("{s:s}", "status", "ok"));
-}
-
-static enum MHD_Result handle_devices(struct api *a, struct MHD_Connection *c)
-{
-	struct fleet_device *v = NULL;
-	json_t *body = NULL, *list;
-	size_t n = 0;
-	int r;
-
-	r = fleet_snapshot(a->fleet, &v, &n);
-	if (r < 0)
-		return reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
-	list = json_array();
-	for (size_t i = 0; list && i < n; i++)
-		if (json_array_append_new(list, render_fleet_device(&v[i])) < 0) {
-			json_decref(list);
-			list = NULL;
-		}
-	free(v);
-	if (list)
-		body = json_pack("{s:o}", "devices", list);
-	return reply_json(c, MHD_HTTP_OK, body);
-}
-
-static enum MHD_Result handle_device(struct api *a, struct MHD_Connection *c, int64_t id)
-{
-	struct fleet_device d;
-
-	if (fleet_get(a->fleet, id, &d) < 0)
-		return reply_error(c, MHD_HTTP_NOT_FOUND, "no such device");
-	return reply_json(c, MHD_HTTP_OK, render_fleet_device(&d));
-}
-
-struct params {
-	struct api_query_param v[API_PARAMS_MAX];
-	size_t n;
-	bool overflow;
-};
-
-static enum MHD_Result param_collect(void *cls, enum MHD_ValueKind kind, const char *key,
-				     const char *value)
-{
-	struct params *p = cls;
-
-	if (p->n == API_PARAMS_MAX) {
-		p->overflow = true;
-		return MHD_NO;
-	}
-	p->v[p->n++] = (struct api_query_param){.key = key, .value = value};
-	return MHD_YES;
-}
-
-static ssize_t samples_read(void *cls, uint64_t pos, char *buf, size_t max)
-{
-	ssize_t n = api_samples_stream_read(cls, buf, max);
-
-	if (n < 0)
-		return MHD_CONTENT_READER_END_WITH_ERROR;
-	return n == 0 ? MHD_CONTENT_READER_END_OF_STREAM : n;
-}
-
-static void samples_free(void *cls)
-{
-	api_samples_stream_free(cls);
-}
-
-static enum MHD_Result reply_samples(struct MHD_Connection *c, int64_t id,
-				     const struct api_samples_query *q, struct sample *v, size_t n)
-{
-	struct api_samples_stream *st;
-	struct MHD_Response *resp;
-
-	if (api_samples_stream_new(id, q->from_ms, q->to_ms, v, n, &st) < 0) {
-		free(v);
-		return reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
-	}
-	/* Chunked: the length is known only once everything is rendered. */
-	resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 32 * 1024, samples_read, st,
-						 samples_free);
-	if (!resp) {
-		api_samples_stream_free(st);
-		return MHD_NO;
-	}
-	if (MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json") !=
-		    MHD_YES ||
-	    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store") != MHD_YES) {
-		MHD_destroy_response(resp);
-		return MHD_NO;
-	}
-	return queue(c, MHD_HTTP_OK, resp);
-}
-
-static enum MHD_Result handle_samples(struct api *a, struct MHD_Connection *c, int64_t id)
-{
-	char err[API_ERR_MAX], serr[STORE_ERR_MAX];
-	struct api_samples_query q;
-	struct params p = {.n = 0};
-	struct fleet_device d;
-	struct sample *v = NULL;
-	struct store *s;
-	size_t n = 0;
-	int r;
-
-	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, param_collect, &p);
-	if (p.overflow)
-		return reply_error(c, MHD_HTTP_BAD_REQUEST, "too many query parameters");
-	if (api_samples_query_parse(p.v, p.n, timefmt_now_ms(), &q, err) < 0)
-		return reply_error(c, MHD_HTTP_BAD_REQUEST, err);
-	if (fleet_get(a->fleet, id, &d) < 0)
-		return reply_error(c, MHD_HTTP_NOT_FOUND, "no such device");
-
-	r = pool_take(a, &s, serr);
-	if (r < 0) {
-		log_warn("api: cannot open %s read-only: %s", a->db_path, serr);
-		return reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database unavailable");
-	}
-	r = store_samples_range(s, id, q.from_ms, q.to_ms, q.limit, &v, &n);
-	if (r < 0) {
-		log_warn("api: reading samples of device %" PRId64 ": %s", id, store_strerror(s));
-		pool_give(a, s, true);
-		return reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database error");
-	}
-	pool_give(a, s, false);
-	return reply_samples(c, id, &q, v, n);
-}
+/* ---- static files ------------------------------------------------------- */
 
 static enum MHD_Result handle_static(struct api *a, struct MHD_Connection *c, const char *url,
 				     bool read)
@@ -313,16 +186,45 @@ static enum MHD_Result handle_static(struct api *a, struct MHD_Connection *c, co
 	return queue(c, MHD_HTTP_OK, resp);
 }
 
-/* ---- extension endpoints ------------------------------------------------ */
+/* ---- endpoints ---------------------------------------------------------- */
+
+struct params {
+	struct api_query_param v[API_PARAMS_MAX];
+	size_t n;
+	bool overflow;
+};
+
+static enum MHD_Result param_collect(void *cls, enum MHD_ValueKind kind, const char *key,
+				     const char *value)
+{
+	struct params *p = cls;
+
+	if (p->n == API_PARAMS_MAX) {
+		p->overflow = true;
+		return MHD_NO;
+	}
+	p->v[p->n++] = (struct api_query_param){.key = key, .value = value};
+	return MHD_YES;
+}
 
 /* What we keep about one request between MHD's calls. */
 struct req_ctx {
-	const struct api_endpoint *ep; /* the extension endpoint that takes it, if any */
+	const struct api_endpoint *ep; /* the endpoint that takes it; NULL: a static file */
 	int64_t id;
 	char *body;
 	size_t body_len;
 	bool too_big;
 };
+
+/* Drop whatever body @r holds. */
+static void reply_clear(struct api_reply *r)
+{
+	json_decref(r->json);
+	free(r->text);
+	if (r->stream_free)
+		r->stream_free(r->stream);
+	*r = (struct api_reply){0};
+}
 
 void api_reply_error(struct api_reply *ret, unsigned status, const char *fmt, ...)
 {
@@ -332,56 +234,21 @@ void api_reply_error(struct api_reply *ret, unsigned status, const char *fmt, ..
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	json_decref(ret->json);
-	free(ret->text);
+	reply_clear(ret);
 	*ret = (struct api_reply){.status = status, .json = json_pack("{s:s}", "error", msg)};
 }
 
-const char *api_query_get(const struct api_request *req, const char *key)
+void api_reply_stream(struct api_reply *ret, api_stream_read_fn read_fn, api_stream_free_fn free_fn,
+		      void *cls, const char *content_type)
 {
-	for (size_t i = 0; i < req->n_params; i++)
-		if (strcmp(req->params[i].key, key) == 0)
-			return req->params[i].value;
-	return NULL;
-}
+	unsigned status = ret->status;
 
-static bool method_fits(const char *want, const char *method)
-{
-	return strcmp(want, method) == 0 ||
-	       (strcmp(want, "GET") == 0 && strcmp(method, "HEAD") == 0);
-}
-
-/*
- * Find the endpoint for @method @url. Return: 1 found (*ret set), 0 no pattern
- * matches the path, -EINVAL bad {id} (@err), -EPERM the path matches but not the
- * method (@allow lists the methods).
- */
-static int endpoint_find(const struct api *a, const char *method, const char *url,
-			 const struct api_endpoint **ret, int64_t *ret_id, char err[API_ERR_MAX],
-			 char *allow, size_t allow_len)
-{
-	bool path_known = false;
-
-	allow[0] = '\0';
-	for (size_t i = 0; i < a->n_endpoints; i++) {
-		const struct api_endpoint *ep = &a->endpoints[i];
-		int64_t id;
-		int m = api_pattern_match(ep->pattern, url, &id, err);
-		if (m < 0)
-			return m;
-		if (m == 0)
-			continue;
-		if (method_fits(ep->method, method)) {
-			*ret = ep;
-			*ret_id = id;
-			return 1;
-		}
-		path_known = true;
-		size_t l = strlen(allow);
-		snprintf(allow + l, allow_len - l, "%s%s%s", l ? ", " : "", ep->method,
-			 strcmp(ep->method, "GET") == 0 ? ", HEAD" : "");
-	}
-	return path_known ? -EPERM : 0;
+	reply_clear(ret);
+	*ret = (struct api_reply){.status = status,
+				  .stream_read = read_fn,
+				  .stream_free = free_fn,
+				  .stream = cls,
+				  .content_type = content_type};
 }
 
 /* Constant-time: the token must not leak through timing. */
@@ -400,20 +267,72 @@ static bool token_ok(const struct api *a, struct MHD_Connection *c)
 	return diff == 0 && n == m;
 }
 
-static enum MHD_Result reply_ext(struct MHD_Connection *c, struct api_reply *r, bool head)
+struct stream_ctx {
+	api_stream_read_fn read;
+	api_stream_free_fn free;
+	void *cls;
+};
+
+static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 {
-	unsigned status = r->status ? r->status : MHD_HTTP_OK;
+	struct stream_ctx *s = cls;
+	ssize_t n = s->read(s->cls, buf, max);
+
+	if (n < 0)
+		return MHD_CONTENT_READER_END_WITH_ERROR;
+	return n == 0 ? MHD_CONTENT_READER_END_OF_STREAM : n;
+}
+
+static void stream_free(void *cls)
+{
+	struct stream_ctx *s = cls;
+
+	if (s->free)
+		s->free(s->cls);
+	free(s);
+}
+
+/* A streamed body: chunked, since its length is known only once it is sent. */
+static struct MHD_Response *response_stream(struct api_reply *r)
+{
+	struct stream_ctx *s = malloc(sizeof(*s));
 	struct MHD_Response *resp;
 
-	if (!r->text)
-		return reply_json(c, status, r->json);
-	resp = MHD_create_response_from_buffer(r->text_len, r->text, MHD_RESPMEM_MUST_FREE);
-	if (!resp) {
-		free(r->text);
-		return MHD_NO;
+	if (!s) {
+		reply_clear(r);
+		return NULL;
 	}
-	if (MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
-				    r->content_type ? r->content_type : "text/plain") != MHD_YES ||
+	*s = (struct stream_ctx){.read = r->stream_read, .free = r->stream_free, .cls = r->stream};
+	*r = (struct api_reply){0}; /* the response owns the stream now */
+	resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 32 * 1024, stream_read, s,
+						 stream_free);
+	if (!resp)
+		stream_free(s);
+	return resp;
+}
+
+static enum MHD_Result reply_ext(struct MHD_Connection *c, struct api_reply *r)
+{
+	unsigned status = r->status ? r->status : MHD_HTTP_OK;
+	const char *type = r->content_type;
+	struct MHD_Response *resp;
+
+	if (r->stream_read) {
+		resp = response_stream(r);
+		if (!type)
+			type = "application/json";
+	} else if (r->text) {
+		resp = MHD_create_response_from_buffer(r->text_len, r->text, MHD_RESPMEM_MUST_FREE);
+		if (!resp)
+			free(r->text);
+		if (!type)
+			type = "text/plain";
+	} else {
+		return reply_json(c, status, r->json);
+	}
+	if (!resp)
+		return MHD_NO;
+	if (MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type) != MHD_YES ||
 	    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store") != MHD_YES) {
 		MHD_destroy_response(resp);
 		return MHD_NO;
@@ -427,7 +346,7 @@ static enum MHD_Result handle_ext(struct api *a, struct MHD_Connection *c, const
 	const struct api_endpoint *ep = rc->ep;
 	struct api_reply r = {0};
 	struct params p = {.n = 0};
-	char serr[STORE_ERR_MAX];
+	char serr[STORE_ERR_MAX], err[API_ERR_MAX];
 	struct store *s = NULL;
 	int e;
 
@@ -440,6 +359,9 @@ static enum MHD_Result handle_ext(struct api *a, struct MHD_Connection *c, const
 	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, param_collect, &p);
 	if (p.overflow)
 		return reply_error(c, MHD_HTTP_BAD_REQUEST, "too many query parameters");
+	/* An endpoint without a query: every parameter is unknown, said as everywhere. */
+	if (!(ep->flags & API_EP_QUERY) && api_params_parse_query(p.v, p.n, NULL, 0, err) < 0)
+		return reply_error(c, MHD_HTTP_BAD_REQUEST, err);
 	if (ep->flags & API_EP_STORE) {
 		e = pool_take(a, &s, serr);
 		if (e < 0) {
@@ -463,17 +385,17 @@ static enum MHD_Result handle_ext(struct api *a, struct MHD_Connection *c, const
 	ep->fn(ep->ctx, &req, &r);
 	if (s)
 		pool_give(a, s, (r.status ? r.status : 200) >= 500);
-	if (!r.json && !r.text)
+	if (!r.json && !r.text && !r.stream_read)
 		r.json = json_object(); /* a handler that says nothing answers {} */
-	return reply_ext(c, &r, strcmp(method, "HEAD") == 0);
+	return reply_ext(c, &r);
 }
 
 /*
  * MHD calls this once when the headers are in, again for every piece of body,
  * and once more at the end. Requests are answered at the end (a response queued
  * earlier makes MHD close the connection, losing keep-alive); a body is kept
- * only for extension endpoints and discarded otherwise. Methods nobody serves
- * are refused at once.
+ * only for endpoints and discarded otherwise. A request no endpoint takes is
+ * refused at once unless it may read a static file.
  */
 static enum MHD_Result api_handle(void *cls, struct MHD_Connection *c, const char *url,
 				  const char *method, const char *version, const char *upload_data,
@@ -481,8 +403,7 @@ static enum MHD_Result api_handle(void *cls, struct MHD_Connection *c, const cha
 {
 	struct api *a = cls;
 	struct req_ctx *rc = *req_cls;
-	struct api_route route;
-	char err[API_ERR_MAX], allow[128];
+	char err[API_ERR_MAX], allow[API_ALLOW_MAX];
 	bool read = api_method_is_read(method);
 	int r;
 
@@ -491,23 +412,17 @@ static enum MHD_Result api_handle(void *cls, struct MHD_Connection *c, const cha
 		if (!rc)
 			return MHD_NO;
 		*req_cls = rc;
-		r = endpoint_find(a, method, url, &rc->ep, &rc->id, err, allow, sizeof(allow));
+		r = api_route_find(a->endpoints, a->n_endpoints, method, url, &rc->ep, &rc->id, err,
+				   allow);
 		if (r == -EINVAL)
 			return reply_error(c, MHD_HTTP_BAD_REQUEST, err);
+		if (r == -ENOENT)
+			return reply_error(c, MHD_HTTP_NOT_FOUND, err);
 		if (r == -EPERM)
 			return reply(c, MHD_HTTP_METHOD_NOT_ALLOWED,
 				     json_pack("{s:s}", "error", "method not allowed"), allow);
-		if (r == 0 && !read) {
-			/* Not for this method; but a path that does not exist is a 404. */
-			r = api_route_match(url, &route, err);
-			if (r < 0)
-				return reply_error(
-					c, r == -EINVAL ? MHD_HTTP_BAD_REQUEST : MHD_HTTP_NOT_FOUND,
-					err);
-			if (route.kind == API_ROUTE_STATIC)
-				return handle_static(a, c, url, false);
-			return reply_405(c);
-		}
+		if (r == 0 && !read)
+			return handle_static(a, c, url, false); /* 405 for a file, else 404 */
 		return MHD_YES;
 	}
 	if (*upload_data_size) {
@@ -530,29 +445,7 @@ static enum MHD_Result api_handle(void *cls, struct MHD_Connection *c, const cha
 	}
 	if (rc->ep)
 		return handle_ext(a, c, url, method, rc);
-
-	r = api_route_match(url, &route, err);
-	if (r < 0)
-		return reply_error(c, r == -EINVAL ? MHD_HTTP_BAD_REQUEST : MHD_HTTP_NOT_FOUND,
-				   err);
-	if (route.kind == API_ROUTE_STATIC)
-		return handle_static(a, c, url, read);
-	if (!read)
-		return reply_405(c);
-
-	switch (route.kind) {
-	case API_ROUTE_HEALTHZ:
-		return handle_healthz(c);
-	case API_ROUTE_DEVICES:
-		return handle_devices(a, c);
-	case API_ROUTE_DEVICE:
-		return handle_device(a, c, route.device_id);
-	case API_ROUTE_SAMPLES:
-		return handle_samples(a, c, route.device_id);
-	case API_ROUTE_STATIC:
-		break;
-	}
-	return reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "unhandled route");
+	return handle_static(a, c, url, read);
 }
 
 static void request_done(void *cls, struct MHD_Connection *c, void **req_cls,

@@ -7,66 +7,51 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nvmond/api/api_params.h"
 #include "nvmond/api/series_api.h"
 #include "nvmond/api/series_render.h"
-#include "nvmond/core/cfg.h"
 #include "nvmond/core/log.h"
 #include "nvmond/util/timefmt.h"
 
 #define SERIES_SPAN_DEFAULT (24 * 3600 * 1000LL)
+#define SERIES_STEP_MIN_MS  1000LL
+/* Ten years: far beyond any useful step, and rounding it up to whole rollup
+ * buckets (series_plan()) stays far from overflow. */
+#define SERIES_STEP_MAX_MS (3650 * 24 * 3600 * 1000LL)
 
 static void series_get(void *ctx, const struct api_request *req, struct api_reply *ret)
 {
 	const struct store_rollup_cfg *rc = ctx;
-	const char *from = NULL, *to = NULL, *points = NULL, *step = NULL;
 	struct series_row *rows = NULL, *out = NULL;
 	size_t n = 0, n_out = 0;
 	struct fleet_device d;
 	struct series_query q;
-	int64_t from_ms, to_ms, step_ms = 0;
-	long pts = 0;
+	int64_t from_ms = 0, to_ms = req->now_ms, step_ms = 0, pts = 0;
+	bool has_from, has_points, has_step;
+	const struct api_param params[] = {
+		{.name = "from", .kind = API_PARAM_TIME, .dest.i64 = &from_ms, .given = &has_from},
+		{.name = "to", .kind = API_PARAM_TIME, .dest.i64 = &to_ms},
+		{.name = "points",
+		 .kind = API_PARAM_INT,
+		 .min = 1,
+		 .max = SERIES_POINTS_MAX,
+		 .dest.i64 = &pts,
+		 .given = &has_points},
+		{.name = "step",
+		 .kind = API_PARAM_DURATION,
+		 .min = SERIES_STEP_MIN_MS,
+		 .max = SERIES_STEP_MAX_MS,
+		 .dest.i64 = &step_ms,
+		 .given = &has_step},
+	};
 	int r;
 
-	for (size_t i = 0; i < req->n_params; i++) {
-		const char *k = req->params[i].key, *v = req->params[i].value;
-		const char **slot = strcmp(k, "from") == 0     ? &from
-				    : strcmp(k, "to") == 0     ? &to
-				    : strcmp(k, "points") == 0 ? &points
-				    : strcmp(k, "step") == 0   ? &step
-							       : NULL;
-
-		if (!slot)
-			return api_reply_error(ret, 400,
-					       "unknown query parameter (from, to, points, step)");
-		if (!v || !v[0])
-			return api_reply_error(ret, 400, "parameter '%s' needs a value", k);
-		*slot = v;
-	}
-	if (points && step)
+	if (api_params_parse(req, params, sizeof(params) / sizeof(params[0]), ret) < 0)
+		return;
+	if (has_points && has_step)
 		return api_reply_error(ret, 400, "give 'points' or 'step', not both");
-	to_ms = req->now_ms;
-	if (to && timefmt_parse(to, &to_ms) < 0)
-		return api_reply_error(ret, 400,
-				       "parameter 'to' must be an RFC 3339 time or "
-				       "unix milliseconds");
-	from_ms = to_ms > SERIES_SPAN_DEFAULT ? to_ms - SERIES_SPAN_DEFAULT : 0;
-	if (from && timefmt_parse(from, &from_ms) < 0)
-		return api_reply_error(ret, 400,
-				       "parameter 'from' must be an RFC 3339 time or "
-				       "unix milliseconds");
-	if (points) {
-		char *end;
-
-		pts = strtol(points, &end, 10);
-		if (*end || pts < 1 || pts > SERIES_POINTS_MAX)
-			return api_reply_error(ret, 400,
-					       "parameter 'points' must be an integer from 1 to %d",
-					       SERIES_POINTS_MAX);
-	}
-	if (step && (cfg_parse_duration_ms(step, &step_ms) < 0 || step_ms < 1000))
-		return api_reply_error(ret, 400,
-				       "parameter 'step' must be a duration of at least 1s "
-				       "(\"60s\", \"5m\", \"1h\", or seconds)");
+	if (!has_from)
+		from_ms = to_ms > SERIES_SPAN_DEFAULT ? to_ms - SERIES_SPAN_DEFAULT : 0;
 	if (series_plan(from_ms, to_ms, (unsigned)pts, step_ms, req->now_ms, rc->keep_raw_ms,
 			rc->keep_1m_ms, &q) < 0)
 		return api_reply_error(ret, 400,
@@ -97,7 +82,7 @@ struct api_endpoint series_endpoint(const struct store_rollup_cfg *c)
 	return (struct api_endpoint){
 		.method = "GET",
 		.pattern = "/api/v1/devices/{id}/series",
-		.flags = API_EP_STORE,
+		.flags = API_EP_STORE | API_EP_QUERY,
 		.fn = series_get,
 		.ctx = (void *)c,
 	};

@@ -17,6 +17,7 @@
 
 #include "nvmond/alert/alert_svc.h"
 #include "nvmond/api/api.h"
+#include "nvmond/api/api_devices.h"
 #include "nvmond/core/cfg.h"
 #include "nvmond/config.h"
 #include "nvmond/dev/dev.h"
@@ -538,6 +539,11 @@ static int run_daemon(const struct opts *o)
 		goto out;
 	struct api_endpoint dash_ep[] = {series_endpoint(&d.rollup_cfg), wear_endpoint(&d.wear)};
 	if (endpoints_add(&endpoints, dash_ep, 2) < 0)
+		goto out;
+	/* The devices, their samples, /healthz. */
+	size_t n_core_ep;
+	const struct api_endpoint *core_ep = api_devices_endpoints(&n_core_ep);
+	if (endpoints_add(&endpoints, core_ep, n_core_ep) < 0)
 		goto out;
 	struct api_config ac = {
 		.host = d.cfg.listen_host,

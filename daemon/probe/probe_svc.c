@@ -21,6 +21,7 @@
 
 #include <jansson.h>
 
+#include "nvmond/api/api_params.h"
 #include "nvmond/core/log.h"
 #include "nvmond/dev/nvme_sysfs.h"
 #include "nvmond/probe/probe_lock.h"
@@ -724,17 +725,16 @@ static void handle_list(void *ctx, const struct api_request *req, struct api_rep
 	struct probe_svc *p = ctx;
 	struct budget_call bc = {.svc = p, .device_id = req->id};
 	struct probe_run_row *v = NULL;
-	size_t n = 0, limit = 50;
-	const char *l = api_query_get(req, "limit");
+	size_t n = 0, limit;
+	int64_t lim = 50;
+	const struct api_param params[] = {
+		{.name = "limit", .kind = API_PARAM_INT, .min = 1, .max = 1000, .dest.i64 = &lim},
+	};
 	int r;
 
-	if (l) {
-		char *end;
-		unsigned long x = strtoul(l, &end, 10);
-		if (!*l || *end || x < 1 || x > 1000)
-			return api_reply_error(ret, 400, "limit: a number from 1 to 1000");
-		limit = x;
-	}
+	if (api_params_parse(req, params, sizeof(params) / sizeof(params[0]), ret) < 0)
+		return;
+	limit = (size_t)lim;
 	r = mainq_call(p->mainq, budget_on_loop, &bc);
 	if (r == -ENOENT)
 		return api_reply_error(ret, 404, "no such device");
@@ -932,8 +932,8 @@ int probe_svc_new(const struct cfg *c, struct dev_backend *b, struct store *s, s
 	p->fleet = f;
 	p->mainq = q;
 	p->demo = strcmp(b->ops->name, "demo") == 0;
-	p->endpoints[0] = (struct api_endpoint){"GET", "/api/v1/devices/{id}/probes", API_EP_STORE,
-						handle_list, p};
+	p->endpoints[0] = (struct api_endpoint){"GET", "/api/v1/devices/{id}/probes",
+						API_EP_STORE | API_EP_QUERY, handle_list, p};
 	p->endpoints[1] =
 		(struct api_endpoint){"GET", "/api/v1/probes/{id}", API_EP_STORE, handle_get, p};
 	p->endpoints[2] = (struct api_endpoint){"POST", "/api/v1/devices/{id}/probes", API_EP_AUTH,

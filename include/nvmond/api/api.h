@@ -2,6 +2,7 @@
 #pragma once
 
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <jansson.h>
 
@@ -20,14 +21,18 @@ struct store;
 #define API_PARAMS_MAX 16
 
 /*
- * Endpoints beyond the built-in ones (devices, samples, healthz, static files)
- * come from the feature modules as a table of struct api_endpoint. The server
- * matches the path against each pattern ("/api/v1/devices/{id}/events": {id} is
- * a positive integer, anything else there is a 400), answers 405 with Allow when
- * only the method differs, checks the bearer token for API_EP_AUTH, reads a
- * request body up to API_BODY_MAX, and calls the handler on an HTTP thread.
+ * Every route is an endpoint: the feature modules (and api_devices.c for the
+ * devices, their samples and /healthz) hand tables of struct api_endpoint to
+ * api_start(). The server matches the path against each pattern
+ * ("/api/v1/devices/{id}/events": {id} is a positive integer, anything else
+ * there is a 400), answers 405 with Allow when only the method differs and 404
+ * for any other path under /api/ (and /healthz, /metrics), checks the bearer
+ * token for API_EP_AUTH, reads a request body up to API_BODY_MAX, and calls the
+ * handler on an HTTP thread. Any other path is a static file of the web root.
+ * A handler reads its query with api_params_parse() (api_params.h) and says so
+ * with API_EP_QUERY; for any other endpoint every query parameter is a 400.
  * Handlers must be reentrant; state owned by the main loop is reached through
- * mainq_call() (nvmond/mainq.h).
+ * mainq_call() (nvmond/core/mainq.h).
  */
 struct api_query_param {
 	const char *key;
@@ -36,9 +41,9 @@ struct api_query_param {
 
 struct api_request {
 	const char *method;
-	const char *path; /* decoded */
-	int64_t id;	  /* the {id} of the pattern; 0 when it has none */
-	const struct api_query_param *params;
+	const char *path;		      /* decoded */
+	int64_t id;			      /* the {id} of the pattern; 0 when it has none */
+	const struct api_query_param *params; /* read with api_params_parse() */
 	size_t n_params;
 	const char *body; /* NUL-terminated; "" when none */
 	size_t body_len;
@@ -47,12 +52,25 @@ struct api_request {
 	int64_t now_ms;
 };
 
+/*
+ * A body produced while it is sent (chunked, its length unknown): read() copies
+ * up to @max bytes into @buf and returns how many (> 0), 0 at the end, or a
+ * negative errno (the connection is then cut); free() releases @cls, and is
+ * called exactly once, also when the body is never sent (HEAD, a failure).
+ */
+typedef ssize_t (*api_stream_read_fn)(void *cls, char *buf, size_t max);
+typedef void (*api_stream_free_fn)(void *cls);
+
 struct api_reply {
 	unsigned status; /* 0 = 200 */
 	json_t *json;	 /* body, stolen; or */
-	char *text;	 /* a malloc()ed non-JSON body, freed by the server */
+	char *text;	 /* a malloc()ed non-JSON body, freed by the server; or */
 	size_t text_len;
-	const char *content_type; /* for text; JSON is application/json */
+	api_stream_read_fn stream_read; /* a streamed body: see above */
+	api_stream_free_fn stream_free;
+	void *stream;
+	const char *content_type; /* for text (default text/plain) and a stream
+				     (default application/json); JSON is application/json */
 };
 
 typedef void (*api_handler_fn)(void *ctx, const struct api_request *req, struct api_reply *ret);
@@ -60,6 +78,7 @@ typedef void (*api_handler_fn)(void *ctx, const struct api_request *req, struct 
 enum api_endpoint_flags {
 	API_EP_AUTH = 1 << 0,  /* needs "Authorization: Bearer <token>": else 401 */
 	API_EP_STORE = 1 << 1, /* give the handler a read-only store handle */
+	API_EP_QUERY = 1 << 2, /* reads its query (api_params_parse()); else any is a 400 */
 };
 
 struct api_endpoint {
@@ -70,12 +89,16 @@ struct api_endpoint {
 	void *ctx;
 };
 
-/** api_reply_error() - Fill @ret with {"error": msg} and @status. */
+/** api_reply_error() - Fill @ret with {"error": msg} and @status, dropping any body. */
 void api_reply_error(struct api_reply *ret, unsigned status, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/** api_query_get() - The value of query parameter @key, or NULL. */
-const char *api_query_get(const struct api_request *req, const char *key);
+/**
+ * api_reply_stream() - Make @ret a streamed body (see api_stream_read_fn), taking
+ * @cls: from now on it is released with @free_fn whatever happens.
+ */
+void api_reply_stream(struct api_reply *ret, api_stream_read_fn read_fn, api_stream_free_fn free_fn,
+		      void *cls, const char *content_type);
 
 struct api_config {
 	const char *host;		      /* address to bind, e.g. "127.0.0.1", "::" */
@@ -85,7 +108,7 @@ struct api_config {
 	unsigned threads;		      /* worker threads */
 	int64_t timeout_ms;		      /* idle connection timeout */
 	struct fleet *fleet;		      /* borrowed; outlives the api */
-	const struct api_endpoint *endpoints; /* borrowed; more endpoints, see above */
+	const struct api_endpoint *endpoints; /* every route but static files; copied */
 	size_t n_endpoints;
 	const char *token; /* bearer token for API_EP_AUTH endpoints; NULL/"" = none set */
 };

@@ -2,9 +2,10 @@
 #pragma once
 
 /*
- * The HTTP-independent half of the API, private to daemon/api*.c and their
- * tests: URL decoding, route matching, query parsing (pure), and static file
- * resolution under the web root (file system only, no HTTP).
+ * The HTTP-independent half of the API, private to daemon/api/ and its tests:
+ * URL decoding, routing among the endpoints, the samples query (pure), static
+ * file resolution under the web root (file system only, no HTTP), and the
+ * samples body rendered while it is sent.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -25,19 +26,6 @@
  */
 #define API_NUL_STANDIN '\x01'
 
-enum api_route_kind {
-	API_ROUTE_STATIC,  /* anything outside /api/ and /healthz: a file of web_root */
-	API_ROUTE_HEALTHZ, /* /healthz */
-	API_ROUTE_DEVICES, /* /api/v1/devices */
-	API_ROUTE_DEVICE,  /* /api/v1/devices/{id} */
-	API_ROUTE_SAMPLES, /* /api/v1/devices/{id}/samples */
-};
-
-struct api_route {
-	enum api_route_kind kind;
-	int64_t device_id; /* API_ROUTE_DEVICE, API_ROUTE_SAMPLES */
-};
-
 struct api_samples_query {
 	int64_t from_ms;
 	int64_t to_ms;
@@ -51,13 +39,23 @@ struct api_samples_query {
  */
 size_t api_unescape(char *s);
 
+#define API_ALLOW_MAX 128 /* "GET, HEAD, POST, DELETE" and more */
+
 /**
- * api_route_match() - Map a decoded URL path to a route.
- * @ret_err: the message for a failure
- * Return: 0; -ENOENT for an unknown path under /api/ (404); -EINVAL for a
- * device id that is not an integer (400).
+ * api_route_find() - Route @method @url (decoded) among the endpoints @v.
+ * HEAD goes where GET goes.
+ * @ret_ep, @ret_id: the endpoint and the {id} of its pattern (0 without one)
+ * @ret_err: the message for -EINVAL and -ENOENT
+ * @ret_allow: for -EPERM, the methods the path has ("GET, HEAD, POST")
+ * Return: 1 when an endpoint takes the request; 0 when none does and the path
+ * is a static file's (outside /api/, /healthz and /metrics); -ENOENT when none
+ * does and the path is not a file's (404); -EINVAL for an {id} that is not a
+ * positive integer (400); -EPERM when the path has endpoints but not for
+ * @method (405).
  */
-int api_route_match(const char *url, struct api_route *ret, char ret_err[API_ERR_MAX]);
+int api_route_find(const struct api_endpoint *v, size_t n, const char *method, const char *url,
+		   const struct api_endpoint **ret_ep, int64_t *ret_id, char ret_err[API_ERR_MAX],
+		   char ret_allow[API_ALLOW_MAX]);
 
 /**
  * api_pattern_match() - Match a decoded path against an endpoint pattern such as
@@ -73,7 +71,8 @@ int api_pattern_match(const char *pattern, const char *path, int64_t *ret_id,
 bool api_method_is_read(const char *method);
 
 /**
- * api_samples_query_parse() - Parse from=, to=, limit= of a samples request.
+ * api_samples_query_parse() - Parse from=, to=, limit= of a samples request
+ * (with api_params_parse_query(), so with its messages).
  * @now_ms: the default "to"; "from" defaults to one hour before "to"
  * @ret_err: a message naming the offending parameter
  * Return: 0, or -EINVAL (400) for an unknown, repeated or bad parameter or from > to.

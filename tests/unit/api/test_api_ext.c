@@ -19,6 +19,8 @@
 #include <jansson.h>
 
 #include "nvmond/api/api.h"
+#include "nvmond/api/api_devices.h"
+#include "nvmond/api/api_params.h"
 #include "nvmond/core/mainq.h"
 #include "nvmond/store/store.h"
 
@@ -108,22 +110,31 @@ static void h_bump(void *ctx, const struct api_request *req, struct api_reply *r
 
 static void h_text(void *ctx, const struct api_request *req, struct api_reply *ret)
 {
-	const char *who = api_query_get(req, "who");
+	const char *who = "nobody";
+	const struct api_param params[] = {
+		{.name = "who", .kind = API_PARAM_STRING, .dest.str = &who}};
 
-	ret->text = strdup(who ? who : "nobody");
+	if (api_params_parse(req, params, 1, ret) < 0)
+		return;
+	ret->text = strdup(who);
 	ret->text_len = strlen(ret->text);
 	ret->content_type = "text/plain; version=0.0.4";
 }
 
 static const struct api_endpoint endpoints[] = {
 	{"POST", "/api/v1/things/{id}/bump", API_EP_AUTH, h_bump, NULL},
-	{"GET", "/metrics-like", 0, h_text, NULL},
+	{"GET", "/metrics-like", API_EP_QUERY, h_text, NULL},
 };
 
 static struct api *start(const char *token)
 {
-	struct api_endpoint eps[2];
-	memcpy(eps, endpoints, sizeof(eps));
+	struct api_endpoint eps[2 + 8];
+	size_t n_core;
+	const struct api_endpoint *core = api_devices_endpoints(&n_core);
+
+	cr_assert_leq(n_core, 8);
+	memcpy(eps, endpoints, sizeof(endpoints));
+	memcpy(eps + 2, core, n_core * sizeof(*core)); /* /healthz among them */
 	eps[0].ctx = mq;
 	struct api_config c = {
 		.host = "127.0.0.1",
@@ -132,7 +143,7 @@ static struct api *start(const char *token)
 		.timeout_ms = 5000,
 		.fleet = fleet,
 		.endpoints = eps, /* copied by api_start: a stack array is fine */
-		.n_endpoints = 2,
+		.n_endpoints = 2 + n_core,
 		.token = token,
 	};
 	char err[API_ERR_MAX] = "";

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "nvmond/api/api_devices.h"
 #include "nvmond/api/api_route.h"
 
 /* ---- unescape ------------------------------------------------------------ */
@@ -42,55 +43,104 @@ Test(api_unescape, table)
 
 /* ---- routes -------------------------------------------------------------- */
 
+static void h_none(void *ctx, const struct api_request *req, struct api_reply *ret)
+{
+}
+
+/* The core endpoints, as main registers them, and a path with GET and POST. */
+static size_t route_table(struct api_endpoint *v, size_t cap)
+{
+	size_t n;
+	const struct api_endpoint *core = api_devices_endpoints(&n);
+
+	cr_assert_leq(n + 2, cap);
+	memcpy(v, core, n * sizeof(*v));
+	v[n++] = (struct api_endpoint){"GET", "/api/v1/devices/{id}/probes", 0, h_none, NULL};
+	v[n++] = (struct api_endpoint){"POST", "/api/v1/devices/{id}/probes", 0, h_none, NULL};
+	return n;
+}
+
+/*
+ * Every route is an endpoint. Each case: the request, what api_route_find()
+ * answers (1 endpoint, 0 static file, -ENOENT 404, -EINVAL 400, -EPERM 405),
+ * and for 1 the pattern and {id}, for -EPERM the Allow header.
+ */
 Test(api_route, table)
 {
 	static const struct {
-		const char *url;
+		const char *method, *url;
 		int r;
-		enum api_route_kind kind;
+		const char *pattern; /* 1: the endpoint; -EPERM: Allow */
 		int64_t id;
 	} cases[] = {
-		{"/healthz", 0, API_ROUTE_HEALTHZ, 0},
-		{"/api/v1/devices", 0, API_ROUTE_DEVICES, 0},
-		{"/api/v1/devices/1", 0, API_ROUTE_DEVICE, 1},
-		{"/api/v1/devices/42/samples", 0, API_ROUTE_SAMPLES, 42},
-		{"/api/v1/devices/-3", 0, API_ROUTE_DEVICE, -3},
-		{"/api/v1/devices/9223372036854775807", 0, API_ROUTE_DEVICE, INT64_MAX},
-		{"/api/v1/devices/9223372036854775808", -EINVAL, 0, 0},
-		{"/api/v1/devices/abc", -EINVAL, 0, 0},
-		{"/api/v1/devices/1.5", -EINVAL, 0, 0},
-		{"/api/v1/devices/1x/samples", -EINVAL, 0, 0},
-		{"/api/v1/devices/-", -EINVAL, 0, 0},
-		{"/api/v1/devices/+1", -EINVAL, 0, 0},
-		{"/api/v1/devices/1\x01", -EINVAL, 0, 0},
-		{"/api/v1/devices/", -ENOENT, 0, 0},
-		{"/api/v1/devices/1/", -ENOENT, 0, 0},
-		{"/api/v1/devices/1/samples/", -ENOENT, 0, 0},
-		{"/api/v1/devices/1/other", -ENOENT, 0, 0},
-		{"/api/v1/devicesx", -ENOENT, 0, 0},
-		{"/api/v2/devices", -ENOENT, 0, 0},
-		{"/api", -ENOENT, 0, 0},
-		{"/api/", -ENOENT, 0, 0},
-		{"/", 0, API_ROUTE_STATIC, 0},
-		{"/index.html", 0, API_ROUTE_STATIC, 0},
-		{"/apix", 0, API_ROUTE_STATIC, 0},
-		{"/healthz/", 0, API_ROUTE_STATIC, 0},
+		{"GET", "/healthz", 1, "/healthz", 0},
+		{"GET", "/api/v1/devices", 1, "/api/v1/devices", 0},
+		{"GET", "/api/v1/devices/1", 1, "/api/v1/devices/{id}", 1},
+		{"GET", "/api/v1/devices/42/samples", 1, "/api/v1/devices/{id}/samples", 42},
+		{"HEAD", "/api/v1/devices/42/samples", 1, "/api/v1/devices/{id}/samples", 42},
+		{"GET", "/api/v1/devices/9223372036854775807", 1, "/api/v1/devices/{id}",
+		 INT64_MAX},
+		/* ids are positive integers, on the core routes as on every other */
+		{"GET", "/api/v1/devices/-3", -EINVAL, NULL, 0},
+		{"GET", "/api/v1/devices/0", -EINVAL, NULL, 0},
+		{"GET", "/api/v1/devices/9223372036854775808", -EINVAL, NULL, 0},
+		{"GET", "/api/v1/devices/abc", -EINVAL, NULL, 0},
+		{"GET", "/api/v1/devices/1.5", -EINVAL, NULL, 0},
+		{"GET", "/api/v1/devices/1x/samples", -EINVAL, NULL, 0},
+		{"GET", "/api/v1/devices/-", -EINVAL, NULL, 0},
+		{"GET", "/api/v1/devices/+1", -EINVAL, NULL, 0},
+		{"GET", "/api/v1/devices/1\x01", -EINVAL, NULL, 0},
+		/* a path under /api/ that no endpoint has: 404, never a file */
+		{"GET", "/api/v1/devices/", -ENOENT, NULL, 0},
+		{"GET", "/api/v1/devices/1/", -ENOENT, NULL, 0},
+		{"GET", "/api/v1/devices/1/samples/", -ENOENT, NULL, 0},
+		{"GET", "/api/v1/devices/1/other", -ENOENT, NULL, 0},
+		{"GET", "/api/v1/devicesx", -ENOENT, NULL, 0},
+		{"GET", "/api/v2/devices", -ENOENT, NULL, 0},
+		{"GET", "/api", -ENOENT, NULL, 0},
+		{"GET", "/api/", -ENOENT, NULL, 0},
+		{"GET", "/metrics", -ENOENT, NULL, 0}, /* the daemon's own path, not served here */
+		{"POST", "/api/v1/nothing", -ENOENT, NULL, 0},
+		/* anything else is a static file */
+		{"GET", "/", 0, NULL, 0},
+		{"GET", "/index.html", 0, NULL, 0},
+		{"GET", "/apix", 0, NULL, 0},
+		{"GET", "/healthz/", 0, NULL, 0},
+		{"PUT", "/index.html", 0, NULL, 0},
+		/* a known path with another method: 405 with every method it has */
+		{"POST", "/api/v1/devices", -EPERM, "GET, HEAD", 0},
+		{"DELETE", "/healthz", -EPERM, "GET, HEAD", 0},
+		{"get", "/healthz", -EPERM, "GET, HEAD", 0},
+		{"DELETE", "/api/v1/devices/3/probes", -EPERM, "GET, HEAD, POST", 0},
+		{"POST", "/api/v1/devices/3/probes", 1, "/api/v1/devices/{id}/probes", 3},
+		{"HEAD", "/api/v1/devices/3/probes", 1, "/api/v1/devices/{id}/probes", 3},
 	};
+	struct api_endpoint v[16];
+	size_t n = route_table(v, 16);
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct api_route r = {.kind = API_ROUTE_STATIC, .device_id = 777};
-		char err[API_ERR_MAX] = "";
-		int got = api_route_match(cases[i].url, &r, err);
+		const struct api_endpoint *ep = NULL;
+		char err[API_ERR_MAX] = "", allow[API_ALLOW_MAX] = "";
+		int64_t id = 777;
+		int got = api_route_find(v, n, cases[i].method, cases[i].url, &ep, &id, err, allow);
 
-		cr_expect_eq(got, cases[i].r, "%s: got %d", cases[i].url, got);
-		if (got == 0) {
-			cr_expect_eq(r.kind, cases[i].kind, "%s", cases[i].url);
-			if (r.kind == API_ROUTE_DEVICE || r.kind == API_ROUTE_SAMPLES)
-				cr_expect_eq(r.device_id, cases[i].id, "%s", cases[i].url);
-		} else {
-			cr_expect_neq(err[0], '\0', "%s: no message", cases[i].url);
-			cr_expect_eq(r.device_id, 777, "%s: ret written on failure", cases[i].url);
+		cr_expect_eq(got, cases[i].r, "%s %s: got %d", cases[i].method, cases[i].url, got);
+		if (got == 1) {
+			cr_assert_not_null(ep);
+			cr_expect_str_eq(ep->pattern, cases[i].pattern, "%s", cases[i].url);
+			cr_expect(strcmp(ep->method, cases[i].method) == 0 ||
+					  strcmp(cases[i].method, "HEAD") == 0,
+				  "%s %s: went to %s", cases[i].method, cases[i].url, ep->method);
+			cr_expect_eq(id, cases[i].id, "%s", cases[i].url);
+			continue;
 		}
+		cr_expect_null(ep, "%s: ret written on failure", cases[i].url);
+		cr_expect_eq(id, 777, "%s: ret written on failure", cases[i].url);
+		if (got == -EPERM)
+			cr_expect_str_eq(allow, cases[i].pattern, "%s %s", cases[i].method,
+					 cases[i].url);
+		if (got == -EINVAL || got == -ENOENT)
+			cr_expect_neq(err[0], '\0', "%s: no message", cases[i].url);
 	}
 }
 

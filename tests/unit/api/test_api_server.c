@@ -20,6 +20,12 @@
 #include <jansson.h>
 
 #include "nvmond/api/api.h"
+#include "nvmond/alert/alert_svc.h"
+#include "nvmond/api/api_devices.h"
+#include "nvmond/api/series_api.h"
+#include "nvmond/core/cfg.h"
+#include "nvmond/core/loop.h"
+#include "nvmond/core/mainq.h"
 #include "nvmond/store/store.h"
 #include "nvmond/util/timefmt.h"
 
@@ -89,7 +95,8 @@ static void teardown(void)
 	rmdir(dir);
 }
 
-static struct api *start(uint16_t port, unsigned threads)
+static struct api *start_with(uint16_t port, unsigned threads, const struct api_endpoint *eps,
+			      size_t n_eps)
 {
 	struct api_config c = {
 		.host = "127.0.0.1",
@@ -99,6 +106,8 @@ static struct api *start(uint16_t port, unsigned threads)
 		.threads = threads,
 		.timeout_ms = 5000,
 		.fleet = fleet,
+		.endpoints = eps,
+		.n_endpoints = n_eps,
 	};
 	char err[API_ERR_MAX] = "";
 	struct api *a = NULL;
@@ -107,6 +116,15 @@ static struct api *start(uint16_t port, unsigned threads)
 	cr_assert_not_null(a);
 	cr_assert_neq(api_port(a), 0);
 	return a;
+}
+
+/* The server as main starts it, with the core endpoints. */
+static struct api *start(uint16_t port, unsigned threads)
+{
+	size_t n_core;
+	const struct api_endpoint *core = api_devices_endpoints(&n_core);
+
+	return start_with(port, threads, core, n_core);
 }
 
 /* GET @path over HTTP/1.0; returns the status, *ret_body is malloc()ed. */
@@ -272,4 +290,116 @@ Test(api_server, start_errors, .init = setup, .fini = teardown)
 
 	api_stop(a);
 	cr_expect_null(api_stop(NULL));
+}
+
+/*
+ * One parser for every query: the same mistake gets the same 400 and the same
+ * message on /samples, /series, /events and /alerts (and on an endpoint that
+ * takes no query), through the real server and a real HTTP client. Before,
+ * /series took "from=1&from=2" and "points=%205", and /alerts ignored unknown
+ * parameters.
+ */
+Test(api_server, query_refusals_are_the_same_everywhere, .init = setup, .fini = teardown)
+{
+	struct store_rollup_cfg rc = {.keep_raw_ms = 7 * 86400000LL,
+				      .keep_1m_ms = ROLLUP_KEEP_1M_MS,
+				      .grace_ms = ROLLUP_GRACE_MS};
+	char err[STORE_ERR_MAX], aerr[256], path[256];
+	struct api_endpoint eps[32];
+	struct alert_svc *alerts;
+	struct loop *l = loop_new();
+	struct mainq *mq = NULL;
+	struct store *s;
+	struct cfg cfg;
+	size_t n = 0, k;
+	const struct api_endpoint *v;
+
+	cr_assert_not_null(l);
+	cr_assert_eq(mainq_new(l, &mq), 0);
+	cr_assert_eq(store_open(db, &s, err), 0, "%s", err);
+	cfg_defaults(&cfg);
+	cr_assert_eq(alert_svc_new(&cfg, s, fleet, mq, &alerts, aerr), 0, "%s", aerr);
+	v = api_devices_endpoints(&k);
+	memcpy(eps + n, v, k * sizeof(*v));
+	n += k;
+	v = alert_svc_endpoints(alerts, &k);
+	memcpy(eps + n, v, k * sizeof(*v));
+	n += k;
+	eps[n++] = series_endpoint(&rc);
+
+	struct api *a = start_with(0, 2, eps, n);
+	static const struct {
+		const char *path; /* {id}: the device */
+		int status;
+		const char *error; /* NULL: a 200 */
+	} cases[] = {
+		/* unknown: named, with what the endpoint knows */
+		{"/api/v1/devices/{id}/samples?bogus=1", 400,
+		 "unknown query parameter 'bogus' (known: from, to, limit)"},
+		{"/api/v1/devices/{id}/series?bogus=1", 400,
+		 "unknown query parameter 'bogus' (known: from, to, points, step)"},
+		{"/api/v1/devices/{id}/events?bogus=1", 400,
+		 "unknown query parameter 'bogus' (known: from, to, limit)"},
+		{"/api/v1/alerts?bogus=1", 400, "unknown query parameter 'bogus' (known: limit)"},
+		{"/api/v1/devices?bogus=1", 400, "unknown query parameter 'bogus' (known: none)"},
+		{"/api/v1/devices/{id}?bogus=1", 400,
+		 "unknown query parameter 'bogus' (known: none)"},
+		{"/healthz?bogus=1", 400, "unknown query parameter 'bogus' (known: none)"},
+		/* repeated */
+		{"/api/v1/devices/{id}/samples?from=1&from=2", 400, "parameter 'from' given twice"},
+		{"/api/v1/devices/{id}/series?from=1&from=2", 400, "parameter 'from' given twice"},
+		{"/api/v1/devices/{id}/events?from=1&from=2", 400, "parameter 'from' given twice"},
+		{"/api/v1/alerts?limit=5&limit=5", 400, "parameter 'limit' given twice"},
+		/* malformed: a leading space, overflow, times beyond year 9999 */
+		{"/api/v1/devices/{id}/samples?limit=%205", 400,
+		 "parameter 'limit' must be an integer from 1 to 100000"},
+		{"/api/v1/devices/{id}/series?points=%205", 400,
+		 "parameter 'points' must be an integer from 1 to 10000"},
+		{"/api/v1/devices/{id}/events?limit=99999999999999999999", 400,
+		 "parameter 'limit' must be an integer from 1 to 100000"},
+		{"/api/v1/alerts?limit=99999999999999999999", 400,
+		 "parameter 'limit' must be an integer from 1 to 10000"},
+		{"/api/v1/alerts?limit", 400,
+		 "parameter 'limit' must be an integer from 1 to 10000"},
+		{"/api/v1/devices/{id}/samples?from=-9223372036854775808", 400,
+		 "parameter 'from' must be an RFC 3339 time or unix milliseconds, years 0000 to "
+		 "9999"},
+		{"/api/v1/devices/{id}/series?from=-9223372036854775808", 400,
+		 "parameter 'from' must be an RFC 3339 time or unix milliseconds, years 0000 to "
+		 "9999"},
+		{"/api/v1/devices/{id}/events?to=10000-01-01T00:00:00Z", 400,
+		 "parameter 'to' must be an RFC 3339 time or unix milliseconds, years 0000 to "
+		 "9999"},
+		{"/api/v1/devices/{id}/series?step=9223372036854775807s", 400,
+		 "parameter 'step' must be a duration (\"60s\", \"5m\", \"1h\", or seconds) from "
+		 "1s "
+		 "to 3650d"},
+		/* and what is valid still is */
+		{"/api/v1/devices/{id}/samples?limit=%35", 200, NULL},
+		{"/api/v1/devices/{id}/series?points=5", 200, NULL},
+		{"/api/v1/devices/{id}/events?from=0&limit=3", 200, NULL},
+		{"/api/v1/alerts?limit=5", 200, NULL},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *at = strstr(cases[i].path, "{id}");
+
+		if (at)
+			snprintf(path, sizeof(path), "%.*s%" PRId64 "%s", (int)(at - cases[i].path),
+				 cases[i].path, dev_id, at + 4);
+		else
+			snprintf(path, sizeof(path), "%s", cases[i].path);
+		json_t *j = get_json(api_port(a), path, cases[i].status);
+		const char *e = json_string_value(json_object_get(j, "error"));
+
+		if (cases[i].error)
+			cr_expect_str_eq(e ? e : "(none)", cases[i].error, "%s", path);
+		else
+			cr_expect_null(e, "%s: %s", path, e);
+		json_decref(j);
+	}
+	api_stop(a);
+	alert_svc_free(alerts);
+	store_close(s);
+	mainq_free(mq);
+	loop_free(l);
 }

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The core endpoints: liveness, the devices from the fleet, and a device's
+ * samples from the store, streamed (api_stream.c) so that 100,000 of them never
+ * sit in memory as one JSON tree.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "nvmond/api/api_devices.h"
+#include "nvmond/api/api_route.h"
+#include "nvmond/api/render.h"
+#include "nvmond/core/log.h"
+#include "nvmond/store/store.h"
+
+static void healthz_get(void *ctx, const struct api_request *req, struct api_reply *ret)
+{
+	ret->json = json_pack("{s:s}", "status", "ok");
+}
+
+static void devices_get(void *ctx, const struct api_request *req, struct api_reply *ret)
+{
+	struct fleet_device *v = NULL;
+	json_t *list;
+	size_t n = 0;
+
+	if (fleet_snapshot(req->fleet, &v, &n) < 0)
+		return api_reply_error(ret, 500, "out of memory");
+	list = json_array();
+	for (size_t i = 0; list && i < n; i++)
+		if (json_array_append_new(list, render_fleet_device(&v[i])) < 0) {
+			json_decref(list);
+			list = NULL;
+		}
+	free(v);
+	ret->json = list ? json_pack("{s:o}", "devices", list) : NULL;
+	if (!ret->json)
+		api_reply_error(ret, 500, "out of memory");
+}
+
+static void device_get(void *ctx, const struct api_request *req, struct api_reply *ret)
+{
+	struct fleet_device d;
+
+	if (fleet_get(req->fleet, req->id, &d) < 0)
+		return api_reply_error(ret, 404, "no such device");
+	ret->json = render_fleet_device(&d);
+	if (!ret->json)
+		api_reply_error(ret, 500, "out of memory");
+}
+
+static ssize_t samples_read(void *cls, char *buf, size_t max)
+{
+	return api_samples_stream_read(cls, buf, max);
+}
+
+static void samples_free(void *cls)
+{
+	api_samples_stream_free(cls);
+}
+
+static void samples_get(void *ctx, const struct api_request *req, struct api_reply *ret)
+{
+	struct api_samples_stream *st;
+	struct api_samples_query q;
+	char err[API_ERR_MAX];
+	struct fleet_device d;
+	struct sample *v = NULL;
+	size_t n = 0;
+
+	if (api_samples_query_parse(req->params, req->n_params, req->now_ms, &q, err) < 0)
+		return api_reply_error(ret, 400, "%s", err);
+	if (fleet_get(req->fleet, req->id, &d) < 0)
+		return api_reply_error(ret, 404, "no such device");
+	if (store_samples_range(req->store, req->id, q.from_ms, q.to_ms, q.limit, &v, &n) < 0) {
+		log_warn("api: reading samples of device %" PRId64 ": %s", req->id,
+			 store_strerror(req->store));
+		return api_reply_error(ret, 500, "database error");
+	}
+	if (api_samples_stream_new(req->id, q.from_ms, q.to_ms, v, n, &st) < 0) {
+		free(v);
+		return api_reply_error(ret, 500, "out of memory");
+	}
+	api_reply_stream(ret, samples_read, samples_free, st, "application/json");
+}
+
+static const struct api_endpoint endpoints[] = {
+	{"GET", "/healthz", 0, healthz_get, NULL},
+	{"GET", "/api/v1/devices", 0, devices_get, NULL},
+	{"GET", "/api/v1/devices/{id}", 0, device_get, NULL},
+	{"GET", "/api/v1/devices/{id}/samples", API_EP_STORE | API_EP_QUERY, samples_get, NULL},
+};
+
+const struct api_endpoint *api_devices_endpoints(size_t *ret_n)
+{
+	*ret_n = sizeof(endpoints) / sizeof(endpoints[0]);
+	return endpoints;
+}

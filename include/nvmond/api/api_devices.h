@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include <stddef.h>
+
+#include "nvmond/api/api.h"
+
+/**
+ * api_devices_endpoints() - The core endpoints, for api_config.endpoints:
+ * GET /healthz, /api/v1/devices, /api/v1/devices/{id} and
+ * /api/v1/devices/{id}/samples?from=&to=&limit= (streamed).
+ * Return: a constant table of *ret_n endpoints.
+ */
+const struct api_endpoint *api_devices_endpoints(size_t *ret_n);

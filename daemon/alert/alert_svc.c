@@ -393,7 +393,7 @@ static json_t *event_json(const struct throttle_event *ev)
 static void handle_events(void *ctx, const struct api_request *req, struct api_reply *ret)
 {
 	struct api_samples_query q = {.to_ms = req->now_ms};
-	int64_t limit = API_SAMPLES_LIMIT_DEFAULT;
+	int64_t limit = EVENTS_LIMIT_MAX;
 	bool has_from;
 	const struct api_param params[] = {
 		{.name = "from",
@@ -404,7 +404,7 @@ static void handle_events(void *ctx, const struct api_request *req, struct api_r
 		{.name = "limit",
 		 .kind = API_PARAM_INT,
 		 .min = 1,
-		 .max = API_SAMPLES_LIMIT_MAX,
+		 .max = EVENTS_LIMIT_MAX,
 		 .dest.i64 = &limit},
 	};
 	struct throttle_event *v = NULL;
@@ -418,7 +418,7 @@ static void handle_events(void *ctx, const struct api_request *req, struct api_r
 		q.from_ms = q.to_ms - EVENTS_DEFAULT_SPAN_MS;
 	if (q.from_ms > q.to_ms)
 		return api_reply_error(ret, 400, "parameter 'from' is after 'to'");
-	q.limit = limit > EVENTS_LIMIT_MAX ? EVENTS_LIMIT_MAX : (size_t)limit;
+	q.limit = (size_t)limit;
 	if (fleet_get(req->fleet, req->id, &fd) < 0)
 		return api_reply_error(ret, 404, "no such device");
 	r = store_events_range(req->store, req->id, q.from_ms, q.to_ms, q.limit, &v, &n);

@@ -356,7 +356,10 @@ Test(api_server, query_refusals_are_the_same_everywhere, .init = setup, .fini = 
 		{"/api/v1/devices/{id}/series?points=%205", 400,
 		 "parameter 'points' must be an integer from 1 to 10000"},
 		{"/api/v1/devices/{id}/events?limit=99999999999999999999", 400,
-		 "parameter 'limit' must be an integer from 1 to 100000"},
+		 "parameter 'limit' must be an integer from 1 to 10000"},
+		/* docs/api.md: /events returns at most 10000 events, so it accepts no more */
+		{"/api/v1/devices/{id}/events?limit=10001", 400,
+		 "parameter 'limit' must be an integer from 1 to 10000"},
 		{"/api/v1/alerts?limit=99999999999999999999", 400,
 		 "parameter 'limit' must be an integer from 1 to 10000"},
 		{"/api/v1/alerts?limit", 400,

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Configuration: built-in defaults, the INI file (libinih) and single-key overrides.
+ * Configuration: the keys, their built-in defaults, and applying one value to one
+ * key — the common path of the INI file (cfg_file.c) and of single-key overrides.
  *
  * Every key lives in one table (cfg_keys[]) with its section, type, bounds and default;
- * adding a key or a section is one line there. Nothing here logs: errors go back to the
- * caller as "FILE:LINE: message" (cfg_load) or "message" (cfg_set).
+ * adding a key or a section is one line there. Values are parsed in cfg_value.c.
+ * Nothing here logs: errors go back to the caller as "FILE:LINE: message" (cfg_load)
+ * or "message" (cfg_set).
  */
-#include <arpa/inet.h>
 #include <errno.h>
-#include <ini.h>
 #include <inttypes.h>
 #include <pwd.h>
 #include <stdarg.h>
@@ -20,11 +20,7 @@
 #include <unistd.h>
 
 #include "nvmond/core/cfg.h"
-
-#define MS_PER_SEC  INT64_C(1000)
-#define MS_PER_MIN  (60 * MS_PER_SEC)
-#define MS_PER_HOUR (60 * MS_PER_MIN)
-#define MS_PER_DAY  (24 * MS_PER_HOUR)
+#include "cfg_internal.h"
 
 #define CFG_DEFAULT_ROOT_DATABASE "/var/lib/nvmond/nvmond.db"
 
@@ -202,162 +198,6 @@ static const struct cfg_key cfg_device_keys[] = {
 /* The set_mask of struct cfg_device has a bit per device key. */
 _Static_assert(sizeof(cfg_device_keys) / sizeof(cfg_device_keys[0]) <= 64, "too many device keys");
 
-#define ELEMENTSOF(a) (sizeof(a) / sizeof((a)[0]))
-
-static bool cfg_is_space(char ch)
-{
-	return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n' || ch == '\v' || ch == '\f';
-}
-
-static bool cfg_is_digit(char ch)
-{
-	return ch >= '0' && ch <= '9';
-}
-
-/* Parse a run of decimal digits that is the whole of [s, end). */
-static int cfg_parse_digits(const char *s, const char *end, int64_t max, int64_t *ret)
-{
-	int64_t n = 0;
-
-	if (s == end)
-		return -EINVAL;
-	for (const char *p = s; p < end; p++) {
-		if (!cfg_is_digit(*p))
-			return -EINVAL;
-		int d = *p - '0';
-		if (n > (max - d) / 10)
-			return -ERANGE;
-		n = n * 10 + d;
-	}
-	*ret = n;
-	return 0;
-}
-
-int cfg_parse_duration_ms(const char *s, int64_t *ret)
-{
-	static const struct {
-		const char *suffix;
-		int64_t ms;
-	} units[] = {
-		{"", MS_PER_SEC},  {"ms", 1},	       {"s", MS_PER_SEC},
-		{"m", MS_PER_MIN}, {"h", MS_PER_HOUR}, {"d", MS_PER_DAY},
-	};
-	const char *p;
-	int64_t n;
-	int r;
-
-	if (!s)
-		return -EINVAL;
-	for (p = s; cfg_is_digit(*p); p++)
-		;
-	r = cfg_parse_digits(s, p, INT64_MAX, &n);
-	if (r < 0)
-		return -EINVAL;
-	for (size_t i = 0; i < ELEMENTSOF(units); i++) {
-		if (strcmp(p, units[i].suffix) != 0)
-			continue;
-		if (n > INT64_MAX / units[i].ms)
-			return -EINVAL;
-		*ret = n * units[i].ms;
-		return 0;
-	}
-	return -EINVAL;
-}
-
-/* "1d", "90s", "250ms": the largest unit that represents @ms exactly. */
-static void cfg_format_duration(int64_t ms, char *buf, size_t size)
-{
-	static const struct {
-		const char *suffix;
-		int64_t ms;
-	} units[] = {
-		{"d", MS_PER_DAY},
-		{"h", MS_PER_HOUR},
-		{"m", MS_PER_MIN},
-		{"s", MS_PER_SEC},
-	};
-
-	for (size_t i = 0; i < ELEMENTSOF(units); i++)
-		if (ms != 0 && ms % units[i].ms == 0) {
-			snprintf(buf, size, "%" PRId64 "%s", ms / units[i].ms, units[i].suffix);
-			return;
-		}
-	snprintf(buf, size, "%" PRId64 "ms", ms);
-}
-
-static bool cfg_hostname_valid(const char *s, size_t len)
-{
-	if (len == 0)
-		return false;
-	for (size_t i = 0; i < len; i++) {
-		char ch = s[i];
-		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || cfg_is_digit(ch) ||
-		      ch == '-' || ch == '.' || ch == '_'))
-			return false;
-	}
-	return true;
-}
-
-/* "fe80::1%eth0" or "::1": an IPv6 literal with an optional zone. */
-static bool cfg_ipv6_valid(const char *s, size_t len)
-{
-	char addr[INET6_ADDRSTRLEN];
-	unsigned char bin[16];
-	const char *zone = memchr(s, '%', len);
-	size_t alen = zone ? (size_t)(zone - s) : len;
-
-	if (alen == 0 || alen >= sizeof(addr))
-		return false;
-	if (zone && !cfg_hostname_valid(zone + 1, len - alen - 1))
-		return false;
-	memcpy(addr, s, alen);
-	addr[alen] = '\0';
-	return inet_pton(AF_INET6, addr, bin) == 1;
-}
-
-int cfg_parse_listen(const char *s, char host[256], uint16_t *ret_port)
-{
-	const char *h, *hend, *port;
-	int64_t n;
-	bool v6;
-
-	if (!s)
-		return -EINVAL;
-	if (s[0] == '[') {
-		h = s + 1;
-		hend = strchr(h, ']');
-		if (!hend || hend[1] != ':')
-			return -EINVAL;
-		port = hend + 2;
-		v6 = true;
-	} else {
-		const char *colon = strrchr(s, ':');
-		if (!colon)
-			return -EINVAL;
-		h = s;
-		hend = colon;
-		port = colon + 1;
-		v6 = false;
-	}
-
-	size_t len = (size_t)(hend - h);
-	if (len >= 256)
-		return -EINVAL;
-	if (v6 ? !cfg_ipv6_valid(h, len) : len > 0 && !cfg_hostname_valid(h, len))
-		return -EINVAL;
-	if (cfg_parse_digits(port, port + strlen(port), 65535, &n) < 0 || n == 0)
-		return -EINVAL;
-
-	if (len == 0)
-		strcpy(host, "0.0.0.0");
-	else {
-		memcpy(host, h, len);
-		host[len] = '\0';
-	}
-	*ret_port = (uint16_t)n;
-	return 0;
-}
-
 static __attribute__((format(printf, 3, 4))) int cfg_error(char *buf, size_t size, const char *fmt,
 							   ...)
 {
@@ -389,7 +229,7 @@ static bool cfg_device_section(const char *section, char *ret_match, size_t len)
 	return true;
 }
 
-static bool cfg_section_known(const char *section)
+bool cfg_section_known(const char *section)
 {
 	char match[sizeof(((struct cfg_device *)0)->match)];
 
@@ -599,70 +439,9 @@ bool cfg_device_sets(const struct cfg_device *d, const char *key)
 	return false;
 }
 
-int cfg_parse_size(const char *s, uint64_t *ret)
-{
-	static const struct {
-		const char *suffix;
-		uint64_t mult;
-	} units[] = {
-		{"", 1},
-		{"B", 1},
-		{"kB", 1000ULL},
-		{"KB", 1000ULL},
-		{"MB", 1000000ULL},
-		{"GB", 1000000000ULL},
-		{"TB", 1000000000000ULL},
-		{"PB", 1000000000000000ULL},
-		{"KiB", 1ULL << 10},
-		{"MiB", 1ULL << 20},
-		{"GiB", 1ULL << 30},
-		{"TiB", 1ULL << 40},
-		{"PiB", 1ULL << 50},
-	};
-	uint64_t whole = 0, frac = 0, frac_div = 1;
-	const char *p = s;
-
-	if (!cfg_is_digit(*p))
-		return -EINVAL;
-	for (; cfg_is_digit(*p); p++) {
-		uint64_t dgt = (uint64_t)(*p - '0');
-		if (whole > (UINT64_MAX - dgt) / 10)
-			return -ERANGE;
-		whole = whole * 10 + dgt;
-	}
-	if (*p == '.') {
-		p++;
-		if (!cfg_is_digit(*p))
-			return -EINVAL;
-		/* Up to 6 decimals: "1.2PB" stays exact in integers. */
-		for (int n = 0; cfg_is_digit(*p); p++, n++)
-			if (n < 6) {
-				frac = frac * 10 + (uint64_t)(*p - '0');
-				frac_div *= 10;
-			}
-	}
-	while (*p == ' ')
-		p++;
-	for (size_t i = 0; i < ELEMENTSOF(units); i++) {
-		if (strcmp(p, units[i].suffix) != 0)
-			continue;
-		uint64_t m = units[i].mult;
-		if (whole > UINT64_MAX / m)
-			return -ERANGE;
-		uint64_t v = whole * m;
-		/* frac / frac_div of a unit, rounded down to whole bytes. */
-		uint64_t f = (uint64_t)((unsigned __int128)frac * m / frac_div);
-		if (v > UINT64_MAX - f)
-			return -ERANGE;
-		*ret = v + f;
-		return 0;
-	}
-	return -EINVAL;
-}
-
 /* Look up [@section] @key and apply @value: the common path of the file and cfg_set(). */
-static int cfg_apply(struct cfg *c, const char *section, const char *key, const char *value,
-		     char *err, size_t errsize)
+int cfg_apply(struct cfg *c, const char *section, const char *key, const char *value, char *err,
+	      size_t errsize)
 {
 	const struct cfg_key *k;
 
@@ -731,214 +510,4 @@ int cfg_set(struct cfg *c, const char *section, const char *key, const char *val
 		return r;
 	}
 	return 0;
-}
-
-/*
- * Parsing state. libinih (Debian, v55) does not pass line numbers to the handler and keeps
- * parsing after an error, so our reader counts lines (one reader call per line, exactly as
- * inih counts them) and the first error is recorded here with its line.
- */
-struct cfg_parse {
-	FILE *f;
-	const char *path;
-	struct cfg *c;
-	int line;	/* line most recently handed to inih */
-	bool after_key; /* inih's "previous name" is set: indented lines continue it */
-	int read_errno; /* fgets() failed */
-	int err_line;	/* first error, 0 = none */
-	char err[CFG_ERR_MAX];
-};
-
-static __attribute__((format(printf, 2, 3))) void cfg_parse_fail(struct cfg_parse *p,
-								 const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (p->err_line)
-		return; /* keep the first one */
-	p->err_line = p->line;
-	n = snprintf(p->err, sizeof(p->err), "%s:%d: ", p->path, p->line);
-	if (n < 0 || (size_t)n >= sizeof(p->err))
-		return;
-	va_start(ap, fmt);
-	vsnprintf(p->err + n, sizeof(p->err) - (size_t)n, fmt, ap);
-	va_end(ap);
-}
-
-/* inih's find_chars_or_comment(): the first of @chars, or an inline " ;" comment. */
-static const char *cfg_find_chars_or_comment(const char *s, const char *chars)
-{
-	bool was_space = false;
-
-	while (*s && !strchr(chars, *s) && !(was_space && *s == ';')) {
-		was_space = cfg_is_space(*s);
-		s++;
-	}
-	return s;
-}
-
-/*
- * Look at the line the way inih will, for what inih cannot report: unknown sections (also
- * empty ones — inih does not tell the handler about sections) and malformed lines.
- */
-static void cfg_parse_inspect(struct cfg_parse *p, const char *line)
-{
-	const char *start = line, *end;
-
-	if (p->line == 1 && (unsigned char)start[0] == 0xEF && (unsigned char)start[1] == 0xBB &&
-	    (unsigned char)start[2] == 0xBF)
-		start += 3;
-	const char *text = start;
-	while (cfg_is_space(*start))
-		start++;
-
-	if (*start == '\0' || *start == ';' || *start == '#')
-		return;
-	if (p->after_key && start > text)
-		return; /* continuation of the previous value */
-	if (*start == '[') {
-		end = cfg_find_chars_or_comment(start + 1, "]");
-		if (*end != ']') {
-			cfg_parse_fail(p, "missing ']' in section header");
-			return;
-		}
-		p->after_key = false;
-		const char *name = start + 1;
-		while (cfg_is_space(*name))
-			name++;
-		const char *nend = end;
-		while (nend > name && cfg_is_space(nend[-1]))
-			nend--;
-		int len = (int)(nend - name);
-		if (len == 0) {
-			cfg_parse_fail(p, "empty section name");
-			return;
-		}
-		char section[64];
-		snprintf(section, sizeof(section), "%.*s", len, name);
-		if ((size_t)len >= sizeof(section) || !cfg_section_known(section))
-			cfg_parse_fail(p, "unknown section [%.*s]", len, name);
-		return;
-	}
-	end = cfg_find_chars_or_comment(start, "=:");
-	if (*end != '=' && *end != ':') {
-		cfg_parse_fail(p, "expected 'key = value' or '[section]'");
-		return;
-	}
-	p->after_key = true;
-}
-
-static char *cfg_parse_reader(char *str, int num, void *stream)
-{
-	struct cfg_parse *p = stream;
-	size_t len;
-
-	if (!fgets(str, num, p->f)) {
-		if (ferror(p->f))
-			p->read_errno = errno ? errno : EIO;
-		return NULL;
-	}
-	p->line++;
-	len = strlen(str);
-	if (len > 0 && str[len - 1] != '\n' && !feof(p->f)) {
-		/* The buffer is full: read the rest of the line so inih's count stays right. */
-		bool more = false;
-		int ch;
-
-		while ((ch = getc(p->f)) != EOF && ch != '\n')
-			if (!cfg_is_space((char)ch))
-				more = true;
-		if (ferror(p->f)) {
-			p->read_errno = errno ? errno : EIO;
-			return NULL;
-		}
-		const char *t = str;
-		while (cfg_is_space(*t))
-			t++;
-		if (more && *t != '#' && *t != ';') { /* long comments are fine */
-			cfg_parse_fail(p, "line too long (max %d characters)", num - 3);
-			str[0] = '\0'; /* inih skips it */
-			return str;
-		}
-	}
-	cfg_parse_inspect(p, str);
-	return str;
-}
-
-static int cfg_parse_handler(void *user, const char *section, const char *name, const char *value)
-{
-	struct cfg_parse *p = user;
-	char msg[CFG_ERR_MAX];
-	char sect[64];
-	size_t n;
-	int r;
-
-	/* inih keeps "[ daemon ]" verbatim; the section names we know have no spaces. */
-	while (cfg_is_space(*section))
-		section++;
-	n = strlen(section);
-	while (n > 0 && cfg_is_space(section[n - 1]))
-		n--;
-	snprintf(sect, sizeof(sect), "%.*s", (int)n, section);
-
-	r = cfg_apply(p->c, sect, name, value, msg, sizeof(msg));
-	if (r < 0) {
-		cfg_parse_fail(p, "%s", msg);
-		return 0;
-	}
-	return 1;
-}
-
-int cfg_load(struct cfg *c, const char *path, char ret_err[CFG_ERR_MAX])
-{
-	struct cfg_parse p = {.path = path};
-	struct cfg *tmp = NULL;
-	int r;
-
-	p.f = fopen(path, "re");
-	if (!p.f) {
-		r = -errno;
-		snprintf(ret_err, CFG_ERR_MAX, "%s: %m", path);
-		return r;
-	}
-	/* Parse into a copy: on any error @c stays as it was. */
-	tmp = malloc(sizeof(*tmp));
-	if (!tmp) {
-		r = -ENOMEM;
-		snprintf(ret_err, CFG_ERR_MAX, "%s: out of memory", path);
-		goto finish;
-	}
-	*tmp = *c;
-	p.c = tmp;
-
-	r = ini_parse_stream(cfg_parse_reader, &p, cfg_parse_handler, &p);
-	if (p.read_errno) {
-		r = -p.read_errno;
-		errno = p.read_errno;
-		snprintf(ret_err, CFG_ERR_MAX, "%s: read error: %m", path);
-		goto finish;
-	}
-	if (r > 0 && (p.err_line == 0 || r < p.err_line)) {
-		/* inih found something our inspection did not; report it generically. */
-		snprintf(ret_err, CFG_ERR_MAX, "%s:%d: syntax error", path, r);
-		r = -EINVAL;
-		goto finish;
-	}
-	if (r < 0) {
-		snprintf(ret_err, CFG_ERR_MAX, "%s: parser failed (%d)", path, r);
-		r = r == -2 ? -ENOMEM : -EIO;
-		goto finish;
-	}
-	if (p.err_line) {
-		memcpy(ret_err, p.err, CFG_ERR_MAX);
-		r = -EINVAL;
-		goto finish;
-	}
-	*c = *tmp;
-	r = 0;
-finish:
-	free(tmp);
-	fclose(p.f);
-	return r;
 }

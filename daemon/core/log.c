@@ -1,4 +1,9 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * Logging, at the edges only (main, loop callbacks, HTTP handlers): to the journal
+ * with PRIORITY=, SYSLOG_IDENTIFIER= and per-device fields when stderr is the
+ * journal stream, else to stderr as "nvmond: level: message".
+ */
 #define SD_JOURNAL_SUPPRESS_LOCATION
 #include <stdarg.h>
 #include <stdbool.h>

@@ -1,4 +1,8 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * The main thread's event loop (after redis ae.c): fd watchers and monotonic
+ * timers; the poll timeout comes from the nearest timer.
+ */
 #include <errno.h>
 #include <poll.h>
 #include <stdbool.h>

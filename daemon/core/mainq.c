@@ -1,4 +1,8 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * Calls from other threads onto the main loop: a queue woken through an eventfd;
+ * the caller waits on a condition variable until the loop has run its function.
+ */
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>

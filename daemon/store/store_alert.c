@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Throttle events and alerts in SQLite. Named, parameter-bound statements,
- * prepared on the handle's connection for each call.
+ * prepared once per handle (store_stmt()).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -55,25 +55,15 @@ static const char sql_alerts_latest[] =
 	"WHERE b.device_id = a.device_id AND b.rule = a.rule) FROM alerts a "
 	"WHERE a.id IN (SELECT max(id) FROM alerts GROUP BY device_id, rule) ORDER BY a.id";
 
-/* 0 means "none": NULL in the database. */
-static void bind_opt(sqlite3_stmt *st, const char *name, int64_t v)
+/* The columns an insert and an update of a throttle event share. */
+static int bind_event(struct store *s, sqlite3_stmt *st, const struct throttle_event *ev)
 {
-	if (v)
-		store_bind_i64(st, name, v);
-	else
-		sqlite3_bind_null(st, sqlite3_bind_parameter_index(st, name));
-}
-
-static void bind_event(sqlite3_stmt *st, const struct throttle_event *ev)
-{
-	store_bind_i64(st, ":start_ms", ev->start_ms);
-	bind_opt(st, ":end_ms", ev->end_ms);
-	store_bind_i64(st, ":last_rise_ms", ev->last_rise_ms);
-	store_bind_i64(st, ":duration_s", (int64_t)ev->duration_s);
-	store_bind_i64(st, ":transitions", ev->transitions);
-	store_bind_i64(st, ":peak_k", ev->peak_k);
-	store_bind_i64(st, ":late", ev->late);
-	store_bind_i64(st, ":counter_reset", ev->counter_reset);
+	return store_bind(
+		s, st, store_p_i64(":start_ms", ev->start_ms), store_p_opt(":end_ms", ev->end_ms),
+		store_p_i64(":last_rise_ms", ev->last_rise_ms),
+		store_p_i64(":duration_s", (int64_t)ev->duration_s),
+		store_p_i64(":transitions", ev->transitions), store_p_i64(":peak_k", ev->peak_k),
+		store_p_i64(":late", ev->late), store_p_i64(":counter_reset", ev->counter_reset));
 }
 
 int store_event_insert(struct store *s, int64_t device_id, const struct throttle_event *ev,
@@ -82,12 +72,13 @@ int store_event_insert(struct store *s, int64_t device_id, const struct throttle
 	sqlite3_stmt *st;
 	int r = store_stmt(s, sql_event_insert, &st);
 
-	if (r < 0)
-		return r;
-	store_bind_i64(st, ":device_id", device_id);
-	store_bind_text(st, ":kind", throttle_kind_name(ev->kind));
-	bind_event(st, ev);
-	r = store_run(s, st, false);
+	if (r == 0)
+		r = store_bind(s, st, store_p_i64(":device_id", device_id),
+			       store_p_text(":kind", throttle_kind_name(ev->kind)));
+	if (r == 0)
+		r = bind_event(s, st, ev);
+	if (r == 0)
+		r = store_run(s, st, false);
 	if (r < 0)
 		return r;
 	*ret_id = sqlite3_last_insert_rowid(store_db(s));
@@ -99,11 +90,11 @@ int store_event_update(struct store *s, const struct throttle_event *ev)
 	sqlite3_stmt *st;
 	int r = store_stmt(s, sql_event_update, &st);
 
-	if (r < 0)
-		return r;
-	store_bind_i64(st, ":id", ev->id);
-	bind_event(st, ev);
-	return store_run(s, st, true);
+	if (r == 0)
+		r = store_bind(s, st, store_p_i64(":id", ev->id));
+	if (r == 0)
+		r = bind_event(s, st, ev);
+	return r < 0 ? r : store_run(s, st, true);
 }
 
 static int read_event(sqlite3_stmt *st, struct throttle_event *ev)
@@ -139,10 +130,9 @@ int store_events_open(struct store *s, int64_t device_id, struct throttle_event 
 	sqlite3_stmt *st;
 	int r = store_stmt(s, sql_events_open, &st);
 
-	if (r < 0)
-		return r;
-	store_bind_i64(st, ":device_id", device_id);
-	return store_collect(s, st, sizeof(**ret), read_event_cb, (void **)ret, ret_n);
+	if (r == 0)
+		r = store_bind(s, st, store_p_i64(":device_id", device_id));
+	return r < 0 ? r : store_collect(s, st, sizeof(**ret), read_event_cb, (void **)ret, ret_n);
 }
 
 int store_events_range(struct store *s, int64_t device_id, int64_t from_ms, int64_t to_ms,
@@ -151,24 +141,22 @@ int store_events_range(struct store *s, int64_t device_id, int64_t from_ms, int6
 	sqlite3_stmt *st;
 	int r = store_stmt(s, sql_events_range, &st);
 
-	if (r < 0)
-		return r;
-	store_bind_i64(st, ":device_id", device_id);
-	store_bind_i64(st, ":from_ms", from_ms);
-	store_bind_i64(st, ":to_ms", to_ms);
-	store_bind_i64(st, ":limit", limit > INT64_MAX ? INT64_MAX : (int64_t)limit);
-	return store_collect(s, st, sizeof(**ret), read_event_cb, (void **)ret, ret_n);
+	if (r == 0)
+		r = store_bind(s, st, store_p_i64(":device_id", device_id),
+			       store_p_i64(":from_ms", from_ms), store_p_i64(":to_ms", to_ms),
+			       store_p_u64(":limit", limit));
+	return r < 0 ? r : store_collect(s, st, sizeof(**ret), read_event_cb, (void **)ret, ret_n);
 }
 
-static void bind_alert(sqlite3_stmt *st, const struct alert_row *a)
+/* The columns an insert and an update of an alert share. */
+static int bind_alert(struct store *s, sqlite3_stmt *st, const struct alert_row *a)
 {
-	store_bind_text(st, ":severity", alert_severity_name(a->severity));
-	store_bind_text(st, ":state", a->firing ? "firing" : "resolved");
-	store_bind_text(st, ":message", a->message);
-	store_bind_i64(st, ":updated_ms", a->updated_ms);
-	bind_opt(st, ":resolved_ms", a->resolved_ms);
-	bind_opt(st, ":acked_ms", a->acked_ms);
-	bind_opt(st, ":notified_ms", a->notified_ms);
+	return store_bind(
+		s, st, store_p_text(":severity", alert_severity_name(a->severity)),
+		store_p_text(":state", a->firing ? "firing" : "resolved"),
+		store_p_text(":message", a->message), store_p_i64(":updated_ms", a->updated_ms),
+		store_p_opt(":resolved_ms", a->resolved_ms), store_p_opt(":acked_ms", a->acked_ms),
+		store_p_opt(":notified_ms", a->notified_ms));
 }
 
 int store_alert_insert(struct store *s, const struct alert_row *a, int64_t *ret_id)
@@ -176,13 +164,14 @@ int store_alert_insert(struct store *s, const struct alert_row *a, int64_t *ret_
 	sqlite3_stmt *st;
 	int r = store_stmt(s, sql_alert_insert, &st);
 
-	if (r < 0)
-		return r;
-	store_bind_i64(st, ":device_id", a->device_id);
-	store_bind_text(st, ":rule", alert_rule_name(a->rule));
-	store_bind_i64(st, ":started_ms", a->started_ms);
-	bind_alert(st, a);
-	r = store_run(s, st, false);
+	if (r == 0)
+		r = store_bind(s, st, store_p_i64(":device_id", a->device_id),
+			       store_p_text(":rule", alert_rule_name(a->rule)),
+			       store_p_i64(":started_ms", a->started_ms));
+	if (r == 0)
+		r = bind_alert(s, st, a);
+	if (r == 0)
+		r = store_run(s, st, false);
 	if (r < 0)
 		return r;
 	*ret_id = sqlite3_last_insert_rowid(store_db(s));
@@ -194,11 +183,11 @@ int store_alert_update(struct store *s, const struct alert_row *a)
 	sqlite3_stmt *st;
 	int r = store_stmt(s, sql_alert_update, &st);
 
-	if (r < 0)
-		return r;
-	store_bind_i64(st, ":id", a->id);
-	bind_alert(st, a);
-	return store_run(s, st, true);
+	if (r == 0)
+		r = store_bind(s, st, store_p_i64(":id", a->id));
+	if (r == 0)
+		r = bind_alert(s, st, a);
+	return r < 0 ? r : store_run(s, st, true);
 }
 
 static int read_alert(struct store *s, sqlite3_stmt *st, void *p)
@@ -236,10 +225,10 @@ int store_alert_get(struct store *s, int64_t id, struct alert_row *ret)
 	size_t n = 0;
 	int r = store_stmt(s, sql_alert_get, &st);
 
-	if (r < 0)
-		return r;
-	store_bind_i64(st, ":id", id);
-	r = store_collect(s, st, sizeof(*v), read_alert, (void **)&v, &n);
+	if (r == 0)
+		r = store_bind(s, st, store_p_i64(":id", id));
+	if (r == 0)
+		r = store_collect(s, st, sizeof(*v), read_alert, (void **)&v, &n);
 	if (r < 0)
 		return r;
 	if (n == 0) {
@@ -256,11 +245,9 @@ int store_alert_ack(struct store *s, int64_t id, int64_t now_ms)
 	sqlite3_stmt *st;
 	int r = store_stmt(s, sql_alert_ack, &st);
 
-	if (r < 0)
-		return r;
-	store_bind_i64(st, ":id", id);
-	store_bind_i64(st, ":now_ms", now_ms);
-	return store_run(s, st, true);
+	if (r == 0)
+		r = store_bind(s, st, store_p_i64(":id", id), store_p_i64(":now_ms", now_ms));
+	return r < 0 ? r : store_run(s, st, true);
 }
 
 int store_alerts_list(struct store *s, bool firing_only, size_t limit, struct alert_row **ret,
@@ -269,11 +256,9 @@ int store_alerts_list(struct store *s, bool firing_only, size_t limit, struct al
 	sqlite3_stmt *st;
 	int r = store_stmt(s, firing_only ? sql_alerts_firing : sql_alerts_recent, &st);
 
-	if (r < 0)
-		return r;
-	if (!firing_only)
-		store_bind_i64(st, ":limit", limit > INT64_MAX ? INT64_MAX : (int64_t)limit);
-	return store_collect(s, st, sizeof(**ret), read_alert, (void **)ret, ret_n);
+	if (r == 0 && !firing_only)
+		r = store_bind(s, st, store_p_u64(":limit", limit));
+	return r < 0 ? r : store_collect(s, st, sizeof(**ret), read_alert, (void **)ret, ret_n);
 }
 
 int store_alerts_latest(struct store *s, struct alert_row **ret, size_t *ret_n)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Probe runs in SQLite: named, parameter-bound statements prepared on the
- * handle's connection for each call (probes are rare; no cache needed).
+ * Probe runs in SQLite: runs, their phases, throughput series, cliff events and
+ * temperatures, the probe files and the write budget. Named, parameter-bound
+ * statements, prepared once per handle (store_stmt()).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -82,15 +83,6 @@ static const char sql_written_since[] = "SELECT coalesce(sum(bytes_charged), 0) 
 static const char sql_last_started[] =
 	"SELECT coalesce(max(started_ms), 0) FROM probe_runs WHERE device_id = :device_id "
 	"AND preset = :preset AND (state IN ('running', 'done', 'stopped') OR bytes_charged > 0)";
-static const char sql_begin[] = "BEGIN IMMEDIATE";
-static const char sql_commit[] = "COMMIT";
-static const char sql_rollback[] = "ROLLBACK";
-
-static void bind_u64(sqlite3_stmt *st, const char *name, uint64_t v)
-{
-	/* Every count here is far below 2^63. */
-	store_bind_i64(st, name, v > INT64_MAX ? INT64_MAX : (int64_t)v);
-}
 
 static void col_str(sqlite3_stmt *st, int i, char *buf, size_t size)
 {
@@ -106,24 +98,17 @@ static uint64_t col_u64(sqlite3_stmt *st, int i)
 	return v < 0 ? 0 : (uint64_t)v;
 }
 
-static void bind_run(sqlite3_stmt *st, const struct probe_run_row *row)
+/* The columns an insert and an update of a run share. */
+static int bind_run(struct store *s, sqlite3_stmt *st, const struct probe_run_row *row)
 {
-	store_bind_text(st, ":state", row->state);
-	store_bind_text(st, ":reason", row->reason);
-	store_bind_text(st, ":target", row->target);
-	store_bind_text(st, ":engine", row->engine);
-	if (row->ended_ms)
-		store_bind_i64(st, ":ended_ms", row->ended_ms);
-	else
-		sqlite3_bind_null(st, sqlite3_bind_parameter_index(st, ":ended_ms"));
-	bind_u64(st, ":bytes_written", row->bytes_written);
-	bind_u64(st, ":bytes_read", row->bytes_read);
-	bind_u64(st, ":bytes_charged", row->bytes_charged);
-	bind_u64(st, ":bytes_lease", row->bytes_lease);
-	if (row->nsid)
-		store_bind_i64(st, ":nsid", row->nsid);
-	else
-		sqlite3_bind_null(st, sqlite3_bind_parameter_index(st, ":nsid"));
+	return store_bind(
+		s, st, store_p_text(":state", row->state), store_p_text(":reason", row->reason),
+		store_p_text(":target", row->target), store_p_text(":engine", row->engine),
+		store_p_opt(":ended_ms", row->ended_ms),
+		store_p_u64(":bytes_written", row->bytes_written),
+		store_p_u64(":bytes_read", row->bytes_read),
+		store_p_u64(":bytes_charged", row->bytes_charged),
+		store_p_u64(":bytes_lease", row->bytes_lease), store_p_opt(":nsid", row->nsid));
 }
 
 int store_probe_run_insert(struct store *s, const struct probe_run_row *row, int64_t *ret_id)
@@ -131,14 +116,15 @@ int store_probe_run_insert(struct store *s, const struct probe_run_row *row, int
 	sqlite3_stmt *st;
 	int r = store_stmt(s, sql_run_insert, &st);
 
-	if (r < 0)
-		return r;
-	store_bind_i64(st, ":device_id", row->device_id);
-	store_bind_text(st, ":preset", row->preset);
-	store_bind_text(st, ":trigger", row->trigger);
-	store_bind_i64(st, ":started_ms", row->started_ms);
-	bind_run(st, row);
-	r = store_run(s, st, false);
+	if (r == 0)
+		r = store_bind(s, st, store_p_i64(":device_id", row->device_id),
+			       store_p_text(":preset", row->preset),
+			       store_p_text(":trigger", row->trigger),
+			       store_p_i64(":started_ms", row->started_ms));
+	if (r == 0)
+		r = bind_run(s, st, row);
+	if (r == 0)
+		r = store_run(s, st, false);
 	if (r < 0)
 		return r;
 	*ret_id = sqlite3_last_insert_rowid(store_db(s));
@@ -150,11 +136,11 @@ int store_probe_run_update(struct store *s, const struct probe_run_row *row)
 	sqlite3_stmt *st;
 	int r = store_stmt(s, sql_run_update, &st);
 
-	if (r < 0)
-		return r;
-	store_bind_i64(st, ":id", row->id);
-	bind_run(st, row);
-	return store_run(s, st, true);
+	if (r == 0)
+		r = store_bind(s, st, store_p_i64(":id", row->id));
+	if (r == 0)
+		r = bind_run(s, st, row);
+	return r < 0 ? r : store_run(s, st, true);
 }
 
 static int phase_insert(struct store *s, int64_t run_id, const struct probe_phase_row *ph)
@@ -162,132 +148,115 @@ static int phase_insert(struct store *s, int64_t run_id, const struct probe_phas
 	sqlite3_stmt *st;
 	int r = store_stmt(s, sql_phase_insert, &st);
 
-	if (r < 0)
-		return r;
-	store_bind_i64(st, ":run_id", run_id);
-	store_bind_i64(st, ":phase", (int64_t)ph->phase);
-	store_bind_text(st, ":name", ph->name);
-	store_bind_text(st, ":op", ph->op);
-	store_bind_i64(st, ":random", ph->random);
-	store_bind_i64(st, ":block_size", ph->block_size);
-	store_bind_i64(st, ":depth", ph->depth);
-	store_bind_text(st, ":stop", ph->stop);
-	store_bind_i64(st, ":elapsed_ms", ph->elapsed_ms);
-	store_bind_i64(st, ":offset_ms", ph->offset_ms);
-	store_bind_i64(st, ":interval_ms", ph->interval_ms);
-	bind_u64(st, ":rd_bytes", ph->rd.bytes);
-	bind_u64(st, ":rd_ios", ph->rd.ios);
-	bind_u64(st, ":wr_bytes", ph->wr.bytes);
-	bind_u64(st, ":wr_ios", ph->wr.ios);
-	bind_u64(st, ":rd_p50_ns", ph->rd.lat_p50_ns);
-	bind_u64(st, ":rd_p99_ns", ph->rd.lat_p99_ns);
-	bind_u64(st, ":rd_p999_ns", ph->rd.lat_p999_ns);
-	bind_u64(st, ":wr_p50_ns", ph->wr.lat_p50_ns);
-	bind_u64(st, ":wr_p99_ns", ph->wr.lat_p99_ns);
-	bind_u64(st, ":wr_p999_ns", ph->wr.lat_p999_ns);
-	store_bind_i64(st, ":cpu_user_us", ph->cpu_user_us);
-	store_bind_i64(st, ":cpu_sys_us", ph->cpu_sys_us);
-	return store_run(s, st, false);
+	if (r == 0)
+		r = store_bind(
+			s, st, store_p_i64(":run_id", run_id),
+			store_p_i64(":phase", (int64_t)ph->phase), store_p_text(":name", ph->name),
+			store_p_text(":op", ph->op), store_p_i64(":random", ph->random),
+			store_p_i64(":block_size", ph->block_size),
+			store_p_i64(":depth", ph->depth), store_p_text(":stop", ph->stop),
+			store_p_i64(":elapsed_ms", ph->elapsed_ms),
+			store_p_i64(":offset_ms", ph->offset_ms),
+			store_p_i64(":interval_ms", ph->interval_ms),
+			store_p_u64(":rd_bytes", ph->rd.bytes), store_p_u64(":rd_ios", ph->rd.ios),
+			store_p_u64(":wr_bytes", ph->wr.bytes), store_p_u64(":wr_ios", ph->wr.ios),
+			store_p_u64(":rd_p50_ns", ph->rd.lat_p50_ns),
+			store_p_u64(":rd_p99_ns", ph->rd.lat_p99_ns),
+			store_p_u64(":rd_p999_ns", ph->rd.lat_p999_ns),
+			store_p_u64(":wr_p50_ns", ph->wr.lat_p50_ns),
+			store_p_u64(":wr_p99_ns", ph->wr.lat_p99_ns),
+			store_p_u64(":wr_p999_ns", ph->wr.lat_p999_ns),
+			store_p_i64(":cpu_user_us", ph->cpu_user_us),
+			store_p_i64(":cpu_sys_us", ph->cpu_sys_us));
+	return r < 0 ? r : store_run(s, st, false);
+}
+
+/* A phase with its series and events: the rows store_probe_phase_insert() stores. */
+struct phase_rows {
+	int64_t run_id;
+	const struct probe_phase_row *ph;
+	const struct probe_point *v;
+	size_t n;
+	const struct cliff_event *ev;
+	size_t n_ev;
+};
+
+static int bind_point(struct store *s, sqlite3_stmt *st, const void *rows, size_t i)
+{
+	const struct phase_rows *p = rows;
+
+	return store_bind(s, st, store_p_i64(":run_id", p->run_id),
+			  store_p_i64(":phase", (int64_t)p->ph->phase),
+			  store_p_i64(":t_ms", p->v[i].t_ms),
+			  store_p_u64(":rd_bytes", p->v[i].rd_bytes),
+			  store_p_u64(":wr_bytes", p->v[i].wr_bytes));
+}
+
+static int bind_cliff(struct store *s, sqlite3_stmt *st, const void *rows, size_t i)
+{
+	const struct phase_rows *p = rows;
+	const struct cliff_event *e = &p->ev[i];
+
+	return store_bind(s, st, store_p_i64(":run_id", p->run_id),
+			  store_p_i64(":phase", (int64_t)p->ph->phase),
+			  store_p_text(":kind", cliff_kind_name(e->kind)),
+			  store_p_text(":cause", cliff_cause_name(e->cause)),
+			  store_p_i64(":start_ms", e->start_ms), store_p_i64(":end_ms", e->end_ms),
+			  store_p_u64(":bytes_before", e->bytes_before),
+			  store_p_double(":rate_before", e->rate_before),
+			  store_p_double(":rate_during", e->rate_during),
+			  store_p_double(":rate_after", e->rate_after));
+}
+
+static int phase_rows_insert(struct store *s, void *ctx)
+{
+	const struct phase_rows *p = ctx;
+	int r;
+
+	r = phase_insert(s, p->run_id, p->ph);
+	if (r == 0)
+		r = store_insert_rows(s, sql_series_insert, p, p->n, bind_point,
+				      "inserting a probe series");
+	if (r == 0)
+		r = store_insert_rows(s, sql_event_insert, p, p->n_ev, bind_cliff,
+				      "inserting probe events");
+	return r;
 }
 
 int store_probe_phase_insert(struct store *s, int64_t run_id, const struct probe_phase_row *ph,
 			     const struct probe_point *v, size_t n, const struct cliff_event *ev,
 			     size_t n_ev)
 {
-	sqlite3_stmt *st = NULL;
-	int r;
+	struct phase_rows p = {.run_id = run_id, .ph = ph, .v = v, .n = n, .ev = ev, .n_ev = n_ev};
 
-	r = store_exec_sql(s, sql_begin);
-	if (r < 0)
-		return r;
-	r = phase_insert(s, run_id, ph);
-	if (r < 0)
-		goto fail;
-	r = store_stmt(s, sql_series_insert, &st);
-	if (r < 0)
-		goto fail;
-	for (size_t i = 0; i < n; i++) {
-		sqlite3_reset(st);
-		store_bind_i64(st, ":run_id", run_id);
-		store_bind_i64(st, ":phase", (int64_t)ph->phase);
-		store_bind_i64(st, ":t_ms", v[i].t_ms);
-		bind_u64(st, ":rd_bytes", v[i].rd_bytes);
-		bind_u64(st, ":wr_bytes", v[i].wr_bytes);
-		int rc = sqlite3_step(st);
-		if (rc != SQLITE_DONE) {
-			r = store_errno(s, rc);
-			goto fail;
-		}
-	}
-	sqlite3_reset(st);
-	st = NULL;
-	r = store_stmt(s, sql_event_insert, &st);
-	if (r < 0)
-		goto fail;
-	for (size_t i = 0; i < n_ev; i++) {
-		sqlite3_reset(st);
-		store_bind_i64(st, ":run_id", run_id);
-		store_bind_i64(st, ":phase", (int64_t)ph->phase);
-		store_bind_text(st, ":kind", cliff_kind_name(ev[i].kind));
-		store_bind_text(st, ":cause", cliff_cause_name(ev[i].cause));
-		store_bind_i64(st, ":start_ms", ev[i].start_ms);
-		store_bind_i64(st, ":end_ms", ev[i].end_ms);
-		bind_u64(st, ":bytes_before", ev[i].bytes_before);
-		store_bind_double(st, ":rate_before", ev[i].rate_before);
-		store_bind_double(st, ":rate_during", ev[i].rate_during);
-		store_bind_double(st, ":rate_after", ev[i].rate_after);
-		int rc = sqlite3_step(st);
-		if (rc != SQLITE_DONE) {
-			r = store_errno(s, rc);
-			goto fail;
-		}
-	}
-	sqlite3_reset(st);
-	st = NULL;
-	r = store_exec_sql(s, sql_commit);
-	if (r < 0)
-		goto fail;
-	return 0;
-fail:
-	sqlite3_reset(st);
-	(void)store_exec_sql(s, sql_rollback);
-	return r;
+	return store_transaction(s, NULL, phase_rows_insert, &p);
+}
+
+struct thermal_rows {
+	int64_t run_id;
+	const struct cliff_thermal *v;
+};
+
+static int bind_thermal(struct store *s, sqlite3_stmt *st, const void *rows, size_t i)
+{
+	const struct thermal_rows *p = rows;
+	const struct cliff_thermal *t = &p->v[i];
+
+	return store_bind(s, st, store_p_i64(":run_id", p->run_id), store_p_i64(":t_ms", t->t_ms),
+			  store_p_i64(":temp_k", t->temp_k), store_p_i64(":t1_count", t->t1_count),
+			  store_p_i64(":t2_count", t->t2_count),
+			  store_p_i64(":t1_time_s", t->t1_time_s),
+			  store_p_i64(":t2_time_s", t->t2_time_s),
+			  store_p_i64(":warn_time_min", t->warning_temp_time_min));
 }
 
 int store_probe_thermal_insert(struct store *s, int64_t run_id, const struct cliff_thermal *v,
 			       size_t n)
 {
-	sqlite3_stmt *st = NULL;
-	int r;
+	struct thermal_rows p = {.run_id = run_id, .v = v};
 
-	r = store_exec_sql(s, sql_begin);
-	if (r < 0)
-		return r;
-	r = store_stmt(s, sql_thermal_insert, &st);
-	if (r < 0)
-		goto fail;
-	for (size_t i = 0; i < n; i++) {
-		sqlite3_reset(st);
-		store_bind_i64(st, ":run_id", run_id);
-		store_bind_i64(st, ":t_ms", v[i].t_ms);
-		store_bind_i64(st, ":temp_k", v[i].temp_k);
-		store_bind_i64(st, ":t1_count", v[i].t1_count);
-		store_bind_i64(st, ":t2_count", v[i].t2_count);
-		store_bind_i64(st, ":t1_time_s", v[i].t1_time_s);
-		store_bind_i64(st, ":t2_time_s", v[i].t2_time_s);
-		store_bind_i64(st, ":warn_time_min", v[i].warning_temp_time_min);
-		int rc = sqlite3_step(st);
-		if (rc != SQLITE_DONE) {
-			r = store_errno(s, rc);
-			goto fail;
-		}
-	}
-	sqlite3_reset(st);
-	return store_exec_sql(s, sql_commit);
-fail:
-	sqlite3_reset(st);
-	(void)store_exec_sql(s, sql_rollback);
-	return r;
+	return store_insert_rows(s, sql_thermal_insert, &p, n, bind_thermal,
+				 "inserting probe temperatures");
 }
 
 static void read_run(sqlite3_stmt *st, struct probe_run_row *ret)
@@ -324,11 +293,10 @@ int store_probe_runs_list(struct store *s, int64_t device_id, size_t limit,
 	sqlite3_stmt *st;
 	int r = store_stmt(s, sql_runs_list, &st);
 
-	if (r < 0)
-		return r;
-	store_bind_i64(st, ":device_id", device_id);
-	store_bind_i64(st, ":limit", (int64_t)limit);
-	return store_collect(s, st, sizeof(**ret), fill_run, (void **)ret, ret_n);
+	if (r == 0)
+		r = store_bind(s, st, store_p_i64(":device_id", device_id),
+			       store_p_i64(":limit", (int64_t)limit));
+	return r < 0 ? r : store_collect(s, st, sizeof(**ret), fill_run, (void **)ret, ret_n);
 }
 
 int store_probe_run_get(struct store *s, int64_t id, struct probe_run_row *ret)
@@ -336,9 +304,10 @@ int store_probe_run_get(struct store *s, int64_t id, struct probe_run_row *ret)
 	sqlite3_stmt *st;
 	int r = store_stmt(s, sql_run_get, &st), rc;
 
+	if (r == 0)
+		r = store_bind(s, st, store_p_i64(":id", id));
 	if (r < 0)
 		return r;
-	store_bind_i64(st, ":id", id);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		read_run(st, ret);
@@ -355,10 +324,9 @@ static int collect_by_id(struct store *s, const char *sql, int64_t id, size_t si
 	sqlite3_stmt *st;
 	int r = store_stmt(s, sql, &st);
 
-	if (r < 0)
-		return r;
-	store_bind_i64(st, ":id", id);
-	return store_collect(s, st, size, fill, ret, ret_n);
+	if (r == 0)
+		r = store_bind(s, st, store_p_i64(":id", id));
+	return r < 0 ? r : store_collect(s, st, size, fill, ret, ret_n);
 }
 
 static int fill_phase(struct store *s, sqlite3_stmt *st, void *p)
@@ -415,11 +383,10 @@ int store_probe_series_get(struct store *s, int64_t id, size_t phase, struct pro
 	sqlite3_stmt *st;
 	int r = store_stmt(s, sql_series_get, &st);
 
-	if (r < 0)
-		return r;
-	store_bind_i64(st, ":id", id);
-	store_bind_i64(st, ":phase", (int64_t)phase);
-	return store_collect(s, st, sizeof(**ret), fill_point, (void **)ret, ret_n);
+	if (r == 0)
+		r = store_bind(s, st, store_p_i64(":id", id),
+			       store_p_i64(":phase", (int64_t)phase));
+	return r < 0 ? r : store_collect(s, st, sizeof(**ret), fill_point, (void **)ret, ret_n);
 }
 
 static int fill_event(struct store *s, sqlite3_stmt *st, void *p)
@@ -495,11 +462,11 @@ int store_probe_written_since(struct store *s, int64_t device_id, int64_t since_
 	int64_t v = 0;
 	int r = store_stmt(s, sql_written_since, &st);
 
-	if (r < 0)
-		return r;
-	store_bind_i64(st, ":device_id", device_id);
-	store_bind_i64(st, ":since_ms", since_ms);
-	r = one_i64(s, st, &v);
+	if (r == 0)
+		r = store_bind(s, st, store_p_i64(":device_id", device_id),
+			       store_p_i64(":since_ms", since_ms));
+	if (r == 0)
+		r = one_i64(s, st, &v);
 	if (r < 0)
 		return r;
 	*ret = v < 0 ? 0 : (uint64_t)v;
@@ -511,11 +478,10 @@ int store_probe_last_started(struct store *s, int64_t device_id, const char *pre
 	sqlite3_stmt *st;
 	int r = store_stmt(s, sql_last_started, &st);
 
-	if (r < 0)
-		return r;
-	store_bind_i64(st, ":device_id", device_id);
-	store_bind_text(st, ":preset", preset);
-	return one_i64(s, st, ret);
+	if (r == 0)
+		r = store_bind(s, st, store_p_i64(":device_id", device_id),
+			       store_p_text(":preset", preset));
+	return r < 0 ? r : one_i64(s, st, ret);
 }
 
 int store_probe_run_charge(struct store *s, int64_t id, uint64_t lease, uint64_t written)
@@ -523,12 +489,10 @@ int store_probe_run_charge(struct store *s, int64_t id, uint64_t lease, uint64_t
 	sqlite3_stmt *st;
 	int r = store_stmt(s, sql_run_charge, &st);
 
-	if (r < 0)
-		return r;
-	store_bind_i64(st, ":id", id);
-	bind_u64(st, ":lease", lease);
-	bind_u64(st, ":written", written);
-	return store_run(s, st, true);
+	if (r == 0)
+		r = store_bind(s, st, store_p_i64(":id", id), store_p_u64(":lease", lease),
+			       store_p_u64(":written", written));
+	return r < 0 ? r : store_run(s, st, true);
 }
 
 int store_probe_runs_recover(struct store *s, int64_t device_id, int64_t now_ms, const char *reason)
@@ -536,12 +500,11 @@ int store_probe_runs_recover(struct store *s, int64_t device_id, int64_t now_ms,
 	sqlite3_stmt *st;
 	int r = store_stmt(s, sql_runs_recover, &st);
 
-	if (r < 0)
-		return r;
-	store_bind_i64(st, ":device_id", device_id);
-	store_bind_i64(st, ":now_ms", now_ms);
-	store_bind_text(st, ":reason", reason);
-	r = store_run(s, st, false);
+	if (r == 0)
+		r = store_bind(s, st, store_p_i64(":device_id", device_id),
+			       store_p_i64(":now_ms", now_ms), store_p_text(":reason", reason));
+	if (r == 0)
+		r = store_run(s, st, false);
 	return r < 0 ? r : sqlite3_changes(store_db(s));
 }
 
@@ -568,10 +531,11 @@ int store_probe_file_get(struct store *s, int64_t device_id, const char *dir,
 	sqlite3_stmt *st;
 	int r = store_stmt(s, sql_file_get, &st), rc;
 
+	if (r == 0)
+		r = store_bind(s, st, store_p_i64(":device_id", device_id),
+			       store_p_text(":dir", dir));
 	if (r < 0)
 		return r;
-	store_bind_i64(st, ":device_id", device_id);
-	store_bind_text(st, ":dir", dir);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		*ret = (struct probe_file_id){
@@ -596,20 +560,12 @@ int store_probe_file_put(struct store *s, int64_t device_id, const char *dir,
 	sqlite3_stmt *st;
 	int r = store_stmt(s, sql_file_put, &st);
 
-	if (r < 0)
-		return r;
-	store_bind_i64(st, ":device_id", device_id);
-	store_bind_text(st, ":dir", dir);
-	bind_u64(st, ":ino", id->ino);
-	if (id->has_gen)
-		bind_u64(st, ":gen", id->gen);
-	else
-		sqlite3_bind_null(st, sqlite3_bind_parameter_index(st, ":gen"));
-	if (id->has_btime)
-		store_bind_i64(st, ":btime_ns", id->btime_ns);
-	else
-		sqlite3_bind_null(st, sqlite3_bind_parameter_index(st, ":btime_ns"));
-	bind_u64(st, ":size", id->size);
-	store_bind_i64(st, ":made_ms", now_ms);
-	return store_run(s, st, true);
+	if (r == 0)
+		r = store_bind(s, st, store_p_i64(":device_id", device_id),
+			       store_p_text(":dir", dir), store_p_u64(":ino", id->ino),
+			       id->has_gen ? store_p_u64(":gen", id->gen) : store_p_null(":gen"),
+			       id->has_btime ? store_p_i64(":btime_ns", id->btime_ns)
+					     : store_p_null(":btime_ns"),
+			       store_p_u64(":size", id->size), store_p_i64(":made_ms", now_ms));
+	return r < 0 ? r : store_run(s, st, true);
 }

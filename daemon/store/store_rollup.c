@@ -6,7 +6,8 @@
  * Progress lives in rollup_state, so the builder resumes where it stopped after
  * a restart and never rescans. A step works on bounded time ranges, one device
  * at a time through the primary key (device_id, …, ts_ms), in one short
- * transaction. Statements are named, parameter-bound, and prepared per call.
+ * transaction. Statements are named, parameter-bound, and prepared once per
+ * handle (store_stmt()).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -152,7 +153,7 @@ static int state_get(struct store *s, int res_s, struct state *ret)
 
 	r = store_stmt(s, sql_state_get, &st);
 	if (r == 0)
-		r = store_bind_i64(st, ":res_s", res_s);
+		r = store_bind(s, st, store_p_i64(":res_s", res_s));
 	if (r == 0) {
 		rc = sqlite3_step(st);
 		if (rc == SQLITE_ROW) {
@@ -175,15 +176,10 @@ static int state_set(struct store *s, int res_s, const struct state *v)
 
 	r = store_stmt(s, sql_state_set, &st);
 	if (r == 0)
-		r = store_bind_i64(st, ":res_s", res_s);
-	if (r == 0)
-		r = store_bind_i64(st, ":done_ms", v->done_ms);
-	if (r == 0)
-		r = store_bind_i64(st, ":pruned_ms", v->pruned_ms);
-	if (r == 0)
-		r = store_run(s, st, false);
-	sqlite3_reset(st);
-	return r;
+		r = store_bind(s, st, store_p_i64(":res_s", res_s),
+			       store_p_i64(":done_ms", v->done_ms),
+			       store_p_i64(":pruned_ms", v->pruned_ms));
+	return r < 0 ? r : store_run(s, st, false);
 }
 
 int store_rollup_done(struct store *s, int res_s, int64_t *ret)
@@ -248,7 +244,7 @@ static int first_ts(struct store *s, const struct devices *d, const char *sql, i
 	for (size_t i = 0; r == 0 && i < d->n; i++) {
 		int rc;
 
-		r = store_bind_i64(st, ":device_id", d->id[i]);
+		r = store_bind(s, st, store_p_i64(":device_id", d->id[i]));
 		if (r < 0)
 			break;
 		rc = sqlite3_step(st);
@@ -278,18 +274,15 @@ static int for_devices(struct store *s, const struct devices *d, const char *sql
 
 	r = store_stmt(s, sql, &st);
 	for (size_t i = 0; r == 0 && i < d->n; i++) {
-		r = store_bind_i64(st, ":device_id", d->id[i]);
-		if (r == 0 && from >= 0) {
-			r = store_bind_i64(st, ":from_ms", from);
-			if (r == 0)
-				r = store_bind_i64(st, ":to_ms", to);
-		} else if (r == 0) {
-			r = store_bind_i64(st, ":cut_ms", to);
-		}
+		if (from >= 0)
+			r = store_bind(s, st, store_p_i64(":device_id", d->id[i]),
+				       store_p_i64(":from_ms", from), store_p_i64(":to_ms", to));
+		else
+			r = store_bind(s, st, store_p_i64(":device_id", d->id[i]),
+				       store_p_i64(":cut_ms", to));
 		if (r == 0)
 			r = store_run(s, st, false);
 	}
-	sqlite3_reset(st);
 	return r;
 }
 
@@ -350,55 +343,61 @@ static int prune(struct store *s, const struct devices *d, struct state *v, cons
 	return 0;
 }
 
-int store_rollup_step(struct store *s, const struct store_rollup_cfg *c, int64_t now_ms,
-		      bool *ret_more)
+struct rollup_step {
+	const struct store_rollup_cfg *c;
+	int64_t now_ms;
+	bool more;
+};
+
+static int rollup_step(struct store *s, void *ctx)
 {
+	struct rollup_step *a = ctx;
+	const struct store_rollup_cfg *c = a->c;
 	struct devices d = {0};
 	struct state raw, m1, h1;
-	bool more = false;
 	int r;
 
-	r = store_exec_sql(s, "BEGIN IMMEDIATE");
-	if (r < 0)
-		return r;
 	if ((r = devices_load(s, &d)) < 0 || (r = state_get(s, SERIES_RES_RAW, &raw)) < 0 ||
 	    (r = state_get(s, SERIES_RES_1M, &m1)) < 0 ||
 	    (r = state_get(s, SERIES_RES_1H, &h1)) < 0)
-		goto fail;
+		goto out;
 
 	r = build(s, &d, &m1, sql_build_1m, sql_first_raw, MS_MIN,
-		  floor_ms(now_ms - c->grace_ms, MS_MIN), CHUNK_1M_MS, &more);
+		  floor_ms(a->now_ms - c->grace_ms, MS_MIN), CHUNK_1M_MS, &a->more);
 	if (r < 0)
-		goto fail;
+		goto out;
 	r = build(s, &d, &h1, sql_build_1h, sql_first_1m, MS_HOUR, floor_ms(m1.done_ms, MS_HOUR),
-		  CHUNK_1H_MS, &more);
+		  CHUNK_1H_MS, &a->more);
 	if (r < 0)
-		goto fail;
+		goto out;
 	/* Only what is rolled up may go. */
 	r = prune(s, &d, &raw, sql_prune_raw, sql_first_raw,
-		  min64(now_ms - c->keep_raw_ms, m1.done_ms), CHUNK_1M_MS, &more);
+		  min64(a->now_ms - c->keep_raw_ms, m1.done_ms), CHUNK_1M_MS, &a->more);
 	if (r < 0)
-		goto fail;
-	r = prune(s, &d, &m1, sql_prune_1m, sql_first_1m, min64(now_ms - c->keep_1m_ms, h1.done_ms),
-		  CHUNK_1H_MS, &more);
+		goto out;
+	r = prune(s, &d, &m1, sql_prune_1m, sql_first_1m,
+		  min64(a->now_ms - c->keep_1m_ms, h1.done_ms), CHUNK_1H_MS, &a->more);
 	if (r < 0)
-		goto fail;
+		goto out;
 
-	if ((r = state_set(s, SERIES_RES_RAW, &raw)) < 0 ||
-	    (r = state_set(s, SERIES_RES_1M, &m1)) < 0 ||
-	    (r = state_set(s, SERIES_RES_1H, &h1)) < 0)
-		goto fail;
-	r = store_exec_sql(s, "COMMIT");
-	if (r < 0)
-		goto fail;
-	free(d.id);
-	*ret_more = more;
-	return 0;
-fail:
-	if (!sqlite3_get_autocommit(store_db(s)))
-		(void)store_exec_sql(s, "ROLLBACK");
+	if ((r = state_set(s, SERIES_RES_RAW, &raw)) == 0 &&
+	    (r = state_set(s, SERIES_RES_1M, &m1)) == 0)
+		r = state_set(s, SERIES_RES_1H, &h1);
+out:
 	free(d.id);
 	return r;
+}
+
+int store_rollup_step(struct store *s, const struct store_rollup_cfg *c, int64_t now_ms,
+		      bool *ret_more)
+{
+	struct rollup_step a = {.c = c, .now_ms = now_ms};
+	int r = store_transaction(s, NULL, rollup_step, &a);
+
+	if (r < 0)
+		return r;
+	*ret_more = a.more;
+	return 0;
 }
 
 /* ---- reading ------------------------------------------------------------ */
@@ -508,13 +507,10 @@ static int read_res(struct store *s, int64_t device_id, int res_s, int64_t from_
 	if (done > from_ms) {
 		r = store_stmt(s, sql_read, &st);
 		if (r == 0)
-			r = store_bind_i64(st, ":device_id", device_id);
-		if (r == 0)
-			r = store_bind_i64(st, ":res_s", res_s);
-		if (r == 0)
-			r = store_bind_i64(st, ":from_ms", from_ms);
-		if (r == 0)
-			r = store_bind_i64(st, ":to_ms", min64(to_ms, done - 1));
+			r = store_bind(s, st, store_p_i64(":device_id", device_id),
+				       store_p_i64(":res_s", res_s),
+				       store_p_i64(":from_ms", from_ms),
+				       store_p_i64(":to_ms", min64(to_ms, done - 1)));
 		while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 			struct series_row *x = rows_add(rs);
 

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/*
+ * Shared by the configuration files only (cfg.c, cfg_value.c, cfg_file.c): time
+ * units, character classes, the number parsers and the one path that applies a
+ * value to a key. Nothing outside daemon/core includes this.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nvmond/core/cfg.h"
+
+#define MS_PER_SEC  INT64_C(1000)
+#define MS_PER_MIN  (60 * MS_PER_SEC)
+#define MS_PER_HOUR (60 * MS_PER_MIN)
+#define MS_PER_DAY  (24 * MS_PER_HOUR)
+
+#define ELEMENTSOF(a) (sizeof(a) / sizeof((a)[0]))
+
+static inline bool cfg_is_space(char ch)
+{
+	return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n' || ch == '\v' || ch == '\f';
+}
+
+static inline bool cfg_is_digit(char ch)
+{
+	return ch >= '0' && ch <= '9';
+}
+
+/**
+ * cfg_parse_digits() - A run of decimal digits that is the whole of [@s, @end),
+ * at most @max. Return: 0, -EINVAL (not digits) or -ERANGE.
+ */
+int cfg_parse_digits(const char *s, const char *end, int64_t max, int64_t *ret);
+
+/** cfg_format_duration() - "1d", "90s", "250ms": the largest unit that is exact. */
+void cfg_format_duration(int64_t ms, char *buf, size_t size);
+
+/** cfg_section_known() - Whether [@section] is one we have keys for (or [device "X"]). */
+bool cfg_section_known(const char *section);
+
+/**
+ * cfg_apply() - Look up [@section] @key and apply @value to @c: the common path of
+ * the file and cfg_set(). On failure @c is untouched and @err holds "message".
+ * Return: 0 or -EINVAL.
+ */
+int cfg_apply(struct cfg *c, const char *section, const char *key, const char *value, char *err,
+	      size_t errsize);

@@ -82,8 +82,7 @@ struct endpoints {
 	size_t n;
 };
 
-static __attribute__((unused)) int endpoints_add(struct endpoints *e, const struct api_endpoint *v,
-						 size_t n)
+static int endpoints_add(struct endpoints *e, const struct api_endpoint *v, size_t n)
 {
 	if (e->n + n > MAX_ENDPOINTS)
 		return -ENOSPC;

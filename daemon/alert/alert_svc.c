@@ -398,6 +398,7 @@ static void handle_events(void *ctx, const struct api_request *req, struct api_r
 	size_t n = 0;
 	int r;
 
+	(void)ctx;
 	if (api_samples_query_parse(req->params, req->n_params, req->now_ms, &q, err) < 0)
 		return api_reply_error(ret, 400, "%s", err);
 	if (!api_query_get(req, "from"))

@@ -196,6 +196,7 @@ static enum MHD_Result param_collect(void *cls, enum MHD_ValueKind kind, const c
 {
 	struct params *p = cls;
 
+	(void)kind;
 	if (p->n == API_PARAMS_MAX) {
 		p->overflow = true;
 		return MHD_NO;
@@ -208,6 +209,7 @@ static ssize_t samples_read(void *cls, uint64_t pos, char *buf, size_t max)
 {
 	ssize_t n = api_samples_stream_read(cls, buf, max);
 
+	(void)pos;
 	if (n < 0)
 		return MHD_CONTENT_READER_END_WITH_ERROR;
 	return n == 0 ? MHD_CONTENT_READER_END_OF_STREAM : n;
@@ -400,7 +402,7 @@ static bool token_ok(const struct api *a, struct MHD_Connection *c)
 	return diff == 0 && n == m;
 }
 
-static enum MHD_Result reply_ext(struct MHD_Connection *c, struct api_reply *r, bool head)
+static enum MHD_Result reply_ext(struct MHD_Connection *c, struct api_reply *r)
 {
 	unsigned status = r->status ? r->status : MHD_HTTP_OK;
 	struct MHD_Response *resp;
@@ -465,7 +467,7 @@ static enum MHD_Result handle_ext(struct api *a, struct MHD_Connection *c, const
 		pool_give(a, s, (r.status ? r.status : 200) >= 500);
 	if (!r.json && !r.text)
 		r.json = json_object(); /* a handler that says nothing answers {} */
-	return reply_ext(c, &r, strcmp(method, "HEAD") == 0);
+	return reply_ext(c, &r);
 }
 
 /*
@@ -486,6 +488,7 @@ static enum MHD_Result api_handle(void *cls, struct MHD_Connection *c, const cha
 	bool read = api_method_is_read(method);
 	int r;
 
+	(void)version;
 	if (!rc) {
 		rc = calloc(1, sizeof(*rc));
 		if (!rc)
@@ -560,6 +563,9 @@ static void request_done(void *cls, struct MHD_Connection *c, void **req_cls,
 {
 	struct req_ctx *rc = *req_cls;
 
+	(void)cls;
+	(void)c;
+	(void)toe;
 	if (!rc)
 		return;
 	free(rc->body);
@@ -569,6 +575,8 @@ static void request_done(void *cls, struct MHD_Connection *c, void **req_cls,
 
 static size_t api_unescape_cb(void *cls, struct MHD_Connection *c, char *s)
 {
+	(void)cls;
+	(void)c;
 	return api_unescape(s);
 }
 

@@ -411,6 +411,7 @@ static int64_t on_svc_tick(struct loop *l, void *userdata)
 	struct poller_stats ps;
 	size_t n = 0, online = 0;
 
+	(void)l;
 	poller_stats(d->poller, &ps);
 	if (fleet_snapshot(d->fleet, &v, &n) == 0)
 		for (size_t i = 0; i < n; i++)
@@ -611,7 +612,7 @@ out:
 	return status;
 }
 
-/* nvmond probe: the command's code lives in probe_svc.c. */
+/* nvmond probe: the command's code lives in probe/probe_cli.c. */
 static int cmd_probe(const struct opts *o)
 {
 	struct dev_backend *b = NULL;

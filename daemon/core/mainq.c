@@ -31,6 +31,7 @@ static void mainq_dispatch(struct loop *l, int fd, void *userdata)
 	struct mainq *q = userdata;
 	uint64_t n;
 
+	(void)l;
 	if (read(fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
 		return;
 	for (;;) {

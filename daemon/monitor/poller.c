@@ -277,6 +277,7 @@ static int64_t on_poll(struct loop *l, void *userdata)
 {
 	struct poller *p = userdata;
 
+	(void)l;
 	poller_poll(p);
 	return p->cfg.poll_interval_ms;
 }
@@ -285,6 +286,7 @@ static int64_t on_rescan(struct loop *l, void *userdata)
 {
 	struct poller *p = userdata;
 
+	(void)l;
 	poller_rescan(p);
 	return p->cfg.rescan_interval_ms;
 }

@@ -249,6 +249,7 @@ int64_t probe_svc_sched_tick(struct loop *l, void *userdata)
 	size_t n = 0;
 	int64_t now = timefmt_now_ms();
 
+	(void)l;
 	probe_svc_reap(p);
 	if (fleet_snapshot(p->fleet, &v, &n) < 0)
 		return SCHED_TICK_MS;

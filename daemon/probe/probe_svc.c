@@ -336,6 +336,7 @@ static void on_sample(void *ctx, const struct device_row *dev, const struct samp
 	struct probe_dev *d;
 	struct probe_diskstat ds;
 
+	(void)s;
 	if (p->demo)
 		return;
 	d = probe_svc_dev_find(p, dev->id, true);

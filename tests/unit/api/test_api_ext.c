@@ -33,12 +33,14 @@ static pthread_t counter_owner; /* which thread touched it last */
 
 static void *run_loop(void *arg)
 {
+	(void)arg;
 	loop_run(loop);
 	return NULL;
 }
 
 static int64_t stop_timer(struct loop *l, void *userdata)
 {
+	(void)userdata;
 	loop_stop(l);
 	return -1;
 }
@@ -86,6 +88,7 @@ static int bump(void *arg)
 
 static int arm_stop(void *arg)
 {
+	(void)arg;
 	return (int)loop_add_timer(loop, 0, stop_timer, NULL);
 }
 
@@ -110,6 +113,7 @@ static void h_text(void *ctx, const struct api_request *req, struct api_reply *r
 {
 	const char *who = api_query_get(req, "who");
 
+	(void)ctx;
 	ret->text = strdup(who ? who : "nobody");
 	ret->text_len = strlen(ret->text);
 	ret->content_type = "text/plain; version=0.0.4";

@@ -1,4 +1,8 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * Logging: the level, and each line to the journal (with DEVICE=, SERIAL=
+ * and EVENT= fields) or to stderr. See log.h.
+ */
 #define SD_JOURNAL_SUPPRESS_LOCATION
 #include <stdarg.h>
 #include <stdbool.h>

@@ -1,4 +1,8 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * The main loop: fd watchers and monotonic timers on poll(2), one thread.
+ * See loop.h.
+ */
 #include <errno.h>
 #include <poll.h>
 #include <stdbool.h>

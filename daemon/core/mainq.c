@@ -1,4 +1,8 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * Calls from other threads run on the main loop: a queue woken through an
+ * eventfd, each caller waiting for its result. See mainq.h.
+ */
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>

@@ -1,4 +1,8 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * The service manager: readiness, status and the watchdog through
+ * sd_notify(3); no-ops outside systemd. See svc.h.
+ */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

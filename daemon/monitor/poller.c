@@ -1,4 +1,9 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * The poller, on the main loop: rescans controllers, reads each health log
+ * every interval, keeps the fleet current, tells the listeners, and stores
+ * the samples through the bounded buffer. See poller.h.
+ */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>

@@ -378,6 +378,8 @@ static void exec_deliver(struct sink_worker *w, const struct alert_note *n)
 
 static size_t discard(char *ptr, size_t size, size_t nmemb, void *userdata)
 {
+	(void)ptr;
+	(void)userdata;
 	return size * nmemb;
 }
 

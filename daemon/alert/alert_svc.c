@@ -392,6 +392,7 @@ static json_t *event_json(const struct throttle_event *ev)
 
 static void handle_events(void *ctx, const struct api_request *req, struct api_reply *ret)
 {
+	(void)ctx;
 	struct api_samples_query q = {.to_ms = req->now_ms};
 	int64_t limit = EVENTS_LIMIT_MAX;
 	bool has_from;

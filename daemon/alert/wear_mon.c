@@ -76,6 +76,7 @@ static int64_t wear_mon_tick(struct loop *l, void *userdata)
 {
 	struct wear_mon *m = userdata;
 
+	(void)l;
 	return wear_mon_check(m, timefmt_now_ms()) ? WEAR_MON_FIRST_MS : WEAR_MON_PERIOD_MS;
 }
 

@@ -197,6 +197,7 @@ struct params {
 static enum MHD_Result param_collect(void *cls, enum MHD_ValueKind kind, const char *key,
 				     const char *value)
 {
+	(void)kind;
 	struct params *p = cls;
 
 	if (p->n == API_PARAMS_MAX) {
@@ -275,6 +276,7 @@ struct stream_ctx {
 
 static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 {
+	(void)pos;
 	struct stream_ctx *s = cls;
 	ssize_t n = s->read(s->cls, buf, max);
 
@@ -401,6 +403,7 @@ static enum MHD_Result api_handle(void *cls, struct MHD_Connection *c, const cha
 				  const char *method, const char *version, const char *upload_data,
 				  size_t *upload_data_size, void **req_cls)
 {
+	(void)version;
 	struct api *a = cls;
 	struct req_ctx *rc = *req_cls;
 	char err[API_ERR_MAX], allow[API_ALLOW_MAX];
@@ -451,6 +454,9 @@ static enum MHD_Result api_handle(void *cls, struct MHD_Connection *c, const cha
 static void request_done(void *cls, struct MHD_Connection *c, void **req_cls,
 			 enum MHD_RequestTerminationCode toe)
 {
+	(void)toe;
+	(void)c;
+	(void)cls;
 	struct req_ctx *rc = *req_cls;
 
 	if (!rc)
@@ -462,6 +468,8 @@ static void request_done(void *cls, struct MHD_Connection *c, void **req_cls,
 
 static size_t api_unescape_cb(void *cls, struct MHD_Connection *c, char *s)
 {
+	(void)c;
+	(void)cls;
 	return api_unescape(s);
 }
 

@@ -15,11 +15,14 @@
 
 static void healthz_get(void *ctx, const struct api_request *req, struct api_reply *ret)
 {
+	(void)req;
+	(void)ctx;
 	ret->json = json_pack("{s:s}", "status", "ok");
 }
 
 static void devices_get(void *ctx, const struct api_request *req, struct api_reply *ret)
 {
+	(void)ctx;
 	struct fleet_device *v = NULL;
 	json_t *list;
 	size_t n = 0;
@@ -40,6 +43,7 @@ static void devices_get(void *ctx, const struct api_request *req, struct api_rep
 
 static void device_get(void *ctx, const struct api_request *req, struct api_reply *ret)
 {
+	(void)ctx;
 	struct fleet_device d;
 
 	if (fleet_get(req->fleet, req->id, &d) < 0)
@@ -61,6 +65,7 @@ static void samples_free(void *cls)
 
 static void samples_get(void *ctx, const struct api_request *req, struct api_reply *ret)
 {
+	(void)ctx;
 	struct api_samples_stream *st;
 	struct api_samples_query q;
 	char err[API_ERR_MAX];

@@ -83,8 +83,7 @@ struct endpoints {
 	size_t n;
 };
 
-static __attribute__((unused)) int endpoints_add(struct endpoints *e, const struct api_endpoint *v,
-						 size_t n)
+static int endpoints_add(struct endpoints *e, const struct api_endpoint *v, size_t n)
 {
 	if (e->n + n > MAX_ENDPOINTS)
 		return -ENOSPC;
@@ -413,6 +412,7 @@ static int64_t on_svc_tick(struct loop *l, void *userdata)
 	struct poller_stats ps;
 	size_t n = 0, online = 0;
 
+	(void)l;
 	poller_stats(d->poller, &ps);
 	if (fleet_snapshot(d->fleet, &v, &n) == 0)
 		for (size_t i = 0; i < n; i++)
@@ -618,7 +618,7 @@ out:
 	return status;
 }
 
-/* nvmond probe: the command's code lives in probe_svc.c. */
+/* nvmond probe: the command's code lives in probe/probe_cli.c. */
 static int cmd_probe(const struct opts *o)
 {
 	struct dev_backend *b = NULL;

@@ -32,6 +32,7 @@ struct mainq {
 
 static void mainq_dispatch(struct loop *l, int fd, void *userdata)
 {
+	(void)l;
 	struct mainq *q = userdata;
 	uint64_t n;
 

@@ -105,6 +105,8 @@ static int nvmond_scan_ctrls(void *ctx, int64_t now_ms, struct dev_info **ret, s
 	nvme_subsystem_t s;
 	nvme_ctrl_t c;
 
+	(void)ctx;
+	(void)now_ms;
 	/* libnvme logs through its root; keep it quiet: errors come back to us. */
 	nvme_root_t root = nvme_create_root(NULL, LOG_CRIT);
 	if (!root)
@@ -172,6 +174,8 @@ static int nvmond_read_smart(void *ctx, const char *name, const struct dev_ident
 	struct nvme_smart_log log;
 	int fd, r;
 
+	(void)ctx;
+	(void)now_ms;
 	r = open_ctrl(name, &fd);
 	if (r < 0)
 		return r;
@@ -190,6 +194,7 @@ static int nvmond_read_smart(void *ctx, const char *name, const struct dev_ident
 
 static void nvmond_backend_free(void *ctx)
 {
+	(void)ctx;
 }
 
 static const struct dev_backend_ops nvme_ops = {

@@ -219,6 +219,8 @@ static int demo_scan(void *ctx, int64_t now_ms, struct dev_info **ret, size_t *r
 {
 	struct dev_info *v = calloc(N_DEMO, sizeof(*v));
 
+	(void)ctx;
+	(void)now_ms;
 	if (!v)
 		return -ENOMEM;
 	for (size_t i = 0; i < N_DEMO; i++) {
@@ -252,6 +254,7 @@ static int demo_scan(void *ctx, int64_t now_ms, struct dev_info **ret, size_t *r
 static int demo_read_smart(void *ctx, const char *name, const struct dev_ident *who, int64_t now_ms,
 			   uint8_t ret_page[SMART_LOG_SIZE])
 {
+	(void)ctx;
 	for (size_t i = 0; i < N_DEMO; i++) {
 		char want[16];
 		snprintf(want, sizeof(want), "demo%zu", i);

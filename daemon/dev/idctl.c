@@ -1,4 +1,8 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * Identify Controller: the fields nvmond uses, decoded from (and, for demo
+ * drives and tests, encoded into) the raw 4096-byte structure. Pure.
+ */
 #include <string.h>
 
 #include "nvmond/dev/idctl.h"

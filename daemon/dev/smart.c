@@ -1,4 +1,8 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * The SMART / Health Information log page (02h): decoded from and encoded
+ * into its raw 512 bytes, with temperature and byte-count helpers. Pure.
+ */
 #include <string.h>
 
 #include "nvmond/dev/smart.h"

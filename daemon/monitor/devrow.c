@@ -1,4 +1,8 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * A device row from what a scan found: identity, name and namespaces as
+ * JSON. Shared by the poller and `nvmond status`.
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,8 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * The fleet: every known device's identity, online state and latest sample,
+ * behind one mutex (the poller writes, HTTP threads copy). See fleet.h.
+ */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

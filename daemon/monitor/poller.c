@@ -1,4 +1,9 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * The poller, on the main loop: rescans controllers, reads each health log
+ * every interval, keeps the fleet current, tells the listeners, and stores
+ * the samples through the bounded buffer. See poller.h.
+ */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -277,6 +282,7 @@ static int64_t on_poll(struct loop *l, void *userdata)
 {
 	struct poller *p = userdata;
 
+	(void)l;
 	poller_poll(p);
 	return p->cfg.poll_interval_ms;
 }
@@ -285,6 +291,7 @@ static int64_t on_rescan(struct loop *l, void *userdata)
 {
 	struct poller *p = userdata;
 
+	(void)l;
 	poller_rescan(p);
 	return p->cfg.rescan_interval_ms;
 }

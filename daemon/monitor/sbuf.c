@@ -1,4 +1,8 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * A bounded FIFO of samples waiting for the store; when full, the oldest is
+ * dropped and counted. Pure. See sbuf.h.
+ */
 #include <errno.h>
 #include <stdlib.h>
 

@@ -45,6 +45,7 @@ static int64_t rollup_tick(struct loop *l, void *userdata)
 	bool more = false;
 	int r;
 
+	(void)l;
 	r = store_rollup_step(ru->store, &ru->cfg, timefmt_now_ms(), &more);
 	if (r < 0) {
 		if (!ru->failing)

@@ -1,4 +1,8 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * Times: RFC 3339 and unix milliseconds parsed and formatted, and the wall
+ * and monotonic clocks in milliseconds. See timefmt.h.
+ */
 #include <ctype.h>
 #include <stdbool.h>
 #include <errno.h>

@@ -1,4 +1,8 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * Exact 128-bit counters: little-endian read and write, decimal form and a
+ * saturating multiply. See u128.h.
+ */
 #include <errno.h>
 #include <string.h>
 

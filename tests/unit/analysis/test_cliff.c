@@ -59,6 +59,8 @@ static double rate_980pro_1tb(size_t i, void *arg)
 {
 	double written = *(double *)arg;
 	double r = written < 113 * GB ? 5 * GB : 1.6 * GB;
+
+	(void)i;
 	*(double *)arg = written + r / 4;
 	return r;
 }

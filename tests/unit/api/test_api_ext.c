@@ -35,12 +35,14 @@ static pthread_t counter_owner; /* which thread touched it last */
 
 static void *run_loop(void *arg)
 {
+	(void)arg;
 	loop_run(loop);
 	return NULL;
 }
 
 static int64_t stop_timer(struct loop *l, void *userdata)
 {
+	(void)userdata;
 	loop_stop(l);
 	return -1;
 }
@@ -88,6 +90,7 @@ static int bump(void *arg)
 
 static int arm_stop(void *arg)
 {
+	(void)arg;
 	return (int)loop_add_timer(loop, 0, stop_timer, NULL);
 }
 
@@ -110,6 +113,7 @@ static void h_bump(void *ctx, const struct api_request *req, struct api_reply *r
 
 static void h_text(void *ctx, const struct api_request *req, struct api_reply *ret)
 {
+	(void)ctx;
 	const char *who = "nobody";
 	const struct api_param params[] = {
 		{.name = "who", .kind = API_PARAM_STRING, .dest.str = &who}};

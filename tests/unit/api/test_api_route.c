@@ -45,6 +45,9 @@ Test(api_unescape, table)
 
 static void h_none(void *ctx, const struct api_request *req, struct api_reply *ret)
 {
+	(void)ctx;
+	(void)req;
+	(void)ret;
 }
 
 /* The core endpoints, as main registers them, and a path with GET and POST. */

@@ -31,6 +31,9 @@ static char mnt[300]; /* the tmpfs of the full-disk test, when mounted */
 
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
+	(void)st;
+	(void)flag;
+	(void)ftw;
 	return remove(path);
 }
 

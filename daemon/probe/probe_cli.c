@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `nvmond probe`: one probe run in this process, under the same drive lock,
+ * gates and budget as the daemon's, with a progress bar; then the result.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "nvmond/probe/probe_lock.h"
+#include "nvmond/store/store_probe.h"
+#include "nvmond/util/timefmt.h"
+
+#include "probe_svc_internal.h"
+
+/* ---- nvmond probe ---- */
+
+static volatile sig_atomic_t cli_interrupted;
+
+static void cli_on_signal(int sig)
+{
+	(void)sig;
+	cli_interrupted = 1;
+}
+
+struct cli_ctx {
+	struct dev_backend *b;
+	struct store *store;
+	int64_t run_id;
+	const struct probe_plan *plan;
+	bool tty;
+	struct probe_progress prog;
+};
+
+static int cli_read_smart(void *ctx, const char *ctrl, int64_t now_ms, struct smart_log *ret)
+{
+	struct cli_ctx *c = ctx;
+	struct dev_ident who = {.model = c->plan->model, .serial = c->plan->serial};
+	uint8_t page[SMART_LOG_SIZE];
+	int r = dev_read_smart(c->b, ctrl, &who, now_ms, page);
+
+	return r < 0 ? r : smart_decode(page, ret);
+}
+
+static int cli_charge(void *ctx, uint64_t lease, uint64_t written)
+{
+	struct cli_ctx *c = ctx;
+
+	return store_probe_run_charge(c->store, c->run_id, lease, written);
+}
+
+static int cli_file_made(void *ctx, const char *dir, const struct probe_file_id *id)
+{
+	struct cli_ctx *c = ctx;
+
+	return store_probe_file_put(c->store, c->plan->device_id, dir, id, timefmt_now_ms());
+}
+
+static bool cli_cancelled(void *ctx)
+{
+	(void)ctx;
+	return cli_interrupted;
+}
+
+static void cli_progress(void *ctx, size_t phase, const struct probe_point *v, size_t n)
+{
+	struct cli_ctx *c = ctx;
+	const struct probe_preset *pre = probe_preset_get(c->plan->preset);
+	char bar[31];
+	double frac;
+
+	if (!c->tty || probe_progress_update(&c->prog, phase, v, n) < 0)
+		return;
+	frac = probe_progress_fraction(&c->prog);
+	for (int i = 0; i < 30; i++)
+		bar[i] = i < (int)(frac * 30) ? '#' : '.';
+	bar[30] = '\0';
+	fprintf(stderr, "\r%-16s %-5s [%s] %8.1f MB/s %6.1f s ", pre->name,
+		phase < pre->n_phases ? pre->phase[phase].name : "", bar,
+		probe_progress_mb_per_s(&c->prog), (double)v[n - 1].t_ms / 1000.0);
+	fflush(stderr);
+}
+
+/* @want: a store id, controller name, namespace name or serial. */
+static bool cli_match(const struct dev_info *d, const struct device_row *row, const char *want)
+{
+	char *end;
+	long long id = strtoll(want, &end, 10);
+
+	if (*want && !*end && row && row->id == id)
+		return true;
+	if (strcmp(d->name, want) == 0 || strcmp(d->id.serial, want) == 0)
+		return true;
+	for (size_t i = 0; i < d->n_ns; i++)
+		if (strcmp(d->ns[i].name, want) == 0)
+			return true;
+	return false;
+}
+
+int probe_cli(const struct cfg *c, struct dev_backend *b, const char *device, const char *preset,
+	      bool json)
+{
+	enum probe_preset_id pid;
+	struct store *s = NULL;
+	struct dev_info *v = NULL;
+	struct device_row *rows = NULL, row;
+	size_t n = 0, n_rows = 0;
+	char err[STORE_ERR_MAX], reason[PROBE_REASON_MAX];
+	struct probe_outcome out = {0};
+	struct probe_demo_state demo = {0};
+	struct gate_facts g = {0};
+	int64_t now = timefmt_now_ms();
+	int status = 1, r, lock_fd = -1;
+	const struct dev_info *d = NULL;
+	struct sigaction sa = {.sa_handler = cli_on_signal}, old_int, old_term, old_hup;
+	bool signals_set = false;
+
+	if (!probe_preset_find(preset, &pid)) {
+		fprintf(stderr,
+			"nvmond: unknown preset '%s' (seq1m-q8, seq1m-q1, rnd4k-q32, "
+			"rnd4k-q1, copy-self, sustained-write)\n",
+			preset);
+		return 2;
+	}
+	r = store_open(c->database, &s, err);
+	if (r < 0) {
+		fprintf(stderr, "nvmond: %s\n", err);
+		return 1;
+	}
+	r = dev_scan(b, now, &v, &n);
+	if (r == 0)
+		r = store_devices_list(s, &rows, &n_rows);
+	if (r < 0) {
+		fprintf(stderr, "nvmond: %s\n", strerror(-r));
+		goto out;
+	}
+	for (size_t i = 0; i < n && !d; i++) {
+		char key[DEV_KEY_MAX];
+		const struct device_row *known = NULL;
+		dev_key(&v[i].id, key, sizeof(key));
+		for (size_t k = 0; k < n_rows; k++)
+			if (strcmp(rows[k].key, key) == 0)
+				known = &rows[k];
+		if (cli_match(&v[i], known, device))
+			d = &v[i];
+	}
+	if (!d) {
+		fprintf(stderr,
+			"nvmond: no device '%s' (a controller name, serial, namespace or id "
+			"from `nvmond status`)\n",
+			device);
+		status = 2;
+		goto out;
+	}
+	/* The device as the daemon stores it, so budgets are shared. */
+	row = (struct device_row){.wctemp_k = d->id.wctemp_k,
+				  .cctemp_k = d->id.cctemp_k,
+				  .capacity_bytes = d->id.tnvmcap,
+				  .first_seen_ms = now,
+				  .last_seen_ms = now,
+				  .online = 1};
+	dev_key(&d->id, row.key, sizeof(row.key));
+	snprintf(row.model, sizeof(row.model), "%s", d->id.model);
+	snprintf(row.serial, sizeof(row.serial), "%s", d->id.serial);
+	snprintf(row.firmware, sizeof(row.firmware), "%s", d->id.firmware);
+	snprintf(row.name, sizeof(row.name), "%s", d->name);
+	json_t *nsa = json_array();
+	for (size_t i = 0; nsa && i < d->n_ns; i++)
+		json_array_append_new(nsa,
+				      json_pack("{s:I, s:s, s:I, s:I}", "nsid",
+						(json_int_t)d->ns[i].nsid, "name", d->ns[i].name,
+						"size_bytes", (json_int_t)d->ns[i].size_bytes,
+						"lba_size", (json_int_t)d->ns[i].lba_size));
+	char *nss = nsa ? json_dumps(nsa, JSON_COMPACT) : NULL;
+	snprintf(row.namespaces, sizeof(row.namespaces), "%s", nss ? nss : "[]");
+	free(nss);
+	json_decref(nsa);
+	r = store_device_upsert(s, &row, &row.id);
+	if (r < 0) {
+		fprintf(stderr, "nvmond: %s\n", store_strerror(s));
+		goto out;
+	}
+	uint8_t page[SMART_LOG_SIZE];
+	struct smart_log sl;
+	struct dev_ident who = {.model = d->id.model, .serial = d->id.serial};
+	if (dev_read_smart(b, d->name, &who, now, page) == 0 && smart_decode(page, &sl) == 0)
+		g.temp_k = sl.temperature_k;
+	int demo_index = -1;
+	if (strcmp(b->ops->name, "demo") != 0 || sscanf(d->name, "demo%d", &demo_index) != 1)
+		demo_index = -1;
+	/* SIGINT, SIGTERM, SIGHUP: stop writing, store what was done, let go of the drive. */
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	sigaction(SIGHUP, &sa, &old_hup);
+	signals_set = true;
+	struct probe_plan plan;
+	r = probe_drive_lock(c, s, &row, "nvmond probe", now, &lock_fd, reason);
+	if (r == 0)
+		r = probe_plan_prepare(c, s, &row, pid, "cli", demo_index, &g, now, &plan, &out.run,
+				       reason);
+	if (r < 0) {
+		fprintf(stderr, "nvmond: probe refused: %s\n",
+			r == -EIO || r == -EBUSY ? store_strerror(s) : reason);
+		goto out;
+	}
+	snprintf(out.run.state, sizeof(out.run.state), "running");
+	r = store_probe_run_insert(s, &out.run, &out.run.id);
+	if (r < 0) {
+		fprintf(stderr, "nvmond: %s\n", store_strerror(s));
+		goto out;
+	}
+	struct cli_ctx cc = {
+		.b = b, .store = s, .run_id = out.run.id, .plan = &plan, .tty = isatty(2)};
+	probe_progress_init(&cc.prog, plan.preset, plan.phase_ms, plan.allowed_write);
+	struct probe_hooks h = {.read_smart = cli_read_smart,
+				.progress = cli_progress,
+				.cancelled = cli_cancelled,
+				.charge = cli_charge,
+				.file_made = cli_file_made,
+				.ctx = &cc};
+	probe_execute(&plan, &h, &demo, &out);
+	probe_progress_clear(&cc.prog);
+	if (cc.tty)
+		fprintf(stderr, "\r%*s\r", 78, "");
+	out.run.ended_ms = timefmt_now_ms();
+	if (cli_interrupted && !strcmp(out.run.state, "aborted") &&
+	    !strcmp(out.run.reason, "cancelled"))
+		snprintf(out.run.reason, sizeof(out.run.reason), "interrupted (a signal)");
+	r = probe_outcome_save(s, &out);
+	if (r < 0) {
+		fprintf(stderr, "nvmond: cannot store the result: %s\n", store_strerror(s));
+		goto out;
+	}
+	probe_lock_release(lock_fd);
+	lock_fd = -1;
+	json_t *detail = NULL;
+	r = probe_run_detail_json(s, out.run.id, json, &detail);
+	if (r < 0) {
+		fprintf(stderr, "nvmond: %s\n", strerror(-r));
+		goto out;
+	}
+	if (json) {
+		json_dumpf(detail, stdout, JSON_INDENT(2));
+		fputc('\n', stdout);
+	} else {
+		probe_print_table(stdout, detail);
+	}
+	json_decref(detail);
+	status =
+		strcmp(out.run.state, "done") == 0 || strcmp(out.run.state, "stopped") == 0 ? 0 : 1;
+out:
+	probe_lock_release(lock_fd);
+	if (signals_set) {
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGTERM, &old_term, NULL);
+		sigaction(SIGHUP, &old_hup, NULL);
+	}
+	probe_outcome_clear(&out);
+	free(v);
+	free(rows);
+	store_close(s);
+	return status;
+}

@@ -1,0 +1,303 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Whether a probe may run, and how much it may write: the drive's probe lock,
+ * the gates (budget, busy, temperature, sustained_every), the plan and its
+ * reservation; and the schedules that start probes. See probe_svc_internal.h.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "nvmond/core/log.h"
+#include "nvmond/probe/probe_lock.h"
+#include "nvmond/store/store_probe.h"
+#include "nvmond/util/timefmt.h"
+
+#include "probe_svc_internal.h"
+
+/* ---- shared by the daemon and the command ---- */
+
+static bool preset_writes(const struct probe_preset *p)
+{
+	for (size_t k = 0; k < p->n_phases; k++)
+		if (p->phase[k].op != PROBE_OP_READ)
+			return true;
+	return false;
+}
+
+/* The lock directory every nvmond process agrees on. */
+static const char *lock_dir(const struct cfg *c, char *buf, size_t len)
+{
+	if (c->probe_lock_dir[0])
+		return c->probe_lock_dir;
+	return probe_lock_dir_default(buf, len);
+}
+
+/*
+ * Take @row's probe lock for @who, then settle runs of it whose process died:
+ * they are charged what they may have written. Return: 0 with *ret_fd;
+ * -EALREADY (another process probes it) or other errno, with @reason.
+ */
+int probe_drive_lock(const struct cfg *c, struct store *s, const struct device_row *row,
+		     const char *who, int64_t now_ms, int *ret_fd, char reason[PROBE_REASON_MAX])
+{
+	char dir[CFG_PATH_MAX];
+	char why[PROBE_LOCK_ERR_MAX];
+	int r = probe_lock_take(lock_dir(c, dir, sizeof(dir)), row->serial, who, ret_fd, why);
+
+	if (r < 0) {
+		snprintf(reason, PROBE_REASON_MAX, "%s", why);
+		return r == -EBUSY ? -EALREADY : r;
+	}
+	r = store_probe_runs_recover(s, row->id, now_ms,
+				     "the nvmond process running it ended during the run: charged "
+				     "what it may have written");
+	if (r > 0)
+		log_warn("%s: %d probe run(s) left by a process that died are now failed, and "
+			 "charged what they may have written",
+			 row->key, r);
+	if (r < 0) {
+		snprintf(reason, PROBE_REASON_MAX, "database: %s", store_strerror(s));
+		probe_lock_release(*ret_fd);
+		return r;
+	}
+	return 0;
+}
+
+/*
+ * Decide whether @preset may run on @row now and fill @plan and @run; hold the
+ * drive's probe lock (the budget is read and reserved under it).
+ * Return: 0 go; -EBUSY (busy: scheduled only) / -EAGAIN (too hot, too soon) /
+ * -EDQUOT (budget) / -EPERM (refused target) / -EINVAL with @reason; other errno.
+ */
+int probe_plan_prepare(const struct cfg *c, struct store *s, const struct device_row *row,
+		       enum probe_preset_id preset, const char *trigger, int demo_index,
+		       const struct gate_facts *g, int64_t now_ms, struct probe_plan *plan,
+		       struct probe_run_row *run, char reason[PROBE_REASON_MAX])
+{
+	const struct probe_preset *pre = probe_preset_get(preset);
+	struct cfg_device cd;
+	struct probe_gate_input in;
+	struct probe_budget budget;
+	uint64_t allowed = 0;
+	int r;
+
+	cfg_device_for(c, row->model, row->serial, &cd);
+	*plan = (struct probe_plan){
+		.device_id = row->id,
+		.preset = preset,
+		.demo_index = demo_index,
+		.nsid = cd.probe_nsid,
+		.destructive = cd.probe_destructive,
+		.file_size = cd.probe_file_size,
+		.phase_ms = c->probe_phase_ms,
+		.wctemp_k = row->wctemp_k,
+		.min_free_pct = c->probe_min_free_pct,
+		.sysfs = "/sys",
+		.mountinfo = "/proc/self/mountinfo",
+	};
+	snprintf(plan->serial, sizeof(plan->serial), "%s", row->serial);
+	snprintf(plan->model, sizeof(plan->model), "%s", row->model);
+	snprintf(plan->trigger, sizeof(plan->trigger), "%s", trigger);
+	snprintf(plan->probe_dir, sizeof(plan->probe_dir), "%s", cd.probe_dir);
+	*run = (struct probe_run_row){.device_id = row->id, .started_ms = now_ms};
+	snprintf(run->preset, sizeof(run->preset), "%s", pre->name);
+	snprintf(run->trigger, sizeof(run->trigger), "%s", trigger);
+
+	/* Without a probe directory the raw namespace is only read. */
+	bool writes = preset_writes(pre);
+	if (demo_index < 0 && !cd.probe_dir[0] && writes && !cd.probe_destructive &&
+	    (pre->n_phases == 1)) {
+		snprintf(reason, PROBE_REASON_MAX,
+			 "%s writes, and no probe_dir is set for this drive (raw namespaces are "
+			 "only read unless destructive = yes)",
+			 pre->name);
+		return -EPERM;
+	}
+	if (demo_index < 0 && !cd.probe_dir[0] && !cd.probe_destructive)
+		writes = false;
+	if (cd.probe_dir[0] && demo_index < 0) {
+		r = store_probe_file_get(s, row->id, cd.probe_dir, &plan->file_id);
+		if (r < 0 && r != -ENOENT)
+			return r;
+		plan->file_known = r == 0;
+	}
+
+	if (pre->sustained && c->probe_sustained_every_ms > 0) {
+		int64_t last = 0;
+		r = store_probe_last_started(s, row->id, pre->name, &last);
+		if (r < 0)
+			return r;
+		if (last && now_ms - last < c->probe_sustained_every_ms) {
+			char when[TIMEFMT_MAX];
+			snprintf(reason, PROBE_REASON_MAX,
+				 "sustained-write ran at %s; it runs at most every %lld h "
+				 "([probes] sustained_every)",
+				 timefmt_rfc3339(last, when),
+				 (long long)(c->probe_sustained_every_ms / 3600000));
+			return -EAGAIN;
+		}
+	}
+	if (cd.probe_budget_day && cd.probe_budget_month) {
+		budget = (struct probe_budget){cd.probe_budget_day, cd.probe_budget_month};
+	} else {
+		probe_budget_default(cd.rated_bytes, &budget);
+		if (cd.probe_budget_day)
+			budget.day = cd.probe_budget_day;
+		if (cd.probe_budget_month)
+			budget.month = cd.probe_budget_month;
+	}
+	in = (struct probe_gate_input){
+		.scheduled = g->scheduled,
+		.writes = writes,
+		.budget = budget,
+		.busy_known = g->busy_known,
+		.busy_iops = g->busy_iops,
+		.busy_bps = g->busy_bps,
+		.busy_max_iops = c->probe_busy_iops,
+		.busy_max_bps = (double)c->probe_busy_mbps * 1e6,
+		.temp_k = g->temp_k,
+		.wctemp_k = row->wctemp_k,
+		/* Asked for by hand: only WCTEMP itself stops it (it would abort at once). */
+		.margin_k = g->scheduled ? (uint16_t)c->probe_temp_margin_c : 0,
+	};
+	r = store_probe_written_since(s, row->id, now_ms - MS_PER_DAY, &in.used_day);
+	if (r < 0)
+		return r;
+	r = store_probe_written_since(s, row->id, now_ms - 30 * MS_PER_DAY, &in.used_month);
+	if (r < 0)
+		return r;
+	switch (probe_gate(&in, &allowed, reason)) {
+	case PROBE_GO:
+		break;
+	case PROBE_SKIP_BUSY:
+		return -EBUSY;
+	case PROBE_SKIP_HOT:
+		return -EAGAIN;
+	case PROBE_OVER_BUDGET:
+		return -EDQUOT;
+	}
+	if (pre->sustained && allowed > cd.probe_sustained_limit)
+		allowed = cd.probe_sustained_limit;
+	/* The reservation: what this run can write at most, layout included. */
+	/* A recorded file that is gone (or another size) is made again. */
+	char fpath[sizeof(cd.probe_dir) + 32];
+	struct stat fst;
+	snprintf(fpath, sizeof(fpath), "%s/%s", cd.probe_dir, PROBE_FILE_NAME);
+	bool layout = writes && cd.probe_dir[0] && demo_index < 0 &&
+		      !(plan->file_known && plan->file_id.size == cd.probe_file_size &&
+			lstat(fpath, &fst) == 0 && (uint64_t)fst.st_size == cd.probe_file_size);
+	uint64_t most = layout ? cd.probe_file_size : 0;
+	for (size_t k = 0; k < pre->n_phases; k++) {
+		uint64_t cap = pre->phase[k].op == PROBE_OP_COPY ? cd.probe_file_size / 2
+			       : pre->sustained			 ? allowed
+								 : cd.probe_file_size;
+		if (pre->phase[k].op != PROBE_OP_READ)
+			most += cap;
+	}
+	if (layout && allowed < cd.probe_file_size + (1u << 20)) {
+		snprintf(reason, PROBE_REASON_MAX,
+			 "making the %" PRIu64 " MB probe file needs more write budget than is "
+			 "left (%" PRIu64 " MB)",
+			 cd.probe_file_size / 1000000, allowed / 1000000);
+		return -EDQUOT;
+	}
+	plan->allowed_write = writes ? (most < allowed ? most : allowed) : 0;
+	run->bytes_charged = plan->allowed_write; /* charged up front, trued up at the end */
+	run->nsid = plan->probe_dir[0] ? 0 : plan->nsid;
+	return 0;
+}
+
+/* ---- schedules ---- */
+
+static int svc_load_schedules(struct probe_svc *p, struct probe_dev *d,
+			      const struct device_row *row, char err[PROBE_SVC_ERR_MAX])
+{
+	struct cfg_device cd;
+	char e[PROBE_SCHED_ERR];
+
+	cfg_device_for(&p->cfg, row->model, row->serial, &cd);
+	if (strcmp(cd.probe_schedule, d->sched_text) == 0 && d->sched_text[0])
+		return 0;
+	if (probe_sched_parse(cd.probe_schedule, d->sched, &d->n_sched, e) < 0) {
+		snprintf(err, PROBE_SVC_ERR_MAX, "[device \"%s\"] probe_schedule: %s", cd.match, e);
+		d->n_sched = 0;
+		return -EINVAL;
+	}
+	snprintf(d->sched_text, sizeof(d->sched_text), "%s", cd.probe_schedule);
+	for (size_t i = 0; i < PROBE_SCHED_MAX; i++)
+		d->next_due[i] = 0;
+	return 0;
+}
+
+static int64_t utc_offset_s(int64_t now_ms)
+{
+	time_t t = (time_t)(now_ms / 1000);
+	struct tm tm;
+
+	return localtime_r(&t, &tm) ? tm.tm_gmtoff : 0;
+}
+
+int64_t probe_svc_sched_tick(struct loop *l, void *userdata)
+{
+	struct probe_svc *p = userdata;
+	struct fleet_device *v = NULL;
+	size_t n = 0;
+	int64_t now = timefmt_now_ms();
+
+	(void)l;
+	probe_svc_reap(p);
+	if (fleet_snapshot(p->fleet, &v, &n) < 0)
+		return SCHED_TICK_MS;
+	for (size_t i = 0; i < n; i++) {
+		char err[PROBE_SVC_ERR_MAX];
+		struct probe_dev *d = probe_svc_dev_find(p, v[i].row.id, true);
+		if (!d || svc_load_schedules(p, d, &v[i].row, err) < 0)
+			continue;
+		for (size_t k = 0; k < d->n_sched; k++) {
+			uint64_t seed = (uint64_t)v[i].row.id * 0x9e3779b97f4a7c15ull + k;
+			if (!d->next_due[k]) {
+				d->next_due[k] =
+					probe_sched_next(&d->sched[k], now, utc_offset_s(now),
+							 p->cfg.probe_jitter_ms, seed);
+				continue;
+			}
+			if (now < d->next_due[k])
+				continue;
+			d->next_due[k] = probe_sched_next(&d->sched[k], now, utc_offset_s(now),
+							  p->cfg.probe_jitter_ms, seed);
+			if (!v[i].row.online || d->job)
+				continue; /* one at a time; the next occurrence will do */
+			struct start_call c = {.svc = p,
+					       .device_id = v[i].row.id,
+					       .preset = d->sched[k].preset,
+					       .trigger = "schedule"};
+			int r = probe_svc_start_on_loop(&c);
+			if (r < 0)
+				log_info("scheduled probe %s on %s skipped: %s",
+					 probe_preset_get(c.preset)->name, v[i].row.name, c.reason);
+		}
+	}
+	free(v);
+	return SCHED_TICK_MS;
+}
+
+/* Every schedule must parse: a typo should stop the start (or reload), not a probe at 3 am. */
+int probe_svc_schedules_check(const struct cfg *c, char ret_err[PROBE_SVC_ERR_MAX])
+{
+	for (size_t i = 0; i < c->n_devices; i++) {
+		struct probe_sched v[PROBE_SCHED_MAX];
+		size_t n;
+		char e[PROBE_SCHED_ERR];
+		if (probe_sched_parse(c->devices[i].probe_schedule, v, &n, e) < 0) {
+			snprintf(ret_err, PROBE_SVC_ERR_MAX, "[device \"%s\"] probe_schedule: %s",
+				 c->devices[i].match, e);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}

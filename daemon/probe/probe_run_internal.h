@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+/*
+ * Private to a probe run (probe_run.c, probe_target.c): its state while it
+ * runs, and the functions one file of it calls in the other.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nvmond/dev/nvme_sysfs.h"
+#include "nvmond/probe/probe_run.h"
+#include "nvmond/probe/probe_safety.h"
+
+#define MiB (1ull << 20)
+
+struct exec_ctx {
+	const struct probe_plan *plan;
+	const struct probe_hooks *h;
+	struct probe_outcome *out;
+	size_t phase;
+	int64_t phase_offset_ms; /* phase start since the run started */
+	int64_t next_smart_ms;	 /* run time of the next SMART sample */
+	size_t thermal_cap;
+	bool sustained;
+	struct cliff_point *cp; /* sustained-write: the series as cliff points */
+	size_t cp_cap;
+	/* the target */
+	char ctrl[NVME_SYSFS_NAME_MAX]; /* the drive's controller, looked up by identity */
+	bool raw;
+	struct nvme_sysfs_ns ns;   /* raw: the namespace as first opened */
+	int sig_fd;		   /* raw, writable: a buffered handle for libblkid, or -1 */
+	int64_t next_sig_ms;	   /* run time of the next signature check while writing */
+	bool writing;		   /* the phase running writes */
+	struct probe_file_id file; /* the probe file as opened */
+	/* foreground I/O: every namespace of the drive */
+	bool watch_disk;
+	struct probe_diskstat ds;
+	uint64_t ds_probe_bytes; /* the probe's bytes when ds was read */
+	int64_t next_ds_ms;
+	uint64_t phase_bytes; /* this phase's bytes so far */
+	/* writes: leases and what they cover */
+	uint64_t lease;	     /* recorded through h->charge: nothing is submitted past it */
+	uint64_t base;	     /* bytes submitted by the layout and the phases before this */
+	uint64_t written;    /* bytes completed by the layout and the phases before this */
+	uint64_t phase_wr;   /* bytes this phase wrote so far (from its series) */
+	int64_t phase_t0_ns; /* monotonic start of the running phase */
+	uint64_t phase_sub;  /* the running phase's submitted bytes, as its leases saw them */
+	int64_t last_charge_ns;
+	bool charge_failed;
+	char reason[PROBE_REASON_MAX];
+};
+
+/* probe_run.c */
+
+/* The run's reason (why it stopped or was refused), printf-style. */
+void probe_run_set_reason(struct exec_ctx *x, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+int64_t probe_run_mono_ns(void);
+
+/* The engine's lease, in its phase's own bytes (a probe_lease_fn). */
+int probe_run_phase_lease(void *ctx, uint64_t want, uint64_t *ret_granted);
+
+/* probe_target.c */
+
+/* Open the target: the probe file, or the raw namespace. */
+int probe_target_open(struct exec_ctx *x, int *ret_fd, uint64_t *ret_area, bool *ret_writable);
+
+/* Before each phase: the same drive, the same target; for writes, still blank. */
+int probe_target_check(struct exec_ctx *x, int fd, bool writes);
+
+/* 1 when a signature is on the raw namespace (or it cannot be read). */
+int probe_target_signature(struct exec_ctx *x, const char *when);

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+/*
+ * Private to the probe service (probe_svc.c, probe_plan.c, probe_http.c,
+ * probe_cli.c): its state, and the functions one file of it calls in another.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "nvmond/probe/probe_progress.h"
+#include "nvmond/probe/probe_run.h"
+#include "nvmond/probe/probe_safety.h"
+#include "nvmond/probe/probe_sched.h"
+#include "nvmond/probe/probe_svc.h"
+
+#define MS_PER_DAY	  86400000LL
+#define SCHED_TICK_MS	  15000
+#define BUSY_WINDOW_MS	  60000
+#define BUSY_HIST	  32
+#define PROBE_SVC_DEVICES 64
+
+struct busy_snap {
+	int64_t mono_ms;
+	struct probe_diskstat ds;
+};
+
+struct probe_job_ctx;
+
+struct probe_dev {
+	int64_t device_id;
+	struct probe_job_ctx *job; /* running, or NULL */
+	struct probe_demo_state demo;
+	struct busy_snap busy[BUSY_HIST];
+	size_t n_busy, busy_pos;
+	struct probe_sched sched[PROBE_SCHED_MAX];
+	size_t n_sched;
+	int64_t next_due[PROBE_SCHED_MAX];
+	char sched_text[256];
+};
+
+struct probe_svc {
+	struct cfg cfg;
+	struct dev_backend *backend;
+	struct store *store;
+	struct fleet *fleet;
+	struct mainq *mainq;
+	struct loop *loop;
+	bool demo;
+	struct probe_dev dev[PROBE_SVC_DEVICES];
+	size_t n_dev;
+	struct probe_job_ctx *done; /* finished threads to join */
+	struct api_endpoint endpoints[4];
+};
+
+struct probe_job_ctx {
+	struct probe_svc *svc;
+	pthread_t thread;
+	int lock_fd;	 /* the drive's probe lock, held until the result is stored */
+	char serial[21]; /* for log lines: names move, serials do not */
+	struct probe_plan plan;
+	struct probe_outcome out;
+	struct probe_demo_state demo;
+	atomic_bool cancel;
+	char cancel_why[64];  /* the reason a cancel gives; set before cancel */
+	pthread_mutex_t lock; /* guards prog: the probe thread writes, the loop reads */
+	struct probe_progress prog;
+	struct probe_job_ctx *next; /* in svc->done */
+};
+
+/* What the gates know of the drive now. */
+struct gate_facts {
+	bool scheduled;
+	bool busy_known;
+	double busy_iops, busy_bps;
+	uint16_t temp_k;
+};
+
+/* A request to start a probe, run on the loop by probe_svc_start_on_loop(). */
+struct start_call {
+	struct probe_svc *svc;
+	int64_t device_id;
+	enum probe_preset_id preset;
+	const char *trigger;
+	int64_t ret_id;
+	char reason[PROBE_REASON_MAX];
+};
+
+/* probe_plan.c */
+
+/*
+ * Take @row's probe lock for @who, then settle runs of it whose process died:
+ * they are charged what they may have written. Return: 0 with *ret_fd;
+ * -EALREADY (another process probes it) or other errno, with @reason.
+ */
+int probe_drive_lock(const struct cfg *c, struct store *s, const struct device_row *row,
+		     const char *who, int64_t now_ms, int *ret_fd, char reason[PROBE_REASON_MAX]);
+
+/*
+ * Decide whether @preset may run on @row now and fill @plan and @run; hold the
+ * drive's probe lock (the budget is read and reserved under it).
+ * Return: 0 go; -EBUSY (busy: scheduled only) / -EAGAIN (too hot, too soon) /
+ * -EDQUOT (budget) / -EPERM (refused target) / -EINVAL with @reason; other errno.
+ */
+int probe_plan_prepare(const struct cfg *c, struct store *s, const struct device_row *row,
+		       enum probe_preset_id preset, const char *trigger, int demo_index,
+		       const struct gate_facts *g, int64_t now_ms, struct probe_plan *plan,
+		       struct probe_run_row *run, char reason[PROBE_REASON_MAX]);
+
+/* The scheduler's timer: starts the probes that are due. On the loop. */
+int64_t probe_svc_sched_tick(struct loop *l, void *userdata);
+
+/* Every schedule must parse: a typo should stop the start (or reload), not a probe at 3 am. */
+int probe_svc_schedules_check(const struct cfg *c, char ret_err[PROBE_SVC_ERR_MAX]);
+
+/* probe_svc.c */
+
+/* The state of drive @id; made when @create and there is room. Else NULL. */
+struct probe_dev *probe_svc_dev_find(struct probe_svc *p, int64_t id, bool create);
+
+/* Join and free the probe threads that finished. On the loop. */
+void probe_svc_reap(struct probe_svc *p);
+
+/* Start a probe as @arg (a struct start_call) asks. On the loop (mainq_call). */
+int probe_svc_start_on_loop(void *arg);
+
+/*
+ * Ask @j to stop, saying @why (kept as the run's reason); the first ask wins.
+ * On the loop. Return: false when it was asked already.
+ */
+bool probe_job_cancel(struct probe_job_ctx *j, const char *why);
+
+/* probe_http.c: the endpoints */
+void probe_http_list(void *ctx, const struct api_request *req, struct api_reply *ret);
+void probe_http_get(void *ctx, const struct api_request *req, struct api_reply *ret);
+void probe_http_cancel(void *ctx, const struct api_request *req, struct api_reply *ret);
+void probe_http_post(void *ctx, const struct api_request *req, struct api_reply *ret);

@@ -67,7 +67,7 @@ function timeLabels(u, splits, axisIdx, space, incr) {
     const x = new Date(t * 1000), prev = i ? new Date(splits[i - 1] * 1000) : null;
     const newYear = prev ? prev.getFullYear() !== x.getFullYear() : x.getFullYear() !== thisYear;
     if (incr < DAY_S) {
-      const hm = x.toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit", second: incr < 60 ? "2-digit" : undefined, hourCycle: "h23" });
+      const hm = fmtClock(x, incr < 60);
       return !prev || prev.getDate() !== x.getDate() ? hm + "\n" + md(x) : hm;
     }
     let label;
@@ -103,8 +103,7 @@ function axes(yFmt, opts) {
 }
 
 const legendC = (u, v) => v === null || v === undefined ? "–" : v + " °C";
-const legendTime = (u, v) => v === null || v === undefined ? "–" :
-  new Date(v * 1000).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short", hourCycle: "h23" });
+const legendTime = (u, v) => v === null || v === undefined ? "–" : fmtDateTime(new Date(v * 1000));
 
 // Episodes from the events endpoint, else from the thermal counters rising.
 function throttleEpisodes(series, events) {
@@ -165,7 +164,7 @@ function writesChart(container, wear) {
   const t = wear.daily.map((d) => Date.parse(d.date + "T12:00:00Z") / 1000);
   const bytes = wear.daily.map((d) => num(d.bytes));
   const opts = Object.assign(chartSize(container, 200), {
-    series: [{ value: (u, v) => v == null ? "–" : new Date(v * 1000).toLocaleDateString(undefined, { dateStyle: "medium" }) },
+    series: [{ value: (u, v) => v == null ? "–" : fmtDay(new Date(v * 1000)) },
       { label: "written / day", stroke: SERIES_COLORS[2], fill: SERIES_COLORS[2] + "66", paths: uPlot.paths.bars({ size: [0.7, 40] }), points: { show: false }, value: (u, v) => v === null ? "–" : fmtBytes(v) }],
     axes: axes(fmtBytesTick, { ySize: 64 }),
     scales: { x: { time: true }, y: { range: (u, mn, mx) => [0, Math.max(1e9, mx * 1.1)] } },

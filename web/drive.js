@@ -185,7 +185,7 @@ async function liveDrive(gen, id) {
   const data = tempData(sr.body);
   if (data.length !== chart.series.length) return false;
   chart.setData(data);
-  setStatus(range.label + " · updated " + new Date().toLocaleTimeString());
+  setStatus(range.label + " · updated " + fmtClock(new Date(), true));
   return true;
 }
 
@@ -275,5 +275,5 @@ async function renderDrive(gen, id, live) {
   if (rc) state.charts.push(rc);
   else if (runDetail) runBox.replaceChildren(el("p", { class: "muted" }, "This run has no series."));
   document.title = d.model + " · nvmond";
-  setStatus(range.label + " · updated " + new Date().toLocaleTimeString());
+  setStatus(range.label + " · updated " + fmtClock(new Date(), true));
 }

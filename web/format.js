@@ -25,10 +25,33 @@ function fmtDate(iso) {
   return iso ? iso.slice(0, 10) : "–";
 }
 
+// Times read the same everywhere (tables, status line, chart axes and legends): local
+// time on a 24-hour clock, whatever the browser's locale would pick, and the day as the
+// locale's short month and day, with the year only when it is not this year.
+const CLOCK = { hour: "2-digit", minute: "2-digit", hourCycle: "h23" };
+
+function dayOptions(d) {
+  return d.getFullYear() === new Date().getFullYear() ? { month: "short", day: "numeric" }
+    : { month: "short", day: "numeric", year: "numeric" };
+}
+
+// "14:05", or "14:05:09" with seconds.
+function fmtClock(d, seconds) {
+  return d.toLocaleTimeString(undefined, seconds ? Object.assign({ second: "2-digit" }, CLOCK) : CLOCK);
+}
+
+// "Dec 1", "Nov 28, 2025".
+function fmtDay(d) {
+  return d.toLocaleDateString(undefined, dayOptions(d));
+}
+
+// "Dec 1, 14:05", "Nov 28, 2025, 09:30".
+function fmtDateTime(d) {
+  return d.toLocaleString(undefined, Object.assign(dayOptions(d), CLOCK));
+}
+
 function fmtTime(iso) {
-  if (!iso) return "–";
-  const d = new Date(iso);
-  return d.toLocaleString(undefined, { dateStyle: "short", timeStyle: "short" });
+  return iso ? fmtDateTime(new Date(iso)) : "–";
 }
 
 function fmtDuration(s) {

@@ -226,7 +226,7 @@ function drawOverview() {
   const main = document.getElementById("view");
   if (!o.devices.length) {
     main.replaceChildren(el("p", {}, "No NVMe devices known yet."));
-    setStatus("0 drives · updated " + new Date().toLocaleTimeString());
+    setStatus("0 drives · updated " + fmtClock(new Date(), true));
     return;
   }
   const layout = overviewLayout(o.devices.length);
@@ -243,5 +243,5 @@ function drawOverview() {
   main.dataset.layout = layout;
   main.dataset.renderedMs = performance.now().toFixed(1); // the browser test measures the load with it
   const n = o.devices.length;
-  setStatus(n + " drive" + (n === 1 ? "" : "s") + " · " + problems.length + " with problems · updated " + new Date().toLocaleTimeString());
+  setStatus(n + " drive" + (n === 1 ? "" : "s") + " · " + problems.length + " with problems · updated " + fmtClock(new Date(), true));
 }

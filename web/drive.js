@@ -6,7 +6,9 @@ function wearTable(w) {
   return el("div", {},
     row("Written (lifetime)", fmtBytes(w.bytes_written)),
     row("Of which nvmond probes", fmtBytes(w.probe_bytes_written)),
-    row("Rated endurance", w.rating.rated_bytes ? fmtBytes(w.rating.rated_bytes, true) + " (" + w.rating.source + ": " + w.rating.reference + ")" : "unknown: set rated_tbw in [device \"…\"]"),
+    // The rating's source under its value: a long reference must not squeeze the label.
+    row("Rated endurance", w.rating.rated_bytes ? [fmtBytes(w.rating.rated_bytes, true),
+      el("small", { class: "muted" }, w.rating.source + ": " + w.rating.reference)] : "unknown: set rated_tbw in [device \"…\"]"),
     row("Write rate 1 d / 7 d / 30 d", rate("1d") + " · " + rate("7d") + " · " + rate("30d")),
     row("Rated TBW reached", w.tbw_reached ? "already" : w.tbw_date ? "≈ " + fmtDate(w.tbw_date) : "–"),
     row("% used", w.percent_used + " %" + (w.percent_used_100_date ? ", 100 % ≈ " + fmtDate(w.percent_used_100_date) : "")),

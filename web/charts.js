@@ -30,22 +30,33 @@ function overlayPlugin(lines, episodes) {
         ctx.save();
         ctx.setLineDash([6, 4]);
         ctx.lineWidth = 1.5;
-        for (const { v, color, label, right } of lines) {
-          if (v === null || v === undefined) continue;
-          const y = u.valToPos(v, "y", true);
-          if (y < u.bbox.top || y > u.bbox.top + u.bbox.height) continue;
+        const ys = lines.map((l) => (l.v === null || l.v === undefined ? null : u.valToPos(l.v, "y", true)));
+        lines.forEach(({ color, label, right }, i) => {
+          const y = ys[i];
+          if (y === null || y < u.bbox.top || y > u.bbox.top + u.bbox.height) return;
           ctx.strokeStyle = color;
           ctx.beginPath();
           ctx.moveTo(u.bbox.left, y);
           ctx.lineTo(u.bbox.left + u.bbox.width, y);
           ctx.stroke();
           ctx.fillStyle = color;
-          // Two close lines: one label at each end, so they never overlap.
+          // Two close lines: one label at each end, so they never overlap; and a label
+          // under its line when the next line up would cross it (WCTEMP 82, CCTEMP 85).
+          const crowded = ys.some((o, j) => j !== i && o !== null && o < y && y - o < 18 * devicePixelRatio);
           ctx.textAlign = right ? "right" : "left";
-          ctx.textBaseline = "bottom";
+          ctx.textBaseline = crowded ? "top" : "bottom";
           ctx.font = 12 * devicePixelRatio + "px sans-serif";
-          ctx.fillText(label, right ? u.bbox.left + u.bbox.width - 4 : u.bbox.left + 4, y - 4);
-        }
+          // A halo in the panel's colour keeps the label readable over the series.
+          const tx = right ? u.bbox.left + u.bbox.width - 4 : u.bbox.left + 4, ty = crowded ? y + 4 : y - 4;
+          ctx.setLineDash([]);
+          ctx.lineWidth = 3 * devicePixelRatio;
+          ctx.lineJoin = "round";
+          ctx.strokeStyle = cssVar("--card");
+          ctx.strokeText(label, tx, ty);
+          ctx.setLineDash([6, 4]);
+          ctx.lineWidth = 1.5;
+          ctx.fillText(label, tx, ty);
+        });
         ctx.restore();
       }],
     },
@@ -167,7 +178,9 @@ function writesChart(container, wear) {
     series: [{ value: (u, v) => v == null ? "–" : fmtDay(new Date(v * 1000)) },
       { label: "written / day", stroke: SERIES_COLORS[2], fill: SERIES_COLORS[2] + "66", paths: uPlot.paths.bars({ size: [0.7, 40] }), points: { show: false }, value: (u, v) => v === null ? "–" : fmtBytes(v) }],
     axes: axes(fmtBytesTick, { ySize: 64 }),
-    scales: { x: { time: true }, y: { range: (u, mn, mx) => [0, Math.max(1e9, mx * 1.1)] } },
+    // Half a day either side: the first and last bars are whole.
+    scales: { x: { time: true, range: (u, mn, mx) => [mn - DAY_S / 2, mx + DAY_S / 2] },
+      y: { range: (u, mn, mx) => [0, Math.max(1e9, mx * 1.1)] } },
   });
   return new uPlot(opts, [t, bytes], container);
 }
@@ -181,6 +194,16 @@ function probeChart(container, runs) {
   const opts = Object.assign(chartSize(container, 200), {
     series: [{ value: legendTime }, ...presets.map((pr, i) => ({ label: pr, stroke: SERIES_COLORS[i % SERIES_COLORS.length], width: 1, spanGaps: true, points: { show: true, size: 7 }, value: (u, v) => fmtMBps(v) }))],
     axes: axes(fmtMBpsTick, { ySize: 76 }),
+    // From 0 MB/s, and a margin either side: the first and last runs are not cut at the
+    // edges, and two runs do not stretch over the whole height.
+    scales: {
+      x: { time: true, range: (u, mn, mx) => {
+        if (mn === null || mx === null) return [Date.now() / 1000 - 3600, Date.now() / 1000];
+        const pad = Math.max((mx - mn) * 0.05, 30);
+        return [mn - pad, mx + pad];
+      } },
+      y: { range: (u, mn, mx) => [0, Math.max(1, mx) * 1.1] },
+    },
   });
   return new uPlot(opts, data, container);
 }

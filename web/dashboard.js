@@ -17,7 +17,7 @@ const RANGE_WORDS = { "1h": "hour", "24h": "24 hours", "7d": "7 days", "30d": "3
 const CHART_POINTS = 1000;
 const WARNING_LABELS = {
   spare: "spare below threshold",
-  temperature: "temperature",
+  temperature: "temperature warning bit",
   degraded: "reliability degraded",
   read_only: "read-only",
   volatile_backup: "volatile backup failed",

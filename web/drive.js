@@ -3,14 +3,16 @@
 
 function wearTable(w) {
   const rate = (k) => w.rates[k].known ? fmtBytes(w.rates[k].bytes_per_day) + "/day" + (w.rates[k].complete ? "" : " (partial)") : "–";
+  const anyRate = ["1d", "7d", "30d"].some((k) => w.rates[k].known);
   return el("div", {},
     row("Written (lifetime)", fmtBytes(w.bytes_written)),
     row("Of which nvmond probes", fmtBytes(w.probe_bytes_written)),
     // The rating's source under its value: a long reference must not squeeze the label.
     row("Rated endurance", w.rating.rated_bytes ? [fmtBytes(w.rating.rated_bytes, true),
       el("small", { class: "muted" }, w.rating.source + ": " + w.rating.reference)] : "unknown: set rated_tbw in [device \"…\"]"),
-    row("Write rate 1 d / 7 d / 30 d", rate("1d") + " · " + rate("7d") + " · " + rate("30d")),
-    row("Rated TBW reached", w.tbw_reached ? "already" : w.tbw_date ? "≈ " + fmtDate(w.tbw_date) : "–"),
+    row("Write rate 1 d / 7 d / 30 d", anyRate ? rate("1d") + " · " + rate("7d") + " · " + rate("30d") : "needs more history"),
+    row("Rated TBW reached", w.tbw_reached ? "already" : w.tbw_date ? "≈ " + fmtDate(w.tbw_date)
+      : w.projection_basis ? "not at the current rate" : "needs more history"),
     row("% used", w.percent_used + " %" + (w.percent_used_100_date ? ", 100 % ≈ " + fmtDate(w.percent_used_100_date) : "")),
     row("Unusual write rate", w.unusual_write_rate.active ? "yes: the last day wrote over " + w.unusual_write_rate.factor + "× the 30-day average" : "no", w.unusual_write_rate.active ? "warn" : ""),
   );
@@ -115,27 +117,37 @@ const EVENT_LABELS = {
   over_cctemp: "over CCTEMP",
 };
 
+// Alerts and events in one table, newest first (the events endpoint answers oldest
+// first, the alerts newest first). A phone shows each row as a short block (CSS).
 function eventsTable(events, alerts) {
   if (events === null && alerts === null) return el("p", { class: "na" }, "not available");
   const rows = [];
+  const at = [];
   for (const a of alerts || []) {
-    const ack = a.acked ? "acknowledged " + fmtTime(a.acked) : a.state === "firing" ? null : "–";
+    at.push(Date.parse(a.started));
+    const ack = a.acked ? "acknowledged " + fmtTime(a.acked) : a.state === "firing" ? null : "";
     const btn = el("button", { type: "button" }, "Acknowledge");
     btn.addEventListener("click", () => ackAlert(a.id, btn));
-    rows.push(el("tr", {}, el("td", {}, fmtTime(a.started)), el("td", {}, "alert"),
+    rows.push(el("tr", {}, el("td", { class: "time" }, fmtTime(a.started)), el("td", {}, "alert"),
       el("td", { class: a.severity === "critical" ? "bad" : a.severity === "warning" ? "warn" : "" }, a.severity + " · " + a.state),
-      el("td", {}, a.message || a.rule), el("td", {}, ack ?? btn)));
+      el("td", { class: "details" }, a.message || a.rule), el("td", { class: "action" }, ack ?? btn)));
   }
   for (const e of events || []) {
-    rows.push(el("tr", {}, el("td", {}, fmtTime(e.start)), el("td", {}, THROTTLE_KINDS.has(e.kind) ? "throttle" : "temperature"),
+    at.push(Date.parse(e.start));
+    // An ongoing temperature event answers duration 0: count from its start. Transitions
+    // are T1/T2 changes, which only throttling has.
+    const secs = e.ongoing ? Math.max(e.duration_s || 0, Math.round((Date.now() - Date.parse(e.start)) / 1000)) : e.duration_s;
+    const moves = !THROTTLE_KINDS.has(e.kind) ? "" : ", " + e.transitions + (e.transitions === 1 ? " transition" : " transitions");
+    rows.push(el("tr", {}, el("td", { class: "time" }, fmtTime(e.start)), el("td", {}, THROTTLE_KINDS.has(e.kind) ? "throttle" : "temperature"),
       el("td", { class: e.kind === "heavy" || e.kind === "over_cctemp" ? "bad" : "warn" }, (EVENT_LABELS[e.kind] || e.kind) + (e.ongoing ? " · ongoing" : "")),
-      el("td", {}, fmtDuration(e.duration_s) + ", " + e.transitions + " transitions" + (e.peak_c !== null ? ", peak " + e.peak_c + " °C" : "")),
-      el("td", {}, "")));
+      el("td", { class: "details" }, fmtDuration(secs) + (e.ongoing ? " so far" : "") + moves + (e.peak_c !== null ? ", peak " + e.peak_c + " °C" : "")),
+      el("td", { class: "action" }, "")));
   }
   if (!rows.length) return el("p", { class: "muted" }, "No events or alerts in this range.");
-  return el("div", { class: "table-wrap" }, el("table", {},
+  const order = rows.map((r, i) => i).sort((i, j) => at[j] - at[i] || i - j);
+  return el("div", { class: "table-wrap" }, el("table", { class: "events" },
     el("thead", {}, el("tr", {}, ["Time", "Type", "Severity / state", "Details", ""].map((x) => el("th", { scope: "col" }, x)))),
-    el("tbody", {}, rows)));
+    el("tbody", {}, order.map((i) => rows[i]))));
 }
 
 // The verdict at the top of the drive page: health and its reasons, or what was checked.

@@ -148,7 +148,7 @@ function tempCell(d) {
   if (t === null) return el("td", { class: "num muted" }, "–");
   const w = d.wctemp_c;
   const cls = d.cctemp_c !== null && t >= d.cctemp_c ? "bad" : w !== null && t >= w ? "warn" : isHot(d) ? "warn" : "";
-  const margin = w === null ? "WCTEMP unknown" : w - t > 0 ? (w - t) + " below WCTEMP" : t === w ? "at WCTEMP" : (t - w) + " over WCTEMP";
+  const margin = w === null ? "WCTEMP unknown" : w - t > 0 ? (w - t) + " °C below WCTEMP" : t === w ? "at WCTEMP" : (t - w) + " °C over WCTEMP";
   return el("td", { class: "num", title: "WCTEMP " + (w ?? "–") + " °C · CCTEMP " + (d.cctemp_c ?? "–") + " °C" },
     el("span", { class: cls }, t + " °C"), el("small", { class: "muted" }, margin));
 }

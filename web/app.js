@@ -1,0 +1,39 @@
+// nvmond dashboard: routing, the live refresh and start-up. Loaded last.
+"use strict";
+
+function route() {
+  const m = location.hash.match(/^#\/drive\/(\d+)$/);
+  return m ? { view: "drive", id: Number(m[1]) } : { view: "overview" };
+}
+
+async function render(live) {
+  const r = route();
+  const gen = live ? state.generation : ++state.generation;
+  clearTimeout(state.timer);
+  if (!live) stopProbeWatch();
+  try {
+    if (r.view === "drive") await renderDrive(gen, r.id, live);
+    else {
+      destroyCharts();
+      document.title = "nvmond";
+      await renderOverview(gen, live);
+    }
+    showError("");
+  } catch (e) {
+    if (gen === state.generation) showError("Cannot reach nvmond: " + e.message);
+  }
+  if (gen === state.generation) state.timer = setTimeout(() => render(true), LIVE_MS);
+}
+
+function resizeCharts() {
+  for (const c of state.charts) c.setSize(chartSize(c.root.parentElement, c.height));
+}
+
+applyTheme(localStorage.getItem("nvmond.theme"));
+document.getElementById("theme").addEventListener("click", toggleTheme);
+matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => {
+  if (!localStorage.getItem("nvmond.theme")) { applyTheme(null); render(); }
+});
+window.addEventListener("hashchange", () => render());
+window.addEventListener("resize", resizeCharts);
+render();

@@ -1,0 +1,293 @@
+// nvmond dashboard: the page of one drive: verdict, charts, wear, probes, events.
+"use strict";
+
+function wearTable(w) {
+  const rate = (k) => w.rates[k].known ? fmtBytes(w.rates[k].bytes_per_day) + "/day" + (w.rates[k].complete ? "" : " (partial)") : "–";
+  const anyRate = ["1d", "7d", "30d"].some((k) => w.rates[k].known);
+  return el("div", {},
+    row("Written (lifetime)", fmtBytes(w.bytes_written)),
+    row("Of which nvmond probes", fmtBytes(w.probe_bytes_written)),
+    // The rating's source under its value: a long reference must not squeeze the label.
+    row("Rated endurance", w.rating.rated_bytes ? [fmtBytes(w.rating.rated_bytes, true),
+      el("small", { class: "muted" }, w.rating.source + ": " + w.rating.reference)] : "unknown: set rated_tbw in [device \"…\"]"),
+    row("Write rate 1 d / 7 d / 30 d", anyRate ? rate("1d") + " · " + rate("7d") + " · " + rate("30d") : "needs more history"),
+    row("Rated TBW reached", w.tbw_reached ? "already" : w.tbw_date ? "≈ " + fmtDate(w.tbw_date)
+      : w.projection_basis ? "not at the current rate" : "needs more history"),
+    row("% used", w.percent_used + " %" + (w.percent_used_100_date ? ", 100 % ≈ " + fmtDate(w.percent_used_100_date) : "")),
+    row("Unusual write rate", w.unusual_write_rate.active ? "yes: the last day wrote over " + w.unusual_write_rate.factor + "× the 30-day average" : "no", w.unusual_write_rate.active ? "warn" : ""),
+  );
+}
+
+// POST to a token-guarded endpoint: the token is asked once and kept in this
+
+async function ackAlert(id, btn) {
+  btn.disabled = true;
+  const r = await authPost("/api/v1/alerts/" + id + "/ack", undefined, "acknowledge alerts");
+  if (!r || !r.ok) {
+    btn.disabled = false;
+    if (r) showError("acknowledge failed: " + ((r.body && r.body.error) || r.status));
+    return;
+  }
+  render();
+}
+
+// ---- running a probe from the drive page --------------------------------
+
+function stopProbeWatch() {
+  clearTimeout(state.probeTimer);
+  state.probeTimer = null;
+}
+
+// "seq1m-q8 · write (2 of 2) · 41 % · 4968 MB/s · 13.8 GB written"
+function progressText(run) {
+  const p = run.progress;
+  if (!p) return run.preset + " · starting";
+  return run.preset + " · " + p.name + (p.phases > 1 ? " (" + (p.phase + 1) + " of " + p.phases + ")" : "") +
+    " · " + Math.round(p.fraction * 100) + " % · " + fmtMBps(p.mb_per_s) + " · " +
+    fmtBytes(p.bytes_read) + " read, " + fmtBytes(p.bytes_written) + " written";
+}
+
+// Follow probe @id once a second until it ends, then rebuild the page.
+function watchProbe(gen, id, box) {
+  const tick = async () => {
+    const r = await optional("/api/v1/probes/" + id);
+    if (gen !== state.generation) return;
+    if (!r || r.state !== "running") {
+      stopProbeWatch();
+      render();
+      return;
+    }
+    const bar = box.querySelector(".meter > span");
+    bar.style.width = (r.progress ? r.progress.fraction * 100 : 0).toFixed(1) + "%";
+    box.querySelector(".probe-progress").textContent = progressText(r);
+    box.dataset.fraction = r.progress ? r.progress.fraction : 0;
+    state.probeTimer = setTimeout(tick, 1000);
+  };
+  stopProbeWatch();
+  tick();
+}
+
+// What runs on the drive now, with Cancel; or a preset picker with Start.
+function probeControl(gen, d, pr) {
+  const box = el("div", { id: "probe-control" });
+  if (pr.running) {
+    const cancel = el("button", { type: "button" }, "Cancel");
+    cancel.addEventListener("click", async () => {
+      cancel.disabled = true;
+      const r = await authPost("/api/v1/probes/" + pr.running + "/cancel", undefined, "cancel probes");
+      if (r && !r.ok && r.status !== 409) showError("cancel failed: " + ((r.body && r.body.error) || r.status));
+      if (!r || !r.ok) cancel.disabled = false;
+    });
+    box.append(el("p", { class: "probe-progress" }, "probe " + pr.running + " running"),
+      meter(0, "", []),
+      el("p", {}, cancel));
+    watchProbe(gen, pr.running, box);
+    return box;
+  }
+  const pick = el("select", { "aria-label": "preset" },
+    ...pr.presets.map((p) => el("option", { value: p }, p)));
+  const start = el("button", { type: "button" }, "Start");
+  start.addEventListener("click", async () => {
+    start.disabled = true;
+    const r = await authPost("/api/v1/devices/" + d.id + "/probes", { preset: pick.value }, "start probes");
+    start.disabled = false;
+    if (!r) return;
+    if (!r.ok) {
+      showError("probe not started: " + ((r.body && r.body.error) || "HTTP " + r.status));
+      return;
+    }
+    showError("");
+    render();
+  });
+  const b = pr.budget;
+  box.append(el("p", { class: "probe-start" }, pick, " ", start),
+    el("p", { class: "legend-note" }, "Write budget used: " + fmtBytes(b.used_day_bytes) + " of " +
+      fmtBytes(b.day_bytes, true) + " today, " + fmtBytes(b.used_month_bytes) + " of " + fmtBytes(b.month_bytes, true) +
+      " in 30 days" + (pr.probe_dir ? " · probe file in " + pr.probe_dir : " · no probe_dir: raw namespace, read only")));
+  return box;
+}
+
+const EVENT_LABELS = {
+  light: "light throttling (T1)",
+  heavy: "heavy throttling (T2)",
+  warning_temp_time: "time over WCTEMP rose",
+  critical_temp_time: "time over CCTEMP rose",
+  critical_warning_temperature: "temperature warning bit",
+  over_wctemp: "over WCTEMP",
+  over_cctemp: "over CCTEMP",
+};
+
+// Alerts and events in one table, newest first (the events endpoint answers oldest
+// first, the alerts newest first). A phone shows each row as a short block (CSS).
+function eventsTable(events, alerts) {
+  if (events === null && alerts === null) return el("p", { class: "na" }, "not available");
+  const rows = [];
+  const at = [];
+  for (const a of alerts || []) {
+    at.push(Date.parse(a.started));
+    const ack = a.acked ? "acknowledged " + fmtTime(a.acked) : a.state === "firing" ? null : "";
+    const btn = el("button", { type: "button" }, "Acknowledge");
+    btn.addEventListener("click", () => ackAlert(a.id, btn));
+    rows.push(el("tr", {}, el("td", { class: "time" }, fmtTime(a.started)), el("td", {}, "alert"),
+      el("td", { class: a.severity === "critical" ? "bad" : a.severity === "warning" ? "warn" : "" }, a.severity + " · " + a.state),
+      el("td", { class: "details" }, a.message || a.rule), el("td", { class: "action" }, ack ?? btn)));
+  }
+  for (const e of events || []) {
+    at.push(Date.parse(e.start));
+    // An ongoing temperature event answers duration 0: count from its start. Transitions
+    // are T1/T2 changes, which only throttling has.
+    const secs = e.ongoing ? Math.max(e.duration_s || 0, Math.round((Date.now() - Date.parse(e.start)) / 1000)) : e.duration_s;
+    const moves = !THROTTLE_KINDS.has(e.kind) ? "" : ", " + e.transitions + (e.transitions === 1 ? " transition" : " transitions");
+    rows.push(el("tr", {}, el("td", { class: "time" }, fmtTime(e.start)), el("td", {}, THROTTLE_KINDS.has(e.kind) ? "throttle" : "temperature"),
+      el("td", { class: e.kind === "heavy" || e.kind === "over_cctemp" ? "bad" : "warn" }, (EVENT_LABELS[e.kind] || e.kind) + (e.ongoing ? " · ongoing" : "")),
+      el("td", { class: "details" }, fmtDuration(secs) + (e.ongoing ? " so far" : "") + moves + (e.peak_c !== null ? ", peak " + e.peak_c + " °C" : "")),
+      el("td", { class: "action" }, "")));
+  }
+  if (!rows.length) return el("p", { class: "muted" }, "No events or alerts in this range.");
+  const order = rows.map((r, i) => i).sort((i, j) => at[j] - at[i] || i - j);
+  return el("div", { class: "table-wrap" }, el("table", { class: "events" },
+    el("thead", {}, el("tr", {}, ["Time", "Type", "Severity / state", "Details", ""].map((x) => el("th", { scope: "col" }, x)))),
+    el("tbody", {}, order.map((i) => rows[i]))));
+}
+
+// The verdict at the top of the drive page: health and its reasons, or what was checked.
+function verdict(d, h, wear, events, rangeKey) {
+  const cls = { ok: "ok", warning: "warn", critical: "bad" }[h.level] || "muted";
+  const s = d.latest;
+  let text;
+  if (h.level === "ok") {
+    const parts = [];
+    if (s.temperature_c !== null) parts.push(s.temperature_c + " °C" + (d.wctemp_c !== null ? " (" + (d.wctemp_c - s.temperature_c) + " °C below WCTEMP)" : ""));
+    parts.push(s.percent_used + " % used", "spare " + s.avail_spare + " %");
+    const tbw = tbwPercent(wear);
+    if (tbw !== null) parts.push(tbw.toFixed(1) + " % of rated TBW");
+    text = "No problem found: " + parts.join(", ") + ".";
+  } else {
+    text = h.why.join("; ") + ".";
+  }
+  const throttles = events ? events.filter((e) => THROTTLE_KINDS.has(e.kind)) : [];
+  if (throttles.length)
+    text += " " + throttles.length + " throttle episode" + (throttles.length === 1 ? "" : "s") + " in the last " + RANGE_WORDS[rangeKey] +
+      (throttles.some((e) => e.ongoing) ? ", one now." : ".");
+  return el("section", { class: "verdict " + cls, id: "verdict", "aria-label": "health verdict", "data-health": h.level },
+    el("span", { class: "verdict-level" }, "Health: " + (h.level === "ok" ? "OK" : h.level)), el("span", { class: "verdict-why" }, text));
+}
+
+function rangeButtons() {
+  return el("div", { class: "ranges", role: "group", "aria-label": "time range" }, RANGES.map((r) => {
+    const b = el("button", { type: "button", "aria-pressed": r.key === state.range ? "true" : "false", "data-range": r.key }, r.label);
+    b.addEventListener("click", () => {
+      state.range = r.key;
+      localStorage.setItem("nvmond.range", r.key);
+      render();
+    });
+    return b;
+  }));
+}
+
+// A live tick on the drive page: new points into the temperature chart, nothing
+// rebuilt (no flicker, the scroll position stays). Return: false when the page must
+// be rebuilt instead (the chart is missing or its series changed).
+async function liveDrive(gen, id) {
+  const chart = state.charts.find((c) => c.root.parentElement.id === "chart-temp");
+  if (!chart || state.liveTicks % 6 === 0) return false; // a full refresh every minute
+  const range = RANGES.find((r) => r.key === state.range) || RANGES[1];
+  const to = Date.now(), from = to - range.s * 1000;
+  const sr = await api("/api/v1/devices/" + id + "/series?from=" + from + "&to=" + to + "&points=" + CHART_POINTS);
+  if (gen !== state.generation) return true;
+  if (!sr.ok) throw new Error((sr.body && sr.body.error) || "HTTP " + sr.status);
+  const data = tempData(sr.body);
+  if (data.length !== chart.series.length) return false;
+  chart.setData(data);
+  setStatus(range.label + " · updated " + fmtClock(new Date(), true));
+  return true;
+}
+
+async function renderDrive(gen, id, live) {
+  if (live) {
+    state.liveTicks = (state.liveTicks || 0) + 1;
+    if (await liveDrive(gen, id)) return;
+  } else {
+    state.liveTicks = 0;
+  }
+  const range = RANGES.find((r) => r.key === state.range) || RANGES[1];
+  const to = Date.now(), from = to - range.s * 1000;
+  const q = "from=" + from + "&to=" + to;
+  const [dr, sr, wear, ev, al, pr] = await Promise.all([
+    api("/api/v1/devices/" + id),
+    api("/api/v1/devices/" + id + "/series?" + q + "&points=" + CHART_POINTS),
+    optional("/api/v1/devices/" + id + "/wear"),
+    optional("/api/v1/devices/" + id + "/events?" + q),
+    optional("/api/v1/alerts"),
+    optional("/api/v1/devices/" + id + "/probes?limit=200"),
+  ]);
+  // The newest finished run, with its series.
+  const lastRun = pr && pr.probes.find((r) => r.ended);
+  const runDetail = lastRun ? await optional("/api/v1/probes/" + lastRun.id) : null;
+  if (gen !== state.generation) return;
+  if (!dr.ok) throw new Error((dr.body && dr.body.error) || "HTTP " + dr.status);
+  if (!sr.ok) throw new Error((sr.body && sr.body.error) || "HTTP " + sr.status);
+  const d = dr.body, series = sr.body;
+  const events = ev ? ev.events : null;
+  // Firing alerts are in both lists.
+  const seen = new Set();
+  const alerts = al ? al.active.concat(al.history).filter((a) => a.device_id === d.id && !seen.has(a.id) && seen.add(a.id)) : null;
+
+  const tempBox = el("div", { class: "chart", id: "chart-temp" });
+  const writesBox = el("div", { class: "chart", id: "chart-writes" });
+  const probeBox = el("div", { class: "chart", id: "chart-probes" });
+  const runBox = el("div", { class: "chart", id: "chart-probe-run" });
+  const h = health(d, wear, al ? al.active.filter((a) => a.device_id === d.id) : []);
+  const view = el("div", {},
+    d.demo === true ? demoBanner("This drive is") : "",
+    el("div", { class: "drive-head", "data-device": d.id },
+      el("a", { href: "#/" }, "← all drives"),
+      el("h2", {}, d.model), d.demo === true ? demoBadge() : null,
+      el("span", { class: "muted" }, "serial " + d.serial + " · firmware " + d.firmware + (d.name ? " · " + d.name : "")),
+      rangeButtons()),
+    verdict(d, h, wear, events, range.key),
+    el("div", { class: "panels" },
+      el("section", { class: "panel wide", "aria-label": "temperature" },
+        el("h3", {}, "Temperature (°C)"),
+        series.points ? tempBox : emptyChart(d.latest ? "No samples in this range yet" : "No sample of this drive yet",
+          "nvmond polls every drive every 10 s by default ([daemon] poll_interval); points appear after the first polls."),
+        el("p", { class: "legend-note" }, series.points + (series.points === 1 ? " point · " : " points · ") +
+          (series.resolution_s ? (series.resolution_s === 60 ? "1-minute" : "1-hour") + " rollups" : "raw samples") +
+          ", " + fmtDuration(series.step_s) + " per point · shaded: throttling · dashed: WCTEMP / CCTEMP")),
+      el("section", { class: "panel", "aria-label": "writes per day" },
+        el("h3", {}, "Writes per day (30 days)"),
+        !wear ? el("p", { class: "na" }, "not available")
+          : wear.daily.some((x) => num(x.bytes) > 0) ? writesBox
+          : emptyChart("No writes counted in the last 30 days yet",
+            "a day's writes are the growth of the drive's written-data counter between nvmond's samples on that day.")),
+      el("section", { class: "panel", "aria-label": "wear" },
+        el("h3", {}, "Wear"),
+        wear ? wearTable(wear) : el("p", { class: "na" }, "not available")),
+      el("section", { class: "panel", "aria-label": "probes" },
+        el("h3", {}, "Throughput probes (MB/s per preset)"),
+        pr ? probeBox : el("p", { class: "na" }, "not available")),
+      pr ? el("section", { class: "panel", "aria-label": "run a probe" },
+        el("h3", {}, pr.running ? "Probe running" : "Run a probe"),
+        probeControl(gen, d, pr)) : null,
+      el("section", { class: "panel", "aria-label": "last probe" },
+        el("h3", {}, "Last probe" + (lastRun ? ": " + lastRun.preset + ", " + fmtTime(lastRun.started) : "")),
+        runDetail ? runBox : el("p", { class: pr ? "muted" : "na" }, pr ? "No probe has finished yet." : "not available"),
+        runDetail ? el("p", { class: "legend-note" }, "seconds since the phase started · shaded: " +
+          (runDetail.phases.flatMap((p) => p.events).map((e) => e.kind + " (" + e.cause + ")").join(", ") || "no cliff or dip")) : null),
+      el("section", { class: "panel wide", "aria-label": "events and alerts" },
+        el("h3", {}, "Events and alerts"),
+        eventsTable(events, alerts))));
+
+  destroyCharts();
+  document.getElementById("view").replaceChildren(view);
+  if (series.points) state.charts.push(tempChart(tempBox, d, series, events));
+  if (wear && writesBox.isConnected) state.charts.push(writesChart(writesBox, wear));
+  if (pr && pr.probes.some((r) => r.ended)) state.charts.push(probeChart(probeBox, pr.probes));
+  else if (pr) probeBox.replaceChildren(emptyChart("No probe has run yet",
+    "start one under Run a probe, or schedule them with probe_schedule in [probes] or [device \"…\"]."));
+  const rc = runDetail && probeSeriesChart(runBox, runDetail);
+  if (rc) state.charts.push(rc);
+  else if (runDetail) runBox.replaceChildren(el("p", { class: "muted" }, "This run has no series."));
+  document.title = d.model + " · nvmond";
+  setStatus(range.label + " · updated " + fmtClock(new Date(), true));
+}

@@ -59,6 +59,50 @@ jq_py() {
 	python3 -c "import json,sys; j=json.loads(sys.argv[1]); $2" "$1"
 }
 
+# wait_for SECONDS CMD...: run CMD every 0.1 s until it succeeds (0) or the time is up (1).
+wait_for() {
+	local n=$(($1 * 10))
+	shift
+	for _ in $(seq "$n"); do
+		"$@" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# polls_total: health logs the daemon has read so far, over all drives (GET
+# /metrics, which needs no token).
+polls_total() {
+	curl -fsS --max-time 10 "http://127.0.0.1:$PORT/metrics" |
+		awk '$1 == "nvmond_polls_total" { print $2; found = 1 } END { exit !found }'
+}
+
+# wait_polls N [SECONDS]: wait until the daemon has read N more health logs
+# (counted over all drives; each is evaluated by the detectors and alert rules
+# before the next poll). Use it instead of a sleep before asserting that more
+# polls changed nothing.
+wait_polls() {
+	local want limit=${2:-30} i now
+	want=$(($(polls_total || fail "no nvmond_polls_total in /metrics") + $1))
+	for i in $(seq $((limit * 10))); do
+		now=$(polls_total) && [ "$now" -ge "$want" ] && return 0
+		sleep 0.1
+	done
+	fail "the daemon did not poll $1 more times within ${limit}s (at ${now:-?}, want $want)"
+}
+
+# wait_log_for PATTERN [SECONDS]: wait until a daemon log line matches PATTERN
+# (grep -E), by default up to 30 s.
+wait_log_for() {
+	local limit=${2:-30} i
+	for i in $(seq $((limit * 10))); do
+		grep -Eq -- "$1" "$DAEMON_LOG" && return 0
+		kill -0 "$DAEMON_PID" 2>/dev/null || fail "daemon exited while waiting for '$1'"
+		sleep 0.1
+	done
+	fail "log line '$1' did not appear within ${limit}s"
+}
+
 wait_log() {
 	for _ in $(seq 50); do
 		grep -q "$1" "$DAEMON_LOG" && return 0

@@ -66,16 +66,6 @@ at_least() { # at_least N PATTERN FILE  (re-read on every call)
 	[ "$(count "$2" "$3")" -ge "$1" ]
 }
 
-wait_for() { # wait_for SECONDS CMD...
-	local n=$(($1 * 10))
-	shift
-	for _ in $(seq "$n"); do
-		"$@" && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 # ---- refusing to listen beyond loopback without a token
 printf '[daemon]\ndatabase = %s/x.db\ndemo = yes\n' "$TMP" > "$TMP/open.conf"
 expect_exit 2 "$NVMOND_BIN" -c "$TMP/open.conf" --listen "0.0.0.0:$(free_port)"
@@ -95,7 +85,7 @@ wait_for 10 at_least 2 '^firing temperature_warning' "$HOOK_LOG" ||
 wait_for 10 at_least 2 '"rule":"temperature_warning"' "$HOOK_OUT" ||
 	fail "webhook did not receive both: $(cat "$HOOK_OUT" 2>/dev/null)"
 grep -q '"state":"firing"' "$HOOK_OUT" || fail "webhook body"
-sleep 1.5 # more polls: still one notification per episode
+wait_polls 10 # five more polls of each drive: still one notification per episode
 [ "$(count '^firing temperature_warning' "$HOOK_LOG")" = 2 ] || fail "re-sent: $(cat "$HOOK_LOG")"
 grep -q "alert [0-9]* firing: warning temperature_warning on demo1" "$DAEMON_LOG" || fail "journal line"
 
@@ -145,7 +135,7 @@ stop_daemon
 
 # ---- a restart neither re-sends nor loses
 start_daemon -c "$TMP/nvmond.conf"
-sleep 1.5
+wait_polls 10
 [ "$(count '^firing temperature_warning' "$HOOK_LOG")" = 2 ] || fail "re-sent after restart: $(cat "$HOOK_LOG")"
 J=$(http_get /api/v1/alerts)
 jq_py "$J" "
@@ -162,7 +152,7 @@ wait_for 10 grep -q "^resolved temperature_warning demo1 $DEMO1_ALERT " "$HOOK_L
 wait_for 10 grep -q '"state":"resolved"' "$HOOK_OUT" || fail "webhook got no resolved"
 grep -q '"state":"resolved".*"message":"resolved after [0-9]*s; last: temperature [0-9]* °C reached 32 °C (WCTEMP 82 °C - margin 50)"' "$HOOK_OUT" ||
 	fail "resolved message: $(grep resolved "$HOOK_OUT")"
-sleep 1
+wait_polls 10
 [ "$(count "^resolved temperature_warning demo1" "$HOOK_LOG")" = 1 ] || fail "resolved twice"
 J=$(http_get "/api/v1/alerts")
 jq_py "$J" "

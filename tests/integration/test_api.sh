@@ -135,7 +135,17 @@ sample_stats() { # count and data_units_written of the newest sample of device $
 }
 declare -A N1 W1
 for id in $IDS; do read -r "N1[$id]" "W1[$id]" <<<"$(sample_stats "$id")"; done
-sleep 3.5
+# Wait for the polls rather than a fixed time: every device has more samples
+# and more data written than at the start, and the four samples the range
+# checks below need.
+grown() {
+	local id n2 w2
+	for id in $IDS; do
+		read -r n2 w2 <<<"$(sample_stats "$id")"
+		[ "$n2" -gt "${N1[$id]}" ] && [ "$n2" -ge 4 ] && [ "$w2" -gt "${W1[$id]}" ] || return 1
+	done
+}
+for _ in $(seq 150); do grown && break; sleep 0.1; done
 for id in $IDS; do
 	read -r n2 w2 <<<"$(sample_stats "$id")"
 	check "device $id: samples grow (${N1[$id]} → $n2)" [ "$n2" -gt "${N1[$id]}" ]

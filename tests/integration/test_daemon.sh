@@ -39,11 +39,13 @@ json=$(http_get /api/v1/devices)
 ids=$(jq_py "$json" 'print(" ".join(str(d["id"]) for d in j["devices"]))')
 [ "$(echo $ids | wc -w)" = 2 ] || fail "two demo devices, got '$ids'"
 first_seen=$(jq_py "$json" 'print(j["devices"][0]["first_seen"])')
-sleep 3
-n1=$(sqlite3 "$db" 'select count(*) from samples')
-sleep 3
-n2=$(sqlite3 "$db" 'select count(*) from samples')
-[ "$n2" -gt "$n1" ] || fail "samples are stored while running ($n1 -> $n2)"
+stored() { sqlite3 "$db" 'select count(*) from samples'; }
+stored_more_than() { [ "$(stored)" -gt "$1" ]; }
+wait_for 15 stored_more_than 0 || fail "no sample stored"
+n1=$(stored)
+wait_for 15 stored_more_than "$n1" || fail "samples are stored while running ($n1 -> $(stored))"
+# Six polls of each drive before the restart below, which looks for them.
+wait_for 30 stored_more_than 11 || fail "not six samples of each drive in 30 s ($(stored))"
 
 # SIGHUP: a new poll interval takes effect without a restart.
 printf '[daemon]\npoll_interval = 500ms\ndemo = yes\n' > "$conf"

@@ -167,9 +167,14 @@ python3 -c "import sys; g,w=map(float,sys.argv[1:]); sys.exit(0 if 0 < g and abs
 echo "ok: PromQL $Q = $got"
 
 # A counter: Prometheus' latest scrape is within the daemon's polls seen before/after.
+# Wait for a scrape newer than "before" (scrape_interval 1s) rather than a fixed time.
 before=$(served 'nvmond_polls_total')
-sleep 2.5
-got=$(promql 'nvmond_polls_total{job="nvmond"}')
+for _ in $(seq 100); do
+	got=$(promql 'nvmond_polls_total{job="nvmond"}')
+	python3 -c "import sys; sys.exit(0 if float(sys.argv[1] or 0) > float(sys.argv[2]) else 1)" \
+		"$got" "$before" && break
+	sleep 0.2
+done
 after=$(served 'nvmond_polls_total')
 python3 -c "import sys; b,g,a=map(float,sys.argv[1:]); sys.exit(0 if b<=g<=a and g>b else 1)" \
 	"$before" "$got" "$after" || fail "nvmond_polls_total: served $before..$after, Prometheus $got"

@@ -183,7 +183,7 @@ show_log_line()
 
 kill9()
 {
-	local db=$tmp/kill9.db before=0 after i
+	local db=$tmp/kill9.db before=0 after i t0
 	echo "1. kill -9 at random moments"
 	for i in $(seq 10); do
 		start_daemon "$db"
@@ -199,8 +199,9 @@ kill9()
 		before=$after
 	done
 	[ "$before" -gt 0 ] || fail "no sample was ever stored"
+	t0=$(now_ms)
 	start_daemon "$db"
-	sleep 1.5
+	wait_stored "$db" "$t0"
 	stop_daemon
 	integrity_ok "$db"
 	[ "$(count_samples "$db")" -gt "$before" ] || fail "no samples after the last restart"

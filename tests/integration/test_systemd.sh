@@ -41,9 +41,16 @@ LISTENER=$!
 for _ in $(seq 50); do [ -S "$TMP/notify.sock" ] && break; sleep 0.1; done
 NOTIFY_SOCKET=$TMP/notify.sock WATCHDOG_USEC=1000000 \
 	start_daemon --demo --db "$TMP/db" --config /dev/null
-sleep 3
+# Wait for what the checks below read rather than a fixed time: six watchdog
+# pings (about 3 s at WatchdogSec/2), the device STATUS= line, and after SIGHUP
+# the second READY=1.
+notified() { # notified N PATTERN: at least N lines of the listener's log match
+	[ "$(grep -c -- "$2" "$TMP/notify.log" 2>/dev/null)" -ge "$1" ]
+}
+wait_for 15 notified 6 ' WATCHDOG=1$' || fail "fewer than 6 watchdog pings in 15 s"
+wait_for 15 notified 1 ' STATUS=2 of 2 drives online' || fail "no device STATUS= line"
 kill -HUP "$DAEMON_PID"
-sleep 1
+wait_for 15 notified 2 ' READY=1$' || fail "no READY=1 after SIGHUP"
 stop_daemon
 wait "$LISTENER" || fail "notify listener failed"
 

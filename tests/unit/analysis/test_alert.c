@@ -416,3 +416,105 @@ Test(store_alert, restart_state_latest_per_rule_with_last_notification, .init = 
 	cr_assert_eq(store_alert_get(s, 777, &g), -ENOENT);
 	store_close(s);
 }
+
+/* The README's Alerts table, one condition per case. */
+Test(alert_rules, readme_alert_table)
+{
+	enum { NO_PREV = -1 };
+	const struct {
+		const char *rule;
+		int prev_media, cur_media; /* NO_PREV: no previous sample */
+		uint8_t cw;
+		unsigned open; /* bit per throttle kind */
+		enum alert_rule r;
+		bool active;
+		enum alert_severity sev;
+	} t[] = {
+		{"media_errors: the count rose since the previous sample", 3, 4, 0, 0,
+		 ALERT_MEDIA_ERRORS, true, ALERT_SEV_CRITICAL},
+		{"media_errors: a count that went down (a reset) did not rise", 5, 0, 0, 0,
+		 ALERT_MEDIA_ERRORS, false, ALERT_SEV_CRITICAL},
+		{"temperature_critical: an over_cctemp event is open; critical", NO_PREV, 0, 0,
+		 1u << THROTTLE_OVER_CCTEMP, ALERT_TEMP_CRITICAL, true, ALERT_SEV_CRITICAL},
+		{"temperature_warning: an over_wctemp event is open; warning", NO_PREV, 0, 0,
+		 1u << THROTTLE_OVER_WCTEMP, ALERT_TEMP_WARNING, true, ALERT_SEV_WARNING},
+		{"critical_warning_temperature: covered by an open over_cctemp too (one hot spell, "
+		 "one notification)",
+		 NO_PREV, 0, SMART_CRIT_TEMPERATURE, 1u << THROTTLE_OVER_CCTEMP,
+		 ALERT_CRIT_TEMPERATURE, false, ALERT_SEV_WARNING},
+		{"critical_warning_temperature: the bit alone, no temperature event open", NO_PREV,
+		 0, SMART_CRIT_TEMPERATURE, 0, ALERT_CRIT_TEMPERATURE, true, ALERT_SEV_WARNING},
+		{"throttling: critical while heavy", NO_PREV, 0, 0,
+		 1u << THROTTLE_LIGHT | 1u << THROTTLE_HEAVY, ALERT_THROTTLING, true,
+		 ALERT_SEV_CRITICAL},
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct alert_cfg c = all_on();
+		struct alert_cond r[_ALERT_RULE_MAX];
+		struct smart_log prev = healthy(), cur = healthy();
+		bool open[_THROTTLE_KIND_MAX] = {0};
+
+		for (int k = 0; k < _THROTTLE_KIND_MAX; k++)
+			open[k] = t[i].open & 1u << k;
+		prev.media_errors = t[i].prev_media < 0 ? 0 : (u128)t[i].prev_media;
+		cur.media_errors = (u128)t[i].cur_media;
+		cur.critical_warning = t[i].cw;
+		conds_for(&c, &cur, t[i].prev_media == NO_PREV ? NULL : &prev, open, r);
+		cr_expect(r[t[i].r].known, "%s: known", t[i].rule);
+		cr_expect_eq(r[t[i].r].active, t[i].active, "%s: active", t[i].rule);
+		if (t[i].active)
+			cr_expect_eq(r[t[i].r].severity, t[i].sev, "%s: severity %d", t[i].rule,
+				     r[t[i].r].severity);
+	}
+}
+
+/*
+ * README Alerts: "A rule that fires again on the same drive within cooldown of
+ * its last notification is recorded but not notified" — the last notification
+ * may be the resolved one at the end of a long episode, not its start.
+ */
+Test(alert_step, cooldown_counts_from_the_last_notification)
+{
+	struct alert_cfg c = all_on(); /* cooldown 15 min, resolve_after 30 s */
+	struct alert_slot slot = {0};
+	struct alert_cond on = cond(true, ALERT_SEV_WARNING), off = cond(false, ALERT_SEV_WARNING);
+	struct alert_decision d;
+
+	d = alert_step(&slot, &c, &on, 0);
+	cr_assert(d.action == ALERT_ACT_FIRE && d.notify);
+	alert_step(&slot, &c, &on, 20 * MIN); /* a 20-minute episode */
+	alert_step(&slot, &c, &off, 20 * MIN + 10000);
+	d = alert_step(&slot, &c, &off, 20 * MIN + 40000);
+	cr_assert(d.action == ALERT_ACT_RESOLVE && d.notify, "resolved and notified");
+	/* Two minutes after the resolved notification, 22 after the episode began. */
+	d = alert_step(&slot, &c, &on, 22 * MIN + 40000);
+	cr_assert_eq(d.action, ALERT_ACT_FIRE);
+	cr_expect_not(d.notify, "within the cooldown of the resolved notification");
+}
+
+/* README Alerts: it resolves "after its condition has been absent for resolve_after". */
+Test(alert_step, resolves_exactly_after_resolve_after)
+{
+	const struct {
+		const char *rule;
+		int64_t absent_ms;
+		bool resolved;
+	} t[] = {
+		{"absent 29.999 s of a 30 s resolve_after: still firing", 29999, false},
+		{"absent exactly 30 s: resolved", 30000, true},
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct alert_cfg c = all_on();
+		struct alert_slot slot = {0};
+		struct alert_cond on = cond(true, ALERT_SEV_WARNING),
+				  off = cond(false, ALERT_SEV_WARNING);
+		struct alert_decision d;
+
+		alert_step(&slot, &c, &on, 0);
+		alert_step(&slot, &c, &off, 10000);
+		d = alert_step(&slot, &c, &off, 10000 + t[i].absent_ms);
+		cr_expect_eq(d.action == ALERT_ACT_RESOLVE, t[i].resolved, "%s", t[i].rule);
+	}
+}

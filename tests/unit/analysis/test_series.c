@@ -128,3 +128,119 @@ Test(series, rebucket_min_avg_max_last)
 	cr_assert_eq(series_rebucket(NULL, 0, MIN, &out, &n), 0);
 	cr_assert_eq(n, 0);
 }
+
+/*
+ * README Long history: "The daemon picks the coarsest resolution whose width is
+ * not above the step (raw, 1 min, 1 h — and a coarser one when the range reaches
+ * back beyond what the finer one keeps)"; "a step that would give more than
+ * 10000 points" is refused.
+ */
+Test(series, plan_rule_boundaries)
+{
+	const struct {
+		const char *rule;
+		int64_t from, to;
+		unsigned points;
+		int64_t step;
+		int r, res;
+		int64_t step_out; /* 0: not checked */
+	} t[] = {
+		{"a 59 s step is finer than a minute: raw", NOW - HOUR, NOW, 0, 59 * S, 0,
+		 SERIES_RES_RAW, 59 * S},
+		{"a 60 s step is one 1-minute row per point", NOW - HOUR, NOW, 0, MIN, 0,
+		 SERIES_RES_1M, MIN},
+		{"a 59 min step reads 1-minute rows", NOW - DAY, NOW, 0, 59 * MIN, 0, SERIES_RES_1M,
+		 59 * MIN},
+		{"a 1 h step reads 1-hour rows", NOW - DAY, NOW, 0, HOUR, 0, SERIES_RES_1H, HOUR},
+		{"a range starting exactly keep_raw ago still reads raw rows", NOW - keep_raw,
+		 NOW - keep_raw + HOUR, 0, 10 * S, 0, SERIES_RES_RAW, 10 * S},
+		{"a range starting before keep_raw reads 1-minute rows", NOW - keep_raw - 1,
+		 NOW - keep_raw + HOUR, 0, 10 * S, 0, SERIES_RES_1M, MIN},
+		{"a range starting exactly keep_1m ago still reads 1-minute rows", NOW - keep_1m,
+		 NOW - keep_1m + DAY, 0, MIN, 0, SERIES_RES_1M, MIN},
+		{"a range starting before keep_1m reads 1-hour rows", NOW - keep_1m - 1,
+		 NOW - keep_1m + DAY, 0, MIN, 0, SERIES_RES_1H, HOUR},
+		{"10000 points of 1 s are allowed", NOW - 9999 * S, NOW, 0, S, 0, SERIES_RES_RAW,
+		 S},
+		{"10001 points of 1 s are refused", NOW - 10000 * S, NOW, 0, S, -EINVAL, 0, 0},
+		{"a point is at least 1 s wide: 1000 points over 500 s are 1 s each", NOW - 500 * S,
+		 NOW, 1000, 0, 0, SERIES_RES_RAW, S},
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct series_query q = {.res_s = -1};
+		int r = series_plan(t[i].from, t[i].to, t[i].points, t[i].step, NOW, keep_raw,
+				    keep_1m, &q);
+
+		cr_expect_eq(r, t[i].r, "%s: %d", t[i].rule, r);
+		if (r < 0 || t[i].r < 0)
+			continue;
+		cr_expect_eq(q.res_s, t[i].res, "%s: resolution %d", t[i].rule, q.res_s);
+		cr_expect_eq(q.step_ms, t[i].step_out, "%s: step %lld", t[i].rule,
+			     (long long)q.step_ms);
+	}
+}
+
+static struct series_row at_temp(int64_t ts, uint16_t k, uint8_t cw)
+{
+	struct sample s = {.ts_ms = ts};
+	struct series_row r;
+
+	s.smart.temperature_k = k;
+	s.smart.critical_warning = cw;
+	series_row_from_sample(&s, &r);
+	return r;
+}
+
+/*
+ * README Long history: a bucket holds "min/avg/max of the composite temperature
+ * [...] the OR of the critical warning bits"; sensors reporting 0 K are not
+ * reported (README Events) and take no part.
+ */
+Test(series, bucket_rules)
+{
+	const struct {
+		const char *rule;
+		struct series_row rows[3];
+		uint16_t min_k, max_k;
+		double avg_k;
+		uint8_t cw;
+	} t[] = {
+		{"a bucket whose first row has no temperature: min from the reported rows",
+		 {at_temp(1 * S, 0, 0), at_temp(2 * S, 310, 0), at_temp(3 * S, 320, 0)},
+		 310,
+		 320,
+		 315,
+		 0},
+		{"the critical warning bits are ORed, a later clear row does not clear them",
+		 {at_temp(1 * S, 310, SMART_CRIT_TEMPERATURE),
+		  at_temp(2 * S, 310, SMART_CRIT_SPARE), at_temp(3 * S, 310, 0)},
+		 310,
+		 310,
+		 310,
+		 SMART_CRIT_TEMPERATURE | SMART_CRIT_SPARE},
+		{"the average weighs every sample alike: (300 + 300 + 330) / 3",
+		 {at_temp(1 * S, 300, 0), at_temp(2 * S, 300, 0), at_temp(3 * S, 330, 0)},
+		 300,
+		 330,
+		 310,
+		 0},
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct series_row *out;
+		size_t n;
+
+		cr_assert_eq(series_rebucket(t[i].rows, 3, MIN, &out, &n), 0);
+		cr_assert_eq(n, 1, "%s", t[i].rule);
+		cr_expect_eq(out[0].temp_min_k, t[i].min_k, "%s: min %u", t[i].rule,
+			     out[0].temp_min_k);
+		cr_expect_eq(out[0].temp_max_k, t[i].max_k, "%s: max %u", t[i].rule,
+			     out[0].temp_max_k);
+		cr_expect_float_eq(out[0].temp_avg_k, t[i].avg_k, 1e-9, "%s: avg %f", t[i].rule,
+				   out[0].temp_avg_k);
+		cr_expect_eq(out[0].critical_warning, t[i].cw, "%s: bits %#x", t[i].rule,
+			     out[0].critical_warning);
+		free(out);
+	}
+}

@@ -481,3 +481,103 @@ Test(throttle, kind_names_round_trip)
 		cr_assert_eq(throttle_kind_from_name(throttle_kind_name(k)), k);
 	cr_assert_eq(throttle_kind_from_name("nope"), -EINVAL);
 }
+
+/*
+ * Boundaries of the README's event rules, one case each: the trace, the one
+ * event that must come out, and the rule that says so.
+ */
+Test(throttle, rule_boundaries)
+{
+	const struct {
+		const char *rule;
+		struct row rows[6];
+		size_t n;
+		enum throttle_kind kind;
+		uint64_t duration_s;
+		int64_t start_s, end_s; /* end -1: still open */
+		bool late, reset;
+	} t[] = {
+		{"critical composite temperature time counts minutes: +2 is 120 s, begun before "
+		 "the "
+		 "previous sample",
+		 {{0, 50}, {10, 50, 0, 0, 0, 0, 0, 0, 2}},
+		 2,
+		 THROTTLE_CRIT_TIME,
+		 120,
+		 10 - 120,
+		 -1},
+		{"over_wctemp opens when the hottest temperature reached WCTEMP - margin (70 °C is "
+		 "reached at 70)",
+		 {{0, 60}, {10, 70}, {20, 60}},
+		 3,
+		 THROTTLE_OVER_WCTEMP,
+		 10,
+		 10,
+		 20},
+		{"a temperature event ends once more than hysteresis (2 °C) below: 68 keeps it "
+		 "open",
+		 {{0, 60}, {10, 71}, {20, 68}, {30, 67}},
+		 4,
+		 THROTTLE_OVER_WCTEMP,
+		 20,
+		 10,
+		 30},
+		{"a fall from the top quarter of 2^32 to the bottom quarter is a wrap",
+		 {{0, 50, 0, 0, 0xFFFFFFF0u}, {10, 50, 0, 0, 4}},
+		 2,
+		 THROTTLE_LIGHT,
+		 20,
+		 0,
+		 -1},
+		{"a fall from below the top quarter is a reset, not a wrap: count from zero",
+		 {{0, 50, 0, 0, 0xB0000000u}, {10, 50, 0, 0, 5}},
+		 2,
+		 THROTTLE_LIGHT,
+		 5,
+		 5,
+		 -1,
+		 false,
+		 true},
+		{"a fall to above the bottom quarter is a reset, not a wrap: count from zero",
+		 {{0, 50, 0, 0, 0xF0000000u}, {10, 50, 0, 0, 0x50000000u}},
+		 2,
+		 THROTTLE_LIGHT,
+		 0x50000000u,
+		 0,
+		 -1,
+		 false,
+		 true},
+		{"late only between samples further apart than the gap (30 s here): 30 s is not",
+		 {{0, 50}, {30, 50, 0, 1, 2}},
+		 2,
+		 THROTTLE_LIGHT,
+		 2,
+		 28,
+		 -1},
+		{"samples 31 s apart, over the 30 s gap: the episode is late",
+		 {{0, 50}, {31, 50, 0, 1, 2}},
+		 2,
+		 THROTTLE_LIGHT,
+		 2,
+		 29,
+		 -1,
+		 true},
+	};
+
+	for (size_t i = 0; i < N(t); i++) {
+		struct throttle_cfg c = cfg_for(70, 80);
+		struct result r;
+
+		run_fresh(&c, t[i].rows, t[i].n, &r);
+		cr_assert_eq(r.n, 1, "%s: %zu events", t[i].rule, r.n);
+		const struct throttle_event *ev = first_of(&r, t[i].kind);
+		cr_expect_eq(ev->duration_s, t[i].duration_s, "%s: duration %llu", t[i].rule,
+			     (unsigned long long)ev->duration_s);
+		cr_expect_eq(ev->start_ms, T0_MS + t[i].start_s * 1000, "%s: start %+lld ms",
+			     t[i].rule, (long long)(ev->start_ms - T0_MS));
+		cr_expect_eq(ev->end_ms, t[i].end_s < 0 ? 0 : T0_MS + t[i].end_s * 1000,
+			     "%s: end %lld", t[i].rule, (long long)ev->end_ms);
+		cr_expect_eq(ev->late, t[i].late, "%s: late", t[i].rule);
+		cr_expect_eq(ev->counter_reset, t[i].reset, "%s: counter_reset", t[i].rule);
+	}
+}

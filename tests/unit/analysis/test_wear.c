@@ -448,3 +448,89 @@ Test(wear, config_wins_over_dwpd_and_report_fields)
 	cr_assert(json_is_null(json_object_get(rating, "rated_bytes")));
 	json_decref(o);
 }
+
+/*
+ * Steady hourly history over @days at @per_day_units a day, and a last day
+ * (the last 24 hours) writing @last_day_units instead.
+ */
+static struct wear_point *with_last_day(int days, u128 per_day_units, u128 last_day_units,
+					size_t *ret_n)
+{
+	struct wear_point *v = steady(days, 0, per_day_units, ret_n);
+	size_t n = *ret_n;
+	u128 base = v[n - 25].data_units_written;
+
+	for (size_t i = n - 24; i < n; i++)
+		v[i].data_units_written = base + last_day_units * (i - (n - 25)) / 24;
+	return v;
+}
+
+#define GB_UNITS(x) ((u128)(x)*1000000000ULL / 512000)
+
+/* README Wear: "unusual_write_rate.active: the last full day wrote more than 5× the
+ * 30-day daily average (and at least 10 GB); needs a week of history." */
+Test(wear, unusual_write_rate_rules)
+{
+	const struct {
+		const char *rule;
+		int days;
+		double factor; /* 0: unset */
+		u128 per_day, last_day;
+		bool unusual;
+	} t[] = {
+		{"50x the average but only 5 GB: under the 10 GB floor", 30, 5, GB_UNITS(0.1),
+		 GB_UNITS(5), false},
+		{"120x the average and 12 GB: over the floor", 30, 5, GB_UNITS(0.1), GB_UNITS(12),
+		 true},
+		{"a burst over six days of history: a baseline needs a week", 6, 5, GB_UNITS(1),
+		 GB_UNITS(100), false},
+		{"the same burst over eight days of history", 8, 5, GB_UNITS(1), GB_UNITS(100),
+		 true},
+		{"factor unset (0) is the default 5x: 3x is not unusual", 30, 0, GB_UNITS(20),
+		 GB_UNITS(60), false},
+		{"factor unset (0) is the default 5x: 8x is", 30, 0, GB_UNITS(20), GB_UNITS(160),
+		 true},
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct wear_cfg c = dflt;
+		struct wear_report w;
+		size_t n;
+		struct wear_point *v = with_last_day(t[i].days, t[i].per_day, t[i].last_day, &n);
+
+		c.unusual_factor = t[i].factor;
+		cr_assert_eq(wear_analyze(v, n, &c, "x", 0, NOW, &w), 0);
+		cr_expect_eq(w.unusual, t[i].unusual, "%s", t[i].rule);
+		cr_expect_float_eq(w.unusual_factor, t[i].factor > 0 ? t[i].factor : 5.0, 1e-9,
+				   "%s: factor applied", t[i].rule);
+		free(v);
+	}
+}
+
+/* README Wear: "known needs at least 10 minutes of history, complete 90 % of the window." */
+Test(wear, rate_known_and_complete)
+{
+	const struct {
+		const char *rule;
+		int64_t span_ms;
+		bool known, complete;
+	} t[] = {
+		{"9 minutes: too short to be known", 9 * 60000, false, false},
+		{"10 minutes: known", 10 * 60000, true, false},
+		{"12 hours: half the day is not complete", 12 * HOUR, true, false},
+		{"21 hours 36 minutes: 90 % of the day is complete", DAY * 9 / 10, true, true},
+		{"21 hours 35 minutes: just under 90 %", DAY * 9 / 10 - 60000, true, false},
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct wear_point v[] = {
+			{.ts_ms = NOW - t[i].span_ms, .data_units_written = 1000},
+			{.ts_ms = NOW, .data_units_written = 2000},
+		};
+		struct wear_report w;
+
+		cr_assert_eq(wear_analyze(v, 2, &dflt, "x", 0, NOW, &w), 0);
+		cr_expect_eq(w.rate[WEAR_1D].known, t[i].known, "%s: known", t[i].rule);
+		cr_expect_eq(w.rate[WEAR_1D].complete, t[i].complete, "%s: complete", t[i].rule);
+	}
+}

@@ -27,6 +27,8 @@ Test(api_unescape, table)
 		{"/bad%zz%4", "/bad%zz%4"},
 		{"%", "%"},
 		{"%41%42C", "ABC"},
+		/* RFC 3986 2.1: hex digits in either case, "F" included. */
+		{"/a%2Fb%3f%3F", "/a/b??"},
 		{"", ""},
 	};
 
@@ -87,6 +89,12 @@ Test(api_route, table)
 		{"GET", "/api/v1/devices/-3", -EINVAL, NULL, 0},
 		{"GET", "/api/v1/devices/0", -EINVAL, NULL, 0},
 		{"GET", "/api/v1/devices/9223372036854775808", -EINVAL, NULL, 0},
+		/* outside int64 is malformed (a 400), never wrapped to another id */
+		{"GET", "/api/v1/devices/9223372036854775809", -EINVAL, NULL, 0},
+		{"GET", "/api/v1/devices/18446744073709551617", -EINVAL, NULL, 0},
+		{"GET", "/api/v1/devices/-9223372036854775809", -EINVAL, NULL, 0},
+		{"GET", "/api/v1/devices/-9223372036854775808", -EINVAL, NULL, 0},
+		{"GET", "/api/v1/devices/99999999999999999999", -EINVAL, NULL, 0},
 		{"GET", "/api/v1/devices/abc", -EINVAL, NULL, 0},
 		{"GET", "/api/v1/devices/1.5", -EINVAL, NULL, 0},
 		{"GET", "/api/v1/devices/1x/samples", -EINVAL, NULL, 0},
@@ -268,6 +276,10 @@ Test(api_static, relpath)
 		{"/a/../b", -ENOENT, NULL}, /* harmless, but ".." is never needed */
 		{"/index.html\x01.png", -ENOENT, NULL},
 		{"/a\tb", -ENOENT, NULL},
+		/* api_static.c: "no control byte": 0x01-0x1f and DEL (0x7f). */
+		{"/a\037b", -ENOENT, NULL},
+		{"/a\177b", -ENOENT, NULL},
+		{"/a~b", 0, "a~b"}, /* 0x7e is printable */
 		{"relative", -ENOENT, NULL},
 		{"", -ENOENT, NULL},
 	};
@@ -359,14 +371,22 @@ static void tree_setup(void)
 	cr_assert_eq(symlink(tmp, p), 0);
 	in_root(p, sizeof(p), "etc");
 	cr_assert_eq(symlink("/etc", p), 0);
+	/* a sibling whose name starts with the root's: <tmp>/web-private */
+	snprintf(p, sizeof(p), "%s-private", root);
+	cr_assert_eq(mkdir(p, 0755), 0);
+	write_file(p, "key.txt", "KEY");
+	in_root(p, sizeof(p), "sibling");
+	cr_assert_eq(symlink("../web-private", p), 0);
 }
 
 static void tree_teardown(void)
 {
 	static const char *const names[] = {
-		"web/index.html", "web/app.js", "web/.hidden", "web/sub/index.html",
-		"web/out.txt",	  "web/in.js",	"web/outdir",  "web/etc",
-		"web/sub",	  "web/empty",	"web",	       "secret.txt",
+		"web/index.html",      "web/app.js",  "web/.hidden",
+		"web/sub/index.html",  "web/out.txt", "web/in.js",
+		"web/outdir",	       "web/etc",     "web/sub",
+		"web/empty",	       "web/sibling", "web",
+		"web-private/key.txt", "web-private", "secret.txt",
 	};
 	char p[PATH_MAX * 2];
 
@@ -410,6 +430,8 @@ Test(api_static, open_table, .init = tree_setup, .fini = tree_teardown)
 		{"/outdir/secret.txt", -ENOENT, NULL, NULL},
 		{"/outdir/", -ENOENT, NULL, NULL},
 		{"/etc/passwd", -ENOENT, NULL, NULL},
+		/* README Static files: nothing outside web_root, not a sibling sharing its prefix */
+		{"/sibling/key.txt", -ENOENT, NULL, NULL},
 		{"/index.html\x01.txt", -ENOENT, NULL, NULL},
 		{"/index.html/", -ENOENT, NULL, NULL},
 	};

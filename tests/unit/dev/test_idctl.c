@@ -84,3 +84,42 @@ Test(idctl, encode_decode_roundtrip)
 	cr_expect(b.tnvmcap == a.tnvmcap);
 	cr_expect_eq(b.nn, a.nn);
 }
+
+/*
+ * Serial, model and firmware are printable ASCII (NVMe 2.0 Figure 275: "ASCII
+ * string"); any other byte, DEL and bytes above 0x7f included, shows as '?', and
+ * NN (bytes 519:516) is a 32-bit little-endian field.
+ */
+Test(idctl, non_printable_bytes_and_wide_fields)
+{
+	const struct {
+		const char *rule;
+		const char *raw; /* the 20-byte serial field, NUL padded */
+		const char *want;
+	} t[] = {
+		{"DEL (0x7f) is not printable", "AB\177CD", "AB?CD"},
+		{"bytes above 0x7f are not ASCII", "AB\x80\xff", "AB??"},
+		{"a control byte is not printable", "\037X", "?X"},
+		{"tilde (0x7e) is the last printable byte", "~A", "~A"},
+		{"space (0x20) is printable inside the string", "A B", "A B"},
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		uint8_t page[4096] = {0};
+		struct idctl id;
+
+		memcpy(page + 4, t[i].raw, strlen(t[i].raw));
+		idctl_decode(page, &id);
+		cr_expect_str_eq(id.serial, t[i].want, "%s", t[i].rule);
+	}
+
+	uint8_t page[4096] = {0};
+	struct idctl id;
+
+	page[516] = 0x78;
+	page[517] = 0x56;
+	page[518] = 0x34;
+	page[519] = 0x12;
+	idctl_decode(page, &id);
+	cr_expect_eq(id.nn, 0x12345678u, "NN uses all four bytes: %#x", id.nn);
+}

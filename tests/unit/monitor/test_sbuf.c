@@ -70,3 +70,42 @@ Test(sbuf, peek_is_bounded_and_empty_is_null)
 	cr_expect_eq(sbuf_init(&(struct sbuf){0}, 0), -EINVAL);
 	sbuf_done(&b);
 }
+
+/* Popping more than is buffered (but not more than fits) empties the buffer. */
+Test(sbuf, pop_beyond_len_empties)
+{
+	struct sbuf b;
+
+	cr_assert_eq(sbuf_init(&b, 8), 0);
+	for (int64_t i = 0; i < 3; i++) {
+		struct sample s = at(i);
+		sbuf_push(&b, &s);
+	}
+	sbuf_pop(&b, 5);
+	cr_expect_eq(b.len, 0, "len %zu", b.len);
+	sbuf_done(&b);
+}
+
+/*
+ * An emptied buffer starts again at the front: the store then gets the next
+ * batch as one contiguous run (one transaction) instead of two pieces.
+ */
+Test(sbuf, emptied_buffer_gives_one_run)
+{
+	struct sbuf b;
+	const struct sample *v;
+
+	cr_assert_eq(sbuf_init(&b, 4), 0);
+	for (int64_t i = 0; i < 3; i++) {
+		struct sample s = at(i);
+		sbuf_push(&b, &s);
+	}
+	sbuf_pop(&b, 3);
+	for (int64_t i = 3; i < 7; i++) {
+		struct sample s = at(i);
+		sbuf_push(&b, &s);
+	}
+	cr_expect_eq(sbuf_peek(&b, 100, &v), 4, "the full buffer in one piece");
+	cr_expect_eq(v[0].ts_ms, 3);
+	sbuf_done(&b);
+}

@@ -20,6 +20,10 @@ Test(timefmt, parses_rfc3339_and_ms)
 		{"2024-02-29T00:00:00z", 1709164800000},
 		{"2026-11-30 02:19:20Z", 1796005160000},
 		{"1796005160000", 1796005160000},
+		/* Gregorian leap years: every 400th century year is one. */
+		{"2000-02-29T00:00:00Z", 951782400000},
+		/* RFC 3339 5.7: second 60 is a leap second, folded into the next second. */
+		{"2016-12-31T23:59:60Z", 1483228800000},
 		{"0", 0},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -39,6 +43,8 @@ Test(timefmt, rejects_bad_times)
 		"2026-13-01T00:00:00Z",
 		"2026-02-29T00:00:00Z",
 		"2026-11-31T00:00:00Z",
+		"2100-02-29T00:00:00Z", /* Gregorian: a century year not divisible by 400 */
+		"2026-04-31T00:00:00Z", /* April has 30 days */
 		"2026-11-30T24:00:00Z",
 		"2026-11-30T02:60:00Z",
 		"2026-11-30T02:19:20.Z",

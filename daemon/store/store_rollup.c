@@ -355,6 +355,8 @@ int store_rollup_step(struct store *s, const struct store_rollup_cfg *c, int64_t
 {
 	struct devices d = {0};
 	struct state raw, m1, h1;
+	int64_t chunk_1m = c->chunk_ms > 0 ? c->chunk_ms : CHUNK_1M_MS;
+	int64_t chunk_1h = chunk_1m > CHUNK_1H_MS ? chunk_1m : CHUNK_1H_MS;
 	bool more = false;
 	int r;
 
@@ -367,20 +369,20 @@ int store_rollup_step(struct store *s, const struct store_rollup_cfg *c, int64_t
 		goto fail;
 
 	r = build(s, &d, &m1, sql_build_1m, sql_first_raw, MS_MIN,
-		  floor_ms(now_ms - c->grace_ms, MS_MIN), CHUNK_1M_MS, &more);
+		  floor_ms(now_ms - c->grace_ms, MS_MIN), chunk_1m, &more);
 	if (r < 0)
 		goto fail;
 	r = build(s, &d, &h1, sql_build_1h, sql_first_1m, MS_HOUR, floor_ms(m1.done_ms, MS_HOUR),
-		  CHUNK_1H_MS, &more);
+		  chunk_1h, &more);
 	if (r < 0)
 		goto fail;
 	/* Only what is rolled up may go. */
 	r = prune(s, &d, &raw, sql_prune_raw, sql_first_raw,
-		  min64(now_ms - c->keep_raw_ms, m1.done_ms), CHUNK_1M_MS, &more);
+		  min64(now_ms - c->keep_raw_ms, m1.done_ms), chunk_1m, &more);
 	if (r < 0)
 		goto fail;
 	r = prune(s, &d, &m1, sql_prune_1m, sql_first_1m, min64(now_ms - c->keep_1m_ms, h1.done_ms),
-		  CHUNK_1H_MS, &more);
+		  chunk_1h, &more);
 	if (r < 0)
 		goto fail;
 

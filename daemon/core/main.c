@@ -105,7 +105,7 @@ static void usage(FILE *out)
 		"                          missing = built-in defaults)\n"
 		"      --db FILE           SQLite database (overrides [daemon] database)\n"
 		"  -l, --listen ADDR:PORT  HTTP address (overrides [daemon] listen)\n"
-		"      --demo              serve two simulated drives instead of real ones\n"
+		"      --demo              serve simulated drives instead of real ones\n"
 		"      --log-level LEVEL   error, warning, info or debug\n"
 		"      --json              (status, probe) print JSON instead of a table\n"
 		"      --device ID         (probe) the drive: its id in GET /api/v1/devices\n"
@@ -259,10 +259,11 @@ static int open_backend(const struct cfg *c, struct dev_backend **ret)
 			return 0;
 		}
 		dev_backend_free(b);
-		log_info("no NVMe controller found: serving two demo drives (demo = no turns "
-			 "this off)");
+		log_info("no NVMe controller found: serving %u demo drives (demo = no turns "
+			 "this off)",
+			 c->demo_drives);
 	}
-	return dev_demo_open(ret);
+	return dev_demo_open_n(c->demo_drives, ret);
 }
 
 /* Color only on a terminal, never with NO_COLOR (no-color.org) or TERM=dumb. */
@@ -351,8 +352,8 @@ static void reload(struct daemon *d)
 	}
 	if (strcmp(c.database, d->cfg.database) != 0 ||
 	    strcmp(c.listen_host, d->cfg.listen_host) != 0 || c.listen_port != d->cfg.listen_port ||
-	    c.demo != d->cfg.demo || strcmp(c.web_root, d->cfg.web_root) != 0 ||
-	    c.http_threads != d->cfg.http_threads)
+	    c.demo != d->cfg.demo || c.demo_drives != d->cfg.demo_drives ||
+	    strcmp(c.web_root, d->cfg.web_root) != 0 || c.http_threads != d->cfg.http_threads)
 		log_warn("database, listen, web_root, demo and [http] changes take effect at "
 			 "the next start");
 	log_set_level(c.log_level);

@@ -59,6 +59,7 @@ struct cfg {
 	int64_t poll_interval_ms;
 	int64_t rescan_interval_ms;
 	enum cfg_demo demo;
+	uint32_t demo_drives; /* how many demo drives (1 … 64) */
 	enum log_level log_level;
 	/* [store] */
 	uint32_t buffer_samples; /* samples held in memory while the database fails */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "nvmond/api/render.h"
+#include "nvmond/dev/demo.h"
 #include "nvmond/dev/smart.h"
 #include "nvmond/util/timefmt.h"
 #include "nvmond/util/u128.h"
@@ -215,6 +216,8 @@ static int row_fields_add(json_t *o, const struct device_row *row)
 	r |= obj_set(o, "first_seen", render_time(row->first_seen_ms));
 	r |= obj_set(o, "last_seen", render_time(row->last_seen_ms));
 	r |= obj_set(o, "online", json_boolean(row->online));
+	/* A simulated drive (its history may be the generated demo year). */
+	r |= obj_set(o, "demo", json_boolean(dev_demo_name_is(row->name)));
 	return r ? -ENOMEM : 0;
 }
 

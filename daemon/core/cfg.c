@@ -111,6 +111,8 @@ static const struct cfg_key cfg_keys[] = {
 	DURATION("daemon", "poll_interval", poll_interval_ms, 100, MS_PER_DAY, "10s"),
 	DURATION("daemon", "rescan_interval", rescan_interval_ms, MS_PER_SEC, MS_PER_DAY, "30s"),
 	ENUM("daemon", "demo", demo, enum cfg_demo, cfg_demo_choices, "auto, yes or no", "auto"),
+	UINT32("daemon", "demo_drives", demo_drives, 1, 64, "2"),
+	ENUM("daemon", "demo_history", demo_history, int, cfg_bool_choices, "yes or no", "yes"),
 	ENUM("daemon", "log_level", log_level, enum log_level, cfg_log_level_choices,
 	     "error, warning, info or debug", "info"),
 	UINT32("store", "buffer_samples", buffer_samples, 1, 10000000, "100000"),

@@ -21,6 +21,7 @@
 #include "nvmond/core/cfg.h"
 #include "nvmond/config.h"
 #include "nvmond/dev/dev.h"
+#include "nvmond/monitor/demo_backfill.h"
 #include "nvmond/monitor/fleet.h"
 #include "nvmond/core/log.h"
 #include "nvmond/core/loop.h"
@@ -105,7 +106,7 @@ static void usage(FILE *out)
 		"                          missing = built-in defaults)\n"
 		"      --db FILE           SQLite database (overrides [daemon] database)\n"
 		"  -l, --listen ADDR:PORT  HTTP address (overrides [daemon] listen)\n"
-		"      --demo              serve two simulated drives instead of real ones\n"
+		"      --demo              serve simulated drives instead of real ones\n"
 		"      --log-level LEVEL   error, warning, info or debug\n"
 		"      --json              (status, probe) print JSON instead of a table\n"
 		"      --device ID         (probe) the drive: its id in GET /api/v1/devices\n"
@@ -259,10 +260,11 @@ static int open_backend(const struct cfg *c, struct dev_backend **ret)
 			return 0;
 		}
 		dev_backend_free(b);
-		log_info("no NVMe controller found: serving two demo drives (demo = no turns "
-			 "this off)");
+		log_info("no NVMe controller found: serving %u demo drives (demo = no turns "
+			 "this off)",
+			 c->demo_drives);
 	}
-	return dev_demo_open(ret);
+	return dev_demo_open_n(c->demo_drives, ret);
 }
 
 /* Color only on a terminal, never with NO_COLOR (no-color.org) or TERM=dumb. */
@@ -351,8 +353,8 @@ static void reload(struct daemon *d)
 	}
 	if (strcmp(c.database, d->cfg.database) != 0 ||
 	    strcmp(c.listen_host, d->cfg.listen_host) != 0 || c.listen_port != d->cfg.listen_port ||
-	    c.demo != d->cfg.demo || strcmp(c.web_root, d->cfg.web_root) != 0 ||
-	    c.http_threads != d->cfg.http_threads)
+	    c.demo != d->cfg.demo || c.demo_drives != d->cfg.demo_drives ||
+	    strcmp(c.web_root, d->cfg.web_root) != 0 || c.http_threads != d->cfg.http_threads)
 		log_warn("database, listen, web_root, demo and [http] changes take effect at "
 			 "the next start");
 	log_set_level(c.log_level);
@@ -424,6 +426,36 @@ static int64_t on_svc_tick(struct loop *l, void *userdata)
 	return d->watchdog_ms && d->watchdog_ms / 2 < 10000 ? d->watchdog_ms / 2 : 10000;
 }
 
+/*
+ * The demo drives' first start: a year of history (demo_backfill.h), so every
+ * chart has something to show. Only on the demo backend, with demo_history on,
+ * and on a database without samples. A failure (a full disk) is not fatal.
+ */
+static void backfill_demo_year(const struct cfg *c, struct store *s, struct dev_backend *b,
+			       const struct store_rollup_cfg *rc)
+{
+	struct demo_backfill_stats st;
+	int64_t t0 = timefmt_mono_ms();
+	int r;
+
+	if (strcmp(b->ops->name, "demo") != 0 || !c->demo_history)
+		return;
+	svc_notify("STATUS=Filling a year of demo history");
+	r = demo_backfill(s, b, rc, timefmt_now_ms(), &st);
+	if (r < 0) {
+		/* A nicety: the drives are served without it. */
+		log_warn("cannot store the demo history: %s (%s); serving the demo drives "
+			 "without it",
+			 strerror(-r), store_strerror(s));
+		return;
+	}
+	if (st.drives)
+		log_info("demo history: a year for %zu drives (%zu samples, %zu throttle events, "
+			 "%zu alerts, %zu probe runs) in %lld ms; demo_history = no turns this off",
+			 st.drives, st.samples, st.events, st.alerts, st.runs,
+			 (long long)(timefmt_mono_ms() - t0));
+}
+
 static int run_daemon(const struct opts *o)
 {
 	struct daemon d = {.opts = *o, .sigfd = -1};
@@ -472,6 +504,11 @@ static int run_daemon(const struct opts *o)
 		log_error("cannot open the NVMe backend: %s", strerror(-r));
 		goto out;
 	}
+	/* Long history settings: the demo year and the rollup timer use them. */
+	d.rollup_cfg = (struct store_rollup_cfg){.keep_raw_ms = d.cfg.keep_raw_ms,
+						 .keep_1m_ms = ROLLUP_KEEP_1M_MS,
+						 .grace_ms = ROLLUP_GRACE_MS};
+	backfill_demo_year(&d.cfg, store, backend, &d.rollup_cfg);
 	fleet = fleet_new();
 	d.loop = loop_new();
 	if (!fleet || !d.loop) {
@@ -529,9 +566,6 @@ static int run_daemon(const struct opts *o)
 	if (endpoints_add(&endpoints, &metrics_ep, 1) < 0)
 		goto out;
 	/* Long history and wear: rollups on a timer, GET …/series and …/wear. */
-	d.rollup_cfg = (struct store_rollup_cfg){.keep_raw_ms = d.cfg.keep_raw_ms,
-						 .keep_1m_ms = ROLLUP_KEEP_1M_MS,
-						 .grace_ms = ROLLUP_GRACE_MS};
 	d.wear = (struct wear_source){.mainq = d.mainq, .cfg = &d.cfg};
 	if (rollup_new(store, &d.rollup_cfg, &d.rollup) < 0 || rollup_start(d.rollup, d.loop) < 0 ||
 	    wear_mon_new(store, fleet, d.alerts, &d.cfg, &d.wear_mon) < 0 ||

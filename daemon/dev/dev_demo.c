@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Demo drives: two simulated controllers for machines without NVMe. Every value
- * is a closed-form function of wall-clock time, so the counters keep rising
- * across restarts and tests can ask for any moment.
+ * Demo drives: simulated controllers for machines without NVMe (two by default,
+ * up to DEV_DEMO_MAX). Every value is a closed-form function of wall-clock time,
+ * so the counters keep rising across restarts and tests can ask for any moment.
  *
  * Drive 0 is a Samsung 950 PRO without airflow: its temperature swings with its
  * workload every five minutes, light-throttles (TMT1) at each peak and
  * heavy-throttles (TMT2) at every third. Drive 1 is a cool 980 PRO that never
- * throttles.
+ * throttles. Drives 2 and up cycle through other models (demo_models[]).
  */
 #include <errno.h>
 #include <math.h>
@@ -15,32 +15,21 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "nvmond/dev/demo.h"
 #include "nvmond/dev/dev.h"
 
 #define DEMO_EPOCH_MS 1704067200000LL /* 2024-01-01T00:00:00Z: "power on" */
 #define MB	      1000000.0
 
-struct demo_drive {
-	const char *model, *serial, *firmware;
-	uint16_t wctemp_k, cctemp_k;
-	uint64_t capacity;
-	double rated_bytes; /* endurance, drives percent_used */
-	/* workload: writes and reads oscillate between 0.3 and 1.7 × the mean rate */
-	double write_bps, read_bps;
-	double written0, read0; /* bytes already written / read at the epoch */
-	/* temperature: base + amp × (1 - cos)/2 over each period; every Nth peak hotter */
-	double period_s, base_c, amp_c, heavy_amp_c;
-	int heavy_every;       /* 0 = never */
-	double tmt1_c, tmt2_c; /* thermal management thresholds (0 = no throttling) */
-	double sensor_off_c[2];
-	uint32_t power_cycles0, unsafe_shutdowns, err_log_entries;
-};
+#define GB 1e9
 
-static const struct demo_drive demo_drives[] = {
+/* Drives 0 and 1, as they always were. */
+static const struct dev_demo_drive demo_first[] = {
 	{
 		.model = "Samsung SSD 950 PRO 512GB",
 		.serial = "DEMO950PRO00001",
 		.firmware = "2B0QBXX7",
+		.vid = 0x144d,
 		.wctemp_k = 343, /* 70 °C */
 		.cctemp_k = 353, /* 80 °C */
 		.capacity = 512110190592ULL,
@@ -60,11 +49,18 @@ static const struct demo_drive demo_drives[] = {
 		.power_cycles0 = 212,
 		.unsafe_shutdowns = 9,
 		.err_log_entries = 14,
+		.perf = {{1.6 * GB, 2.5 * GB},
+			 {1.2 * GB, 1.5 * GB},
+			 {12000, 300000},
+			 {40000, 110000},
+			 0.6 * GB,
+			 8 * GB},
 	},
 	{
 		.model = "Samsung SSD 980 PRO 1TB",
 		.serial = "DEMO980PRO00002",
 		.firmware = "5B2QGXA7",
+		.vid = 0x144d,
 		.wctemp_k = 355, /* 82 °C */
 		.cctemp_k = 358, /* 85 °C */
 		.capacity = 1000204886016ULL,
@@ -84,10 +80,281 @@ static const struct demo_drive demo_drives[] = {
 		.power_cycles0 = 41,
 		.unsafe_shutdowns = 2,
 		.err_log_entries = 0,
+		.perf = {{3.0 * GB, 7.0 * GB},
+			 {3.0 * GB, 5.0 * GB},
+			 {18000, 600000},
+			 {50000, 550000},
+			 1.6 * GB,
+			 24 * GB},
 	},
 };
 
-#define N_DEMO (sizeof(demo_drives) / sizeof(demo_drives[0]))
+/*
+ * The models drives 2 … 63 take in turn, with their data sheets' thresholds,
+ * capacities and endurance (TBW; the Samsung ones as in wear.c's table). Each
+ * drive varies its template's workload, wear and temperature (see demo_vary()).
+ */
+static const struct {
+	const char *tag; /* serial prefix after "DEMO" */
+	struct dev_demo_drive d;
+} demo_models[] = {
+	{"970EVO",
+	 {.model = "Samsung SSD 970 EVO Plus 1TB",
+	  .firmware = "2B2QEXM7",
+	  .vid = 0x144d,
+	  .wctemp_k = 358,
+	  .cctemp_k = 358,
+	  .capacity = 1000204886016ULL,
+	  .rated_bytes = 600e12,
+	  .write_bps = 0.8 * MB,
+	  .read_bps = 1.6 * MB,
+	  .base_c = 38,
+	  .amp_c = 8,
+	  .sensor_off_c = {+5, -1},
+	  .perf = {{2.0 * GB, 3.5 * GB},
+		   {1.8 * GB, 3.3 * GB},
+		   {15000, 480000},
+		   {45000, 550000},
+		   1.0 * GB,
+		   42 * GB}}},
+	{"SN850X",
+	 {.model = "WD_BLACK SN850X 2000GB",
+	  .firmware = "620331WD",
+	  .vid = 0x15b7,
+	  .wctemp_k = 363,
+	  .cctemp_k = 367,
+	  .capacity = 2000398934016ULL,
+	  .rated_bytes = 1200e12,
+	  .write_bps = 1.5 * MB,
+	  .read_bps = 3.0 * MB,
+	  .base_c = 41,
+	  .amp_c = 10,
+	  .sensor_off_c = {+7, -2},
+	  .perf = {{3.2 * GB, 7.3 * GB},
+		   {3.0 * GB, 6.6 * GB},
+		   {20000, 800000},
+		   {60000, 1100000},
+		   1.5 * GB,
+		   150 * GB}}},
+	{"P5PLUS",
+	 {.model = "CT1000P5PSSD8",
+	  .firmware = "P7CR402",
+	  .vid = 0xc0a9,
+	  .wctemp_k = 353,
+	  .cctemp_k = 358,
+	  .capacity = 1000204886016ULL,
+	  .rated_bytes = 600e12,
+	  .write_bps = 0.9 * MB,
+	  .read_bps = 1.5 * MB,
+	  .base_c = 40,
+	  .amp_c = 9,
+	  .sensor_off_c = {+4, -2},
+	  .perf = {{2.2 * GB, 6.6 * GB},
+		   {2.0 * GB, 5.0 * GB},
+		   {14000, 630000},
+		   {42000, 700000},
+		   1.1 * GB,
+		   100 * GB}}},
+	{"950PRO",
+	 {.model = "Samsung SSD 950 PRO 256GB",
+	  .firmware = "2B0QBXX7",
+	  .vid = 0x144d,
+	  .wctemp_k = 343,
+	  .cctemp_k = 353,
+	  .capacity = 256060514304ULL,
+	  .rated_bytes = 200e12,
+	  .write_bps = 1.2 * MB,
+	  .read_bps = 2.0 * MB,
+	  .period_s = 360,
+	  .base_c = 46,
+	  .amp_c = 25,
+	  .heavy_amp_c = 30,
+	  .heavy_every = 4,
+	  .tmt1_c = 68,
+	  .tmt2_c = 73,
+	  .sensor_off_c = {+4, -3},
+	  .perf = {{1.5 * GB, 2.2 * GB},
+		   {0.9 * GB, 0.9 * GB},
+		   {11000, 270000},
+		   {38000, 85000},
+		   0.5 * GB,
+		   4 * GB}}},
+	{"660P",
+	 {.model = "INTEL SSDPEKNW010T8",
+	  .firmware = "002C",
+	  .vid = 0x8086,
+	  .wctemp_k = 350,
+	  .cctemp_k = 353,
+	  .capacity = 1024209543168ULL,
+	  .rated_bytes = 200e12,
+	  .write_bps = 0.4 * MB,
+	  .read_bps = 1.0 * MB,
+	  .base_c = 35,
+	  .amp_c = 7,
+	  .sensor_off_c = {+3, 0},
+	  .perf = {{1.0 * GB, 1.8 * GB},
+		   {0.8 * GB, 1.8 * GB},
+		   {9000, 150000},
+		   {30000, 220000},
+		   0.1 * GB,
+		   24 * GB}}},
+	{"P44PRO",
+	 {.model = "SOLIDIGM SSDPFKKW020X7",
+	  .firmware = "001C",
+	  .vid = 0x025e,
+	  .wctemp_k = 355,
+	  .cctemp_k = 358,
+	  .capacity = 2048408248320ULL,
+	  .rated_bytes = 1200e12,
+	  .write_bps = 1.2 * MB,
+	  .read_bps = 2.4 * MB,
+	  .base_c = 39,
+	  .amp_c = 9,
+	  .sensor_off_c = {+5, -2},
+	  .perf = {{2.8 * GB, 7.0 * GB},
+		   {2.6 * GB, 6.5 * GB},
+		   {17000, 1000000},
+		   {55000, 900000},
+		   1.3 * GB,
+		   200 * GB}}},
+	{"XG6",
+	 {.model = "KXG60ZNV1T02 KIOXIA",
+	  .firmware = "AGGA4104",
+	  .vid = 0x1e0f,
+	  .wctemp_k = 351,
+	  .cctemp_k = 355,
+	  .capacity = 1024209543168ULL,
+	  .rated_bytes = 800e12,
+	  .write_bps = 0.7 * MB,
+	  .read_bps = 2.2 * MB,
+	  .base_c = 37,
+	  .amp_c = 8,
+	  .sensor_off_c = {+4, -1},
+	  .perf = {{1.8 * GB, 3.2 * GB},
+		   {1.4 * GB, 2.9 * GB},
+		   {13000, 355000},
+		   {40000, 365000},
+		   0.9 * GB,
+		   16 * GB}}},
+	{"990PRO",
+	 {.model = "Samsung SSD 990 PRO 2TB",
+	  .firmware = "4B2QJXD7",
+	  .vid = 0x144d,
+	  .wctemp_k = 355,
+	  .cctemp_k = 358,
+	  .capacity = 2000398934016ULL,
+	  .rated_bytes = 1200e12,
+	  .write_bps = 1.4 * MB,
+	  .read_bps = 3.2 * MB,
+	  .base_c = 40,
+	  .amp_c = 10,
+	  .sensor_off_c = {+6, -2},
+	  .perf = {{3.5 * GB, 7.4 * GB},
+		   {3.0 * GB, 6.9 * GB},
+		   {22000, 1200000},
+		   {80000, 1550000},
+		   1.5 * GB,
+		   216 * GB}}},
+	{"980PRO",
+	 {.model = "Samsung SSD 980 PRO 1TB",
+	  .firmware = "5B2QGXA7",
+	  .vid = 0x144d,
+	  .wctemp_k = 355,
+	  .cctemp_k = 358,
+	  .capacity = 1000204886016ULL,
+	  .rated_bytes = 600e12,
+	  .write_bps = 1.0 * MB,
+	  .read_bps = 2.0 * MB,
+	  .base_c = 37,
+	  .amp_c = 9,
+	  .sensor_off_c = {+6, -2},
+	  .perf = {{3.0 * GB, 7.0 * GB},
+		   {3.0 * GB, 5.0 * GB},
+		   {18000, 600000},
+		   {50000, 550000},
+		   1.6 * GB,
+		   24 * GB}}},
+	{"970PRO",
+	 {.model = "Samsung SSD 970 PRO 512GB",
+	  .firmware = "1B2QEXP7",
+	  .vid = 0x144d,
+	  .wctemp_k = 358,
+	  .cctemp_k = 358,
+	  .capacity = 512110190592ULL,
+	  .rated_bytes = 600e12,
+	  .write_bps = 1.1 * MB,
+	  .read_bps = 2.5 * MB,
+	  .base_c = 42,
+	  .amp_c = 11,
+	  .sensor_off_c = {+5, -3},
+	  .perf = {{2.0 * GB, 3.5 * GB},
+		   {1.8 * GB, 2.3 * GB},
+		   {15000, 370000},
+		   {55000, 500000},
+		   2.3 * GB,
+		   512 * GB}}},
+};
+
+#define N_FIRST	 (sizeof(demo_first) / sizeof(demo_first[0]))
+#define N_MODELS (sizeof(demo_models) / sizeof(demo_models[0]))
+
+/* A number in [0, 1) from @i and @salt (splitmix64). */
+static double unit(uint64_t i, uint64_t salt)
+{
+	uint64_t x = i * 0x9e3779b97f4a7c15ULL + salt * 0xd1b54a32d192ed03ULL;
+
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return (double)(x >> 11) / 9007199254740992.0;
+}
+
+/* Drive @i >= 2: its model's template with its own serial, workload, wear and heat. */
+static void demo_vary(size_t i, struct dev_demo_drive *ret)
+{
+	size_t k = (i - N_FIRST) % N_MODELS;
+	struct dev_demo_drive d = demo_models[k].d;
+	double load = 0.3 + 1.7 * unit(i, 1);
+
+	snprintf(d.serial, sizeof(d.serial), "DEMO%s%05zu", demo_models[k].tag, i + 1);
+	d.write_bps *= load;
+	d.read_bps *= 0.5 + 1.5 * unit(i, 2);
+	/* Lifetime writes at the epoch: 1 % to 60 % of the rating. */
+	d.written0 = d.rated_bytes * (0.01 + 0.59 * unit(i, 3));
+	d.read0 = d.written0 * (1.2 + unit(i, 4));
+	d.base_c += -4 + 8 * unit(i, 5);
+	if (!d.period_s)
+		d.period_s = 300 + 240 * unit(i, 6);
+	if (!d.heavy_amp_c)
+		d.heavy_amp_c = d.amp_c;
+	d.power_cycles0 = 20 + (uint32_t)(400 * unit(i, 7));
+	d.unsafe_shutdowns = (uint32_t)(12 * unit(i, 8));
+	d.err_log_entries = unit(i, 9) < 0.2 ? (uint32_t)(30 * unit(i, 10)) : 0;
+	*ret = d;
+}
+
+int dev_demo_drive(size_t index, struct dev_demo_drive *ret)
+{
+	if (index >= DEV_DEMO_MAX)
+		return -ENODEV;
+	if (index < N_FIRST)
+		*ret = demo_first[index];
+	else
+		demo_vary(index, ret);
+	return 0;
+}
+
+bool dev_demo_name_is(const char *name)
+{
+	if (!name || strncmp(name, "demo", 4) != 0 || !name[4])
+		return false;
+	for (const char *p = name + 4; *p; p++)
+		if (*p < '0' || *p > '9')
+			return false;
+	return true;
+}
 
 /*
  * Bytes moved by a rate oscillating as mean × (1 - 0.7 cos(2πt/P)): busiest mid-
@@ -98,7 +365,7 @@ static double oscillating_total(double mean_bps, double period_s, double t)
 	return mean_bps * (t - 0.7 * period_s / (2 * M_PI) * sin(2 * M_PI * t / period_s));
 }
 
-static double amp_of_period(const struct demo_drive *d, int64_t k)
+static double amp_of_period(const struct dev_demo_drive *d, int64_t k)
 {
 	return d->heavy_every && k % d->heavy_every == d->heavy_every - 1 ? d->heavy_amp_c
 									  : d->amp_c;
@@ -119,7 +386,7 @@ static double phase_reaching(double base, double amp, double x)
  * Time above @x (seconds) and number of upward crossings of @x from the epoch to
  * @t, summed period by period in closed form.
  */
-static void above(const struct demo_drive *d, double x, double t, double *ret_secs,
+static void above(const struct dev_demo_drive *d, double x, double t, double *ret_secs,
 		  uint64_t *ret_crossings)
 {
 	int64_t full = (int64_t)floor(t / d->period_s);
@@ -164,7 +431,7 @@ static uint16_t kelvin(double c)
 	return (uint16_t)lround(c + 273.15);
 }
 
-static void demo_state(const struct demo_drive *d, int64_t now_ms, struct smart_log *ret)
+void dev_demo_state(const struct dev_demo_drive *d, int64_t now_ms, struct smart_log *ret)
 {
 	double t = (double)(now_ms - DEMO_EPOCH_MS) / 1000.0;
 	if (t < 0)
@@ -215,76 +482,97 @@ static void demo_state(const struct demo_drive *d, int64_t now_ms, struct smart_
 	*ret = s;
 }
 
+struct demo_ctx {
+	size_t n;
+};
+
 static int demo_scan(void *ctx, int64_t now_ms, struct dev_info **ret, size_t *ret_n)
 {
-	struct dev_info *v = calloc(N_DEMO, sizeof(*v));
-
-	(void)ctx;
 	(void)now_ms;
+	const struct demo_ctx *c = ctx;
+	struct dev_info *v = calloc(c->n, sizeof(*v));
+
 	if (!v)
 		return -ENOMEM;
-	for (size_t i = 0; i < N_DEMO; i++) {
-		const struct demo_drive *d = &demo_drives[i];
-		struct idctl id = {
-			.vid = 0x144d,
-			.wctemp_k = d->wctemp_k,
-			.cctemp_k = d->cctemp_k,
-			.tnvmcap = d->capacity,
-			.nn = 1,
-		};
+	for (size_t i = 0; i < c->n; i++) {
+		struct dev_demo_drive d;
 		uint8_t page[IDCTL_SIZE];
 
-		snprintf(id.serial, sizeof(id.serial), "%s", d->serial);
-		snprintf(id.model, sizeof(id.model), "%s", d->model);
-		snprintf(id.firmware, sizeof(id.firmware), "%s", d->firmware);
+		(void)dev_demo_drive(i, &d);
+		struct idctl id = {
+			.vid = d.vid,
+			.wctemp_k = d.wctemp_k,
+			.cctemp_k = d.cctemp_k,
+			.tnvmcap = d.capacity,
+			.nn = 1,
+		};
+		snprintf(id.serial, sizeof(id.serial), "%s", d.serial);
+		snprintf(id.model, sizeof(id.model), "%s", d.model);
+		snprintf(id.firmware, sizeof(id.firmware), "%s", d.firmware);
 		/* Through the wire format, like a real controller's answer. */
 		idctl_encode(&id, page);
 		idctl_decode(page, &v[i].id);
 		snprintf(v[i].name, sizeof(v[i].name), "demo%zu", i);
 		snprintf(v[i].path, sizeof(v[i].path), "demo:%zu", i);
 		v[i].n_ns = 1;
-		v[i].ns[0] = (struct dev_ns){.nsid = 1, .size_bytes = d->capacity, .lba_size = 512};
+		v[i].ns[0] = (struct dev_ns){.nsid = 1, .size_bytes = d.capacity, .lba_size = 512};
 		snprintf(v[i].ns[0].name, sizeof(v[i].ns[0].name), "demo%zun1", i);
 	}
 	*ret = v;
-	*ret_n = N_DEMO;
+	*ret_n = c->n;
 	return 0;
 }
 
 static int demo_read_smart(void *ctx, const char *name, const struct dev_ident *who, int64_t now_ms,
 			   uint8_t ret_page[SMART_LOG_SIZE])
 {
-	(void)ctx;
-	for (size_t i = 0; i < N_DEMO; i++) {
-		char want[16];
-		snprintf(want, sizeof(want), "demo%zu", i);
-		if (strcmp(name, want) == 0) {
-			if (who && (strcmp(who->serial, demo_drives[i].serial) != 0 ||
-				    (who->model && who->model[0] &&
-				     strcmp(who->model, demo_drives[i].model) != 0)))
-				return -ESTALE;
-			struct smart_log s;
-			demo_state(&demo_drives[i], now_ms, &s);
-			smart_encode(&s, ret_page);
-			return 0;
-		}
-	}
-	return -ENODEV;
+	const struct demo_ctx *c = ctx;
+	struct dev_demo_drive d;
+	struct smart_log s;
+	char *end;
+
+	if (!dev_demo_name_is(name))
+		return -ENODEV;
+	unsigned long i = strtoul(name + 4, &end, 10);
+	if (i >= c->n || (name[4] == '0' && name[5]) || dev_demo_drive(i, &d) < 0)
+		return -ENODEV;
+	if (who && (strcmp(who->serial, d.serial) != 0 ||
+		    (who->model && who->model[0] && strcmp(who->model, d.model) != 0)))
+		return -ESTALE;
+	dev_demo_state(&d, now_ms, &s);
+	smart_encode(&s, ret_page);
+	return 0;
 }
 
 static const struct dev_backend_ops demo_ops = {
 	.name = "demo",
 	.scan = demo_scan,
 	.read_smart = demo_read_smart,
+	.free = free,
 };
+
+int dev_demo_open_n(size_t n, struct dev_backend **ret)
+{
+	struct dev_backend *b;
+	struct demo_ctx *c;
+
+	if (n < 1 || n > DEV_DEMO_MAX)
+		return -EINVAL;
+	b = calloc(1, sizeof(*b));
+	c = calloc(1, sizeof(*c));
+	if (!b || !c) {
+		free(b);
+		free(c);
+		return -ENOMEM;
+	}
+	c->n = n;
+	b->ops = &demo_ops;
+	b->ctx = c;
+	*ret = b;
+	return 0;
+}
 
 int dev_demo_open(struct dev_backend **ret)
 {
-	struct dev_backend *b = calloc(1, sizeof(*b));
-
-	if (!b)
-		return -ENOMEM;
-	b->ops = &demo_ops;
-	*ret = b;
-	return 0;
+	return dev_demo_open_n(DEV_DEMO_DEFAULT, ret);
 }

@@ -2,7 +2,8 @@
 /*
  * Probes on the demo drives: no I/O, a model of what such a drive does.
  *
- * - Rates by drive, pattern and queue depth (datasheet-like figures).
+ * - Rates by drive, pattern and queue depth (datasheet-like figures, from
+ *   each demo drive's dev_demo_perf in demo.h).
  * - A write cache: writes run fast until it holds cache_bytes, then at the
  *   native rate; idle time empties it (fully after an hour).
  * - Thermal slowdown: while the drive's TMT1 (TMT2) time rises in its SMART log
@@ -17,40 +18,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "nvmond/dev/dev.h"
+#include "nvmond/dev/demo.h"
 #include "nvmond/probe/probe_run.h"
 #include "nvmond/util/timefmt.h"
 
-#define GB 1000000000.0
-
-struct demo_model {
-	double seq_read[2], seq_write[2]; /* bytes/s at QD1, QD8 */
-	double rnd_read[2], rnd_write[2]; /* IOPS at QD1, QD32 */
-	double native_write;		  /* bytes/s once the cache is full */
-	double cache_bytes;
-};
-
-static const struct demo_model models[] = {
-	/* demo0: 950 PRO 512GB */
-	{{1.6 * GB, 2.5 * GB},
-	 {1.2 * GB, 1.5 * GB},
-	 {12000, 300000},
-	 {40000, 110000},
-	 0.6 * GB,
-	 8 * GB},
-	/* demo1: 980 PRO 1TB */
-	{{3.0 * GB, 7.0 * GB},
-	 {3.0 * GB, 5.0 * GB},
-	 {18000, 600000},
-	 {50000, 550000},
-	 1.6 * GB,
-	 24 * GB},
-};
-
-#define N_MODELS (sizeof(models) / sizeof(models[0]))
-
 /* Read and write rates (bytes/s) of @j with an empty cache. */
-static void base_rates(const struct demo_model *m, const struct probe_job *j, double *ret_rd,
+static void base_rates(const struct dev_demo_perf *m, const struct probe_job *j, double *ret_rd,
 		       double *ret_wr)
 {
 	int deep = j->depth > 1;
@@ -94,16 +67,12 @@ static int64_t mono_ns(void)
 }
 
 /* The thermal factor at @now_ms: from how TMT1/TMT2 times moved over the last second. */
-static double thermal_factor(struct dev_backend *b, const char *name, int64_t now_ms)
+static double thermal_factor(const struct dev_demo_drive *d, int64_t now_ms)
 {
-	uint8_t p0[SMART_LOG_SIZE], p1[SMART_LOG_SIZE];
 	struct smart_log a, c;
 
-	if (dev_read_smart(b, name, NULL, now_ms - 1000, p0) < 0 ||
-	    dev_read_smart(b, name, NULL, now_ms, p1) < 0)
-		return 1;
-	smart_decode(p0, &a);
-	smart_decode(p1, &c);
+	dev_demo_state(d, now_ms - 1000, &a);
+	dev_demo_state(d, now_ms, &c);
 	if (c.thm_temp2_total_time > a.thm_temp2_total_time)
 		return 0.35;
 	if (c.thm_temp1_total_time > a.thm_temp1_total_time)
@@ -115,11 +84,10 @@ int probe_demo_run(int index, struct probe_demo_state *st, const struct probe_jo
 		   int64_t start_ms, bool realtime, probe_tick_fn tick, void *tick_ctx,
 		   struct probe_result *ret)
 {
-	const struct demo_model *m;
-	struct dev_backend *b = NULL;
+	struct dev_demo_drive drive;
+	const struct dev_demo_perf *m = &drive.perf;
 	struct probe_point *v = NULL;
 	size_t n = 0, cap = 0;
-	char name[16];
 	double rd_rate, wr_rate, factor = 1;
 	uint64_t rd_total = 0, wr_total = 0, lease = 0;
 	int64_t interval = j->interval_ms > 0 ? j->interval_ms : PROBE_INTERVAL_MS, t = 0;
@@ -127,14 +95,9 @@ int probe_demo_run(int index, struct probe_demo_state *st, const struct probe_jo
 	enum probe_stop stop = PROBE_STOP_DONE;
 	int r;
 
-	if (index < 0 || (size_t)index >= N_MODELS || j->block_size == 0 || j->depth == 0 ||
-	    (j->duration_ms <= 0 && j->max_bytes == 0))
+	if (index < 0 || dev_demo_drive((size_t)index, &drive) < 0 || j->block_size == 0 ||
+	    j->depth == 0 || (j->duration_ms <= 0 && j->max_bytes == 0))
 		return -EINVAL;
-	m = &models[index];
-	r = dev_demo_open(&b);
-	if (r < 0)
-		return r;
-	snprintf(name, sizeof(name), "demo%d", index);
 	/* Idle time since the last write empties the cache. */
 	if (st->idle_since_ms && start_ms > st->idle_since_ms) {
 		double freed = (double)(start_ms - st->idle_since_ms) / 3600000.0 * m->cache_bytes;
@@ -152,7 +115,7 @@ int probe_demo_run(int index, struct probe_demo_state *st, const struct probe_jo
 		     (j->op == PROBE_OP_READ ? rd_total : wr_total) >= j->max_bytes))
 			break;
 		if (t % 1000 == 0)
-			factor = thermal_factor(b, name, start_ms + t);
+			factor = thermal_factor(&drive, start_ms + t);
 		if (reads)
 			rd = (uint64_t)(rd_rate * factor * wobble(n) * secs);
 		if (writes) {
@@ -247,6 +210,5 @@ int probe_demo_run(int index, struct probe_demo_state *st, const struct probe_jo
 	r = 0;
 out:
 	free(v);
-	dev_backend_free(b);
 	return r;
 }

@@ -355,6 +355,8 @@ static int rollup_step(struct store *s, void *ctx)
 	const struct store_rollup_cfg *c = a->c;
 	struct devices d = {0};
 	struct state raw, m1, h1;
+	int64_t chunk_1m = c->chunk_ms > 0 ? c->chunk_ms : CHUNK_1M_MS;
+	int64_t chunk_1h = chunk_1m > CHUNK_1H_MS ? chunk_1m : CHUNK_1H_MS;
 	int r;
 
 	if ((r = devices_load(s, &d)) < 0 || (r = state_get(s, SERIES_RES_RAW, &raw)) < 0 ||
@@ -363,20 +365,20 @@ static int rollup_step(struct store *s, void *ctx)
 		goto out;
 
 	r = build(s, &d, &m1, sql_build_1m, sql_first_raw, MS_MIN,
-		  floor_ms(a->now_ms - c->grace_ms, MS_MIN), CHUNK_1M_MS, &a->more);
+		  floor_ms(a->now_ms - c->grace_ms, MS_MIN), chunk_1m, &a->more);
 	if (r < 0)
 		goto out;
 	r = build(s, &d, &h1, sql_build_1h, sql_first_1m, MS_HOUR, floor_ms(m1.done_ms, MS_HOUR),
-		  CHUNK_1H_MS, &a->more);
+		  chunk_1h, &a->more);
 	if (r < 0)
 		goto out;
 	/* Only what is rolled up may go. */
 	r = prune(s, &d, &raw, sql_prune_raw, sql_first_raw,
-		  min64(a->now_ms - c->keep_raw_ms, m1.done_ms), CHUNK_1M_MS, &a->more);
+		  min64(a->now_ms - c->keep_raw_ms, m1.done_ms), chunk_1m, &a->more);
 	if (r < 0)
 		goto out;
 	r = prune(s, &d, &m1, sql_prune_1m, sql_first_1m,
-		  min64(a->now_ms - c->keep_1m_ms, h1.done_ms), CHUNK_1H_MS, &a->more);
+		  min64(a->now_ms - c->keep_1m_ms, h1.done_ms), chunk_1h, &a->more);
 	if (r < 0)
 		goto out;
 

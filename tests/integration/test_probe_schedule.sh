@@ -11,6 +11,9 @@ done
 # The next whole minute at least 20 s away, in local time.
 AT=$(python3 -c 'import time; t = time.time() + 80; print(time.strftime("%H:%M", time.localtime(t - t % 60)))')
 cat > "$TMP/nvmond.conf" <<CONF
+[daemon]
+# The runs are counted from zero: no demo year of past ones.
+demo_history = no
 [probes]
 # The drives' probe locks, apart from any other nvmond on this machine.
 lock_dir = $TMP/locks

@@ -71,6 +71,9 @@ start_daemon()
 		database = $db
 		poll_interval = 1s
 		demo = yes
+		# The disk sizes and sample counts below assume a database without
+		# a demo year in it.
+		demo_history = no
 		log_level = debug
 
 		[store]

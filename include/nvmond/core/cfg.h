@@ -59,6 +59,8 @@ struct cfg {
 	int64_t poll_interval_ms;
 	int64_t rescan_interval_ms;
 	enum cfg_demo demo;
+	uint32_t demo_drives; /* how many demo drives (1 … 64) */
+	int demo_history;     /* 1: a first start backfills a year of demo history */
 	enum log_level log_level;
 	/* [store] */
 	uint32_t buffer_samples; /* samples held in memory while the database fails */

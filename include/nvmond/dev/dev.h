@@ -72,6 +72,12 @@ int dev_nvme_open(struct dev_backend **ret);
  */
 int dev_demo_open(struct dev_backend **ret);
 
+/**
+ * dev_demo_open_n() - @n simulated drives, demo0 … demo<n-1> (see demo.h).
+ * Return: 0, -EINVAL unless 1 <= @n <= DEV_DEMO_MAX, or negative errno.
+ */
+int dev_demo_open_n(size_t n, struct dev_backend **ret);
+
 /** dev_backend_free() - Accepts NULL. Return: NULL. */
 struct dev_backend *dev_backend_free(struct dev_backend *b);
 

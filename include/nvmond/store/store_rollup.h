@@ -23,12 +23,14 @@ struct store_rollup_cfg {
 	int64_t keep_raw_ms; /* raw samples older than this go, once rolled up */
 	int64_t keep_1m_ms;  /* 1-minute rollups older than this go, once rolled up */
 	int64_t grace_ms;    /* leave buckets ending within this of now alone */
+	int64_t chunk_ms;    /* raw samples rolled up per step; 0 = 6 hours (the timer's) */
 };
 
 /**
  * store_rollup_step() - Build the next chunk of rollups (at most 6 hours of raw
- * samples into 1-minute rows, 7 days of 1-minute rows into 1-hour rows) and
- * prune one chunk of expired rows, in one transaction.
+ * samples into 1-minute rows, 7 days of 1-minute rows into 1-hour rows; more
+ * with a larger c->chunk_ms) and prune one chunk of expired rows, in one
+ * transaction.
  * @ret_more: true when there is more to do now (call again soon)
  * Return: 0 or negative errno (store_rollup_errmsg() tells why).
  */

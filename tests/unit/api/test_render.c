@@ -231,11 +231,25 @@ Test(render, device_row)
 	expect_json(
 		render_device_row(&r),
 		"{\"capacity_bytes\":\"1180591620717411303424\",\"cctemp_c\":null,"
-		"\"cctemp_k\":0,\"firmware\":\"1.0\",\"first_seen\":\"1970-01-01T00:00:00.000Z\","
+		"\"cctemp_k\":0,\"demo\":false,\"firmware\":\"1.0\","
+		"\"first_seen\":\"1970-01-01T00:00:00.000Z\","
 		"\"id\":2,\"key\":\"ACME 1TB/S123\",\"last_seen\":\"2025-11-30T02:19:20.000Z\","
 		"\"model\":\"ACME 1TB\",\"name\":\"nvme0\",\"namespaces\":[{\"name\":\"nvme0n1\","
 		"\"nsid\":1}],\"online\":true,\"serial\":\"S123\",\"wctemp_c\":70,"
 		"\"wctemp_k\":343}");
+}
+
+/* A demo drive's controller (demo0 … demo63) says so: its history may be made up. */
+Test(render, device_row_demo)
+{
+	struct device_row r = row_fixture();
+	json_t *o;
+
+	strcpy(r.name, "demo12");
+	o = render_device_row(&r);
+	cr_assert_not_null(o);
+	cr_expect(json_is_true(json_object_get(o, "demo")));
+	json_decref(o);
 }
 
 Test(render, device_row_bad_namespaces_and_text)

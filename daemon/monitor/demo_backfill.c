@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The demo year's I/O: generate each demo drive's year (dev/demo_year.c, pure)
+ * and store it through the same store functions the daemon's own subsystems
+ * use, then roll it up. Never logs; main says what happened.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nvmond/analysis/cliff.h"
+#include "nvmond/dev/demo.h"
+#include "nvmond/dev/demo_year.h"
+#include "nvmond/monitor/demo_backfill.h"
+#include "nvmond/monitor/devrow.h"
+#include "nvmond/store/store.h"
+#include "nvmond/store/store_alert.h"
+#include "nvmond/store/store_probe.h"
+
+/* Rollup steps of a month: a year in a dozen transactions, not 1460. */
+#define DEMO_BACKFILL_CHUNK_MS (30 * 24 * 3600 * 1000LL)
+
+/* Whether any known device has a sample. */
+static int has_samples(struct store *s, bool *ret)
+{
+	struct device_row *rows = NULL;
+	size_t n = 0;
+	int r = store_devices_list(s, &rows, &n);
+
+	*ret = false;
+	for (size_t i = 0; r == 0 && i < n && !*ret; i++) {
+		struct sample last;
+		int q = store_sample_latest(s, rows[i].id, &last);
+
+		if (q == 0)
+			*ret = true;
+		else if (q != -ENOENT)
+			r = q;
+	}
+	free(rows);
+	return r;
+}
+
+static int store_run_of(struct store *s, int64_t device_id, size_t index,
+			const struct demo_run *run)
+{
+	struct probe_run_row row = {
+		.device_id = device_id,
+		.started_ms = run->started_ms,
+		.ended_ms = run->ended_ms,
+		.bytes_written = run->bytes_written,
+		.bytes_read = run->bytes_read,
+		.bytes_charged = run->bytes_written,
+		.bytes_lease = run->bytes_written,
+		.nsid = 1,
+	};
+	struct probe_point pts[DEMO_RUN_POINTS_MAX];
+	struct cliff_point cp[DEMO_RUN_POINTS_MAX];
+	struct cliff_thermal th[DEMO_RUN_THERMAL_MAX];
+	struct cliff_event ev[CLIFF_MAX_EVENTS];
+	int r;
+
+	snprintf(row.preset, sizeof(row.preset), "%s", run->preset);
+	snprintf(row.trigger, sizeof(row.trigger), "schedule");
+	snprintf(row.state, sizeof(row.state), "%s", run->stopped ? "stopped" : "done");
+	if (run->stopped)
+		snprintf(row.reason, sizeof(row.reason), "the write rate fell and stayed down");
+	snprintf(row.target, sizeof(row.target), "demo:%zu", index);
+	snprintf(row.engine, sizeof(row.engine), "demo");
+	r = store_probe_run_insert(s, &row, &row.id);
+	for (size_t k = 0; r == 0 && k < run->n_phases; k++) {
+		const struct demo_run_phase *p = &run->phase[k];
+		bool writes = p->wr_bytes > 0;
+		struct probe_phase_row ph = {
+			.phase = k,
+			.random = p->random,
+			.block_size = p->block_size,
+			.depth = p->depth,
+			.elapsed_ms = p->elapsed_ms,
+			.offset_ms = p->offset_ms,
+			.interval_ms = DEMO_RUN_INTERVAL_MS,
+			.rd = {.bytes = p->rd_bytes,
+			       .ios = p->rd_bytes / p->block_size,
+			       .lat_p50_ns = p->rd_lat_ns[0],
+			       .lat_p99_ns = p->rd_lat_ns[1],
+			       .lat_p999_ns = p->rd_lat_ns[2]},
+			.wr = {.bytes = p->wr_bytes,
+			       .ios = p->wr_bytes / p->block_size,
+			       .lat_p50_ns = p->wr_lat_ns[0],
+			       .lat_p99_ns = p->wr_lat_ns[1],
+			       .lat_p999_ns = p->wr_lat_ns[2]},
+		};
+		size_t n_ev = 0;
+
+		snprintf(ph.name, sizeof(ph.name), "%s", p->name);
+		snprintf(ph.op, sizeof(ph.op), "%s", p->name);
+		snprintf(ph.stop, sizeof(ph.stop), "%s", p->early ? "early" : "done");
+		for (size_t i = 0; i < p->n_points; i++) {
+			pts[i] = (struct probe_point){p->point[i].t_ms, p->point[i].rd_bytes,
+						      p->point[i].wr_bytes};
+			cp[i] = (struct cliff_point){p->point[i].t_ms,
+						     writes ? p->point[i].wr_bytes
+							    : p->point[i].rd_bytes};
+		}
+		/* Dips and cliffs as the probe finds them: the same analysis. */
+		for (size_t i = 0; i < run->n_thermal; i++) {
+			th[i] = run->thermal[i];
+			th[i].t_ms -= p->offset_ms;
+		}
+		(void)cliff_analyze(cp, p->n_points, th, run->n_thermal, NULL, ev, CLIFF_MAX_EVENTS,
+				    &n_ev);
+		r = store_probe_phase_insert(s, row.id, &ph, pts, p->n_points, ev, n_ev);
+	}
+	if (r == 0)
+		r = store_probe_thermal_insert(s, row.id, run->thermal, run->n_thermal);
+	return r;
+}
+
+static int store_year(struct store *s, int64_t id, size_t index, struct demo_year *y,
+		      struct demo_backfill_stats *st)
+{
+	int r;
+
+	for (size_t i = 0; i < y->n_samples; i++)
+		y->samples[i].device_id = id;
+	r = store_samples_insert(s, y->samples, y->n_samples);
+	for (size_t i = 0; r == 0 && i < y->n_events; i++) {
+		int64_t ev_id;
+		r = store_event_insert(s, id, &y->events[i], &ev_id);
+	}
+	for (size_t i = 0; r == 0 && i < y->n_alerts; i++) {
+		const struct demo_alert *a = &y->alerts[i];
+		struct alert_row row = {
+			.device_id = id,
+			.rule = a->rule,
+			.severity = a->severity,
+			.firing = false,
+			.started_ms = a->started_ms,
+			.updated_ms = a->resolved_ms,
+			.resolved_ms = a->resolved_ms,
+			.notified_ms = a->started_ms,
+		};
+		int64_t al_id;
+
+		snprintf(row.message, sizeof(row.message), "%s", a->message);
+		r = store_alert_insert(s, &row, &al_id);
+	}
+	for (size_t i = 0; r == 0 && i < y->n_runs; i++)
+		r = store_run_of(s, id, index, &y->runs[i]);
+	if (r == 0) {
+		st->samples += y->n_samples;
+		st->events += y->n_events;
+		st->alerts += y->n_alerts;
+		st->runs += y->n_runs;
+	}
+	return r;
+}
+
+int demo_backfill(struct store *s, struct dev_backend *b, const struct store_rollup_cfg *rc,
+		  int64_t now_ms, struct demo_backfill_stats *ret)
+{
+	struct demo_backfill_stats st = {0};
+	struct dev_info *v = NULL;
+	size_t n = 0;
+	bool any;
+	int r;
+
+	*ret = st;
+	r = has_samples(s, &any);
+	if (r < 0 || any)
+		return r;
+	r = dev_scan(b, now_ms, &v, &n);
+	for (size_t i = 0; r == 0 && i < n; i++) {
+		struct dev_demo_drive d;
+		struct demo_year y;
+		struct device_row row;
+		unsigned long index;
+		int64_t id;
+
+		if (!dev_demo_name_is(v[i].name))
+			continue; /* not a demo drive: it keeps its real history only */
+		index = strtoul(v[i].name + 4, NULL, 10);
+		if (dev_demo_drive(index, &d) < 0)
+			continue;
+		r = demo_year_generate(&d, DEMO_BACKFILL_SEED ^ index, now_ms, &y);
+		if (r < 0)
+			break;
+		devrow_from_info(&v[i], now_ms, &row);
+		if (y.n_samples) {
+			row.first_seen_ms = y.samples[0].ts_ms;
+			row.last_seen_ms = y.samples[y.n_samples - 1].ts_ms;
+		}
+		r = store_device_upsert(s, &row, &id);
+		if (r == 0)
+			r = store_year(s, id, index, &y, &st);
+		demo_year_free(&y);
+		st.drives += r == 0;
+	}
+	free(v);
+	/* The rollups, as the timer builds them, only back to back. */
+	struct store_rollup_cfg big = *rc;
+	big.chunk_ms = DEMO_BACKFILL_CHUNK_MS;
+	for (bool more = true; r == 0 && more;)
+		r = store_rollup_step(s, &big, now_ms, &more);
+	if (r == 0)
+		*ret = st;
+	return r;
+}

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nvmond/dev/smart.h"
+
+/*
+ * The simulated demo drives (dev_demo.c): who each one is and how it behaves.
+ * Drive 0 is a hot Samsung 950 PRO, drive 1 a cool 980 PRO; drives 2 … 63 are
+ * other models (970 EVO Plus, WD SN850X, Crucial P5 Plus, Intel, Solidigm,
+ * Kioxia, …) with workloads and temperatures varied per drive. Pure: every
+ * value is a function of the drive's index and of the time asked for.
+ */
+#define DEV_DEMO_MAX	 64
+#define DEV_DEMO_DEFAULT 2
+
+/* How a drive's probes go (probe_demo.c): datasheet-like figures. */
+struct dev_demo_perf {
+	double seq_read[2], seq_write[2]; /* bytes/s at QD1, QD8 */
+	double rnd_read[2], rnd_write[2]; /* IOPS at QD1, QD32 */
+	double native_write;		  /* bytes/s once the write cache is full */
+	double cache_bytes;
+};
+
+struct dev_demo_drive {
+	char model[41], serial[21], firmware[9];
+	uint16_t vid;
+	uint16_t wctemp_k, cctemp_k;
+	uint64_t capacity;
+	double rated_bytes; /* endurance, drives percent_used */
+	/* workload: writes and reads oscillate between 0.3 and 1.7 × the mean rate */
+	double write_bps, read_bps;
+	double written0, read0; /* bytes already written / read at the epoch */
+	/* temperature: base + amp × (1 - cos)/2 over each period; every Nth peak hotter */
+	double period_s, base_c, amp_c, heavy_amp_c;
+	int heavy_every;       /* 0 = never */
+	double tmt1_c, tmt2_c; /* thermal management thresholds (0 = no throttling) */
+	double sensor_off_c[2];
+	uint32_t power_cycles0, unsafe_shutdowns, err_log_entries;
+	struct dev_demo_perf perf;
+};
+
+/**
+ * dev_demo_drive() - Demo drive @index (0 … DEV_DEMO_MAX - 1).
+ * Return: 0, or -ENODEV past the last one.
+ */
+int dev_demo_drive(size_t index, struct dev_demo_drive *ret);
+
+/** dev_demo_state() - The health log of @d at @now_ms (wall-clock unix ms). */
+void dev_demo_state(const struct dev_demo_drive *d, int64_t now_ms, struct smart_log *ret);
+
+/** dev_demo_name_is() - Whether @name is a demo drive's controller name ("demo0" …). */
+bool dev_demo_name_is(const char *name);

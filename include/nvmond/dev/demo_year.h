@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nvmond/analysis/alert.h"
+#include "nvmond/analysis/cliff.h"
+#include "nvmond/analysis/throttle.h"
+#include "nvmond/dev/demo.h"
+#include "nvmond/dev/sample.h"
+
+/*
+ * A year of history for a demo drive, so that a first start shows every chart
+ * at once. Pure: the drive, a seed and @now in; arrays out. The history ends
+ * where the drive's live counters are at @now (dev_demo_state()), so the live
+ * samples that follow continue it.
+ *
+ * What a year holds:
+ * - samples: every 3 hours up to 30 days back, hourly up to 7 days back,
+ *   every 10 minutes up to 6 hours back, every minute since, and every 2
+ *   minutes around each throttle episode;
+ * - temperatures with a daily rhythm (coolest at 03:00 UTC, hottest at 15:00),
+ *   a season and busier weekdays; drives that throttle (the 950 PRO) have hot
+ *   spells of a few days whose afternoons throttle (events and alerts that
+ *   resolved);
+ * - writes with a weekday pattern (weekdays busier than weekends), one unusual
+ *   day 12 days back (9 × an ordinary day, a resolved write-rate alert) and
+ *   the percentage used stepping up with them;
+ * - probe runs of every preset (DEMO_YEAR_PRESETS): the read/write presets and
+ *   copy-self every few days, sustained-write every four weeks (ending at its
+ *   write cache's cliff), and on a throttling drive one seq1m-q8 run during a
+ *   hot afternoon whose read rate dips while the drive throttles.
+ */
+#define DEMO_YEAR_DAYS	      365
+#define DEMO_YEAR_UNUSUAL_AGO 12  /* days back to the unusual day */
+#define DEMO_YEAR_UNUSUAL_X   9.0 /* its writes: this × an ordinary day's mean */
+#define DEMO_RUN_POINTS_MAX   256 /* intervals of 250 ms per phase */
+#define DEMO_RUN_THERMAL_MAX  80  /* SMART samples per run (one a second) */
+#define DEMO_RUN_INTERVAL_MS  250
+
+/* The presets the demo year runs, as probe_preset_find() names them. */
+#define DEMO_YEAR_PRESETS 6
+extern const char *const demo_year_presets[DEMO_YEAR_PRESETS];
+
+struct demo_alert {
+	enum alert_rule rule;
+	enum alert_severity severity;
+	char message[160];
+	int64_t started_ms, resolved_ms;
+};
+
+struct demo_point {
+	int64_t t_ms; /* end of the interval, since the phase started */
+	uint64_t rd_bytes, wr_bytes;
+};
+
+struct demo_run_phase {
+	const char *name; /* "read", "write" or "copy" (also the op) */
+	bool random;
+	uint32_t block_size, depth;
+	int64_t offset_ms, elapsed_ms;
+	uint64_t rd_bytes, wr_bytes;
+	uint64_t rd_lat_ns[3], wr_lat_ns[3]; /* p50, p99, p99.9; 0 without I/O */
+	bool early;			     /* stopped at a cliff (sustained-write) */
+	size_t n_points;
+	struct demo_point point[DEMO_RUN_POINTS_MAX];
+};
+
+struct demo_run {
+	const char *preset; /* one of demo_year_presets */
+	int64_t started_ms, ended_ms;
+	bool stopped; /* "stopped" at a cliff, else "done" */
+	uint64_t bytes_read, bytes_written;
+	size_t n_phases;
+	struct demo_run_phase phase[2];
+	size_t n_thermal;
+	struct cliff_thermal thermal[DEMO_RUN_THERMAL_MAX];
+};
+
+struct demo_year {
+	struct sample *samples; /* oldest first; device_id 0 */
+	size_t n_samples;
+	struct throttle_event *events; /* closed, oldest first; id 0 */
+	size_t n_events;
+	struct demo_alert *alerts; /* resolved, oldest first */
+	size_t n_alerts;
+	struct demo_run *runs; /* oldest first */
+	size_t n_runs;
+	int64_t unusual_day_ms; /* start (UTC midnight) of the unusual day */
+};
+
+/**
+ * demo_year_generate() - The year before @now_ms of demo drive @d.
+ * @seed: the same seed, drive and @now give the same year
+ * @ret:  filled on success; free with demo_year_free()
+ * Return: 0 or -ENOMEM.
+ */
+int demo_year_generate(const struct dev_demo_drive *d, uint64_t seed, int64_t now_ms,
+		       struct demo_year *ret);
+
+/** demo_year_free() - Free the arrays of @y (accepts a zeroed one). */
+void demo_year_free(struct demo_year *y);

@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# The demo year: a fresh daemon on the demo drives fills a year of history at
+# its first start (samples, throttle events, resolved alerts, probe runs of
+# every preset), and every chart's endpoint has it within 5 s. The drives say
+# they are demo drives; demo_drives serves many of mixed models; a second start
+# or demo_history = no adds nothing. Env: NVMOND_BIN (ctest).
+set -u
+for tool in curl python3 sqlite3; do
+	command -v "$tool" >/dev/null || { echo "SKIP: $tool not installed"; exit 77; }
+done
+. "$(dirname "$0")/lib.sh"
+
+# jf FILE 'python using j': jq_py on a file (a year of series is too long for argv).
+jf() {
+	python3 -c "import json,sys; j=json.load(open(sys.argv[1])); $2" "$1"
+}
+
+conf() { # conf DB [EXTRA LINE...]
+	local db=$1
+	shift
+	{
+		printf '[daemon]\ndemo = yes\ndatabase = %s\n' "$db"
+		for l in "$@"; do printf '%s\n' "$l"; done
+		printf '[probes]\nlock_dir = %s/locks\n' "$TMP"
+	} > "$TMP/nvmond.conf"
+}
+
+# ---- a fresh start: a year within 5 s -------------------------------------------
+conf "$TMP/year.db"
+T0=$(date +%s%N)
+start_daemon -c "$TMP/nvmond.conf"
+FROM=$(python3 -c 'import time; print(int(time.time() * 1000) - 365 * 86400 * 1000)')
+D=$(http_get /api/v1/devices)
+ID0=$(jq_py "$D" "print([d['id'] for d in j['devices'] if d['name'] == 'demo0'][0])")
+http_get "/api/v1/devices/$ID0/series?from=$FROM&points=2000" > "$TMP/series.json"
+ELAPSED_MS=$((($(date +%s%N) - T0) / 1000000))
+[ "$ELAPSED_MS" -le 5000 ] || fail "a year of history took ${ELAPSED_MS} ms to be served (> 5 s)"
+jf "$TMP/series.json" '
+t = j["t"]
+assert j["points"] > 300, j["points"]
+assert (t[-1] - t[0]) >= 360 * 86400, "the series spans %.1f days" % ((t[-1] - t[0]) / 86400)
+assert max(x for x in j["temp_c"]["max"] if x is not None) >= 70, "hot spells reach WCTEMP"
+used = j["percent_used"]
+assert used[-1] > used[0] and all(a <= b for a, b in zip(used, used[1:])), "% used steps up"
+' || fail "series of demo0: $(head -c 300 "$TMP/series.json")"
+grep -q "demo history: a year for 2 drives" "$DAEMON_LOG" || fail "no demo history log line"
+echo "backfill: $(grep -o 'in [0-9]* ms' "$DAEMON_LOG" | head -1); served after ${ELAPSED_MS} ms"
+
+# The devices say they are demo drives, everywhere.
+jq_py "$D" 'assert len(j["devices"]) == 2 and all(d["demo"] is True for d in j["devices"]), j' ||
+	fail "devices not marked demo: $D"
+jq_py "$(http_get "/api/v1/devices/$ID0")" 'assert j["demo"] is True' || fail "device not demo"
+"$NVMOND_BIN" status --demo --json > "$TMP/status.json" || fail "status --json"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["devices"]; assert d and all(x["demo"] is True for x in d)' \
+	"$TMP/status.json" || fail "status --json: $(head -c 300 "$TMP/status.json")"
+
+# Wear: 1-, 7- and 30-day rates, and the unusual day among the last 30.
+W=$(http_get "/api/v1/devices/$ID0/wear")
+jq_py "$W" '
+r = j["rates"]
+assert all(r[w]["known"] and r[w]["complete"] for w in ("1d", "7d", "30d")), r
+avg = j["unusual_write_rate"]["avg_30d_bytes_per_day"]
+assert avg > 0 and max(d["bytes"] for d in j["daily"]) >= 5 * avg, j["daily"]
+assert j["percent_used_per_day"] > 0
+' || fail "wear of demo0: $(echo "$W" | head -c 400)"
+
+# Throttle events of the hot spells, all ended; their alerts resolved.
+E=$(http_get "/api/v1/devices/$ID0/events?from=$FROM")
+jq_py "$E" '
+old = [e for e in j["events"] if not e["ongoing"] and e["start"] < "'"$(date -u -d '-2 days' +%FT%TZ)"'"]
+kinds = {e["kind"] for e in old}
+assert len(old) >= 10 and {"light", "heavy", "over_wctemp"} <= kinds, kinds
+' || fail "events of demo0: $(echo "$E" | head -c 300)"
+A=$(http_get /api/v1/alerts)
+jq_py "$A" '
+rules = {a["rule"] for a in j["history"] if a["state"] == "resolved"}
+assert {"throttling", "temperature_warning", "write_rate"} <= rules, rules
+' || fail "resolved alerts: $(echo "$A" | head -c 300)"
+
+# Probe runs of every preset, a sustained-write cliff and a throttle dip.
+for id in $(jq_py "$D" "print(' '.join(str(d['id']) for d in j['devices']))"); do
+	P=$(http_get "/api/v1/devices/$id/probes?limit=1000")
+	jq_py "$P" '
+want = {"seq1m-q8", "seq1m-q1", "rnd4k-q32", "rnd4k-q1", "copy-self", "sustained-write"}
+assert {r["preset"] for r in j["probes"]} == want, {r["preset"] for r in j["probes"]}
+assert all(r["state"] in ("done", "stopped") and r["engine"] == "demo" for r in j["probes"])
+' || fail "probe runs of device $id"
+done
+P=$(http_get "/api/v1/devices/$ID0/probes?limit=1000")
+CLIFF=$(jq_py "$P" "print([r['id'] for r in j['probes'] if r['preset'] == 'sustained-write'][0])")
+jq_py "$(http_get "/api/v1/probes/$CLIFF")" '
+assert j["state"] == "stopped" and any(e["kind"] == "cliff" for e in j["phases"][0]["events"])
+' || fail "sustained-write run $CLIFF has no cliff"
+found=
+for id in $(jq_py "$P" "print(' '.join(str(r['id']) for r in j['probes'] if r['preset'] == 'seq1m-q8'))"); do
+	if jq_py "$(http_get "/api/v1/probes/$id")" '
+assert any(e["kind"] == "dip" and e["cause"] == "throttling" for p in j["phases"] for e in p["events"])
+' 2> /dev/null; then
+		found=$id
+		break
+	fi
+done
+[ -n "$found" ] || fail "no seq1m-q8 run of demo0 dips while throttling"
+stop_daemon
+
+# ---- a second start adds nothing ------------------------------------------------
+n1=$(sqlite3 "$TMP/year.db" 'SELECT count(*) FROM probe_runs')
+start_daemon -c "$TMP/nvmond.conf"
+stop_daemon
+[ "$(grep -c 'demo history: a year' "$DAEMON_LOG")" = 1 ] || fail "the year was filled twice"
+[ "$(sqlite3 "$TMP/year.db" 'SELECT count(*) FROM probe_runs')" = "$n1" ] || fail "runs added"
+
+# ---- demo_history = no: a fresh database stays fresh ----------------------------
+conf "$TMP/fresh.db" "demo_history = no"
+start_daemon -c "$TMP/nvmond.conf"
+stop_daemon
+[ "$(sqlite3 "$TMP/fresh.db" 'SELECT count(*) FROM probe_runs')" = 0 ] || fail "runs with demo_history = no"
+[ "$(sqlite3 "$TMP/fresh.db" 'SELECT count(*) FROM samples')" -lt 100 ] || fail "history with demo_history = no"
+
+# ---- 32 drives of mixed models ---------------------------------------------------
+conf "$TMP/many.db" "demo_drives = 32"
+PORT=$(free_port)
+"$NVMOND_BIN" --listen "127.0.0.1:$PORT" -c "$TMP/nvmond.conf" >> "$DAEMON_LOG" 2>&1 &
+DAEMON_PID=$!
+for _ in $(seq 600); do # its year takes longer than the usual start
+	curl -fsS "http://127.0.0.1:$PORT/healthz" > /dev/null 2>&1 && break
+	kill -0 "$DAEMON_PID" 2> /dev/null || fail "daemon with 32 drives exited at start"
+	sleep 0.1
+done
+D=$(http_get /api/v1/devices)
+jq_py "$D" '
+d = j["devices"]
+assert len(d) == 32, len(d)
+assert all(x["demo"] is True for x in d)
+assert len({x["model"] for x in d}) >= 8, {x["model"] for x in d}
+assert len({x["serial"] for x in d}) == 32
+' || fail "32 demo drives: $(echo "$D" | head -c 300)"
+echo "backfill of 32 drives: $(grep -o 'a year for 32 drives.* in [0-9]* ms' "$DAEMON_LOG" | grep -o 'in [0-9]* ms')"
+stop_daemon
+pass

@@ -1,0 +1,420 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The demo year (dev/demo_year.c) and the many demo drives (dev/demo.h): each
+ * case states the rule of demo_year.h it checks.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nvmond/analysis/cliff.h"
+#include "nvmond/analysis/wear.h"
+#include "nvmond/dev/demo.h"
+#include "nvmond/dev/demo_year.h"
+#include "nvmond/dev/dev.h"
+#include "nvmond/probe/probe.h"
+
+#define NOW    1796120400000LL /* 2026-12-01T10:20:00Z */
+#define SEED   42
+#define MS_DAY (86400 * 1000LL)
+
+static struct demo_year gen(size_t index, uint64_t seed, int64_t now)
+{
+	struct dev_demo_drive d;
+	struct demo_year y;
+
+	cr_assert_eq(dev_demo_drive(index, &d), 0);
+	cr_assert_eq(demo_year_generate(&d, seed, now, &y), 0);
+	return y;
+}
+
+static int64_t floor_day(int64_t ms)
+{
+	return ms / MS_DAY * MS_DAY;
+}
+
+/* ---- the drives ---- */
+
+Test(demo_drives, sixty_four_distinct_drives_then_none)
+{
+	struct dev_demo_drive a, b;
+
+	for (size_t i = 0; i < DEV_DEMO_MAX; i++) {
+		cr_assert_eq(dev_demo_drive(i, &a), 0);
+		cr_expect(a.wctemp_k > 273 && a.wctemp_k <= a.cctemp_k, "%s: WCTEMP <= CCTEMP",
+			  a.model);
+		cr_expect(a.capacity > 0 && a.rated_bytes > 0 && a.write_bps > 0);
+		cr_expect(a.perf.cache_bytes > 0 && a.perf.native_write > 0);
+		for (size_t k = 0; k < i; k++) {
+			cr_assert_eq(dev_demo_drive(k, &b), 0);
+			cr_expect_str_neq(a.serial, b.serial, "serials %zu and %zu", i, k);
+		}
+	}
+	cr_expect_eq(dev_demo_drive(DEV_DEMO_MAX, &a), -ENODEV);
+}
+
+/* Drives 0 and 1 stay what they always were: the live tests count on them. */
+Test(demo_drives, first_two_unchanged)
+{
+	struct dev_demo_drive d;
+
+	cr_assert_eq(dev_demo_drive(0, &d), 0);
+	cr_expect_str_eq(d.model, "Samsung SSD 950 PRO 512GB");
+	cr_expect_str_eq(d.serial, "DEMO950PRO00001");
+	cr_expect_eq(d.wctemp_k, 343);
+	cr_assert_eq(dev_demo_drive(1, &d), 0);
+	cr_expect_str_eq(d.model, "Samsung SSD 980 PRO 1TB");
+	cr_expect_str_eq(d.serial, "DEMO980PRO00002");
+}
+
+/* 32 drives are mixed models, and every rating wear.c knows is the same here. */
+Test(demo_drives, mixed_models_rated_as_wear_knows)
+{
+	char models[32][41];
+	size_t distinct = 0;
+
+	for (size_t i = 0; i < 32; i++) {
+		struct dev_demo_drive d;
+		uint64_t rated;
+		const char *ref;
+		bool seen = false;
+
+		cr_assert_eq(dev_demo_drive(i, &d), 0);
+		if (wear_builtin_rating(d.model, &rated, &ref))
+			cr_expect_eq((uint64_t)d.rated_bytes, rated, "%s", d.model);
+		for (size_t k = 0; k < distinct; k++)
+			seen |= strcmp(models[k], d.model) == 0;
+		if (!seen)
+			strcpy(models[distinct++], d.model);
+	}
+	cr_expect_geq(distinct, 8, "%zu models", distinct);
+}
+
+Test(demo_drives, backend_serves_n_drives)
+{
+	struct dev_backend *b = NULL;
+	struct dev_info *v = NULL;
+	uint8_t page[SMART_LOG_SIZE];
+	size_t n = 0;
+
+	cr_expect_eq(dev_demo_open_n(0, &b), -EINVAL);
+	cr_expect_eq(dev_demo_open_n(DEV_DEMO_MAX + 1, &b), -EINVAL);
+	cr_assert_eq(dev_demo_open_n(DEV_DEMO_MAX, &b), 0);
+	cr_assert_eq(dev_scan(b, NOW, &v, &n), 0);
+	cr_expect_eq(n, DEV_DEMO_MAX);
+	cr_expect_str_eq(v[63].name, "demo63");
+	struct dev_ident who = {.model = v[63].id.model, .serial = v[63].id.serial};
+	cr_expect_eq(dev_read_smart(b, "demo63", &who, NOW, page), 0);
+	cr_expect_eq(dev_read_smart(b, "demo64", NULL, NOW, page), -ENODEV);
+	cr_expect_eq(dev_read_smart(b, "demo01", NULL, NOW, page), -ENODEV);
+	cr_expect_eq(dev_read_smart(b, "demo62", &who, NOW, page), -ESTALE);
+	free(v);
+	dev_backend_free(b);
+}
+
+Test(demo_drives, demo_names)
+{
+	static const struct {
+		const char *name;
+		bool demo;
+	} cases[] = {
+		{"demo0", true},  {"demo63", true},  {"demo", false}, {"nvme0", false},
+		{"demoX", false}, {"demo1a", false}, {"", false},     {"Demo1", false},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		cr_expect_eq(dev_demo_name_is(cases[i].name), cases[i].demo, "%s", cases[i].name);
+	cr_expect_not(dev_demo_name_is(NULL));
+}
+
+/* ---- the year ---- */
+
+Test(demo_year, deterministic_for_a_seed)
+{
+	struct demo_year a = gen(0, SEED, NOW), b = gen(0, SEED, NOW), c = gen(0, SEED + 1, NOW);
+
+	cr_assert_eq(a.n_samples, b.n_samples);
+	cr_expect_eq(memcmp(a.samples, b.samples, a.n_samples * sizeof(*a.samples)), 0);
+	cr_assert_eq(a.n_events, b.n_events);
+	cr_expect_eq(memcmp(a.events, b.events, a.n_events * sizeof(*a.events)), 0);
+	cr_assert_eq(a.n_alerts, b.n_alerts);
+	cr_expect_eq(memcmp(a.alerts, b.alerts, a.n_alerts * sizeof(*a.alerts)), 0);
+	cr_assert_eq(a.n_runs, b.n_runs);
+	cr_expect_eq(memcmp(a.runs, b.runs, a.n_runs * sizeof(*a.runs)), 0);
+	bool differs = a.n_samples != c.n_samples || a.n_events != c.n_events;
+	for (size_t i = 0; !differs && i < a.n_samples; i++)
+		differs = a.samples[i].smart.temperature_k != c.samples[i].smart.temperature_k;
+	cr_expect(differs, "another seed, another year");
+	demo_year_free(&a);
+	demo_year_free(&b);
+	demo_year_free(&c);
+}
+
+/* A year back from now, oldest first, ending where the live drive is at now. */
+Test(demo_year, spans_a_year_and_joins_the_live_drive)
+{
+	for (size_t i = 0; i < 4; i++) {
+		struct demo_year y = gen(i, SEED, NOW);
+		struct dev_demo_drive d;
+		struct smart_log live;
+
+		cr_assert_eq(dev_demo_drive(i, &d), 0);
+		dev_demo_state(&d, NOW, &live);
+		cr_assert_gt(y.n_samples, 1000);
+		cr_expect_geq(NOW - y.samples[0].ts_ms, 365 * MS_DAY, "a year back");
+		cr_expect_lt(y.samples[y.n_samples - 1].ts_ms, NOW);
+		cr_expect_geq(y.samples[y.n_samples - 1].ts_ms, NOW - 2 * 60 * 1000,
+			      "up to the last minute");
+		for (size_t k = 1; k < y.n_samples; k++)
+			cr_assert_lt(y.samples[k - 1].ts_ms, y.samples[k].ts_ms);
+		const struct smart_log *last = &y.samples[y.n_samples - 1].smart;
+		cr_expect_leq(last->data_units_written, live.data_units_written);
+		cr_expect_geq(last->data_units_written + 1000000, live.data_units_written,
+			      "the last minute wrote less than 512 GB");
+		cr_expect_leq(last->power_on_hours, live.power_on_hours);
+		cr_expect_eq(last->percent_used, live.percent_used);
+		demo_year_free(&y);
+	}
+}
+
+/* Nothing that counts goes backwards; % used steps up during the year. */
+Test(demo_year, counters_never_decrease_and_used_steps_up)
+{
+	static const struct {
+		size_t drive;
+		int min_steps; /* a year's writes over the rating, in whole percent */
+	} cases[] = {{0, 12}, {1, 4}, {3, 0}, {5, 0}};
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct demo_year y = gen(cases[c].drive, SEED, NOW);
+		int steps = 0;
+
+		for (size_t k = 1; k < y.n_samples; k++) {
+			const struct smart_log *p = &y.samples[k - 1].smart,
+					       *s = &y.samples[k].smart;
+			cr_assert(s->data_units_written >= p->data_units_written);
+			cr_assert(s->data_units_read >= p->data_units_read);
+			cr_assert(s->power_on_hours >= p->power_on_hours);
+			cr_assert(s->power_cycles >= p->power_cycles);
+			cr_assert_geq(s->percent_used, p->percent_used, "drive %zu",
+				      cases[c].drive);
+			cr_assert_geq(s->thm_temp1_trans_count, p->thm_temp1_trans_count);
+			cr_assert_geq(s->thm_temp2_trans_count, p->thm_temp2_trans_count);
+			cr_assert_geq(s->thm_temp1_total_time, p->thm_temp1_total_time);
+			cr_assert_geq(s->thm_temp2_total_time, p->thm_temp2_total_time);
+			cr_assert_geq(s->warning_temp_time, p->warning_temp_time);
+			steps += s->percent_used > p->percent_used;
+		}
+		cr_expect_geq(steps, cases[c].min_steps, "drive %zu: %d steps", cases[c].drive,
+			      steps);
+		demo_year_free(&y);
+	}
+}
+
+/* Bytes written per UTC day, from the samples, as the wear report counts them. */
+static void daily(const struct demo_year *y, int64_t end_ms, size_t days, u128 *ret)
+{
+	struct wear_point *p = calloc(y->n_samples, sizeof(*p));
+
+	cr_assert_not_null(p);
+	for (size_t i = 0; i < y->n_samples; i++)
+		p[i] = (struct wear_point){y->samples[i].ts_ms,
+					   y->samples[i].smart.data_units_written,
+					   y->samples[i].smart.percent_used};
+	wear_daily(p, y->n_samples, end_ms, days, ret);
+	free(p);
+}
+
+/* The unusual day writes at least 5 × the 30-day average (the wear rule's factor). */
+Test(demo_year, unusual_day_is_five_times_the_average)
+{
+	for (size_t i = 0; i < 8; i++) {
+		struct demo_year y = gen(i, SEED, NOW);
+		u128 d[30];
+		double sum = 0;
+
+		cr_expect_eq(y.unusual_day_ms, floor_day(NOW) - DEMO_YEAR_UNUSUAL_AGO * MS_DAY);
+		daily(&y, NOW, 30, d);
+		for (size_t k = 0; k < 30; k++)
+			sum += (double)d[k];
+		double unusual = (double)d[29 - DEMO_YEAR_UNUSUAL_AGO];
+		cr_expect_geq(unusual, WEAR_UNUSUAL_FACTOR_DEFAULT * sum / 30,
+			      "drive %zu: %.0f vs a %.0f average", i, unusual, sum / 30);
+		cr_expect_geq(unusual * BYTES_PER_UNIT, (double)WEAR_UNUSUAL_MIN_BYTES);
+		bool alert = false;
+		for (size_t k = 0; k < y.n_alerts; k++)
+			alert |= y.alerts[k].rule == ALERT_WRITE_RATE &&
+				 floor_day(y.alerts[k].started_ms) == y.unusual_day_ms;
+		cr_expect(alert, "drive %zu: a write-rate alert on the unusual day", i);
+		demo_year_free(&y);
+	}
+}
+
+/* Weekdays write more than weekends (an office's drive). */
+Test(demo_year, weekdays_busier_than_weekends)
+{
+	struct demo_year y = gen(1, SEED, NOW);
+	u128 d[300];
+	double wk = 0, we = 0;
+	int nwk = 0, nwe = 0;
+
+	daily(&y, NOW - 20 * MS_DAY, 300, d);
+	for (size_t k = 0; k < 300; k++) {
+		int64_t day = floor_day(NOW - 20 * MS_DAY) - (int64_t)(299 - k) * MS_DAY;
+		int wd = (int)((day / MS_DAY + 4) % 7); /* 0 = Sunday */
+		if (wd == 0 || wd == 6)
+			we += (double)d[k], nwe++;
+		else
+			wk += (double)d[k], nwk++;
+	}
+	cr_expect_gt(wk / nwk, 1.8 * (we / nwe), "weekday %.0f, weekend %.0f", wk / nwk, we / nwe);
+	demo_year_free(&y);
+}
+
+/* Coolest at night, hottest in the afternoon. */
+Test(demo_year, daily_temperature_rhythm)
+{
+	for (size_t i = 0; i < 3; i++) {
+		struct demo_year y = gen(i, SEED, NOW);
+		double night = 0, afternoon = 0;
+		int nn = 0, na = 0;
+
+		for (size_t k = 0; k < y.n_samples; k++) {
+			int h = (int)(y.samples[k].ts_ms % MS_DAY / 3600000);
+			if (h == 3)
+				night += y.samples[k].smart.temperature_k, nn++;
+			if (h == 15)
+				afternoon += y.samples[k].smart.temperature_k, na++;
+		}
+		cr_expect_gt(afternoon / na, night / nn + 3, "drive %zu", i);
+		demo_year_free(&y);
+	}
+}
+
+/* The 950 PRO throttles in hot spells: light and heavy events, all resolved. */
+Test(demo_year, throttle_episodes_resolve)
+{
+	static const struct {
+		size_t drive;
+		bool throttles;
+	} cases[] = {{0, true}, {1, false}, {2, false}, {5, true}};
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct demo_year y = gen(cases[c].drive, SEED, NOW);
+		int kinds[_THROTTLE_KIND_MAX] = {0};
+
+		for (size_t k = 0; k < y.n_events; k++) {
+			const struct throttle_event *e = &y.events[k];
+			cr_expect(e->end_ms > e->start_ms && e->end_ms < NOW - MS_DAY,
+				  "event %zu ended before today", k);
+			kinds[e->kind]++;
+		}
+		for (size_t k = 0; k < y.n_alerts; k++)
+			cr_expect(y.alerts[k].resolved_ms > y.alerts[k].started_ms &&
+					  y.alerts[k].resolved_ms < NOW,
+				  "alert %zu resolved", k);
+		if (cases[c].throttles) {
+			cr_expect_geq(kinds[THROTTLE_LIGHT], 10, "drive %zu", cases[c].drive);
+			cr_expect_geq(kinds[THROTTLE_HEAVY], 2);
+			cr_expect_geq(kinds[THROTTLE_OVER_WCTEMP], 10);
+		} else {
+			cr_expect_eq(y.n_events, 0, "drive %zu never throttles", cases[c].drive);
+		}
+		demo_year_free(&y);
+	}
+}
+
+/* The T1 counter rises only while a light-throttling event is on. */
+Test(demo_year, counters_rise_inside_events)
+{
+	struct demo_year y = gen(0, SEED, NOW);
+
+	for (size_t k = 1; k < y.n_samples; k++) {
+		const struct sample *p = &y.samples[k - 1], *s = &y.samples[k];
+		if (s->smart.thm_temp1_total_time == p->smart.thm_temp1_total_time)
+			continue;
+		bool inside = false;
+		for (size_t e = 0; e < y.n_events && !inside; e++)
+			inside = y.events[e].kind == THROTTLE_LIGHT &&
+				 y.events[e].start_ms < s->ts_ms && y.events[e].end_ms > p->ts_ms;
+		cr_assert(inside, "T1 time rose at %lld outside an event", (long long)s->ts_ms);
+	}
+	demo_year_free(&y);
+}
+
+static void cliffs_of(const struct demo_run *run, size_t k, struct cliff_event *ev, size_t *n)
+{
+	const struct demo_run_phase *p = &run->phase[k];
+	struct cliff_point cp[DEMO_RUN_POINTS_MAX];
+	struct cliff_thermal th[DEMO_RUN_THERMAL_MAX];
+
+	for (size_t i = 0; i < p->n_points; i++)
+		cp[i] = (struct cliff_point){p->point[i].t_ms, p->wr_bytes ? p->point[i].wr_bytes
+									   : p->point[i].rd_bytes};
+	for (size_t i = 0; i < run->n_thermal; i++) {
+		th[i] = run->thermal[i];
+		th[i].t_ms -= p->offset_ms;
+	}
+	cr_assert_eq(
+		cliff_analyze(cp, p->n_points, th, run->n_thermal, NULL, ev, CLIFF_MAX_EVENTS, n),
+		0);
+}
+
+/* Every preset ran, with the probe engine's phases; a cliff, and a throttle dip. */
+Test(demo_year, probe_runs_of_every_preset)
+{
+	static const struct {
+		size_t drive;
+		bool dip;
+	} cases[] = {{0, true}, {1, false}, {3, false}};
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct demo_year y = gen(cases[c].drive, SEED, NOW);
+		int per[DEMO_YEAR_PRESETS] = {0};
+		int cliffs = 0, dips = 0;
+
+		for (size_t r = 0; r < y.n_runs; r++) {
+			const struct demo_run *run = &y.runs[r];
+			enum probe_preset_id id;
+			const struct probe_preset *pre = probe_preset_find(run->preset, &id);
+
+			cr_assert_not_null(pre, "%s", run->preset);
+			per[id]++;
+			cr_assert_eq(run->n_phases, pre->n_phases, "%s", run->preset);
+			for (size_t k = 0; k < run->n_phases; k++) {
+				const struct demo_run_phase *p = &run->phase[k];
+				struct cliff_event ev[CLIFF_MAX_EVENTS];
+				size_t n = 0;
+
+				cr_expect_str_eq(p->name, pre->phase[k].name);
+				cr_expect_eq(p->random, pre->phase[k].random);
+				cr_expect_eq(p->block_size, pre->phase[k].block_size);
+				cr_expect_eq(p->depth, pre->phase[k].depth);
+				cliffs_of(run, k, ev, &n);
+				for (size_t e = 0; e < n; e++) {
+					cliffs += ev[e].kind == CLIFF_CLIFF && pre->sustained;
+					dips += ev[e].kind == CLIFF_DIP &&
+						ev[e].cause == CLIFF_CAUSE_THROTTLING;
+				}
+			}
+			cr_expect(run->ended_ms > run->started_ms && run->ended_ms < NOW);
+			/* Clear of the budgets and of sustained_every (7 d) at start. */
+			cr_expect_lt(run->started_ms, NOW - MS_DAY);
+			if (pre->sustained)
+				cr_expect_lt(run->started_ms, NOW - 8 * MS_DAY);
+			if (r)
+				cr_expect_geq(run->started_ms, y.runs[r - 1].started_ms);
+		}
+		for (size_t p = 0; p < DEMO_YEAR_PRESETS; p++)
+			cr_expect_geq(per[p], 5, "drive %zu: %s ran %d times", cases[c].drive,
+				      demo_year_presets[p], per[p]);
+		cr_expect_geq(cliffs, 1, "drive %zu: sustained-write finds its cliff",
+			      cases[c].drive);
+		if (cases[c].dip)
+			cr_expect_eq(dips, 1, "drive %zu: one throttle dip", cases[c].drive);
+		else
+			cr_expect_eq(dips, 0, "drive %zu never throttles", cases[c].drive);
+		demo_year_free(&y);
+	}
+}

@@ -296,17 +296,19 @@ async function main() {
   if (top.level !== "ok" && top.text.length < 24) fail("a verdict without reasons: " + top.text);
   const one = (await (await fetch(base + "/api/v1/devices/" + hot.id)).json());
   await checkDemoMarks(page, [one], "drive page");
+  // The marks follow the API both ways: flip the flag the daemon sends, then restore it.
+  const real = one.demo === true;
   await page.route("**/api/v1/devices/" + hot.id, async (route) => {
     const res = await route.fetch();
-    await route.fulfill({ response: res, json: Object.assign(await res.json(), { demo: true }) });
+    await route.fulfill({ response: res, json: Object.assign(await res.json(), { demo: !real }) });
   });
   await page.click('button[data-range="24h"]');
-  await page.waitForSelector(".demo-banner");
-  await checkDemoMarks(page, [Object.assign(one, { demo: true })], "drive page marked demo");
+  await page.waitForFunction((want) => !!document.querySelector(".demo-banner") === want, !real);
+  await checkDemoMarks(page, [Object.assign({}, one, { demo: !real })], "drive page, demo flag flipped");
   await page.unrouteAll();
   await page.click('button[data-range="1h"]');
   await page.waitForSelector("#chart-temp canvas");
-  await page.waitForFunction(() => !document.querySelector(".demo-banner"));
+  await page.waitForFunction((want) => !!document.querySelector(".demo-banner") === want, real);
 
   // Light and dark, wide and phone (no sideways scrolling on a phone).
   for (const w of [1400, 390]) for (const dark of [false, true])

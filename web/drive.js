@@ -150,6 +150,38 @@ function eventsTable(events, alerts) {
     el("tbody", {}, order.map((i) => rows[i]))));
 }
 
+// The error log entries read in the range, newest first, with their class: benign
+// ones (the host's own refused admin commands) greyed, media / io ones highlighted.
+// A phone shows each row as a short block, like the events (CSS).
+const ERROR_CLASSES = ["benign", "media", "io", "other"];
+const ERRORS_SHOWN = 200;
+function errorsTable(er, total) {
+  if (!er) return el("p", { class: "na" }, "not available");
+  const c = er.counts;
+  const summary = el("p", { class: "legend-note", id: "errors-summary" },
+    ERROR_CLASSES.map((k) => c[k] + " " + k).join(" · ") + " in this range" +
+    (total ? " · " + total.total + " stored in all" : "") +
+    " · benign: commands the host sent that the drive refused, never alerted · media / io fire io_errors");
+  if (!er.read) return el("p", { class: "muted" }, "The drive's error log has not been read yet.");
+  if (!er.entries.length) return el("div", {}, el("p", { class: "muted" }, "No error log entry in this range."), summary);
+  const queue = (e) => e.sqid === null ? "—" : e.sqid === 0 ? "admin" : "I/O " + e.sqid;
+  const rows = er.entries.map((e) => el("tr", { class: "err-" + e.class + (e.alerts ? " err-alert" : ""), "data-class": e.class, "data-count": String(e.error_count) },
+    el("td", { class: "time" }, fmtTime(e.seen)),
+    el("td", { class: "num" }, String(e.error_count)),
+    el("td", { class: "class" }, e.class + (e.before_watch ? " · before nvmond" : "")),
+    el("td", { class: "details" }, (e.status_name || "status " + e.sct + "/" + e.sc) +
+      " (SCT " + e.sct.toString(16) + "h, SC " + e.sc.toString(16).padStart(2, "0") + "h)"),
+    el("td", {}, queue(e) + (e.cid !== null ? " · CID " + e.cid : "")),
+    el("td", {}, e.nsid && e.nsid !== 4294967295 ? "NSID " + e.nsid + " · LBA " + e.lba : "")));
+  const shown = er.entries.length, all = ERROR_CLASSES.reduce((n, k) => n + num(c[k]), 0);
+  return el("div", {},
+    el("div", { class: "table-wrap" }, el("table", { class: "events errors" },
+      el("thead", {}, el("tr", {}, ["Read", "Count", "Class", "Status", "Queue", "Where"].map((x) => el("th", { scope: "col" }, x)))),
+      el("tbody", {}, rows))),
+    summary,
+    shown < all ? el("p", { class: "legend-note" }, "the newest " + shown + " of " + all + " shown") : null);
+}
+
 // The verdict at the top of the drive page: health and its reasons, or what was checked.
 function verdict(d, h, wear, events, rangeKey) {
   const cls = { ok: "ok", warning: "warn", critical: "bad" }[h.level] || "muted";
@@ -213,13 +245,14 @@ async function renderDrive(gen, id, live) {
   const range = RANGES.find((r) => r.key === state.range) || RANGES[1];
   const to = Date.now(), from = to - range.s * 1000;
   const q = "from=" + from + "&to=" + to;
-  const [dr, sr, wear, ev, al, pr] = await Promise.all([
+  const [dr, sr, wear, ev, al, pr, er] = await Promise.all([
     api("/api/v1/devices/" + id),
     api("/api/v1/devices/" + id + "/series?" + q + "&points=" + CHART_POINTS),
     optional("/api/v1/devices/" + id + "/wear"),
     optional("/api/v1/devices/" + id + "/events?" + q),
     optional("/api/v1/alerts"),
     optional("/api/v1/devices/" + id + "/probes?limit=200"),
+    optional("/api/v1/devices/" + id + "/errors?" + q + "&limit=" + ERRORS_SHOWN),
   ]);
   // The newest finished run, with its series.
   const lastRun = pr && pr.probes.find((r) => r.ended);
@@ -276,7 +309,10 @@ async function renderDrive(gen, id, live) {
           (runDetail.phases.flatMap((p) => p.events).map((e) => e.kind + " (" + e.cause + ")").join(", ") || "no cliff or dip")) : null),
       el("section", { class: "panel wide", "aria-label": "events and alerts" },
         el("h3", {}, "Events and alerts"),
-        eventsTable(events, alerts))));
+        eventsTable(events, alerts)),
+      el("section", { class: "panel wide", "aria-label": "error log", id: "errors" },
+        el("h3", {}, "Error log entries"),
+        errorsTable(er, d.errors))));
 
   destroyCharts();
   document.getElementById("view").replaceChildren(view);

@@ -19,6 +19,7 @@
 #include "nvmond/alert/alert_svc.h"
 #include "nvmond/core/log.h"
 #include "nvmond/store/store_alert.h"
+#include "nvmond/store/store_errlog.h"
 #include "nvmond/analysis/throttle.h"
 #include "nvmond/util/timefmt.h"
 
@@ -34,6 +35,8 @@ struct adev {
 	bool have_prev;
 	struct smart_log prev;
 	char last_active[_ALERT_RULE_MAX][160]; /* latest message while firing (for "resolved") */
+	int64_t io_error_ms; /* newest media / io error log entry read, 0 = none */
+	char io_error_desc[150];
 };
 
 struct alert_svc {
@@ -70,6 +73,7 @@ static void configure(struct alert_svc *a, const struct cfg *c)
 		{ALERT_TBW_90, c->alert_wear},
 		{ALERT_TBW_100, c->alert_wear},
 		{ALERT_WRITE_RATE, c->alert_wear},
+		{ALERT_IO_ERRORS, c->alert_io_errors},
 	};
 	a->cfg = *c;
 	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
@@ -145,6 +149,11 @@ static void adev_load(struct alert_svc *a, struct adev *d, const struct sample *
 		free(ev);
 	} else {
 		log_warn("alerts: cannot read the open events of device %" PRId64, d->id);
+	}
+	struct errlog_row er;
+	if (store_errors_last_alerting(a->store, d->id, &er) == 0 && er.seen_ms > d->io_error_ms) {
+		d->io_error_ms = er.seen_ms;
+		errclass_describe(&er.e, d->io_error_desc, sizeof(d->io_error_desc));
 	}
 	if (store_sample_latest(a->store, d->id, &last) == 0 && last.ts_ms < s->ts_ms) {
 		d->th.have_prev = true;
@@ -334,6 +343,9 @@ static void on_sample(void *ctx, const struct device_row *dev, const struct samp
 		.cctemp_k = dev->cctemp_k,
 		.warning_margin_c = tc.warning_margin_c,
 		.critical_margin_c = tc.critical_margin_c,
+		.io_error_ms = d->io_error_ms,
+		.io_error_desc = d->io_error_desc,
+		.now_ms = s->ts_ms,
 	};
 	alert_conditions(&a->acfg, &in, conds);
 	/* A sample means the device is there. */
@@ -368,6 +380,26 @@ static void on_online(void *ctx, const struct device_row *dev, bool online, int6
 	snprintf(conds[ALERT_OFFLINE].message, sizeof(conds[ALERT_OFFLINE].message),
 		 "device %s (serial %s) disappeared", dev->name, dev->serial);
 	run_rules(a, dev, d, conds, now_ms);
+}
+
+/* New error log entries, before the sample that showed them: remember the newest
+ * media / io one; the sample's rules then fire io_errors. */
+static void on_errors(void *ctx, const struct device_row *dev, const struct errlog_row *v, size_t n)
+{
+	struct alert_svc *a = ctx;
+	struct adev *d = adev_get(a, dev->id);
+
+	if (!d) {
+		log_error("alerts: out of memory");
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].before_watch || !errclass_alerts(v[i].cls) ||
+		    v[i].seen_ms < d->io_error_ms)
+			continue;
+		d->io_error_ms = v[i].seen_ms;
+		errclass_describe(&v[i].e, d->io_error_desc, sizeof(d->io_error_desc));
+	}
 }
 
 /* ---- HTTP ---------------------------------------------------------------- */
@@ -660,7 +692,8 @@ int alert_svc_feed(struct alert_svc *a, const struct device_row *dev,
 
 int alert_svc_attach(struct alert_svc *a, struct poller *p)
 {
-	struct poller_listener l = {.on_sample = on_sample, .on_online = on_online, .ctx = a};
+	struct poller_listener l = {
+		.on_sample = on_sample, .on_online = on_online, .on_errors = on_errors, .ctx = a};
 
 	return poller_add_listener(p, &l);
 }

@@ -25,6 +25,7 @@ static const char *const rule_names[_ALERT_RULE_MAX] = {
 	[ALERT_TBW_90] = "tbw_90",
 	[ALERT_TBW_100] = "tbw_100",
 	[ALERT_WRITE_RATE] = "write_rate",
+	[ALERT_IO_ERRORS] = "io_errors",
 };
 
 static const char *const severity_names[] = {
@@ -158,6 +159,21 @@ void alert_conditions(const struct alert_cfg *c, const struct alert_input *in,
 		cond_set(&ret[ALERT_MEDIA_ERRORS], false, ALERT_SEV_CRITICAL,
 			 "no new media errors");
 	}
+
+	/*
+	 * Only entries of the data path (media, io) count, never benign ones nor
+	 * the count of entries itself: a drive whose log fills with refused admin
+	 * commands is healthy. The alert holds for a day after the newest one, so
+	 * a burst of bad reads is one alert, and ends (after resolve_after) when a
+	 * day passed without another.
+	 */
+	bool io_recent = in->io_error_ms && in->now_ms - in->io_error_ms < ALERT_IO_ERRORS_HOLD_MS;
+	if (io_recent)
+		cond_set(&ret[ALERT_IO_ERRORS], true, ALERT_SEV_CRITICAL, "error log %s",
+			 in->io_error_desc ? in->io_error_desc : "entry of class media or io");
+	else
+		cond_set(&ret[ALERT_IO_ERRORS], false, ALERT_SEV_CRITICAL,
+			 "no media or io error log entry in 24 h");
 
 	for (int r = 0; r < _ALERT_RULE_MAX; r++)
 		if (!c->rule_on[r]) {

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "nvmond/analysis/errclass.h"
@@ -66,4 +67,26 @@ int errclass_from_name(const char *name)
 		if (strcmp(names[i], name) == 0)
 			return i;
 	return -EINVAL;
+}
+
+char *errclass_describe(const struct errlog_entry *e, char *buf, size_t len)
+{
+	const char *name = errlog_status_name(e->sct, e->sc);
+	char queue[24], cid[16] = "", where[64] = "";
+
+	if (e->sqid == 0)
+		snprintf(queue, sizeof(queue), "admin queue");
+	else if (e->sqid == ERRLOG_NA16)
+		snprintf(queue, sizeof(queue), "no command");
+	else
+		snprintf(queue, sizeof(queue), "I/O queue %u", e->sqid);
+	if (e->cid != ERRLOG_NA16 && e->sqid != ERRLOG_NA16)
+		snprintf(cid, sizeof(cid), ", CID %u", e->cid);
+	if (e->nsid != 0 && e->nsid != 0xffffffffu)
+		snprintf(where, sizeof(where), ", NSID %u, LBA %llu", e->nsid,
+			 (unsigned long long)e->lba);
+	snprintf(buf, len, "entry %llu: %s (SCT %xh, SC %02xh) on %s%s%s",
+		 (unsigned long long)e->error_count, name ? name : "unnamed status", e->sct, e->sc,
+		 queue, cid, where);
+	return buf;
 }

@@ -9,6 +9,7 @@
 
 #include "nvmond/api/api_devices.h"
 #include "nvmond/api/api_route.h"
+#include "nvmond/api/errors_api.h"
 #include "nvmond/api/render.h"
 #include "nvmond/core/log.h"
 #include "nvmond/store/store.h"
@@ -94,6 +95,7 @@ static const struct api_endpoint endpoints[] = {
 	{"GET", "/api/v1/devices", 0, devices_get, NULL},
 	{"GET", "/api/v1/devices/{id}", 0, device_get, NULL},
 	{"GET", "/api/v1/devices/{id}/samples", API_EP_STORE | API_EP_QUERY, samples_get, NULL},
+	{"GET", "/api/v1/devices/{id}/errors", API_EP_STORE | API_EP_QUERY, errors_get, NULL},
 };
 
 const struct api_endpoint *api_devices_endpoints(size_t *ret_n)

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nvmond/api/errors_api.h"
 #include "nvmond/api/render.h"
 #include "nvmond/dev/demo.h"
 #include "nvmond/dev/smart.h"
@@ -241,6 +242,8 @@ json_t *render_fleet_device(const struct fleet_device *d)
 		return NULL;
 	r |= row_fields_add(o, &d->row);
 	r |= obj_set(o, "latest", d->has_sample ? render_sample(&d->last) : json_null());
+	/* Error log entries by class; null until the drive's log was first read. */
+	r |= obj_set(o, "errors", d->errors_read ? render_error_counts(d->errors) : json_null());
 	if (r)
 		return json_decref(o), NULL;
 	return o;

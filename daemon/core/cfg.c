@@ -132,6 +132,7 @@ static const struct cfg_key cfg_keys[] = {
 	     "yes"),
 	ENUM("alerts", "offline", alert_offline, int, cfg_bool_choices, "yes or no", "yes"),
 	ENUM("alerts", "wear", alert_wear, int, cfg_bool_choices, "yes or no", "yes"),
+	ENUM("alerts", "io_errors", alert_io_errors, int, cfg_bool_choices, "yes or no", "yes"),
 	UINT32("alerts", "warning_margin", alert_warning_margin_c, 0, 50, "0"),
 	UINT32("alerts", "critical_margin", alert_critical_margin_c, 0, 50, "0"),
 	UINT32("alerts", "hysteresis", alert_hysteresis_c, 0, 20, "2"),

@@ -505,6 +505,7 @@ static int demo_scan(void *ctx, int64_t now_ms, struct dev_info **ret, size_t *r
 			.cctemp_k = d.cctemp_k,
 			.tnvmcap = d.capacity,
 			.nn = 1,
+			.elpe = 63, /* a 64-entry error log */
 		};
 		snprintf(id.serial, sizeof(id.serial), "%s", d.serial);
 		snprintf(id.model, sizeof(id.model), "%s", d.model);
@@ -544,11 +545,46 @@ static int demo_read_smart(void *ctx, const char *name, const struct dev_ident *
 	return 0;
 }
 
+/*
+ * The error log of a drive that tools have been pointed at: every entry an
+ * admin command the controller refused (Invalid Log Page, Invalid Field in
+ * Command), newest first, error counts err_log_entries down to 1.
+ */
+static int demo_read_errlog(void *ctx, const char *name, const struct dev_ident *who,
+			    int64_t now_ms, size_t n, bool ext_data, uint8_t *ret_page)
+{
+	uint8_t smart[SMART_LOG_SIZE];
+	int r = demo_read_smart(ctx, name, who, now_ms, smart);
+
+	(void)ext_data;
+	if (r < 0)
+		return r;
+	struct dev_demo_drive d;
+	if (dev_demo_drive(strtoul(name + 4, NULL, 10), &d) < 0)
+		return -ENODEV;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t count = i < d.err_log_entries ? d.err_log_entries - i : 0;
+		struct errlog_entry e = {
+			.error_count = count,
+			.cid = (uint16_t)(0x1000 + count),
+			.sct = count % 3 ? ERRLOG_SCT_CMD_SPECIFIC : ERRLOG_SCT_GENERIC,
+			.sc = count % 3 ? 0x09 : 0x02,
+			.dnr = true,
+			.param_err_loc = ERRLOG_NA16,
+		};
+		errlog_encode_entry(&e, ret_page + i * ERRLOG_ENTRY_SIZE);
+		if (!count)
+			memset(ret_page + i * ERRLOG_ENTRY_SIZE, 0, ERRLOG_ENTRY_SIZE);
+	}
+	return 0;
+}
+
 static const struct dev_backend_ops demo_ops = {
 	.name = "demo",
 	.scan = demo_scan,
 	.read_smart = demo_read_smart,
 	.free = free,
+	.read_errlog = demo_read_errlog,
 };
 
 int dev_demo_open_n(size_t n, struct dev_backend **ret)

@@ -243,6 +243,24 @@ const char *errlog_sct_name(uint8_t sct)
 	return "Reserved";
 }
 
+size_t errlog_read_count(bool have_prev, uint64_t prev, uint64_t cur, unsigned kept, bool ext_data)
+{
+	uint64_t want;
+
+	if (have_prev ? cur == prev : cur == 0)
+		return 0;
+	if (!have_prev)
+		want = cur;
+	else if (cur > prev)
+		want = cur - prev;
+	else
+		want = kept; /* wrapped or reset: whatever the log holds */
+	want = want > UINT64_MAX - ERRLOG_READ_SLACK ? UINT64_MAX : want + ERRLOG_READ_SLACK;
+	if (!ext_data && kept > ERRLOG_ENTRIES_PER_4K)
+		kept = ERRLOG_ENTRIES_PER_4K;
+	return want < kept ? (size_t)want : kept;
+}
+
 /* Is count @c in the window of new errors? */
 static bool in_window(uint64_t prev, uint64_t cur, uint64_t c)
 {

@@ -16,9 +16,13 @@ enum {
 	LEN_MN = 40,
 	OFF_FR = 64,
 	LEN_FR = 8,
+	OFF_OACS = 256,
+	OFF_LPA = 261,
+	OFF_ELPE = 262,
 	OFF_WCTEMP = 266,
 	OFF_CCTEMP = 268,
 	OFF_TNVMCAP = 280,
+	OFF_EDSTT = 316,
 	OFF_NN = 516,
 };
 
@@ -61,6 +65,10 @@ int idctl_decode(const uint8_t page[IDCTL_SIZE], struct idctl *ret)
 		.tnvmcap = u128_from_le(page + OFF_TNVMCAP),
 		.nn = (uint32_t)page[OFF_NN] | (uint32_t)page[OFF_NN + 1] << 8 |
 		      (uint32_t)page[OFF_NN + 2] << 16 | (uint32_t)page[OFF_NN + 3] << 24,
+		.oacs = (uint16_t)(page[OFF_OACS] | page[OFF_OACS + 1] << 8),
+		.elpe = page[OFF_ELPE],
+		.lpa = page[OFF_LPA],
+		.edstt = (uint16_t)(page[OFF_EDSTT] | page[OFF_EDSTT + 1] << 8),
 	};
 
 	idctl_str_clean(id.serial, page + OFF_SN, LEN_SN);
@@ -85,4 +93,10 @@ void idctl_encode(const struct idctl *id, uint8_t page[IDCTL_SIZE])
 	u128_to_le(id->tnvmcap, page + OFF_TNVMCAP);
 	for (int i = 0; i < 4; i++)
 		page[OFF_NN + i] = (uint8_t)(id->nn >> (8 * i));
+	page[OFF_OACS] = (uint8_t)id->oacs;
+	page[OFF_OACS + 1] = (uint8_t)(id->oacs >> 8);
+	page[OFF_ELPE] = id->elpe;
+	page[OFF_LPA] = id->lpa;
+	page[OFF_EDSTT] = (uint8_t)id->edstt;
+	page[OFF_EDSTT + 1] = (uint8_t)(id->edstt >> 8);
 }

@@ -307,6 +307,18 @@ static void render_devices(FILE *f, const struct metrics_input *in, char (*label
 				 u128_mul_sat(v, u128_counters[c].scale));
 		}
 	}
+
+	/* Stored entries, so also for a drive that is offline now. */
+	family(f, "nvmond_error_entries_total", "counter",
+	       "Error Information log entries nvmond read and stored, by class (benign ones never "
+	       "alert); nvmond_error_log_entries_total is the drive's own count.");
+	for (size_t i = 0; i < in->n_devs; i++) {
+		if (!in->devs[i].fd.errors_read)
+			continue;
+		for (int k = 0; k < _ERRCLASS_MAX; k++)
+			fprintf(f, "nvmond_error_entries_total{%s,class=\"%s\"} %" PRIu64 "\n",
+				labels[i], errclass_name(k), in->devs[i].fd.errors[k]);
+	}
 }
 
 /* The latest finished run of each probe preset. */
@@ -468,6 +480,12 @@ static void render_daemon(FILE *f, const struct metrics_input *in)
 		{"nvmond_sample_buffer_capacity", "gauge",
 		 "Samples the buffer holds before dropping the oldest ([store] buffer_samples).",
 		 p->buffer_capacity},
+		{"nvmond_error_log_reads_total", "counter",
+		 "Error Information log reads (only when a drive's error count moved).",
+		 p->errlog_reads},
+		{"nvmond_error_log_read_errors_total", "counter",
+		 "Error Information log reads, or stores of what they read, that failed.",
+		 p->errlog_errors},
 	};
 	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++) {
 		family(f, own[i].name, own[i].type, own[i].help);

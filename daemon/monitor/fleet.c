@@ -115,6 +115,21 @@ int fleet_put_sample(struct fleet *f, const struct sample *s)
 	return r;
 }
 
+int fleet_put_errors(struct fleet *f, int64_t id, const uint64_t counts[_ERRCLASS_MAX])
+{
+	int r = -ENOENT;
+
+	pthread_mutex_lock(&f->lock);
+	ssize_t i = find(f, id);
+	if (i >= 0) {
+		memcpy(f->v[i].errors, counts, sizeof(f->v[i].errors));
+		f->v[i].errors_read = true;
+		r = 0;
+	}
+	pthread_mutex_unlock(&f->lock);
+	return r;
+}
+
 int fleet_snapshot(struct fleet *f, struct fleet_device **ret, size_t *ret_n)
 {
 	int r = 0;

@@ -20,6 +20,11 @@
 #define FLUSH_BATCH   1000
 #define RETRY_MIN_MS  1000
 #define MAX_LISTENERS 16
+/* After a failed read of the error log: no new try for this long. A read that
+ * fails may log an error of its own, and the count it raises must not make
+ * nvmond read (and fail) again at every poll. */
+#define ERRLOG_RETRY_MS	      (3600 * 1000LL)
+#define ERRLOG_STORE_RETRY_MS (60 * 1000LL)
 
 struct pdev {
 	int64_t id;
@@ -29,6 +34,14 @@ struct pdev {
 	bool online;
 	bool online_stored; /* what the database believes; fixed up when it can */
 	bool was_online;    /* online when the last run ended: missing at the first scan = gone */
+	/* The error log (log page 01h). */
+	unsigned el_kept;	  /* entries the controller keeps (ELPE + 1), from the scan */
+	bool el_ext;		  /* LPA bit 2: Get Log Page takes offsets */
+	bool el_loaded;		  /* el_have / el were read from the store */
+	bool el_have;		  /* the log was read before (el holds where) */
+	struct errlog_state el;	  /* where it was last read */
+	int64_t el_retry_mono_ms; /* no read before this (after a failure) */
+	uint64_t el_failed_count; /* the count of the failed read (logged once per count) */
 };
 
 struct poller {
@@ -48,6 +61,7 @@ struct poller {
 	struct poller_listener listeners[MAX_LISTENERS];
 	size_t n_listeners;
 	uint64_t n_polls, n_poll_errors, n_store_errors, n_stored;
+	uint64_t n_errlog_reads, n_errlog_errors;
 };
 
 int poller_add_listener(struct poller *p, const struct poller_listener *l)
@@ -72,6 +86,17 @@ static void notify(struct poller *p, int64_t id, const struct sample *s, int onl
 		if (!s && l->on_online)
 			l->on_online(l->ctx, &fd.row, online, now_ms);
 	}
+}
+
+static void notify_errors(struct poller *p, int64_t id, const struct errlog_row *v, size_t n)
+{
+	struct fleet_device fd;
+
+	if (n == 0 || p->n_listeners == 0 || fleet_get(p->fleet, id, &fd) < 0)
+		return;
+	for (size_t i = 0; i < p->n_listeners; i++)
+		if (p->listeners[i].on_errors)
+			p->listeners[i].on_errors(p->listeners[i].ctx, &fd.row, v, n);
 }
 
 static struct pdev *pdev_by_key(struct poller *p, const char *key)
@@ -183,6 +208,8 @@ static int poller_rescan(struct poller *p)
 		if (strcmp(d->name, row.name) != 0)
 			log_info("device %s is now %s (was %s)", d->key, row.name, d->name);
 		snprintf(d->name, sizeof(d->name), "%s", row.name);
+		d->el_kept = idctl_errlog_entries(&v[i].id);
+		d->el_ext = v[i].id.lpa & IDCTL_LPA_EXT_DATA;
 		seen[d - p->devs] = true;
 		set_online(p, d, true, now);
 	}
@@ -233,6 +260,144 @@ static void poller_store(struct poller *p)
 	p->retry_delay_ms = 0;
 }
 
+static uint64_t sat64(u128 v)
+{
+	return v > UINT64_MAX ? UINT64_MAX : (uint64_t)v;
+}
+
+/* The entries stored for @d, by class, into the fleet (the device's counts). */
+static void errlog_counts_to_fleet(struct poller *p, struct pdev *d)
+{
+	uint64_t c[_ERRCLASS_MAX];
+
+	if (store_errors_count(p->store, d->id, INT64_MIN, INT64_MAX, c) == 0)
+		fleet_put_errors(p->fleet, d->id, c);
+}
+
+static void errlog_log(const struct pdev *d, const struct errlog_row *v, size_t n, bool baseline,
+		       uint64_t lost)
+{
+	uint64_t by[_ERRCLASS_MAX] = {0};
+	char desc[160];
+
+	for (size_t i = 0; i < n; i++)
+		by[v[i].cls]++;
+	if (n == 0 && lost == 0)
+		return;
+	char lost_txt[96] = "";
+	if (lost)
+		snprintf(lost_txt, sizeof(lost_txt),
+			 "; %llu more were no longer in the log (it keeps %u entries)",
+			 (unsigned long long)lost, d->el_kept);
+	log_event(by[ERRCLASS_MEDIA] || by[ERRCLASS_IO] ? LOG_LVL_WARNING : LOG_LVL_INFO, d->name,
+		  d->serial, "errors",
+		  "%s (%s): %zu %s error log entries (%llu benign, %llu media, %llu io, %llu "
+		  "other)%s%s",
+		  d->name, d->key, n, baseline ? "earlier" : "new",
+		  (unsigned long long)by[ERRCLASS_BENIGN], (unsigned long long)by[ERRCLASS_MEDIA],
+		  (unsigned long long)by[ERRCLASS_IO], (unsigned long long)by[ERRCLASS_OTHER],
+		  baseline ? ", there before nvmond watched the drive: shown, never alerted" : "",
+		  lost_txt);
+	for (size_t i = 0; i < n; i++) {
+		bool bad = errclass_alerts(v[i].cls) && !baseline;
+		log_event(bad ? LOG_LVL_WARNING : LOG_LVL_DEBUG, d->name, d->serial, "errors",
+			  "%s error log %s: %s", d->name,
+			  errclass_describe(&v[i].e, desc, sizeof(desc)), errclass_name(v[i].cls));
+	}
+}
+
+/*
+ * The Error Information log, read only when num_err_log_entries moved since
+ * the last read (and once for a drive nvmond never read, when it counts any
+ * error: the baseline, whose entries are stored as before_watch). New entries
+ * are those with an error count in (last read, now], one row each.
+ */
+static void poll_errlog(struct poller *p, struct pdev *d, const struct dev_ident *who,
+			const struct smart_log *smart, int64_t now)
+{
+	uint64_t cur = sat64(smart->num_err_log_entries);
+	int64_t mono = timefmt_mono_ms();
+	int r;
+
+	if (!d->el_loaded) {
+		r = store_errlog_state_get(p->store, d->id, &d->el);
+		if (r < 0 && r != -ENOENT)
+			return; /* the store answers later */
+		d->el_have = r == 0;
+		d->el_loaded = true;
+		if (d->el_have)
+			errlog_counts_to_fleet(p, d);
+	}
+	if (mono < d->el_retry_mono_ms)
+		return;
+	size_t want = errlog_read_count(d->el_have, d->el.read_count, cur,
+					d->el_kept ? d->el_kept : 1, d->el_ext);
+	struct errlog_state st = {.read_count = cur, .read_ms = now, .lost = d->el.lost};
+	if (want == 0) {
+		if (d->el_have)
+			return;
+		/* Never read and nothing counted: the baseline is 0. */
+		if (store_errors_add(p->store, d->id, NULL, 0, &st) == 0) {
+			d->el = st;
+			d->el_have = true;
+			errlog_counts_to_fleet(p, d);
+		}
+		return;
+	}
+	uint8_t *page = malloc(want * ERRLOG_ENTRY_SIZE);
+	struct errlog_entry *e = calloc(want, sizeof(*e));
+	struct errlog_row *rows = calloc(want, sizeof(*rows));
+	size_t *idx = calloc(want, sizeof(*idx));
+	if (!page || !e || !rows || !idx)
+		goto out;
+	r = dev_read_errlog(p->backend, d->name, who, now, want, d->el_ext, page);
+	if (r < 0) {
+		p->n_errlog_errors++;
+		if (d->el_failed_count != cur || !d->el_retry_mono_ms)
+			log_warn("reading the error log of %s (%s) failed: %s; trying again in an "
+				 "hour",
+				 d->key, d->name, strerror(-r));
+		d->el_failed_count = cur;
+		d->el_retry_mono_ms = mono + ERRLOG_RETRY_MS;
+		goto out;
+	}
+	p->n_errlog_reads++;
+	size_t n = errlog_decode(page, want * ERRLOG_ENTRY_SIZE, e, want);
+	uint64_t lost = 0;
+	bool baseline = !d->el_have;
+	size_t k = errlog_new_entries(baseline ? 0 : d->el.read_count, cur, e, n, idx, &lost);
+	for (size_t i = 0; i < k; i++)
+		rows[i] = (struct errlog_row){
+			.e = e[idx[i]],
+			.cls = errclass_of(&e[idx[i]]),
+			.before_watch = baseline,
+			.seen_ms = now,
+		};
+	/* On the first read, errors the log no longer holds are history, not a loss. */
+	st.lost += baseline ? 0 : lost;
+	r = store_errors_add(p->store, d->id, rows, k, &st);
+	if (r < 0) {
+		p->n_errlog_errors++;
+		log_warn("storing the error log entries of %s failed (%s): reading it again in a "
+			 "minute",
+			 d->key, store_strerror(p->store));
+		d->el_retry_mono_ms = mono + ERRLOG_STORE_RETRY_MS;
+		goto out;
+	}
+	d->el = st;
+	d->el_have = true;
+	d->el_retry_mono_ms = 0;
+	errlog_log(d, rows, k, baseline, baseline ? 0 : lost);
+	errlog_counts_to_fleet(p, d);
+	if (!baseline)
+		notify_errors(p, d->id, rows, k);
+out:
+	free(page);
+	free(e);
+	free(rows);
+	free(idx);
+}
+
 static void poller_poll(struct poller *p)
 {
 	int64_t now = timefmt_now_ms();
@@ -267,6 +432,7 @@ static void poller_poll(struct poller *p)
 		}
 		p->n_polls++;
 		smart_decode(page, &s.smart);
+		poll_errlog(p, d, &who, &s.smart, now);
 		fleet_put_sample(p->fleet, &s);
 		notify(p, d->id, &s, 1, now);
 		if (sbuf_push(&p->buf, &s))
@@ -326,6 +492,9 @@ int poller_new(const struct cfg *c, struct dev_backend *b, struct store *s, stru
 		d->online_stored = false; /* corrected by the first scan */
 		d->was_online = was_online;
 		fleet_put_device(f, &rows[i]);
+		struct errlog_state el;
+		if (store_errlog_state_get(s, rows[i].id, &el) == 0)
+			errlog_counts_to_fleet(p, d);
 		if (store_sample_latest(s, rows[i].id, &last) == 0)
 			fleet_put_sample(f, &last);
 	}
@@ -412,6 +581,8 @@ void poller_stats(const struct poller *p, struct poller_stats *ret)
 		.store_errors = p->n_store_errors,
 		.samples_stored = p->n_stored,
 		.samples_dropped = p->buf.dropped,
+		.errlog_reads = p->n_errlog_reads,
+		.errlog_errors = p->n_errlog_errors,
 		.samples_pending = p->buf.len,
 		.buffer_capacity = p->buf.cap,
 	};

@@ -137,6 +137,59 @@ async function shot(page, name, width, height, dark) {
   await page.screenshot({ path: path.join(out, name + ".png"), fullPage: true });
 }
 
+// The drive page's error log table against GET …/errors: one row per entry, its class,
+// benign rows in the muted colour, media / io rows highlighted (and only those).
+async function checkErrors(page, drive) {
+  await page.waitForSelector("#errors table.errors tbody tr", { timeout: 10000 });
+  const api = (await (await fetch(base + "/api/v1/devices/" + drive.id + "/errors")).json());
+  if (!api.read || api.counts.benign < 1 || api.counts.media + api.counts.io !== 0)
+    fail("the demo 950 PRO's error log: " + JSON.stringify(api.counts));
+  const look = () => page.evaluate(() => {
+    const muted = getComputedStyle(document.documentElement).getPropertyValue("--muted").trim();
+    const probe = document.createElement("span");
+    probe.style.color = muted;
+    document.body.append(probe);
+    const mutedRgb = getComputedStyle(probe).color;
+    probe.remove();
+    return { mutedRgb, summary: document.getElementById("errors-summary").textContent,
+      rows: [...document.querySelectorAll("#errors table.errors tbody tr")].map((r) => ({
+        cls: r.dataset.class, count: r.dataset.count, alert: r.classList.contains("err-alert"), text: r.textContent,
+        color: getComputedStyle(r.querySelector("td.details")).color,
+        bg: getComputedStyle(r.querySelector("td.details")).backgroundColor })) };
+  });
+  let seen = await look();
+  const inRange = api.entries.filter((e) => Date.parse(e.seen) >= Date.now() - 3600e3);
+  if (seen.rows.length !== inRange.length) fail(`error table: ${seen.rows.length} rows, the API has ${inRange.length} in the hour`);
+  for (const [i, r] of seen.rows.entries()) {
+    const e = inRange[i];
+    if (r.cls !== e.class || r.count !== String(e.error_count)) fail("error row " + i + ": " + JSON.stringify(r) + " vs " + JSON.stringify(e));
+    if (!r.text.includes(e.status_name)) fail("error row without its status name: " + r.text);
+    if (r.cls === "benign" && (r.color !== seen.mutedRgb || r.alert)) fail("a benign entry is not greyed: " + JSON.stringify(r));
+  }
+  if (!/benign/.test(seen.summary) || !new RegExp(api.counts.benign + " benign").test(seen.summary)) fail("error summary: " + seen.summary);
+
+  await page.route("**/api/v1/devices/" + drive.id + "/errors?*", async (route) => {
+    const res = await route.fetch();
+    const json = await res.json();
+    const media = Object.assign({}, json.entries[0], { error_count: 99, class: "media", alerts: true, before_watch: false,
+      sqid: 1, cid: 99, sct: 2, sc: 129, status_name: "Unrecovered Read Error", nsid: 1, lba: 4096, seen: new Date().toISOString() });
+    json.entries.unshift(media);
+    json.counts.media += 1;
+    await route.fulfill({ response: res, json });
+  });
+  await page.click('button[data-range="24h"]');
+  await page.waitForFunction(() => document.querySelector('#errors tr[data-count="99"]'), null, { timeout: 10000 });
+  seen = await look();
+  const m = seen.rows[0];
+  if (m.cls !== "media" || !m.alert || !/Unrecovered Read Error \(SCT 2h, SC 81h\)/.test(m.text) || !/I\/O 1/.test(m.text) ||
+      !/LBA 4096/.test(m.text) || m.bg === seen.rows[1].bg)
+    fail("a media entry is not highlighted: " + JSON.stringify(m) + " vs " + JSON.stringify(seen.rows[1]));
+  if (seen.rows.slice(1).some((r) => r.alert)) fail("a benign row is highlighted");
+  await page.unrouteAll();
+  await page.click('button[data-range="1h"]');
+  await page.waitForFunction(() => !document.querySelector('#errors tr[data-count="99"]'), null, { timeout: 10000 });
+}
+
 async function main() {
   const { page, errors, expected, close } = await launch(1400, 900);
 
@@ -263,6 +316,11 @@ async function main() {
   if (drawn.pts < 2) fail("temperature chart has " + drawn.pts + " points");
   if (drawn.blue < 20) fail("temperature chart drew no composite line (" + drawn.blue + " pixels)");
   await page.waitForSelector("#chart-writes canvas", { timeout: 5000 });
+
+  // The error log: the 950 PRO's entries (admin commands its controller refused, there
+  // before nvmond watched it) are listed with their class as the API gives them, benign
+  // ones greyed; a media entry (routed in) is highlighted and named.
+  await checkErrors(page, hot);
 
   // The range picker asks for a year and still draws.
   const seriesReq = page.waitForRequest((r) => /\/series\?/.test(r.url()) && /points=/.test(r.url()));

@@ -189,6 +189,30 @@ expect_error 404 "" "$BASE/api/v1/devices/999999/samples"
 expect_error 404 "" "$BASE/api/v1/nothing"
 expect_error 404 "" "$BASE/api/v1/devices/$ID/other"
 
+# ---- the error log: the demo 950 PRO counts 14 errors, all admin commands its
+# controller refused, there before nvmond first read it
+req "$BASE/api/v1/devices"
+HOT=$(py '[x["id"] for x in d["devices"] if x["serial"] == "DEMO950PRO00001"][0]')
+COOL=$(py '[x["id"] for x in d["devices"] if x["serial"] == "DEMO980PRO00002"][0]')
+check "the device objects count error log entries by class" \
+	[ "$(py "[x['errors'] for x in d['devices'] if x['id'] == $HOT] == [{'benign': 14, 'media': 0, 'io': 0, 'other': 0, 'total': 14}]")" = True ]
+E="$BASE/api/v1/devices/$HOT/errors"
+req "$E"
+check "errors 200, read, 14 benign" [ "$CODE:$(py 'd["read"] and d["counts"] == {"benign": 14, "media": 0, "io": 0, "other": 0, "total": 14}')" = 200:True ]
+check "errors newest first, one per error count 14 .. 1" [ "$(py '[e["error_count"] for e in d["entries"]] == list(range(14, 0, -1))')" = True ]
+check "errors: benign, before nvmond watched, never alerting, status named" \
+	[ "$(py 'all(e["class"] == "benign" and e["before_watch"] and not e["alerts"] and e["sqid"] == 0 and e["status_name"] in ("Invalid Log Page", "Invalid Field in Command") for e in d["entries"])')" = True ]
+req "$E?limit=3"
+check "errors limit=3 keeps the newest, counts the whole range" [ "$(py '[e["error_count"] for e in d["entries"]] == [14, 13, 12] and d["counts"]["total"] == 14')" = True ]
+req "$E?from=0&to=1000"
+check "errors of a range before any read: none" [ "$CODE:$(py 'd["entries"] == [] and d["counts"]["total"] == 0')" = 200:True ]
+req "$BASE/api/v1/devices/$COOL/errors"
+check "the cool drive's log was read and holds nothing" [ "$(py 'd["read"] and d["entries"] == [] and d["counts"]["total"] == 0')" = True ]
+expect_error 400 bogus "$E?bogus=1"
+expect_error 400 limit "$E?limit=0"
+expect_error 400 from "$E?from=2000&to=1000"
+expect_error 404 "" "$BASE/api/v1/devices/999999/errors"
+
 # ---- methods
 expect_error 405 "" "$BASE/api/v1/devices" -X POST -d x=1
 check "405 has Allow: GET, HEAD" [ "$(header Allow)" = "GET, HEAD" ]

@@ -37,6 +37,16 @@
  *   while a test runs fails with Device Self-test In Progress.
  * Everything else, and every controller the file does not name, passes
  * through untouched. Problems go to stderr, prefixed "nvme-shim:".
+ *
+ * $NVMOND_SHIM_STATUS_LOG=/path: every admin command that reaches the
+ * controller and does not complete successfully (a non-zero NVMe status, or
+ * a failed ioctl) appends one line there, whatever the configuration says,
+ * with the status the controller really gave (before any rewriting):
+ *   comm=nvmond pid=123 opcode=0x02 nsid=0xffffffff cdw10=0x00ff00c0 cdw11=0x0 status=0x4002
+ *   comm=nvme pid=124 opcode=0xc1 nsid=0x0 cdw10=0x0 cdw11=0x0 errno=22
+ * (status as the ioctl returns it: the Status Field without the phase tag;
+ * 0x4000 is DNR). Commands the shim answers itself (a simulated self-test)
+ * and its own Identify are not logged.
  */
 #undef _FORTIFY_SOURCE
 #define _GNU_SOURCE
@@ -700,6 +710,61 @@ static int st_log(const struct shim_ctrl *c, uint8_t *buf, size_t len, uint64_t 
 	return 0;
 }
 
+/* --- the status log -------------------------------------------------------- */
+
+/* The process name, for the status log (nvmond and nvme-cli may share one). */
+static void comm_name(char *buf, size_t len)
+{
+	int fd = open("/proc/self/comm", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, len - 1);
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0) {
+		snprintf(buf, len, "?");
+		return;
+	}
+	buf[n] = 0;
+	trim(buf);
+}
+
+/* One line per failed admin command, appended in one write(2) (O_APPEND). */
+static void status_log(const struct nvme_passthru_cmd *cmd, int rc, int err)
+{
+	const char *path = getenv("NVMOND_SHIM_STATUS_LOG");
+	char line[256], comm[32];
+	int n;
+
+	if (!path || !*path || rc == 0)
+		return;
+	comm_name(comm, sizeof(comm));
+	n = snprintf(line, sizeof(line),
+		     "comm=%s pid=%d opcode=0x%02x nsid=0x%x cdw10=0x%x cdw11=0x%x ", comm,
+		     (int)getpid(), cmd->opcode, cmd->nsid, cmd->cdw10, cmd->cdw11);
+	if (rc > 0)
+		n += snprintf(line + n, sizeof(line) - (size_t)n, "status=0x%x\n", (unsigned)rc);
+	else
+		n += snprintf(line + n, sizeof(line) - (size_t)n, "errno=%d\n", err);
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+	if (fd < 0)
+		return;
+	if (write(fd, line, (size_t)n) != n)
+		fprintf(stderr, "nvme-shim: cannot write %s: %s\n", path, strerror(errno));
+	close(fd);
+}
+
+/* The controller's own answer to an admin command the caller sent, logged when it failed. */
+static int real_admin(int fd, unsigned long req, void *arg)
+{
+	int rc = real_ioctl(fd, req, arg);
+	int err = errno;
+
+	if (arg)
+		status_log(arg, rc, err);
+	errno = err;
+	return rc;
+}
+
 /* --- the interception ---------------------------------------------------- */
 
 static void set_result(unsigned long req, void *arg, uint64_t v)
@@ -719,13 +784,13 @@ static int admin(int fd, unsigned long req, void *arg)
 	bool found = false;
 
 	if (!cmd)
-		return real_ioctl(fd, req, arg);
+		return real_admin(fd, req, arg);
 	pthread_mutex_lock(&lock);
 	conf_refresh();
 	bool any = nctrls > 0;
 	pthread_mutex_unlock(&lock);
 	if (!any || !fd_serial(fd, serial))
-		return real_ioctl(fd, req, arg);
+		return real_admin(fd, req, arg);
 	pthread_mutex_lock(&lock);
 	struct shim_ctrl *p = ctrl_get(serial, false);
 	if (p) {
@@ -734,7 +799,7 @@ static int admin(int fd, unsigned long req, void *arg)
 	}
 	pthread_mutex_unlock(&lock);
 	if (!found)
-		return real_ioctl(fd, req, arg);
+		return real_admin(fd, req, arg);
 
 	uint8_t *buf = (uint8_t *)(uintptr_t)cmd->addr;
 	size_t len = cmd->data_len;
@@ -754,7 +819,7 @@ static int admin(int fd, unsigned long req, void *arg)
 				set_result(req, arg, 0);
 			return rc;
 		}
-		rc = real_ioctl(fd, req, arg);
+		rc = real_admin(fd, req, arg);
 		if (rc != 0 || !buf)
 			return rc;
 		if (lid == 0x02)
@@ -764,19 +829,19 @@ static int admin(int fd, unsigned long req, void *arg)
 		return rc;
 	}
 	case OPC_IDENTIFY:
-		rc = real_ioctl(fd, req, arg);
+		rc = real_admin(fd, req, arg);
 		if (rc == 0 && buf && (cmd->cdw10 & 0xff) == 1)
 			identify_patch(&c, buf, len);
 		return rc;
 	case OPC_SELF_TEST:
 		if (!c.selftest)
-			return real_ioctl(fd, req, arg);
+			return real_admin(fd, req, arg);
 		rc = st_command(&c, cmd->cdw10 & 0xf, cmd->nsid);
 		if (rc >= 0)
 			set_result(req, arg, 0);
 		return rc;
 	default:
-		return real_ioctl(fd, req, arg);
+		return real_admin(fd, req, arg);
 	}
 }
 

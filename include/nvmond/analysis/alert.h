@@ -31,6 +31,7 @@ enum alert_rule {
 	ALERT_TBW_90,
 	ALERT_TBW_100,
 	ALERT_WRITE_RATE, /* the last day wrote far more than the 30-day average */
+	ALERT_IO_ERRORS,  /* a media / io entry in the error log (errclass.h) in the last 24 h */
 	_ALERT_RULE_MAX,
 };
 
@@ -65,7 +66,18 @@ struct alert_input {
 	const struct throttle_event *throttle_ev; /* [_THROTTLE_KIND_MAX] */
 	uint16_t wctemp_k, cctemp_k;
 	int warning_margin_c, critical_margin_c; /* as configured: for the messages */
+	/*
+	 * The error log: when nvmond read the newest entry of class media or io
+	 * (0 = none since it watched the drive; entries from before never count),
+	 * that entry described (errclass_describe()), and the time of the sample.
+	 */
+	int64_t io_error_ms;
+	const char *io_error_desc;
+	int64_t now_ms;
 };
+
+/* io_errors stays active this long after the newest media / io entry was read. */
+#define ALERT_IO_ERRORS_HOLD_MS (24 * 3600 * 1000LL)
 
 /**
  * alert_conditions() - Evaluate every sample-based rule (all but ALERT_OFFLINE,

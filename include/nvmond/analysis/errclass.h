@@ -46,5 +46,15 @@ bool errclass_alerts(enum errclass c);
 /** errclass_name() - "benign", "media", "io", "other". Return: static string. */
 const char *errclass_name(enum errclass c);
 
+/**
+ * errclass_describe() - One line naming an entry, for logs and alert messages:
+ * "entry 5: Unrecovered Read Error (SCT 2h, SC 81h) on I/O queue 1, CID 5,
+ * NSID 1, LBA 4096". The queue reads "admin queue" for SQID 0 and "no
+ * command" for FFFFh; NSID and LBA are left out when the NSID is 0 or
+ * FFFFFFFFh (not a namespace's), and the CID when it is FFFFh.
+ * Return: @buf.
+ */
+char *errclass_describe(const struct errlog_entry *e, char *buf, size_t len);
+
 /** errclass_from_name() - Return: the class, or -EINVAL. */
 int errclass_from_name(const char *name);

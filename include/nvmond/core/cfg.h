@@ -79,6 +79,7 @@ struct cfg {
 	int alert_media_errors;
 	int alert_offline;
 	int alert_wear;			  /* tbw_80/90/100 and write_rate */
+	int alert_io_errors;		  /* media / io entries in the error log */
 	uint32_t alert_warning_margin_c;  /* fire this many °C below WCTEMP */
 	uint32_t alert_critical_margin_c; /* and below CCTEMP */
 	uint32_t alert_hysteresis_c;

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nvmond/dev/errlog.h"
 #include "nvmond/dev/idctl.h"
 #include "nvmond/dev/smart.h"
 
@@ -52,6 +54,15 @@ struct dev_backend_ops {
 	 */
 	int (*read_smart)(void *ctx, const char *name, const struct dev_ident *who, int64_t now_ms,
 			  uint8_t ret_page[SMART_LOG_SIZE]);
+	/*
+	 * Read the @n newest entries of the Error Information log (01h) of
+	 * controller @name into @ret_page (@n × ERRLOG_ENTRY_SIZE bytes), after
+	 * checking it is @who. @ext_data: the controller takes Get Log Page
+	 * offsets (LPA bit 2), so more than 4 KiB may be read in pieces. NULL
+	 * when the backend has no error log.
+	 */
+	int (*read_errlog)(void *ctx, const char *name, const struct dev_ident *who, int64_t now_ms,
+			   size_t n, bool ext_data, uint8_t *ret_page);
 	void (*free)(void *ctx);
 };
 
@@ -91,6 +102,14 @@ int dev_scan(struct dev_backend *b, int64_t now_ms, struct dev_info **ret, size_
  */
 int dev_read_smart(struct dev_backend *b, const char *name, const struct dev_ident *who,
 		   int64_t now_ms, uint8_t ret_page[SMART_LOG_SIZE]);
+
+/**
+ * dev_read_errlog() - See &dev_backend_ops.read_errlog.
+ * Return: 0; -EOPNOTSUPP when the backend has no error log; -ESTALE, -ENODEV
+ * as dev_read_smart(); -EINVAL for @n 0 or more than 256; or negative errno.
+ */
+int dev_read_errlog(struct dev_backend *b, const char *name, const struct dev_ident *who,
+		    int64_t now_ms, size_t n, bool ext_data, uint8_t *ret_page);
 
 /**
  * dev_key() - The stable identity of a controller: "model/serial".

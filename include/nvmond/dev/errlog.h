@@ -78,6 +78,29 @@ const char *errlog_status_name(uint8_t sct, uint8_t sc);
 /** errlog_sct_name() - "Generic Command Status", … Return: static string, never NULL. */
 const char *errlog_sct_name(uint8_t sct);
 
+/* Entries in one Get Log Page of 4 KiB: past it libnvme needs offsets (LPA bit 2). */
+#define ERRLOG_ENTRIES_PER_4K 64
+/* Read this many more than the count rose by: errors logged between the health
+ * log read and the error log read push the window's entries down the log. */
+#define ERRLOG_READ_SLACK 4
+
+/**
+ * errlog_read_count() - How many entries to read when the health log says
+ * @cur errors so far (num_err_log_entries, saturated to 64 bits).
+ * @have_prev: whether the log was read before at @prev (false: the first read
+ *             of a drive, which takes in what the log holds now)
+ * @kept:      entries the controller keeps (ELPE + 1)
+ * @ext_data:  LPA bit 2: Get Log Page takes an offset, so more than 4 KiB can
+ *             be read (in pieces); without it one command of at most 64 entries
+ *
+ * Nothing to read while the count is unchanged, or on a first read at 0.
+ * Otherwise the rise (all of @cur on a first read, and everything when the
+ * count went down: a wrap or a reset) plus ERRLOG_READ_SLACK, never more than
+ * the controller keeps nor than one command can carry without offsets.
+ * Return: the number of entries, 0 = do not read.
+ */
+size_t errlog_read_count(bool have_prev, uint64_t prev, uint64_t cur, unsigned kept, bool ext_data);
+
 /**
  * errlog_new_entries() - The entries that are new since the log was last read.
  * @prev:    num_err_log_entries of the health log when the log was last read

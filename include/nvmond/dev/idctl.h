@@ -18,7 +18,22 @@ struct idctl {
 	uint16_t cctemp_k; /* critical composite temperature threshold, 0 = not reported */
 	u128 tnvmcap;	   /* total NVM capacity in bytes, 0 = not reported */
 	uint32_t nn;	   /* number of namespaces */
+	uint16_t oacs;	   /* Optional Admin Command Support, bytes 257:256 */
+	uint8_t elpe;	   /* Error Log Page Entries, 0's based: the log keeps elpe + 1 */
+	uint8_t lpa;	   /* Log Page Attributes, byte 261 */
+	uint16_t edstt;	   /* Extended Device Self-test Time (minutes), 0 = not reported */
 };
+
+/* OACS bits nvmond looks at. */
+#define IDCTL_OACS_SELF_TEST (1u << 4) /* Device Self-test command supported */
+/* LPA bits nvmond looks at. */
+#define IDCTL_LPA_EXT_DATA (1u << 2) /* Get Log Page takes offsets (LPO) and NUMDU */
+
+/** idctl_errlog_entries() - How many entries the Error Information log keeps (ELPE + 1). */
+static inline unsigned idctl_errlog_entries(const struct idctl *id)
+{
+	return (unsigned)id->elpe + 1;
+}
 
 /**
  * idctl_decode() - Decode the raw 4096-byte Identify Controller structure.

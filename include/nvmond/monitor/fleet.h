@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "nvmond/analysis/errclass.h"
 #include "nvmond/dev/dev.h"
 #include "nvmond/dev/sample.h"
 
@@ -16,7 +17,9 @@
 struct fleet_device {
 	struct device_row row; /* identity, as stored */
 	bool has_sample;
-	struct sample last; /* newest sample, stored or still buffered */
+	struct sample last;		/* newest sample, stored or still buffered */
+	bool errors_read;		/* the error log has been read (errors[] is known) */
+	uint64_t errors[_ERRCLASS_MAX]; /* error log entries stored, by class */
 };
 
 struct fleet;
@@ -35,6 +38,9 @@ int fleet_set_online(struct fleet *f, int64_t id, bool online, int64_t now_ms);
 
 /** fleet_put_sample() - Make @s the latest of its device. Return: 0 or -ENOENT. */
 int fleet_put_sample(struct fleet *f, const struct sample *s);
+
+/** fleet_put_errors() - The stored error log entries of @id by class. Return: 0 or -ENOENT. */
+int fleet_put_errors(struct fleet *f, int64_t id, const uint64_t counts[_ERRCLASS_MAX]);
 
 /**
  * fleet_snapshot() - Copy every device (by id). *ret is malloc()ed, free() it.

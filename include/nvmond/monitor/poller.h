@@ -9,6 +9,7 @@
 #include "nvmond/monitor/fleet.h"
 #include "nvmond/core/loop.h"
 #include "nvmond/store/store.h"
+#include "nvmond/store/store_errlog.h"
 
 /*
  * Ties the pieces together on the main loop: rescans controllers, reads each
@@ -35,6 +36,13 @@ int poller_start(struct poller *p, struct loop *l);
 struct poller_listener {
 	void (*on_sample)(void *ctx, const struct device_row *dev, const struct sample *s);
 	void (*on_online)(void *ctx, const struct device_row *dev, bool online, int64_t now_ms);
+	/*
+	 * New entries of a drive's Error Information log, stored, oldest first,
+	 * told before the sample whose num_err_log_entries showed them. Entries
+	 * that were in the log when nvmond first read it are not told.
+	 */
+	void (*on_errors)(void *ctx, const struct device_row *dev, const struct errlog_row *v,
+			  size_t n);
 	void *ctx;
 };
 
@@ -57,6 +65,8 @@ struct poller_stats {
 	uint64_t store_errors;	  /* failed attempts to store a batch */
 	uint64_t samples_stored;  /* samples written to the database */
 	uint64_t samples_dropped; /* oldest samples dropped from a full buffer */
+	uint64_t errlog_reads;	  /* error log reads that succeeded (only when the count moved) */
+	uint64_t errlog_errors;	  /* error log reads (or stores of what they read) that failed */
 	size_t samples_pending;	  /* samples waiting in the buffer */
 	size_t buffer_capacity;
 };

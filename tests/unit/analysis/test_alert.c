@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "nvmond/analysis/alert.h"
+#include "nvmond/analysis/errclass.h"
 #include "nvmond/store/store.h"
 #include "nvmond/store/store_alert.h"
 
@@ -517,4 +518,101 @@ Test(alert_step, resolves_exactly_after_resolve_after)
 		d = alert_step(&slot, &c, &off, 10000 + t[i].absent_ms);
 		cr_expect_eq(d.action == ALERT_ACT_RESOLVE, t[i].resolved, "%s", t[i].rule);
 	}
+}
+
+/*
+ * io_errors (issue 11): fires on a media / io entry of the error log, holds
+ * for 24 h after the newest one (then resolves after resolve_after), and never
+ * looks at the count of entries: benign entries and entries from before nvmond
+ * watched the drive never reach it (the caller passes io_error_ms 0).
+ */
+Test(alert_rules, io_errors_table)
+{
+	const int64_t now = 1796005160000LL, H = 3600 * 1000LL;
+	const struct {
+		const char *rule;
+		int64_t io_error_ms;   /* 0 = none */
+		int prev_err, cur_err; /* num_err_log_entries */
+		bool on, active;
+	} t[] = {
+		{"no media or io entry: inactive, and known (resolves what it raised)", 0, 3, 3,
+		 true, false},
+		{"the count of entries rose but no entry was media or io (benign ones)", 0, 3, 40,
+		 true, false},
+		{"a media entry read just now: active", now, 3, 4, true, true},
+		{"read 23 h 59 min ago: still active", now - 24 * H + 60000, 4, 4, true, true},
+		{"read exactly 24 h ago: over", now - 24 * H, 4, 4, true, false},
+		{"the rule turned off: inactive", now, 3, 4, false, false},
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct alert_cfg c = all_on();
+		struct alert_cond r[_ALERT_RULE_MAX];
+		struct smart_log prev = healthy(), cur = healthy();
+		static const bool none[_THROTTLE_KIND_MAX];
+		struct throttle_event ev[_THROTTLE_KIND_MAX] = {0};
+
+		c.rule_on[ALERT_IO_ERRORS] = t[i].on;
+		prev.num_err_log_entries = (u128)t[i].prev_err;
+		cur.num_err_log_entries = (u128)t[i].cur_err;
+		struct alert_input in = {
+			.cur = &cur,
+			.prev = &prev,
+			.throttle_open = none,
+			.throttle_ev = ev,
+			.wctemp_k = 343,
+			.cctemp_k = 353,
+			.io_error_ms = t[i].io_error_ms,
+			.io_error_desc = "entry 4: Unrecovered Read Error (SCT 2h, SC 81h) on I/O "
+					 "queue 1, CID 4, NSID 1, LBA 4096",
+			.now_ms = now,
+		};
+		alert_conditions(&c, &in, r);
+		cr_expect(r[ALERT_IO_ERRORS].known, "%s: known", t[i].rule);
+		cr_expect_eq(r[ALERT_IO_ERRORS].active, t[i].active, "%s: active", t[i].rule);
+		cr_expect_eq(r[ALERT_IO_ERRORS].severity, ALERT_SEV_CRITICAL, "%s: critical",
+			     t[i].rule);
+		if (t[i].active)
+			cr_expect(strstr(r[ALERT_IO_ERRORS].message, "Unrecovered Read Error"),
+				  "%s: the message names the entry: %s", t[i].rule,
+				  r[ALERT_IO_ERRORS].message);
+		cr_expect_not(r[ALERT_MEDIA_ERRORS].active,
+			      "%s: media_errors follows its own counter", t[i].rule);
+	}
+	cr_expect_str_eq(alert_rule_name(ALERT_IO_ERRORS), "io_errors");
+	cr_expect_str_eq(alert_rule_name(ALERT_IO_ERRORS), ERRCLASS_ALERT_NAME);
+}
+
+/* A burst of media entries is one alert: fires at the first, holds while more
+ * come, and ends resolve_after after the hold (24 h after the newest). */
+Test(alert_step, io_errors_burst_is_one_alert)
+{
+	const int64_t t0 = 1796005160000LL, H = 3600 * 1000LL;
+	struct alert_cfg c = all_on(); /* resolve_after 30 s */
+	struct alert_slot slot = {0};
+	struct smart_log s = healthy();
+	static const bool none[_THROTTLE_KIND_MAX];
+	struct throttle_event ev[_THROTTLE_KIND_MAX] = {0};
+	struct alert_cond r[_ALERT_RULE_MAX];
+	struct alert_input in = {.cur = &s, .throttle_open = none, .throttle_ev = ev};
+	int fires = 0, resolves = 0;
+	int64_t resolved_at = 0;
+
+	/* Media entries read at t0, t0 + 1 h and t0 + 2 h; polls every 10 min for 3 days. */
+	for (int64_t t = t0; t < t0 + 72 * H; t += 10 * 60000) {
+		in.now_ms = t;
+		in.io_error_ms = t >= t0 + 2 * H ? t0 + 2 * H : t >= t0 + H ? t0 + H : t0;
+		alert_conditions(&c, &in, r);
+		struct alert_decision d = alert_step(&slot, &c, &r[ALERT_IO_ERRORS], t);
+		fires += d.action == ALERT_ACT_FIRE;
+		if (d.action == ALERT_ACT_RESOLVE) {
+			resolves++;
+			resolved_at = t;
+		}
+	}
+	cr_expect_eq(fires, 1, "one alert for the burst");
+	cr_expect_eq(resolves, 1);
+	cr_expect_geq(resolved_at, t0 + 26 * H, "held 24 h after the newest entry");
+	cr_expect_leq(resolved_at, t0 + 26 * H + 20 * 60000, "then resolved: %lld",
+		      (long long)(resolved_at - t0));
 }

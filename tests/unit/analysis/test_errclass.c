@@ -143,3 +143,33 @@ Test(errclass, names)
 	cr_expect_eq(errclass_from_name("fatal"), -EINVAL);
 	cr_expect_str_eq(ERRCLASS_ALERT_NAME, "io_errors");
 }
+
+/* One line per entry for logs and alert messages: what, where, on which queue. */
+Test(errclass, describe)
+{
+	char buf[160];
+	struct errlog_entry e = entry(5, 1, 2, 0x81, 1);
+
+	e.cid = 5;
+	e.lba = 4096;
+	cr_expect_str_eq(errclass_describe(&e, buf, sizeof(buf)),
+			 "entry 5: Unrecovered Read Error (SCT 2h, SC 81h) on I/O queue 1, CID 5, "
+			 "NSID 1, LBA 4096");
+	e = entry(1402, 0, 0, 0x02, 1);
+	e.cid = 0x0c;
+	e.nsid = 0;
+	cr_expect_str_eq(errclass_describe(&e, buf, sizeof(buf)),
+			 "entry 1402: Invalid Field in Command (SCT 0h, SC 02h) on admin queue, "
+			 "CID 12");
+	e = entry(9, 0xffff, 2, 0x80, 0);
+	e.cid = 0xffff;
+	e.nsid = 0xffffffff;
+	cr_expect_str_eq(errclass_describe(&e, buf, sizeof(buf)),
+			 "entry 9: Write Fault (SCT 2h, SC 80h) on no command");
+	e = entry(10, 3, 7, 0xc4, 0);
+	e.cid = 0xffff;
+	cr_expect_str_eq(errclass_describe(&e, buf, sizeof(buf)),
+			 "entry 10: unnamed status (SCT 7h, SC c4h) on I/O queue 3, NSID 1, LBA 0");
+	char small[12];
+	cr_expect_str_eq(errclass_describe(&e, small, sizeof(small)), "entry 10: u", "truncated");
+}

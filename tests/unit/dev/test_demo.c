@@ -139,3 +139,29 @@ Test(demo, writes_never_stall)
 				  "%s stalls at +%lld s", names[d], (long long)(ms - T0) / 1000);
 		}
 }
+
+/* The hot drive's error log holds what its num_err_log_entries counts: admin
+ * commands the controller refused (benign), newest first; the cool one has none. */
+Test(demo, error_log_agrees_with_the_count)
+{
+	uint8_t page[64 * ERRLOG_ENTRY_SIZE];
+	struct errlog_entry e[64];
+	struct smart_log s = read_at("demo0", T0);
+
+	cr_assert_eq(s.num_err_log_entries, 14);
+	cr_assert_eq(dev_read_errlog(b, "demo0", NULL, T0, 64, false, page), 0);
+	size_t n = errlog_decode(page, sizeof(page), e, 64);
+	cr_assert_eq(n, 64);
+	for (size_t i = 0; i < 14; i++) {
+		cr_expect_eq(e[i].error_count, 14 - i, "newest first");
+		cr_expect_eq(e[i].sqid, 0, "admin queue");
+		cr_expect(e[i].sct == ERRLOG_SCT_GENERIC ? e[i].sc == 0x02 : e[i].sc == 0x09);
+		cr_expect_not_null(errlog_status_name(e[i].sct, e[i].sc));
+	}
+	cr_expect_eq(e[14].error_count, 0, "then empty entries");
+	cr_expect_eq(dev_read_errlog(b, "demo1", NULL, T0, 1, false, page), 0);
+	cr_expect_eq(errlog_decode(page, ERRLOG_ENTRY_SIZE, e, 1), 1);
+	cr_expect_eq(e[0].error_count, 0, "the cool drive logged no error");
+	cr_expect_eq(dev_read_errlog(b, "demo0", NULL, T0, 0, false, page), -EINVAL);
+	cr_expect_eq(dev_read_errlog(b, "nvme0", NULL, T0, 1, false, page), -ENODEV);
+}

@@ -311,3 +311,41 @@ Test(errlog, new_entries_table)
 	cr_expect_eq(errlog_new_entries(0, 1, &one, 1, &idx, NULL), 1);
 	cr_expect_eq(idx, 0);
 }
+
+/*
+ * How many entries nvmond asks for: never on an unchanged count, never more
+ * than the controller keeps (ELPE + 1), never past 4 KiB (64 entries) when
+ * Get Log Page takes no offsets (LPA bit 2 clear), and the rise plus a few
+ * for errors logged between the health log read and this one.
+ */
+Test(errlog, read_count_table)
+{
+	const struct {
+		const char *rule;
+		bool have_prev;
+		uint64_t prev, cur;
+		unsigned kept;
+		bool ext;
+		size_t want;
+	} t[] = {
+		{"unchanged count: nothing to read", true, 7, 7, 64, true, 0},
+		{"first read at 0: nothing to read", false, 0, 0, 64, true, 0},
+		{"first read: what the log holds, up to ELPE + 1", false, 0, 14, 64, true, 18},
+		{"first read of a busy log: all it keeps", false, 0, 5000, 64, true, 64},
+		{"a rise of 1: 1 + slack", true, 7, 8, 64, true, 5},
+		{"a rise of 1 on QEMU (ELPE 0): its one entry", true, 0, 1, 1, false, 1},
+		{"a rise past the log: all it keeps", true, 7, 200, 64, true, 64},
+		{"256 entries with offsets", true, 0, 1000, 256, true, 256},
+		{"256 entries without offsets: one 4 KiB command", true, 0, 1000, 256, false, 64},
+		{"count went down (reset or wrap): the whole log", true, 9, 2, 16, true, 16},
+		{"a first read after the count wrapped near 2^64", false, 0, UINT64_MAX, 4, true,
+		 4},
+		{"rise near 2^64 does not overflow", true, 0, UINT64_MAX, 8, true, 8},
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		size_t got =
+			errlog_read_count(t[i].have_prev, t[i].prev, t[i].cur, t[i].kept, t[i].ext);
+		cr_expect_eq(got, t[i].want, "%s: %zu, want %zu", t[i].rule, got, t[i].want);
+	}
+}

@@ -300,3 +300,38 @@ Test(metrics, escape_label)
 	cr_expect_str_eq(metrics_escape_label("", buf, sizeof(buf)), "");
 	cr_expect_str_eq(metrics_escape_label("a\tb\xff\xc3", buf, sizeof(buf)), "a?b??");
 }
+
+/*
+ * Error log entries by class, from the store: also for a drive offline now;
+ * none for a drive whose log was never read. The reads themselves are counted.
+ */
+Test(metrics, error_log_entries_by_class)
+{
+	struct metrics_device devs[2];
+	two_devices(devs);
+	devs[1].fd.errors_read = true;
+	devs[1].fd.errors[ERRCLASS_BENIGN] = 14;
+	devs[1].fd.errors[ERRCLASS_MEDIA] = 2;
+	struct metrics_input in = {
+		.devs = devs,
+		.n_devs = 2,
+		.poller = {.polls = 1000, .errlog_reads = 3, .errlog_errors = 1},
+	};
+	char *t = NULL;
+	size_t len = 0;
+
+	cr_assert_eq(metrics_render(&in, &t, &len), 0);
+	static const char *const want[] = {
+		"# TYPE nvmond_error_entries_total counter",
+		"nvmond_error_entries_total{" L1 ",class=\"benign\"} 14",
+		"nvmond_error_entries_total{" L1 ",class=\"media\"} 2",
+		"nvmond_error_entries_total{" L1 ",class=\"io\"} 0",
+		"nvmond_error_entries_total{" L1 ",class=\"other\"} 0",
+		"nvmond_error_log_reads_total 3",
+		"nvmond_error_log_read_errors_total 1",
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		cr_expect(has_line(t, want[i]), "missing line: %s", want[i]);
+	cr_expect_null(strstr(t, "nvmond_error_entries_total{" L0), "never read: no series");
+	free(t);
+}

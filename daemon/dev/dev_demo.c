@@ -22,6 +22,7 @@
 
 struct demo_drive {
 	const char *model, *serial, *firmware;
+	struct nvme_pcie_link link; /* as sysfs would show it */
 	uint16_t wctemp_k, cctemp_k;
 	uint64_t capacity;
 	double rated_bytes; /* endurance, drives percent_used */
@@ -41,8 +42,9 @@ static const struct demo_drive demo_drives[] = {
 		.model = "Samsung SSD 950 PRO 512GB",
 		.serial = "DEMO950PRO00001",
 		.firmware = "2B0QBXX7",
-		.wctemp_k = 343, /* 70 °C */
-		.cctemp_k = 353, /* 80 °C */
+		.link = {80, 4, 80, 4}, /* PCIe 3.0 x4 */
+		.wctemp_k = 343,	/* 70 °C */
+		.cctemp_k = 353,	/* 80 °C */
 		.capacity = 512110190592ULL,
 		.rated_bytes = 400e12, /* 400 TBW */
 		.write_bps = 2.0 * MB,
@@ -65,8 +67,9 @@ static const struct demo_drive demo_drives[] = {
 		.model = "Samsung SSD 980 PRO 1TB",
 		.serial = "DEMO980PRO00002",
 		.firmware = "5B2QGXA7",
-		.wctemp_k = 355, /* 82 °C */
-		.cctemp_k = 358, /* 85 °C */
+		.link = {160, 4, 160, 4}, /* PCIe 4.0 x4 */
+		.wctemp_k = 355,	  /* 82 °C */
+		.cctemp_k = 358,	  /* 85 °C */
 		.capacity = 1000204886016ULL,
 		.rated_bytes = 600e12,
 		.write_bps = 1.0 * MB,
@@ -245,6 +248,13 @@ static int demo_scan(void *ctx, int64_t now_ms, struct dev_info **ret, size_t *r
 		v[i].n_ns = 1;
 		v[i].ns[0] = (struct dev_ns){.nsid = 1, .size_bytes = d->capacity, .lba_size = 512};
 		snprintf(v[i].ns[0].name, sizeof(v[i].ns[0].name), "demo%zun1", i);
+		v[i].facts.link = d->link;
+		v[i].facts.runtime = NVME_RUNTIME_ACTIVE;
+		/* One read-only slot holding the running firmware, as many client drives have. */
+		v[i].facts.has_fwlog = true;
+		v[i].facts.fwlog.active_slot = 1;
+		snprintf(v[i].facts.fwlog.frs[0], sizeof(v[i].facts.fwlog.frs[0]), "%s",
+			 d->firmware);
 	}
 	*ret = v;
 	*ret_n = N_DEMO;

@@ -35,6 +35,12 @@ int poller_start(struct poller *p, struct loop *l);
 struct poller_listener {
 	void (*on_sample)(void *ctx, const struct device_row *dev, const struct sample *s);
 	void (*on_online)(void *ctx, const struct device_row *dev, bool online, int64_t now_ms);
+	/*
+	 * The facts of a device after each scan that found it (PCIe link,
+	 * firmware, asleep) and whenever it falls asleep or wakes. Optional.
+	 */
+	void (*on_facts)(void *ctx, const struct device_row *dev, const struct fleet_facts *f,
+			 int64_t now_ms);
 	void *ctx;
 };
 

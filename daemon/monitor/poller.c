@@ -35,7 +35,7 @@ struct pdev {
 	bool ident_partial; /* stored from sysfs only (asleep, or no access): upsert when full */
 	bool facts_loaded;  /* the last recorded firmware and link are read from the store */
 	bool link_recorded; /* link holds the newest link_history row */
-	char fw[FWLOG_REV_MAX]; /* the firmware last recorded; "" none yet */
+	char fw[FWLOG_REV_MAX];	    /* the firmware last recorded; "" none yet */
 	char row_fw[FWLOG_REV_MAX]; /* devices.firmware as last stored */
 	struct fleet_facts facts;
 };

@@ -182,6 +182,30 @@ function errorsTable(er, total) {
     shown < all ? el("p", { class: "legend-note" }, "the newest " + shown + " of " + all + " shown") : null);
 }
 
+// Firmware and PCIe link (issue 11): the link now, sleep and access, and every
+// firmware revision and link nvmond saw (GET …/facts; null: not available).
+function factsPanel(d, facts) {
+  const l = d.link;
+  const fw = facts ? facts.firmware_history : null;
+  const links = facts ? facts.link_history : [];
+  const hist = fw === null ? el("p", { class: "na" }, "history not available")
+    : el("div", { class: "table-wrap" }, el("table", { class: "events", id: "firmware-history" },
+      el("thead", {}, el("tr", {}, ["Time", "Firmware", "Revision"].map((x) => el("th", { scope: "col" }, x)))),
+      el("tbody", {}, fw.map((h) => el("tr", { "data-event": h.event },
+        el("td", { class: "time" }, fmtTime(h.ts)),
+        el("td", { class: h.event === "firmware_changed" ? "warn" : "" }, h.event === "firmware_changed" ? "changed" : "first seen"),
+        el("td", { class: "details" }, h.event === "firmware_changed" ? h.old + " → " + h.new : h.new))))));
+  return el("div", { id: "facts", "data-link-degraded": l && l.degraded ? "yes" : "no" },
+    row("PCIe link", l ? l.text + (l.degraded ? " · degraded: below what the drive supports, which caps its throughput" : "") : "unknown",
+      l && l.degraded ? "warn" : ""),
+    links.length > 1 ? row("Link changes", links.slice(0, 5).map((x) => fmtTime(x.ts) + " " + x.link.text).join(" · ")) : null,
+    row("State", d.state === "asleep" ? "asleep: runtime-suspended, not polled until it wakes" : d.state || (d.online ? "online" : "offline")),
+    d.source === "hwmon" ? row("Health log", "not readable: nvmond lacks the privileges (root, or CAP_SYS_ADMIN and access to /dev/" +
+      d.name + "); temperatures from hwmon only", "warn") : null,
+    row("Firmware", d.firmware + (d.firmware_pending ? " (" + d.firmware_pending + " staged for the next reset)" : "")),
+    hist);
+}
+
 // The verdict at the top of the drive page: health and its reasons, or what was checked.
 function verdict(d, h, wear, events, rangeKey) {
   const cls = { ok: "ok", warning: "warn", critical: "bad" }[h.level] || "muted";
@@ -245,7 +269,7 @@ async function renderDrive(gen, id, live) {
   const range = RANGES.find((r) => r.key === state.range) || RANGES[1];
   const to = Date.now(), from = to - range.s * 1000;
   const q = "from=" + from + "&to=" + to;
-  const [dr, sr, wear, ev, al, pr, er] = await Promise.all([
+  const [dr, sr, wear, ev, al, pr, er, facts] = await Promise.all([
     api("/api/v1/devices/" + id),
     api("/api/v1/devices/" + id + "/series?" + q + "&points=" + CHART_POINTS),
     optional("/api/v1/devices/" + id + "/wear"),
@@ -253,6 +277,7 @@ async function renderDrive(gen, id, live) {
     optional("/api/v1/alerts"),
     optional("/api/v1/devices/" + id + "/probes?limit=200"),
     optional("/api/v1/devices/" + id + "/errors?" + q + "&limit=" + ERRORS_SHOWN),
+    optional("/api/v1/devices/" + id + "/facts"),
   ]);
   // The newest finished run, with its series.
   const lastRun = pr && pr.probes.find((r) => r.ended);
@@ -296,6 +321,9 @@ async function renderDrive(gen, id, live) {
       el("section", { class: "panel", "aria-label": "wear" },
         el("h3", {}, "Wear"),
         wear ? wearTable(wear) : el("p", { class: "na" }, "not available")),
+      el("section", { class: "panel", "aria-label": "firmware and link" },
+        el("h3", {}, "Firmware and PCIe link"),
+        factsPanel(d, facts)),
       el("section", { class: "panel", "aria-label": "probes" },
         el("h3", {}, "Throughput probes (MB/s per preset)"),
         pr ? probeBox : el("p", { class: "na" }, "not available")),
@@ -305,6 +333,7 @@ async function renderDrive(gen, id, live) {
       el("section", { class: "panel", "aria-label": "last probe" },
         el("h3", {}, "Last probe" + (lastRun ? ": " + lastRun.preset + ", " + fmtTime(lastRun.started) : "")),
         runDetail ? runBox : el("p", { class: pr ? "muted" : "na" }, pr ? "No probe has finished yet." : "not available"),
+        runDetail && runDetail.notes && runDetail.notes.length ? el("p", { class: "warn probe-notes" }, runDetail.notes.join(" · ")) : null,
         runDetail ? el("p", { class: "legend-note" }, "seconds since the phase started · shaded: " +
           (runDetail.phases.flatMap((p) => p.events).map((e) => e.kind + " (" + e.cause + ")").join(", ") || "no cliff or dip")) : null),
       el("section", { class: "panel wide", "aria-label": "events and alerts" },

@@ -74,6 +74,8 @@ static void configure(struct alert_svc *a, const struct cfg *c)
 		{ALERT_TBW_100, c->alert_wear},
 		{ALERT_WRITE_RATE, c->alert_wear},
 		{ALERT_IO_ERRORS, c->alert_io_errors},
+		{ALERT_LINK_DEGRADED, c->alert_link_degraded},
+		{ALERT_FIRMWARE_CHANGED, c->alert_firmware_changed},
 	};
 	a->cfg = *c;
 	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
@@ -320,6 +322,18 @@ static void on_sample(void *ctx, const struct device_row *dev, const struct samp
 		log_error("alerts: out of memory");
 		return;
 	}
+	if (s->source == SAMPLE_SOURCE_HWMON) {
+		/*
+		 * Temperatures only: the counters the rules and the throttle
+		 * detector need are unknown, so every rule keeps its state; the
+		 * device is there, though.
+		 */
+		memset(conds, 0, sizeof(conds));
+		conds[ALERT_OFFLINE] =
+			(struct alert_cond){.known = true, .severity = ALERT_SEV_CRITICAL};
+		run_rules(a, dev, d, conds, s->ts_ms);
+		return;
+	}
 	if (!d->loaded)
 		adev_load(a, d, s);
 
@@ -400,6 +414,32 @@ static void on_errors(void *ctx, const struct device_row *dev, const struct errl
 		d->io_error_ms = v[i].seen_ms;
 		errclass_describe(&v[i].e, d->io_error_desc, sizeof(d->io_error_desc));
 	}
+}
+
+static void on_facts(void *ctx, const struct device_row *dev, const struct fleet_facts *f,
+		     int64_t now_ms)
+{
+	struct alert_svc *a = ctx;
+	struct alert_cond conds[_ALERT_RULE_MAX];
+	char link[NVME_PCIE_LINK_STR_MAX];
+	struct adev *d = adev_get(a, dev->id);
+
+	if (!d) {
+		log_error("alerts: out of memory");
+		return;
+	}
+	nvme_pcie_link_format(&f->link, link, sizeof(link));
+	struct alert_facts_input in = {
+		.link_known = nvme_pcie_link_known(&f->link),
+		.link_degraded = nvme_pcie_link_degraded(&f->link),
+		.link = link,
+		.firmware_changed_ms = f->firmware_changed_ms,
+		.firmware_prev = f->firmware_prev,
+		.firmware = f->firmware,
+		.now_ms = now_ms,
+	};
+	alert_facts_conditions(&a->acfg, &in, conds);
+	run_rules(a, dev, d, conds, now_ms);
 }
 
 /* ---- HTTP ---------------------------------------------------------------- */
@@ -693,7 +733,8 @@ int alert_svc_feed(struct alert_svc *a, const struct device_row *dev,
 int alert_svc_attach(struct alert_svc *a, struct poller *p)
 {
 	struct poller_listener l = {
-		.on_sample = on_sample, .on_online = on_online, .on_errors = on_errors, .ctx = a};
+		.on_sample = on_sample, .on_online = on_online, .on_errors = on_errors,
+		.on_facts = on_facts, .ctx = a};
 
 	return poller_add_listener(p, &l);
 }

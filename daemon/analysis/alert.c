@@ -26,6 +26,8 @@ static const char *const rule_names[_ALERT_RULE_MAX] = {
 	[ALERT_TBW_100] = "tbw_100",
 	[ALERT_WRITE_RATE] = "write_rate",
 	[ALERT_IO_ERRORS] = "io_errors",
+	[ALERT_LINK_DEGRADED] = "link_degraded",
+	[ALERT_FIRMWARE_CHANGED] = "firmware_changed",
 };
 
 static const char *const severity_names[] = {
@@ -178,6 +180,27 @@ void alert_conditions(const struct alert_cfg *c, const struct alert_input *in,
 	for (int r = 0; r < _ALERT_RULE_MAX; r++)
 		if (!c->rule_on[r]) {
 			ret[r].known = r != ALERT_OFFLINE;
+			ret[r].active = false;
+		}
+}
+
+void alert_facts_conditions(const struct alert_cfg *c, const struct alert_facts_input *in,
+			    struct alert_cond ret[_ALERT_RULE_MAX])
+{
+	memset(ret, 0, sizeof(*ret) * _ALERT_RULE_MAX);
+	if (in->link_known)
+		cond_set(&ret[ALERT_LINK_DEGRADED], in->link_degraded, ALERT_SEV_WARNING,
+			 "%s: the link runs below what the drive supports, which caps its "
+			 "throughput",
+			 in->link);
+	bool recent = in->firmware_changed_ms &&
+		      in->now_ms - in->firmware_changed_ms < ALERT_FIRMWARE_SHOW_MS;
+	cond_set(&ret[ALERT_FIRMWARE_CHANGED], recent, ALERT_SEV_INFO,
+		 "firmware changed from %.20s to %.20s", in->firmware_prev ? in->firmware_prev : "",
+		 in->firmware ? in->firmware : "");
+	for (int r = ALERT_LINK_DEGRADED; r <= ALERT_FIRMWARE_CHANGED; r++)
+		if (!c->rule_on[r]) {
+			ret[r].known = true;
 			ret[r].active = false;
 		}
 }

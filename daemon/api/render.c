@@ -145,6 +145,23 @@ json_t *render_smart(const struct smart_log *s)
 	return o;
 }
 
+/* What a hwmon sample knows; every other field of it is null. */
+static bool hwmon_field(const char *key)
+{
+	static const char *const known[] = {"ts",
+					    "ts_ms",
+					    "source",
+					    "temperature_k",
+					    "temperature_c",
+					    "temp_sensors_k",
+					    "temp_sensors_c"};
+
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (strcmp(key, known[i]) == 0)
+			return true;
+	return false;
+}
+
 json_t *render_sample(const struct sample *s)
 {
 	json_t *o = json_object();
@@ -155,6 +172,19 @@ json_t *render_sample(const struct sample *s)
 	r |= obj_set(o, "ts", render_time(s->ts_ms));
 	r |= obj_set(o, "ts_ms", json_integer(s->ts_ms));
 	r |= smart_fields_add(o, &s->smart);
+	r |= obj_set(o, "source",
+		     json_string(s->source == SAMPLE_SOURCE_HWMON ? "hwmon" : "smart"));
+	if (!r && s->source == SAMPLE_SOURCE_HWMON) {
+		const char *key;
+		json_t *v;
+		void *tmp;
+
+		json_object_foreach_safe(o, tmp, key, v)
+		{
+			if (!hwmon_field(key))
+				r |= obj_set(o, key, json_null());
+		}
+	}
 	if (r)
 		return json_decref(o), NULL;
 	return o;
@@ -233,6 +263,68 @@ json_t *render_device_row(const struct device_row *row)
 	return o;
 }
 
+/* A speed in tenths of GT/s as a number of GT/s; null when unknown. */
+static json_t *render_gts(unsigned dgts)
+{
+	return dgts ? json_real(dgts / 10.0) : json_null();
+}
+
+static json_t *render_uint_or_null(unsigned v)
+{
+	return v ? json_integer(v) : json_null();
+}
+
+json_t *render_link(const struct nvme_pcie_link *l)
+{
+	char text[NVME_PCIE_LINK_STR_MAX];
+	json_t *o;
+	int r = 0;
+
+	if (!nvme_pcie_link_known(l))
+		return json_null();
+	o = json_object();
+	if (!o)
+		return NULL;
+	nvme_pcie_link_format(l, text, sizeof(text));
+	r |= obj_set(o, "current_speed_gts", render_gts(l->cur_speed_dgts));
+	r |= obj_set(o, "current_width", render_uint_or_null(l->cur_width));
+	r |= obj_set(o, "max_speed_gts", render_gts(l->max_speed_dgts));
+	r |= obj_set(o, "max_width", render_uint_or_null(l->max_width));
+	r |= obj_set(o, "current_gen",
+		     render_uint_or_null((unsigned)nvme_pcie_gen(l->cur_speed_dgts)));
+	r |= obj_set(o, "max_gen", render_uint_or_null((unsigned)nvme_pcie_gen(l->max_speed_dgts)));
+	r |= obj_set(o, "degraded", json_boolean(nvme_pcie_link_degraded(l)));
+	r |= obj_set(o, "text", json_string(text));
+	if (r)
+		return json_decref(o), NULL;
+	return o;
+}
+
+/* The facts fields (issue 11): state, source, link, firmware. */
+static int facts_fields_add(json_t *o, const struct fleet_device *d)
+{
+	const struct fleet_facts *f = &d->facts;
+	int r = 0;
+
+	r |= obj_set(o, "state",
+		     json_string(!d->row.online ? "offline"
+				 : f->asleep	? "asleep"
+						: "online"));
+	r |= obj_set(o, "asleep", json_boolean(d->row.online && f->asleep));
+	r |= obj_set(o, "source", json_string(f->hwmon_only ? "hwmon" : "smart"));
+	r |= obj_set(o, "link", render_link(&f->link));
+	r |= obj_set(o, "firmware_pending",
+		     f->firmware_pending[0] ? RENDER_TEXT(f->firmware_pending) : json_null());
+	if (f->firmware_changed_ms)
+		r |= obj_set(o, "firmware_changed",
+			     json_pack("{s:o, s:o, s:o}", "from", RENDER_TEXT(f->firmware_prev),
+				       "to", RENDER_TEXT(f->firmware), "at",
+				       render_time(f->firmware_changed_ms)));
+	else
+		r |= obj_set(o, "firmware_changed", json_null());
+	return r ? -ENOMEM : 0;
+}
+
 json_t *render_fleet_device(const struct fleet_device *d)
 {
 	json_t *o = json_object();
@@ -241,6 +333,7 @@ json_t *render_fleet_device(const struct fleet_device *d)
 	if (!o)
 		return NULL;
 	r |= row_fields_add(o, &d->row);
+	r |= facts_fields_add(o, d);
 	r |= obj_set(o, "latest", d->has_sample ? render_sample(&d->last) : json_null());
 	/* Error log entries by class; null until the drive's log was first read. */
 	r |= obj_set(o, "errors", d->errors_read ? render_error_counts(d->errors) : json_null());

@@ -20,6 +20,23 @@ static int by_name(const void *a, const void *b)
 	return strverscmp(((const struct dev_info *)a)->name, ((const struct dev_info *)b)->name);
 }
 
+/* The facts a scan found, as the daemon's fleet holds them (no history here). */
+static void status_facts(const struct dev_info *info, struct fleet_facts *ret)
+{
+	struct fw_change ch;
+
+	*ret = (struct fleet_facts){
+		.known = true,
+		.asleep = info->asleep,
+		.hwmon_only = info->access == DEV_ACCESS_SYSFS,
+		.link = info->facts.link,
+	};
+	fwlog_change(NULL, info->id.firmware, info->facts.has_fwlog ? &info->facts.fwlog : NULL,
+		     &ch);
+	snprintf(ret->firmware, sizeof(ret->firmware), "%s", ch.current);
+	snprintf(ret->firmware_pending, sizeof(ret->firmware_pending), "%s", ch.pending);
+}
+
 int status_collect(struct dev_backend *b, int64_t now_ms, json_t **ret, char *err, size_t errlen)
 {
 	struct dev_info *v = NULL;
@@ -37,20 +54,39 @@ int status_collect(struct dev_backend *b, int64_t now_ms, json_t **ret, char *er
 		free(v);
 		return -ENOMEM;
 	}
+	bool no_permission = false;
 	for (size_t i = 0; i < n; i++) {
 		struct fleet_device fd = {0};
 		uint8_t page[SMART_LOG_SIZE];
 
 		/* Same identity fields as the daemon; no store, so no id. */
 		devrow_from_info(&v[i], now_ms, &fd.row);
+		status_facts(&v[i], &fd.facts);
 
 		struct dev_ident who = {.model = v[i].id.model, .serial = v[i].id.serial};
-		r = dev_read_smart(b, v[i].name, &who, now_ms, page);
-		if (r == 0) {
-			fd.has_sample = true;
-			fd.last.ts_ms = now_ms;
-			smart_decode(page, &fd.last.smart);
+		r = 0;
+		if (!v[i].asleep && v[i].access == DEV_ACCESS_ADMIN) {
+			r = dev_read_smart(b, v[i].name, &who, now_ms, page);
+			if (r == 0) {
+				fd.has_sample = true;
+				fd.last.ts_ms = now_ms;
+				smart_decode(page, &fd.last.smart);
+			}
+			if (dev_no_permission(r))
+				fd.facts.hwmon_only = true;
 		}
+		if (fd.facts.hwmon_only && !v[i].asleep) {
+			struct nvme_hwmon_temps t;
+			r = dev_read_hwmon(b, v[i].name, now_ms, &t);
+			if (r == 0) {
+				fd.has_sample = true;
+				fd.last = (struct sample){.ts_ms = now_ms,
+							  .source = SAMPLE_SOURCE_HWMON};
+				fd.last.smart.temperature_k = t.composite_k;
+				memcpy(fd.last.smart.temp_sensor_k, t.sensor_k, sizeof(t.sensor_k));
+			}
+		}
+		no_permission |= fd.facts.hwmon_only;
 		json_t *o = render_fleet_device(&fd);
 		if (!o) {
 			json_decref(devices);
@@ -67,6 +103,8 @@ int status_collect(struct dev_backend *b, int64_t now_ms, json_t **ret, char *er
 	}
 	free(v);
 	*ret = json_pack("{s:o}", "devices", devices);
+	if (*ret && no_permission)
+		json_object_set_new(*ret, "hint", json_string(STATUS_HINT_NO_PERMISSION));
 	return *ret ? 0 : -ENOMEM;
 }
 
@@ -89,6 +127,29 @@ static void fmt_written(const json_t *latest, char *buf, size_t len)
 		snprintf(buf, len, "%s B", json_string_value(b));
 	else
 		snprintf(buf, len, "-");
+}
+
+/* "         PCIe 8.0 GT/s x2 (max 16.0 GT/s x4): degraded; firmware …" under a row. */
+static void print_facts_line(FILE *out, const json_t *d, bool color)
+{
+	json_t *link = json_object_get(d, "link"), *pend = json_object_get(d, "firmware_pending");
+	bool degraded = json_is_true(json_object_get(link, "degraded"));
+	char line[256] = "";
+	size_t l;
+
+	if (json_is_object(link))
+		snprintf(line, sizeof(line), "%s%s",
+			 json_string_value(json_object_get(link, "text")),
+			 degraded ? ": degraded" : "");
+	l = strlen(line);
+	snprintf(line + l, sizeof(line) - l, "%sfirmware %s", l ? "; " : "",
+		 json_string_value(json_object_get(d, "firmware")));
+	l = strlen(line);
+	if (json_is_string(pend))
+		snprintf(line + l, sizeof(line) - l, " (%s staged for the next reset)",
+			 json_string_value(pend));
+	fprintf(out, "%-8s %s%s%s\n", "", color && degraded ? "\033[33m" : "", line,
+		color && degraded ? "\033[0m" : "");
 }
 
 int status_print_table(FILE *out, const json_t *status, bool color)
@@ -124,13 +185,23 @@ int status_print_table(FILE *out, const json_t *status, bool color)
 			snprintf(warn + l, sizeof(warn) - l, "%s%s", l ? "," : "",
 				 json_string_value(bit));
 		}
-		if (!json_is_object(latest))
+		bool hwmon =
+			json_is_string(json_object_get(latest, "source")) &&
+			strcmp(json_string_value(json_object_get(latest, "source")), "hwmon") == 0;
+		if (json_is_true(json_object_get(d, "asleep")))
+			snprintf(warn, sizeof(warn), "asleep (not woken)");
+		else if (!json_is_object(latest))
 			snprintf(warn, sizeof(warn), "read failed: %s",
 				 json_string_value(json_object_get(d, "error")));
+		else if (hwmon)
+			snprintf(warn, sizeof(warn), "unknown (hwmon only)");
 		else if (!warn[0])
 			snprintf(warn, sizeof(warn), "none");
+		if (hwmon)
+			snprintf(used, sizeof(used), "-");
 		/* red: failed, or a bit beyond temperature; yellow: temperature only */
-		if (color && strcmp(warn, "none") != 0) {
+		if (color && strcmp(warn, "none") != 0 && !hwmon &&
+		    !json_is_true(json_object_get(d, "asleep"))) {
 			on = strcmp(warn, "temperature") == 0 ? "\033[33m" : "\033[1;31m";
 			off = "\033[0m";
 		}
@@ -139,6 +210,10 @@ int status_print_table(FILE *out, const json_t *status, bool color)
 			json_string_value(json_object_get(d, "model")),
 			json_string_value(json_object_get(d, "serial")), temp, used, written, on,
 			warn, off);
+		print_facts_line(out, d, color);
 	}
+	json_t *hint = json_object_get(status, "hint");
+	if (json_is_string(hint))
+		fprintf(out, "\nhint: %s\n", json_string_value(hint));
 	return 0;
 }

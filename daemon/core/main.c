@@ -18,6 +18,7 @@
 #include "nvmond/alert/alert_svc.h"
 #include "nvmond/api/api.h"
 #include "nvmond/api/api_devices.h"
+#include "nvmond/api/facts_api.h"
 #include "nvmond/core/cfg.h"
 #include "nvmond/config.h"
 #include "nvmond/dev/dev.h"
@@ -573,6 +574,10 @@ static int run_daemon(const struct opts *o)
 		goto out;
 	struct api_endpoint dash_ep[] = {series_endpoint(&d.rollup_cfg), wear_endpoint(&d.wear)};
 	if (endpoints_add(&endpoints, dash_ep, 2) < 0)
+		goto out;
+	/* Firmware and PCIe link history: GET …/facts. */
+	struct api_endpoint facts_ep = facts_endpoint();
+	if (endpoints_add(&endpoints, &facts_ep, 1) < 0)
 		goto out;
 	/* The devices, their samples, /healthz. */
 	size_t n_core_ep;

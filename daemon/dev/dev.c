@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,13 @@ _Static_assert(offsetof(struct nvme_id_ctrl, elpe) == 262, "ELPE offset");
 _Static_assert(offsetof(struct nvme_id_ctrl, lpa) == 261, "LPA offset");
 _Static_assert(offsetof(struct nvme_id_ctrl, edstt) == 316, "EDSTT offset");
 _Static_assert(sizeof(struct nvme_error_log_page) == ERRLOG_ENTRY_SIZE, "error log entry size");
+_Static_assert(sizeof(struct nvme_firmware_slot) == FWLOG_SIZE, "firmware slot log size");
+
+/* The real backend's state: where sysfs is, and its options. */
+struct nvme_ctx {
+	char sysfs[PATH_MAX];
+	struct dev_opts opts;
+};
 
 /* libnvme answers -1 + errno for a failed ioctl, or a positive NVMe status. */
 static int nvme_rc_errno(int rc)
@@ -75,21 +83,83 @@ static void add_ns(struct dev_info *d, nvme_ns_t n)
 	ns->size_bytes = nvme_ns_get_lba_count(n) * ns->lba_size;
 }
 
-static int ctrl_info(nvme_subsystem_t s, nvme_ctrl_t c, struct dev_info *ret)
+/* Identify Controller, then log 03h: Return: 0, or negative errno of Identify. */
+static int ctrl_identify(const char *name, struct dev_info *d)
 {
-	struct dev_info d = {0};
+	struct nvme_firmware_slot fw;
 	struct nvme_id_ctrl id;
 	int fd, r;
 
-	snprintf(d.name, sizeof(d.name), "%s", nvme_ctrl_get_name(c));
-	r = open_ctrl(d.name, &fd);
+	r = open_ctrl(name, &fd);
 	if (r < 0)
 		return r;
 	r = nvme_rc_errno(nvme_identify_ctrl(fd, &id));
+	if (r == 0) {
+		idctl_decode((const uint8_t *)&id, &d->id);
+		/*
+		 * Log 03h is mandatory; without permission for it (a kernel that
+		 * lets anyone Identify) the health log is out of reach as well.
+		 */
+		int fr = nvme_rc_errno(nvme_get_log_fw_slot(fd, false, &fw));
+		if (fr == 0)
+			d->facts.has_fwlog =
+				fwlog_decode((const uint8_t *)&fw, &d->facts.fwlog) == 0;
+		else if (dev_no_permission(fr))
+			d->access = DEV_ACCESS_SYSFS;
+	}
 	close(fd);
+	return r;
+}
+
+/*
+ * The identity the driver read at probe, for a controller nvmond may not (or
+ * must not) send commands to; WCTEMP and CCTEMP from hwmon unless asleep.
+ */
+static int ctrl_identify_sysfs(const struct nvme_ctx *x, const char *name, struct dev_info *d)
+{
+	struct nvme_hwinfo_ident hi;
+	struct nvme_hwmon_temps t;
+	int r = nvme_hwinfo_ident_read(x->sysfs, name, &hi);
+
 	if (r < 0)
 		return r;
-	idctl_decode((const uint8_t *)&id, &d.id);
+	d->id = (struct idctl){0};
+	snprintf(d->id.model, sizeof(d->id.model), "%s", hi.model);
+	snprintf(d->id.serial, sizeof(d->id.serial), "%s", hi.serial);
+	snprintf(d->id.firmware, sizeof(d->id.firmware), "%s", hi.firmware);
+	if (!d->asleep && nvme_hwinfo_temps_read(x->sysfs, name, &t) == 0) {
+		d->id.wctemp_k = t.wctemp_k;
+		d->id.cctemp_k = t.cctemp_k;
+	}
+	return 0;
+}
+
+static int ctrl_info(const struct nvme_ctx *x, nvme_subsystem_t s, nvme_ctrl_t c,
+		     struct dev_info *ret)
+{
+	struct dev_info d = {0};
+	int r;
+
+	snprintf(d.name, sizeof(d.name), "%s", nvme_ctrl_get_name(c));
+	if (!name_valid(d.name))
+		return -EINVAL;
+	/* sysfs first: a suspended drive is not woken by the scan. */
+	(void)nvme_hwinfo_link_read(x->sysfs, d.name, &d.facts.link);
+	if (nvme_hwinfo_runtime_read(x->sysfs, d.name, &d.facts.runtime) < 0)
+		d.facts.runtime = NVME_RUNTIME_UNKNOWN;
+	d.asleep = nvme_runtime_asleep(d.facts.runtime) && !x->opts.wake_sleeping;
+	if (!d.asleep) {
+		r = ctrl_identify(d.name, &d);
+		if (dev_no_permission(r))
+			d.access = DEV_ACCESS_SYSFS;
+		else if (r < 0)
+			return r;
+	}
+	if (d.asleep || (d.access == DEV_ACCESS_SYSFS && !d.id.serial[0])) {
+		r = ctrl_identify_sysfs(x, d.name, &d);
+		if (r < 0)
+			return r;
+	}
 	snprintf(d.path, sizeof(d.path), "/dev/%s", d.name);
 
 	nvme_ns_t n;
@@ -109,7 +179,6 @@ static int nvmond_scan_ctrls(void *ctx, int64_t now_ms, struct dev_info **ret, s
 	nvme_subsystem_t s;
 	nvme_ctrl_t c;
 
-	(void)ctx;
 	(void)now_ms;
 	/* libnvme logs through its root; keep it quiet: errors come back to us. */
 	nvme_root_t root = nvme_create_root(NULL, LOG_CRIT);
@@ -137,7 +206,7 @@ static int nvmond_scan_ctrls(void *ctx, int64_t now_ms, struct dev_info **ret, s
 			v = nv;
 		}
 		/* A controller that cannot be identified now (resetting, gone) is left out. */
-		if (ctrl_info(s, c, &v[n]) == 0)
+		if (ctrl_info(ctx, s, c, &v[n]) == 0)
 			n++;
 	}
 out:
@@ -156,7 +225,7 @@ out:
  * itself (its device number), so a name that moved to another drive between
  * the scan and this read cannot answer for the wrong one.
  */
-static int ctrl_is(int fd, const struct dev_ident *who)
+static int ctrl_is(const struct nvme_ctx *x, int fd, const struct dev_ident *who)
 {
 	struct nvme_sysfs_ctrl c;
 	struct stat st;
@@ -166,7 +235,7 @@ static int ctrl_is(int fd, const struct dev_ident *who)
 		return -errno;
 	if (!S_ISCHR(st.st_mode))
 		return -ENODEV;
-	r = nvme_sysfs_ctrl_of_chardev("/sys", st.st_rdev, &c);
+	r = nvme_sysfs_ctrl_of_chardev(x->sysfs, st.st_rdev, &c);
 	if (r < 0)
 		return r == -ENOENT ? -ENODEV : r;
 	return nvme_sysfs_ident_eq(&c, who->serial, who->model) ? 0 : -ESTALE;
@@ -178,12 +247,11 @@ static int nvmond_read_smart(void *ctx, const char *name, const struct dev_ident
 	struct nvme_smart_log log;
 	int fd, r;
 
-	(void)ctx;
 	(void)now_ms;
 	r = open_ctrl(name, &fd);
 	if (r < 0)
 		return r;
-	r = who ? ctrl_is(fd, who) : 0;
+	r = who ? ctrl_is(ctx, fd, who) : 0;
 	if (r < 0) {
 		close(fd);
 		return r;
@@ -208,14 +276,13 @@ static int nvmond_read_errlog(void *ctx, const char *name, const struct dev_iden
 {
 	int fd, r;
 
-	(void)ctx;
 	(void)now_ms;
 	if (!ext_data && n > ERRLOG_ENTRIES_PER_4K)
 		return -EINVAL;
 	r = open_ctrl(name, &fd);
 	if (r < 0)
 		return r;
-	r = who ? ctrl_is(fd, who) : 0;
+	r = who ? ctrl_is(ctx, fd, who) : 0;
 	if (r < 0) {
 		close(fd);
 		return r;
@@ -227,9 +294,48 @@ static int nvmond_read_errlog(void *ctx, const char *name, const struct dev_iden
 	return r;
 }
 
+static int nvmond_read_runtime(void *ctx, const char *name, int64_t now_ms,
+			       enum nvme_runtime_status *ret)
+{
+	const struct nvme_ctx *x = ctx;
+	int r;
+
+	(void)now_ms;
+	if (!name_valid(name))
+		return -EINVAL;
+	r = nvme_hwinfo_runtime_read(x->sysfs, name, ret);
+	if (r == 0 || r == -EINVAL)
+		return r;
+	/* Gone (no such controller) is -ENODEV, as for the other reads. */
+	r = nvme_sysfs_ctrl_read(x->sysfs, name, &(struct nvme_sysfs_ctrl){0});
+	if (r == -ENOENT)
+		return -ENODEV;
+	/* No PCI function, no runtime PM in the kernel: never asleep. */
+	*ret = NVME_RUNTIME_UNSUPPORTED;
+	return 0;
+}
+
+static int nvmond_read_hwmon(void *ctx, const char *name, int64_t now_ms,
+			     struct nvme_hwmon_temps *ret)
+{
+	const struct nvme_ctx *x = ctx;
+
+	(void)now_ms;
+	if (!name_valid(name))
+		return -EINVAL;
+	return nvme_hwinfo_temps_read(x->sysfs, name, ret);
+}
+
+static void nvmond_configure(void *ctx, const struct dev_opts *o)
+{
+	struct nvme_ctx *x = ctx;
+
+	x->opts = *o;
+}
+
 static void nvmond_backend_free(void *ctx)
 {
-	(void)ctx;
+	free(ctx);
 }
 
 static const struct dev_backend_ops nvme_ops = {
@@ -238,17 +344,31 @@ static const struct dev_backend_ops nvme_ops = {
 	.read_smart = nvmond_read_smart,
 	.read_errlog = nvmond_read_errlog,
 	.free = nvmond_backend_free,
+	.read_runtime = nvmond_read_runtime,
+	.read_hwmon = nvmond_read_hwmon,
+	.configure = nvmond_configure,
 };
+
+int dev_nvme_open_at(const char *sysfs, struct dev_backend **ret)
+{
+	struct dev_backend *b = calloc(1, sizeof(*b));
+	struct nvme_ctx *x = calloc(1, sizeof(*x));
+
+	if (!b || !x ||
+	    (size_t)snprintf(x->sysfs, sizeof(x->sysfs), "%s", sysfs) >= sizeof(x->sysfs)) {
+		free(b);
+		free(x);
+		return b && x ? -ENAMETOOLONG : -ENOMEM;
+	}
+	b->ops = &nvme_ops;
+	b->ctx = x;
+	*ret = b;
+	return 0;
+}
 
 int dev_nvme_open(struct dev_backend **ret)
 {
-	struct dev_backend *b = calloc(1, sizeof(*b));
-
-	if (!b)
-		return -ENOMEM;
-	b->ops = &nvme_ops;
-	*ret = b;
-	return 0;
+	return dev_nvme_open_at("/sys", ret);
 }
 
 struct dev_backend *dev_backend_free(struct dev_backend *b)
@@ -280,6 +400,35 @@ int dev_read_errlog(struct dev_backend *b, const char *name, const struct dev_id
 	if (n == 0 || n > 256)
 		return -EINVAL;
 	return b->ops->read_errlog(b->ctx, name, who, now_ms, n, ext_data, ret_page);
+}
+
+int dev_read_runtime(struct dev_backend *b, const char *name, int64_t now_ms,
+		     enum nvme_runtime_status *ret)
+{
+	if (!b->ops->read_runtime) {
+		*ret = NVME_RUNTIME_UNSUPPORTED;
+		return 0;
+	}
+	return b->ops->read_runtime(b->ctx, name, now_ms, ret);
+}
+
+int dev_read_hwmon(struct dev_backend *b, const char *name, int64_t now_ms,
+		   struct nvme_hwmon_temps *ret)
+{
+	if (!b->ops->read_hwmon)
+		return -ENOENT;
+	return b->ops->read_hwmon(b->ctx, name, now_ms, ret);
+}
+
+void dev_configure(struct dev_backend *b, const struct dev_opts *o)
+{
+	if (b->ops->configure)
+		b->ops->configure(b->ctx, o);
+}
+
+bool dev_no_permission(int err)
+{
+	return err == -EACCES || err == -EPERM;
 }
 
 char *dev_key(const struct idctl *id, char *buf, size_t len)

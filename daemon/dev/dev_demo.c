@@ -30,8 +30,9 @@ static const struct dev_demo_drive demo_first[] = {
 		.serial = "DEMO950PRO00001",
 		.firmware = "2B0QBXX7",
 		.vid = 0x144d,
-		.wctemp_k = 343, /* 70 °C */
-		.cctemp_k = 353, /* 80 °C */
+		.link = {80, 4, 80, 4}, /* PCIe 3.0 x4 */
+		.wctemp_k = 343,	/* 70 °C */
+		.cctemp_k = 353,	/* 80 °C */
 		.capacity = 512110190592ULL,
 		.rated_bytes = 400e12, /* 400 TBW */
 		.write_bps = 2.0 * MB,
@@ -61,8 +62,9 @@ static const struct dev_demo_drive demo_first[] = {
 		.serial = "DEMO980PRO00002",
 		.firmware = "5B2QGXA7",
 		.vid = 0x144d,
-		.wctemp_k = 355, /* 82 °C */
-		.cctemp_k = 358, /* 85 °C */
+		.link = {160, 4, 160, 4}, /* PCIe 4.0 x4 */
+		.wctemp_k = 355,	  /* 82 °C */
+		.cctemp_k = 358,	  /* 85 °C */
 		.capacity = 1000204886016ULL,
 		.rated_bytes = 600e12,
 		.write_bps = 1.0 * MB,
@@ -332,6 +334,13 @@ static void demo_vary(size_t i, struct dev_demo_drive *ret)
 	d.power_cycles0 = 20 + (uint32_t)(400 * unit(i, 7));
 	d.unsafe_shutdowns = (uint32_t)(12 * unit(i, 8));
 	d.err_log_entries = unit(i, 9) < 0.2 ? (uint32_t)(30 * unit(i, 10)) : 0;
+	/* PCIe 4.0 x4 for the Gen4 models, 3.0 x4 for the others; the first SN850X
+	 * (demo3) trained at 3.0 x2 in a slot that shares its lanes: link_degraded. */
+	bool gen4 = strstr("SN850X P5PLUS P44PRO 990PRO 980PRO", demo_models[k].tag) != NULL;
+	unsigned max = gen4 ? 160 : 80;
+	d.link = (struct nvme_pcie_link){max, 4, max, 4};
+	if (i == N_FIRST + 1)
+		d.link = (struct nvme_pcie_link){80, 2, max, 4};
 	*ret = d;
 }
 
@@ -518,6 +527,13 @@ static int demo_scan(void *ctx, int64_t now_ms, struct dev_info **ret, size_t *r
 		v[i].n_ns = 1;
 		v[i].ns[0] = (struct dev_ns){.nsid = 1, .size_bytes = d.capacity, .lba_size = 512};
 		snprintf(v[i].ns[0].name, sizeof(v[i].ns[0].name), "demo%zun1", i);
+		v[i].facts.link = d.link;
+		v[i].facts.runtime = NVME_RUNTIME_ACTIVE;
+		/* One read-only slot holding the running firmware, as many client drives have. */
+		v[i].facts.has_fwlog = true;
+		v[i].facts.fwlog.active_slot = 1;
+		snprintf(v[i].facts.fwlog.frs[0], sizeof(v[i].facts.fwlog.frs[0]), "%s",
+			 d.firmware);
 	}
 	*ret = v;
 	*ret_n = c->n;

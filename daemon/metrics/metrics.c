@@ -123,9 +123,69 @@ static const struct {
 	{"pmr_read_only", SMART_CRIT_PMR_RO},
 };
 
-static bool has_health(const struct metrics_device *m)
+/* A sample of the temperatures at least (the health log, or hwmon without privileges). */
+static bool has_temps(const struct metrics_device *m)
 {
 	return m->fd.row.online && m->fd.has_sample;
+}
+
+/* The whole health log: a hwmon sample knows no counter, and none is exported as 0. */
+static bool has_health(const struct metrics_device *m)
+{
+	return has_temps(m) && m->fd.last.source == SAMPLE_SOURCE_SMART;
+}
+
+/* Sleep, access and the PCIe link (issue 11). */
+static void render_facts(FILE *f, const struct metrics_input *in, char (*labels)[LABELS_MAX])
+{
+	static const char *const kinds[] = {"current", "max"};
+
+	family(f, "nvmond_device_asleep", "gauge",
+	       "1 while the controller is runtime-suspended and not polled (wake_sleeping = no).");
+	for (size_t i = 0; i < in->n_devs; i++)
+		if (in->devs[i].fd.row.online)
+			fprintf(f, "nvmond_device_asleep{%s} %d\n", labels[i],
+				in->devs[i].fd.facts.asleep ? 1 : 0);
+	family(f, "nvmond_health_log_readable", "gauge",
+	       "1 when nvmond may read the health log; 0 when it lacks the privileges and "
+	       "exports the hwmon temperatures only.");
+	for (size_t i = 0; i < in->n_devs; i++)
+		if (in->devs[i].fd.facts.known)
+			fprintf(f, "nvmond_health_log_readable{%s} %d\n", labels[i],
+				in->devs[i].fd.facts.hwmon_only ? 0 : 1);
+	family(f, "nvmond_pcie_link_speed_gts", "gauge",
+	       "PCIe link speed in GT/s: the one negotiated (kind=\"current\") and the "
+	       "fastest the drive supports (kind=\"max\").");
+	for (size_t i = 0; i < in->n_devs; i++) {
+		const struct nvme_pcie_link *l = &in->devs[i].fd.facts.link;
+		const unsigned v[] = {l->cur_speed_dgts, l->max_speed_dgts};
+
+		for (size_t k = 0; k < 2; k++)
+			if (v[k])
+				fprintf(f, "nvmond_pcie_link_speed_gts{%s,kind=\"%s\"} %u.%u\n",
+					labels[i], kinds[k], v[k] / 10, v[k] % 10);
+	}
+	family(f, "nvmond_pcie_link_width", "gauge",
+	       "PCIe link width in lanes: negotiated (kind=\"current\") and supported "
+	       "(kind=\"max\").");
+	for (size_t i = 0; i < in->n_devs; i++) {
+		const struct nvme_pcie_link *l = &in->devs[i].fd.facts.link;
+		const unsigned v[] = {l->cur_width, l->max_width};
+
+		for (size_t k = 0; k < 2; k++)
+			if (v[k])
+				fprintf(f, "nvmond_pcie_link_width{%s,kind=\"%s\"} %u\n", labels[i],
+					kinds[k], v[k]);
+	}
+	family(f, "nvmond_pcie_link_degraded", "gauge",
+	       "1 while the link runs slower or narrower than the drive supports.");
+	for (size_t i = 0; i < in->n_devs; i++) {
+		const struct nvme_pcie_link *l = &in->devs[i].fd.facts.link;
+
+		if (nvme_pcie_link_known(l))
+			fprintf(f, "nvmond_pcie_link_degraded{%s} %d\n", labels[i],
+				nvme_pcie_link_degraded(l) ? 1 : 0);
+	}
 }
 
 static void render_devices(FILE *f, const struct metrics_input *in, char (*labels)[LABELS_MAX])
@@ -142,6 +202,7 @@ static void render_devices(FILE *f, const struct metrics_input *in, char (*label
 	for (size_t i = 0; i < in->n_devs; i++)
 		fprintf(f, "nvmond_device_up{%s} %d\n", labels[i],
 			in->devs[i].fd.row.online ? 1 : 0);
+	render_facts(f, in, labels);
 	family(f, "nvmond_capacity_bytes", "gauge", "Total NVM capacity of the controller.");
 	for (size_t i = 0; i < in->n_devs; i++)
 		if (in->devs[i].fd.row.capacity_bytes)
@@ -160,7 +221,7 @@ static void render_devices(FILE *f, const struct metrics_input *in, char (*label
 		const struct smart_log *s = &in->devs[i].fd.last.smart;
 		int c;
 
-		if (!has_health(&in->devs[i]))
+		if (!has_temps(&in->devs[i]))
 			continue;
 		if (smart_kelvin_to_c(s->temperature_k, &c))
 			fprintf(f, "nvmond_temperature_celsius{%s,sensor=\"composite\"} %d\n",

@@ -98,6 +98,20 @@ int fleet_set_online(struct fleet *f, int64_t id, bool online, int64_t now_ms)
 	return r;
 }
 
+int fleet_put_facts(struct fleet *f, int64_t id, const struct fleet_facts *facts)
+{
+	int r = -ENOENT;
+
+	pthread_mutex_lock(&f->lock);
+	ssize_t i = find(f, id);
+	if (i >= 0) {
+		f->v[i].facts = *facts;
+		r = 0;
+	}
+	pthread_mutex_unlock(&f->lock);
+	return r;
+}
+
 int fleet_put_sample(struct fleet *f, const struct sample *s)
 {
 	int r = -ENOENT;

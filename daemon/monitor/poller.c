@@ -14,7 +14,9 @@
 #include "nvmond/monitor/devrow.h"
 #include "nvmond/core/log.h"
 #include "nvmond/monitor/poller.h"
+#include "nvmond/monitor/pollplan.h"
 #include "nvmond/monitor/sbuf.h"
+#include "nvmond/store/store_facts.h"
 #include "nvmond/util/timefmt.h"
 
 #define FLUSH_BATCH   1000
@@ -42,6 +44,13 @@ struct pdev {
 	struct errlog_state el;	  /* where it was last read */
 	int64_t el_retry_mono_ms; /* no read before this (after a failure) */
 	uint64_t el_failed_count; /* the count of the failed read (logged once per count) */
+	enum dev_access access;
+	bool ident_partial; /* stored from sysfs only (asleep, or no access): upsert when full */
+	bool facts_loaded;  /* the last recorded firmware and link are read from the store */
+	bool link_recorded; /* link holds the newest link_history row */
+	char fw[FWLOG_REV_MAX];	    /* the firmware last recorded; "" none yet */
+	char row_fw[FWLOG_REV_MAX]; /* devices.firmware as last stored */
+	struct fleet_facts facts;
 };
 
 struct poller {
@@ -60,6 +69,7 @@ struct poller {
 	int64_t poll_timer, rescan_timer;
 	struct poller_listener listeners[MAX_LISTENERS];
 	size_t n_listeners;
+	bool told_no_permission; /* the one log line about missing privileges went out */
 	uint64_t n_polls, n_poll_errors, n_store_errors, n_stored;
 	uint64_t n_errlog_reads, n_errlog_errors;
 };
@@ -99,6 +109,32 @@ static void notify_errors(struct poller *p, int64_t id, const struct errlog_row 
 			p->listeners[i].on_errors(p->listeners[i].ctx, &fd.row, v, n);
 }
 
+static void notify_facts(struct poller *p, const struct pdev *d, int64_t now_ms)
+{
+	struct fleet_device fd;
+
+	fleet_put_facts(p->fleet, d->id, &d->facts);
+	if (p->n_listeners == 0 || fleet_get(p->fleet, d->id, &fd) < 0)
+		return;
+	for (size_t i = 0; i < p->n_listeners; i++)
+		if (p->listeners[i].on_facts)
+			p->listeners[i].on_facts(p->listeners[i].ctx, &fd.row, &d->facts, now_ms);
+}
+
+/* Once per run: what is missing without privileges, and how to grant them. */
+static void tell_no_permission(struct poller *p, const struct pdev *d)
+{
+	if (p->told_no_permission)
+		return;
+	p->told_no_permission = true;
+	log_warn("no permission for NVMe admin commands on /dev/%s (%s): showing the identity "
+		 "from sysfs and the temperatures from hwmon only; the health counters, "
+		 "critical warnings, error log and firmware slots stay unknown and their alerts "
+		 "silent. Run nvmond as root, or with CAP_SYS_ADMIN (systemd: "
+		 "AmbientCapabilities=CAP_SYS_ADMIN) and read access to the /dev/nvme* nodes",
+		 d->name, d->key);
+}
+
 static struct pdev *pdev_by_key(struct poller *p, const char *key)
 {
 	for (size_t i = 0; i < p->n_devs; i++)
@@ -120,6 +156,7 @@ static int pdev_add(struct poller *p, const struct device_row *row, struct pdev 
 	snprintf(d->model, sizeof(d->model), "%s", row->model);
 	snprintf(d->serial, sizeof(d->serial), "%s", row->serial);
 	snprintf(d->name, sizeof(d->name), "%s", row->name);
+	snprintf(d->row_fw, sizeof(d->row_fw), "%s", row->firmware);
 	*ret = d;
 	return 0;
 }
@@ -156,6 +193,103 @@ static void announce_gone(struct poller *p, struct pdev *d, int64_t now_ms)
 	notify(p, d->id, NULL, false, now_ms);
 }
 
+/* The firmware and link last recorded for @d, once per run. */
+static void facts_load(struct poller *p, struct pdev *d)
+{
+	struct store_fw_row fw;
+	struct store_link_row l;
+
+	if (d->facts_loaded)
+		return;
+	if (store_fw_last(p->store, d->id, &fw) == 0) {
+		snprintf(d->fw, sizeof(d->fw), "%s", fw.new_rev);
+		snprintf(d->facts.firmware, sizeof(d->facts.firmware), "%s", fw.new_rev);
+		if (fw.old_rev[0]) {
+			snprintf(d->facts.firmware_prev, sizeof(d->facts.firmware_prev), "%s",
+				 fw.old_rev);
+			d->facts.firmware_changed_ms = fw.ts_ms;
+		}
+	}
+	if (store_link_at(p->store, d->id, INT64_MAX, &l) == 0) {
+		d->facts.link = l.link;
+		d->link_recorded = true;
+	}
+	d->facts_loaded = true;
+}
+
+/* Record a firmware revision change (or the baseline) found by a scan. */
+static void facts_firmware(struct poller *p, struct pdev *d, const struct dev_info *info,
+			   int64_t now)
+{
+	struct fw_change ch;
+	struct store_fw_row row = {.device_id = d->id, .ts_ms = now};
+
+	fwlog_change(d->fw, info->id.firmware, info->facts.has_fwlog ? &info->facts.fwlog : NULL,
+		     &ch);
+	snprintf(d->facts.firmware_pending, sizeof(d->facts.firmware_pending), "%s", ch.pending);
+	if (!ch.current[0] || (!ch.changed && d->fw[0]))
+		return;
+	snprintf(row.old_rev, sizeof(row.old_rev), "%s", ch.changed ? ch.old_rev : "");
+	snprintf(row.new_rev, sizeof(row.new_rev), "%s", ch.current);
+	if (store_fw_insert(p->store, &row) < 0) {
+		log_warn("storing the firmware of %s failed: %s", d->key, store_strerror(p->store));
+		return; /* tried again at the next scan */
+	}
+	snprintf(d->fw, sizeof(d->fw), "%s", ch.current);
+	snprintf(d->facts.firmware, sizeof(d->facts.firmware), "%s", ch.current);
+	if (!ch.changed)
+		return;
+	snprintf(d->facts.firmware_prev, sizeof(d->facts.firmware_prev), "%s", ch.old_rev);
+	d->facts.firmware_changed_ms = now;
+	log_event(LOG_LVL_INFO, d->name, d->serial, "firmware_changed",
+		  "device %s (%s): firmware changed from %s to %s", d->key, d->name, ch.old_rev,
+		  ch.new_rev);
+}
+
+/* Record the PCIe link when it differs from the last one recorded. */
+static void facts_link(struct poller *p, struct pdev *d, const struct nvme_pcie_link *l,
+		       int64_t now)
+{
+	struct store_link_row row = {.device_id = d->id, .ts_ms = now, .link = *l};
+	char was[NVME_PCIE_LINK_STR_MAX], is[NVME_PCIE_LINK_STR_MAX];
+
+	if (!nvme_pcie_link_known(l) ||
+	    (d->link_recorded && memcmp(&d->facts.link, l, sizeof(*l)) == 0))
+		return;
+	if (store_link_insert(p->store, &row) < 0) {
+		log_warn("storing the PCIe link of %s failed: %s", d->key,
+			 store_strerror(p->store));
+		return;
+	}
+	nvme_pcie_link_format(&d->facts.link, was, sizeof(was));
+	nvme_pcie_link_format(l, is, sizeof(is));
+	if (d->link_recorded)
+		log_event(nvme_pcie_link_degraded(l) ? LOG_LVL_WARNING : LOG_LVL_INFO, d->name,
+			  d->serial, "link", "device %s (%s): %s, was %s", d->key, d->name, is,
+			  was);
+	else if (nvme_pcie_link_degraded(l))
+		log_event(LOG_LVL_WARNING, d->name, d->serial, "link",
+			  "device %s (%s): %s: the link runs below what the drive supports", d->key,
+			  d->name, is);
+	d->facts.link = *l;
+	d->link_recorded = true;
+}
+
+/* After a scan found @d: its access, sleep, link and firmware. */
+static void facts_update(struct poller *p, struct pdev *d, const struct dev_info *info, int64_t now)
+{
+	facts_load(p, d);
+	d->access = info->access;
+	if (info->access == DEV_ACCESS_SYSFS)
+		tell_no_permission(p, d);
+	d->facts.known = true;
+	d->facts.asleep = info->asleep;
+	d->facts.hwmon_only = info->access == DEV_ACCESS_SYSFS;
+	facts_link(p, d, &info->facts.link, now);
+	facts_firmware(p, d, info, now);
+	notify_facts(p, d, now);
+}
+
 /* Find controllers; new ones get a store id, known ones may have a new name. */
 static int poller_rescan(struct poller *p)
 {
@@ -181,7 +315,10 @@ static int poller_rescan(struct poller *p)
 
 		devrow_from_info(&v[i], now, &row);
 		struct pdev *d = pdev_by_key(p, row.key);
-		bool changed = !d || !d->online || strcmp(d->name, row.name) != 0;
+		bool partial = v[i].asleep || v[i].access == DEV_ACCESS_SYSFS;
+		bool changed = !d || !d->online || strcmp(d->name, row.name) != 0 ||
+			       (d->ident_partial && !partial) ||
+			       (row.firmware[0] && strcmp(d->row_fw, row.firmware) != 0);
 		if (changed || !d->online_stored) {
 			r = store_device_upsert(p->store, &row, &id);
 			if (r < 0) {
@@ -200,6 +337,8 @@ static int poller_rescan(struct poller *p)
 					d->online = false; /* new: set_online() announces it */
 				}
 				d->online_stored = true;
+				d->ident_partial = partial;
+				snprintf(d->row_fw, sizeof(d->row_fw), "%s", row.firmware);
 				fleet_put_device(p->fleet, &row);
 			}
 		}
@@ -212,6 +351,7 @@ static int poller_rescan(struct poller *p)
 		d->el_ext = v[i].id.lpa & IDCTL_LPA_EXT_DATA;
 		seen[d - p->devs] = true;
 		set_online(p, d, true, now);
+		facts_update(p, d, &v[i], now);
 	}
 	for (size_t i = 0; i < p->n_devs; i++) {
 		struct pdev *d = &p->devs[i];
@@ -398,6 +538,51 @@ out:
 	free(idx);
 }
 
+/* A sample of the temperatures hwmon shows; the other fields stay unknown. */
+static int hwmon_sample(struct poller *p, struct pdev *d, int64_t now, struct sample *ret)
+{
+	struct nvme_hwmon_temps t;
+	int r = dev_read_hwmon(p->backend, d->name, now, &t);
+
+	if (r < 0)
+		return r;
+	*ret = (struct sample){.device_id = d->id, .ts_ms = now, .source = SAMPLE_SOURCE_HWMON};
+	ret->smart.temperature_k = t.composite_k;
+	memcpy(ret->smart.temp_sensor_k, t.sensor_k, sizeof(t.sensor_k));
+	return 0;
+}
+
+/* A drive fell asleep or woke: tell once, show it. */
+static void set_asleep(struct poller *p, struct pdev *d, bool asleep, int64_t now)
+{
+	if (d->facts.asleep == asleep)
+		return;
+	log_event(LOG_LVL_INFO, d->name, d->serial, asleep ? "asleep" : "awake",
+		  asleep ? "device %s (%s) is asleep (runtime-suspended): not polled until it "
+			   "wakes (wake_sleeping = no)"
+			 : "device %s (%s) is awake: polling again",
+		  d->key, d->name);
+	d->facts.asleep = asleep;
+	notify_facts(p, d, now);
+}
+
+/* A read failed: the drive is gone, or its name moved. */
+static void poll_failed(struct poller *p, struct pdev *d, int r, int64_t now)
+{
+	p->n_poll_errors++;
+	if (r == -ESTALE)
+		/* The driver bound the controllers again and the name moved:
+		 * nothing read under it belongs to this drive. Find it again. */
+		log_warn("%s is no longer %s (another drive answers under that name): "
+			 "looking for it again",
+			 d->name, d->key);
+	else
+		log_warn("reading the health log of %s (%s) failed: %s", d->key, d->name,
+			 strerror(-r));
+	set_online(p, d, false, now);
+	p->rescan_soon = true;
+}
+
 static void poller_poll(struct poller *p)
 {
 	int64_t now = timefmt_now_ms();
@@ -406,36 +591,54 @@ static void poller_poll(struct poller *p)
 		struct pdev *d = &p->devs[i];
 		uint8_t page[SMART_LOG_SIZE];
 		struct sample s = {.device_id = d->id, .ts_ms = now};
+		enum nvme_runtime_status rt;
+		int r;
 
 		if (!d->online)
 			continue;
-		struct dev_ident who = {.model = d->model, .serial = d->serial};
-		int r = dev_read_smart(p->backend, d->name, &who, now, page);
-		if (r == -ESTALE) {
-			/* The driver bound the controllers again and the name moved:
-			 * nothing read under it belongs to this drive. Find it again. */
-			p->n_poll_errors++;
-			log_warn("%s is no longer %s (another drive answers under that name): "
-				 "looking for it again",
-				 d->name, d->key);
-			set_online(p, d, false, now);
-			p->rescan_soon = true;
+		/* sysfs only: asking whether it sleeps never wakes it. */
+		r = dev_read_runtime(p->backend, d->name, now, &rt);
+		if (r < 0) {
+			poll_failed(p, d, r, now);
 			continue;
 		}
-		if (r < 0) {
-			p->n_poll_errors++;
-			log_warn("reading the health log of %s (%s) failed: %s", d->key, d->name,
-				 strerror(-r));
-			set_online(p, d, false, now);
-			p->rescan_soon = true;
+		enum poll_action act = poll_plan(rt, p->cfg.wake_sleeping, d->access);
+		set_asleep(p, d, act == POLL_ASLEEP, now);
+		if (act == POLL_ASLEEP)
 			continue;
+		if (act == POLL_SMART) {
+			struct dev_ident who = {.model = d->model, .serial = d->serial};
+			r = dev_read_smart(p->backend, d->name, &who, now, page);
+			if (dev_no_permission(r)) {
+				/* Identify was allowed, the health log is not. */
+				d->access = DEV_ACCESS_SYSFS;
+				d->facts.hwmon_only = true;
+				tell_no_permission(p, d);
+				notify_facts(p, d, now);
+				act = POLL_HWMON;
+			} else if (r < 0) {
+				poll_failed(p, d, r, now);
+				continue;
+			} else {
+				smart_decode(page, &s.smart);
+				poll_errlog(p, d, &who, &s.smart, now);
+			}
+		}
+		if (act == POLL_HWMON) {
+			r = hwmon_sample(p, d, now, &s);
+			if (r < 0) {
+				/* No hwmon (before Linux 5.5): identity only, nothing to sample. */
+				if (r != -ENOENT)
+					log_debug("reading the hwmon temperatures of %s failed: %s",
+						  d->name, strerror(-r));
+				continue;
+			}
 		}
 		p->n_polls++;
-		smart_decode(page, &s.smart);
-		poll_errlog(p, d, &who, &s.smart, now);
 		fleet_put_sample(p->fleet, &s);
 		notify(p, d->id, &s, 1, now);
-		if (sbuf_push(&p->buf, &s))
+		/* hwmon samples know the temperatures only: shown, never stored. */
+		if (s.source == SAMPLE_SOURCE_SMART && sbuf_push(&p->buf, &s))
 			log_debug("sample buffer full: dropped the oldest (%llu so far)",
 				  (unsigned long long)p->buf.dropped);
 	}
@@ -473,6 +676,7 @@ int poller_new(const struct cfg *c, struct dev_backend *b, struct store *s, stru
 	if (!p)
 		return -ENOMEM;
 	*p = (struct poller){.cfg = *c, .backend = b, .store = s, .fleet = f};
+	dev_configure(b, &(struct dev_opts){.wake_sleeping = c->wake_sleeping});
 	r = sbuf_init(&p->buf, c->buffer_samples);
 	if (r < 0)
 		goto fail;
@@ -558,6 +762,7 @@ int poller_reconfigure(struct poller *p, const struct cfg *c)
 		p->buf = nb;
 	}
 	p->cfg = *c;
+	dev_configure(p->backend, &(struct dev_opts){.wake_sleeping = c->wake_sleeping});
 	return 0;
 }
 

@@ -10,8 +10,10 @@
 
 #include <jansson.h>
 
+#include "nvmond/api/render.h"
 #include "nvmond/probe/probe_run.h"
 #include "nvmond/store/store.h"
+#include "nvmond/store/store_facts.h"
 #include "nvmond/util/timefmt.h"
 
 /* ---- JSON ---- */
@@ -76,6 +78,31 @@ static json_t *event_json(const struct cliff_event *e)
 			 e->rate_after / 1e6, "recovered", e->recovered);
 }
 
+/*
+ * "link": the drive's PCIe link when the run started (link_history), and a
+ * note in "notes" when it ran below what the drive supports: every figure of
+ * the run is capped by the link then, not by the drive.
+ */
+static int link_notes_add(struct store *s, const struct probe_run_row *run, json_t *o)
+{
+	struct store_link_row l;
+	json_t *notes = json_array();
+	char text[NVME_PCIE_LINK_STR_MAX];
+	bool known = store_link_at(s, run->device_id, run->started_ms, &l) == 0;
+
+	if (!notes || set(o, "notes", notes) < 0)
+		return -ENOMEM;
+	if (set(o, "link", known ? render_link(&l.link) : json_null()) < 0)
+		return -ENOMEM;
+	if (!known || !nvme_pcie_link_degraded(&l.link))
+		return 0;
+	nvme_pcie_link_format(&l.link, text, sizeof(text));
+	return json_array_append_new(
+		notes, json_sprintf("link degraded: %s runs below what the drive supports; the "
+				    "throughput measured here is capped by the link",
+				    text));
+}
+
 int probe_run_detail_json(struct store *s, int64_t id, bool with_series, json_t **ret)
 {
 	struct probe_run_row run;
@@ -107,6 +134,8 @@ int probe_run_detail_json(struct store *s, int64_t id, bool with_series, json_t 
 		goto out;
 	const struct probe_preset *pre = probe_preset_find(run.preset, NULL);
 	if (pre && set(o, "label", json_string(pre->label)) < 0)
+		goto out;
+	if (link_notes_add(s, &run, o) < 0)
 		goto out;
 	for (size_t k = 0; k < n_ph; k++) {
 		json_t *p = json_pack(
@@ -204,6 +233,9 @@ void probe_print_table(FILE *out, const json_t *d)
 	const char *reason = json_string_value(json_object_get(d, "reason"));
 	if (reason && reason[0])
 		fprintf(out, "  %s\n", reason);
+	const json_t *notes = json_object_get(d, "notes"), *note;
+	size_t n;
+	json_array_foreach(notes, n, note) fprintf(out, "  note: %s\n", json_string_value(note));
 	fprintf(out, "%-6s %-5s %10s %10s %10s %10s %10s %8s\n", "phase", "dir", "MB/s", "IOPS",
 		"p50 µs", "p99 µs", "p99.9 µs", "CPU s");
 	json_array_foreach(phases, k, p)

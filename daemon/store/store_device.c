@@ -23,8 +23,12 @@ const char store_sql_device_upsert[] =
 	"VALUES (:key, :model, :serial, :firmware, :wctemp_k, :cctemp_k, :capacity_bytes, "
 	":name, :namespaces, :first_seen_ms, :last_seen_ms, :online) "
 	"ON CONFLICT (key) DO UPDATE SET model = excluded.model, serial = excluded.serial, "
-	"firmware = excluded.firmware, wctemp_k = excluded.wctemp_k, "
-	"cctemp_k = excluded.cctemp_k, capacity_bytes = excluded.capacity_bytes, "
+	"firmware = CASE WHEN excluded.firmware != '' THEN excluded.firmware ELSE firmware END, "
+	/* 0 = not known (identity from sysfs only): keep what Identify said before */
+	"wctemp_k = CASE WHEN excluded.wctemp_k != 0 THEN excluded.wctemp_k ELSE wctemp_k END, "
+	"cctemp_k = CASE WHEN excluded.cctemp_k != 0 THEN excluded.cctemp_k ELSE cctemp_k END, "
+	"capacity_bytes = CASE WHEN excluded.capacity_bytes != 0 THEN excluded.capacity_bytes "
+	"ELSE capacity_bytes END, "
 	"name = excluded.name, namespaces = excluded.namespaces, "
 	"last_seen_ms = excluded.last_seen_ms, online = excluded.online "
 	"RETURNING id";

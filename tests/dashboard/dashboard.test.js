@@ -368,6 +368,42 @@ async function main() {
   await page.waitForSelector("#chart-temp canvas");
   await page.waitForFunction((want) => !!document.querySelector(".demo-banner") === want, real);
 
+  // Firmware and PCIe link (issue 11): the drive's link and its firmware baseline;
+  // then, routed, a degraded link and a firmware change as the daemon reports them.
+  const factsOf = () => page.evaluate(() => {
+    const f = document.getElementById("facts");
+    return f && { text: f.textContent, degraded: f.dataset.linkDegraded,
+      rows: [...document.querySelectorAll("#firmware-history tbody tr")].map((r) => r.dataset.event + ": " + r.textContent) };
+  });
+  await page.waitForSelector("#facts");
+  let facts = await factsOf();
+  if (!facts || !one.link || !facts.text.includes(one.link.text) || facts.degraded !== "no" ||
+      facts.rows.length !== 1 || !facts.rows[0].startsWith("baseline: ") || !facts.rows[0].includes(one.firmware))
+    fail("firmware and link panel: " + JSON.stringify({ facts, link: one.link }));
+  const degraded = { current_speed_gts: 8.0, current_width: 2, max_speed_gts: 16.0, max_width: 4, current_gen: 3, max_gen: 4,
+    degraded: true, text: "PCIe 8.0 GT/s x2 (max 16.0 GT/s x4)" };
+  await page.route("**/api/v1/devices/" + hot.id, async (route) => {
+    const res = await route.fetch();
+    await route.fulfill({ response: res, json: Object.assign(await res.json(), { link: degraded, firmware_pending: "2B0QBXX8" }) });
+  });
+  await page.route("**/api/v1/devices/" + hot.id + "/facts", async (route) => {
+    const res = await route.fetch();
+    const j = await res.json();
+    j.firmware_history.unshift({ ts: new Date().toISOString(), ts_ms: Date.now(), event: "firmware_changed", old: "2B0QBXX6", new: one.firmware });
+    await route.fulfill({ response: res, json: j });
+  });
+  await page.click('button[data-range="24h"]');
+  await page.waitForFunction(() => (document.getElementById("facts") || {}).dataset?.linkDegraded === "yes");
+  facts = await factsOf();
+  if (!facts.text.includes("PCIe 8.0 GT/s x2 (max 16.0 GT/s x4) · degraded") || !facts.text.includes("2B0QBXX8 staged") ||
+      facts.rows.length !== 2 || !facts.rows[0].startsWith("firmware_changed: ") ||
+      !facts.rows[0].includes("2B0QBXX6 → " + one.firmware))
+    fail("firmware and link panel, degraded and changed: " + JSON.stringify(facts));
+  await page.unrouteAll();
+  await page.click('button[data-range="1h"]');
+  await page.waitForSelector("#chart-temp canvas");
+  await page.waitForFunction(() => (document.getElementById("facts") || {}).dataset?.linkDegraded === "no");
+
   // Light and dark, wide and phone (no sideways scrolling on a phone).
   for (const w of [1400, 390]) for (const dark of [false, true])
     await shot(page, "drive" + (w === 1400 ? "" : "-" + w) + (dark ? "-dark" : "-light"), w, w === 1400 ? 900 : 844, dark);

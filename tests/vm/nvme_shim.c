@@ -95,6 +95,7 @@ struct shim_ctrl {
 	int sensor_k[NUM_SENSORS]; /* -1 = as the controller says */
 	long long poh;		   /* -1 = as the controller says */
 	int elpe;		   /* -1 = as the controller says */
+	char fr[9];		   /* Identify FR; "" = as the controller says */
 	struct shim_err err[SHIM_MAX_ERR];
 	int nerr;
 	bool selftest;
@@ -215,6 +216,8 @@ static bool apply(struct shim_ctrl *c, const char *key, const char *val)
 			.lba = a[4],
 			.nsid = (uint32_t)a[5],
 		};
+	} else if (strcmp(key, "fr") == 0 && val[0] && strlen(val) <= 8) {
+		snprintf(c->fr, sizeof(c->fr), "%s", val);
 	} else if (strcmp(key, "selftest") == 0) {
 		c->selftest = strcmp(val, "yes") == 0 || strcmp(val, "1") == 0;
 	} else if (strcmp(key, "selftest_short_s") == 0 && n == 1 && a[0] > 0) {
@@ -474,6 +477,10 @@ static void identify_patch(const struct shim_ctrl *c, uint8_t *buf, size_t len)
 	}
 	if (c->elpe >= 0)
 		buf[262] = (uint8_t)c->elpe;
+	if (c->fr[0]) { /* FR, bytes 64..71, blank-padded ASCII */
+		memset(buf + 64, ' ', 8);
+		memcpy(buf + 64, c->fr, strlen(c->fr));
+	}
 }
 
 /* --- device self-test: state shared through "<conf>.state" ---------------- */

@@ -32,6 +32,10 @@ enum alert_rule {
 	ALERT_TBW_100,
 	ALERT_WRITE_RATE, /* the last day wrote far more than the 30-day average */
 	ALERT_IO_ERRORS,  /* a media / io entry in the error log (errclass.h) in the last 24 h */
+	/* Facts rules: evaluated by alert_facts_conditions() after each scan (issue 11);
+	 * alert_conditions() leaves them unknown. */
+	ALERT_LINK_DEGRADED,	/* the PCIe link runs slower or narrower than the drive supports */
+	ALERT_FIRMWARE_CHANGED, /* the running firmware revision changed (info, for a day) */
 	_ALERT_RULE_MAX,
 };
 
@@ -86,6 +90,29 @@ struct alert_input {
  */
 void alert_conditions(const struct alert_cfg *c, const struct alert_input *in,
 		      struct alert_cond ret[_ALERT_RULE_MAX]);
+
+/* How long a firmware_changed alert stays firing after the change was seen. */
+#define ALERT_FIRMWARE_SHOW_MS (24 * 3600 * 1000LL)
+
+/* What the poller knows of a drive besides its samples; text made by the caller. */
+struct alert_facts_input {
+	bool link_known;		      /* something of the PCIe link is known */
+	bool link_degraded;		      /* it runs below what the drive supports */
+	const char *link;		      /* "PCIe 8.0 GT/s x2 (max 16.0 GT/s x4)" */
+	int64_t firmware_changed_ms;	      /* the last change nvmond saw; 0 none */
+	const char *firmware_prev, *firmware; /* from, to */
+	int64_t now_ms;
+};
+
+/**
+ * alert_facts_conditions() - Evaluate the facts rules (link_degraded,
+ * firmware_changed); every other rule is left unknown. link_degraded is
+ * unknown while nothing of the link is known; firmware_changed is active for
+ * ALERT_FIRMWARE_SHOW_MS after a change. Disabled rules are known and
+ * inactive.
+ */
+void alert_facts_conditions(const struct alert_cfg *c, const struct alert_facts_input *in,
+			    struct alert_cond ret[_ALERT_RULE_MAX]);
 
 /* The state of one rule on one device. */
 struct alert_slot {

@@ -25,5 +25,17 @@ json_t *render_sample(const struct sample *s);
 /** render_device_row() - Identity fields of a device. Return: new reference. */
 json_t *render_device_row(const struct device_row *row);
 
-/** render_fleet_device() - Identity + "online" + "latest" (sample or null). */
+/**
+ * render_link() - A PCIe link: {"current_speed_gts", "current_width",
+ * "max_speed_gts", "max_width", "current_gen", "max_gen", "degraded", "text"}
+ * (unknown parts null); null when nothing of it is known.
+ * Return: new reference, NULL on ENOMEM.
+ */
+json_t *render_link(const struct nvme_pcie_link *l);
+
+/**
+ * render_fleet_device() - Identity + "online" + the facts ("state", "asleep",
+ * "source", "link", "firmware_pending", "firmware_changed") + "latest"
+ * (sample or null).
+ */
 json_t *render_fleet_device(const struct fleet_device *d);

@@ -9,10 +9,18 @@
 
 #include "nvmond/dev/dev.h"
 
+/* What `nvmond status` says when it may not send admin commands. */
+#define STATUS_HINT_NO_PERMISSION                                                                  \
+	"no permission for NVMe admin commands: identity from sysfs and temperatures from "        \
+	"hwmon only; the health counters stay unknown. Run as root, or with CAP_SYS_ADMIN and "    \
+	"read access to /dev/nvme* (e.g. sudo nvmond status)"
+
 /**
- * status_collect() - Scan @b and read every controller's health log once.
- * Return: 0 with *ret = {"devices": [...]} (new reference), or negative errno
- * with @err filled.
+ * status_collect() - Scan @b and read every controller's health log once: a
+ * sleeping drive is not woken, and without permission for admin commands the
+ * temperatures come from hwmon (then "hint" says how to grant it).
+ * Return: 0 with *ret = {"devices": [...], "hint"?: "..."} (new reference), or
+ * negative errno with @err filled.
  */
 int status_collect(struct dev_backend *b, int64_t now_ms, json_t **ret, char *err, size_t errlen);
 

@@ -62,6 +62,7 @@ struct cfg {
 	uint32_t demo_drives; /* how many demo drives (1 … 64) */
 	int demo_history;     /* 1: a first start backfills a year of demo history */
 	enum log_level log_level;
+	int wake_sleeping; /* 1: poll runtime-suspended drives anyway (wakes them) */
 	/* [store] */
 	uint32_t buffer_samples; /* samples held in memory while the database fails */
 	int64_t retry_max_ms;	 /* longest back-off between store retries */
@@ -80,6 +81,8 @@ struct cfg {
 	int alert_offline;
 	int alert_wear;			  /* tbw_80/90/100 and write_rate */
 	int alert_io_errors;		  /* media / io entries in the error log */
+	int alert_link_degraded;	  /* the PCIe link runs below what the drive supports */
+	int alert_firmware_changed;	  /* the running firmware revision changed */
 	uint32_t alert_warning_margin_c;  /* fire this many °C below WCTEMP */
 	uint32_t alert_critical_margin_c; /* and below CCTEMP */
 	uint32_t alert_hysteresis_c;

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nvmond/dev/nvme_hwinfo.h"
 #include "nvmond/dev/smart.h"
 
 /*
@@ -28,6 +29,7 @@ struct dev_demo_perf {
 struct dev_demo_drive {
 	char model[41], serial[21], firmware[9];
 	uint16_t vid;
+	struct nvme_pcie_link link; /* as sysfs would show it */
 	uint16_t wctemp_k, cctemp_k;
 	uint64_t capacity;
 	double rated_bytes; /* endurance, drives percent_used */

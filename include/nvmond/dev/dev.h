@@ -6,7 +6,9 @@
 #include <stdint.h>
 
 #include "nvmond/dev/errlog.h"
+#include "nvmond/dev/fwlog.h"
 #include "nvmond/dev/idctl.h"
+#include "nvmond/dev/nvme_hwinfo.h"
 #include "nvmond/dev/smart.h"
 
 #define DEV_MAX_NS   32
@@ -20,6 +22,24 @@ struct dev_ns {
 	uint32_t lba_size;
 };
 
+/* How much of a controller nvmond can reach. */
+enum dev_access {
+	DEV_ACCESS_ADMIN, /* admin commands answered: Identify, the health and firmware logs */
+	/*
+	 * No permission for admin commands (not root, no CAP_SYS_ADMIN, or the
+	 * node is not readable): identity from sysfs, temperatures from hwmon.
+	 */
+	DEV_ACCESS_SYSFS,
+};
+
+/* What a scan learns besides Identify, without a command where it can. */
+struct dev_facts {
+	struct nvme_pcie_link link;	  /* sysfs; all 0 = unknown (no PCI function) */
+	enum nvme_runtime_status runtime; /* sysfs power/runtime_status */
+	bool has_fwlog;			  /* log 03h read (awake, with admin access) */
+	struct fwlog fwlog;
+};
+
 /* One controller as a scan found it. */
 struct dev_info {
 	char name[DEV_NAME_MAX];     /* "nvme0" — changes across boots, never an identity */
@@ -27,6 +47,18 @@ struct dev_info {
 	struct idctl id;
 	size_t n_ns;
 	struct dev_ns ns[DEV_MAX_NS];
+	enum dev_access access;
+	/*
+	 * Runtime-suspended at the scan and not to be woken: nothing was sent,
+	 * the identity is sysfs's (WCTEMP, CCTEMP and capacity 0 = unknown).
+	 */
+	bool asleep;
+	struct dev_facts facts;
+};
+
+/* Backend options; the poller passes them (and again after a reload). */
+struct dev_opts {
+	bool wake_sleeping; /* [daemon] wake_sleeping: send commands to suspended drives */
 };
 
 /*
@@ -64,6 +96,12 @@ struct dev_backend_ops {
 	int (*read_errlog)(void *ctx, const char *name, const struct dev_ident *who, int64_t now_ms,
 			   size_t n, bool ext_data, uint8_t *ret_page);
 	void (*free)(void *ctx);
+	/* Optional (NULL: always active, no hwmon, options ignored). */
+	int (*read_runtime)(void *ctx, const char *name, int64_t now_ms,
+			    enum nvme_runtime_status *ret);
+	int (*read_hwmon)(void *ctx, const char *name, int64_t now_ms,
+			  struct nvme_hwmon_temps *ret);
+	void (*configure)(void *ctx, const struct dev_opts *o);
 };
 
 struct dev_backend {
@@ -76,6 +114,14 @@ struct dev_backend {
  * Return: 0, or negative errno.
  */
 int dev_nvme_open(struct dev_backend **ret);
+
+/**
+ * dev_nvme_open_at() - The libnvme backend, reading sysfs facts (link, runtime
+ * state, hwmon, the identity without admin access) under @sysfs instead of
+ * "/sys": for tests on fixture trees. libnvme's own scan still reads /sys.
+ * Return: 0, or negative errno.
+ */
+int dev_nvme_open_at(const char *sysfs, struct dev_backend **ret);
 
 /**
  * dev_demo_open() - Two simulated drives (see dev_demo.c), a pure function of time.
@@ -110,6 +156,33 @@ int dev_read_smart(struct dev_backend *b, const char *name, const struct dev_ide
  */
 int dev_read_errlog(struct dev_backend *b, const char *name, const struct dev_ident *who,
 		    int64_t now_ms, size_t n, bool ext_data, uint8_t *ret_page);
+
+/**
+ * dev_read_runtime() - The runtime power state of controller @name, from
+ * sysfs: sends nothing, so it never wakes the drive.
+ * Return: 0 (NVME_RUNTIME_UNSUPPORTED where the backend has none), or
+ * negative errno.
+ */
+int dev_read_runtime(struct dev_backend *b, const char *name, int64_t now_ms,
+		     enum nvme_runtime_status *ret);
+
+/**
+ * dev_read_hwmon() - Temperatures of controller @name from its hwmon device
+ * (readable without privileges; the kernel reads the health log for it, which
+ * wakes a sleeping drive: ask dev_read_runtime() first).
+ * Return: 0, -ENOENT without hwmon, or negative errno.
+ */
+int dev_read_hwmon(struct dev_backend *b, const char *name, int64_t now_ms,
+		   struct nvme_hwmon_temps *ret);
+
+/** dev_configure() - Apply @o to @b. */
+void dev_configure(struct dev_backend *b, const struct dev_opts *o);
+
+/**
+ * dev_no_permission() - Whether @err (from a scan or a read) means nvmond may
+ * not send admin commands: -EACCES or -EPERM.
+ */
+bool dev_no_permission(int err);
 
 /**
  * dev_key() - The stable identity of a controller: "model/serial".

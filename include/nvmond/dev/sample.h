@@ -5,11 +5,23 @@
 
 #include "nvmond/dev/smart.h"
 
+/* Where a sample's values come from. */
+enum sample_source {
+	SAMPLE_SOURCE_SMART, /* the SMART / health log (02h): every field */
+	/*
+	 * The driver's hwmon device (no permission for admin commands): only
+	 * the temperatures (composite, sensors) are known; every other field is
+	 * 0 and means "unknown". Such samples are shown, never stored.
+	 */
+	SAMPLE_SOURCE_HWMON,
+};
+
 /* One poll of one device. */
 struct sample {
 	int64_t device_id; /* store id of the device */
 	int64_t ts_ms;	   /* unix milliseconds, wall clock */
 	struct smart_log smart;
+	enum sample_source source;
 };
 
 /* A device as the store knows it: identity plus where it was last seen. */

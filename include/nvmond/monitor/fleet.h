@@ -14,12 +14,25 @@
  * sample. The poller writes it; HTTP threads read consistent copies. It is the
  * only state shared between threads, guarded by one mutex.
  */
+/* What the poller knows of a device besides its samples (issue 11). */
+struct fleet_facts {
+	bool known;	 /* the poller has seen the device in this run */
+	bool asleep;	 /* runtime-suspended: not polled ([daemon] wake_sleeping = no) */
+	bool hwmon_only; /* no permission for admin commands: temperatures from hwmon */
+	struct nvme_pcie_link link;	      /* as last read; all 0 = unknown */
+	char firmware[FWLOG_REV_MAX];	      /* the running revision last recorded */
+	char firmware_pending[FWLOG_REV_MAX]; /* staged for the next reset; "" none */
+	char firmware_prev[FWLOG_REV_MAX];    /* before the last change; "" none seen */
+	int64_t firmware_changed_ms;	      /* when nvmond saw that change; 0 none */
+};
+
 struct fleet_device {
 	struct device_row row; /* identity, as stored */
 	bool has_sample;
 	struct sample last;		/* newest sample, stored or still buffered */
 	bool errors_read;		/* the error log has been read (errors[] is known) */
 	uint64_t errors[_ERRCLASS_MAX]; /* error log entries stored, by class */
+	struct fleet_facts facts;
 };
 
 struct fleet;
@@ -35,6 +48,9 @@ int fleet_put_device(struct fleet *f, const struct device_row *row);
 
 /** fleet_set_online() - Return: 0, or -ENOENT for an unknown id. */
 int fleet_set_online(struct fleet *f, int64_t id, bool online, int64_t now_ms);
+
+/** fleet_put_facts() - Replace the facts of device @id. Return: 0 or -ENOENT. */
+int fleet_put_facts(struct fleet *f, int64_t id, const struct fleet_facts *facts);
 
 /** fleet_put_sample() - Make @s the latest of its device. Return: 0 or -ENOENT. */
 int fleet_put_sample(struct fleet *f, const struct sample *s);

@@ -43,6 +43,12 @@ struct poller_listener {
 	 */
 	void (*on_errors)(void *ctx, const struct device_row *dev, const struct errlog_row *v,
 			  size_t n);
+	/*
+	 * The facts of a device after each scan that found it (PCIe link,
+	 * firmware, asleep) and whenever it falls asleep or wakes. Optional.
+	 */
+	void (*on_facts)(void *ctx, const struct device_row *dev, const struct fleet_facts *f,
+			 int64_t now_ms);
 	void *ctx;
 };
 

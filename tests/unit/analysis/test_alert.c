@@ -616,3 +616,91 @@ Test(alert_step, io_errors_burst_is_one_alert)
 	cr_expect_leq(resolved_at, t0 + 26 * H + 20 * 60000, "then resolved: %lld",
 		      (long long)(resolved_at - t0));
 }
+
+/* Issue 11: the facts rules, link_degraded and firmware_changed. */
+Test(alert_rules, facts_rules_table)
+{
+	const int64_t now = 1764460800000LL, day = 24 * 3600 * 1000LL;
+	const struct {
+		const char *what;
+		bool link_known, link_degraded;
+		int64_t changed_ago_ms; /* -1: no change seen */
+		bool rules_on;
+		enum alert_rule r;
+		bool known, active;
+		enum alert_severity sev;
+	} t[] = {
+		{"link_degraded: a Gen4 x4 drive at Gen3 x2 is a warning", true, true, -1, true,
+		 ALERT_LINK_DEGRADED, true, true, ALERT_SEV_WARNING},
+		{"link_degraded: a link at its maximum", true, false, -1, true, ALERT_LINK_DEGRADED,
+		 true, false, ALERT_SEV_WARNING},
+		{"link_degraded: nothing of the link known keeps the state", false, false, -1, true,
+		 ALERT_LINK_DEGRADED, false, false, ALERT_SEV_WARNING},
+		{"link_degraded: turned off resolves", true, true, -1, false, ALERT_LINK_DEGRADED,
+		 true, false, ALERT_SEV_WARNING},
+		{"firmware_changed: just seen is info", true, false, 0, true,
+		 ALERT_FIRMWARE_CHANGED, true, true, ALERT_SEV_INFO},
+		{"firmware_changed: still firing a minute before a day", true, false, day - 60000,
+		 true, ALERT_FIRMWARE_CHANGED, true, true, ALERT_SEV_INFO},
+		{"firmware_changed: over after a day", true, false, day, true,
+		 ALERT_FIRMWARE_CHANGED, true, false, ALERT_SEV_INFO},
+		{"firmware_changed: never changed (the baseline is no change)", true, false, -1,
+		 true, ALERT_FIRMWARE_CHANGED, true, false, ALERT_SEV_INFO},
+		{"firmware_changed: turned off resolves", true, false, 0, false,
+		 ALERT_FIRMWARE_CHANGED, true, false, ALERT_SEV_INFO},
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct alert_cfg c = all_on();
+		struct alert_cond r[_ALERT_RULE_MAX];
+		struct alert_facts_input in = {
+			.link_known = t[i].link_known,
+			.link_degraded = t[i].link_degraded,
+			.link = "PCIe 8.0 GT/s x2 (max 16.0 GT/s x4)",
+			.firmware_changed_ms =
+				t[i].changed_ago_ms < 0 ? 0 : now - t[i].changed_ago_ms,
+			.firmware_prev = "5B2QGXA7",
+			.firmware = "5B2QGXA8",
+			.now_ms = now,
+		};
+
+		c.rule_on[ALERT_LINK_DEGRADED] = c.rule_on[ALERT_FIRMWARE_CHANGED] = t[i].rules_on;
+		alert_facts_conditions(&c, &in, r);
+		cr_expect_eq(r[t[i].r].known, t[i].known, "%s: known", t[i].what);
+		cr_expect_eq(r[t[i].r].active, t[i].active, "%s: active", t[i].what);
+		if (t[i].active)
+			cr_expect_eq(r[t[i].r].severity, t[i].sev, "%s: severity", t[i].what);
+		/* every other rule keeps its state */
+		for (int k = 0; k < ALERT_LINK_DEGRADED; k++)
+			cr_expect_not(r[k].known, "%s: rule %s left unknown", t[i].what,
+				      alert_rule_name(k));
+	}
+}
+
+Test(alert_rules, facts_messages_and_sample_rules_leave_them_unknown)
+{
+	struct alert_cfg c = all_on();
+	struct alert_cond r[_ALERT_RULE_MAX];
+	struct alert_facts_input in = {
+		.link_known = true,
+		.link_degraded = true,
+		.link = "PCIe 8.0 GT/s x2 (max 16.0 GT/s x4)",
+		.firmware_changed_ms = 1000,
+		.firmware_prev = "1.0",
+		.firmware = "2.0",
+		.now_ms = 2000,
+	};
+	struct smart_log cur = healthy();
+	bool open[_THROTTLE_KIND_MAX] = {0};
+
+	alert_facts_conditions(&c, &in, r);
+	cr_expect_str_eq(r[ALERT_LINK_DEGRADED].message,
+			 "PCIe 8.0 GT/s x2 (max 16.0 GT/s x4): the link runs below what the drive "
+			 "supports, which caps its throughput");
+	cr_expect_str_eq(r[ALERT_FIRMWARE_CHANGED].message, "firmware changed from 1.0 to 2.0");
+	conds_for(&c, &cur, NULL, open, r);
+	cr_expect_not(r[ALERT_LINK_DEGRADED].known, "samples say nothing of the link");
+	cr_expect_not(r[ALERT_FIRMWARE_CHANGED].known);
+	cr_expect_str_eq(alert_rule_name(ALERT_LINK_DEGRADED), "link_degraded");
+	cr_expect_eq(alert_rule_from_name("firmware_changed"), ALERT_FIRMWARE_CHANGED);
+}

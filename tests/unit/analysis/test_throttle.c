@@ -581,3 +581,29 @@ Test(throttle, rule_boundaries)
 		cr_expect_eq(ev->counter_reset, t[i].reset, "%s: counter_reset", t[i].rule);
 	}
 }
+
+Test(throttle, throttle_while_asleep_becomes_a_late_event_when_it_wakes)
+{
+	/*
+	 * Issue 11: a runtime-suspended drive is not polled. Polled every 10 s,
+	 * then asleep (no sample) for 40 minutes; the first sample after it woke
+	 * shows one light throttle of 90 s that happened in between: one event,
+	 * late, with the counters' duration, ended at that sample.
+	 */
+	static const struct row rows[] = {
+		{0, 45, 0, 3, 200, 0, 0, 0, 0},		{10, 45, 0, 3, 200, 0, 0, 0, 0},
+		{10 + 2400, 47, 0, 4, 290, 0, 0, 0, 0}, {10 + 2410, 46, 0, 4, 290, 0, 0, 0, 0},
+		{10 + 2440, 46, 0, 4, 290, 0, 0, 0, 0},
+	};
+	struct throttle_cfg c = cfg_for(70, 80);
+	struct result r;
+
+	run_fresh(&c, rows, N(rows), &r);
+	cr_assert_eq(r.n, 1, "one event, got %zu", r.n);
+	const struct throttle_event *l = first_of(&r, THROTTLE_LIGHT);
+	cr_expect(l->late, "happened while nobody could look");
+	cr_expect_eq(l->duration_s, 90);
+	cr_expect_eq(l->transitions, 1);
+	cr_expect_eq(l->end_ms, T0_MS + (10 + 2400) * 1000LL);
+	cr_expect_eq(l->start_ms, T0_MS + (10 + 2400 - 90) * 1000LL);
+}

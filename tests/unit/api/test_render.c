@@ -196,8 +196,9 @@ Test(render, sample_flattens_smart)
 	cr_expect_eq(json_integer_value(json_object_get(o, "temperature_c")), 37);
 	cr_expect_str_eq(json_string_value(json_object_get(o, "data_units_written")),
 			 "18446744073709551621");
-	/* ts, ts_ms and every smart field, nothing else */
-	cr_expect_eq(json_object_size(o), 2 + sizeof(smart_keys) / sizeof(smart_keys[0]));
+	/* ts, ts_ms, source and every smart field, nothing else */
+	cr_expect_str_eq(json_string_value(json_object_get(o, "source")), "smart");
+	cr_expect_eq(json_object_size(o), 3 + sizeof(smart_keys) / sizeof(smart_keys[0]));
 	for (size_t i = 0; i < sizeof(smart_keys) / sizeof(smart_keys[0]); i++)
 		cr_expect_not_null(json_object_get(o, smart_keys[i]), "%s", smart_keys[i]);
 	json_decref(o);
@@ -291,5 +292,79 @@ Test(render, fleet_device_latest)
 		json_integer_value(json_object_get(json_object_get(o, "latest"), "temperature_k")),
 		310);
 	cr_expect_str_eq(json_string_value(json_object_get(o, "serial")), "S123");
+	json_decref(o);
+}
+
+/* Issue 11: a sample read from hwmon knows the temperatures only. */
+Test(render, hwmon_sample_is_temperatures_and_nulls)
+{
+	struct sample s = {.device_id = 4, .ts_ms = 1764469160123, .source = SAMPLE_SOURCE_HWMON};
+	json_t *o;
+
+	s.smart.temperature_k = 323;
+	s.smart.temp_sensor_k[1] = 330;
+	o = render_sample(&s);
+	cr_assert(json_is_object(o));
+	cr_expect_str_eq(json_string_value(json_object_get(o, "source")), "hwmon");
+	cr_expect_eq(json_integer_value(json_object_get(o, "temperature_c")), 50);
+	cr_expect_eq(json_integer_value(json_array_get(json_object_get(o, "temp_sensors_c"), 1)),
+		     57);
+	cr_expect_eq(json_object_size(o), 3 + sizeof(smart_keys) / sizeof(smart_keys[0]));
+	for (size_t i = 0; i < sizeof(smart_keys) / sizeof(smart_keys[0]); i++) {
+		bool temp = strncmp(smart_keys[i], "temp", 4) == 0;
+		json_t *v = json_object_get(o, smart_keys[i]);
+
+		cr_expect_not_null(v, "%s", smart_keys[i]);
+		cr_expect_eq(json_is_null(v), !temp, "%s: null unless a temperature",
+			     smart_keys[i]);
+	}
+	json_decref(o);
+}
+
+Test(render, device_facts)
+{
+	struct fleet_device d = {.row = {.id = 3, .online = 1}};
+	json_t *o, *l;
+
+	snprintf(d.row.firmware, sizeof(d.row.firmware), "5B2QGXA8");
+	d.facts = (struct fleet_facts){.known = true,
+				       .link = {80, 2, 160, 4},
+				       .firmware = "5B2QGXA8",
+				       .firmware_prev = "5B2QGXA7",
+				       .firmware_changed_ms = 1764469160000};
+	o = render_fleet_device(&d);
+	cr_assert(json_is_object(o));
+	cr_expect_str_eq(json_string_value(json_object_get(o, "state")), "online");
+	cr_expect_str_eq(json_string_value(json_object_get(o, "source")), "smart");
+	cr_expect(json_is_false(json_object_get(o, "asleep")));
+	l = json_object_get(o, "link");
+	cr_expect_str_eq(json_string_value(json_object_get(l, "text")),
+			 "PCIe 8.0 GT/s x2 (max 16.0 GT/s x4)");
+	cr_expect(json_is_true(json_object_get(l, "degraded")));
+	cr_expect_eq(json_real_value(json_object_get(l, "current_speed_gts")), 8.0);
+	cr_expect_eq(json_integer_value(json_object_get(l, "max_width")), 4);
+	cr_expect_eq(json_integer_value(json_object_get(l, "current_gen")), 3);
+	cr_expect_eq(json_integer_value(json_object_get(l, "max_gen")), 4);
+	cr_expect(json_is_null(json_object_get(o, "firmware_pending")));
+	json_t *fc = json_object_get(o, "firmware_changed");
+	cr_expect_str_eq(json_string_value(json_object_get(fc, "from")), "5B2QGXA7");
+	cr_expect_str_eq(json_string_value(json_object_get(fc, "to")), "5B2QGXA8");
+	cr_expect_str_eq(json_string_value(json_object_get(fc, "at")), "2025-11-30T02:19:20.000Z");
+	json_decref(o);
+
+	/* asleep, without privileges, link unknown, offline */
+	d.facts = (struct fleet_facts){.known = true, .asleep = true, .hwmon_only = true};
+	o = render_fleet_device(&d);
+	cr_expect_str_eq(json_string_value(json_object_get(o, "state")), "asleep");
+	cr_expect(json_is_true(json_object_get(o, "asleep")));
+	cr_expect_str_eq(json_string_value(json_object_get(o, "source")), "hwmon");
+	cr_expect(json_is_null(json_object_get(o, "link")));
+	cr_expect(json_is_null(json_object_get(o, "firmware_changed")));
+	json_decref(o);
+	d.row.online = 0;
+	o = render_fleet_device(&d);
+	cr_expect_str_eq(json_string_value(json_object_get(o, "state")), "offline",
+			 "gone is offline, even if it slept before");
+	cr_expect(json_is_false(json_object_get(o, "asleep")));
 	json_decref(o);
 }

@@ -335,3 +335,47 @@ Test(metrics, error_log_entries_by_class)
 	cr_expect_null(strstr(t, "nvmond_error_entries_total{" L0), "never read: no series");
 	free(t);
 }
+
+/* Issue 11: the link, sleep and access; a hwmon-only device exports no counter. */
+Test(metrics, link_sleep_and_hwmon_only)
+{
+	struct metrics_device devs[2];
+	char *text;
+
+	two_devices(devs);
+	devs[0].fd.facts = (struct fleet_facts){.known = true, .link = {80, 2, 160, 4}};
+	devs[1].fd.row.online = 1;
+	devs[1].fd.has_sample = true;
+	devs[1].fd.last = (struct sample){
+		.device_id = 2, .ts_ms = 1700000000000, .source = SAMPLE_SOURCE_HWMON};
+	devs[1].fd.last.smart.temperature_k = 318;
+	devs[1].fd.facts =
+		(struct fleet_facts){.known = true, .hwmon_only = true, .link = {25, 1, 25, 1}};
+	text = render(devs, 2);
+	cr_expect(has_line(text, "nvmond_pcie_link_speed_gts{" L0 ",kind=\"current\"} 8.0"));
+	cr_expect(has_line(text, "nvmond_pcie_link_speed_gts{" L0 ",kind=\"max\"} 16.0"));
+	cr_expect(has_line(text, "nvmond_pcie_link_width{" L0 ",kind=\"current\"} 2"));
+	cr_expect(has_line(text, "nvmond_pcie_link_width{" L0 ",kind=\"max\"} 4"));
+	cr_expect(has_line(text, "nvmond_pcie_link_degraded{" L0 "} 1"));
+	cr_expect(has_line(text, "nvmond_pcie_link_speed_gts{" L1 ",kind=\"current\"} 2.5"));
+	cr_expect(has_line(text, "nvmond_pcie_link_degraded{" L1 "} 0"));
+	cr_expect(has_line(text, "nvmond_device_asleep{" L0 "} 0"));
+	cr_expect(has_line(text, "nvmond_health_log_readable{" L0 "} 1"));
+	cr_expect(has_line(text, "nvmond_health_log_readable{" L1 "} 0"));
+	/* hwmon: the temperature is there, no counter is exported as 0 */
+	cr_expect(has_line(text, "nvmond_temperature_celsius{" L1 ",sensor=\"composite\"} 45"));
+	cr_expect_null(strstr(text, "nvmond_data_written_bytes_total{" L1));
+	cr_expect_null(strstr(text, "nvmond_available_spare_ratio{" L1));
+	cr_expect_null(strstr(text, "nvmond_critical_warning{" L1));
+	cr_expect_null(strstr(text, "nvmond_endurance_used_ratio{" L1));
+	cr_expect_not_null(strstr(text, "nvmond_data_written_bytes_total{" L0));
+	free(text);
+
+	/* asleep; nothing of the link known: no link series at all */
+	devs[0].fd.facts = (struct fleet_facts){.known = true, .asleep = true};
+	text = render(devs, 1);
+	cr_expect(has_line(text, "nvmond_device_asleep{" L0 "} 1"));
+	cr_expect_null(strstr(text, "nvmond_pcie_link_degraded{"));
+	cr_expect_null(strstr(text, "nvmond_pcie_link_width{"));
+	free(text);
+}

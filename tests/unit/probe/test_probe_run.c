@@ -15,6 +15,7 @@
 #include "nvmond/probe/probe_run.h"
 #include "nvmond/probe/probe_sched.h"
 #include "nvmond/store/store.h"
+#include "nvmond/store/store_facts.h"
 #include "nvmond/store/store_probe.h"
 #include "nvmond/util/timefmt.h"
 
@@ -241,6 +242,20 @@ Test(store_probe, runs_phases_budgets)
 	cr_expect_str_eq(json_string_value(json_object_get(e, "kind")), "cliff");
 	cr_expect_eq(json_integer_value(json_object_get(e, "bytes_before")), 300);
 	cr_expect_eq(json_array_size(json_object_get(j, "smart")), 2);
+	cr_expect(json_is_null(json_object_get(j, "link")), "no link recorded");
+	cr_expect_eq(json_array_size(json_object_get(j, "notes")), 0);
+	json_decref(j);
+	/* Issue 11: on a link recorded degraded before the run started, the result says so. */
+	cr_assert_eq(store_link_insert(s, &(struct store_link_row){.device_id = dev,
+								   .ts_ms = o.run.started_ms - 1,
+								   .link = {80, 2, 160, 4}}),
+		     0);
+	cr_assert_eq(probe_run_detail_json(s, o.run.id, false, &j), 0);
+	cr_expect_str_eq(json_string_value(json_object_get(json_object_get(j, "link"), "text")),
+			 "PCIe 8.0 GT/s x2 (max 16.0 GT/s x4)");
+	cr_expect_str_eq(json_string_value(json_array_get(json_object_get(j, "notes"), 0)),
+			 "link degraded: PCIe 8.0 GT/s x2 (max 16.0 GT/s x4) runs below what the "
+			 "drive supports; the throughput measured here is capped by the link");
 	json_decref(j);
 	cr_expect_eq(probe_run_detail_json(s, 999, true, &j), -ENOENT);
 

@@ -23,6 +23,7 @@
 
 #include "nvmond/store/migrations.h"
 #include "nvmond/store/store.h"
+#include "nvmond/store/store_facts.h"
 #include "nvmond/util/u128.h"
 
 static char dir[] = "/tmp/nvmond-test-store-XXXXXX";
@@ -801,4 +802,103 @@ Test(store, full_disk_is_enospc_and_recovers, .timeout = 60)
 	cr_assert_str_eq((const char *)sqlite3_column_text(st, 0), "ok");
 	sqlite3_finalize(st);
 	sqlite3_close(db);
+}
+
+/* ---- firmware and link history (issue 11) -------------------------------- */
+
+Test(store, firmware_history_baseline_then_changes_newest_first)
+{
+	struct store *s = open_rw();
+	int64_t id = add_device(s, "FW1"), other = add_device(s, "FW2");
+	struct store_fw_row last, *v = NULL;
+	size_t n = 0;
+
+	cr_expect_eq(store_fw_last(s, id, &last), -ENOENT, "nothing recorded yet");
+	cr_assert_eq(store_fw_insert(s, &(struct store_fw_row){.device_id = id,
+							       .ts_ms = 1000,
+							       .new_rev = "7.2.22"}),
+		     0, "%s", store_strerror(s));
+	cr_assert_eq(store_fw_insert(s, &(struct store_fw_row){.device_id = id,
+							       .ts_ms = 5000,
+							       .old_rev = "7.2.22",
+							       .new_rev = "7.2.23"}),
+		     0);
+	cr_assert_eq(store_fw_insert(s, &(struct store_fw_row){.device_id = other,
+							       .ts_ms = 9000,
+							       .new_rev = "X"}),
+		     0);
+	cr_assert_eq(store_fw_last(s, id, &last), 0);
+	cr_expect_str_eq(last.old_rev, "7.2.22");
+	cr_expect_str_eq(last.new_rev, "7.2.23");
+	cr_expect_eq(last.ts_ms, 5000);
+	cr_assert_eq(store_fw_list(s, id, 10, &v, &n), 0);
+	cr_assert_eq(n, 2);
+	cr_expect_str_eq(v[1].old_rev, "", "the baseline has no old revision (NULL)");
+	cr_expect_str_eq(v[1].new_rev, "7.2.22");
+	free(v);
+	sqlite3 *db = raw_open();
+	cr_expect_eq(raw_int(db, "SELECT count(*) FROM firmware_history WHERE old_rev IS NULL"), 2);
+	sqlite3_close(db);
+	store_close(s);
+}
+
+Test(store, link_history_at_a_time)
+{
+	struct store *s = open_rw();
+	int64_t id = add_device(s, "LNK");
+	struct store_link_row l, *v = NULL;
+	size_t n = 0;
+
+	cr_expect_eq(store_link_at(s, id, 5000, &l), -ENOENT);
+	cr_assert_eq(store_link_insert(s, &(struct store_link_row){.device_id = id,
+								   .ts_ms = 1000,
+								   .link = {160, 4, 160, 4}}),
+		     0, "%s", store_strerror(s));
+	cr_assert_eq(store_link_insert(s, &(struct store_link_row){.device_id = id,
+								   .ts_ms = 3000,
+								   .link = {80, 2, 160, 4}}),
+		     0);
+	cr_expect_eq(store_link_at(s, id, 500, &l), -ENOENT, "before any row");
+	cr_assert_eq(store_link_at(s, id, 2999, &l), 0);
+	cr_expect_eq(l.link.cur_width, 4);
+	cr_assert_eq(store_link_at(s, id, 3000, &l), 0);
+	cr_expect_eq(l.link.cur_speed_dgts, 80);
+	cr_expect_eq(l.link.cur_width, 2);
+	cr_expect_eq(l.link.max_speed_dgts, 160);
+	cr_expect_eq(l.link.max_width, 4);
+	cr_assert_eq(store_link_list(s, id, 1, &v, &n), 0);
+	cr_expect_eq(n, 1);
+	cr_expect_eq(v[0].ts_ms, 3000, "newest first");
+	free(v);
+	store_close(s);
+}
+
+Test(store, sysfs_identity_keeps_what_identify_said)
+{
+	struct store *s = open_rw();
+	struct device_row d = make_device("PART", 1000), got;
+	int64_t id, id2;
+
+	cr_assert_eq(store_device_upsert(s, &d, &id), 0);
+	/* asleep or without privileges: the identity from sysfs knows no limits */
+	d.wctemp_k = d.cctemp_k = 0;
+	d.capacity_bytes = 0;
+	d.firmware[0] = '\0';
+	d.last_seen_ms = 2000;
+	cr_assert_eq(store_device_upsert(s, &d, &id2), 0);
+	cr_assert_eq(id2, id);
+	cr_assert_eq(store_device_get(s, id, &got), 0);
+	cr_expect_eq(got.wctemp_k, 343);
+	cr_expect_eq(got.cctemp_k, 353);
+	cr_expect(got.capacity_bytes == (u128)2000398934016ull);
+	cr_expect_str_eq(got.firmware, "1.0.0");
+	cr_expect_eq(got.last_seen_ms, 2000);
+	/* a real new value still replaces the old one */
+	snprintf(d.firmware, sizeof(d.firmware), "1.0.1");
+	d.wctemp_k = 345;
+	cr_assert_eq(store_device_upsert(s, &d, &id2), 0);
+	cr_assert_eq(store_device_get(s, id, &got), 0);
+	cr_expect_str_eq(got.firmware, "1.0.1");
+	cr_expect_eq(got.wctemp_k, 345);
+	store_close(s);
 }

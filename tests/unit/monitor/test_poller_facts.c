@@ -1,0 +1,306 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The poller with a scripted backend (issue 11): a runtime-suspended drive is
+ * not read and stays online as asleep, and is read again when it wakes; a
+ * drive without privileges is sampled from hwmon and nothing of it is stored;
+ * a firmware revision is a baseline first and a change later; a link change
+ * is recorded.
+ */
+#define _GNU_SOURCE /* nftw */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nvmond/core/cfg.h"
+#include "nvmond/core/loop.h"
+#include "nvmond/monitor/fleet.h"
+#include "nvmond/monitor/poller.h"
+#include "nvmond/store/store.h"
+#include "nvmond/store/store_facts.h"
+
+/* What the scripted drive "nvme0" is now. */
+static struct {
+	enum nvme_runtime_status rt;
+	enum dev_access access;
+	char fr[9];
+	struct nvme_pcie_link link;
+	bool wake_ok; /* wake_sleeping = yes: reading a suspended drive is right */
+	int smart_reads, hwmon_reads;
+} drive;
+
+static int fake_scan(void *ctx, int64_t now_ms, struct dev_info **ret, size_t *ret_n)
+{
+	struct dev_info *v = calloc(1, sizeof(*v));
+
+	(void)ctx;
+	(void)now_ms;
+	if (!v)
+		return -ENOMEM;
+	snprintf(v->name, sizeof(v->name), "nvme0");
+	snprintf(v->path, sizeof(v->path), "/dev/nvme0");
+	snprintf(v->id.model, sizeof(v->id.model), "ACME NVMe");
+	snprintf(v->id.serial, sizeof(v->id.serial), "SLEEPY1");
+	snprintf(v->id.firmware, sizeof(v->id.firmware), "%s", drive.fr);
+	v->asleep = nvme_runtime_asleep(drive.rt);
+	v->access = drive.access;
+	v->id.wctemp_k = v->asleep ? 0 : 343;
+	v->facts.link = drive.link;
+	v->facts.runtime = drive.rt;
+	*ret = v;
+	*ret_n = 1;
+	return 0;
+}
+
+static int fake_smart(void *ctx, const char *name, const struct dev_ident *who, int64_t now_ms,
+		      uint8_t page[SMART_LOG_SIZE])
+{
+	struct smart_log s = {.temperature_k = 310, .avail_spare = 100, .data_units_written = 7};
+
+	(void)ctx;
+	(void)name;
+	(void)who;
+	(void)now_ms;
+	drive.smart_reads++;
+	if (drive.access == DEV_ACCESS_SYSFS)
+		return -EACCES;
+	cr_expect(drive.wake_ok || !nvme_runtime_asleep(drive.rt), "a sleeping drive was read");
+	smart_encode(&s, page);
+	return 0;
+}
+
+static int fake_runtime(void *ctx, const char *name, int64_t now_ms, enum nvme_runtime_status *ret)
+{
+	(void)ctx;
+	(void)name;
+	(void)now_ms;
+	*ret = drive.rt;
+	return 0;
+}
+
+static int fake_hwmon(void *ctx, const char *name, int64_t now_ms, struct nvme_hwmon_temps *ret)
+{
+	(void)ctx;
+	(void)name;
+	(void)now_ms;
+	cr_expect_not(nvme_runtime_asleep(drive.rt), "hwmon of a sleeping drive was read");
+	drive.hwmon_reads++;
+	*ret = (struct nvme_hwmon_temps){.composite_k = 321};
+	ret->sensor_k[1] = 330;
+	return 0;
+}
+
+static const struct dev_backend_ops fake_ops = {
+	.name = "fake",
+	.scan = fake_scan,
+	.read_smart = fake_smart,
+	.read_runtime = fake_runtime,
+	.read_hwmon = fake_hwmon,
+};
+
+static char dir[] = "/tmp/nvmond-test-poller-XXXXXX";
+static char db[256];
+
+static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(p);
+}
+
+static void setup(void)
+{
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(db, sizeof(db), "%s/n.db", dir);
+	memset(&drive, 0, sizeof(drive));
+	drive.rt = NVME_RUNTIME_ACTIVE;
+	snprintf(drive.fr, sizeof(drive.fr), "1.0");
+	drive.link = (struct nvme_pcie_link){160, 4, 160, 4};
+}
+
+static void teardown(void)
+{
+	nftw(dir, rm_one, 8, FTW_DEPTH | FTW_PHYS);
+}
+
+TestSuite(poller_facts, .init = setup, .fini = teardown);
+
+static int64_t stop_cb(struct loop *l, void *u)
+{
+	(void)u;
+	loop_stop(l);
+	return -1;
+}
+
+/* A daemon's main loop in small: the poller for @ms, then its state. */
+struct rig {
+	struct dev_backend b;
+	struct store *s;
+	struct fleet *f;
+	struct poller *p;
+	struct loop *l;
+	struct cfg c;
+};
+
+static void rig_start(struct rig *r, bool wake)
+{
+	char err[STORE_ERR_MAX];
+
+	*r = (struct rig){.b = {.ops = &fake_ops}};
+	cfg_defaults(&r->c);
+	r->c.poll_interval_ms = 50;
+	r->c.rescan_interval_ms = 100;
+	r->c.wake_sleeping = wake;
+	cr_assert_eq(store_open(db, &r->s, err), 0, "%s", err);
+	r->f = fleet_new();
+	r->l = loop_new();
+	cr_assert_eq(poller_new(&r->c, &r->b, r->s, r->f, &r->p), 0);
+	cr_assert_eq(poller_start(r->p, r->l), 0);
+}
+
+static void rig_run(struct rig *r, int64_t ms)
+{
+	cr_assert_geq(loop_add_timer(r->l, ms, stop_cb, NULL), 0);
+	cr_assert_eq(loop_run(r->l), 0);
+}
+
+static void rig_stop(struct rig *r)
+{
+	poller_flush(r->p);
+	poller_free(r->p);
+	loop_free(r->l);
+	fleet_free(r->f);
+	store_close(r->s);
+}
+
+static struct fleet_device the_drive(struct rig *r)
+{
+	struct fleet_device *v = NULL, d;
+	size_t n = 0;
+
+	cr_assert_eq(fleet_snapshot(r->f, &v, &n), 0);
+	cr_assert_eq(n, 1);
+	d = v[0];
+	free(v);
+	return d;
+}
+
+Test(poller_facts, asleep_is_not_read_and_not_offline_then_wakes)
+{
+	struct rig r;
+	struct fleet_device d;
+
+	drive.rt = NVME_RUNTIME_SUSPENDED;
+	rig_start(&r, false);
+	rig_run(&r, 300);
+	d = the_drive(&r);
+	cr_expect_eq(drive.smart_reads, 0, "nothing sent to a sleeping drive");
+	cr_expect_eq(drive.hwmon_reads, 0);
+	cr_expect(d.row.online, "asleep is not offline");
+	cr_expect(d.facts.asleep);
+	cr_expect_not(d.has_sample);
+
+	drive.rt = NVME_RUNTIME_ACTIVE; /* it woke */
+	rig_run(&r, 300);
+	d = the_drive(&r);
+	cr_expect_gt(drive.smart_reads, 0, "polled again once awake");
+	cr_expect_not(d.facts.asleep);
+	cr_expect(d.has_sample);
+	cr_expect_eq(d.last.source, SAMPLE_SOURCE_SMART);
+	cr_expect_eq(d.row.wctemp_k, 343, "the full identity replaced the sysfs one");
+	rig_stop(&r);
+}
+
+Test(poller_facts, wake_sleeping_yes_polls_anyway)
+{
+	struct rig r;
+
+	drive.rt = NVME_RUNTIME_SUSPENDED;
+	drive.wake_ok = true;
+	rig_start(&r, true);
+	rig_run(&r, 200);
+	cr_expect_gt(drive.smart_reads, 0);
+	rig_stop(&r);
+}
+
+Test(poller_facts, without_privileges_hwmon_only_and_nothing_stored)
+{
+	struct rig r;
+	struct fleet_device d;
+	struct sample last;
+
+	drive.access = DEV_ACCESS_SYSFS;
+	rig_start(&r, false);
+	rig_run(&r, 300);
+	d = the_drive(&r);
+	cr_expect_eq(drive.smart_reads, 0, "the scan said: no admin commands");
+	cr_expect_gt(drive.hwmon_reads, 0);
+	cr_expect(d.facts.hwmon_only);
+	cr_assert(d.has_sample);
+	cr_expect_eq(d.last.source, SAMPLE_SOURCE_HWMON);
+	cr_expect_eq(d.last.smart.temperature_k, 321);
+	cr_expect_eq(d.last.smart.temp_sensor_k[1], 330);
+	cr_expect(d.last.smart.data_units_written == 0);
+	rig_stop(&r);
+	rig_start(&r, false);
+	cr_expect_eq(store_sample_latest(r.s, d.row.id, &last), -ENOENT,
+		     "hwmon samples never stored");
+	rig_stop(&r);
+}
+
+Test(poller_facts, health_log_refused_switches_to_hwmon)
+{
+	struct rig r;
+	struct fleet_device d;
+
+	/* Identify answered (a 6.2+ kernel lets anyone Identify), the health log not */
+	rig_start(&r, false);
+	drive.access = DEV_ACCESS_SYSFS;
+	rig_run(&r, 300);
+	d = the_drive(&r);
+	cr_expect(d.row.online, "no permission is not offline");
+	cr_expect(d.facts.hwmon_only);
+	cr_expect_eq(d.last.source, SAMPLE_SOURCE_HWMON);
+	rig_stop(&r);
+}
+
+Test(poller_facts, firmware_baseline_change_and_restart)
+{
+	struct rig r;
+	struct store_fw_row *v = NULL;
+	struct store_link_row *l = NULL;
+	size_t n = 0, nl = 0;
+	struct fleet_device d;
+
+	rig_start(&r, false);
+	rig_run(&r, 250);
+	snprintf(drive.fr, sizeof(drive.fr), "1.1");
+	drive.link = (struct nvme_pcie_link){80, 2, 160, 4};
+	rig_run(&r, 250);
+	d = the_drive(&r);
+	cr_expect_str_eq(d.facts.firmware, "1.1");
+	cr_expect_str_eq(d.facts.firmware_prev, "1.0");
+	cr_expect_gt(d.facts.firmware_changed_ms, 0);
+	cr_expect_str_eq(d.row.firmware, "1.1", "the device row follows");
+	cr_expect(nvme_pcie_link_degraded(&d.facts.link));
+	rig_stop(&r);
+	/* a restart with the same revision and link records nothing new */
+	rig_start(&r, false);
+	rig_run(&r, 250);
+	cr_assert_eq(store_fw_list(r.s, d.row.id, 10, &v, &n), 0);
+	cr_assert_eq(n, 2, "baseline and one change, got %zu", n);
+	cr_expect_str_eq(v[0].old_rev, "1.0");
+	cr_expect_str_eq(v[0].new_rev, "1.1");
+	cr_expect_str_eq(v[1].old_rev, "");
+	cr_expect_str_eq(v[1].new_rev, "1.0");
+	cr_assert_eq(store_link_list(r.s, d.row.id, 10, &l, &nl), 0);
+	cr_expect_eq(nl, 2, "the first link and its change, got %zu", nl);
+	d = the_drive(&r);
+	cr_expect_str_eq(d.facts.firmware_prev, "1.0", "the last change survives a restart");
+	free(v);
+	free(l);
+	rig_stop(&r);
+}

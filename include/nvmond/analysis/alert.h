@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "nvmond/dev/smart.h"
+#include "nvmond/analysis/sensors.h"
 #include "nvmond/analysis/throttle.h"
 
 /*
@@ -15,8 +16,8 @@
  */
 enum alert_rule {
 	ALERT_THROTTLING,	/* light or heavy throttling (T1/T2 counters) */
-	ALERT_TEMP_WARNING,	/* hottest sensor at WCTEMP (- margin) */
-	ALERT_TEMP_CRITICAL,	/* hottest sensor at CCTEMP (- margin) */
+	ALERT_TEMP_WARNING,	/* composite at WCTEMP (- margin) */
+	ALERT_TEMP_CRITICAL,	/* composite at CCTEMP (- margin) */
 	ALERT_CRIT_TEMPERATURE, /* bit 1 (transient, not failed) not covered by a temperature alert */
 	ALERT_CRIT_FAILED,	/* any other critical warning bit: the drive is failed */
 	ALERT_SPARE,		/* available spare below its threshold */
@@ -31,6 +32,9 @@ enum alert_rule {
 	ALERT_TBW_90,
 	ALERT_TBW_100,
 	ALERT_WRITE_RATE, /* the last day wrote far more than the 30-day average */
+	/* a plausible sensor 1-8 at its limit, where the operator asked for sensor
+	 * alerts (sensor_alerts, sensor_limit_N): see sensors.h */
+	ALERT_SENSOR_TEMP,
 	_ALERT_RULE_MAX,
 };
 
@@ -65,6 +69,9 @@ struct alert_input {
 	const struct throttle_event *throttle_ev; /* [_THROTTLE_KIND_MAX] */
 	uint16_t wctemp_k, cctemp_k;
 	int warning_margin_c, critical_margin_c; /* as configured: for the messages */
+	/* The sensors 1-8 judged on this sample (sensors_judge()); NULL = not judged,
+	 * the sensor rule stays unknown. */
+	const struct sensors_verdict *sensors;
 };
 
 /**

@@ -7,7 +7,9 @@
  * Drive 0 is a Samsung 950 PRO without airflow: its temperature swings with its
  * workload every five minutes, light-throttles (TMT1) at each peak and
  * heavy-throttles (TMT2) at every third. Drive 1 is a cool 980 PRO that never
- * throttles.
+ * throttles, with a Sensor 2 stuck above its WCTEMP (as on a real drive whose
+ * Sensor 2 reads 81.8 °C forever while WCTEMP is 74.8 °C): a note, not an
+ * alert, and implausible once it has not moved for 6 h.
  */
 #include <errno.h>
 #include <math.h>
@@ -33,6 +35,9 @@ struct demo_drive {
 	int heavy_every;       /* 0 = never */
 	double tmt1_c, tmt2_c; /* thermal management thresholds (0 = no throttling) */
 	double sensor_off_c[2];
+	uint16_t sensor2_stuck_k; /* Sensor 2 reads this, always; 0 = it follows the drive */
+	/* Get Features 04h over-temperature thresholds of sensors 1-2 (FFFFh = unset) */
+	uint16_t sensor_limit_k[2];
 	uint32_t power_cycles0, unsafe_shutdowns, err_log_entries;
 };
 
@@ -57,6 +62,7 @@ static const struct demo_drive demo_drives[] = {
 		.tmt1_c = 68,
 		.tmt2_c = 73,
 		.sensor_off_c = {+4, -3},
+		.sensor_limit_k = {353, 0xffff}, /* sensor 1: 80 °C */
 		.power_cycles0 = 212,
 		.unsafe_shutdowns = 9,
 		.err_log_entries = 14,
@@ -81,6 +87,8 @@ static const struct demo_drive demo_drives[] = {
 		.tmt1_c = 0,
 		.tmt2_c = 0,
 		.sensor_off_c = {+6, -2},
+		.sensor2_stuck_k = 357, /* 83.85 °C, WCTEMP 81.85 °C */
+		.sensor_limit_k = {0xffff, 0xffff},
 		.power_cycles0 = 41,
 		.unsafe_shutdowns = 2,
 		.err_log_entries = 0,
@@ -211,7 +219,9 @@ static void demo_state(const struct demo_drive *d, int64_t now_ms, struct smart_
 	double used = written / d->rated_bytes * 100;
 	s.percent_used = used > 255 ? 255 : (uint8_t)used;
 	s.temp_sensor_k[0] = kelvin(temp + d->sensor_off_c[0] + wobble((int64_t)t, 1));
-	s.temp_sensor_k[1] = kelvin(temp + d->sensor_off_c[1] + wobble((int64_t)t, 2));
+	s.temp_sensor_k[1] = d->sensor2_stuck_k
+				     ? d->sensor2_stuck_k
+				     : kelvin(temp + d->sensor_off_c[1] + wobble((int64_t)t, 2));
 	*ret = s;
 }
 
@@ -272,10 +282,31 @@ static int demo_read_smart(void *ctx, const char *name, const struct dev_ident *
 	return -ENODEV;
 }
 
+static int demo_read_sensor_limits(void *ctx, const char *name, const struct dev_ident *who,
+				   uint8_t sensors, uint16_t ret_k[SMART_NUM_SENSORS])
+{
+	(void)ctx;
+	for (size_t i = 0; i < N_DEMO; i++) {
+		char want[16];
+		snprintf(want, sizeof(want), "demo%zu", i);
+		if (strcmp(name, want) != 0)
+			continue;
+		if (who && strcmp(who->serial, demo_drives[i].serial) != 0)
+			return -ESTALE;
+		memset(ret_k, 0, SMART_NUM_SENSORS * sizeof(*ret_k));
+		for (int k = 0; k < 2; k++)
+			if (sensors & (1u << k))
+				ret_k[k] = demo_drives[i].sensor_limit_k[k];
+		return 0;
+	}
+	return -ENODEV;
+}
+
 static const struct dev_backend_ops demo_ops = {
 	.name = "demo",
 	.scan = demo_scan,
 	.read_smart = demo_read_smart,
+	.read_sensor_limits = demo_read_sensor_limits,
 };
 
 int dev_demo_open(struct dev_backend **ret)

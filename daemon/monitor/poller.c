@@ -15,6 +15,7 @@
 #include "nvmond/core/log.h"
 #include "nvmond/monitor/poller.h"
 #include "nvmond/monitor/sbuf.h"
+#include "nvmond/monitor/temps.h"
 #include "nvmond/util/timefmt.h"
 
 #define FLUSH_BATCH   1000
@@ -29,6 +30,12 @@ struct pdev {
 	bool online;
 	bool online_stored; /* what the database believes; fixed up when it can */
 	bool was_online;    /* online when the last run ended: missing at the first scan = gone */
+	uint16_t wctemp_k, cctemp_k;
+	/* Sensors 1-8: their history (the stuck rule) and the drive's own
+	 * thresholds, asked once per appearance for the sensors it reports. */
+	struct sensor_hist hist[SMART_NUM_SENSORS];
+	uint16_t drive_limit_k[SMART_NUM_SENSORS];
+	uint8_t limits_asked; /* sensors whose threshold was asked since it came online */
 };
 
 struct poller {
@@ -90,7 +97,11 @@ static int pdev_add(struct poller *p, const struct device_row *row, struct pdev 
 		return -ENOMEM;
 	p->devs = v;
 	struct pdev *d = &p->devs[p->n_devs++];
-	*d = (struct pdev){.id = row->id, .online = row->online, .online_stored = row->online};
+	*d = (struct pdev){.id = row->id,
+			   .online = row->online,
+			   .online_stored = row->online,
+			   .wctemp_k = row->wctemp_k,
+			   .cctemp_k = row->cctemp_k};
 	snprintf(d->key, sizeof(d->key), "%s", row->key);
 	snprintf(d->model, sizeof(d->model), "%s", row->model);
 	snprintf(d->serial, sizeof(d->serial), "%s", row->serial);
@@ -108,6 +119,8 @@ static void set_online(struct poller *p, struct pdev *d, bool online, int64_t no
 			  online ? "online" : "offline", "device %s (%s) is %s", d->key, d->name,
 			  online ? "online" : "offline");
 	d->online = online;
+	if (!online)
+		d->limits_asked = 0; /* back, it may be another firmware: ask again */
 	fleet_set_online(p->fleet, d->id, online, now_ms);
 	if (d->online_stored != online &&
 	    store_device_set_online(p->store, d->id, online, now_ms) == 0)
@@ -183,6 +196,8 @@ static int poller_rescan(struct poller *p)
 		if (strcmp(d->name, row.name) != 0)
 			log_info("device %s is now %s (was %s)", d->key, row.name, d->name);
 		snprintf(d->name, sizeof(d->name), "%s", row.name);
+		d->wctemp_k = row.wctemp_k;
+		d->cctemp_k = row.cctemp_k;
 		seen[d - p->devs] = true;
 		set_online(p, d, true, now);
 	}
@@ -233,6 +248,34 @@ static void poller_store(struct poller *p)
 	p->retry_delay_ms = 0;
 }
 
+/*
+ * The drive's own threshold of each sensor it reports, asked once after it
+ * came online (and again for a sensor that starts reporting), never every
+ * poll: only for reported sensors, since a drive may log an Invalid Field
+ * error for a sensor it does not have.
+ */
+static void ask_sensor_limits(struct poller *p, struct pdev *d, const struct dev_ident *who,
+			      const struct smart_log *s)
+{
+	uint8_t want = temps_reported(s) & (uint8_t)~d->limits_asked;
+	uint16_t k[SMART_NUM_SENSORS];
+
+	if (!want)
+		return;
+	d->limits_asked |= want;
+	int r = dev_read_sensor_limits(p->backend, d->name, who, want, k);
+	if (r == -EOPNOTSUPP)
+		return;
+	if (r < 0) {
+		log_info("%s: cannot read the sensors' temperature thresholds: %s", d->name,
+			 strerror(-r));
+		return;
+	}
+	for (int i = 0; i < SMART_NUM_SENSORS; i++)
+		if (want & (1u << i))
+			d->drive_limit_k[i] = k[i];
+}
+
 static void poller_poll(struct poller *p)
 {
 	int64_t now = timefmt_now_ms();
@@ -267,7 +310,17 @@ static void poller_poll(struct poller *p)
 		}
 		p->n_polls++;
 		smart_decode(page, &s.smart);
-		fleet_put_sample(p->fleet, &s);
+		ask_sensor_limits(p, d, &who, &s.smart);
+		struct temps_drive td = {
+			.model = d->model,
+			.serial = d->serial,
+			.wctemp_k = d->wctemp_k,
+			.cctemp_k = d->cctemp_k,
+			.drive_limit_k = d->drive_limit_k,
+		};
+		struct fleet_temps t;
+		temps_judge(&p->cfg, &td, d->hist, &s.smart, now, &t);
+		fleet_put_judged(p->fleet, &s, &t);
 		notify(p, d->id, &s, 1, now);
 		if (sbuf_push(&p->buf, &s))
 			log_debug("sample buffer full: dropped the oldest (%llu so far)",

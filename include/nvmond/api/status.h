@@ -7,14 +7,18 @@
 
 #include <jansson.h>
 
+#include "nvmond/core/cfg.h"
 #include "nvmond/dev/dev.h"
 
 /**
- * status_collect() - Scan @b and read every controller's health log once.
+ * status_collect() - Scan @b and read every controller's health log once, and
+ * judge its sensors as @c says (NULL: the built-in defaults), from this one
+ * sample.
  * Return: 0 with *ret = {"devices": [...]} (new reference), or negative errno
  * with @err filled.
  */
-int status_collect(struct dev_backend *b, int64_t now_ms, json_t **ret, char *err, size_t errlen);
+int status_collect(struct dev_backend *b, const struct cfg *c, int64_t now_ms, json_t **ret,
+		   char *err, size_t errlen);
 
 /**
  * status_print_table() - The human table of `nvmond status`.

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "nvmond/analysis/sensors.h"
 #include "nvmond/dev/dev.h"
 #include "nvmond/dev/sample.h"
 
@@ -13,10 +14,20 @@
  * sample. The poller writes it; HTTP threads read consistent copies. It is the
  * only state shared between threads, guarded by one mutex.
  */
+/* The sensors 1-8 of the latest sample, judged (monitor/temps.h). */
+struct fleet_temps {
+	bool judged; /* false: no verdict yet (no sample since start) */
+	/* The drive's over-temperature threshold of each sensor (Get Features
+	 * 04h), in K; 0 or FFFFh = none. */
+	uint16_t drive_limit_k[SMART_NUM_SENSORS];
+	struct sensors_verdict v;
+};
+
 struct fleet_device {
 	struct device_row row; /* identity, as stored */
 	bool has_sample;
 	struct sample last; /* newest sample, stored or still buffered */
+	struct fleet_temps temps;
 };
 
 struct fleet;
@@ -35,6 +46,12 @@ int fleet_set_online(struct fleet *f, int64_t id, bool online, int64_t now_ms);
 
 /** fleet_put_sample() - Make @s the latest of its device. Return: 0 or -ENOENT. */
 int fleet_put_sample(struct fleet *f, const struct sample *s);
+
+/**
+ * fleet_put_judged() - Make @s the latest of its device, with @t the verdict on
+ * its sensors, both at once. Return: 0 or -ENOENT.
+ */
+int fleet_put_judged(struct fleet *f, const struct sample *s, const struct fleet_temps *t);
 
 /**
  * fleet_snapshot() - Copy every device (by id). *ret is malloc()ed, free() it.

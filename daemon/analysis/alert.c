@@ -143,11 +143,11 @@ void alert_conditions(const struct alert_cfg *c, const struct alert_input *in,
 
 	/* The thresholds and hysteresis are the detector's: follow its events. */
 	cond_set(&ret[ALERT_TEMP_WARNING], open[THROTTLE_OVER_WCTEMP], ALERT_SEV_WARNING,
-		 "composite temperature %d °C reached %d °C (WCTEMP %d °C - margin %d)",
+		 "temperature %d °C reached %d °C (WCTEMP %d °C - margin %d)",
 		 comp ? celsius(comp) : 0, celsius(in->wctemp_k) - in->warning_margin_c,
 		 celsius(in->wctemp_k), in->warning_margin_c);
 	cond_set(&ret[ALERT_TEMP_CRITICAL], open[THROTTLE_OVER_CCTEMP], ALERT_SEV_CRITICAL,
-		 "composite temperature %d °C reached %d °C (CCTEMP %d °C - margin %d)",
+		 "temperature %d °C reached %d °C (CCTEMP %d °C - margin %d)",
 		 comp ? celsius(comp) : 0, celsius(in->cctemp_k) - in->critical_margin_c,
 		 celsius(in->cctemp_k), in->critical_margin_c);
 	/*

@@ -100,6 +100,9 @@ check(js("alerts_end.json")["active"] == [], "nothing active at the end")
 d = dev("devices_end.json")
 check(not s2(d)["over_wctemp"] and d["notes"] == [], "no note at 320 K")
 check(len(hook) == 2, "two notifications in all (%d)" % len(hook))
+log = rd("daemon.log")
+check("cannot read the sensors' temperature thresholds" not in log,
+      "QEMU answered Get Features 04h for Sensor 2 without an error")
 check(rd("daemon.rc").strip() == "0", "daemon exited 0 on SIGTERM")
 
 print("timeline (guest uptime ms, nvmond_polls_total):")

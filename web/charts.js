@@ -144,7 +144,7 @@ function tempChart(container, dev, series, events) {
     { label: "max", stroke: SERIES_COLORS[0] + "88", width: 1, dash: [2, 3], value: legendC },
   ];
   series.sensors.forEach((x, i) => {
-    s.push({ label: "Sensor " + x.sensor, stroke: SERIES_COLORS[(i + 1) % SERIES_COLORS.length], width: 1.5, value: legendC });
+    s.push({ label: sensorLabel(dev, x.sensor), stroke: SERIES_COLORS[(i + 1) % SERIES_COLORS.length], width: 1.5, value: legendC });
   });
   const lines = [
     { v: dev.wctemp_c, color: cssVar("--warn"), label: "WCTEMP " + dev.wctemp_c + " °C", right: true },

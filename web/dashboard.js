@@ -184,6 +184,23 @@ function demoBanner(what) {
     what + " simulated by nvmond (demo mode), not read from a real NVMe controller.");
 }
 
+// The drive's notes (GET /devices: a sensor above WCTEMP while the composite is
+// below it, an implausible sensor): facts worth knowing, not problems, so they
+// never change the health level. Null when there are none.
+function driveNotes(d, compact) {
+  const notes = d.notes || [];
+  if (!notes.length) return null;
+  return el("ul", { class: "notes" + (compact ? " compact" : ""), "aria-label": "notes on this drive" },
+    notes.map((n) => el("li", { "data-kind": n.kind, "data-sensor": String(n.sensor) },
+      el("strong", {}, n.kind === "sensor_implausible" ? "Implausible sensor: " : "Note: "), n.message)));
+}
+
+// "Sensor 2", marked when the daemon flags it implausible (stuck, beyond CCTEMP).
+function sensorLabel(d, n) {
+  const s = (d.sensors || []).find((x) => x.sensor === n);
+  return "Sensor " + n + (s && s.implausible ? " (implausible: " + s.implausible_reason + ")" : "");
+}
+
 // An empty chart says why it is empty and when it fills.
 function emptyChart(what, why) {
   return el("div", { class: "empty-chart" }, el("p", {}, el("strong", {}, what), " — " + why));

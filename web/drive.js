@@ -304,6 +304,7 @@ async function renderDrive(gen, id, live) {
       el("span", { class: "muted" }, "serial " + d.serial + " · firmware " + d.firmware + (d.name ? " · " + d.name : "")),
       rangeButtons()),
     verdict(d, h, wear, events, range.key),
+    driveNotes(d),
     el("div", { class: "panels" },
       el("section", { class: "panel wide", "aria-label": "temperature" },
         el("h3", {}, "Temperature (°C)"),

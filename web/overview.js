@@ -40,6 +40,7 @@ function card(d, extra) {
     el("h2", {}, el("a", { href: "#/drive/" + d.id }, d.model), d.demo === true ? demoBadge() : null, badge(h)),
     el("div", { class: "id" }, (d.name ? d.name + " · " : "") + "serial " + d.serial + " · firmware " + d.firmware),
     ...tempBlock(d),
+    driveNotes(d, true),
     ...wearBlock(d, extra.wear),
     row("% used", s ? s.percent_used + " %" + (extra.wear && extra.wear.percent_used_100_date ? " (100 % ≈ " + fmtDate(extra.wear.percent_used_100_date) + ")" : "") : "–",
       s && s.percent_used >= 80 ? "warn" : ""),
@@ -149,8 +150,10 @@ function tempCell(d) {
   const w = d.wctemp_c;
   const cls = d.cctemp_c !== null && t >= d.cctemp_c ? "bad" : w !== null && t >= w ? "warn" : isHot(d) ? "warn" : "";
   const margin = w === null ? "WCTEMP unknown" : w - t > 0 ? (w - t) + " °C below WCTEMP" : t === w ? "at WCTEMP" : (t - w) + " °C over WCTEMP";
+  const notes = (d.notes || []).map((n) => n.message).join("\n");
   return el("td", { class: "num", title: "WCTEMP " + (w ?? "–") + " °C · CCTEMP " + (d.cctemp_c ?? "–") + " °C" },
-    el("span", { class: cls }, t + " °C"), el("small", { class: "muted" }, margin));
+    el("span", { class: cls }, t + " °C"), el("small", { class: "muted" }, margin),
+    notes ? el("small", { class: "note-mark", title: notes, "aria-label": notes }, "sensor note") : null);
 }
 
 function tableRow(d, x) {

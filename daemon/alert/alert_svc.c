@@ -76,6 +76,8 @@ static void configure(struct alert_svc *a, const struct cfg *c)
 		{ALERT_IO_ERRORS, c->alert_io_errors},
 		{ALERT_LINK_DEGRADED, c->alert_link_degraded},
 		{ALERT_FIRMWARE_CHANGED, c->alert_firmware_changed},
+		/* per drive it alerts only where asked: sensor_alerts, sensor_limit_N */
+		{ALERT_SENSOR_TEMP, c->alert_temperature},
 	};
 	a->cfg = *c;
 	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
@@ -348,7 +350,12 @@ static void on_sample(void *ctx, const struct device_row *dev, const struct samp
 	for (size_t i = 0; i < n; i++)
 		store_event(a, dev, d, &up[i]);
 
+	/* The poller judged the sensors of this sample into the fleet before telling us. */
+	struct fleet_device fd;
+	bool judged = fleet_get(a->fleet, dev->id, &fd) == 0 && fd.temps.judged &&
+		      fd.last.ts_ms == s->ts_ms;
 	struct alert_input in = {
+		.sensors = judged ? &fd.temps.v : NULL,
 		.cur = &s->smart,
 		.prev = d->have_prev ? &d->prev : NULL,
 		.throttle_open = d->th.open,

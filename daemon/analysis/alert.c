@@ -28,6 +28,7 @@ static const char *const rule_names[_ALERT_RULE_MAX] = {
 	[ALERT_IO_ERRORS] = "io_errors",
 	[ALERT_LINK_DEGRADED] = "link_degraded",
 	[ALERT_FIRMWARE_CHANGED] = "firmware_changed",
+	[ALERT_SENSOR_TEMP] = "sensor_temperature",
 };
 
 static const char *const severity_names[] = {
@@ -83,12 +84,46 @@ static int celsius(uint16_t k)
 	return (int)k - 273;
 }
 
+/*
+ * A sensor alerts only when the operator asked (sensor_alerts, sensor_limit_N)
+ * and it is plausible: sensors.c decided that (over_limit). The message names
+ * the hottest sensor over its limit and how many are.
+ */
+static void sensor_cond(const struct alert_input *in, struct alert_cond *ret)
+{
+	const struct sensors_verdict *v = in->sensors;
+	int worst = -1, n = 0;
+
+	if (!v)
+		return; /* not judged: unknown */
+	for (int i = 0; i < SMART_NUM_SENSORS; i++) {
+		if (!v->sensor[i].over_limit)
+			continue;
+		n++;
+		if (worst < 0 || in->cur->temp_sensor_k[i] - v->sensor[i].limit_k >
+					 in->cur->temp_sensor_k[worst] - v->sensor[worst].limit_k)
+			worst = i;
+	}
+	if (worst < 0) {
+		cond_set(ret, false, ALERT_SEV_WARNING, "no sensor over its limit");
+		return;
+	}
+	const struct sensor_verdict *sv = &v->sensor[worst];
+	cond_set(ret, true, ALERT_SEV_WARNING,
+		 "sensor %d at %d °C reached its limit %d °C (%s)%s, composite %d °C", worst + 1,
+		 celsius(in->cur->temp_sensor_k[worst]), celsius(sv->limit_k),
+		 sensor_limit_src_name(sv->limit_src), n > 1 ? ", and other sensors" : "",
+		 in->cur->temperature_k ? celsius(in->cur->temperature_k) : 0);
+}
+
 void alert_conditions(const struct alert_cfg *c, const struct alert_input *in,
 		      struct alert_cond ret[_ALERT_RULE_MAX])
 {
 	const struct smart_log *s = in->cur;
 	const bool *open = in->throttle_open;
 	const struct throttle_event *ev = in->throttle_ev;
+	/* WCTEMP and CCTEMP are thresholds of the composite (NVMe Base 2.0). */
+	uint16_t comp = s->temperature_k;
 	uint16_t hot = smart_hottest_k(s);
 	uint8_t failed_bits = s->critical_warning & (uint8_t)~SMART_CRIT_TEMPERATURE;
 
@@ -112,11 +147,11 @@ void alert_conditions(const struct alert_cfg *c, const struct alert_input *in,
 	/* The thresholds and hysteresis are the detector's: follow its events. */
 	cond_set(&ret[ALERT_TEMP_WARNING], open[THROTTLE_OVER_WCTEMP], ALERT_SEV_WARNING,
 		 "temperature %d °C reached %d °C (WCTEMP %d °C - margin %d)",
-		 hot ? celsius(hot) : 0, celsius(in->wctemp_k) - in->warning_margin_c,
+		 comp ? celsius(comp) : 0, celsius(in->wctemp_k) - in->warning_margin_c,
 		 celsius(in->wctemp_k), in->warning_margin_c);
 	cond_set(&ret[ALERT_TEMP_CRITICAL], open[THROTTLE_OVER_CCTEMP], ALERT_SEV_CRITICAL,
 		 "temperature %d °C reached %d °C (CCTEMP %d °C - margin %d)",
-		 hot ? celsius(hot) : 0, celsius(in->cctemp_k) - in->critical_margin_c,
+		 comp ? celsius(comp) : 0, celsius(in->cctemp_k) - in->critical_margin_c,
 		 celsius(in->cctemp_k), in->critical_margin_c);
 	/*
 	 * Drives set the temperature bit when they pass WCTEMP: while a temperature
@@ -176,6 +211,7 @@ void alert_conditions(const struct alert_cfg *c, const struct alert_input *in,
 	else
 		cond_set(&ret[ALERT_IO_ERRORS], false, ALERT_SEV_CRITICAL,
 			 "no media or io error log entry in 24 h");
+	sensor_cond(in, &ret[ALERT_SENSOR_TEMP]);
 
 	for (int r = 0; r < _ALERT_RULE_MAX; r++)
 		if (!c->rule_on[r]) {

@@ -5,9 +5,10 @@
  * Counter kinds (T1/T2 transitions and time, warning/critical temperature time)
  * open when a counter rises and close once it has not risen for a settling time;
  * the episode's duration is what the counters say, not wall-clock time. Level
- * kinds (the temperature bit, the hottest sensor against the drive's own limits)
- * open while the condition holds and close when it no longer does, temperatures
- * with hysteresis.
+ * kinds (the temperature bit, the Composite Temperature against the drive's own
+ * WCTEMP / CCTEMP) open while the condition holds and close when it no longer
+ * does, temperatures with hysteresis. WCTEMP and CCTEMP are thresholds of the
+ * composite (NVMe Base 2.0, Figure 275): sensors 1-8 are judged in sensors.c.
  */
 #include <errno.h>
 #include <string.h>
@@ -210,16 +211,16 @@ static void feed_level(struct throttle_state *st, enum throttle_kind k, bool on,
 }
 
 /* Temperature against limit - margin, with hysteresis; nothing known → neither. */
-static void temp_level(uint16_t hottest, uint16_t limit_k, int margin_c, unsigned hyst_c,
+static void temp_level(uint16_t temp_k, uint16_t limit_k, int margin_c, unsigned hyst_c,
 		       bool *ret_on, bool *ret_off)
 {
 	int thr = (int)limit_k - margin_c;
 
 	*ret_on = *ret_off = false;
-	if (limit_k == 0 || hottest == 0)
+	if (limit_k == 0 || temp_k == 0)
 		return;
-	*ret_on = (int)hottest >= thr;
-	*ret_off = (int)hottest < thr - (int)hyst_c;
+	*ret_on = (int)temp_k >= thr;
+	*ret_off = (int)temp_k < thr - (int)hyst_c;
 }
 
 size_t throttle_close_all(struct throttle_state *st,
@@ -238,6 +239,7 @@ size_t throttle_feed(struct throttle_state *st, const struct throttle_cfg *c,
 		     struct throttle_update ret[THROTTLE_MAX_UPDATES])
 {
 	uint16_t hottest = smart_hottest_k(s);
+	uint16_t composite = s->temperature_k; /* what WCTEMP / CCTEMP apply to */
 	bool newer = !st->have_prev || ts_ms > st->prev_ts_ms;
 	size_t n = 0;
 	bool on, off;
@@ -254,10 +256,10 @@ size_t throttle_feed(struct throttle_state *st, const struct throttle_cfg *c,
 	bool bit = s->critical_warning & SMART_CRIT_TEMPERATURE;
 	/* The drive sets and clears the bit itself, without hysteresis: settle it. */
 	feed_level(st, THROTTLE_CRIT_BIT, bit, !bit, c->settle_ms, ts_ms, hottest, ret, &n);
-	temp_level(hottest, c->wctemp_k, c->warning_margin_c, c->hysteresis_c, &on, &off);
-	feed_level(st, THROTTLE_OVER_WCTEMP, on, off, 0, ts_ms, hottest, ret, &n);
-	temp_level(hottest, c->cctemp_k, c->critical_margin_c, c->hysteresis_c, &on, &off);
-	feed_level(st, THROTTLE_OVER_CCTEMP, on, off, 0, ts_ms, hottest, ret, &n);
+	temp_level(composite, c->wctemp_k, c->warning_margin_c, c->hysteresis_c, &on, &off);
+	feed_level(st, THROTTLE_OVER_WCTEMP, on, off, 0, ts_ms, composite, ret, &n);
+	temp_level(composite, c->cctemp_k, c->critical_margin_c, c->hysteresis_c, &on, &off);
+	feed_level(st, THROTTLE_OVER_CCTEMP, on, off, 0, ts_ms, composite, ret, &n);
 
 	if (newer) {
 		st->have_prev = true;

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -325,6 +326,122 @@ static int facts_fields_add(json_t *o, const struct fleet_device *d)
 	return r ? -ENOMEM : 0;
 }
 
+/* The limit a sensor is judged against, or the drive's own threshold when it has
+ * one but the sensor does not alert (shown all the same). */
+static void sensor_limit(const struct fleet_temps *t, int i, uint16_t *ret_k, const char **ret_src)
+{
+	const struct sensor_verdict *v = &t->v.sensor[i];
+	uint16_t drive = t->drive_limit_k[i];
+
+	*ret_k = v->limit_k;
+	*ret_src = v->limit_src == SENSOR_LIMIT_NONE ? NULL : sensor_limit_src_name(v->limit_src);
+	if (!*ret_src && drive != 0 && drive != 0xffff) {
+		*ret_k = drive;
+		*ret_src = sensor_limit_src_name(SENSOR_LIMIT_DRIVE);
+	}
+}
+
+static json_t *render_sensor(const struct fleet_temps *t, const struct smart_log *s, int i)
+{
+	const struct sensor_verdict *v = &t->v.sensor[i];
+	uint16_t drive = t->drive_limit_k[i], limit_k;
+	const char *src;
+	json_t *o = json_object();
+	int r = 0;
+
+	if (!o)
+		return NULL;
+	sensor_limit(t, i, &limit_k, &src);
+	r |= obj_set(o, "sensor", json_integer(i + 1));
+	r |= obj_set(o, "temperature_k", json_integer(s->temp_sensor_k[i]));
+	r |= obj_set(o, "temperature_c", render_celsius(s->temp_sensor_k[i]));
+	r |= obj_set(o, "over_wctemp", json_boolean(v->note));
+	r |= obj_set(o, "implausible", json_boolean(v->implausible != SENSOR_PLAUSIBLE));
+	r |= obj_set(o, "implausible_reason",
+		     v->implausible == SENSOR_PLAUSIBLE
+			     ? json_null()
+			     : json_string(sensor_implausible_name(v->implausible)));
+	r |= obj_set(o, "alerts", json_boolean(v->may_alert));
+	r |= obj_set(o, "limit_c", src ? render_celsius(limit_k) : json_null());
+	r |= obj_set(o, "limit_source", src ? json_string(src) : json_null());
+	r |= obj_set(o, "drive_limit_c", drive == 0xffff ? json_null() : render_celsius(drive));
+	r |= obj_set(o, "over_limit", json_boolean(v->over_limit));
+	if (r)
+		return json_decref(o), NULL;
+	return o;
+}
+
+static int note_add(json_t *a, const char *kind, int sensor, const char *msg)
+{
+	json_t *n = json_pack("{s:s, s:i, s:s}", "kind", kind, "sensor", sensor, "message", msg);
+
+	return n && json_array_append_new(a, n) == 0 ? 0 : -ENOMEM;
+}
+
+/*
+ * What an administrator should know about the sensors: one above WCTEMP while
+ * the composite is below it (WCTEMP applies to the composite: a note, not an
+ * alert), one that looks implausible (never alerts).
+ */
+static json_t *render_notes(const struct fleet_device *d)
+{
+	const struct fleet_temps *t = &d->temps;
+	const struct smart_log *s = &d->last.smart;
+	json_t *a = json_array();
+	char msg[256];
+	int r = 0;
+
+	if (!a)
+		return NULL;
+	for (int i = 0; d->has_sample && t->judged && i < SMART_NUM_SENSORS; i++) {
+		const struct sensor_verdict *v = &t->v.sensor[i];
+		int sc = (int)s->temp_sensor_k[i] - 273;
+
+		if (v->note) {
+			snprintf(msg, sizeof(msg),
+				 "Sensor %d reads %d °C, above WCTEMP %d °C, while the composite "
+				 "is %d °C: WCTEMP applies to the composite, so this is %s",
+				 i + 1, sc, (int)d->row.wctemp_k - 273, (int)s->temperature_k - 273,
+				 v->may_alert ? "judged against the sensor's own limit"
+					      : "a note, not an alert");
+			r |= note_add(a, "sensor_over_wctemp", i + 1, msg);
+		}
+		if (v->implausible == SENSOR_STUCK) {
+			snprintf(msg, sizeof(msg),
+				 "Sensor %d looks implausible: %d °C unchanged for 6 h or more "
+				 "while the composite moved by 5 °C or more; it never alerts",
+				 i + 1, sc);
+			r |= note_add(a, "sensor_implausible", i + 1, msg);
+		} else if (v->implausible == SENSOR_BEYOND_CCTEMP) {
+			snprintf(msg, sizeof(msg),
+				 "Sensor %d looks implausible: %d °C is 15 °C or more above CCTEMP "
+				 "%d °C while the composite is below WCTEMP; it never alerts",
+				 i + 1, sc, (int)d->row.cctemp_k - 273);
+			r |= note_add(a, "sensor_implausible", i + 1, msg);
+		}
+	}
+	if (r)
+		return json_decref(a), NULL;
+	return a;
+}
+
+/* The reported sensors 1-8 of the latest sample with their verdicts; [] before
+ * the first judged sample. */
+static json_t *render_judged_sensors(const struct fleet_device *d)
+{
+	json_t *a = json_array();
+
+	if (!a)
+		return NULL;
+	for (int i = 0; d->has_sample && d->temps.judged && i < SMART_NUM_SENSORS; i++) {
+		if (!d->temps.v.sensor[i].reported)
+			continue;
+		if (json_array_append_new(a, render_sensor(&d->temps, &d->last.smart, i)) < 0)
+			return json_decref(a), NULL;
+	}
+	return a;
+}
+
 json_t *render_fleet_device(const struct fleet_device *d)
 {
 	json_t *o = json_object();
@@ -335,6 +452,8 @@ json_t *render_fleet_device(const struct fleet_device *d)
 	r |= row_fields_add(o, &d->row);
 	r |= facts_fields_add(o, d);
 	r |= obj_set(o, "latest", d->has_sample ? render_sample(&d->last) : json_null());
+	r |= obj_set(o, "sensors", render_judged_sensors(d));
+	r |= obj_set(o, "notes", render_notes(d));
 	/* Error log entries by class; null until the drive's log was first read. */
 	r |= obj_set(o, "errors", d->errors_read ? render_error_counts(d->errors) : json_null());
 	if (r)

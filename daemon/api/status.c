@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "nvmond/monitor/devrow.h"
+#include "nvmond/monitor/temps.h"
 #include "nvmond/api/render.h"
 #include "nvmond/api/status.h"
 #include "nvmond/util/timefmt.h"
@@ -37,7 +38,33 @@ static void status_facts(const struct dev_info *info, struct fleet_facts *ret)
 	snprintf(ret->firmware_pending, sizeof(ret->firmware_pending), "%s", ch.pending);
 }
 
-int status_collect(struct dev_backend *b, int64_t now_ms, json_t **ret, char *err, size_t errlen)
+/* One sample's sensors judged as the daemon would (no history: never "stuck"). */
+static void judge(struct dev_backend *b, const struct cfg *c, const struct dev_info *info,
+		  const struct dev_ident *who, int64_t now_ms, struct fleet_device *fd)
+{
+	struct sensor_hist hist[SMART_NUM_SENSORS] = {0};
+	uint16_t limits[SMART_NUM_SENSORS] = {0};
+	uint8_t want = temps_reported(&fd->last.smart);
+	struct cfg defaults;
+
+	if (!c) {
+		cfg_defaults(&defaults);
+		c = &defaults;
+	}
+	if (want && dev_read_sensor_limits(b, info->name, who, want, limits) < 0)
+		memset(limits, 0, sizeof(limits));
+	struct temps_drive td = {
+		.model = info->id.model,
+		.serial = info->id.serial,
+		.wctemp_k = info->id.wctemp_k,
+		.cctemp_k = info->id.cctemp_k,
+		.drive_limit_k = limits,
+	};
+	temps_judge(c, &td, hist, &fd->last.smart, now_ms, &fd->temps);
+}
+
+int status_collect(struct dev_backend *b, const struct cfg *c, int64_t now_ms, json_t **ret,
+		   char *err, size_t errlen)
 {
 	struct dev_info *v = NULL;
 	size_t n = 0;
@@ -71,6 +98,7 @@ int status_collect(struct dev_backend *b, int64_t now_ms, json_t **ret, char *er
 				fd.has_sample = true;
 				fd.last.ts_ms = now_ms;
 				smart_decode(page, &fd.last.smart);
+				judge(b, c, &v[i], &who, now_ms, &fd);
 			}
 			if (dev_no_permission(r))
 				fd.facts.hwmon_only = true;
@@ -211,6 +239,17 @@ int status_print_table(FILE *out, const json_t *status, bool color)
 			json_string_value(json_object_get(d, "serial")), temp, used, written, on,
 			warn, off);
 		print_facts_line(out, d, color);
+	}
+	/* Notes on the drives (a sensor above WCTEMP with a cool composite, an
+	 * implausible sensor) under the table: facts, not warnings. */
+	json_array_foreach(devices, i, d)
+	{
+		json_t *notes = json_object_get(d, "notes"), *n;
+		size_t k;
+
+		json_array_foreach(notes, k, n) fprintf(
+			out, "note: %s: %s\n", json_string_value(json_object_get(d, "name")),
+			json_string_value(json_object_get(n, "message")));
 	}
 	json_t *hint = json_object_get(status, "hint");
 	if (json_is_string(hint))

@@ -138,6 +138,8 @@ static const struct cfg_key cfg_keys[] = {
 	     "yes"),
 	ENUM("alerts", "firmware_changed", alert_firmware_changed, int, cfg_bool_choices,
 	     "yes or no", "yes"),
+	ENUM("alerts", "sensor_alerts", alert_sensor_alerts, int, cfg_bool_choices, "yes or no",
+	     "no"),
 	UINT32("alerts", "warning_margin", alert_warning_margin_c, 0, 50, "0"),
 	UINT32("alerts", "critical_margin", alert_critical_margin_c, 0, 50, "0"),
 	UINT32("alerts", "hysteresis", alert_hysteresis_c, 0, 20, "2"),
@@ -201,6 +203,16 @@ static const struct cfg_key cfg_device_keys[] = {
 	/* Unset: [alerts] warning_margin / critical_margin (see cfg_device_for). */
 	DEV_UINT32("warning_margin", alert_warning_margin_c, 0, 50, "0"),
 	DEV_UINT32("critical_margin", alert_critical_margin_c, 0, 50, "0"),
+	/* Unset: [alerts] sensor_alerts. Limits in °C, 0 = none. */
+	DEV_ENUM("sensor_alerts", sensor_alerts, cfg_bool_choices, "yes or no", "no"),
+	DEV_UINT32("sensor_limit_1", sensor_limit_c[0], 0, 200, "0"),
+	DEV_UINT32("sensor_limit_2", sensor_limit_c[1], 0, 200, "0"),
+	DEV_UINT32("sensor_limit_3", sensor_limit_c[2], 0, 200, "0"),
+	DEV_UINT32("sensor_limit_4", sensor_limit_c[3], 0, 200, "0"),
+	DEV_UINT32("sensor_limit_5", sensor_limit_c[4], 0, 200, "0"),
+	DEV_UINT32("sensor_limit_6", sensor_limit_c[5], 0, 200, "0"),
+	DEV_UINT32("sensor_limit_7", sensor_limit_c[6], 0, 200, "0"),
+	DEV_UINT32("sensor_limit_8", sensor_limit_c[7], 0, 200, "0"),
 };
 
 /* The set_mask of struct cfg_device has a bit per device key. */
@@ -436,6 +448,8 @@ void cfg_device_for(const struct cfg *c, const char *model, const char *serial,
 		d.alert_warning_margin_c = c->alert_warning_margin_c;
 	if (!cfg_device_sets(&d, "critical_margin"))
 		d.alert_critical_margin_c = c->alert_critical_margin_c;
+	if (!cfg_device_sets(&d, "sensor_alerts"))
+		d.sensor_alerts = c->alert_sensor_alerts;
 	*ret = d;
 }
 

@@ -293,7 +293,7 @@ static int cmd_status(const struct opts *o)
 		fprintf(stderr, "nvmond: %s\n", strerror(-r));
 		return EXIT_RUNTIME;
 	}
-	r = status_collect(b, timefmt_now_ms(), &status, err, sizeof(err));
+	r = status_collect(b, &c, timefmt_now_ms(), &status, err, sizeof(err));
 	dev_backend_free(b);
 	if (r < 0) {
 		fprintf(stderr, "nvmond: %s\n", err);

@@ -333,6 +333,52 @@ static void nvmond_configure(void *ctx, const struct dev_opts *o)
 	x->opts = *o;
 }
 
+
+/*
+ * Get Features 04h (Temperature Threshold), current value, of each sensor in
+ * @sensors: CDW11 bits 19:16 TMPSEL = the sensor, bits 21:20 THSEL = 0 (over
+ * temperature); the answer's bits 15:0 are the threshold in Kelvin. A sensor
+ * the drive refuses (Invalid Field) is left at 0, none.
+ */
+static int nvmond_read_sensor_limits(void *ctx, const char *name, const struct dev_ident *who,
+				     uint8_t sensors, uint16_t ret_k[SMART_NUM_SENSORS])
+{
+	uint16_t k[SMART_NUM_SENSORS] = {0};
+	int fd, r;
+
+	r = open_ctrl(name, &fd);
+	if (r < 0)
+		return r;
+	r = who ? ctrl_is(ctx, fd, who) : 0;
+	for (int i = 0; r == 0 && i < SMART_NUM_SENSORS; i++) {
+		__u32 result = 0;
+		if (!(sensors & (1u << i)))
+			continue;
+		struct nvme_get_features_args args = {
+			.result = &result,
+			.args_size = sizeof(args),
+			.fd = fd,
+			.timeout = NVME_DEFAULT_IOCTL_TIMEOUT,
+			.sel = NVME_GET_FEATURES_SEL_CURRENT,
+			.cdw11 = (__u32)(i + 1) << NVME_FEAT_TT_TMPSEL_SHIFT |
+				 (__u32)NVME_FEATURE_TEMPTHRESH_THSEL_OVER
+					 << NVME_FEAT_TT_THSEL_SHIFT,
+			.fid = NVME_FEAT_FID_TEMP_THRESH,
+			.uuidx = NVME_UUID_NONE,
+		};
+		int rc = nvme_get_features(&args);
+		if (rc < 0)
+			r = errno ? -errno : -EIO; /* the ioctl failed: the drive is gone */
+		else if (rc == 0)
+			k[i] = (uint16_t)(result & NVME_FEAT_TT_TMPTH_MASK);
+	}
+	close(fd);
+	if (r < 0)
+		return r;
+	memcpy(ret_k, k, sizeof(k));
+	return 0;
+}
+
 static void nvmond_backend_free(void *ctx)
 {
 	free(ctx);
@@ -347,6 +393,7 @@ static const struct dev_backend_ops nvme_ops = {
 	.read_runtime = nvmond_read_runtime,
 	.read_hwmon = nvmond_read_hwmon,
 	.configure = nvmond_configure,
+	.read_sensor_limits = nvmond_read_sensor_limits,
 };
 
 int dev_nvme_open_at(const char *sysfs, struct dev_backend **ret)
@@ -429,6 +476,14 @@ void dev_configure(struct dev_backend *b, const struct dev_opts *o)
 bool dev_no_permission(int err)
 {
 	return err == -EACCES || err == -EPERM;
+}
+
+int dev_read_sensor_limits(struct dev_backend *b, const char *name, const struct dev_ident *who,
+			   uint8_t sensors, uint16_t ret_k[SMART_NUM_SENSORS])
+{
+	if (!b->ops->read_sensor_limits)
+		return -EOPNOTSUPP;
+	return b->ops->read_sensor_limits(b->ctx, name, who, sensors, ret_k);
 }
 
 char *dev_key(const struct idctl *id, char *buf, size_t len)

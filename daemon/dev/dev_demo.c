@@ -7,7 +7,10 @@
  * Drive 0 is a Samsung 950 PRO without airflow: its temperature swings with its
  * workload every five minutes, light-throttles (TMT1) at each peak and
  * heavy-throttles (TMT2) at every third. Drive 1 is a cool 980 PRO that never
- * throttles. Drives 2 and up cycle through other models (demo_models[]).
+ * throttles, with a Sensor 2 stuck above its WCTEMP (as on a real drive whose
+ * Sensor 2 reads 81.8 °C forever while WCTEMP is 74.8 °C): a note, not an
+ * alert, and implausible once it has not moved for 6 h. Drives 2 and up cycle
+ * through other models (demo_models[]).
  */
 #include <errno.h>
 #include <math.h>
@@ -47,6 +50,7 @@ static const struct dev_demo_drive demo_first[] = {
 		.tmt1_c = 68,
 		.tmt2_c = 73,
 		.sensor_off_c = {+4, -3},
+		.sensor_limit_k = {353, 0xffff}, /* sensor 1: 80 °C */
 		.power_cycles0 = 212,
 		.unsafe_shutdowns = 9,
 		.err_log_entries = 14,
@@ -79,6 +83,8 @@ static const struct dev_demo_drive demo_first[] = {
 		.tmt1_c = 0,
 		.tmt2_c = 0,
 		.sensor_off_c = {+6, -2},
+		.sensor2_stuck_k = 357, /* 83.85 °C, WCTEMP 81.85 °C */
+		.sensor_limit_k = {0xffff, 0xffff},
 		.power_cycles0 = 41,
 		.unsafe_shutdowns = 2,
 		.err_log_entries = 0,
@@ -487,7 +493,9 @@ void dev_demo_state(const struct dev_demo_drive *d, int64_t now_ms, struct smart
 	double used = written / d->rated_bytes * 100;
 	s.percent_used = used > 255 ? 255 : (uint8_t)used;
 	s.temp_sensor_k[0] = kelvin(temp + d->sensor_off_c[0] + wobble((int64_t)t, 1));
-	s.temp_sensor_k[1] = kelvin(temp + d->sensor_off_c[1] + wobble((int64_t)t, 2));
+	s.temp_sensor_k[1] = d->sensor2_stuck_k
+				     ? d->sensor2_stuck_k
+				     : kelvin(temp + d->sensor_off_c[1] + wobble((int64_t)t, 2));
 	*ret = s;
 }
 
@@ -595,12 +603,34 @@ static int demo_read_errlog(void *ctx, const char *name, const struct dev_ident 
 	return 0;
 }
 
+static int demo_read_sensor_limits(void *ctx, const char *name, const struct dev_ident *who,
+				   uint8_t sensors, uint16_t ret_k[SMART_NUM_SENSORS])
+{
+	const struct demo_ctx *c = ctx;
+	struct dev_demo_drive d;
+	char *end;
+
+	if (!dev_demo_name_is(name))
+		return -ENODEV;
+	unsigned long i = strtoul(name + 4, &end, 10);
+	if (i >= c->n || (name[4] == '0' && name[5]) || dev_demo_drive(i, &d) < 0)
+		return -ENODEV;
+	if (who && strcmp(who->serial, d.serial) != 0)
+		return -ESTALE;
+	memset(ret_k, 0, SMART_NUM_SENSORS * sizeof(*ret_k));
+	for (int k = 0; k < 2; k++)
+		if (sensors & (1u << k))
+			ret_k[k] = d.sensor_limit_k[k];
+	return 0;
+}
+
 static const struct dev_backend_ops demo_ops = {
 	.name = "demo",
 	.scan = demo_scan,
 	.read_smart = demo_read_smart,
 	.free = free,
 	.read_errlog = demo_read_errlog,
+	.read_sensor_limits = demo_read_sensor_limits,
 };
 
 int dev_demo_open_n(size_t n, struct dev_backend **ret)

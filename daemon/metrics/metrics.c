@@ -188,6 +188,21 @@ static void render_facts(FILE *f, const struct metrics_input *in, char (*labels)
 	}
 }
 
+/* One line per reported sensor of a judged sample (monitor/temps.h): the note
+ * (over WCTEMP with a cool composite) or, with @implausible, that flag. */
+static void put_sensor_flags(FILE *f, const char *name, const char *labels,
+			     const struct metrics_device *m, bool implausible)
+{
+	if (!has_health(m) || !m->fd.temps.judged)
+		return;
+	for (unsigned k = 0; k < SMART_NUM_SENSORS; k++) {
+		const struct sensor_verdict *v = &m->fd.temps.v.sensor[k];
+		if (v->reported)
+			fprintf(f, "%s{%s,sensor=\"%u\"} %d\n", name, labels, k + 1,
+				implausible ? v->implausible != SENSOR_PLAUSIBLE : v->note);
+	}
+}
+
 static void render_devices(FILE *f, const struct metrics_input *in, char (*labels)[LABELS_MAX])
 {
 	char fw[sizeof(in->devs[0].fd.row.firmware) * 2];
@@ -254,6 +269,18 @@ static void render_devices(FILE *f, const struct metrics_input *in, char (*label
 				fprintf(f, "%s{%s} %d\n", thresholds[t].name, labels[i], c);
 		}
 	}
+
+	family(f, "nvmond_sensor_over_wctemp", "gauge",
+	       "1 while the sensor reads at or above WCTEMP and the composite is below it "
+	       "(a note: WCTEMP applies to the composite), else 0.");
+	for (size_t i = 0; i < in->n_devs; i++)
+		put_sensor_flags(f, "nvmond_sensor_over_wctemp", labels[i], &in->devs[i], false);
+	family(f, "nvmond_sensor_implausible", "gauge",
+	       "1 when the sensor looks implausible (unchanged 6 h while the composite moved "
+	       "5 degrees C or more, or CCTEMP + 15 degrees C with the composite below WCTEMP): "
+	       "it never alerts; else 0.");
+	for (size_t i = 0; i < in->n_devs; i++)
+		put_sensor_flags(f, "nvmond_sensor_implausible", labels[i], &in->devs[i], true);
 
 	family(f, "nvmond_available_spare_ratio", "gauge",
 	       "Remaining spare capacity, 0..1 (1 = 100 %).");

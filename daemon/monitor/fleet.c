@@ -114,11 +114,18 @@ int fleet_put_facts(struct fleet *f, int64_t id, const struct fleet_facts *facts
 
 int fleet_put_sample(struct fleet *f, const struct sample *s)
 {
+	return fleet_put_judged(f, s, NULL);
+}
+
+int fleet_put_judged(struct fleet *f, const struct sample *s, const struct fleet_temps *t)
+{
 	int r = -ENOENT;
 
 	pthread_mutex_lock(&f->lock);
 	ssize_t i = find(f, s->device_id);
 	if (i >= 0) {
+		if (t)
+			f->v[i].temps = *t;
 		f->v[i].last = *s;
 		f->v[i].has_sample = true;
 		if (s->ts_ms > f->v[i].row.last_seen_ms)

@@ -17,6 +17,7 @@
 #include "nvmond/monitor/pollplan.h"
 #include "nvmond/monitor/sbuf.h"
 #include "nvmond/store/store_facts.h"
+#include "nvmond/monitor/temps.h"
 #include "nvmond/util/timefmt.h"
 
 #define FLUSH_BATCH   1000
@@ -51,6 +52,12 @@ struct pdev {
 	char fw[FWLOG_REV_MAX];	    /* the firmware last recorded; "" none yet */
 	char row_fw[FWLOG_REV_MAX]; /* devices.firmware as last stored */
 	struct fleet_facts facts;
+	uint16_t wctemp_k, cctemp_k;
+	/* Sensors 1-8: their history (the stuck rule) and the drive's own
+	 * thresholds, asked once per appearance for the sensors it reports. */
+	struct sensor_hist hist[SMART_NUM_SENSORS];
+	uint16_t drive_limit_k[SMART_NUM_SENSORS];
+	uint8_t limits_asked; /* sensors whose threshold was asked since it came online */
 };
 
 struct poller {
@@ -151,7 +158,11 @@ static int pdev_add(struct poller *p, const struct device_row *row, struct pdev 
 		return -ENOMEM;
 	p->devs = v;
 	struct pdev *d = &p->devs[p->n_devs++];
-	*d = (struct pdev){.id = row->id, .online = row->online, .online_stored = row->online};
+	*d = (struct pdev){.id = row->id,
+			   .online = row->online,
+			   .online_stored = row->online,
+			   .wctemp_k = row->wctemp_k,
+			   .cctemp_k = row->cctemp_k};
 	snprintf(d->key, sizeof(d->key), "%s", row->key);
 	snprintf(d->model, sizeof(d->model), "%s", row->model);
 	snprintf(d->serial, sizeof(d->serial), "%s", row->serial);
@@ -170,6 +181,8 @@ static void set_online(struct poller *p, struct pdev *d, bool online, int64_t no
 			  online ? "online" : "offline", "device %s (%s) is %s", d->key, d->name,
 			  online ? "online" : "offline");
 	d->online = online;
+	if (!online)
+		d->limits_asked = 0; /* back, it may be another firmware: ask again */
 	fleet_set_online(p->fleet, d->id, online, now_ms);
 	if (d->online_stored != online &&
 	    store_device_set_online(p->store, d->id, online, now_ms) == 0)
@@ -349,6 +362,8 @@ static int poller_rescan(struct poller *p)
 		snprintf(d->name, sizeof(d->name), "%s", row.name);
 		d->el_kept = idctl_errlog_entries(&v[i].id);
 		d->el_ext = v[i].id.lpa & IDCTL_LPA_EXT_DATA;
+		d->wctemp_k = row.wctemp_k;
+		d->cctemp_k = row.cctemp_k;
 		seen[d - p->devs] = true;
 		set_online(p, d, true, now);
 		facts_update(p, d, &v[i], now);
@@ -583,6 +598,34 @@ static void poll_failed(struct poller *p, struct pdev *d, int r, int64_t now)
 	p->rescan_soon = true;
 }
 
+/*
+ * The drive's own threshold of each sensor it reports, asked once after it
+ * came online (and again for a sensor that starts reporting), never every
+ * poll: only for reported sensors, since a drive may log an Invalid Field
+ * error for a sensor it does not have.
+ */
+static void ask_sensor_limits(struct poller *p, struct pdev *d, const struct dev_ident *who,
+			      const struct smart_log *s)
+{
+	uint8_t want = temps_reported(s) & (uint8_t)~d->limits_asked;
+	uint16_t k[SMART_NUM_SENSORS];
+
+	if (!want)
+		return;
+	d->limits_asked |= want;
+	int r = dev_read_sensor_limits(p->backend, d->name, who, want, k);
+	if (r == -EOPNOTSUPP)
+		return;
+	if (r < 0) {
+		log_info("%s: cannot read the sensors' temperature thresholds: %s", d->name,
+			 strerror(-r));
+		return;
+	}
+	for (int i = 0; i < SMART_NUM_SENSORS; i++)
+		if (want & (1u << i))
+			d->drive_limit_k[i] = k[i];
+}
+
 static void poller_poll(struct poller *p)
 {
 	int64_t now = timefmt_now_ms();
@@ -622,6 +665,7 @@ static void poller_poll(struct poller *p)
 			} else {
 				smart_decode(page, &s.smart);
 				poll_errlog(p, d, &who, &s.smart, now);
+				ask_sensor_limits(p, d, &who, &s.smart);
 			}
 		}
 		if (act == POLL_HWMON) {
@@ -635,7 +679,16 @@ static void poller_poll(struct poller *p)
 			}
 		}
 		p->n_polls++;
-		fleet_put_sample(p->fleet, &s);
+		struct temps_drive td = {
+			.model = d->model,
+			.serial = d->serial,
+			.wctemp_k = d->wctemp_k,
+			.cctemp_k = d->cctemp_k,
+			.drive_limit_k = d->drive_limit_k,
+		};
+		struct fleet_temps t;
+		temps_judge(&p->cfg, &td, d->hist, &s.smart, now, &t);
+		fleet_put_judged(p->fleet, &s, &t);
 		notify(p, d->id, &s, 1, now);
 		/* hwmon samples know the temperatures only: shown, never stored. */
 		if (s.source == SAMPLE_SOURCE_SMART && sbuf_push(&p->buf, &s))

@@ -45,11 +45,11 @@ FNR == NR {
 	body = body ".SS \"" name "\"\n" (held != "" ? ".PP\n" held : "")
 	next
 }
-/^#[a-z_]+ = ?/ || /^#[a-z_]+ =$/ {
+/^#[a-z][a-z0-9_]* = ?/ || /^#[a-z][a-z0-9_]* =$/ {
 	key = $0
 	sub(/^#/, "", key)
 	k = key; sub(/ =.*/, "", k)
-	v = key; sub(/^[a-z_]+ = ?/, "", v)
+	v = key; sub(/^[a-z][a-z0-9_]* = ?/, "", v)
 	body = body (keys ? ".TQ\n" : ".TP\n") "\\fB" k "\\fR = " (v == "" ? "(empty)" : "\\fI" esc(v) "\\fR") "\n"
 	keys++
 	next

@@ -190,6 +190,25 @@ async function checkErrors(page, drive) {
   await page.waitForFunction(() => !document.querySelector('#errors tr[data-count="99"]'), null, { timeout: 10000 });
 }
 
+// The drives' notes (GET /devices "notes": the demo 980 PRO's Sensor 2 reads
+// above WCTEMP while the composite is cool) show on the card, as information,
+// and never make the drive unhealthy; a drive without notes shows none.
+async function checkSensorNotes(page, devices) {
+  const noted = devices.filter((d) => (d.notes || []).length);
+  if (!noted.some((d) => /980 PRO/.test(d.model) && d.notes.some((n) => n.kind === "sensor_over_wctemp" && n.sensor === 2)))
+    fail("the demo 980 PRO has no Sensor 2 note in GET /devices: " + JSON.stringify(devices.map((d) => d.notes)));
+  for (const d of devices) {
+    const got = await page.evaluate((id) => [...document.querySelectorAll(`.card[data-device="${id}"] .notes li`)]
+      .map((li) => ({ kind: li.dataset.kind, sensor: Number(li.dataset.sensor), text: li.textContent })), d.id);
+    const want = d.notes || [];
+    if (got.length !== want.length || got.some((g, i) => g.kind !== want[i].kind || g.sensor !== want[i].sensor || !g.text.includes(want[i].message)))
+      fail(`card of device ${d.id}: notes ${JSON.stringify(got)}, the API has ${JSON.stringify(want)}`);
+  }
+  const s2 = noted.find((d) => /980 PRO/.test(d.model));
+  const badge = await page.textContent(`.card[data-device="${s2.id}"] .badge:not(.demo)`);
+  if (badge !== "ok") fail("a sensor note made the 980 PRO " + badge + ", it is information only");
+}
+
 async function main() {
   const { page, errors, expected, close } = await launch(1400, 900);
 
@@ -210,6 +229,7 @@ async function main() {
   if (!/400 TB rated/.test(hotText)) fail("950 PRO card does not show its 400 TB rating: " + hotText);
   const probedText = await page.textContent(`.card[data-device="${probed}"]`);
   if (!/Last probe\s*sustained-write/.test(probedText)) fail("the card does not show the last probe: " + probedText);
+  await checkSensorNotes(page, devices);
   // A few drives: cards by default (overview-*.png); the demo marks follow the API.
   if (await page.getAttribute("#view", "data-layout") !== (devices.length > 8 ? "table" : "cards"))
     fail("default layout for " + devices.length + " drives: " + await page.getAttribute("#view", "data-layout"));
@@ -264,6 +284,13 @@ async function main() {
   }));
   if (probe.runs !== 2 || probe.points < 3 || !/cliff/.test(probe.events))
     fail("probe charts: " + JSON.stringify(probe));
+  // The 980 PRO's page: its Sensor 2 note right under the verdict.
+  const pageNotes = await page.evaluate(() => {
+    const n = document.querySelector("#view > div > .notes");
+    return n && { text: n.textContent, afterVerdict: n.previousElementSibling && n.previousElementSibling.id === "verdict" };
+  });
+  if (!pageNotes || !pageNotes.afterVerdict || !/Sensor 2 reads \d+ °C, above WCTEMP \d+ °C, while the composite is \d+ °C/.test(pageNotes.text))
+    fail("drive page notes: " + JSON.stringify(pageNotes));
   await page.screenshot({ path: path.join(out, "drive-probes-light.png"), fullPage: true });
 
   // Run a probe from the page. The token is asked once (a prompt); a refusal

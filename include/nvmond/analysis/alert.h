@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "nvmond/dev/smart.h"
+#include "nvmond/analysis/sensors.h"
 #include "nvmond/analysis/throttle.h"
 
 /*
@@ -15,8 +16,8 @@
  */
 enum alert_rule {
 	ALERT_THROTTLING,	/* light or heavy throttling (T1/T2 counters) */
-	ALERT_TEMP_WARNING,	/* hottest sensor at WCTEMP (- margin) */
-	ALERT_TEMP_CRITICAL,	/* hottest sensor at CCTEMP (- margin) */
+	ALERT_TEMP_WARNING,	/* composite at WCTEMP (- margin) */
+	ALERT_TEMP_CRITICAL,	/* composite at CCTEMP (- margin) */
 	ALERT_CRIT_TEMPERATURE, /* bit 1 (transient, not failed) not covered by a temperature alert */
 	ALERT_CRIT_FAILED,	/* any other critical warning bit: the drive is failed */
 	ALERT_SPARE,		/* available spare below its threshold */
@@ -36,6 +37,9 @@ enum alert_rule {
 	 * alert_conditions() leaves them unknown. */
 	ALERT_LINK_DEGRADED,	/* the PCIe link runs slower or narrower than the drive supports */
 	ALERT_FIRMWARE_CHANGED, /* the running firmware revision changed (info, for a day) */
+	/* a plausible sensor 1-8 at its limit, where the operator asked for sensor
+	 * alerts (sensor_alerts, sensor_limit_N): see sensors.h */
+	ALERT_SENSOR_TEMP,
 	_ALERT_RULE_MAX,
 };
 
@@ -78,6 +82,9 @@ struct alert_input {
 	int64_t io_error_ms;
 	const char *io_error_desc;
 	int64_t now_ms;
+	/* The sensors 1-8 judged on this sample (sensors_judge()); NULL = not judged,
+	 * the sensor rule stays unknown. */
+	const struct sensors_verdict *sensors;
 };
 
 /* io_errors stays active this long after the newest media / io entry was read. */

@@ -19,8 +19,8 @@ enum throttle_kind {
 	THROTTLE_WARN_TIME,   /* warning composite temperature time rose */
 	THROTTLE_CRIT_TIME,   /* critical composite temperature time rose */
 	THROTTLE_CRIT_BIT,    /* critical warning bit 1 (temperature) set */
-	THROTTLE_OVER_WCTEMP, /* hottest sensor at or above WCTEMP - warning margin */
-	THROTTLE_OVER_CCTEMP, /* hottest sensor at or above CCTEMP - critical margin */
+	THROTTLE_OVER_WCTEMP, /* composite at or above WCTEMP - warning margin */
+	THROTTLE_OVER_CCTEMP, /* composite at or above CCTEMP - critical margin */
 	_THROTTLE_KIND_MAX,
 };
 
@@ -45,9 +45,12 @@ struct throttle_event {
 	int64_t last_rise_ms; /* last sample that showed it (counter rose / condition held) */
 	uint64_t duration_s;  /* counter kinds: from the counters; others: end - start */
 	uint32_t transitions; /* T1/T2: transitions counted */
-	uint16_t peak_k;      /* hottest temperature seen while open; 0 = none reported */
-	bool late;	      /* (partly) happened while no sample was taken */
-	bool counter_reset;   /* a counter went backwards (power cycle, reset) */
+	/* Highest temperature seen while open: the composite for over_wctemp /
+	 * over_cctemp, the hottest of composite and sensors for the others;
+	 * 0 = none reported. */
+	uint16_t peak_k;
+	bool late;	    /* (partly) happened while no sample was taken */
+	bool counter_reset; /* a counter went backwards (power cycle, reset) */
 };
 
 /* One device's detector state; zero-initialise it, or restore it after a restart. */

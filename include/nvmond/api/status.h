@@ -7,6 +7,7 @@
 
 #include <jansson.h>
 
+#include "nvmond/core/cfg.h"
 #include "nvmond/dev/dev.h"
 
 /* What `nvmond status` says when it may not send admin commands. */
@@ -18,11 +19,13 @@
 /**
  * status_collect() - Scan @b and read every controller's health log once: a
  * sleeping drive is not woken, and without permission for admin commands the
- * temperatures come from hwmon (then "hint" says how to grant it).
+ * temperatures come from hwmon (then "hint" says how to grant it). Its sensors
+ * are judged as @c says (NULL: the built-in defaults), from this one sample.
  * Return: 0 with *ret = {"devices": [...], "hint"?: "..."} (new reference), or
  * negative errno with @err filled.
  */
-int status_collect(struct dev_backend *b, int64_t now_ms, json_t **ret, char *err, size_t errlen);
+int status_collect(struct dev_backend *b, const struct cfg *c, int64_t now_ms, json_t **ret,
+		   char *err, size_t errlen);
 
 /**
  * status_print_table() - The human table of `nvmond status`.

@@ -48,6 +48,10 @@ struct cfg_device {
 	/* alerts: this drive's margins below WCTEMP / CCTEMP, °C ([alerts] ones if unset) */
 	uint32_t alert_warning_margin_c;
 	uint32_t alert_critical_margin_c;
+	/* temperature sensors 1-8: alerts only when asked ([alerts] sensor_alerts if unset) */
+	int sensor_alerts; /* 1: a sensor alerts at its limit (drive's, else WCTEMP) */
+	uint32_t
+		sensor_limit_c[8]; /* sensor_limit_N, °C; 0 = none (alerts without sensor_alerts) */
 };
 
 struct cfg {
@@ -83,6 +87,7 @@ struct cfg {
 	int alert_io_errors;		  /* media / io entries in the error log */
 	int alert_link_degraded;	  /* the PCIe link runs below what the drive supports */
 	int alert_firmware_changed;	  /* the running firmware revision changed */
+	int alert_sensor_alerts;	  /* default of [device] sensor_alerts */
 	uint32_t alert_warning_margin_c;  /* fire this many °C below WCTEMP */
 	uint32_t alert_critical_margin_c; /* and below CCTEMP */
 	uint32_t alert_hysteresis_c;

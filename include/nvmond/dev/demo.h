@@ -41,6 +41,9 @@ struct dev_demo_drive {
 	int heavy_every;       /* 0 = never */
 	double tmt1_c, tmt2_c; /* thermal management thresholds (0 = no throttling) */
 	double sensor_off_c[2];
+	uint16_t sensor2_stuck_k; /* Sensor 2 reads this, always; 0 = it follows the drive */
+	/* Get Features 04h over-temperature thresholds of sensors 1-2 (0 or FFFFh = unset) */
+	uint16_t sensor_limit_k[2];
 	uint32_t power_cycles0, unsafe_shutdowns, err_log_entries;
 	struct dev_demo_perf perf;
 };

@@ -102,6 +102,13 @@ struct dev_backend_ops {
 	int (*read_hwmon)(void *ctx, const char *name, int64_t now_ms,
 			  struct nvme_hwmon_temps *ret);
 	void (*configure)(void *ctx, const struct dev_opts *o);
+	/*
+	 * Optional. The over-temperature threshold of each sensor in @sensors
+	 * (bit N-1 = sensor N): Get Features 04h, THSEL 0, TMPSEL N, in Kelvin as
+	 * the drive answers (0 or FFFFh = none); sensors not asked stay 0.
+	 */
+	int (*read_sensor_limits)(void *ctx, const char *name, const struct dev_ident *who,
+				  uint8_t sensors, uint16_t ret_k[SMART_NUM_SENSORS]);
 };
 
 struct dev_backend {
@@ -183,6 +190,16 @@ void dev_configure(struct dev_backend *b, const struct dev_opts *o);
  * not send admin commands: -EACCES or -EPERM.
  */
 bool dev_no_permission(int err);
+
+/**
+ * dev_read_sensor_limits() - See &dev_backend_ops.read_sensor_limits. Ask only
+ * for sensors the health log reports: a drive may log an error for a
+ * threshold of a sensor it does not have.
+ * Return: 0; -EOPNOTSUPP when the backend cannot; -ESTALE / -ENODEV as
+ * dev_read_smart(); or negative errno.
+ */
+int dev_read_sensor_limits(struct dev_backend *b, const char *name, const struct dev_ident *who,
+			   uint8_t sensors, uint16_t ret_k[SMART_NUM_SENSORS]);
 
 /**
  * dev_key() - The stable identity of a controller: "model/serial".

@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "nvmond/analysis/errclass.h"
+#include "nvmond/analysis/sensors.h"
 #include "nvmond/dev/dev.h"
 #include "nvmond/dev/sample.h"
 
@@ -26,6 +27,15 @@ struct fleet_facts {
 	int64_t firmware_changed_ms;	      /* when nvmond saw that change; 0 none */
 };
 
+/* The sensors 1-8 of the latest sample, judged (monitor/temps.h). */
+struct fleet_temps {
+	bool judged; /* false: no verdict yet (no sample since start) */
+	/* The drive's over-temperature threshold of each sensor (Get Features
+	 * 04h), in K; 0 or FFFFh = none. */
+	uint16_t drive_limit_k[SMART_NUM_SENSORS];
+	struct sensors_verdict v;
+};
+
 struct fleet_device {
 	struct device_row row; /* identity, as stored */
 	bool has_sample;
@@ -33,6 +43,7 @@ struct fleet_device {
 	bool errors_read;		/* the error log has been read (errors[] is known) */
 	uint64_t errors[_ERRCLASS_MAX]; /* error log entries stored, by class */
 	struct fleet_facts facts;
+	struct fleet_temps temps;
 };
 
 struct fleet;
@@ -57,6 +68,12 @@ int fleet_put_sample(struct fleet *f, const struct sample *s);
 
 /** fleet_put_errors() - The stored error log entries of @id by class. Return: 0 or -ENOENT. */
 int fleet_put_errors(struct fleet *f, int64_t id, const uint64_t counts[_ERRCLASS_MAX]);
+
+/**
+ * fleet_put_judged() - Make @s the latest of its device, with @t the verdict on
+ * its sensors, both at once. Return: 0 or -ENOENT.
+ */
+int fleet_put_judged(struct fleet *f, const struct sample *s, const struct fleet_temps *t);
 
 /**
  * fleet_snapshot() - Copy every device (by id). *ret is malloc()ed, free() it.

@@ -471,6 +471,203 @@ Test(alert_rules, readme_alert_table)
 }
 
 /*
+ * Temperatures judged as the spec defines them, through the detector, the
+ * sensor judge and the rules, as the daemon runs them on each sample. Rules:
+ * NVMe Base 2.0, WCTEMP/CCTEMP are thresholds for the Composite Temperature,
+ * so temperature_warning / _critical follow the composite only; a sensor over
+ * WCTEMP alerts (sensor_temperature) only when the operator asked
+ * (sensor_alerts, sensor_limit_N) and never when it is implausible.
+ */
+Test(alert_rules, temperatures_judged_by_the_spec)
+{
+	const struct {
+		const char *rule;
+		uint16_t wc, cc;	    /* K */
+		uint16_t comp[4], sens2[4]; /* K, one per sample, an hour apart (0: stop) */
+		bool sensor_alerts;
+		uint16_t config_k, drive_k; /* sensor 2's limits; 0 = none */
+		bool temp_warning, sensor_temp;
+	} t[] = {
+		{"NVMe Base 2.0, WCTEMP/CCTEMP are thresholds for the Composite Temperature: the "
+		 "stuck-sensor drive (Sensor 2 at 81.8 °C, WCTEMP 74.8 °C, composite 33.9 °C) "
+		 "raises no alert by default",
+		 348,
+		 353,
+		 {307, 307},
+		 {355, 355},
+		 false,
+		 0,
+		 0xffff,
+		 false,
+		 false},
+		{"NVMe Base 2.0, WCTEMP/CCTEMP are thresholds for the Composite Temperature: the "
+		 "same "
+		 "drive over 6 h with the composite moving: still no alert, the sensor is stuck",
+		 348,
+		 353,
+		 {305, 312, 309, 307},
+		 {355, 355, 355, 355},
+		 false,
+		 0,
+		 0xffff,
+		 false,
+		 false},
+		{"sensor_alerts = yes: a plausible sensor over WCTEMP (its limit, FFFFh is none) "
+		 "fires sensor_temperature, not temperature_warning",
+		 348,
+		 353,
+		 {307, 307},
+		 {355, 355},
+		 true,
+		 0,
+		 0xffff,
+		 false,
+		 true},
+		{"sensor_alerts = yes: a stuck sensor (unchanged 6 h, composite moved 7 °C) is "
+		 "implausible and never alerts",
+		 348,
+		 353,
+		 {305, 312, 0, 307},
+		 {355, 355, 355, 355},
+		 true,
+		 0,
+		 0xffff,
+		 false,
+		 false},
+		{"sensor_limit_2 = 85 °C alerts without sensor_alerts, at 85 °C (inclusive)",
+		 343,
+		 373,
+		 {310, 310},
+		 {357, 358},
+		 false,
+		 358,
+		 0,
+		 false,
+		 true},
+		{"sensor_limit_2 = 85 °C: 84 °C is below it, no alert (WCTEMP does not count)",
+		 343,
+		 373,
+		 {310, 310},
+		 {357, 357},
+		 false,
+		 358,
+		 0,
+		 false,
+		 false},
+		{"sensor_alerts = yes: the drive's own threshold (Get Features 04h) is the limit, "
+		 "not WCTEMP: 360 K is below 363 K",
+		 343,
+		 373,
+		 {310, 310},
+		 {360, 360},
+		 true,
+		 0,
+		 363,
+		 false,
+		 false},
+		{"a sensor beyond CCTEMP + 15 °C while the composite is below WCTEMP is "
+		 "implausible: "
+		 "no alert even with a limit",
+		 343,
+		 353,
+		 {310},
+		 {368},
+		 true,
+		 350,
+		 0,
+		 false,
+		 false},
+		{"NVMe Base 2.0, WCTEMP/CCTEMP are thresholds for the Composite Temperature: the "
+		 "composite at WCTEMP fires temperature_warning; the cooler sensor does not alert",
+		 343,
+		 373,
+		 {343},
+		 {330},
+		 true,
+		 0,
+		 0,
+		 true,
+		 false},
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct alert_cfg c = all_on();
+		struct alert_cond r[_ALERT_RULE_MAX];
+		struct throttle_state th = {0};
+		struct throttle_cfg tc = {.wctemp_k = t[i].wc,
+					  .cctemp_k = t[i].cc,
+					  .hysteresis_c = 2,
+					  .gap_ms = 30000,
+					  .settle_ms = 20000,
+					  .settle_min_ms = 130000};
+		struct sensor_hist hist[SMART_NUM_SENSORS] = {0};
+		struct sensors_cfg sc = {.sensor_alerts = t[i].sensor_alerts};
+		struct sensors_verdict v;
+		struct smart_log s = healthy();
+
+		sc.config_limit_k[1] = t[i].config_k;
+		sc.drive_limit_k[1] = t[i].drive_k;
+		for (int k = 0; k < 4 && t[i].sens2[k]; k++) {
+			struct throttle_update up[THROTTLE_MAX_UPDATES];
+			int64_t now = 1764460800000LL + k * 2 * 3600 * 1000LL;
+
+			s.temperature_k = t[i].comp[k];
+			s.temp_sensor_k[1] = t[i].sens2[k];
+			(void)throttle_feed(&th, &tc, &s, now, up);
+			struct sensors_in sin = sensors_in_of(&s, t[i].wc, t[i].cc);
+			sensors_judge(hist, &sin, &sc, now, &v);
+		}
+		struct alert_input in = {.cur = &s,
+					 .throttle_open = th.open,
+					 .throttle_ev = th.ev,
+					 .wctemp_k = t[i].wc,
+					 .cctemp_k = t[i].cc,
+					 .sensors = &v};
+		alert_conditions(&c, &in, r);
+		cr_expect(r[ALERT_SENSOR_TEMP].known, "%s: known", t[i].rule);
+		cr_expect_eq(r[ALERT_TEMP_WARNING].active, t[i].temp_warning,
+			     "%s: temperature_warning", t[i].rule);
+		cr_expect_not(r[ALERT_TEMP_CRITICAL].active, "%s: temperature_critical", t[i].rule);
+		cr_expect_eq(r[ALERT_SENSOR_TEMP].active, t[i].sensor_temp,
+			     "%s: sensor_temperature (%s)", t[i].rule,
+			     r[ALERT_SENSOR_TEMP].message);
+		if (t[i].sensor_temp)
+			cr_expect_eq(r[ALERT_SENSOR_TEMP].severity, ALERT_SEV_WARNING, "%s",
+				     t[i].rule);
+	}
+}
+
+/* Without a sensor verdict the rule knows nothing; turned off, it resolves. */
+Test(alert_rules, sensor_rule_unknown_without_a_verdict_off_with_the_rule)
+{
+	struct alert_cfg c = all_on();
+	struct alert_cond r[_ALERT_RULE_MAX];
+	struct smart_log s = healthy();
+	struct sensors_verdict v = {0};
+
+	conds_for(&c, &s, NULL, NULL, r);
+	cr_assert_not(r[ALERT_SENSOR_TEMP].known);
+	s.temp_sensor_k[3] = 360;
+	v.sensor[3] = (struct sensor_verdict){.reported = true,
+					      .may_alert = true,
+					      .limit_src = SENSOR_LIMIT_CONFIG,
+					      .limit_k = 350,
+					      .over_limit = true};
+	static const bool none[_THROTTLE_KIND_MAX];
+	static const struct throttle_event ev[_THROTTLE_KIND_MAX];
+	struct alert_input in = {
+		.cur = &s, .throttle_open = none, .throttle_ev = ev, .sensors = &v};
+	alert_conditions(&c, &in, r);
+	cr_assert(r[ALERT_SENSOR_TEMP].active);
+	cr_assert(strstr(r[ALERT_SENSOR_TEMP].message, "sensor 4 at 87 °C"), "%s",
+		  r[ALERT_SENSOR_TEMP].message);
+	c.rule_on[ALERT_SENSOR_TEMP] = false;
+	alert_conditions(&c, &in, r);
+	cr_assert(r[ALERT_SENSOR_TEMP].known);
+	cr_assert_not(r[ALERT_SENSOR_TEMP].active);
+}
+
+/*
  * README Alerts: "A rule that fires again on the same drive within cooldown of
  * its last notification is recorded but not notified" — the last notification
  * may be the resolved one at the end of a long episode, not its start.

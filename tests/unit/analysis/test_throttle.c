@@ -250,10 +250,96 @@ Test(throttle, short_poll_without_a_gap_is_not_late)
 	cr_assert_not(r.ev[0].late);
 }
 
-Test(throttle, hot_sensor_with_cool_composite_crosses_wctemp)
+/*
+ * WCTEMP and CCTEMP are thresholds of the Composite Temperature (NVMe Base 2.0,
+ * Figure 275): over_wctemp / over_cctemp follow the composite only, whatever
+ * sensors 1-8 say (sensors.c judges those). One case per rule: the trace and
+ * how many temperature events (over_wctemp, over_cctemp) must come out.
+ */
+Test(throttle, wctemp_and_cctemp_judge_the_composite_only)
+{
+	const struct {
+		const char *rule;
+		int wc, cc;
+		struct row rows[6];
+		size_t n;
+		size_t n_wc, n_cc;
+		int peak_c; /* of the first over_wctemp event */
+	} t[] = {
+		{"NVMe Base 2.0, WCTEMP/CCTEMP are thresholds for the Composite Temperature: "
+		 "sensor 1 "
+		 "at 71-73 °C over WCTEMP 70 °C with the composite at 50 °C is no event",
+		 70,
+		 80,
+		 {{0, 50, 60},
+		  {10, 50, 71},
+		  {20, 50, 73},
+		  {30, 50, 69},
+		  {40, 50, 67},
+		  {50, 50, 60}},
+		 6,
+		 0,
+		 0},
+		{"NVMe Base 2.0, WCTEMP/CCTEMP are thresholds for the Composite Temperature: a "
+		 "sensor "
+		 "over CCTEMP (85 °C > 80 °C) with a cool composite is no event either",
+		 70,
+		 80,
+		 {{0, 50, 85}, {10, 50, 86}},
+		 2,
+		 0,
+		 0},
+		{"NVMe Base 2.0, WCTEMP/CCTEMP are thresholds for the Composite Temperature: the "
+		 "stuck-sensor drive (Sensor 1 here at 81.8 °C = 355 K, WCTEMP 74.8 °C = 348 K, "
+		 "composite 33.9 °C) never opens over_wctemp",
+		 75,
+		 80,
+		 {{0, 34, 82}, {3600, 38, 82}, {7200, 40, 82}, {21600, 34, 82}},
+		 4,
+		 0,
+		 0},
+		{"NVMe Base 2.0, WCTEMP/CCTEMP are thresholds for the Composite Temperature: the "
+		 "composite at WCTEMP opens over_wctemp, its peak is the composite (71 °C), not "
+		 "the "
+		 "hotter sensor (75 °C)",
+		 70,
+		 80,
+		 {{0, 60, 64}, {10, 70, 74}, {20, 71, 75}, {30, 60, 64}},
+		 4,
+		 1,
+		 0,
+		 71},
+		{"NVMe Base 2.0, WCTEMP/CCTEMP are thresholds for the Composite Temperature: the "
+		 "composite at CCTEMP opens over_cctemp (and over_wctemp), a cooler sensor changes "
+		 "nothing",
+		 70,
+		 80,
+		 {{0, 60, 0}, {10, 80, 40}, {20, 60, 40}},
+		 3,
+		 1,
+		 1,
+		 80},
+	};
+
+	for (size_t i = 0; i < N(t); i++) {
+		struct throttle_cfg c = cfg_for(t[i].wc, t[i].cc);
+		struct result r;
+
+		run_fresh(&c, t[i].rows, t[i].n, &r);
+		cr_expect_eq(count_kind(&r, THROTTLE_OVER_WCTEMP), t[i].n_wc, "%s: over_wctemp %zu",
+			     t[i].rule, count_kind(&r, THROTTLE_OVER_WCTEMP));
+		cr_expect_eq(count_kind(&r, THROTTLE_OVER_CCTEMP), t[i].n_cc, "%s: over_cctemp %zu",
+			     t[i].rule, count_kind(&r, THROTTLE_OVER_CCTEMP));
+		if (t[i].n_wc)
+			cr_expect_eq(first_of(&r, THROTTLE_OVER_WCTEMP)->peak_k, K(t[i].peak_c),
+				     "%s: peak", t[i].rule);
+	}
+}
+
+Test(throttle, hot_composite_crosses_wctemp_with_hysteresis)
 {
 	static const struct row rows[] = {
-		{0, 50, 60}, {10, 50, 71}, {20, 50, 73}, {30, 50, 69}, {40, 50, 67}, {50, 50, 60},
+		{0, 60, 50}, {10, 71, 50}, {20, 73, 50}, {30, 69, 50}, {40, 67, 50}, {50, 60, 50},
 	};
 	struct throttle_cfg c = cfg_for(70, 80);
 	struct result r;

@@ -368,3 +368,73 @@ Test(render, device_facts)
 	cr_expect(json_is_false(json_object_get(o, "asleep")));
 	json_decref(o);
 }
+
+/*
+ * The sensors judged, on the device: the stuck-sensor drive (WCTEMP 74.8 °C,
+ * Sensor 2 at 81.8 °C) shows a note and, stuck for 6 h, the implausible flag
+ * with its reason; the drive's own threshold is shown even where the sensor
+ * does not alert.
+ */
+Test(render, fleet_device_sensors_and_notes)
+{
+	struct fleet_device d = {.row = row_fixture(), .has_sample = true};
+	json_t *o;
+
+	d.row.wctemp_k = 348;
+	d.row.cctemp_k = 353;
+	d.last = (struct sample){.device_id = 2, .ts_ms = 5000, .smart = smart_fixture()};
+	d.last.smart.temperature_k = 307;
+	memset(d.last.smart.temp_sensor_k, 0, sizeof(d.last.smart.temp_sensor_k));
+	d.last.smart.temp_sensor_k[0] = 310;
+	d.last.smart.temp_sensor_k[1] = 355;
+
+	o = render_fleet_device(&d);
+	expect_json(json_incref(json_object_get(o, "sensors")), "[]");
+	expect_json(json_incref(json_object_get(o, "notes")), "[]");
+	json_decref(o);
+
+	d.temps.judged = true;
+	d.temps.drive_limit_k[0] = 353;
+	d.temps.drive_limit_k[1] = 0xffff;
+	d.temps.v.sensor[0] = (struct sensor_verdict){.reported = true};
+	d.temps.v.sensor[1] = (struct sensor_verdict){
+		.reported = true, .note = true, .implausible = SENSOR_STUCK};
+	o = render_fleet_device(&d);
+	expect_json(json_incref(json_object_get(o, "sensors")),
+		    "[{\"alerts\":false,\"drive_limit_c\":80,\"implausible\":false,"
+		    "\"implausible_reason\":null,\"limit_c\":80,\"limit_source\":\"drive\","
+		    "\"over_limit\":false,\"over_wctemp\":false,\"sensor\":1,\"temperature_c\":37,"
+		    "\"temperature_k\":310},"
+		    "{\"alerts\":false,\"drive_limit_c\":null,\"implausible\":true,"
+		    "\"implausible_reason\":\"stuck\",\"limit_c\":null,\"limit_source\":null,"
+		    "\"over_limit\":false,\"over_wctemp\":true,\"sensor\":2,\"temperature_c\":82,"
+		    "\"temperature_k\":355}]");
+	json_t *notes = json_object_get(o, "notes");
+	cr_assert_eq(json_array_size(notes), 2);
+	cr_expect_str_eq(json_string_value(json_object_get(json_array_get(notes, 0), "kind")),
+			 "sensor_over_wctemp");
+	cr_expect(strstr(json_string_value(json_object_get(json_array_get(notes, 0), "message")),
+			 "Sensor 2 reads 82 °C, above WCTEMP 75 °C, while the composite is 34 °C"));
+	cr_expect(strstr(json_string_value(json_object_get(json_array_get(notes, 0), "message")),
+			 "a note, not an alert"));
+	cr_expect_str_eq(json_string_value(json_object_get(json_array_get(notes, 1), "kind")),
+			 "sensor_implausible");
+	cr_expect_eq(json_integer_value(json_object_get(json_array_get(notes, 1), "sensor")), 2);
+	json_decref(o);
+
+	/* Asked for (sensor_alerts): the limit that alerts, and it is plausible. */
+	d.temps.v.sensor[1] = (struct sensor_verdict){.reported = true,
+						      .note = true,
+						      .may_alert = true,
+						      .limit_src = SENSOR_LIMIT_WCTEMP,
+						      .limit_k = 348,
+						      .over_limit = true};
+	o = render_fleet_device(&d);
+	json_t *s2 = json_array_get(json_object_get(o, "sensors"), 1);
+	cr_expect_eq(json_integer_value(json_object_get(s2, "limit_c")), 75);
+	cr_expect_str_eq(json_string_value(json_object_get(s2, "limit_source")), "wctemp");
+	cr_expect(json_is_true(json_object_get(s2, "alerts")));
+	cr_expect(json_is_true(json_object_get(s2, "over_limit")));
+	cr_expect_eq(json_array_size(json_object_get(o, "notes")), 1);
+	json_decref(o);
+}

@@ -801,6 +801,40 @@ Test(cfg, device_margins_fall_back_to_the_alerts_section)
 			  "2: warning_margin: 51 is out of range (0 .. 50)");
 }
 
+/* Sensor alerts: off by default, [alerts] sensor_alerts for every drive, a
+ * drive's own setting wins; sensor_limit_N in °C per drive, 0 = none. */
+Test(cfg, sensor_alerts_and_limits)
+{
+	const char *path = write_conf("[alerts]\n"
+				      "sensor_alerts = yes\n"
+				      "[device \"CT1000E100SSD8\"]\n"
+				      "sensor_alerts = no\n"
+				      "[device \"S5GXNF0R000001\"]\n"
+				      "sensor_limit_2 = 85\n"
+				      "sensor_limit_8 = 200\n");
+	struct cfg c = load_ok(path), def;
+	struct cfg_device d;
+
+	cfg_defaults(&def);
+	cfg_device_for(&def, "Any", "X", &d);
+	cr_expect_eq(d.sensor_alerts, 0, "off by default");
+	for (int i = 0; i < 8; i++)
+		cr_expect_eq(d.sensor_limit_c[i], 0);
+	cfg_device_for(&c, "CT1000E100SSD8", "X", &d);
+	cr_expect_eq(d.sensor_alerts, 0, "the drive's own setting wins over [alerts]");
+	cfg_device_for(&c, "Samsung SSD 980 PRO 1TB", "S5GXNF0R000001", &d);
+	cr_expect_eq(d.sensor_alerts, 1, "[alerts] sensor_alerts");
+	cr_expect_eq(d.sensor_limit_c[1], 85);
+	cr_expect_eq(d.sensor_limit_c[7], 200);
+	cr_expect_eq(d.sensor_limit_c[0], 0);
+	expect_load_error("[device \"X\"]\nsensor_limit_3 = 201\n",
+			  "2: sensor_limit_3: 201 is out of range (0 .. 200)");
+	expect_load_error("[device \"X\"]\nsensor_limit_9 = 80\n",
+			  "2: unknown key 'sensor_limit_9' in section [device \"X\"]");
+	expect_load_error("[alerts]\nsensor_alerts = maybe\n",
+			  "2: sensor_alerts: invalid value 'maybe' (use yes or no)");
+}
+
 Test(cfg, device_section_errors)
 {
 	expect_load_error("[device \"X\"]\nrated_tbw = lots\n",

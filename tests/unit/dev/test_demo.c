@@ -165,3 +165,25 @@ Test(demo, error_log_agrees_with_the_count)
 	cr_expect_eq(dev_read_errlog(b, "demo0", NULL, T0, 0, false, page), -EINVAL);
 	cr_expect_eq(dev_read_errlog(b, "nvme0", NULL, T0, 1, false, page), -ENODEV);
 }
+
+/* The cool 980 PRO shows a Sensor 2 stuck above its WCTEMP (355 K) while its
+ * composite stays far below; the drives answer Get Features 04h per sensor. */
+Test(demo, stuck_sensor_above_wctemp_and_sensor_thresholds)
+{
+	uint16_t k[SMART_NUM_SENSORS];
+
+	for (int64_t t = 0; t < 7200; t += 97) {
+		struct smart_log s = read_at("demo1", T0 + t * 1000);
+		cr_assert_eq(s.temp_sensor_k[1], 357, "stuck at 83.85 °C");
+		cr_assert_lt(s.temperature_k, 355 - 30, "composite well below WCTEMP");
+	}
+	cr_assert_eq(dev_read_sensor_limits(b, "demo1", NULL, 0x3, k), 0);
+	cr_expect_eq(k[0], 0xffff);
+	cr_expect_eq(k[1], 0xffff);
+	cr_assert_eq(dev_read_sensor_limits(b, "demo0", NULL, 0x1, k), 0);
+	cr_expect_eq(k[0], 353, "sensor 1's own threshold: 80 °C");
+	cr_expect_eq(k[1], 0, "not asked");
+	struct dev_ident who = {.model = "", .serial = "DEMO980PRO00002"};
+	cr_expect_eq(dev_read_sensor_limits(b, "demo0", &who, 0x1, k), -ESTALE);
+	cr_expect_eq(dev_read_sensor_limits(b, "nvme9", NULL, 0x1, k), -ENODEV);
+}

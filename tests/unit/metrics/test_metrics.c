@@ -148,6 +148,34 @@ Test(metrics, values_units_and_labels)
 	free(t);
 }
 
+/* Sensors judged: a note and an implausible flag per reported sensor, 0 or 1;
+ * nothing before the first judged sample. */
+Test(metrics, sensor_flags)
+{
+	struct metrics_device devs[2];
+	two_devices(devs);
+	char *t = render(devs, 2);
+
+	cr_expect_null(strstr(t, "nvmond_sensor_implausible{"), "not judged: no lines");
+	free(t);
+	devs[0].fd.temps.judged = true;
+	devs[0].fd.temps.v.sensor[0] = (struct sensor_verdict){.reported = true, .note = true};
+	devs[0].fd.temps.v.sensor[2] =
+		(struct sensor_verdict){.reported = true, .implausible = SENSOR_STUCK};
+	t = render(devs, 2);
+	static const char *const want[] = {
+		"nvmond_sensor_over_wctemp{" L0 ",sensor=\"1\"} 1",
+		"nvmond_sensor_over_wctemp{" L0 ",sensor=\"3\"} 0",
+		"nvmond_sensor_implausible{" L0 ",sensor=\"1\"} 0",
+		"nvmond_sensor_implausible{" L0 ",sensor=\"3\"} 1",
+		"# TYPE nvmond_sensor_implausible gauge",
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		cr_expect(has_line(t, want[i]), "missing line: %s", want[i]);
+	cr_expect_null(strstr(t, "nvmond_sensor_implausible{" L0 ",sensor=\"2\""));
+	free(t);
+}
+
 /* Every family has HELP and TYPE exactly once, before its samples; every sample line parses. */
 Test(metrics, well_formed)
 {

@@ -739,9 +739,11 @@ int alert_svc_feed(struct alert_svc *a, const struct device_row *dev,
 
 int alert_svc_attach(struct alert_svc *a, struct poller *p)
 {
-	struct poller_listener l = {
-		.on_sample = on_sample, .on_online = on_online, .on_errors = on_errors,
-		.on_facts = on_facts, .ctx = a};
+	struct poller_listener l = {.on_sample = on_sample,
+				    .on_online = on_online,
+				    .on_errors = on_errors,
+				    .on_facts = on_facts,
+				    .ctx = a};
 
 	return poller_add_listener(p, &l);
 }

@@ -333,7 +333,6 @@ static void nvmond_configure(void *ctx, const struct dev_opts *o)
 	x->opts = *o;
 }
 
-
 /*
  * Get Features 04h (Temperature Threshold), current value, of each sensor in
  * @sensors: CDW11 bits 19:16 TMPSEL = the sensor, bits 21:20 THSEL = 0 (over

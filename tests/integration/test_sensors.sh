@@ -29,6 +29,7 @@ write_conf() { # write_conf [DEVICE-SECTION-LINES]
 database = $TMP/sensors.db
 poll_interval = 200ms
 demo = yes
+demo_history = no
 [alerts]
 resolve_after = 1s
 cooldown = 0

@@ -652,7 +652,7 @@ Test(cfg, load_on_top_of_existing)
 /* The shipped sample parses, and its commented-out values are the real defaults. */
 Test(cfg, shipped_sample)
 {
-	char text[8192], line[512];
+	char text[16384], line[512];
 	size_t used = 0;
 	struct cfg def, c;
 	int keys = 0;

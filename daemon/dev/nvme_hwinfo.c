@@ -13,44 +13,11 @@
 #include <unistd.h>
 
 #include "nvmond/dev/nvme_hwinfo.h"
-
-/* Read one sysfs attribute, without its newline. Return: 0 or negative errno. */
-static int read_attr(const char *dir, const char *attr, char *buf, size_t len)
-{
-	char path[PATH_MAX];
-	FILE *fp;
-	size_t n;
-	int r = 0;
-
-	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, attr) >= sizeof(path))
-		return -ENAMETOOLONG;
-	fp = fopen(path, "re");
-	if (!fp)
-		return -errno;
-	n = fread(buf, 1, len - 1, fp);
-	if (ferror(fp))
-		r = -EIO;
-	fclose(fp);
-	buf[n] = '\0';
-	while (n > 0 && buf[n - 1] == '\n')
-		buf[--n] = '\0';
-	return r;
-}
-
-/* "nvme<digits>": a controller. */
-static bool ctrl_name_ok(const char *s)
-{
-	if (strncmp(s, "nvme", 4) != 0 || !s[4] || strlen(s) > 16)
-		return false;
-	for (const char *p = s + 4; *p; p++)
-		if (*p < '0' || *p > '9')
-			return false;
-	return true;
-}
+#include "nvmond/dev/nvme_sysfs.h"
 
 static int ctrl_dir(const char *sysfs, const char *ctrl, char *ret, size_t len)
 {
-	if (!ctrl_name_ok(ctrl))
+	if (!nvme_sysfs_ctrl_name_ok(ctrl))
 		return -EINVAL;
 	if ((size_t)snprintf(ret, len, "%s/class/nvme/%s", sysfs, ctrl) >= len)
 		return -ENAMETOOLONG;
@@ -184,13 +151,13 @@ int nvme_hwinfo_link_read(const char *sysfs, const char *ctrl, struct nvme_pcie_
 	if (r < 0)
 		return r;
 	/* Each field on its own: a missing or odd file leaves that one unknown. */
-	if (read_attr(pci, "current_link_speed", buf, sizeof(buf)) == 0)
+	if (nvme_sysfs_read_attr(pci, "current_link_speed", buf, sizeof(buf)) == 0)
 		(void)nvme_pcie_speed_parse(buf, &l.cur_speed_dgts);
-	if (read_attr(pci, "current_link_width", buf, sizeof(buf)) == 0)
+	if (nvme_sysfs_read_attr(pci, "current_link_width", buf, sizeof(buf)) == 0)
 		(void)nvme_pcie_width_parse(buf, &l.cur_width);
-	if (read_attr(pci, "max_link_speed", buf, sizeof(buf)) == 0)
+	if (nvme_sysfs_read_attr(pci, "max_link_speed", buf, sizeof(buf)) == 0)
 		(void)nvme_pcie_speed_parse(buf, &l.max_speed_dgts);
-	if (read_attr(pci, "max_link_width", buf, sizeof(buf)) == 0)
+	if (nvme_sysfs_read_attr(pci, "max_link_width", buf, sizeof(buf)) == 0)
 		(void)nvme_pcie_width_parse(buf, &l.max_width);
 	*ret = l;
 	return 0;
@@ -230,7 +197,7 @@ int nvme_hwinfo_runtime_read(const char *sysfs, const char *ctrl, enum nvme_runt
 
 	if (r < 0)
 		return r;
-	r = read_attr(pci, "power/runtime_status", buf, sizeof(buf));
+	r = nvme_sysfs_read_attr(pci, "power/runtime_status", buf, sizeof(buf));
 	if (r < 0)
 		return r;
 	*ret = nvme_runtime_status_parse(buf);
@@ -277,7 +244,8 @@ static bool find_hwmon(const char *dir, char *ret, size_t len)
 		if ((size_t)snprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name) >= sizeof(sub))
 			continue;
 		/* No name file: trust the place; another driver's name: not ours. */
-		if (read_attr(sub, "name", name, sizeof(name)) == 0 && strcmp(name, "nvme") != 0)
+		if (nvme_sysfs_read_attr(sub, "name", name, sizeof(name)) == 0 &&
+		    strcmp(name, "nvme") != 0)
 			continue;
 		found = (size_t)snprintf(ret, len, "%s", sub) < len;
 	}
@@ -291,7 +259,7 @@ static bool read_mc(const char *dir, unsigned ch, const char *what, uint16_t *re
 	long long v;
 
 	snprintf(attr, sizeof(attr), "temp%u_%s", ch, what);
-	if (read_attr(dir, attr, buf, sizeof(buf)) < 0 || !buf[0])
+	if (nvme_sysfs_read_attr(dir, attr, buf, sizeof(buf)) < 0 || !buf[0])
 		return false;
 	errno = 0;
 	v = strtoll(buf, &end, 10);
@@ -332,8 +300,9 @@ int nvme_hwinfo_temps_read(const char *sysfs, const char *ctrl, struct nvme_hwmo
 		if (!read_mc(hw, ch, "input", &k))
 			continue;
 		snprintf(attr, sizeof(attr), "temp%u_label", ch);
-		slot = read_attr(hw, attr, label, sizeof(label)) == 0 ? nvme_hwmon_label_slot(label)
-								      : (int)ch - 1;
+		slot = nvme_sysfs_read_attr(hw, attr, label, sizeof(label)) == 0
+			       ? nvme_hwmon_label_slot(label)
+			       : (int)ch - 1;
 		if (slot == 0) {
 			t.composite_k = k;
 			(void)read_mc(hw, ch, "max", &t.wctemp_k);
@@ -362,15 +331,15 @@ int nvme_hwinfo_ident_read(const char *sysfs, const char *ctrl, struct nvme_hwin
 
 	if (r < 0)
 		return r;
-	r = read_attr(dir, "model", raw, sizeof(raw));
+	r = nvme_sysfs_read_attr(dir, "model", raw, sizeof(raw));
 	if (r < 0)
 		return r;
 	clean_into(id.model, sizeof(id.model), raw);
-	r = read_attr(dir, "serial", raw, sizeof(raw));
+	r = nvme_sysfs_read_attr(dir, "serial", raw, sizeof(raw));
 	if (r < 0)
 		return r;
 	clean_into(id.serial, sizeof(id.serial), raw);
-	if (read_attr(dir, "firmware_rev", raw, sizeof(raw)) == 0)
+	if (nvme_sysfs_read_attr(dir, "firmware_rev", raw, sizeof(raw)) == 0)
 		clean_into(id.firmware, sizeof(id.firmware), raw);
 	*ret = id;
 	return 0;

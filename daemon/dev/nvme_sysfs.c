@@ -15,12 +15,12 @@
 
 #include "nvmond/dev/nvme_sysfs.h"
 
-/* Read one sysfs attribute, without its newline. Return: 0 or negative errno. */
-static int read_attr(const char *dir, const char *attr, char *buf, size_t len)
+int nvme_sysfs_read_attr(const char *dir, const char *attr, char *buf, size_t len)
 {
 	char path[PATH_MAX];
 	FILE *fp;
 	size_t n;
+	int r = 0;
 
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, attr) >= sizeof(path))
 		return -ENAMETOOLONG;
@@ -28,15 +28,16 @@ static int read_attr(const char *dir, const char *attr, char *buf, size_t len)
 	if (!fp)
 		return -errno;
 	n = fread(buf, 1, len - 1, fp);
+	if (ferror(fp))
+		r = -EIO;
 	fclose(fp);
 	buf[n] = '\0';
 	while (n > 0 && buf[n - 1] == '\n')
 		buf[--n] = '\0';
-	return 0;
+	return r;
 }
 
-/* "nvme<digits>": a controller (not nvme-subsys, not a namespace). */
-static bool ctrl_name_ok(const char *s)
+bool nvme_sysfs_ctrl_name_ok(const char *s)
 {
 	if (strncmp(s, "nvme", 4) != 0 || !s[4] || strlen(s) >= NVME_SYSFS_NAME_MAX)
 		return false;
@@ -65,13 +66,13 @@ static int ctrl_from_dir(const char *dir, const char *name, struct nvme_sysfs_ct
 
 	*ret = (struct nvme_sysfs_ctrl){0};
 	snprintf(ret->name, sizeof(ret->name), "%s", name);
-	r = read_attr(dir, "serial", raw, sizeof(raw));
+	r = nvme_sysfs_read_attr(dir, "serial", raw, sizeof(raw));
 	if (r < 0)
 		return r;
 	n = strlen(raw);
 	idctl_str_clean(ret->serial, (const uint8_t *)raw,
 			n < sizeof(ret->serial) - 1 ? n : sizeof(ret->serial) - 1);
-	r = read_attr(dir, "model", raw, sizeof(raw));
+	r = nvme_sysfs_read_attr(dir, "model", raw, sizeof(raw));
 	if (r < 0)
 		return r;
 	n = strlen(raw);
@@ -84,7 +85,7 @@ int nvme_sysfs_ctrl_read(const char *sysfs, const char *name, struct nvme_sysfs_
 {
 	char dir[PATH_MAX];
 
-	if (!ctrl_name_ok(name))
+	if (!nvme_sysfs_ctrl_name_ok(name))
 		return -EINVAL;
 	snprintf(dir, sizeof(dir), "%s/class/nvme/%s", sysfs, name);
 	if (access(dir, F_OK) < 0)
@@ -101,7 +102,7 @@ int nvme_sysfs_ctrl_of_chardev(const char *sysfs, dev_t rdev, struct nvme_sysfs_
 		return errno == ENOENT ? -ENOENT : -errno;
 	/* .../nvme/nvme3: a controller of the nvme class, nothing else. */
 	base = strrchr(real, '/');
-	if (!base || !ctrl_name_ok(base + 1))
+	if (!base || !nvme_sysfs_ctrl_name_ok(base + 1))
 		return -ENOENT;
 	*base = '\0';
 	parent = strrchr(real, '/');
@@ -132,7 +133,8 @@ int nvme_sysfs_ctrl_find(const char *sysfs, const char *serial, const char *mode
 		return errno == ENOENT ? -ENODEV : -errno;
 	while ((de = readdir(d))) {
 		struct nvme_sysfs_ctrl c;
-		if (!ctrl_name_ok(de->d_name) || nvme_sysfs_ctrl_read(sysfs, de->d_name, &c) < 0)
+		if (!nvme_sysfs_ctrl_name_ok(de->d_name) ||
+		    nvme_sysfs_ctrl_read(sysfs, de->d_name, &c) < 0)
 			continue;
 		if (!nvme_sysfs_ident_eq(&c, serial, model))
 			continue;
@@ -150,7 +152,7 @@ static int read_devt(const char *dir, dev_t *ret)
 {
 	char buf[32];
 	unsigned maj, mnr;
-	int r = read_attr(dir, "dev", buf, sizeof(buf));
+	int r = nvme_sysfs_read_attr(dir, "dev", buf, sizeof(buf));
 
 	if (r < 0)
 		return r;
@@ -173,14 +175,14 @@ static int ns_from_dir(const char *dir, const char *name, struct nvme_sysfs_ns *
 	r = read_devt(dir, &ret->dev);
 	if (r < 0)
 		return r;
-	r = read_attr(dir, "nsid", buf, sizeof(buf));
+	r = nvme_sysfs_read_attr(dir, "nsid", buf, sizeof(buf));
 	if (r < 0)
 		return r;
 	nsid = strtoul(buf, &end, 10);
 	if (!buf[0] || *end || nsid == 0 || nsid > UINT32_MAX)
 		return -EIO;
 	ret->nsid = (uint32_t)nsid;
-	if (read_attr(dir, "wwid", ret->wwid, sizeof(ret->wwid)) < 0)
+	if (nvme_sysfs_read_attr(dir, "wwid", ret->wwid, sizeof(ret->wwid)) < 0)
 		ret->wwid[0] = '\0';
 	return 0;
 }
@@ -242,7 +244,7 @@ int nvme_sysfs_ns_list(const char *sysfs, const char *ctrl, struct nvme_sysfs_ns
 	char dir[PATH_MAX], sub[PATH_MAX];
 	size_t n = 0;
 
-	if (!ctrl_name_ok(ctrl))
+	if (!nvme_sysfs_ctrl_name_ok(ctrl))
 		return -EINVAL;
 	snprintf(dir, sizeof(dir), "%s/class/nvme/%s", sysfs, ctrl);
 	if (access(dir, F_OK) < 0)
@@ -312,7 +314,7 @@ int nvme_sysfs_ns_of_dev(const char *sysfs, dev_t dev, struct nvme_sysfs_ns *ret
 		/* .../nvme/nvme3/nvme3n1: the parent is the controller. */
 		*base = '\0';
 		char *p = strrchr(real, '/');
-		if (!p || !ctrl_name_ok(p + 1))
+		if (!p || !nvme_sysfs_ctrl_name_ok(p + 1))
 			return -ENOENT;
 		*p = '\0';
 		char *q = strrchr(real, '/');

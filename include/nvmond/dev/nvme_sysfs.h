@@ -30,6 +30,16 @@ struct nvme_sysfs_ctrl {
 };
 
 /**
+ * nvme_sysfs_read_attr() - Read the sysfs attribute @attr of directory @dir
+ * into @buf (@len bytes with the NUL), without its trailing newlines.
+ * Return: 0, or negative errno (-EIO for a failed read).
+ */
+int nvme_sysfs_read_attr(const char *dir, const char *attr, char *buf, size_t len);
+
+/** nvme_sysfs_ctrl_name_ok() - Whether @s is "nvme<digits>": a controller, not a namespace. */
+bool nvme_sysfs_ctrl_name_ok(const char *s);
+
+/**
  * nvme_sysfs_ctrl_read() - The identity of controller @name ("nvme3").
  * Return: 0, -ENOENT (no such controller), -EINVAL (not a controller name),
  * or negative errno.

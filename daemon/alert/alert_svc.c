@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The alerts service: the edge between the poller, the pure detector and rule
- * engine (throttle.c, alert.c), the store and the sinks. Everything but the
- * HTTP handlers runs on the main loop; the handlers read through their own
- * store handle and reach main-loop state through mainq_call().
+ * engine (throttle.c, alert.c), the store and the sinks, on the main loop.
+ * Its HTTP endpoints are in alert_http.c.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -12,7 +11,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "nvmond/api/api_params.h"
 #include "nvmond/api/api_route.h"
 #include "nvmond/analysis/alert.h"
 #include "nvmond/alert/alert_sink.h"
@@ -22,35 +20,7 @@
 #include "nvmond/store/store_errlog.h"
 #include "nvmond/analysis/throttle.h"
 #include "nvmond/util/timefmt.h"
-
-#define EVENTS_DEFAULT_SPAN_MS (7 * 24 * 3600 * 1000LL)
-#define EVENTS_LIMIT_MAX       10000
-#define HISTORY_DEFAULT	       100
-
-struct adev {
-	int64_t id;
-	bool loaded; /* open events and the last stored sample are in */
-	struct throttle_state th;
-	struct alert_slot slots[_ALERT_RULE_MAX];
-	bool have_prev;
-	struct smart_log prev;
-	char last_active[_ALERT_RULE_MAX][160]; /* latest message while firing (for "resolved") */
-	int64_t io_error_ms; /* newest media / io error log entry read, 0 = none */
-	char io_error_desc[150];
-};
-
-struct alert_svc {
-	struct store *store; /* writer, main loop only */
-	struct fleet *fleet;
-	struct mainq *mainq;
-	struct alert_sinks *sinks;
-	struct alert_cfg acfg;
-	struct throttle_cfg tcfg; /* without the per-drive limits and margins */
-	struct cfg cfg;		  /* for the [device] margins */
-	struct adev *devs;
-	size_t n_devs;
-	struct api_endpoint endpoints[ALERT_SVC_N_ENDPOINTS];
-};
+#include "alert_svc_internal.h"
 
 static void configure(struct alert_svc *a, const struct cfg *c)
 {
@@ -168,9 +138,9 @@ static void adev_load(struct alert_svc *a, struct adev *d, const struct sample *
 	}
 }
 
-static void note_fill(struct alert_note *n, const struct device_row *dev, const char *rule,
-		      const char *severity, const char *state, const char *message,
-		      int64_t started_ms, int64_t now_ms)
+void alert_svc_note_fill(struct alert_note *n, const struct device_row *dev, const char *rule,
+			 const char *severity, const char *state, const char *message,
+			 int64_t started_ms, int64_t now_ms)
 {
 	*n = (struct alert_note){
 		.device_id = dev ? dev->id : 0, .started_ms = started_ms, .ts_ms = now_ms};
@@ -254,12 +224,12 @@ static void apply_decision(struct alert_svc *a, const struct device_row *dev, st
 		return;
 	}
 	struct alert_note n;
-	note_fill(&n, dev, alert_rule_name(rule), alert_severity_name(slot->severity), state,
-		  dec->action == ALERT_ACT_RESOLVE ? "condition ended" : cond->message,
-		  dec->action == ALERT_ACT_FIRE
-			  ? now_ms
-			  : (row.started_ms ? row.started_ms : slot->since_ms),
-		  now_ms);
+	alert_svc_note_fill(
+		&n, dev, alert_rule_name(rule), alert_severity_name(slot->severity), state,
+		dec->action == ALERT_ACT_RESOLVE ? "condition ended" : cond->message,
+		dec->action == ALERT_ACT_FIRE ? now_ms
+					      : (row.started_ms ? row.started_ms : slot->since_ms),
+		now_ms);
 	if (dec->action == ALERT_ACT_RESOLVE) {
 		n.resolved_ms = now_ms;
 		snprintf(n.message, sizeof(n.message), "resolved after %llds; last: %.100s",
@@ -449,198 +419,6 @@ static void on_facts(void *ctx, const struct device_row *dev, const struct fleet
 	run_rules(a, dev, d, conds, now_ms);
 }
 
-/* ---- HTTP ---------------------------------------------------------------- */
-
-static json_t *time_or_null(int64_t ms)
-{
-	char buf[TIMEFMT_MAX];
-
-	return ms ? json_string(timefmt_rfc3339(ms, buf)) : json_null();
-}
-
-static json_t *event_json(const struct throttle_event *ev)
-{
-	return json_pack("{s:I, s:s, s:o, s:o, s:b, s:I, s:I, s:I, s:o, s:b, s:b}", "id",
-			 (json_int_t)ev->id, "kind", throttle_kind_name(ev->kind), "start",
-			 time_or_null(ev->start_ms), "end", time_or_null(ev->end_ms), "ongoing",
-			 ev->end_ms == 0, "duration_s", (json_int_t)ev->duration_s, "transitions",
-			 (json_int_t)ev->transitions, "peak_k", (json_int_t)ev->peak_k, "peak_c",
-			 ev->peak_k ? json_integer(ev->peak_k - 273) : json_null(), "late",
-			 ev->late, "counter_reset", ev->counter_reset);
-}
-
-static void handle_events(void *ctx, const struct api_request *req, struct api_reply *ret)
-{
-	(void)ctx;
-	struct api_samples_query q = {.to_ms = req->now_ms};
-	int64_t limit = EVENTS_LIMIT_MAX;
-	bool has_from;
-	const struct api_param params[] = {
-		{.name = "from",
-		 .kind = API_PARAM_TIME,
-		 .dest.i64 = &q.from_ms,
-		 .given = &has_from},
-		{.name = "to", .kind = API_PARAM_TIME, .dest.i64 = &q.to_ms},
-		{.name = "limit",
-		 .kind = API_PARAM_INT,
-		 .min = 1,
-		 .max = EVENTS_LIMIT_MAX,
-		 .dest.i64 = &limit},
-	};
-	struct throttle_event *v = NULL;
-	struct fleet_device fd;
-	size_t n = 0;
-	int r;
-
-	if (api_params_parse(req, params, sizeof(params) / sizeof(params[0]), ret) < 0)
-		return;
-	if (!has_from)
-		q.from_ms = q.to_ms - EVENTS_DEFAULT_SPAN_MS;
-	if (q.from_ms > q.to_ms)
-		return api_reply_error(ret, 400, "parameter 'from' is after 'to'");
-	q.limit = (size_t)limit;
-	if (fleet_get(req->fleet, req->id, &fd) < 0)
-		return api_reply_error(ret, 404, "no such device");
-	r = store_events_range(req->store, req->id, q.from_ms, q.to_ms, q.limit, &v, &n);
-	if (r < 0) {
-		log_warn("api: reading the events of device %" PRId64 ": %s", req->id,
-			 strerror(-r));
-		return api_reply_error(ret, 500, "database error");
-	}
-	json_t *arr = json_array();
-	for (size_t i = 0; i < n; i++)
-		json_array_append_new(arr, event_json(&v[i]));
-	free(v);
-	ret->json = json_pack("{s:I, s:o, s:o, s:o}", "device_id", (json_int_t)req->id, "from",
-			      time_or_null(q.from_ms), "to", time_or_null(q.to_ms), "events", arr);
-}
-
-static json_t *alert_json(struct fleet *f, const struct alert_row *r)
-{
-	struct fleet_device fd;
-	bool known = fleet_get(f, r->device_id, &fd) == 0;
-
-	return json_pack("{s:I, s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o}", "id",
-			 (json_int_t)r->id, "device_id", (json_int_t)r->device_id, "device",
-			 known ? fd.row.name : "", "serial", known ? fd.row.serial : "", "rule",
-			 alert_rule_name(r->rule), "severity", alert_severity_name(r->severity),
-			 "state", r->firing ? "firing" : "resolved", "message", r->message,
-			 "started", time_or_null(r->started_ms), "updated",
-			 time_or_null(r->updated_ms), "resolved", time_or_null(r->resolved_ms),
-			 "acked", time_or_null(r->acked_ms), "notified",
-			 time_or_null(r->notified_ms));
-}
-
-static json_t *stats_json(const struct alert_sink_stats *s)
-{
-	return json_pack("{s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:s}", "enabled", s->enabled,
-			 "queued", (json_int_t)s->queued, "delivered", (json_int_t)s->delivered,
-			 "failed", (json_int_t)s->failed, "dropped", (json_int_t)s->dropped,
-			 "retries", (json_int_t)s->retries, "pending", (json_int_t)s->pending,
-			 "last_error", s->last_error);
-}
-
-static json_t *sinks_json(struct alert_svc *a)
-{
-	struct alert_sink_stats e, w;
-
-	alert_sinks_stats(a->sinks, &e, &w);
-	return json_pack("{s:{s:b}, s:o, s:o}", "journal", "enabled", 1, "exec", stats_json(&e),
-			 "webhook", stats_json(&w));
-}
-
-static void handle_alerts(void *ctx, const struct api_request *req, struct api_reply *ret)
-{
-	struct alert_svc *a = ctx;
-	struct alert_row *act = NULL, *hist = NULL;
-	size_t n_act = 0, n_hist = 0;
-	int64_t limit = HISTORY_DEFAULT;
-	const struct api_param params[] = {
-		{.name = "limit",
-		 .kind = API_PARAM_INT,
-		 .min = 1,
-		 .max = EVENTS_LIMIT_MAX,
-		 .dest.i64 = &limit},
-	};
-	int r;
-
-	if (api_params_parse(req, params, sizeof(params) / sizeof(params[0]), ret) < 0)
-		return;
-	r = store_alerts_list(req->store, true, 0, &act, &n_act);
-	if (r == 0)
-		r = store_alerts_list(req->store, false, (size_t)limit, &hist, &n_hist);
-	if (r < 0) {
-		free(act);
-		log_warn("api: reading alerts: %s", strerror(-r));
-		return api_reply_error(ret, 500, "database error");
-	}
-	json_t *ja = json_array(), *jh = json_array();
-	for (size_t i = 0; i < n_act; i++)
-		json_array_append_new(ja, alert_json(req->fleet, &act[i]));
-	for (size_t i = 0; i < n_hist; i++)
-		json_array_append_new(jh, alert_json(req->fleet, &hist[i]));
-	free(act);
-	free(hist);
-	ret->json =
-		json_pack("{s:o, s:o, s:o}", "active", ja, "history", jh, "sinks", sinks_json(a));
-}
-
-struct ack_call {
-	struct alert_svc *a;
-	int64_t id, now_ms;
-	struct alert_row row;
-};
-
-/* On the main loop: the writer store and the slots are ours here. */
-static int ack_on_loop(void *arg)
-{
-	struct ack_call *c = arg;
-	int r = store_alert_ack(c->a->store, c->id, c->now_ms);
-
-	if (r < 0)
-		return r;
-	r = store_alert_get(c->a->store, c->id, &c->row);
-	if (r < 0)
-		return r;
-	for (size_t i = 0; i < c->a->n_devs; i++)
-		for (int k = 0; k < _ALERT_RULE_MAX; k++)
-			if (c->a->devs[i].slots[k].firing &&
-			    c->a->devs[i].slots[k].alert_id == c->id)
-				c->a->devs[i].slots[k].acked = true;
-	return 0;
-}
-
-static void handle_ack(void *ctx, const struct api_request *req, struct api_reply *ret)
-{
-	struct ack_call c = {.a = ctx, .id = req->id, .now_ms = req->now_ms};
-	int r = mainq_call(c.a->mainq, ack_on_loop, &c);
-
-	if (r == -ENOENT)
-		return api_reply_error(ret, 404, "no such alert");
-	if (r < 0) {
-		log_warn("api: acknowledging alert %" PRId64 ": %s", req->id, strerror(-r));
-		return api_reply_error(ret, r == -ECANCELED ? 503 : 500, "cannot acknowledge: %s",
-				       strerror(-r));
-	}
-	log_info("alert %" PRId64 " (%s) acknowledged", c.id, alert_rule_name(c.row.rule));
-	ret->json = alert_json(req->fleet, &c.row);
-}
-
-static void handle_test(void *ctx, const struct api_request *req, struct api_reply *ret)
-{
-	struct alert_svc *a = ctx;
-	struct alert_note n;
-
-	note_fill(&n, NULL, "test", "info", "test",
-		  "test notification from nvmond (POST /api/v1/alerts/test)", req->now_ms,
-		  req->now_ms);
-	snprintf(n.device, sizeof(n.device), "-");
-	log_warn("alert test: %s", n.message);
-	int accepted = alert_sinks_send(a->sinks, &n);
-	ret->json = json_pack("{s:s, s:i, s:o}", "sent", "journal", "queued_sinks", accepted,
-			      "sinks", sinks_json(a));
-}
-
 /* ---- life cycle ---------------------------------------------------------- */
 
 /* A hook that cannot run or a webhook that is no URL is refused, with why. */
@@ -705,14 +483,7 @@ int alert_svc_new(const struct cfg *c, struct store *s, struct fleet *f, struct 
 		snprintf(ret_err, 256, "cannot load the alert state: %s", strerror(-r));
 		goto fail;
 	}
-	a->endpoints[0] = (struct api_endpoint){"GET", "/api/v1/devices/{id}/events",
-						API_EP_STORE | API_EP_QUERY, handle_events, a};
-	a->endpoints[1] = (struct api_endpoint){"GET", "/api/v1/alerts",
-						API_EP_STORE | API_EP_QUERY, handle_alerts, a};
-	a->endpoints[2] = (struct api_endpoint){"POST", "/api/v1/alerts/{id}/ack", API_EP_AUTH,
-						handle_ack, a};
-	a->endpoints[3] =
-		(struct api_endpoint){"POST", "/api/v1/alerts/test", API_EP_AUTH, handle_test, a};
+	alert_svc_endpoints_init(a);
 	*ret = a;
 	return 0;
 fail:

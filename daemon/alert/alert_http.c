@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The alerts service's HTTP endpoints: a device's throttle events
+ * (/api/v1/devices/{id}/events), the active alerts and their history with the
+ * sinks' counters (/api/v1/alerts), acknowledging an alert and sending a test
+ * notification, and their JSON. They run on the HTTP threads: reads go through
+ * the request's own store handle, the ack reaches the main loop through
+ * mainq_call(). See alert_svc_internal.h.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nvmond/api/api_params.h"
+#include "nvmond/core/log.h"
+#include "nvmond/store/store_alert.h"
+#include "nvmond/util/timefmt.h"
+#include "alert_svc_internal.h"
+
+#define EVENTS_DEFAULT_SPAN_MS (7 * 24 * 3600 * 1000LL)
+#define EVENTS_LIMIT_MAX       10000
+#define HISTORY_DEFAULT	       100
+
+static json_t *time_or_null(int64_t ms)
+{
+	char buf[TIMEFMT_MAX];
+
+	return ms ? json_string(timefmt_rfc3339(ms, buf)) : json_null();
+}
+
+static json_t *event_json(const struct throttle_event *ev)
+{
+	return json_pack("{s:I, s:s, s:o, s:o, s:b, s:I, s:I, s:I, s:o, s:b, s:b}", "id",
+			 (json_int_t)ev->id, "kind", throttle_kind_name(ev->kind), "start",
+			 time_or_null(ev->start_ms), "end", time_or_null(ev->end_ms), "ongoing",
+			 ev->end_ms == 0, "duration_s", (json_int_t)ev->duration_s, "transitions",
+			 (json_int_t)ev->transitions, "peak_k", (json_int_t)ev->peak_k, "peak_c",
+			 ev->peak_k ? json_integer(ev->peak_k - 273) : json_null(), "late",
+			 ev->late, "counter_reset", ev->counter_reset);
+}
+
+static void handle_events(void *ctx, const struct api_request *req, struct api_reply *ret)
+{
+	(void)ctx;
+	struct api_samples_query q = {.to_ms = req->now_ms};
+	int64_t limit = EVENTS_LIMIT_MAX;
+	bool has_from;
+	const struct api_param params[] = {
+		{.name = "from",
+		 .kind = API_PARAM_TIME,
+		 .dest.i64 = &q.from_ms,
+		 .given = &has_from},
+		{.name = "to", .kind = API_PARAM_TIME, .dest.i64 = &q.to_ms},
+		{.name = "limit",
+		 .kind = API_PARAM_INT,
+		 .min = 1,
+		 .max = EVENTS_LIMIT_MAX,
+		 .dest.i64 = &limit},
+	};
+	struct throttle_event *v = NULL;
+	struct fleet_device fd;
+	size_t n = 0;
+	int r;
+
+	if (api_params_parse(req, params, sizeof(params) / sizeof(params[0]), ret) < 0)
+		return;
+	if (!has_from)
+		q.from_ms = q.to_ms - EVENTS_DEFAULT_SPAN_MS;
+	if (q.from_ms > q.to_ms)
+		return api_reply_error(ret, 400, "parameter 'from' is after 'to'");
+	q.limit = (size_t)limit;
+	if (fleet_get(req->fleet, req->id, &fd) < 0)
+		return api_reply_error(ret, 404, "no such device");
+	r = store_events_range(req->store, req->id, q.from_ms, q.to_ms, q.limit, &v, &n);
+	if (r < 0) {
+		log_warn("api: reading the events of device %" PRId64 ": %s", req->id,
+			 strerror(-r));
+		return api_reply_error(ret, 500, "database error");
+	}
+	json_t *arr = json_array();
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(arr, event_json(&v[i]));
+	free(v);
+	ret->json = json_pack("{s:I, s:o, s:o, s:o}", "device_id", (json_int_t)req->id, "from",
+			      time_or_null(q.from_ms), "to", time_or_null(q.to_ms), "events", arr);
+}
+
+static json_t *alert_json(struct fleet *f, const struct alert_row *r)
+{
+	struct fleet_device fd;
+	bool known = fleet_get(f, r->device_id, &fd) == 0;
+
+	return json_pack("{s:I, s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o}", "id",
+			 (json_int_t)r->id, "device_id", (json_int_t)r->device_id, "device",
+			 known ? fd.row.name : "", "serial", known ? fd.row.serial : "", "rule",
+			 alert_rule_name(r->rule), "severity", alert_severity_name(r->severity),
+			 "state", r->firing ? "firing" : "resolved", "message", r->message,
+			 "started", time_or_null(r->started_ms), "updated",
+			 time_or_null(r->updated_ms), "resolved", time_or_null(r->resolved_ms),
+			 "acked", time_or_null(r->acked_ms), "notified",
+			 time_or_null(r->notified_ms));
+}
+
+static json_t *stats_json(const struct alert_sink_stats *s)
+{
+	return json_pack("{s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:s}", "enabled", s->enabled,
+			 "queued", (json_int_t)s->queued, "delivered", (json_int_t)s->delivered,
+			 "failed", (json_int_t)s->failed, "dropped", (json_int_t)s->dropped,
+			 "retries", (json_int_t)s->retries, "pending", (json_int_t)s->pending,
+			 "last_error", s->last_error);
+}
+
+static json_t *sinks_json(struct alert_svc *a)
+{
+	struct alert_sink_stats e, w;
+
+	alert_sinks_stats(a->sinks, &e, &w);
+	return json_pack("{s:{s:b}, s:o, s:o}", "journal", "enabled", 1, "exec", stats_json(&e),
+			 "webhook", stats_json(&w));
+}
+
+static void handle_alerts(void *ctx, const struct api_request *req, struct api_reply *ret)
+{
+	struct alert_svc *a = ctx;
+	struct alert_row *act = NULL, *hist = NULL;
+	size_t n_act = 0, n_hist = 0;
+	int64_t limit = HISTORY_DEFAULT;
+	const struct api_param params[] = {
+		{.name = "limit",
+		 .kind = API_PARAM_INT,
+		 .min = 1,
+		 .max = EVENTS_LIMIT_MAX,
+		 .dest.i64 = &limit},
+	};
+	int r;
+
+	if (api_params_parse(req, params, sizeof(params) / sizeof(params[0]), ret) < 0)
+		return;
+	r = store_alerts_list(req->store, true, 0, &act, &n_act);
+	if (r == 0)
+		r = store_alerts_list(req->store, false, (size_t)limit, &hist, &n_hist);
+	if (r < 0) {
+		free(act);
+		log_warn("api: reading alerts: %s", strerror(-r));
+		return api_reply_error(ret, 500, "database error");
+	}
+	json_t *ja = json_array(), *jh = json_array();
+	for (size_t i = 0; i < n_act; i++)
+		json_array_append_new(ja, alert_json(req->fleet, &act[i]));
+	for (size_t i = 0; i < n_hist; i++)
+		json_array_append_new(jh, alert_json(req->fleet, &hist[i]));
+	free(act);
+	free(hist);
+	ret->json =
+		json_pack("{s:o, s:o, s:o}", "active", ja, "history", jh, "sinks", sinks_json(a));
+}
+
+struct ack_call {
+	struct alert_svc *a;
+	int64_t id, now_ms;
+	struct alert_row row;
+};
+
+/* On the main loop: the writer store and the slots are ours here. */
+static int ack_on_loop(void *arg)
+{
+	struct ack_call *c = arg;
+	int r = store_alert_ack(c->a->store, c->id, c->now_ms);
+
+	if (r < 0)
+		return r;
+	r = store_alert_get(c->a->store, c->id, &c->row);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < c->a->n_devs; i++)
+		for (int k = 0; k < _ALERT_RULE_MAX; k++)
+			if (c->a->devs[i].slots[k].firing &&
+			    c->a->devs[i].slots[k].alert_id == c->id)
+				c->a->devs[i].slots[k].acked = true;
+	return 0;
+}
+
+static void handle_ack(void *ctx, const struct api_request *req, struct api_reply *ret)
+{
+	struct ack_call c = {.a = ctx, .id = req->id, .now_ms = req->now_ms};
+	int r = mainq_call(c.a->mainq, ack_on_loop, &c);
+
+	if (r == -ENOENT)
+		return api_reply_error(ret, 404, "no such alert");
+	if (r < 0) {
+		log_warn("api: acknowledging alert %" PRId64 ": %s", req->id, strerror(-r));
+		return api_reply_error(ret, r == -ECANCELED ? 503 : 500, "cannot acknowledge: %s",
+				       strerror(-r));
+	}
+	log_info("alert %" PRId64 " (%s) acknowledged", c.id, alert_rule_name(c.row.rule));
+	ret->json = alert_json(req->fleet, &c.row);
+}
+
+static void handle_test(void *ctx, const struct api_request *req, struct api_reply *ret)
+{
+	struct alert_svc *a = ctx;
+	struct alert_note n;
+
+	alert_svc_note_fill(&n, NULL, "test", "info", "test",
+			    "test notification from nvmond (POST /api/v1/alerts/test)", req->now_ms,
+			    req->now_ms);
+	snprintf(n.device, sizeof(n.device), "-");
+	log_warn("alert test: %s", n.message);
+	int accepted = alert_sinks_send(a->sinks, &n);
+	ret->json = json_pack("{s:s, s:i, s:o}", "sent", "journal", "queued_sinks", accepted,
+			      "sinks", sinks_json(a));
+}
+
+void alert_svc_endpoints_init(struct alert_svc *a)
+{
+	a->endpoints[0] = (struct api_endpoint){"GET", "/api/v1/devices/{id}/events",
+						API_EP_STORE | API_EP_QUERY, handle_events, a};
+	a->endpoints[1] = (struct api_endpoint){"GET", "/api/v1/alerts",
+						API_EP_STORE | API_EP_QUERY, handle_alerts, a};
+	a->endpoints[2] = (struct api_endpoint){"POST", "/api/v1/alerts/{id}/ack", API_EP_AUTH,
+						handle_ack, a};
+	a->endpoints[3] =
+		(struct api_endpoint){"POST", "/api/v1/alerts/test", API_EP_AUTH, handle_test, a};
+}

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+/*
+ * Private to the poller (poller.c, poll_errlog.c, poll_facts.c): its state, one
+ * struct pdev per known controller, and the functions one file of it calls in
+ * another. Nothing outside daemon/monitor includes this.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "nvmond/analysis/sensors.h"
+#include "nvmond/dev/dev.h"
+#include "nvmond/dev/fwlog.h"
+#include "nvmond/dev/smart.h"
+#include "nvmond/monitor/fleet.h"
+#include "nvmond/monitor/poller.h"
+#include "nvmond/monitor/sbuf.h"
+#include "nvmond/store/store_errlog.h"
+
+#define MAX_LISTENERS 16
+
+struct pdev {
+	int64_t id;
+	char key[DEV_KEY_MAX];
+	char model[41], serial[21]; /* checked on every read: names move */
+	char name[DEV_NAME_MAX];
+	bool online;
+	bool online_stored; /* what the database believes; fixed up when it can */
+	bool was_online;    /* online when the last run ended: missing at the first scan = gone */
+	/* The error log (log page 01h). */
+	unsigned el_kept;	  /* entries the controller keeps (ELPE + 1), from the scan */
+	bool el_ext;		  /* LPA bit 2: Get Log Page takes offsets */
+	bool el_loaded;		  /* el_have / el were read from the store */
+	bool el_have;		  /* the log was read before (el holds where) */
+	struct errlog_state el;	  /* where it was last read */
+	int64_t el_retry_mono_ms; /* no read before this (after a failure) */
+	uint64_t el_failed_count; /* the count of the failed read (logged once per count) */
+	enum dev_access access;
+	bool ident_partial; /* stored from sysfs only (asleep, or no access): upsert when full */
+	bool facts_loaded;  /* the last recorded firmware and link are read from the store */
+	bool link_recorded; /* link holds the newest link_history row */
+	char fw[FWLOG_REV_MAX];	    /* the firmware last recorded; "" none yet */
+	char row_fw[FWLOG_REV_MAX]; /* devices.firmware as last stored */
+	struct fleet_facts facts;
+	uint16_t wctemp_k, cctemp_k;
+	/* Sensors 1-8: their history (the stuck rule) and the drive's own
+	 * thresholds, asked once per appearance for the sensors it reports. */
+	struct sensor_hist hist[SMART_NUM_SENSORS];
+	uint16_t drive_limit_k[SMART_NUM_SENSORS];
+	uint8_t limits_asked; /* sensors whose threshold was asked since it came online */
+};
+
+struct poller {
+	struct cfg cfg;
+	struct dev_backend *backend;
+	struct store *store;
+	struct fleet *fleet;
+	struct loop *loop;
+	struct pdev *devs;
+	size_t n_devs;
+	struct sbuf buf;
+	int64_t retry_at_ms; /* monotonic: no store attempt before this */
+	int64_t retry_delay_ms;
+	int last_store_err;
+	bool rescan_soon;
+	int64_t poll_timer, rescan_timer;
+	struct poller_listener listeners[MAX_LISTENERS];
+	size_t n_listeners;
+	bool told_no_permission; /* the one log line about missing privileges went out */
+	uint64_t n_polls, n_poll_errors, n_store_errors, n_stored;
+	uint64_t n_errlog_reads, n_errlog_errors;
+};
+
+/* poll_errlog.c */
+void poller_errlog_counts_to_fleet(struct poller *p, struct pdev *d);
+void poller_poll_errlog(struct poller *p, struct pdev *d, const struct dev_ident *who,
+			const struct smart_log *smart, int64_t now);
+
+/* poll_facts.c */
+void poller_notify_facts(struct poller *p, const struct pdev *d, int64_t now_ms);
+void poller_tell_no_permission(struct poller *p, const struct pdev *d);
+void poller_facts_update(struct poller *p, struct pdev *d, const struct dev_info *info,
+			 int64_t now);
+int poller_hwmon_sample(struct poller *p, struct pdev *d, int64_t now, struct sample *ret);
+void poller_set_asleep(struct poller *p, struct pdev *d, bool asleep, int64_t now);

@@ -277,7 +277,11 @@ void demo_year_sample_at(const struct gen *g, int64_t ms, struct sample *ret)
 
 	s.temperature_k = kelvin(temp);
 	s.temp_sensor_k[0] = kelvin(temp + d->sensor_off_c[0] + rnd(g, 10, (uint64_t)ms) - 0.5);
-	s.temp_sensor_k[1] = kelvin(temp + d->sensor_off_c[1] + rnd(g, 11, (uint64_t)ms) - 0.5);
+	/* A stuck Sensor 2 reads what the live drive reads: the year's charts show it too. */
+	s.temp_sensor_k[1] =
+		d->sensor2_stuck_k
+			? d->sensor2_stuck_k
+			: kelvin(temp + d->sensor_off_c[1] + rnd(g, 11, (uint64_t)ms) - 0.5);
 	s.critical_warning = temp >= d->wctemp_k - 273.15 ? SMART_CRIT_TEMPERATURE : 0;
 	s.data_units_written = minus128(e->data_units_written, wr / BYTES_PER_UNIT);
 	s.data_units_read = minus128(e->data_units_read, rd / BYTES_PER_UNIT);

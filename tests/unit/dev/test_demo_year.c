@@ -325,6 +325,39 @@ Test(demo_year, throttle_episodes_resolve)
 	}
 }
 
+/* A sensor stuck on the live drive is stuck all year (the 980 PRO's Sensor 2 at
+ * 357 K, above its WCTEMP), and one that moves on the live drive moves in the year:
+ * the year's chart shows what the live one does. */
+Test(demo_year, stuck_sensor_agrees_with_the_live_drive)
+{
+	for (size_t i = 0; i < 3; i++) {
+		struct demo_year y = gen(i, SEED, NOW);
+		struct dev_demo_drive d;
+		struct smart_log live;
+		uint16_t lo = UINT16_MAX, hi = 0;
+
+		cr_assert_eq(dev_demo_drive(i, &d), 0);
+		dev_demo_state(&d, NOW, &live);
+		for (size_t k = 0; k < y.n_samples; k++) {
+			uint16_t s2 = y.samples[k].smart.temp_sensor_k[1];
+			lo = s2 < lo ? s2 : lo;
+			hi = s2 > hi ? s2 : hi;
+		}
+		if (d.sensor2_stuck_k) {
+			cr_expect_eq(live.temp_sensor_k[1], d.sensor2_stuck_k, "drive %zu", i);
+			cr_expect_eq(lo, live.temp_sensor_k[1], "drive %zu: stuck all year", i);
+			cr_expect_eq(hi, live.temp_sensor_k[1], "drive %zu: stuck all year", i);
+			cr_expect_gt(hi, d.wctemp_k, "drive %zu: above WCTEMP", i);
+		} else {
+			cr_expect_gt(hi - lo, 10, "drive %zu: Sensor 2 moves", i);
+		}
+		demo_year_free(&y);
+	}
+	struct dev_demo_drive d;
+	cr_assert_eq(dev_demo_drive(1, &d), 0);
+	cr_expect_eq(d.sensor2_stuck_k, 357, "the 980 PRO is the stuck-sensor drive");
+}
+
 /* The T1 counter rises only while a light-throttling event is on. */
 Test(demo_year, counters_rise_inside_events)
 {

@@ -297,6 +297,7 @@ void demo_year_sample_at(const struct gen *g, int64_t ms, struct sample *ret)
 	s.thm_temp1_trans_count = minus32(e->thm_temp1_trans_count, after(g, ms, 2));
 	s.thm_temp2_trans_count = minus32(e->thm_temp2_trans_count, after(g, ms, 3));
 	s.warning_temp_time = minus32(e->warning_temp_time, after(g, ms, 4));
+	demo_year_errors_at(g, ms, &s);
 	*ret = (struct sample){.ts_ms = ms, .smart = s};
 }
 
@@ -333,7 +334,7 @@ static int push_event(struct demo_year *y, const struct throttle_event *ev)
 	return 0;
 }
 
-static struct demo_alert *push_alert(struct demo_year *y)
+struct demo_alert *demo_year_push_alert(struct demo_year *y)
 {
 	struct demo_alert *nv = realloc(y->alerts, (y->n_alerts + 1) * sizeof(*nv));
 
@@ -401,7 +402,7 @@ static int make_events(const struct gen *g, struct demo_year *y)
 		}
 
 		/* The alerts those raised, resolved once the condition stayed away. */
-		if (!(a = push_alert(y)))
+		if (!(a = demo_year_push_alert(y)))
 			return -ENOMEM;
 		a->rule = ALERT_THROTTLING;
 		a->severity = ep->t2_n ? ALERT_SEV_CRITICAL : ALERT_SEV_WARNING;
@@ -414,7 +415,7 @@ static int make_events(const struct gen *g, struct demo_year *y)
 			 (unsigned long long)llround(ep->t2_n ? ep->t2_s : ep->t1_s),
 			 (int)lround(ep->peak_c));
 		if (ep->warn_to > ep->warn_from) {
-			if (!(a = push_alert(y)))
+			if (!(a = demo_year_push_alert(y)))
 				return -ENOMEM;
 			a->rule = ALERT_TEMP_WARNING;
 			a->severity = ALERT_SEV_WARNING;
@@ -427,7 +428,7 @@ static int make_events(const struct gen *g, struct demo_year *y)
 	}
 
 	/* The unusual day: the write-rate rule fires once the last 24 h hold most of it. */
-	struct demo_alert *a = push_alert(y);
+	struct demo_alert *a = demo_year_push_alert(y);
 	if (!a)
 		return -ENOMEM;
 	double mean30 = (g->w_now - written_until(g, g->now - 30 * MS_DAY)) / 30;
@@ -443,6 +444,16 @@ static int make_events(const struct gen *g, struct demo_year *y)
 }
 
 /* ---- the year -------------------------------------------------------------- */
+
+/* Oldest first; at the same moment, by rule (a total order: the sort is stable). */
+static int alert_cmp(const void *pa, const void *pb)
+{
+	const struct demo_alert *a = pa, *b = pb;
+
+	if (a->started_ms != b->started_ms)
+		return a->started_ms < b->started_ms ? -1 : 1;
+	return (a->rule > b->rule) - (a->rule < b->rule);
+}
 
 int demo_year_generate(const struct dev_demo_drive *d, uint64_t seed, int64_t now_ms,
 		       struct demo_year *ret)
@@ -460,10 +471,15 @@ int demo_year_generate(const struct dev_demo_drive *d, uint64_t seed, int64_t no
 	r = plan_writes(&g);
 	if (r == 0) {
 		plan_episodes(&g);
+		demo_year_plan_facts(&g);
 		r = make_samples(&g, &y);
 	}
 	if (r == 0)
 		r = make_events(&g, &y);
+	if (r == 0)
+		r = demo_year_make_facts(&g, &y);
+	if (r == 0 && y.n_alerts)
+		qsort(y.alerts, y.n_alerts, sizeof(*y.alerts), alert_cmp);
 	if (r == 0)
 		r = demo_year_make_runs(&g, &y);
 	free(g.day_bytes);
@@ -482,5 +498,7 @@ void demo_year_free(struct demo_year *y)
 	free(y->events);
 	free(y->alerts);
 	free(y->runs);
+	free(y->errors);
+	free(y->reads);
 	*y = (struct demo_year){0};
 }

@@ -30,6 +30,12 @@ struct episode {
 	int64_t warn_from, warn_to;
 };
 
+/* A read of the error log (demo_year_facts.c): the counts after it. */
+struct err_read {
+	int64_t ms;
+	uint64_t count, media; /* num_err_log_entries, media_errors */
+};
+
 struct gen {
 	const struct dev_demo_drive *d;
 	uint64_t seed;
@@ -41,6 +47,10 @@ struct gen {
 	struct episode ep[MAX_EPISODES];
 	size_t n_ep;
 	double sensor_max_off;
+	struct err_read rd[DEV_DEMO_ERR_MONTHS + 2];
+	size_t n_rd;
+	int64_t fw_ms;		    /* the firmware update; 0 = none */
+	int64_t link_from, link_to; /* on link_was; equal = never */
 };
 
 /* A number in [0, 1) from the seed and @a, @b (splitmix64). */
@@ -63,6 +73,23 @@ static inline int64_t floor_div(int64_t a, int64_t b)
 
 /* The sample of the year at @ms (demo_year.c). */
 void demo_year_sample_at(const struct gen *g, int64_t ms, struct sample *ret);
+
+/* A zeroed alert appended to @y (demo_year.c). Return: it, or NULL. */
+struct demo_alert *demo_year_push_alert(struct demo_year *y);
+
+/* When the error log is read, the firmware updated and the link degraded
+ * (demo_year_facts.c); before the samples, which show them. */
+void demo_year_plan_facts(struct gen *g);
+
+/* The error counters of @s at @ms: the end's, less what the year logs after it. */
+void demo_year_errors_at(const struct gen *g, int64_t ms, struct smart_log *s);
+
+/* The PCIe link at @ms. */
+const struct nvme_pcie_link *demo_year_link_at(const struct gen *g, int64_t ms);
+
+/* The error log entries and reads, firmware and link rows, and their alerts.
+ * Return: 0 or -ENOMEM. */
+int demo_year_make_facts(const struct gen *g, struct demo_year *y);
 
 /* The past probe runs (demo_year_probes.c). Return: 0 or -ENOMEM. */
 int demo_year_make_runs(const struct gen *g, struct demo_year *y);

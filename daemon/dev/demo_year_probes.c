@@ -60,6 +60,20 @@ static void phase_rates(const struct dev_demo_drive *d, size_t p, size_t k, doub
 	}
 }
 
+/*
+ * What a degraded PCIe link carries each way, in bytes per second (0: the link
+ * is not degraded, the drive sets the pace): its lanes at their rate, less the
+ * line code (8b/10b up to 5 GT/s, 128b/130b from 8 GT/s) and about 10 % of
+ * packet overhead.
+ */
+static double link_cap(const struct nvme_pcie_link *l)
+{
+	if (!nvme_pcie_link_degraded(l) || !l->cur_speed_dgts || !l->cur_width)
+		return 0;
+	double code = l->cur_speed_dgts <= 50 ? 0.8 : 128.0 / 130.0;
+	return l->cur_width * l->cur_speed_dgts / 10.0 * 1e9 / 8 * code * 0.9;
+}
+
 static void latencies(double bytes, double secs, uint32_t bs, uint32_t depth, uint64_t ret[3])
 {
 	double iops = bytes / bs / (secs > 0 ? secs : 1);
@@ -76,7 +90,7 @@ static void latencies(double bytes, double secs, uint32_t bs, uint32_t depth, ui
  * SUSTAINED_LIMIT. @dip: the interval range [a, b) runs at 55 % (throttling).
  */
 static void make_phase(const struct gen *g, struct demo_run *run, size_t p, size_t k, size_t dip_a,
-		       size_t dip_b, uint64_t id)
+		       size_t dip_b, uint64_t id, double cap)
 {
 	const struct dev_demo_drive *d = g->d;
 	struct demo_run_phase *ph = &run->phase[k];
@@ -89,6 +103,12 @@ static void make_phase(const struct gen *g, struct demo_run *run, size_t p, size
 	int64_t cliff_at = -1;
 
 	phase_rates(d, p, k, &rd_rate, &wr_rate);
+	double native = d->perf.native_write;
+	if (cap > 0) {
+		rd_rate = fmin(rd_rate, cap);
+		wr_rate = fmin(wr_rate, cap);
+		native = fmin(native, cap);
+	}
 	*ph = (struct demo_run_phase){.name = shapes[p].ph[k].name,
 				      .random = shapes[p].ph[k].random,
 				      .block_size = shapes[p].ph[k].bs,
@@ -102,10 +122,9 @@ static void make_phase(const struct gen *g, struct demo_run *run, size_t p, size
 
 		if (writes) {
 			double fast = wr_rate * f * secs, room = d->perf.cache_bytes - cache;
-			wr = room <= 0 ? d->perf.native_write * f * secs
-			     : fast <= room
-				     ? fast
-				     : room + (1 - room / fast) * d->perf.native_write * f * secs;
+			wr = room <= 0	    ? native * f * secs
+			     : fast <= room ? fast
+					    : room + (1 - room / fast) * native * f * secs;
 			cache += wr;
 			if (wr > wr_limit - (double)ph->wr_bytes)
 				wr = wr_limit - (double)ph->wr_bytes;
@@ -139,13 +158,15 @@ static void make_phase(const struct gen *g, struct demo_run *run, size_t p, size
 
 /*
  * A run of preset @p at @start. @throttle_dip: its first phase dips while the
- * drive throttles, and its SMART samples show the T1 time rising meanwhile.
+ * drive throttles, and its SMART samples show the T1 time rising meanwhile. On
+ * a degraded link every rate is capped by what the link carries.
  */
 static void make_run(const struct gen *g, struct demo_run *run, size_t p, int64_t start,
 		     uint64_t id, bool throttle_dip)
 {
 	struct sample at;
 	int64_t dip_from = -1, dip_to = -1;
+	double cap = link_cap(demo_year_link_at(g, start));
 
 	memset(run, 0, sizeof(*run));
 	run->preset = demo_year_presets[p];
@@ -156,7 +177,7 @@ static void make_run(const struct gen *g, struct demo_run *run, size_t p, int64_
 		 * once the probe file is written). */
 		size_t a = throttle_dip && k == 0 ? 8 : 0, b = throttle_dip && k == 0 ? 14 : 0;
 
-		make_phase(g, run, p, k, a, b, id);
+		make_phase(g, run, p, k, a, b, id, cap);
 		if (a < b) {
 			dip_from = run->phase[k].offset_ms + (int64_t)a * DEMO_RUN_INTERVAL_MS;
 			dip_to = run->phase[k].offset_ms + (int64_t)b * DEMO_RUN_INTERVAL_MS;

@@ -452,8 +452,9 @@ static void backfill_demo_year(const struct cfg *c, struct store *s, struct dev_
 	}
 	if (st.drives)
 		log_info("demo history: a year for %zu drives (%zu samples, %zu throttle events, "
-			 "%zu alerts, %zu probe runs) in %lld ms; demo_history = no turns this off",
-			 st.drives, st.samples, st.events, st.alerts, st.runs,
+			 "%zu alerts, %zu probe runs, %zu error log entries) in %lld ms; "
+			 "demo_history = no turns this off",
+			 st.drives, st.samples, st.events, st.alerts, st.runs, st.errors,
 			 (long long)(timefmt_mono_ms() - t0));
 }
 

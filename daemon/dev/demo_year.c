@@ -11,84 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nvmond/dev/demo_year.h"
-
-#define MS_MIN	(60 * 1000LL)
-#define MS_HOUR (60 * MS_MIN)
-#define MS_DAY	(24 * MS_HOUR)
-#define GIB	(1024.0 * 1024 * 1024)
-
-#define MAX_SPELLS	7
-#define MAX_EPISODES	(MAX_SPELLS * 4)
-#define RAMP_MS		(20 * MS_MIN) /* temperature ramps in and out of an episode */
-#define DENSE_MS	(45 * MS_MIN) /* dense samples this far around an episode */
-#define RESOLVE_MS	(30 * 1000LL) /* [alerts] resolve_after's default */
-#define FILE_BYTES	GIB	      /* [device] probe_file_size's default */
-#define PHASE_MS	5000	      /* [probes] phase_duration's default */
-#define SUSTAINED_LIMIT 64e9	      /* [device] probe_sustained_limit's default */
-#define RUN_EVERY_DAYS	5
-#define SUSTAINED_DAYS	28
-
-const char *const demo_year_presets[DEMO_YEAR_PRESETS] = {
-	"seq1m-q8", "seq1m-q1", "rnd4k-q32", "rnd4k-q1", "copy-self", "sustained-write",
-};
-
-/* The presets' phases (probe_engine.c's table; a unit test keeps them equal). */
-static const struct {
-	size_t n;
-	struct {
-		const char *name;
-		bool random;
-		uint32_t bs, depth;
-	} ph[2];
-} shapes[DEMO_YEAR_PRESETS] = {
-	{2, {{"read", false, 1u << 20, 8}, {"write", false, 1u << 20, 8}}},
-	{2, {{"read", false, 1u << 20, 1}, {"write", false, 1u << 20, 1}}},
-	{2, {{"read", true, 4096, 32}, {"write", true, 4096, 32}}},
-	{2, {{"read", true, 4096, 1}, {"write", true, 4096, 1}}},
-	{1, {{"copy", false, 1u << 20, 8}}},
-	{1, {{"write", false, 1u << 20, 8}}},
-};
-
-struct episode {
-	int64_t s, e;	/* in light throttling (T1) or worse */
-	int64_t hs, he; /* in heavy throttling (T2); hs == he: never */
-	double peak_c;
-	uint32_t t1_n, t2_n;
-	double t1_s, t2_s, warn_s; /* seconds in T1 (not T2), in T2, above WCTEMP */
-	int64_t warn_from, warn_to;
-};
-
-struct gen {
-	const struct dev_demo_drive *d;
-	uint64_t seed;
-	int64_t now, t0, day0;
-	struct smart_log end;
-	size_t n_days;
-	double *day_bytes, *prefix; /* writes per UTC day from day0; prefix sums */
-	double w_now;
-	struct episode ep[MAX_EPISODES];
-	size_t n_ep;
-	double sensor_max_off;
-};
-
-/* A number in [0, 1) from the seed and @a, @b (splitmix64). */
-static double rnd(const struct gen *g, uint64_t a, uint64_t b)
-{
-	uint64_t x = g->seed ^ (a * 0x9e3779b97f4a7c15ULL) ^ (b * 0xd1b54a32d192ed03ULL);
-
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	x ^= x >> 31;
-	return (double)(x >> 11) / 9007199254740992.0;
-}
-
-static int64_t floor_div(int64_t a, int64_t b)
-{
-	return a >= 0 ? a / b : -((-a + b - 1) / b);
-}
+#include "demo_year_internal.h"
 
 static double clamp01(double x)
 {
@@ -342,7 +265,7 @@ static u128 minus128(u128 end, double v)
 	return x >= end ? 0 : end - x;
 }
 
-static void sample_at(const struct gen *g, int64_t ms, struct sample *ret)
+void demo_year_sample_at(const struct gen *g, int64_t ms, struct sample *ret)
 {
 	const struct dev_demo_drive *d = g->d;
 	const struct smart_log *e = &g->end;
@@ -354,7 +277,11 @@ static void sample_at(const struct gen *g, int64_t ms, struct sample *ret)
 
 	s.temperature_k = kelvin(temp);
 	s.temp_sensor_k[0] = kelvin(temp + d->sensor_off_c[0] + rnd(g, 10, (uint64_t)ms) - 0.5);
-	s.temp_sensor_k[1] = kelvin(temp + d->sensor_off_c[1] + rnd(g, 11, (uint64_t)ms) - 0.5);
+	/* A stuck Sensor 2 reads what the live drive reads: the year's charts show it too. */
+	s.temp_sensor_k[1] =
+		d->sensor2_stuck_k
+			? d->sensor2_stuck_k
+			: kelvin(temp + d->sensor_off_c[1] + rnd(g, 11, (uint64_t)ms) - 0.5);
 	s.critical_warning = temp >= d->wctemp_k - 273.15 ? SMART_CRIT_TEMPERATURE : 0;
 	s.data_units_written = minus128(e->data_units_written, wr / BYTES_PER_UNIT);
 	s.data_units_read = minus128(e->data_units_read, rd / BYTES_PER_UNIT);
@@ -370,6 +297,7 @@ static void sample_at(const struct gen *g, int64_t ms, struct sample *ret)
 	s.thm_temp1_trans_count = minus32(e->thm_temp1_trans_count, after(g, ms, 2));
 	s.thm_temp2_trans_count = minus32(e->thm_temp2_trans_count, after(g, ms, 3));
 	s.warning_temp_time = minus32(e->warning_temp_time, after(g, ms, 4));
+	demo_year_errors_at(g, ms, &s);
 	*ret = (struct sample){.ts_ms = ms, .smart = s};
 }
 
@@ -386,7 +314,7 @@ static int make_samples(const struct gen *g, struct demo_year *y)
 			y->samples = nv;
 			cap = ncap;
 		}
-		sample_at(g, ms, &y->samples[y->n_samples++]);
+		demo_year_sample_at(g, ms, &y->samples[y->n_samples++]);
 		int64_t step = step_at(g, ms);
 		ms = floor_div(ms, step) * step + step;
 	}
@@ -406,7 +334,7 @@ static int push_event(struct demo_year *y, const struct throttle_event *ev)
 	return 0;
 }
 
-static struct demo_alert *push_alert(struct demo_year *y)
+struct demo_alert *demo_year_push_alert(struct demo_year *y)
 {
 	struct demo_alert *nv = realloc(y->alerts, (y->n_alerts + 1) * sizeof(*nv));
 
@@ -474,7 +402,7 @@ static int make_events(const struct gen *g, struct demo_year *y)
 		}
 
 		/* The alerts those raised, resolved once the condition stayed away. */
-		if (!(a = push_alert(y)))
+		if (!(a = demo_year_push_alert(y)))
 			return -ENOMEM;
 		a->rule = ALERT_THROTTLING;
 		a->severity = ep->t2_n ? ALERT_SEV_CRITICAL : ALERT_SEV_WARNING;
@@ -487,7 +415,7 @@ static int make_events(const struct gen *g, struct demo_year *y)
 			 (unsigned long long)llround(ep->t2_n ? ep->t2_s : ep->t1_s),
 			 (int)lround(ep->peak_c));
 		if (ep->warn_to > ep->warn_from) {
-			if (!(a = push_alert(y)))
+			if (!(a = demo_year_push_alert(y)))
 				return -ENOMEM;
 			a->rule = ALERT_TEMP_WARNING;
 			a->severity = ALERT_SEV_WARNING;
@@ -500,7 +428,7 @@ static int make_events(const struct gen *g, struct demo_year *y)
 	}
 
 	/* The unusual day: the write-rate rule fires once the last 24 h hold most of it. */
-	struct demo_alert *a = push_alert(y);
+	struct demo_alert *a = demo_year_push_alert(y);
 	if (!a)
 		return -ENOMEM;
 	double mean30 = (g->w_now - written_until(g, g->now - 30 * MS_DAY)) / 30;
@@ -515,187 +443,17 @@ static int make_events(const struct gen *g, struct demo_year *y)
 	return 0;
 }
 
-/* ---- probe runs ------------------------------------------------------------ */
-
-/* Bytes per second of phase @k of preset @p on @d with an empty cache. */
-static void phase_rates(const struct dev_demo_drive *d, size_t p, size_t k, double *rd, double *wr)
-{
-	const struct dev_demo_perf *m = &d->perf;
-	int deep = shapes[p].ph[k].depth > 1;
-
-	if (shapes[p].ph[k].random) {
-		*rd = m->rnd_read[deep] * 4096;
-		*wr = m->rnd_write[deep] * 4096;
-	} else {
-		*rd = m->seq_read[deep];
-		*wr = m->seq_write[deep];
-	}
-	if (strcmp(shapes[p].ph[k].name, "copy") == 0) {
-		*rd *= 0.3;
-		*wr *= 0.3;
-	}
-}
-
-static void latencies(double bytes, double secs, uint32_t bs, uint32_t depth, uint64_t ret[3])
-{
-	double iops = bytes / bs / (secs > 0 ? secs : 1);
-	double lat = iops > 0 ? (double)depth / iops * 1e9 : 0;
-
-	ret[0] = (uint64_t)lat;
-	ret[1] = (uint64_t)(lat * 1.6);
-	ret[2] = (uint64_t)(lat * 3.1);
-}
-
-/*
- * One phase. Reads run PHASE_MS; writes until the probe file is written once
- * (copy: half of it); sustained-write until its cache's cliff has held 6 s or
- * SUSTAINED_LIMIT. @dip: the interval range [a, b) runs at 55 % (throttling).
- */
-static void make_phase(const struct gen *g, struct demo_run *run, size_t p, size_t k, size_t dip_a,
-		       size_t dip_b, uint64_t id)
-{
-	const struct dev_demo_drive *d = g->d;
-	struct demo_run_phase *ph = &run->phase[k];
-	bool sustained = p == DEMO_YEAR_PRESETS - 1, reads = strcmp(shapes[p].ph[k].name, "write");
-	bool writes = strcmp(shapes[p].ph[k].name, "read") != 0;
-	double rd_rate, wr_rate, cache = 0, secs = DEMO_RUN_INTERVAL_MS / 1000.0;
-	double wr_limit = sustained				      ? SUSTAINED_LIMIT
-			  : strcmp(shapes[p].ph[k].name, "copy") == 0 ? FILE_BYTES / 2
-								      : FILE_BYTES;
-	int64_t cliff_at = -1;
-
-	phase_rates(d, p, k, &rd_rate, &wr_rate);
-	*ph = (struct demo_run_phase){.name = shapes[p].ph[k].name,
-				      .random = shapes[p].ph[k].random,
-				      .block_size = shapes[p].ph[k].bs,
-				      .depth = shapes[p].ph[k].depth,
-				      .offset_ms = k ? run->phase[0].elapsed_ms : 0};
-	for (size_t i = 0; i < DEMO_RUN_POINTS_MAX; i++) {
-		double f = (0.97 + 0.06 * rnd(g, 20 + k, id * 1024 + i)) *
-			   (i >= dip_a && i < dip_b ? 0.55 : 1);
-		double rd = reads ? rd_rate * f * secs : 0, wr = 0;
-		int64_t t = (int64_t)(i + 1) * DEMO_RUN_INTERVAL_MS;
-
-		if (writes) {
-			double fast = wr_rate * f * secs, room = d->perf.cache_bytes - cache;
-			wr = room <= 0 ? d->perf.native_write * f * secs
-			     : fast <= room
-				     ? fast
-				     : room + (1 - room / fast) * d->perf.native_write * f * secs;
-			cache += wr;
-			if (wr > wr_limit - (double)ph->wr_bytes)
-				wr = wr_limit - (double)ph->wr_bytes;
-			if (sustained && room <= 0 && cliff_at < 0)
-				cliff_at = t;
-		}
-		rd -= fmod(rd, ph->block_size);
-		wr -= fmod(wr, ph->block_size);
-		ph->point[ph->n_points++] = (struct demo_point){t, (uint64_t)rd, (uint64_t)wr};
-		ph->rd_bytes += (uint64_t)rd;
-		ph->wr_bytes += (uint64_t)wr;
-		ph->elapsed_ms = t;
-		if (!writes && t >= PHASE_MS)
-			break;
-		if (writes && !sustained && (t >= PHASE_MS || (double)ph->wr_bytes >= wr_limit))
-			break;
-		if (sustained &&
-		    ((double)ph->wr_bytes >= wr_limit || (cliff_at >= 0 && t - cliff_at >= 6000))) {
-			ph->early = cliff_at >= 0 && t - cliff_at >= 6000;
-			break;
-		}
-	}
-	double el = (double)ph->elapsed_ms / 1000.0;
-	if (ph->rd_bytes)
-		latencies((double)ph->rd_bytes, el, ph->block_size, ph->depth, ph->rd_lat_ns);
-	if (ph->wr_bytes)
-		latencies((double)ph->wr_bytes, el, ph->block_size, ph->depth, ph->wr_lat_ns);
-	run->bytes_read += ph->rd_bytes;
-	run->bytes_written += ph->wr_bytes;
-}
-
-/*
- * A run of preset @p at @start. @throttle_dip: its first phase dips while the
- * drive throttles, and its SMART samples show the T1 time rising meanwhile.
- */
-static void make_run(const struct gen *g, struct demo_run *run, size_t p, int64_t start,
-		     uint64_t id, bool throttle_dip)
-{
-	struct sample at;
-	int64_t dip_from = -1, dip_to = -1;
-
-	memset(run, 0, sizeof(*run));
-	run->preset = demo_year_presets[p];
-	run->started_ms = start;
-	run->n_phases = shapes[p].n;
-	for (size_t k = 0; k < run->n_phases; k++) {
-		/* The read phase: it runs its whole PHASE_MS (a write phase ends
-		 * once the probe file is written). */
-		size_t a = throttle_dip && k == 0 ? 8 : 0, b = throttle_dip && k == 0 ? 14 : 0;
-
-		make_phase(g, run, p, k, a, b, id);
-		if (a < b) {
-			dip_from = run->phase[k].offset_ms + (int64_t)a * DEMO_RUN_INTERVAL_MS;
-			dip_to = run->phase[k].offset_ms + (int64_t)b * DEMO_RUN_INTERVAL_MS;
-		}
-		run->stopped |= run->phase[k].early;
-	}
-	const struct demo_run_phase *last = &run->phase[run->n_phases - 1];
-	int64_t total = last->offset_ms + last->elapsed_ms;
-	run->ended_ms = start + total;
-
-	sample_at(g, start, &at);
-	uint32_t t1 = at.smart.thm_temp1_total_time, n1 = at.smart.thm_temp1_trans_count;
-	for (int64_t t = 0; t <= total && run->n_thermal < DEMO_RUN_THERMAL_MAX; t += 1000) {
-		bool in = dip_from >= 0 && t > dip_from && t <= dip_to + 1000;
-		if (in && t - 1000 <= dip_from)
-			n1++;
-		if (in)
-			t1++;
-		run->thermal[run->n_thermal++] = (struct cliff_thermal){
-			.t_ms = t,
-			.temp_k = at.smart.temperature_k,
-			.t1_count = n1,
-			.t2_count = at.smart.thm_temp2_trans_count,
-			.t1_time_s = t1,
-			.t2_time_s = at.smart.thm_temp2_total_time,
-			.warning_temp_time_min = at.smart.warning_temp_time,
-		};
-	}
-}
-
-static int make_runs(const struct gen *g, struct demo_year *y)
-{
-	int64_t today = floor_div(g->now, MS_DAY) * MS_DAY;
-	size_t cap = DEMO_YEAR_DAYS / RUN_EVERY_DAYS + DEMO_YEAR_DAYS / SUSTAINED_DAYS + 4, n = 0;
-	int64_t dip_at = -1;
-
-	y->runs = calloc(cap, sizeof(*y->runs));
-	if (!y->runs)
-		return -ENOMEM;
-	/* The throttle dip: during the last spell's first episode. */
-	for (size_t i = 0; i < g->n_ep; i++)
-		if (g->ep[i].s < today - 14 * MS_DAY)
-			dip_at = (g->ep[i].s + g->ep[i].e) / 2 - 3000;
-	for (int64_t day = today - DEMO_YEAR_DAYS * MS_DAY + MS_DAY; day <= today; day += MS_DAY) {
-		int64_t k = (day - (today - DEMO_YEAR_DAYS * MS_DAY)) / MS_DAY;
-		int64_t jitter = (int64_t)(10 * MS_MIN * rnd(g, 30, (uint64_t)k)) / 1000 * 1000;
-
-		if (dip_at >= 0 && floor_div(dip_at, MS_DAY) * MS_DAY == day && n < cap)
-			make_run(g, &y->runs[n++], 0, dip_at, (uint64_t)k * 2 + 1, true);
-		/* The newest runs stay clear of the probe budgets of the first hour. */
-		if (k % SUSTAINED_DAYS == 0 && day <= today - 9 * MS_DAY && n < cap)
-			make_run(g, &y->runs[n++], DEMO_YEAR_PRESETS - 1,
-				 day + 4 * MS_HOUR + jitter, (uint64_t)k * 2, false);
-		else if (k % RUN_EVERY_DAYS == 0 && day <= today - 2 * MS_DAY && n < cap)
-			make_run(g, &y->runs[n++],
-				 (size_t)(k / RUN_EVERY_DAYS) % (DEMO_YEAR_PRESETS - 1),
-				 day + 3 * MS_HOUR + jitter, (uint64_t)k * 2, false);
-	}
-	y->n_runs = n;
-	return 0;
-}
-
 /* ---- the year -------------------------------------------------------------- */
+
+/* Oldest first; at the same moment, by rule (a total order: the sort is stable). */
+static int alert_cmp(const void *pa, const void *pb)
+{
+	const struct demo_alert *a = pa, *b = pb;
+
+	if (a->started_ms != b->started_ms)
+		return a->started_ms < b->started_ms ? -1 : 1;
+	return (a->rule > b->rule) - (a->rule < b->rule);
+}
 
 int demo_year_generate(const struct dev_demo_drive *d, uint64_t seed, int64_t now_ms,
 		       struct demo_year *ret)
@@ -713,12 +471,17 @@ int demo_year_generate(const struct dev_demo_drive *d, uint64_t seed, int64_t no
 	r = plan_writes(&g);
 	if (r == 0) {
 		plan_episodes(&g);
+		demo_year_plan_facts(&g);
 		r = make_samples(&g, &y);
 	}
 	if (r == 0)
 		r = make_events(&g, &y);
 	if (r == 0)
-		r = make_runs(&g, &y);
+		r = demo_year_make_facts(&g, &y);
+	if (r == 0 && y.n_alerts)
+		qsort(y.alerts, y.n_alerts, sizeof(*y.alerts), alert_cmp);
+	if (r == 0)
+		r = demo_year_make_runs(&g, &y);
 	free(g.day_bytes);
 	free(g.prefix);
 	if (r < 0) {
@@ -735,5 +498,7 @@ void demo_year_free(struct demo_year *y)
 	free(y->events);
 	free(y->alerts);
 	free(y->runs);
+	free(y->errors);
+	free(y->reads);
 	*y = (struct demo_year){0};
 }

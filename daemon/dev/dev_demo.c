@@ -9,8 +9,11 @@
  * heavy-throttles (TMT2) at every third. Drive 1 is a cool 980 PRO that never
  * throttles, with a Sensor 2 stuck above its WCTEMP (as on a real drive whose
  * Sensor 2 reads 81.8 °C forever while WCTEMP is 74.8 °C): a note, not an
- * alert, and implausible once it has not moved for 6 h. Drives 2 and up cycle
- * through other models (demo_models[]).
+ * alert, and implausible once it has not moved for 6 h. Their demo year adds
+ * the rest of issue 11's facts: the 950 PRO's error log fills with benign
+ * entries and two media errors, the 980 PRO had a firmware update and three
+ * weeks on a degraded link. Drives 2 and up cycle through other models
+ * (demo_models[]).
  */
 #include <errno.h>
 #include <math.h>
@@ -54,6 +57,8 @@ static const struct dev_demo_drive demo_first[] = {
 		.power_cycles0 = 212,
 		.unsafe_shutdowns = 9,
 		.err_log_entries = 14,
+		.err_bursts = {3, 5, 2, 4, 6, 3, 4, 2, 5, 3, 6, 4},
+		.media_errors = 2, /* 14 + 47 + 2 = 63 entries: all in its 64-entry log */
 		.perf = {{1.6 * GB, 2.5 * GB},
 			 {1.2 * GB, 1.5 * GB},
 			 {12000, 300000},
@@ -64,11 +69,13 @@ static const struct dev_demo_drive demo_first[] = {
 	{
 		.model = "Samsung SSD 980 PRO 1TB",
 		.serial = "DEMO980PRO00002",
-		.firmware = "5B2QGXA7",
+		.firmware = "5B2QGXA8",
+		.firmware_was = "5B2QGXA7", /* updated in the demo year */
 		.vid = 0x144d,
-		.link = {160, 4, 160, 4}, /* PCIe 4.0 x4 */
-		.wctemp_k = 355,	  /* 82 °C */
-		.cctemp_k = 358,	  /* 85 °C */
+		.link = {160, 4, 160, 4},    /* PCIe 4.0 x4 */
+		.link_was = {80, 2, 160, 4}, /* for three weeks of the demo year */
+		.wctemp_k = 355,	     /* 82 °C */
+		.cctemp_k = 358,	     /* 85 °C */
 		.capacity = 1000204886016ULL,
 		.rated_bytes = 600e12,
 		.write_bps = 1.0 * MB,
@@ -482,7 +489,8 @@ void dev_demo_state(const struct dev_demo_drive *d, int64_t now_ms, struct smart
 		.power_cycles = d->power_cycles0 + (u128)(t / (7 * 86400)),
 		.power_on_hours = 1200 + (u128)(t / 3600),
 		.unsafe_shutdowns = d->unsafe_shutdowns,
-		.num_err_log_entries = d->err_log_entries,
+		.media_errors = d->media_errors,
+		.num_err_log_entries = dev_demo_errors(d),
 		.warning_temp_time = (uint32_t)(warn_s / 60),
 		.critical_temp_time = (uint32_t)(crit_s / 60),
 		.thm_temp1_trans_count = (uint32_t)t1_n,
@@ -569,10 +577,50 @@ static int demo_read_smart(void *ctx, const char *name, const struct dev_ident *
 	return 0;
 }
 
+uint64_t dev_demo_errors(const struct dev_demo_drive *d)
+{
+	uint64_t n = d->err_log_entries + d->media_errors;
+
+	for (size_t m = 0; m < DEV_DEMO_ERR_MONTHS; m++)
+		n += d->err_bursts[m];
+	return n;
+}
+
+void dev_demo_error(const struct dev_demo_drive *d, uint64_t count, struct errlog_entry *ret)
+{
+	uint64_t media = d->err_log_entries + 1;
+
+	for (size_t m = 0; m < DEV_DEMO_MEDIA_AFTER; m++)
+		media += d->err_bursts[m];
+	if (count == 0 || count > dev_demo_errors(d)) {
+		*ret = (struct errlog_entry){0};
+	} else if (count >= media && count < media + d->media_errors) {
+		uint64_t k = count - media;
+		*ret = (struct errlog_entry){
+			.error_count = count,
+			.sqid = 2,
+			.cid = (uint16_t)(0x0140 + k),
+			.sct = ERRLOG_SCT_MEDIA,
+			.sc = 0x81, /* Unrecovered Read Error */
+			.param_err_loc = ERRLOG_NA16,
+			.lba = 0x2b0c418 + 8 * k, /* one 4 KiB block after the other */
+			.nsid = 1,
+		};
+	} else {
+		*ret = (struct errlog_entry){
+			.error_count = count,
+			.cid = (uint16_t)(0x1000 + count),
+			.sct = count % 3 ? ERRLOG_SCT_CMD_SPECIFIC : ERRLOG_SCT_GENERIC,
+			.sc = count % 3 ? 0x09 : 0x02,
+			.dnr = true,
+			.param_err_loc = ERRLOG_NA16,
+		};
+	}
+}
+
 /*
- * The error log of a drive that tools have been pointed at: every entry an
- * admin command the controller refused (Invalid Log Page, Invalid Field in
- * Command), newest first, error counts err_log_entries down to 1.
+ * The error log of a drive that tools have been pointed at (dev_demo_error()),
+ * newest first, error counts dev_demo_errors() down to 1, then empty entries.
  */
 static int demo_read_errlog(void *ctx, const char *name, const struct dev_ident *who,
 			    int64_t now_ms, size_t n, bool ext_data, uint8_t *ret_page)
@@ -586,18 +634,13 @@ static int demo_read_errlog(void *ctx, const char *name, const struct dev_ident 
 	struct dev_demo_drive d;
 	if (dev_demo_drive(strtoul(name + 4, NULL, 10), &d) < 0)
 		return -ENODEV;
+	uint64_t total = dev_demo_errors(&d);
 	for (size_t i = 0; i < n; i++) {
-		uint64_t count = i < d.err_log_entries ? d.err_log_entries - i : 0;
-		struct errlog_entry e = {
-			.error_count = count,
-			.cid = (uint16_t)(0x1000 + count),
-			.sct = count % 3 ? ERRLOG_SCT_CMD_SPECIFIC : ERRLOG_SCT_GENERIC,
-			.sc = count % 3 ? 0x09 : 0x02,
-			.dnr = true,
-			.param_err_loc = ERRLOG_NA16,
-		};
+		struct errlog_entry e;
+
+		dev_demo_error(&d, i < total ? total - i : 0, &e);
 		errlog_encode_entry(&e, ret_page + i * ERRLOG_ENTRY_SIZE);
-		if (!count)
+		if (!e.error_count)
 			memset(ret_page + i * ERRLOG_ENTRY_SIZE, 0, ERRLOG_ENTRY_SIZE);
 	}
 	return 0;

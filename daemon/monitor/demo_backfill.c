@@ -16,6 +16,8 @@
 #include "nvmond/monitor/devrow.h"
 #include "nvmond/store/store.h"
 #include "nvmond/store/store_alert.h"
+#include "nvmond/store/store_errlog.h"
+#include "nvmond/store/store_facts.h"
 #include "nvmond/store/store_probe.h"
 
 /* Rollup steps of a month: a year in a dozen transactions, not 1460. */
@@ -117,6 +119,42 @@ static int store_run_of(struct store *s, int64_t device_id, size_t index,
 	return r;
 }
 
+/*
+ * The error log as the poller would have stored it, one read at a time (each
+ * with where the log was read, so the live poller takes in only what comes
+ * after the last), then the firmware and link rows as its scans would have.
+ */
+static int store_facts_of(struct store *s, int64_t id, const struct demo_year *y)
+{
+	struct errlog_row *rows = calloc(y->n_errors ? y->n_errors : 1, sizeof(*rows));
+	int r = rows ? 0 : -ENOMEM;
+
+	for (size_t i = 0; r == 0 && i < y->n_errors; i++)
+		rows[i] = (struct errlog_row){.e = y->errors[i].e,
+					      .cls = y->errors[i].cls,
+					      .before_watch = y->errors[i].before_watch,
+					      .seen_ms = y->errors[i].seen_ms};
+	for (size_t i = 0; r == 0 && i < y->n_reads; i++) {
+		const struct demo_errlog_read *rd = &y->reads[i];
+		struct errlog_state st = {.read_count = rd->count, .read_ms = rd->ms};
+
+		r = store_errors_add(s, id, rows + rd->first, rd->n, &st);
+	}
+	free(rows);
+	for (size_t i = 0; r == 0 && i < y->n_fw; i++) {
+		struct store_fw_row row = {.device_id = id, .ts_ms = y->fw[i].ms};
+
+		snprintf(row.old_rev, sizeof(row.old_rev), "%s", y->fw[i].old_rev);
+		snprintf(row.new_rev, sizeof(row.new_rev), "%s", y->fw[i].new_rev);
+		r = store_fw_insert(s, &row);
+	}
+	for (size_t i = 0; r == 0 && i < y->n_links; i++)
+		r = store_link_insert(s, &(struct store_link_row){.device_id = id,
+								  .ts_ms = y->links[i].ms,
+								  .link = y->links[i].link});
+	return r;
+}
+
 static int store_year(struct store *s, int64_t id, size_t index, struct demo_year *y,
 		      struct demo_backfill_stats *st)
 {
@@ -148,11 +186,14 @@ static int store_year(struct store *s, int64_t id, size_t index, struct demo_yea
 	}
 	for (size_t i = 0; r == 0 && i < y->n_runs; i++)
 		r = store_run_of(s, id, index, &y->runs[i]);
+	if (r == 0)
+		r = store_facts_of(s, id, y);
 	if (r == 0) {
 		st->samples += y->n_samples;
 		st->events += y->n_events;
 		st->alerts += y->n_alerts;
 		st->runs += y->n_runs;
+		st->errors += y->n_errors;
 	}
 	return r;
 }

@@ -138,11 +138,13 @@ async function shot(page, name, width, height, dark) {
 }
 
 // The drive page's error log table against GET …/errors: one row per entry, its class,
-// benign rows in the muted colour, media / io rows highlighted (and only those).
+// benign rows in the muted colour, media / io rows that alerted highlighted (and only
+// those): the demo 950 PRO's log holds refused admin commands and two unrecovered
+// reads, all there before nvmond watched it.
 async function checkErrors(page, drive) {
   await page.waitForSelector("#errors table.errors tbody tr", { timeout: 10000 });
   const api = (await (await fetch(base + "/api/v1/devices/" + drive.id + "/errors")).json());
-  if (!api.read || api.counts.benign < 1 || api.counts.media + api.counts.io !== 0)
+  if (!api.read || api.counts.benign < 1 || api.counts.media !== 2 || api.counts.io !== 0)
     fail("the demo 950 PRO's error log: " + JSON.stringify(api.counts));
   const look = () => page.evaluate(() => {
     const muted = getComputedStyle(document.documentElement).getPropertyValue("--muted").trim();
@@ -165,7 +167,13 @@ async function checkErrors(page, drive) {
     if (r.cls !== e.class || r.count !== String(e.error_count)) fail("error row " + i + ": " + JSON.stringify(r) + " vs " + JSON.stringify(e));
     if (!r.text.includes(e.status_name)) fail("error row without its status name: " + r.text);
     if (r.cls === "benign" && (r.color !== seen.mutedRgb || r.alert)) fail("a benign entry is not greyed: " + JSON.stringify(r));
+    // Highlighted when it alerts: a media entry from before nvmond watched never did.
+    if (r.alert !== e.alerts) fail("error row " + i + " highlighted " + r.alert + ", alerts " + e.alerts);
+    if (r.cls === "media" && (!/Unrecovered Read Error \(SCT 2h, SC 81h\)/.test(r.text) || !/I\/O 2/.test(r.text) || !/LBA \d+/.test(r.text)))
+      fail("a media entry is not named: " + JSON.stringify(r));
   }
+  if (seen.rows.filter((r) => r.cls === "media").length !== inRange.filter((e) => e.class === "media").length)
+    fail("the media entries are not all listed");
   if (!/benign/.test(seen.summary) || !new RegExp(api.counts.benign + " benign").test(seen.summary)) fail("error summary: " + seen.summary);
 
   await page.route("**/api/v1/devices/" + drive.id + "/errors?*", async (route) => {
@@ -184,7 +192,7 @@ async function checkErrors(page, drive) {
   if (m.cls !== "media" || !m.alert || !/Unrecovered Read Error \(SCT 2h, SC 81h\)/.test(m.text) || !/I\/O 1/.test(m.text) ||
       !/LBA 4096/.test(m.text) || m.bg === seen.rows[1].bg)
     fail("a media entry is not highlighted: " + JSON.stringify(m) + " vs " + JSON.stringify(seen.rows[1]));
-  if (seen.rows.slice(1).some((r) => r.alert)) fail("a benign row is highlighted");
+  if (seen.rows.slice(1).some((r) => r.alert)) fail("a row that never alerted is highlighted");
   await page.unrouteAll();
   await page.click('button[data-range="1h"]');
   await page.waitForFunction(() => !document.querySelector('#errors tr[data-count="99"]'), null, { timeout: 10000 });
@@ -344,9 +352,10 @@ async function main() {
   if (drawn.blue < 20) fail("temperature chart drew no composite line (" + drawn.blue + " pixels)");
   await page.waitForSelector("#chart-writes canvas", { timeout: 5000 });
 
-  // The error log: the 950 PRO's entries (admin commands its controller refused, there
-  // before nvmond watched it) are listed with their class as the API gives them, benign
-  // ones greyed; a media entry (routed in) is highlighted and named.
+  // The error log: the 950 PRO's entries (admin commands its controller refused and two
+  // unrecovered reads, there before nvmond watched it) are listed with their class as the
+  // API gives them, benign ones greyed, media ones named; a media entry that alerts
+  // (routed in) is highlighted and named.
   await checkErrors(page, hot);
 
   // The range picker asks for a year and still draws.

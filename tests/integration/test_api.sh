@@ -189,21 +189,26 @@ expect_error 404 "" "$BASE/api/v1/devices/999999/samples"
 expect_error 404 "" "$BASE/api/v1/nothing"
 expect_error 404 "" "$BASE/api/v1/devices/$ID/other"
 
-# ---- the error log: the demo 950 PRO counts 14 errors, all admin commands its
-# controller refused, there before nvmond first read it
+# ---- the error log: the demo 950 PRO counts 63 errors, as its demo year read them:
+# 14 admin commands its controller refused there before nvmond first read it, a
+# burst of more such each month, and two Unrecovered Read Errors (errors 42, 43)
 req "$BASE/api/v1/devices"
 HOT=$(py '[x["id"] for x in d["devices"] if x["serial"] == "DEMO950PRO00001"][0]')
 COOL=$(py '[x["id"] for x in d["devices"] if x["serial"] == "DEMO980PRO00002"][0]')
 check "the device objects count error log entries by class" \
-	[ "$(py "[x['errors'] for x in d['devices'] if x['id'] == $HOT] == [{'benign': 14, 'media': 0, 'io': 0, 'other': 0, 'total': 14}]")" = True ]
+	[ "$(py "[x['errors'] for x in d['devices'] if x['id'] == $HOT] == [{'benign': 61, 'media': 2, 'io': 0, 'other': 0, 'total': 63}]")" = True ]
 E="$BASE/api/v1/devices/$HOT/errors"
 req "$E"
-check "errors 200, read, 14 benign" [ "$CODE:$(py 'd["read"] and d["counts"] == {"benign": 14, "media": 0, "io": 0, "other": 0, "total": 14}')" = 200:True ]
-check "errors newest first, one per error count 14 .. 1" [ "$(py '[e["error_count"] for e in d["entries"]] == list(range(14, 0, -1))')" = True ]
-check "errors: benign, before nvmond watched, never alerting, status named" \
-	[ "$(py 'all(e["class"] == "benign" and e["before_watch"] and not e["alerts"] and e["sqid"] == 0 and e["status_name"] in ("Invalid Log Page", "Invalid Field in Command") for e in d["entries"])')" = True ]
+check "errors 200, read, 61 benign, 2 media" [ "$CODE:$(py 'd["read"] and d["counts"] == {"benign": 61, "media": 2, "io": 0, "other": 0, "total": 63}')" = 200:True ]
+check "errors newest first, one per error count 63 .. 1" [ "$(py '[e["error_count"] for e in d["entries"]] == list(range(63, 0, -1))')" = True ]
+check "errors: the first 14 from before nvmond watched, never alerting" \
+	[ "$(py '[e["error_count"] for e in d["entries"] if e["before_watch"]] == list(range(14, 0, -1)) and not any(e["alerts"] for e in d["entries"] if e["before_watch"])')" = True ]
+check "errors: benign ones on the admin queue, status named, never alerting" \
+	[ "$(py 'all(e["sqid"] == 0 and not e["alerts"] and e["status_name"] in ("Invalid Log Page", "Invalid Field in Command") for e in d["entries"] if e["class"] == "benign")')" = True ]
+check "errors: 42 and 43 are unrecovered reads on an I/O queue, read together, alerting" \
+	[ "$(py '(lambda m: [e["error_count"] for e in m] == [43, 42] and all(e["alerts"] and e["sqid"] == 2 and e["nsid"] == 1 and e["status_name"] == "Unrecovered Read Error" for e in m) and m[0]["seen_ms"] == m[1]["seen_ms"] and m[0]["lba"] == m[1]["lba"] + 8)([e for e in d["entries"] if e["class"] == "media"])')" = True ]
 req "$E?limit=3"
-check "errors limit=3 keeps the newest, counts the whole range" [ "$(py '[e["error_count"] for e in d["entries"]] == [14, 13, 12] and d["counts"]["total"] == 14')" = True ]
+check "errors limit=3 keeps the newest, counts the whole range" [ "$(py '[e["error_count"] for e in d["entries"]] == [63, 62, 61] and d["counts"]["total"] == 63')" = True ]
 req "$E?from=0&to=1000"
 check "errors of a range before any read: none" [ "$CODE:$(py 'd["entries"] == [] and d["counts"]["total"] == 0')" = 200:True ]
 req "$BASE/api/v1/devices/$COOL/errors"

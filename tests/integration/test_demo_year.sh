@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The demo year: a fresh daemon on the demo drives fills a year of history at
 # its first start (samples, throttle events, resolved alerts, probe runs of
-# every preset), and every chart's endpoint has it within 5 s. The drives say
+# every preset, the error log, firmware and link history of issue 11), and
+# every chart's endpoint has it within 5 s. The drives say
 # they are demo drives; demo_drives serves many of mixed models; a second start
 # or demo_history = no adds nothing. Env: NVMOND_BIN (ctest).
 set -u
@@ -101,6 +102,84 @@ assert any(e["kind"] == "dip" and e["cause"] == "throttling" for p in j["phases"
 	fi
 done
 [ -n "$found" ] || fail "no seq1m-q8 run of demo0 dips while throttling"
+
+# ---- issue 11's facts in the year -------------------------------------------------
+# demo0's error log: the 14 entries from before, a benign burst a month that never
+# alerted, and two unrecovered reads in one read about day 200, which its
+# media_errors counts in the same moment; the live poller took nothing in again.
+http_get "/api/v1/devices/$ID0/errors?from=0&limit=1000" > "$TMP/errors.json"
+jf "$TMP/errors.json" '
+e = j["entries"]
+assert j["read"] and j["counts"] == {"benign": 61, "media": 2, "io": 0, "other": 0, "total": 63}, j["counts"]
+assert [x["error_count"] for x in e] == list(range(63, 0, -1)), "newest first, no gaps"
+assert {x["error_count"] for x in e if x["before_watch"]} == set(range(1, 15))
+benign = [x for x in e if x["class"] == "benign" and not x["before_watch"]]
+reads = {}
+for x in benign:
+    reads.setdefault(x["seen_ms"], []).append(x)
+assert len(reads) == 12 and all(2 <= len(v) <= 6 for v in reads.values()), {k: len(v) for k, v in reads.items()}
+assert all(x["sqid"] == 0 and not x["alerts"] and x["status_name"] in ("Invalid Log Page", "Invalid Field in Command") for x in benign)
+media = [x for x in e if x["class"] == "media"]
+assert len(media) == 2 and media[0]["seen_ms"] == media[1]["seen_ms"], media
+assert all(x["alerts"] and x["sqid"] == 2 and x["status_name"] == "Unrecovered Read Error" for x in media)
+first = min(x["seen_ms"] for x in e)
+day = (media[0]["seen_ms"] - first) / 86400000
+assert 195 <= day <= 207, "the bad read on day %.1f" % day
+open(sys.argv[1] + ".media", "w").write(str(media[0]["seen_ms"] // 1000))
+' || fail "errors of demo0: $(head -c 400 "$TMP/errors.json")"
+jf "$TMP/series.json" '
+bad = int(open(sys.argv[1].replace("series.json", "errors.json.media")).read())
+m = [(t, int(x)) for t, x in zip(j["t"], j["media_errors"]) if x is not None]
+rises = [(t, b - a) for (_, a), (t, b) in zip(m, m[1:]) if b != a]
+assert m[-1][1] == 2 and len(rises) == 1 and rises[0][1] == 2, rises
+assert abs(rises[0][0] - bad) <= 2 * j["step_s"], (rises, bad, j["step_s"])
+' || fail "media_errors of demo0 do not rise by 2 at the bad read"
+grep -E "(new|earlier) error log entries" "$DAEMON_LOG" && fail "the live poller read the log again"
+
+# demo1: 5B2QGXA7 until about day 200, then 5B2QGXA8 (what the live drive runs:
+# no change at start); three weeks at 8.0 GT/s x2, back to 16.0 GT/s x4.
+ID1=$(jq_py "$D" "print([d['id'] for d in j['devices'] if d['name'] == 'demo1'][0])")
+F=$(http_get "/api/v1/devices/$ID1/facts")
+jq_py "$F" '
+fw = j["firmware_history"]
+assert [(x["event"], x["old"], x["new"]) for x in fw] == [("firmware_changed", "5B2QGXA7", "5B2QGXA8"), ("baseline", None, "5B2QGXA7")], fw
+day = (fw[0]["ts_ms"] - fw[1]["ts_ms"]) / 86400000
+assert 195 <= day <= 207, "the update on day %.1f" % day
+links = [x["link"]["text"] for x in j["link_history"]]
+assert links == ["PCIe 16.0 GT/s x4 (max 16.0 GT/s x4)", "PCIe 8.0 GT/s x2 (max 16.0 GT/s x4)", "PCIe 16.0 GT/s x4 (max 16.0 GT/s x4)"], links
+lh = j["link_history"]
+assert 19 <= (lh[0]["ts_ms"] - lh[1]["ts_ms"]) / 86400000 <= 23, "about three weeks"
+assert not j["link"]["degraded"]
+' || fail "facts of demo1: $(echo "$F" | head -c 600)"
+jq_py "$(http_get "/api/v1/devices/$ID1")" 'assert j["firmware"] == "5B2QGXA8", j["firmware"]' ||
+	fail "demo1 does not run 5B2QGXA8"
+grep -q "firmware_changed" "$DAEMON_LOG" && fail "the live poller saw a firmware change"
+# Its Sensor 2 stuck at 83.85 °C (357 K) the whole year, as on the live drive.
+http_get "/api/v1/devices/$ID1/series?from=$FROM&points=500" > "$TMP/series1.json"
+jf "$TMP/series1.json" '
+s2 = [s for s in j["sensors"] if s["sensor"] == 2][0]
+v = {x for x in s2["min"] + s2["max"] if x is not None}
+assert len(v) == 1 and abs(min(v) - 83.85) < 0.2, v # 357 K, the rollups in whole °C
+' || fail "Sensor 2 of demo1 not stuck all year"
+# The probe runs on the narrow link say so, and measured less.
+P1=$(http_get "/api/v1/devices/$ID1/probes?limit=1000")
+narrow=0
+for id in $(jq_py "$P1" "print(' '.join(str(r['id']) for r in j['probes'] if r['started_ms'] >= $(jq_py "$F" 'print(j["link_history"][1]["ts_ms"])') and r['started_ms'] < $(jq_py "$F" 'print(j["link_history"][0]["ts_ms"])')))"); do
+	jq_py "$(http_get "/api/v1/probes/$id")" '
+assert j["link"]["degraded"] and any("link degraded" in n for n in j["notes"]), j.get("notes")
+' || fail "probe run $id on the narrow link has no note"
+	narrow=$((narrow + 1))
+done
+[ "$narrow" -ge 1 ] || fail "no probe run of demo1 on the narrow link"
+# The alerts all of it raised, resolved; none of them fires now.
+jq_py "$(http_get /api/v1/alerts)" '
+res = {(a["rule"], a["severity"]) for a in j["history"] if a["state"] == "resolved"}
+want = {("io_errors", "critical"), ("media_errors", "critical"), ("firmware_changed", "info"), ("link_degraded", "warning")}
+assert want <= res, res
+n = [a["rule"] for a in j["history"] if a["rule"] in ("io_errors", "media_errors", "firmware_changed", "link_degraded")]
+assert sorted(n) == sorted(r for r, _ in want), n
+assert not [a for a in j["active"] if a["rule"] in ("io_errors", "media_errors", "firmware_changed", "link_degraded")], j["active"]
+' || fail "alerts of the facts: $(http_get /api/v1/alerts | head -c 400)"
 stop_daemon
 
 # ---- a second start adds nothing ------------------------------------------------
@@ -113,7 +192,14 @@ stop_daemon
 # ---- demo_history = no: a fresh database stays fresh ----------------------------
 conf "$TMP/fresh.db" "demo_history = no"
 start_daemon -c "$TMP/nvmond.conf"
+# The live log holds what the year stores: its first read takes in all 63 entries.
+for _ in $(seq 50); do
+	grep -q "earlier error log entries" "$DAEMON_LOG" && break
+	sleep 0.1
+done
 stop_daemon
+[ "$(sqlite3 "$TMP/fresh.db" "SELECT count(*), sum(before_watch), sum(class = 'media') FROM errors")" = "63|63|2" ] ||
+	fail "the live error log of demo0: $(sqlite3 "$TMP/fresh.db" 'SELECT count(*) FROM errors')"
 [ "$(sqlite3 "$TMP/fresh.db" 'SELECT count(*) FROM probe_runs')" = 0 ] || fail "runs with demo_history = no"
 [ "$(sqlite3 "$TMP/fresh.db" 'SELECT count(*) FROM samples')" -lt 100 ] || fail "history with demo_history = no"
 

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nvmond/dev/errlog.h"
 #include "nvmond/dev/nvme_hwinfo.h"
 #include "nvmond/dev/smart.h"
 
@@ -17,6 +18,11 @@
  */
 #define DEV_DEMO_MAX	 64
 #define DEV_DEMO_DEFAULT 2
+
+/* The demo year's error log (demo_year.h): a burst of benign entries a month,
+ * and the media entries after this many bursts (about day 200 of the year). */
+#define DEV_DEMO_ERR_MONTHS  12
+#define DEV_DEMO_MEDIA_AFTER 7
 
 /* How a drive's probes go (probe_demo.c): datasheet-like figures. */
 struct dev_demo_perf {
@@ -44,7 +50,22 @@ struct dev_demo_drive {
 	uint16_t sensor2_stuck_k; /* Sensor 2 reads this, always; 0 = it follows the drive */
 	/* Get Features 04h over-temperature thresholds of sensors 1-2 (0 or FFFFh = unset) */
 	uint16_t sensor_limit_k[2];
-	uint32_t power_cycles0, unsafe_shutdowns, err_log_entries;
+	uint32_t power_cycles0, unsafe_shutdowns;
+	/*
+	 * The error log, oldest first (dev_demo_error()): err_log_entries benign
+	 * entries logged before the demo year, err_bursts[m] more in its month m
+	 * (tools asking for what the drive does not have), and media_errors entries
+	 * of one bad read after DEV_DEMO_MEDIA_AFTER bursts, which the health log's
+	 * media_errors counts too. The live drive has logged them all.
+	 */
+	uint32_t err_log_entries;
+	uint8_t err_bursts[DEV_DEMO_ERR_MONTHS];
+	uint8_t media_errors;
+	/* Facts that changed in the demo year: the firmware ran firmware_was until
+	 * an update ("" = never updated), and the link ran at link_was for three
+	 * weeks (all 0 = never) before it came back to @link. */
+	char firmware_was[9];
+	struct nvme_pcie_link link_was;
 	struct dev_demo_perf perf;
 };
 
@@ -56,6 +77,18 @@ int dev_demo_drive(size_t index, struct dev_demo_drive *ret);
 
 /** dev_demo_state() - The health log of @d at @now_ms (wall-clock unix ms). */
 void dev_demo_state(const struct dev_demo_drive *d, int64_t now_ms, struct smart_log *ret);
+
+/** dev_demo_errors() - num_err_log_entries of @d: every entry its log counts. */
+uint64_t dev_demo_errors(const struct dev_demo_drive *d);
+
+/**
+ * dev_demo_error() - Entry @count (1 … dev_demo_errors()) of @d's error log, a
+ * function of the count alone, so the live log and the demo year agree: the
+ * media entries are Unrecovered Read Errors on I/O queue 2 of namespace 1 at
+ * neighbouring LBAs; every other entry an admin command the controller refused
+ * (Invalid Log Page, Invalid Field in Command). Past the last one: empty.
+ */
+void dev_demo_error(const struct dev_demo_drive *d, uint64_t count, struct errlog_entry *ret);
 
 /** dev_demo_name_is() - Whether @name is a demo drive's controller name ("demo0" …). */
 bool dev_demo_name_is(const char *name);

@@ -7,8 +7,12 @@
 
 #include "nvmond/analysis/alert.h"
 #include "nvmond/analysis/cliff.h"
+#include "nvmond/analysis/errclass.h"
 #include "nvmond/analysis/throttle.h"
 #include "nvmond/dev/demo.h"
+#include "nvmond/dev/errlog.h"
+#include "nvmond/dev/fwlog.h"
+#include "nvmond/dev/nvme_hwinfo.h"
 #include "nvmond/dev/sample.h"
 
 /*
@@ -31,7 +35,20 @@
  * - probe runs of every preset (DEMO_YEAR_PRESETS): the read/write presets and
  *   copy-self every few days, sustained-write every four weeks (ending at its
  *   write cache's cliff), and on a throttling drive one seq1m-q8 run during a
- *   hot afternoon whose read rate dips while the drive throttles.
+ *   hot afternoon whose read rate dips while the drive throttles;
+ * - the error log (dev_demo_error()), read as the poller reads it: the entries
+ *   logged before the year at its start (before nvmond watched, never
+ *   alerted), then each month's burst of benign entries in one read, and about
+ *   day 200 the media entries in one read, with the health log's
+ *   num_err_log_entries and media_errors rising in the sample of that moment
+ *   and the io_errors and media_errors alerts they raised (resolved); the last
+ *   read leaves the count where the live drive has it, so nothing is new at
+ *   start;
+ * - the firmware revision first seen at the start, and an update about day 200
+ *   (firmware_was → firmware) with its firmware_changed alert (resolved);
+ * - the PCIe link first seen at the start, and where the drive has a link_was,
+ *   three weeks on it from about day 250, with its link_degraded alert
+ *   (resolved); the probe runs on a degraded link are capped by it.
  */
 #define DEMO_YEAR_DAYS	      365
 #define DEMO_YEAR_UNUSUAL_AGO 12  /* days back to the unusual day */
@@ -79,6 +96,33 @@ struct demo_run {
 	struct cliff_thermal thermal[DEMO_RUN_THERMAL_MAX];
 };
 
+/* An error log entry as the poller stores it (store_errlog.h's errlog_row). */
+struct demo_error {
+	struct errlog_entry e;
+	enum errclass cls; /* errclass_of() */
+	bool before_watch; /* logged before the year: the first read's */
+	int64_t seen_ms;
+};
+
+/* One read of the error log: it found errors[first … first + n - 1]. */
+struct demo_errlog_read {
+	int64_t ms;
+	uint64_t count; /* num_err_log_entries then */
+	size_t first, n;
+};
+
+/* A firmware_history row: old_rev "" = first seen. */
+struct demo_fw {
+	int64_t ms;
+	char old_rev[FWLOG_REV_MAX], new_rev[FWLOG_REV_MAX];
+};
+
+/* A link_history row: the link from @ms on. */
+struct demo_link {
+	int64_t ms;
+	struct nvme_pcie_link link;
+};
+
 struct demo_year {
 	struct sample *samples; /* oldest first; device_id 0 */
 	size_t n_samples;
@@ -88,7 +132,15 @@ struct demo_year {
 	size_t n_alerts;
 	struct demo_run *runs; /* oldest first */
 	size_t n_runs;
-	int64_t unusual_day_ms; /* start (UTC midnight) of the unusual day */
+	int64_t unusual_day_ms;	   /* start (UTC midnight) of the unusual day */
+	struct demo_error *errors; /* oldest first */
+	size_t n_errors;
+	struct demo_errlog_read *reads; /* oldest first; the first at the year's start */
+	size_t n_reads;
+	struct demo_fw fw[2]; /* oldest first */
+	size_t n_fw;
+	struct demo_link links[3]; /* oldest first */
+	size_t n_links;
 };
 
 /**

@@ -140,28 +140,43 @@ Test(demo, writes_never_stall)
 		}
 }
 
-/* The hot drive's error log holds what its num_err_log_entries counts: admin
- * commands the controller refused (benign), newest first; the cool one has none. */
+/* The hot drive's error log holds what its num_err_log_entries counts, newest
+ * first: admin commands the controller refused (benign, on the admin queue) and
+ * the two Unrecovered Read Errors of its demo year (on an I/O queue, at
+ * neighbouring LBAs), which its media_errors counts too; the cool one has none. */
 Test(demo, error_log_agrees_with_the_count)
 {
 	uint8_t page[64 * ERRLOG_ENTRY_SIZE];
 	struct errlog_entry e[64];
 	struct smart_log s = read_at("demo0", T0);
+	size_t media = 0;
 
-	cr_assert_eq(s.num_err_log_entries, 14);
+	cr_assert_eq(s.num_err_log_entries, 63, "14 before the year, 47 in bursts, 2 media");
+	cr_expect_eq(s.media_errors, 2);
+	cr_expect_eq(read_at("demo0", T0 + 86400000).num_err_log_entries, 63, "and no more");
 	cr_assert_eq(dev_read_errlog(b, "demo0", NULL, T0, 64, false, page), 0);
 	size_t n = errlog_decode(page, sizeof(page), e, 64);
 	cr_assert_eq(n, 64);
-	for (size_t i = 0; i < 14; i++) {
-		cr_expect_eq(e[i].error_count, 14 - i, "newest first");
+	for (size_t i = 0; i < 63; i++) {
+		cr_expect_eq(e[i].error_count, 63 - i, "newest first");
+		cr_expect_not_null(errlog_status_name(e[i].sct, e[i].sc));
+		if (e[i].sct == ERRLOG_SCT_MEDIA) {
+			cr_expect_eq(e[i].sc, 0x81, "Unrecovered Read Error");
+			cr_expect_eq(e[i].sqid, 2, "an I/O queue");
+			cr_expect_eq(e[i].nsid, 1);
+			if (media++)
+				cr_expect_eq(e[i].lba + 8, e[i - 1].lba, "the next block");
+			continue;
+		}
 		cr_expect_eq(e[i].sqid, 0, "admin queue");
 		cr_expect(e[i].sct == ERRLOG_SCT_GENERIC ? e[i].sc == 0x02 : e[i].sc == 0x09);
-		cr_expect_not_null(errlog_status_name(e[i].sct, e[i].sc));
 	}
-	cr_expect_eq(e[14].error_count, 0, "then empty entries");
+	cr_expect_eq(media, 2, "two media entries");
+	cr_expect_eq(e[63].error_count, 0, "then empty entries");
 	cr_expect_eq(dev_read_errlog(b, "demo1", NULL, T0, 1, false, page), 0);
 	cr_expect_eq(errlog_decode(page, ERRLOG_ENTRY_SIZE, e, 1), 1);
 	cr_expect_eq(e[0].error_count, 0, "the cool drive logged no error");
+	cr_expect_eq(read_at("demo1", T0).media_errors, 0);
 	cr_expect_eq(dev_read_errlog(b, "demo0", NULL, T0, 0, false, page), -EINVAL);
 	cr_expect_eq(dev_read_errlog(b, "nvme0", NULL, T0, 1, false, page), -ENODEV);
 }

@@ -142,10 +142,23 @@ Test(demo_year, deterministic_for_a_seed)
 	cr_expect_eq(memcmp(a.alerts, b.alerts, a.n_alerts * sizeof(*a.alerts)), 0);
 	cr_assert_eq(a.n_runs, b.n_runs);
 	cr_expect_eq(memcmp(a.runs, b.runs, a.n_runs * sizeof(*a.runs)), 0);
+	cr_assert_eq(a.n_errors, b.n_errors);
+	cr_expect_eq(memcmp(a.errors, b.errors, a.n_errors * sizeof(*a.errors)), 0);
+	cr_assert_eq(a.n_reads, b.n_reads);
+	cr_expect_eq(memcmp(a.reads, b.reads, a.n_reads * sizeof(*a.reads)), 0);
+	cr_expect_eq(memcmp(a.fw, b.fw, sizeof(a.fw)), 0);
+	cr_expect_eq(memcmp(a.links, b.links, sizeof(a.links)), 0);
 	bool differs = a.n_samples != c.n_samples || a.n_events != c.n_events;
 	for (size_t i = 0; !differs && i < a.n_samples; i++)
 		differs = a.samples[i].smart.temperature_k != c.samples[i].smart.temperature_k;
 	cr_expect(differs, "another seed, another year");
+	/* The entries are the drive's (the live log holds them); the seed picks when. */
+	cr_assert_eq(a.n_reads, c.n_reads);
+	differs = false;
+	for (size_t i = 1; i < a.n_reads; i++)
+		differs |= a.reads[i].ms != c.reads[i].ms;
+	cr_expect(differs, "another seed, other reads");
+	cr_expect_eq(a.n_errors, c.n_errors);
 	demo_year_free(&a);
 	demo_year_free(&b);
 	demo_year_free(&c);
@@ -325,6 +338,39 @@ Test(demo_year, throttle_episodes_resolve)
 	}
 }
 
+/* A sensor stuck on the live drive is stuck all year (the 980 PRO's Sensor 2 at
+ * 357 K, above its WCTEMP), and one that moves on the live drive moves in the year:
+ * the year's chart shows what the live one does. */
+Test(demo_year, stuck_sensor_agrees_with_the_live_drive)
+{
+	for (size_t i = 0; i < 3; i++) {
+		struct demo_year y = gen(i, SEED, NOW);
+		struct dev_demo_drive d;
+		struct smart_log live;
+		uint16_t lo = UINT16_MAX, hi = 0;
+
+		cr_assert_eq(dev_demo_drive(i, &d), 0);
+		dev_demo_state(&d, NOW, &live);
+		for (size_t k = 0; k < y.n_samples; k++) {
+			uint16_t s2 = y.samples[k].smart.temp_sensor_k[1];
+			lo = s2 < lo ? s2 : lo;
+			hi = s2 > hi ? s2 : hi;
+		}
+		if (d.sensor2_stuck_k) {
+			cr_expect_eq(live.temp_sensor_k[1], d.sensor2_stuck_k, "drive %zu", i);
+			cr_expect_eq(lo, live.temp_sensor_k[1], "drive %zu: stuck all year", i);
+			cr_expect_eq(hi, live.temp_sensor_k[1], "drive %zu: stuck all year", i);
+			cr_expect_gt(hi, d.wctemp_k, "drive %zu: above WCTEMP", i);
+		} else {
+			cr_expect_gt(hi - lo, 10, "drive %zu: Sensor 2 moves", i);
+		}
+		demo_year_free(&y);
+	}
+	struct dev_demo_drive d;
+	cr_assert_eq(dev_demo_drive(1, &d), 0);
+	cr_expect_eq(d.sensor2_stuck_k, 357, "the 980 PRO is the stuck-sensor drive");
+}
+
 /* The T1 counter rises only while a light-throttling event is on. */
 Test(demo_year, counters_rise_inside_events)
 {
@@ -415,6 +461,295 @@ Test(demo_year, probe_runs_of_every_preset)
 			cr_expect_eq(dips, 1, "drive %zu: one throttle dip", cases[c].drive);
 		else
 			cr_expect_eq(dips, 0, "drive %zu never throttles", cases[c].drive);
+		demo_year_free(&y);
+	}
+}
+
+/* ---- the health facts of issue 11 ---- */
+
+static const struct sample *sample_at_ts(const struct demo_year *y, int64_t ms)
+{
+	for (size_t k = 0; k < y->n_samples; k++)
+		if (y->samples[k].ts_ms == ms)
+			return &y->samples[k];
+	return NULL;
+}
+
+static size_t count_alerts(const struct demo_year *y, enum alert_rule rule)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k < y->n_alerts; k++)
+		n += y->alerts[k].rule == rule;
+	return n;
+}
+
+/*
+ * The error log is read as the poller reads it: the first read at the year's
+ * start takes in what the log held (before nvmond watched); each later read
+ * takes the entries after the last one, error counts without gaps, and the
+ * last leaves the count where the live drive has it, with the live drive's
+ * entries. A sample at each read shows num_err_log_entries there.
+ */
+Test(demo_year, error_log_read_as_the_poller_reads_it)
+{
+	for (size_t i = 0; i < 12; i++) {
+		struct demo_year y = gen(i, SEED, NOW);
+		struct dev_demo_drive d;
+		struct smart_log live;
+		uint64_t next = 1;
+
+		cr_assert_eq(dev_demo_drive(i, &d), 0);
+		dev_demo_state(&d, NOW, &live);
+		cr_assert_geq(y.n_reads, 1);
+		cr_expect_eq(y.reads[0].ms, y.samples[0].ts_ms, "drive %zu: read at the start", i);
+		cr_expect_eq(y.reads[0].count, d.err_log_entries);
+		for (size_t r = 0; r < y.n_reads; r++) {
+			const struct demo_errlog_read *rd = &y.reads[r];
+			const struct sample *s = sample_at_ts(&y, rd->ms);
+
+			if (r)
+				cr_expect_gt(rd->ms, y.reads[r - 1].ms, "oldest first");
+			cr_assert_not_null(s, "drive %zu: a sample at read %zu", i, r);
+			cr_expect(s->smart.num_err_log_entries == rd->count, "drive %zu read %zu",
+				  i, r);
+			if (s > y.samples)
+				cr_expect(s[-1].smart.num_err_log_entries < rd->count || r == 0,
+					  "the count rose at read %zu", r);
+			cr_expect_eq(rd->first + rd->n,
+				     r + 1 < y.n_reads ? y.reads[r + 1].first : y.n_errors);
+			for (size_t k = rd->first; k < rd->first + rd->n; k++) {
+				const struct demo_error *e = &y.errors[k];
+				struct errlog_entry want;
+
+				cr_expect_eq(e->e.error_count, next++, "no gaps");
+				cr_expect_eq(e->seen_ms, rd->ms);
+				cr_expect_eq(e->before_watch, r == 0, "only the first read's");
+				cr_expect_eq(e->cls, errclass_of(&e->e), "the daemon's classes");
+				dev_demo_error(&d, e->e.error_count, &want);
+				cr_expect_eq(memcmp(&e->e, &want, sizeof(want)), 0,
+					     "the live entry");
+			}
+		}
+		cr_expect_eq(y.reads[y.n_reads - 1].count, live.num_err_log_entries,
+			     "drive %zu: nothing new for the live poller", i);
+		cr_expect(y.samples[y.n_samples - 1].smart.num_err_log_entries ==
+			  live.num_err_log_entries);
+		cr_expect(y.samples[y.n_samples - 1].smart.media_errors == live.media_errors);
+		demo_year_free(&y);
+	}
+}
+
+/*
+ * The 950 PRO: a burst of 2-6 benign entries a month on the admin queue (tools
+ * asking for what it does not have), which never alert; about day 200 two
+ * Unrecovered Read Errors in one read, on an I/O queue at neighbouring LBAs,
+ * with media_errors rising by 2 in that read's sample and nowhere else, and
+ * the io_errors and media_errors alerts they raised, resolved.
+ */
+Test(demo_year, benign_bursts_and_one_bad_read)
+{
+	struct demo_year y = gen(0, SEED, NOW);
+	size_t bursts = 0, bad = 0;
+	int64_t bad_ms = 0, year0 = floor_day(y.samples[0].ts_ms);
+
+	cr_expect_eq(y.reads[0].n, 14, "the 14 entries logged before");
+	for (size_t r = 1; r < y.n_reads; r++) {
+		const struct demo_errlog_read *rd = &y.reads[r];
+		const struct demo_error *e = &y.errors[rd->first];
+
+		if (e->cls == ERRCLASS_MEDIA) {
+			bad++;
+			bad_ms = rd->ms;
+			cr_expect_eq(rd->n, 2, "two media entries in one read");
+			cr_expect_geq(rd->ms, year0 + 195 * MS_DAY, "about day 200");
+			cr_expect_lt(rd->ms, year0 + 207 * MS_DAY, "about day 200");
+			for (size_t k = 0; k < rd->n; k++) {
+				cr_expect_eq(e[k].cls, ERRCLASS_MEDIA);
+				cr_expect_eq(e[k].e.sqid, 2);
+				cr_expect_eq(e[k].e.sct, ERRLOG_SCT_MEDIA);
+				cr_expect_eq(e[k].e.sc, 0x81);
+				cr_expect_str_eq(errlog_status_name(e[k].e.sct, e[k].e.sc),
+						 "Unrecovered Read Error");
+				cr_expect_eq(e[k].e.nsid, 1);
+			}
+			cr_expect_eq(e[1].e.lba, e[0].e.lba + 8, "neighbouring LBAs");
+			continue;
+		}
+		bursts++;
+		cr_expect(rd->n >= 2 && rd->n <= 6, "a burst of 2-6, not %zu", rd->n);
+		for (size_t k = 0; k < rd->n; k++) {
+			cr_expect_eq(e[k].cls, ERRCLASS_BENIGN);
+			cr_expect_eq(e[k].e.sqid, 0, "the admin queue");
+			cr_expect(strcmp(errlog_status_name(e[k].e.sct, e[k].e.sc),
+					 "Invalid Log Page") == 0 ||
+				  strcmp(errlog_status_name(e[k].e.sct, e[k].e.sc),
+					 "Invalid Field in Command") == 0);
+		}
+		/* Month m of the year: r counts the media read once it is past. */
+		int64_t m = (int64_t)(r - 1 - (bad ? 1 : 0));
+		cr_expect_geq(rd->ms, year0 + 30 * m * MS_DAY, "burst %lld in its month", m);
+		cr_expect_lt(rd->ms, year0 + 30 * (m + 1) * MS_DAY, "burst %lld in its month", m);
+	}
+	cr_expect_eq(bursts, DEV_DEMO_ERR_MONTHS, "a burst a month");
+	cr_expect_eq(bad, 1, "one bad read");
+	for (size_t k = 1; k < y.n_samples; k++) {
+		const struct sample *p = &y.samples[k - 1], *s = &y.samples[k];
+		if (s->ts_ms == bad_ms)
+			cr_expect(s->smart.media_errors == p->smart.media_errors + 2,
+				  "media_errors rose by 2 at the bad read");
+		else
+			cr_expect(s->smart.media_errors == p->smart.media_errors,
+				  "media_errors moved at %lld", (long long)s->ts_ms);
+	}
+	cr_expect_eq(count_alerts(&y, ALERT_IO_ERRORS), 1, "only the bad read alerts");
+	cr_expect_eq(count_alerts(&y, ALERT_MEDIA_ERRORS), 1);
+	for (size_t k = 0; k < y.n_alerts; k++) {
+		const struct demo_alert *a = &y.alerts[k];
+		if (a->rule != ALERT_IO_ERRORS && a->rule != ALERT_MEDIA_ERRORS)
+			continue;
+		cr_expect_eq(a->severity, ALERT_SEV_CRITICAL);
+		cr_expect_eq(a->started_ms, bad_ms);
+		cr_expect_gt(a->resolved_ms, a->started_ms, "resolved");
+		if (a->rule == ALERT_IO_ERRORS) {
+			cr_expect_geq(a->resolved_ms, bad_ms + ALERT_IO_ERRORS_HOLD_MS,
+				      "held for a day");
+			cr_expect(strstr(a->message, "Unrecovered Read Error"), "%s", a->message);
+		}
+	}
+	for (size_t i = 1; i < 4; i++) {
+		struct demo_year o = gen(i, SEED, NOW);
+		cr_expect_eq(count_alerts(&o, ALERT_IO_ERRORS) +
+				     count_alerts(&o, ALERT_MEDIA_ERRORS),
+			     0, "drive %zu logged no bad read", i);
+		demo_year_free(&o);
+	}
+	demo_year_free(&y);
+}
+
+/*
+ * Firmware: every drive's revision is first seen at the year's start; the 980
+ * PRO ran 5B2QGXA7 until about day 200, then 5B2QGXA8, the revision the live
+ * drive reports (so its first start finds no change), with the firmware_changed
+ * alert of that day, resolved.
+ */
+Test(demo_year, firmware_update_about_day_200)
+{
+	struct demo_year y = gen(1, SEED, NOW);
+	struct dev_demo_drive d;
+	int64_t year0 = floor_day(y.samples[0].ts_ms);
+
+	cr_assert_eq(dev_demo_drive(1, &d), 0);
+	cr_expect_str_eq(d.firmware, "5B2QGXA8", "the live revision");
+	cr_assert_eq(y.n_fw, 2);
+	cr_expect_eq(y.fw[0].ms, y.samples[0].ts_ms);
+	cr_expect_str_eq(y.fw[0].old_rev, "", "first seen");
+	cr_expect_str_eq(y.fw[0].new_rev, "5B2QGXA7");
+	cr_expect_str_eq(y.fw[1].old_rev, "5B2QGXA7");
+	cr_expect_str_eq(y.fw[1].new_rev, d.firmware);
+	cr_expect(y.fw[1].ms >= year0 + 195 * MS_DAY && y.fw[1].ms < year0 + 207 * MS_DAY,
+		  "about day 200");
+	cr_assert_eq(count_alerts(&y, ALERT_FIRMWARE_CHANGED), 1);
+	for (size_t k = 0; k < y.n_alerts; k++)
+		if (y.alerts[k].rule == ALERT_FIRMWARE_CHANGED) {
+			cr_expect_eq(y.alerts[k].severity, ALERT_SEV_INFO);
+			cr_expect_eq(y.alerts[k].started_ms, y.fw[1].ms);
+			cr_expect_geq(y.alerts[k].resolved_ms, y.fw[1].ms + ALERT_FIRMWARE_SHOW_MS);
+			cr_expect_str_eq(y.alerts[k].message,
+					 "firmware changed from 5B2QGXA7 to 5B2QGXA8");
+		}
+	demo_year_free(&y);
+	for (size_t i = 0; i < 4; i += 2) {
+		y = gen(i, SEED, NOW);
+		cr_assert_eq(dev_demo_drive(i, &d), 0);
+		cr_expect_eq(y.n_fw, 1, "drive %zu: never updated", i);
+		cr_expect_str_eq(y.fw[0].new_rev, d.firmware);
+		cr_expect_eq(count_alerts(&y, ALERT_FIRMWARE_CHANGED), 0);
+		demo_year_free(&y);
+	}
+}
+
+/* Bytes per second of the first phase of @run. */
+static double rate_of(const struct demo_run *run)
+{
+	const struct demo_run_phase *p = &run->phase[0];
+
+	return (double)(p->rd_bytes + p->wr_bytes) / ((double)p->elapsed_ms / 1000.0);
+}
+
+/*
+ * The PCIe link: every drive's is first seen at the year's start; the 980 PRO
+ * ran at 8.0 GT/s x2 instead of 16.0 GT/s x4 for about three weeks from about
+ * day 250 (its link_degraded alert resolved when it came back), and the probe
+ * runs of that window, whose results carry the link's note, measured less.
+ */
+Test(demo_year, degraded_link_for_three_weeks)
+{
+	struct demo_year y = gen(1, SEED, NOW);
+	struct dev_demo_drive d;
+	int64_t year0 = floor_day(y.samples[0].ts_ms);
+
+	cr_assert_eq(dev_demo_drive(1, &d), 0);
+	cr_assert_eq(y.n_links, 3);
+	cr_expect_eq(y.links[0].ms, y.samples[0].ts_ms);
+	cr_expect_eq(memcmp(&y.links[0].link, &d.link, sizeof(d.link)), 0);
+	cr_expect_not(nvme_pcie_link_degraded(&y.links[0].link));
+	cr_expect_eq(y.links[1].link.cur_speed_dgts, 80);
+	cr_expect_eq(y.links[1].link.cur_width, 2);
+	cr_expect(nvme_pcie_link_degraded(&y.links[1].link));
+	cr_expect_eq(memcmp(&y.links[2].link, &d.link, sizeof(d.link)), 0, "back as live");
+	int64_t from = y.links[1].ms, to = y.links[2].ms;
+	cr_expect(from >= year0 + 240 * MS_DAY && from < year0 + 260 * MS_DAY, "about day 250");
+	cr_expect(to - from >= 19 * MS_DAY && to - from <= 23 * MS_DAY, "about three weeks");
+	cr_assert_eq(count_alerts(&y, ALERT_LINK_DEGRADED), 1);
+	for (size_t k = 0; k < y.n_alerts; k++)
+		if (y.alerts[k].rule == ALERT_LINK_DEGRADED) {
+			cr_expect_eq(y.alerts[k].severity, ALERT_SEV_WARNING);
+			cr_expect_eq(y.alerts[k].started_ms, from);
+			cr_expect_geq(y.alerts[k].resolved_ms, to);
+			cr_expect(
+				strstr(y.alerts[k].message, "PCIe 8.0 GT/s x2 (max 16.0 GT/s x4)"),
+				"%s", y.alerts[k].message);
+		}
+	/* Each run in the window against the same preset's runs outside it. */
+	size_t inside = 0;
+	for (size_t r = 0; r < y.n_runs; r++) {
+		const struct demo_run *a = &y.runs[r];
+		if (a->started_ms < from || a->started_ms >= to)
+			continue;
+		inside++;
+		double best_outside = 0;
+		for (size_t k = 0; k < y.n_runs; k++)
+			if (strcmp(y.runs[k].preset, a->preset) == 0 &&
+			    (y.runs[k].started_ms < from || y.runs[k].started_ms >= to) &&
+			    rate_of(&y.runs[k]) > best_outside)
+				best_outside = rate_of(&y.runs[k]);
+		if (strcmp(a->preset, "seq1m-q8") == 0 || strcmp(a->preset, "seq1m-q1") == 0 ||
+		    strcmp(a->preset, "rnd4k-q32") == 0)
+			cr_expect_lt(rate_of(a), 0.8 * best_outside, "%s on the narrow link",
+				     a->preset);
+		cr_expect_leq(rate_of(a), best_outside * 1.001, "%s", a->preset);
+	}
+	cr_expect_geq(inside, 1, "a probe run on the degraded link");
+	demo_year_free(&y);
+	for (size_t i = 0; i < 4; i += 2) {
+		y = gen(i, SEED, NOW);
+		cr_assert_eq(dev_demo_drive(i, &d), 0);
+		cr_expect_eq(y.n_links, 1, "drive %zu: one link all year", i);
+		cr_expect_eq(memcmp(&y.links[0].link, &d.link, sizeof(d.link)), 0);
+		cr_expect_eq(count_alerts(&y, ALERT_LINK_DEGRADED), 0);
+		demo_year_free(&y);
+	}
+}
+
+/* The alerts of every kind come oldest first, as demo_year.h promises. */
+Test(demo_year, alerts_oldest_first)
+{
+	for (size_t i = 0; i < 4; i++) {
+		struct demo_year y = gen(i, SEED, NOW);
+		for (size_t k = 1; k < y.n_alerts; k++)
+			cr_expect_leq(y.alerts[k - 1].started_ms, y.alerts[k].started_ms,
+				      "drive %zu alert %zu", i, k);
 		demo_year_free(&y);
 	}
 }

@@ -241,6 +241,29 @@ static int ctrl_is(const struct nvme_ctx *x, int fd, const struct dev_ident *who
 	return nvme_sysfs_ident_eq(&c, who->serial, who->model) ? 0 : -ESTALE;
 }
 
+/*
+ * Open the controller @name for an admin command and check, before anything
+ * is sent, that the node is still the drive @who (when given): a drive that
+ * moved under the name is -ESTALE, and nothing reaches it. On success the
+ * caller owns *@ret_fd and closes it.
+ */
+static int open_verified(const struct nvme_ctx *x, const char *name, const struct dev_ident *who,
+			 int *ret_fd)
+{
+	int fd, r;
+
+	r = open_ctrl(name, &fd);
+	if (r < 0)
+		return r;
+	r = who ? ctrl_is(x, fd, who) : 0;
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	*ret_fd = fd;
+	return 0;
+}
+
 static int nvmond_read_smart(void *ctx, const char *name, const struct dev_ident *who,
 			     int64_t now_ms, uint8_t ret_page[SMART_LOG_SIZE])
 {
@@ -248,14 +271,9 @@ static int nvmond_read_smart(void *ctx, const char *name, const struct dev_ident
 	int fd, r;
 
 	(void)now_ms;
-	r = open_ctrl(name, &fd);
+	r = open_verified(ctx, name, who, &fd);
 	if (r < 0)
 		return r;
-	r = who ? ctrl_is(ctx, fd, who) : 0;
-	if (r < 0) {
-		close(fd);
-		return r;
-	}
 	r = nvme_rc_errno(nvme_get_log_smart(fd, NVME_NSID_ALL, false, &log));
 	close(fd);
 	if (r < 0)
@@ -279,14 +297,9 @@ static int nvmond_read_errlog(void *ctx, const char *name, const struct dev_iden
 	(void)now_ms;
 	if (!ext_data && n > ERRLOG_ENTRIES_PER_4K)
 		return -EINVAL;
-	r = open_ctrl(name, &fd);
+	r = open_verified(ctx, name, who, &fd);
 	if (r < 0)
 		return r;
-	r = who ? ctrl_is(ctx, fd, who) : 0;
-	if (r < 0) {
-		close(fd);
-		return r;
-	}
 	memset(ret_page, 0, n * ERRLOG_ENTRY_SIZE);
 	r = nvme_rc_errno(
 		nvme_get_log_error(fd, (unsigned)n, false, (struct nvme_error_log_page *)ret_page));
@@ -345,10 +358,9 @@ static int nvmond_read_sensor_limits(void *ctx, const char *name, const struct d
 	uint16_t k[SMART_NUM_SENSORS] = {0};
 	int fd, r;
 
-	r = open_ctrl(name, &fd);
+	r = open_verified(ctx, name, who, &fd);
 	if (r < 0)
 		return r;
-	r = who ? ctrl_is(ctx, fd, who) : 0;
 	for (int i = 0; r == 0 && i < SMART_NUM_SENSORS; i++) {
 		__u32 result = 0;
 		if (!(sensors & (1u << i)))

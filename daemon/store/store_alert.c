@@ -220,24 +220,12 @@ static int read_alert(struct store *s, sqlite3_stmt *st, void *p)
 
 int store_alert_get(struct store *s, int64_t id, struct alert_row *ret)
 {
-	struct alert_row *v = NULL;
 	sqlite3_stmt *st;
-	size_t n = 0;
 	int r = store_stmt(s, sql_alert_get, &st);
 
 	if (r == 0)
 		r = store_bind(s, st, store_p_i64(":id", id));
-	if (r == 0)
-		r = store_collect(s, st, sizeof(*v), read_alert, (void **)&v, &n);
-	if (r < 0)
-		return r;
-	if (n == 0) {
-		free(v);
-		return -ENOENT;
-	}
-	*ret = v[0];
-	free(v);
-	return 0;
+	return r < 0 ? r : store_collect_first(s, st, sizeof(*ret), read_alert, ret);
 }
 
 int store_alert_ack(struct store *s, int64_t id, int64_t now_ms)

@@ -221,20 +221,10 @@ int store_errors_count(struct store *s, int64_t device_id, int64_t from_ms, int6
 
 int store_errors_last_alerting(struct store *s, int64_t device_id, struct errlog_row *ret)
 {
-	struct errlog_row *v = NULL;
 	sqlite3_stmt *st;
-	size_t n = 0;
 	int r = store_stmt(s, sql_errors_last_alerting, &st);
 
 	if (r == 0)
 		r = store_bind(s, st, store_p_i64(":device_id", device_id));
-	if (r == 0)
-		r = store_collect(s, st, sizeof(*v), read_error, (void **)&v, &n);
-	if (r < 0)
-		return r;
-	if (n == 0)
-		return -ENOENT;
-	*ret = v[0];
-	free(v);
-	return 0;
+	return r < 0 ? r : store_collect_first(s, st, sizeof(*ret), read_error, ret);
 }

@@ -3,9 +3,7 @@
  * Firmware and PCIe link history in SQLite (firmware_history, link_history).
  * See store_facts.h.
  */
-#include <errno.h>
 #include <inttypes.h>
-#include <stdlib.h>
 #include <stdint.h>
 
 #include <sqlite3.h>
@@ -81,34 +79,32 @@ int store_fw_insert(struct store *s, const struct store_fw_row *row)
 	return store_run(s, st, true);
 }
 
+/* sql_fw_list, bound: the newest @limit firmware rows of device @id. */
+static int fw_list_stmt(struct store *s, int64_t id, size_t limit, sqlite3_stmt **ret)
+{
+	int r = store_stmt(s, sql_fw_list, ret);
+
+	if (r == 0)
+		r = store_bind(s, *ret, store_p_i64(":device_id", id),
+			       store_p_u64(":limit", limit));
+	return r;
+}
+
 int store_fw_list(struct store *s, int64_t id, size_t limit, struct store_fw_row **ret,
 		  size_t *ret_n)
 {
 	sqlite3_stmt *st;
-	int r = store_stmt(s, sql_fw_list, &st);
+	int r = fw_list_stmt(s, id, limit, &st);
 
-	if (r < 0)
-		return r;
-	r = store_bind(s, st, store_p_i64(":device_id", id), store_p_u64(":limit", limit));
-	if (r < 0)
-		return r;
-	return store_collect(s, st, sizeof(**ret), read_fw, (void **)ret, ret_n);
+	return r < 0 ? r : store_collect(s, st, sizeof(**ret), read_fw, (void **)ret, ret_n);
 }
 
 int store_fw_last(struct store *s, int64_t id, struct store_fw_row *ret)
 {
-	struct store_fw_row *v = NULL;
-	size_t n = 0;
-	int r = store_fw_list(s, id, 1, &v, &n);
+	sqlite3_stmt *st;
+	int r = fw_list_stmt(s, id, 1, &st);
 
-	if (r < 0)
-		return r;
-	if (n == 0)
-		r = -ENOENT;
-	else
-		*ret = v[0];
-	free(v);
-	return r;
+	return r < 0 ? r : store_collect_first(s, st, sizeof(*ret), read_fw, ret);
 }
 
 int store_link_insert(struct store *s, const struct store_link_row *row)
@@ -129,39 +125,31 @@ int store_link_insert(struct store *s, const struct store_link_row *row)
 	return store_run(s, st, true);
 }
 
-static int link_list_to(struct store *s, int64_t id, int64_t to_ms, size_t limit,
-			struct store_link_row **ret, size_t *ret_n)
+/* sql_link_list, bound: the newest @limit link rows of device @id up to @to_ms. */
+static int link_list_stmt(struct store *s, int64_t id, int64_t to_ms, size_t limit,
+			  sqlite3_stmt **ret)
 {
-	sqlite3_stmt *st;
-	int r = store_stmt(s, sql_link_list, &st);
+	int r = store_stmt(s, sql_link_list, ret);
 
-	if (r < 0)
-		return r;
-	r = store_bind(s, st, store_p_i64(":device_id", id), store_p_i64(":to_ms", to_ms),
-		       store_p_u64(":limit", limit));
-	if (r < 0)
-		return r;
-	return store_collect(s, st, sizeof(**ret), read_link, (void **)ret, ret_n);
+	if (r == 0)
+		r = store_bind(s, *ret, store_p_i64(":device_id", id), store_p_i64(":to_ms", to_ms),
+			       store_p_u64(":limit", limit));
+	return r;
 }
 
 int store_link_list(struct store *s, int64_t id, size_t limit, struct store_link_row **ret,
 		    size_t *ret_n)
 {
-	return link_list_to(s, id, INT64_MAX, limit, ret, ret_n);
+	sqlite3_stmt *st;
+	int r = link_list_stmt(s, id, INT64_MAX, limit, &st);
+
+	return r < 0 ? r : store_collect(s, st, sizeof(**ret), read_link, (void **)ret, ret_n);
 }
 
 int store_link_at(struct store *s, int64_t id, int64_t ts_ms, struct store_link_row *ret)
 {
-	struct store_link_row *v = NULL;
-	size_t n = 0;
-	int r = link_list_to(s, id, ts_ms, 1, &v, &n);
+	sqlite3_stmt *st;
+	int r = link_list_stmt(s, id, ts_ms, 1, &st);
 
-	if (r < 0)
-		return r;
-	if (n == 0)
-		r = -ENOENT;
-	else
-		*ret = v[0];
-	free(v);
-	return r;
+	return r < 0 ? r : store_collect_first(s, st, sizeof(*ret), read_link, ret);
 }

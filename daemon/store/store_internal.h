@@ -178,6 +178,15 @@ typedef int (*store_row_fn)(struct store *s, sqlite3_stmt *st, void *ret);
 int store_collect(struct store *s, sqlite3_stmt *st, size_t size, store_row_fn read, void **ret,
 		  size_t *ret_n) STORE_WUR;
 
+/**
+ * store_collect_first() - As store_collect(), for a lookup: the first row read
+ * with @read (@size bytes) into @ret, the others dropped; resets @st.
+ * Return: 0; -ENOENT when @st returns no row; the first negative errno of
+ * @read, or negative errno.
+ */
+int store_collect_first(struct store *s, sqlite3_stmt *st, size_t size, store_row_fn read,
+			void *ret) STORE_WUR;
+
 /* The work of one transaction: 0 (or more) to commit, negative errno to roll back. */
 typedef int (*store_txn_fn)(struct store *s, void *ctx);
 

@@ -159,6 +159,21 @@ fail:
 	return r;
 }
 
+int store_collect_first(struct store *s, sqlite3_stmt *st, size_t size, store_row_fn read,
+			void *ret)
+{
+	void *v = NULL;
+	size_t n = 0;
+	int r = store_collect(s, st, size, read, &v, &n);
+
+	if (r < 0)
+		return r;
+	if (n > 0)
+		memcpy(ret, v, size);
+	free(v);
+	return n > 0 ? 0 : -ENOENT;
+}
+
 /* Run the static statement @sql, which returns no rows; a failure names it. */
 static int store_exec_sql(struct store *s, const char *sql)
 {

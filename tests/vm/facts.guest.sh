@@ -14,9 +14,8 @@
 . /etc/vm/guest-lib.sh
 set -u
 out=$VM_OUT
-shim=/usr/lib/libnvmond-test-nvme.so
 export NVMOND_SHIM_CONF=/tmp/nvme-shim.conf
-base=http://127.0.0.1:9470
+base=$VM_NVMOND_URL
 : >"$NVMOND_SHIM_CONF"
 
 fail() {
@@ -49,27 +48,14 @@ for c in $(vm_ctrls); do
 done >"$out/sysfs.txt"
 nvme fw-log "/dev/$(vm_ctrl_by_serial NVMOND-VM-0000)" >"$out/fw-log.txt" 2>&1
 
-cat >/tmp/n.conf <<CONF
-[daemon]
-poll_interval = 1s
-rescan_interval = 1s
-demo = no
-web_root = /usr/share/nvmond/web
-[alerts]
-resolve_after = 1s
-CONF
+vm_nvmond_conf /tmp/n.conf 1s 'rescan_interval = 1s' '[alerts]' 'resolve_after = 1s'
 
 start_root() { # start_root N: the root daemon, run N
-	LD_PRELOAD=$shim nvmond --db /tmp/root.db --listen 127.0.0.1:9470 --config /tmp/n.conf \
-		>"$out/daemon$1.log" 2>&1 &
-	pid=$!
-	vm_wait_http "$base/healthz" 60 || fail "root daemon run $1 did not start"
+	vm_nvmond_start /tmp/root.db "$out/daemon$1.log" LD_PRELOAD="$VM_SHIM"
 }
 
 stop_root() { # stop_root N
-	kill -TERM $pid
-	wait $pid
-	echo $? >"$out/daemon$1.rc"
+	vm_stop "$VM_NVMOND_PID" "$out/daemon$1.rc"
 }
 
 # The first scan runs before the HTTP server starts: once /healthz answers,
@@ -78,7 +64,7 @@ start_root 1
 get "$base/api/v1/devices" "$out/devices1.json"
 for id in 1 2; do get "$base/api/v1/devices/$id/facts" "$out/facts1-$id.json"; done
 get "$base/metrics" "$out/metrics1.txt"
-LD_PRELOAD=$shim nvmond --config /tmp/n.conf status >"$out/status-root.txt" 2>&1
+LD_PRELOAD="$VM_SHIM" nvmond --config /tmp/n.conf status >"$out/status-root.txt" 2>&1
 echo $? >"$out/status-root.rc"
 stop_root 1
 
@@ -93,15 +79,13 @@ get "$base/api/v1/devices" "$out/devices2.json"
 id0=$(grep -o '"id":[0-9]*,"key":"[^"]*NVMOND-VM-0000' "$out/devices2.json" | sed 's/"id":\([0-9]*\).*/\1/')
 [ -n "$id0" ] || fail "no id for NVMOND-VM-0000"
 echo "$id0" >"$out/id0"
-i=0
-while [ $i -lt 300 ]; do
+fw_changed() { # the event and the alert are both there
 	wget -qO "$out/facts3.json" "$base/api/v1/devices/$id0/facts" &&
 		grep -q '"event":"firmware_changed"' "$out/facts3.json" &&
 		wget -qO "$out/alerts3.json" "$base/api/v1/alerts" &&
-		grep -q '"rule":"firmware_changed"' "$out/alerts3.json" && break
-	sleep 0.1
-	i=$((i + 1))
-done
+		grep -q '"rule":"firmware_changed"' "$out/alerts3.json"
+}
+vm_until 30 0.1 fw_changed
 get "$base/api/v1/devices/$id0" "$out/device3.json"
 stop_root 2
 
@@ -120,13 +104,7 @@ asuser() { # asuser 'COMMAND': run it as nvmuser (busybox su; root needs no pass
 	su -s /bin/sh nvmuser -c "$1"
 }
 asuser 'id; grep Cap /proc/self/status' >"$out/user.txt" 2>&1
-cat >/tmp/u.conf <<CONF
-[daemon]
-poll_interval = 1s
-rescan_interval = 5s
-demo = no
-web_root = /usr/share/nvmond/web
-CONF
+vm_nvmond_conf /tmp/u.conf 1s 'rescan_interval = 5s'
 # Not through asuser: a function in the background is a subshell, and $! its
 # pid; su itself execs the shell, which execs nvmond, so $! is nvmond.
 su -s /bin/sh nvmuser -c "exec nvmond --db /home/nvmuser/db/n.db --listen 127.0.0.1:9471 --config /tmp/u.conf" \
@@ -134,28 +112,21 @@ su -s /bin/sh nvmuser -c "exec nvmond --db /home/nvmuser/db/n.db --listen 127.0.
 upid=$!
 vm_wait_http http://127.0.0.1:9471/healthz 60 || fail "non-root daemon did not start"
 # Wait for 20 hwmon polls (observable in /metrics), then look.
-i=0
-while [ $i -lt 600 ]; do
-	n=$(wget -qO- http://127.0.0.1:9471/metrics | sed -n 's/^nvmond_polls_total \([0-9]*\)$/\1/p')
-	[ -n "$n" ] && [ "$n" -ge 20 ] && break
-	sleep 0.1
-	i=$((i + 1))
-done
+vm_until 60 0.1 vm_metric_ge http://127.0.0.1:9471 nvmond_polls_total 20
 # the hwmon files right before and after the API, for the host to compare
-for c in $(vm_ctrls); do
-	printf '%s %s\n' "$(vm_ctrl_serial "$c")" "$(cat /sys/class/nvme/$c/hwmon*/temp1_input)"
-done >"$out/hwmon-before.txt"
+hwmon_temps() { # each controller's serial and hwmon temp1_input
+	for c in $(vm_ctrls); do
+		printf '%s %s\n' "$(vm_ctrl_serial "$c")" "$(cat /sys/class/nvme/$c/hwmon*/temp1_input)"
+	done
+}
+hwmon_temps >"$out/hwmon-before.txt"
 get http://127.0.0.1:9471/api/v1/devices "$out/user-devices.json"
-for c in $(vm_ctrls); do
-	printf '%s %s\n' "$(vm_ctrl_serial "$c")" "$(cat /sys/class/nvme/$c/hwmon*/temp1_input)"
-done >"$out/hwmon-after.txt"
+hwmon_temps >"$out/hwmon-after.txt"
 get http://127.0.0.1:9471/metrics "$out/user-metrics.txt"
 get http://127.0.0.1:9471/api/v1/alerts "$out/user-alerts.json"
 kill -0 $upid 2>/dev/null && echo alive >"$out/user-alive"
 tr '\0' ' ' </proc/$upid/cmdline >"$out/user-pid-cmdline"
-kill -TERM $upid
-wait $upid
-echo $? >"$out/user-daemon.rc"
+vm_stop "$upid" "$out/user-daemon.rc"
 asuser "nvmond --config /tmp/u.conf status" >"$out/user-status.txt" 2>&1
 echo $? >"$out/user-status.rc"
 asuser "nvmond --config /tmp/u.conf status --json" >"$out/user-status.json" 2>"$out/user-status.err"

@@ -321,6 +321,15 @@ vm_setup_nvmond() {
 	vm_guest_script "$1"
 }
 
+# vm_setup_nvmond_shim GUEST_SCRIPT - vm_setup_nvmond, plus the test shim
+# (NVMOND_TEST_NVME_LIB; SKIP without it) at /usr/lib/libnvmond-test-nvme.so
+# for the guest script to LD_PRELOAD.
+vm_setup_nvmond_shim() {
+	[ -r "${NVMOND_TEST_NVME_LIB:-}" ] || vm_skip "NVMOND_TEST_NVME_LIB not set"
+	vm_setup_nvmond "$1"
+	vm_add_bin "$NVMOND_TEST_NVME_LIB" /usr/lib/libnvmond-test-nvme.so || vm_fail "copy the shim"
+}
+
 # vm_pin - the command prefix that keeps QEMU on one host CPU. QEMU 7.2's
 # emulated NVMe controller loses a doorbell now and then when the guest submits
 # one command at a time with shadow doorbells on (as fio and nvmond do at queue
@@ -527,4 +536,52 @@ vm_wait_console() {
 		i=$((i + 1))
 	done
 	return 1
+}
+
+# vm_wait_mark MARK SECONDS WHY - wait for the guest's vm_mark MARK; if it
+# does not come, the console's tail and FAIL with WHY.
+vm_wait_mark() {
+	vm_wait_console "VM-MARK: $1" "$2" && return 0
+	vm_console_tail
+	vm_fail "$3"
+}
+
+# vm_qom_crit_warning DEVICE VALUE - set the emulated controller DEVICE's
+# (nvme0, ...) smart_critical_warning to VALUE through QMP; FAIL if refused.
+vm_qom_crit_warning() {
+	vm_qmp '{"execute":"qom-set","arguments":{"path":"/machine/peripheral/'"$1"'",
+		"property":"smart_critical_warning","value":'"$2"'}}' >/dev/null ||
+		vm_fail "qom-set $1 smart_critical_warning=$2 refused"
+}
+
+# vm_guest_ok [FILE...] - after vm_run or vm_wait: nothing when the guest
+# script exited 0; else the console's last 80 lines and each FILE that exists
+# (guest.log, daemon logs, ...), and FAIL.
+vm_guest_ok() {
+	[ "$VM_RC" = 0 ] && return 0
+	vm_console_tail 80
+	cat "$@" 2>/dev/null
+	vm_fail "guest script exited $VM_RC"
+}
+
+# vm_judge - run the Python checks on stdin (a heredoc) against $VM_OUT, after
+# a preamble that gives them json, os, re and sys; out ($VM_OUT); rd(NAME), a
+# file's text; js(NAME), its JSON; check(OK, MSG), which prints "ok" or "FAIL"
+# and keeps each failure in bad. The checks end with
+# sys.exit(1 if bad else 0); vm_judge returns their exit status.
+vm_judge() {
+	{
+		cat <<'PY'
+import json, os, re, sys
+out = sys.argv[1]
+rd = lambda n: open(os.path.join(out, n)).read()
+js = lambda n: json.loads(rd(n))
+bad = []
+def check(ok, msg):
+    print(("ok   " if ok else "FAIL ") + msg)
+    if not ok:
+        bad.append(msg)
+PY
+		cat
+	} | python3 - "$VM_OUT"
 }

@@ -8,65 +8,31 @@
 . /etc/vm/guest-lib.sh
 set -u
 out=$VM_OUT
-base=http://127.0.0.1:9470
-shim=/usr/lib/libnvmond-test-nvme.so
+base=$VM_NVMOND_URL
 export NVMOND_SHIM_CONF=/tmp/nvme-shim.conf
 POLL=1
 
-uptime_ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }
-polls() { wget -qO- "$base/metrics" | sed -n 's/^nvmond_polls_total \([0-9]*\)$/\1/p'; }
+polls() { vm_metric "$base" nvmond_polls_total; }
 # wait_polls N: N more successful health-log reads (both drives count)
 wait_polls() {
 	want=$(($(polls) + $1))
-	i=0
-	while [ $i -lt 600 ]; do
-		[ "$(polls)" -ge "$want" ] && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
+	vm_until 60 0.1 vm_metric_ge "$base" nvmond_polls_total "$want" && return 0
 	echo "no $1 more polls within 60 s (at $(polls), want $want)"
 	return 1
 }
-wait_line() { # wait_line PATTERN SECONDS
-	i=0
-	while [ $i -lt $(($2 * 10)) ]; do
-		grep -q "$1" "$out/hook.log" && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
-stamp() { echo "$1 $(uptime_ms) $(polls)" >>"$out/timeline"; }
+stamp() { echo "$1 $(vm_uptime_ms) $(polls)" >>"$out/timeline"; }
 
 echo "NVMOND-VM-0000 composite=310 sensor2=360" >"$NVMOND_SHIM_CONF"
-cat >/tmp/hook.sh <<HOOK
-#!/bin/sh
-{ printf '%s %s %s %s ' "\$(awk '{ printf "%d", \$1 * 1000 }' /proc/uptime)" "\$NVMOND_STATE" "\$NVMOND_RULE" "\$NVMOND_SERIAL"; cat; echo; } >>$out/hook.log
-HOOK
-chmod +x /tmp/hook.sh
-: >"$out/hook.log"
+vm_hook_install "$out/hook.log" NVMOND_STATE NVMOND_RULE NVMOND_SERIAL
 : >"$out/timeline"
 conf() { # conf [DEVICE-LINE]
-	cat >/tmp/n.conf <<CONF
-[daemon]
-poll_interval = ${POLL}s
-demo = no
-web_root = /usr/share/nvmond/web
-[alerts]
-exec = /tmp/hook.sh
-exec_timeout = 5s
-resolve_after = 1s
-cooldown = 1s
-[device "NVMOND-VM-0000"]
-$1
-CONF
+	vm_nvmond_conf /tmp/n.conf "${POLL}s" '[alerts]' 'exec = /tmp/hook.sh' 'exec_timeout = 5s' \
+		'resolve_after = 1s' 'cooldown = 1s' '[device "NVMOND-VM-0000"]' "$1"
 }
 conf ""
 echo "$POLL" >"$out/poll_s"
 
-LD_PRELOAD=$shim nvmond --db /tmp/n.db --listen 127.0.0.1:9470 --config /tmp/n.conf >"$out/daemon.log" 2>&1 &
-pid=$!
-vm_wait_http "$base/healthz" 60 || { echo "daemon did not start"; exit 1; }
+vm_nvmond_start /tmp/n.db "$out/daemon.log" LD_PRELOAD="$VM_SHIM"
 stamp started
 
 # 1. Default: a note, and over 20 polls (10 of each drive) no alert.
@@ -76,16 +42,16 @@ wget -qO "$out/devices_default.json" "$base/api/v1/devices"
 wget -qO "$out/alerts_default.json" "$base/api/v1/alerts"
 wget -qO "$out/metrics_default.txt" "$base/metrics"
 cp "$out/hook.log" "$out/hook_default.log"
-LD_PRELOAD=$shim nvmond --config /tmp/n.conf status >"$out/status.txt" 2>"$out/status.err"
+LD_PRELOAD="$VM_SHIM" nvmond --config /tmp/n.conf status >"$out/status.txt" 2>"$out/status.err"
 echo $? >"$out/status.rc"
-LD_PRELOAD=$shim nvmond --config /tmp/n.conf status --json >"$out/status.json" 2>>"$out/status.err"
+LD_PRELOAD="$VM_SHIM" nvmond --config /tmp/n.conf status --json >"$out/status.json" 2>>"$out/status.err"
 nvme smart-log "/dev/$(vm_ctrl_by_serial NVMOND-VM-0000)" -o json >"$out/smart_noshim.json"
 
 # 2. sensor_alerts = yes for the drive: the alert fires, once.
 conf "sensor_alerts = yes"
 stamp sighup
-kill -HUP "$pid"
-wait_line ' firing sensor_temperature NVMOND-VM-0000 ' 30 || { echo "no sensor_temperature firing"; exit 1; }
+kill -HUP "$VM_NVMOND_PID"
+vm_wait_hook ' firing sensor_temperature NVMOND-VM-0000 ' 30 || { echo "no sensor_temperature firing"; exit 1; }
 stamp fired
 wait_polls 10 || exit 1
 wget -qO "$out/alerts_firing.json" "$base/api/v1/alerts"
@@ -94,13 +60,11 @@ wget -qO "$out/devices_firing.json" "$base/api/v1/devices"
 # 3. The shim cools the sensor: it resolves.
 echo "NVMOND-VM-0000 composite=310 sensor2=320" >"$NVMOND_SHIM_CONF"
 stamp cooled
-wait_line ' resolved sensor_temperature NVMOND-VM-0000 ' 30 || { echo "no resolved"; exit 1; }
+vm_wait_hook ' resolved sensor_temperature NVMOND-VM-0000 ' 30 || { echo "no resolved"; exit 1; }
 stamp resolved
 wait_polls 10 || exit 1
 stamp end
 wget -qO "$out/alerts_end.json" "$base/api/v1/alerts"
 wget -qO "$out/devices_end.json" "$base/api/v1/devices"
-kill -TERM "$pid"
-wait "$pid"
-echo $? >"$out/daemon.rc"
+vm_stop "$VM_NVMOND_PID" "$out/daemon.rc"
 exit 0

@@ -10,36 +10,22 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 vm_setup_nvmond "$here/alerts.guest.sh"
 vm_start
-vm_wait_console 'VM-MARK: ready' 120 || { vm_console_tail; vm_fail "guest never got ready"; }
-vm_qmp '{"execute":"qom-set","arguments":{"path":"/machine/peripheral/nvme0",
-	"property":"smart_critical_warning","value":2}}' >/dev/null || vm_fail "qom-set refused"
-vm_wait_console 'VM-MARK: fired' 120 || { vm_console_tail; vm_fail "the guest saw no alert"; }
-vm_qmp '{"execute":"qom-set","arguments":{"path":"/machine/peripheral/nvme0",
-	"property":"smart_critical_warning","value":0}}' >/dev/null || vm_fail "qom-set 0 refused"
-vm_wait_console 'VM-MARK: unplug' 120 || { vm_console_tail; vm_fail "the guest never asked for the unplug"; }
+vm_wait_mark ready 120 "guest never got ready"
+vm_qom_crit_warning nvme0 2
+vm_wait_mark fired 120 "the guest saw no alert"
+vm_qom_crit_warning nvme0 0
+vm_wait_mark unplug 120 "the guest never asked for the unplug"
 vm_qmp '{"execute":"device_del","arguments":{"id":"nvme1"}}' >/dev/null || vm_fail "device_del nvme1 refused"
 vm_wait
-rc=$VM_RC
-if [ "$rc" != 0 ]; then
-	vm_console_tail 80
-	cat "$VM_OUT/guest.log" "$VM_OUT/hook.log" "$VM_OUT/daemon.log" 2>/dev/null
-	vm_fail "guest script exited $rc"
-fi
+vm_guest_ok "$VM_OUT/guest.log" "$VM_OUT/hook.log" "$VM_OUT/daemon.log"
 
-python3 - "$VM_OUT" <<'PY' || { cat "$VM_OUT/daemon.log"; vm_fail "alert checks"; }
-import json, os, sys
-out = sys.argv[1]
-rd = lambda n: open(os.path.join(out, n)).read()
+vm_judge <<'PY' || { cat "$VM_OUT/daemon.log"; vm_fail "alert checks"; }
 poll_ms = int(rd("poll_s")) * 1000
 lines = [l for l in rd("hook.log").splitlines() if l.strip()]
 notes = []
 for l in lines:
     up, state, rule, serial, sev, js = l.split(" ", 5)
     notes.append(dict(up=int(up), state=state, rule=rule, serial=serial, sev=sev, json=json.loads(js)))
-bad = []
-def check(ok, msg):
-    print(("ok   " if ok else "FAIL ") + msg)
-    if not ok: bad.append(msg)
 def pick(state, rule, serial):
     return [n for n in notes if (n["state"], n["rule"], n["serial"]) == (state, rule, serial)]
 

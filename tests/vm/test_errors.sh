@@ -13,28 +13,13 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
-[ -r "${NVMOND_TEST_NVME_LIB:-}" ] || vm_skip "NVMOND_TEST_NVME_LIB not set"
 : "${VM_GUEST_TIMEOUT:=480}"
 : "${VM_TIMEOUT:=600}"
-vm_setup_nvmond "$here/errors.guest.sh"
-vm_add_bin "$NVMOND_TEST_NVME_LIB" /usr/lib/libnvmond-test-nvme.so || vm_fail "copy the shim"
+vm_setup_nvmond_shim "$here/errors.guest.sh"
 vm_run
-rc=$VM_RC
-if [ "$rc" != 0 ]; then
-	cat "$VM_OUT/guest.log" "$VM_OUT/daemon.log" "$VM_OUT/hook.log" 2>/dev/null | tail -80
-	vm_fail "guest script exited $rc"
-fi
+vm_guest_ok "$VM_OUT/guest.log" "$VM_OUT/daemon.log" "$VM_OUT/hook.log"
 
-python3 - "$VM_OUT" <<'PY' || { tail -40 "$VM_OUT/daemon.log"; vm_fail "error log checks"; }
-import json, os, re, sys
-out = sys.argv[1]
-rd = lambda n: open(os.path.join(out, n)).read()
-js = lambda n: json.loads(rd(n))
-bad = []
-def check(ok, msg):
-    print(("ok   " if ok else "FAIL ") + msg)
-    if not ok:
-        bad.append(msg)
+vm_judge <<'PY' || { tail -40 "$VM_OUT/daemon.log"; vm_fail "error log checks"; }
 def metric(name, text, labels=None):
     for line in text.splitlines():
         m = re.match(r'^(\w+)(\{.*\})? (\S+)$', line)

@@ -9,10 +9,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 vm_setup_nvmond "$here/hotplug.guest.sh"
 vm_start
-vm_wait_console 'VM-MARK: ready' 120 || { vm_console_tail; vm_fail "guest never got ready"; }
+vm_wait_mark ready 120 "guest never got ready"
 vm_qmp '{"execute":"device_del","arguments":{"id":"nvme1"}}' >/dev/null ||
 	vm_fail "device_del nvme1 refused"
-vm_wait_console 'VM-MARK: removed' 90 || { vm_console_tail; vm_fail "guest did not see the removal"; }
+vm_wait_mark removed 90 "guest did not see the removal"
 # The unplugged device took its drive along; attach the same image again.
 vm_qmp "{\"execute\":\"blockdev-add\",\"arguments\":{\"driver\":\"raw\",\"node-name\":\"nvm1again\",
 	\"file\":{\"driver\":\"file\",\"filename\":\"$VM_RUN/nvme1.img\"}}}" >/dev/null ||
@@ -20,7 +20,7 @@ vm_qmp "{\"execute\":\"blockdev-add\",\"arguments\":{\"driver\":\"raw\",\"node-n
 vm_qmp '{"execute":"device_add","arguments":{"driver":"nvme","id":"nvme1","bus":"rp1",
 	"serial":"NVMOND-VM-0001","drive":"nvm1again"}}' >/dev/null || vm_fail "device_add refused"
 # Unplugged again while the daemon is stopped.
-vm_wait_console 'VM-MARK: stopped' 90 || { vm_console_tail; vm_fail "guest did not stop the daemon"; }
+vm_wait_mark stopped 90 "guest did not stop the daemon"
 vm_qmp '{"execute":"device_del","arguments":{"id":"nvme1"}}' >/dev/null ||
 	vm_fail "second device_del nvme1 refused"
 vm_wait

@@ -9,9 +9,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 vm_setup_nvmond "$here/metrics.guest.sh"
 vm_start
-vm_wait_console 'VM-MARK: ready' 120 || { vm_console_tail; vm_fail "guest never got ready"; }
-vm_qmp '{"execute":"qom-set","arguments":{"path":"/machine/peripheral/nvme1",
-	"property":"smart_critical_warning","value":1}}' >/dev/null || vm_fail "qom-set refused"
+vm_wait_mark ready 120 "guest never got ready"
+vm_qom_crit_warning nvme1 1
 vm_wait
 if [ "$VM_RC" != 0 ]; then
 	vm_console_tail 80

@@ -10,26 +10,11 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
-[ -r "${NVMOND_TEST_NVME_LIB:-}" ] || vm_skip "NVMOND_TEST_NVME_LIB not set"
-vm_setup_nvmond "$here/sensors.guest.sh"
-vm_add_bin "$NVMOND_TEST_NVME_LIB" /usr/lib/libnvmond-test-nvme.so || vm_fail "copy the shim"
+vm_setup_nvmond_shim "$here/sensors.guest.sh"
 vm_run || true
-rc=$VM_RC
-if [ "$rc" != 0 ]; then
-	vm_console_tail 80
-	cat "$VM_OUT/guest.log" "$VM_OUT/hook.log" "$VM_OUT/daemon.log" 2>/dev/null
-	vm_fail "guest script exited $rc"
-fi
+vm_guest_ok "$VM_OUT/guest.log" "$VM_OUT/hook.log" "$VM_OUT/daemon.log"
 
-python3 - "$VM_OUT" <<'PY' || { cat "$VM_OUT/daemon.log"; vm_fail "sensor checks"; }
-import json, os, sys
-out = sys.argv[1]
-rd = lambda n: open(os.path.join(out, n)).read()
-js = lambda n: json.loads(rd(n))
-bad = []
-def check(ok, msg):
-    print(("ok   " if ok else "FAIL ") + msg)
-    if not ok: bad.append(msg)
+vm_judge <<'PY' || { cat "$VM_OUT/daemon.log"; vm_fail "sensor checks"; }
 def dev(name, serial="NVMOND-VM-0000"):
     return [d for d in js(name)["devices"] if d["serial"] == serial][0]
 def s2(d):

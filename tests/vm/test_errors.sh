@@ -11,10 +11,11 @@
 #  - a restart stores nothing twice and fires nothing again.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-. "$here/lib.sh"
-
+# A thousand polls of each controller take about 100 s of guest time: more
+# than lib.sh's defaults leave, so set before it is read.
 : "${VM_GUEST_TIMEOUT:=480}"
 : "${VM_TIMEOUT:=600}"
+. "$here/lib.sh"
 vm_setup_nvmond_shim "$here/errors.guest.sh"
 vm_run
 vm_guest_ok "$VM_OUT/guest.log" "$VM_OUT/daemon.log" "$VM_OUT/hook.log"

@@ -56,14 +56,7 @@ struct gen {
 /* A number in [0, 1) from the seed and @a, @b (splitmix64). */
 static inline double rnd(const struct gen *g, uint64_t a, uint64_t b)
 {
-	uint64_t x = g->seed ^ (a * 0x9e3779b97f4a7c15ULL) ^ (b * 0xd1b54a32d192ed03ULL);
-
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	x ^= x >> 31;
-	return (double)(x >> 11) / 9007199254740992.0;
+	return dev_demo_unit(g->seed ^ (a * 0x9e3779b97f4a7c15ULL) ^ (b * 0xd1b54a32d192ed03ULL));
 }
 
 static inline int64_t floor_div(int64_t a, int64_t b)

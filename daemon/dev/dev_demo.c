@@ -316,14 +316,7 @@ static const struct {
 /* A number in [0, 1) from @i and @salt (splitmix64). */
 static double unit(uint64_t i, uint64_t salt)
 {
-	uint64_t x = i * 0x9e3779b97f4a7c15ULL + salt * 0xd1b54a32d192ed03ULL;
-
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	x ^= x >> 31;
-	return (double)(x >> 11) / 9007199254740992.0;
+	return dev_demo_unit(i * 0x9e3779b97f4a7c15ULL + salt * 0xd1b54a32d192ed03ULL);
 }
 
 /* Drive @i >= 2: its model's template with its own serial, workload, wear and heat. */

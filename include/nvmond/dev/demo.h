@@ -70,6 +70,20 @@ struct dev_demo_drive {
 };
 
 /**
+ * dev_demo_unit() - A number in [0, 1) from @x: splitmix64's finalizer, the
+ * demo's one source of variety (the live drives and the demo year alike).
+ */
+static inline double dev_demo_unit(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return (double)(x >> 11) / 9007199254740992.0;
+}
+
+/**
  * dev_demo_drive() - Demo drive @index (0 … DEV_DEMO_MAX - 1).
  * Return: 0, or -ENODEV past the last one.
  */

@@ -1,41 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /* Calendar schedules of probes. Pure: see probe_sched.h. */
-#include <ctype.h>
-#include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
+#include "nvmond/analysis/calsched.h"
 #include "nvmond/probe/probe_sched.h"
 
-#define MS_PER_DAY  86400000LL
-#define MS_PER_WEEK (7 * MS_PER_DAY)
+_Static_assert(PROBE_SCHED_ERR == CALSCHED_ERR, "one error buffer size");
 
-static const char *const weekdays[] = {"sun", "mon", "tue", "wed", "thu", "fri", "sat"};
-
-static int fail(char err[PROBE_SCHED_ERR], const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static int fail(char err[PROBE_SCHED_ERR], const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, PROBE_SCHED_ERR, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
-/* One entry of @len bytes at @s. */
-static int parse_one(const char *s, size_t len, struct probe_sched *ret, char err[PROBE_SCHED_ERR])
+/* One entry of @len bytes at @s: the @i-th of the struct probe_sched array @ctx. */
+static int parse_one(const char *s, size_t len, size_t i, void *ctx, char err[PROBE_SCHED_ERR])
 {
 	char buf[128], kind[16], a[16], b[16], c[40], extra[8];
 	struct probe_sched e = {.weekday = -1};
 	const char *hm, *preset;
-	int n, hh, mm;
+	int n;
 
 	if (len >= sizeof(buf))
-		return fail(err, "entry too long");
+		return calsched_fail(err, "entry too long");
 	memcpy(buf, s, len);
 	buf[len] = '\0';
 	n = sscanf(buf, "%15s %15s %15s %39s %7s", kind, a, b, c, extra);
@@ -43,24 +26,22 @@ static int parse_one(const char *s, size_t len, struct probe_sched *ret, char er
 		hm = a;
 		preset = b;
 	} else if (n >= 1 && strcasecmp(kind, "weekly") == 0 && n == 4) {
-		for (int d = 0; d < 7; d++)
-			if (strncasecmp(a, weekdays[d], 3) == 0 && strlen(a) >= 3)
-				e.weekday = d;
+		e.weekday = calsched_weekday(a);
 		if (e.weekday < 0)
-			return fail(err, "'%s': unknown weekday (Sun, Mon, … Sat)", a);
+			return calsched_fail(err, "'%s': unknown weekday (Sun, Mon, … Sat)", a);
 		hm = b;
 		preset = c;
 	} else {
-		return fail(err, "'%s': use \"daily HH:MM PRESET\" or \"weekly DAY HH:MM PRESET\"",
-			    buf);
+		return calsched_fail(
+			err, "'%s': use \"daily HH:MM PRESET\" or \"weekly DAY HH:MM PRESET\"",
+			buf);
 	}
-	if (sscanf(hm, "%2d:%2d%7s", &hh, &mm, extra) != 2 || hh < 0 || hh > 23 || mm < 0 ||
-	    mm > 59 || !isdigit((unsigned char)hm[0]))
-		return fail(err, "'%s': time must be HH:MM", hm);
-	e.minute = hh * 60 + mm;
+	e.minute = calsched_minute(hm);
+	if (e.minute < 0)
+		return calsched_fail(err, "'%s': time must be HH:MM", hm);
 	if (!probe_preset_find(preset, &e.preset))
-		return fail(err, "'%s': unknown preset", preset);
-	*ret = e;
+		return calsched_fail(err, "'%s': unknown preset", preset);
+	((struct probe_sched *)ctx)[i] = e;
 	return 0;
 }
 
@@ -68,42 +49,13 @@ int probe_sched_parse(const char *s, struct probe_sched ret[PROBE_SCHED_MAX], si
 		      char ret_err[PROBE_SCHED_ERR])
 {
 	struct probe_sched v[PROBE_SCHED_MAX];
-	size_t n = 0;
+	int n = calsched_split(s, PROBE_SCHED_MAX, parse_one, v, ret_err);
 
-	size_t total = strlen(s);
-	while (total > 0 && isspace((unsigned char)s[total - 1]))
-		total--;
-	if (total > 0 && s[total - 1] == ',')
-		return fail(ret_err, "empty schedule entry");
-	while (*s) {
-		const char *end = strchr(s, ',');
-		size_t len = end ? (size_t)(end - s) : strlen(s);
-		const char *p = s;
-		while (p < s + len && isspace((unsigned char)*p))
-			p++;
-		if (p < s + len) {
-			if (n == PROBE_SCHED_MAX)
-				return fail(ret_err, "more than %d schedule entries",
-					    PROBE_SCHED_MAX);
-			int r = parse_one(p, len - (size_t)(p - s), &v[n], ret_err);
-			if (r < 0)
-				return r;
-			n++;
-		} else if (end) {
-			return fail(ret_err, "empty schedule entry");
-		}
-		s += len + (end ? 1 : 0);
-	}
-	memcpy(ret, v, n * sizeof(*v));
-	*ret_n = n;
+	if (n < 0)
+		return n;
+	memcpy(ret, v, (size_t)n * sizeof(*v));
+	*ret_n = (size_t)n;
 	return 0;
-}
-
-static int64_t floor_div(int64_t a, int64_t b)
-{
-	int64_t q = a / b;
-
-	return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
 }
 
 static uint64_t mix(uint64_t x)
@@ -120,14 +72,10 @@ int64_t probe_sched_next(const struct probe_sched *e, int64_t after_ms, int64_t 
 			 int64_t jitter_ms, uint64_t seed)
 {
 	int64_t local = after_ms + utc_offset_s * 1000;
-	int64_t period = e->weekday < 0 ? MS_PER_DAY : MS_PER_WEEK;
-	/* 1970-01-01 was a Thursday (4): weeks here start on Sunday. */
-	int64_t origin = e->weekday < 0 ? 0 : (int64_t)(e->weekday - 4) * MS_PER_DAY;
-	int64_t at = origin + (int64_t)e->minute * 60000;
-	int64_t k = floor_div(local - at, period);
+	int64_t k = calsched_index(e->weekday, e->minute, local);
 
 	for (;; k++) {
-		int64_t occ = at + k * period; /* local ms */
+		int64_t occ = calsched_occurrence(e->weekday, e->minute, k); /* local ms */
 		uint64_t j = jitter_ms > 0 ? mix(seed ^ (uint64_t)k) % (uint64_t)jitter_ms : 0;
 		int64_t due = occ - utc_offset_s * 1000 + (int64_t)j;
 		if (due > after_ms)

@@ -497,6 +497,29 @@ int dev_read_sensor_limits(struct dev_backend *b, const char *name, const struct
 	return b->ops->read_sensor_limits(b->ctx, name, who, sensors, ret_k);
 }
 
+bool dev_selftest_supported(const struct idctl *id)
+{
+	return id->oacs & (1u << 4);
+}
+
+int dev_selftest_start(struct dev_backend *b, const char *name, const struct dev_ident *who,
+		       int64_t now_ms, uint32_t nsid, uint8_t stc)
+{
+	if (stc != SELFTEST_CODE_SHORT && stc != SELFTEST_CODE_EXTENDED && stc != SELFTEST_CODE_ABORT)
+		return -EINVAL;
+	if (!b->ops->selftest_start)
+		return -EOPNOTSUPP;
+	return b->ops->selftest_start(b->ctx, name, who, now_ms, nsid, stc);
+}
+
+int dev_read_selftest(struct dev_backend *b, const char *name, const struct dev_ident *who,
+		      int64_t now_ms, uint8_t ret_page[SELFTEST_LOG_SIZE])
+{
+	if (!b->ops->read_selftest)
+		return -EOPNOTSUPP;
+	return b->ops->read_selftest(b->ctx, name, who, now_ms, ret_page);
+}
+
 char *dev_key(const struct idctl *id, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s/%s", id->model, id->serial);

@@ -151,6 +151,20 @@ int fleet_put_errors(struct fleet *f, int64_t id, const uint64_t counts[_ERRCLAS
 	return r;
 }
 
+int fleet_put_selftest(struct fleet *f, int64_t id, const struct fleet_selftest *st)
+{
+	int r = -ENOENT;
+
+	pthread_mutex_lock(&f->lock);
+	ssize_t i = find(f, id);
+	if (i >= 0) {
+		f->v[i].selftest = *st;
+		r = 0;
+	}
+	pthread_mutex_unlock(&f->lock);
+	return r;
+}
+
 int fleet_snapshot(struct fleet *f, struct fleet_device **ret, size_t *ret_n)
 {
 	int r = 0;

@@ -133,6 +133,12 @@ void poller_facts_update(struct poller *p, struct pdev *d, const struct dev_info
 	d->facts.known = true;
 	d->facts.asleep = info->asleep;
 	d->facts.hwmon_only = info->access == DEV_ACCESS_SYSFS;
+	if (info->access == DEV_ACCESS_ADMIN && !info->asleep) {
+		/* Identify was answered: its capabilities hold until the next scan. */
+		d->facts.id_known = true;
+		d->facts.selftest_supported = dev_selftest_supported(&info->id);
+		d->facts.edstt_min = info->id.edstt;
+	}
 	facts_link(p, d, &info->facts.link, now);
 	facts_firmware(p, d, info, now);
 	poller_notify_facts(p, d, now);

@@ -9,6 +9,7 @@
 #include "nvmond/dev/fwlog.h"
 #include "nvmond/dev/idctl.h"
 #include "nvmond/dev/nvme_hwinfo.h"
+#include "nvmond/dev/selftest.h"
 #include "nvmond/dev/smart.h"
 
 #define DEV_MAX_NS   32
@@ -109,7 +110,22 @@ struct dev_backend_ops {
 	 */
 	int (*read_sensor_limits)(void *ctx, const char *name, const struct dev_ident *who,
 				  uint8_t sensors, uint16_t ret_k[SMART_NUM_SENSORS]);
+	/*
+	 * Optional. Send Device Self-test (admin opcode 14h) with self-test code
+	 * @stc (1h short, 2h extended, Fh abort) for namespace @nsid
+	 * (DEV_SELFTEST_NSID_ALL: the controller) to controller @name, after
+	 * checking it is @who.
+	 */
+	int (*selftest_start)(void *ctx, const char *name, const struct dev_ident *who,
+			      int64_t now_ms, uint32_t nsid, uint8_t stc);
+	/* Optional. Read the Device Self-test log (06h) of controller @name, after
+	 * checking it is @who. */
+	int (*read_selftest)(void *ctx, const char *name, const struct dev_ident *who,
+			     int64_t now_ms, uint8_t ret_page[SELFTEST_LOG_SIZE]);
 };
+
+/* The Device Self-test command's NSID for the controller and every namespace. */
+#define DEV_SELFTEST_NSID_ALL 0xffffffffu
 
 struct dev_backend {
 	const struct dev_backend_ops *ops;
@@ -200,6 +216,32 @@ bool dev_no_permission(int err);
  */
 int dev_read_sensor_limits(struct dev_backend *b, const char *name, const struct dev_ident *who,
 			   uint8_t sensors, uint16_t ret_k[SMART_NUM_SENSORS]);
+
+/**
+ * dev_selftest_supported() - Whether Identify Controller says the controller
+ * supports the Device Self-test command (OACS bit 4). Pure.
+ */
+bool dev_selftest_supported(const struct idctl *id);
+
+/**
+ * dev_selftest_start() - See &dev_backend_ops.selftest_start. Nothing is sent
+ * for a code other than 1h, 2h or Fh (-EINVAL).
+ * Return: 0; -EOPNOTSUPP when the backend cannot, or the controller answered
+ * Invalid Command Opcode / Invalid Field (it has no self-test); -EBUSY when it
+ * answered Device Self-test in Progress (a test already runs); -ESTALE /
+ * -ENODEV as dev_read_smart(); -EIO for any other NVMe status; or negative
+ * errno.
+ */
+int dev_selftest_start(struct dev_backend *b, const char *name, const struct dev_ident *who,
+		       int64_t now_ms, uint32_t nsid, uint8_t stc);
+
+/**
+ * dev_read_selftest() - See &dev_backend_ops.read_selftest.
+ * Return: 0; -EOPNOTSUPP when the backend cannot; -ESTALE / -ENODEV as
+ * dev_read_smart(); or negative errno.
+ */
+int dev_read_selftest(struct dev_backend *b, const char *name, const struct dev_ident *who,
+		      int64_t now_ms, uint8_t ret_page[SELFTEST_LOG_SIZE]);
 
 /**
  * dev_key() - The stable identity of a controller: "model/serial".

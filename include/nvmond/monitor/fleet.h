@@ -9,6 +9,7 @@
 #include "nvmond/analysis/sensors.h"
 #include "nvmond/dev/dev.h"
 #include "nvmond/dev/sample.h"
+#include "nvmond/dev/selftest.h"
 
 /*
  * The in-memory view of every known device: identity, online state and latest
@@ -25,6 +26,26 @@ struct fleet_facts {
 	char firmware_pending[FWLOG_REV_MAX]; /* staged for the next reset; "" none */
 	char firmware_prev[FWLOG_REV_MAX];    /* before the last change; "" none seen */
 	int64_t firmware_changed_ms;	      /* when nvmond saw that change; 0 none */
+	/* Identify Controller, at the last scan with admin access (issue 12). */
+	bool id_known;		 /* Identify was read: the two below are known */
+	bool selftest_supported; /* OACS bit 4: Device Self-test */
+	uint16_t edstt_min;	 /* Extended Device Self-test Time, minutes; 0 = not reported */
+};
+
+/* Device self-tests as the self-test service last saw them (issue 12). */
+struct fleet_selftest {
+	bool log_read;	       /* the log 06h was read since the start */
+	uint8_t running;       /* enum selftest_code of the test in progress, 0 = none */
+	uint8_t percent;       /* its completion, 0 … 100 */
+	int64_t running_since_ms; /* when nvmond first saw it running; 0 none */
+	uint32_t running_nsid;	  /* as nvmond started it; 0 = unknown (not nvmond) */
+	/* The newest stored result of each type (index: selftest_sched_type). */
+	bool has_last[2];
+	struct selftest_result last[2];
+	int64_t last_seen_ms[2];
+	/* The next scheduled test; next_ms 0 = none scheduled. */
+	int64_t next_ms;
+	uint8_t next_code;
 };
 
 /* The sensors 1-8 of the latest sample, judged (monitor/temps.h). */
@@ -44,6 +65,7 @@ struct fleet_device {
 	uint64_t errors[_ERRCLASS_MAX]; /* error log entries stored, by class */
 	struct fleet_facts facts;
 	struct fleet_temps temps;
+	struct fleet_selftest selftest;
 };
 
 struct fleet;
@@ -68,6 +90,9 @@ int fleet_put_sample(struct fleet *f, const struct sample *s);
 
 /** fleet_put_errors() - The stored error log entries of @id by class. Return: 0 or -ENOENT. */
 int fleet_put_errors(struct fleet *f, int64_t id, const uint64_t counts[_ERRCLASS_MAX]);
+
+/** fleet_put_selftest() - Replace the self-test state of device @id. Return: 0 or -ENOENT. */
+int fleet_put_selftest(struct fleet *f, int64_t id, const struct fleet_selftest *st);
 
 /**
  * fleet_put_judged() - Make @s the latest of its device, with @t the verdict on

@@ -48,6 +48,9 @@ static void configure(struct alert_svc *a, const struct cfg *c)
 		{ALERT_FIRMWARE_CHANGED, c->alert_firmware_changed},
 		/* per drive it alerts only where asked: sensor_alerts, sensor_limit_N */
 		{ALERT_SENSOR_TEMP, c->alert_temperature},
+		/* fed by the self-test service (issue 12) */
+		{ALERT_SELFTEST_FAILED, c->alert_selftest},
+		{ALERT_SELFTEST_ABORTED, c->alert_selftest},
 	};
 	a->cfg = *c;
 	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)

@@ -29,6 +29,8 @@ static const char *const rule_names[_ALERT_RULE_MAX] = {
 	[ALERT_LINK_DEGRADED] = "link_degraded",
 	[ALERT_FIRMWARE_CHANGED] = "firmware_changed",
 	[ALERT_SENSOR_TEMP] = "sensor_temperature",
+	[ALERT_SELFTEST_FAILED] = "selftest_failed",
+	[ALERT_SELFTEST_ABORTED] = "selftest_aborted",
 };
 
 static const char *const severity_names[] = {

@@ -30,6 +30,7 @@
 #include "nvmond/metrics/metrics.h"
 #include "nvmond/monitor/poller.h"
 #include "nvmond/probe/probe_svc.h"
+#include "nvmond/selftest/selftest_svc.h"
 #include "nvmond/store/rollup.h"
 #include "nvmond/api/series_api.h"
 #include "nvmond/api/status.h"
@@ -72,6 +73,7 @@ struct daemon {
 	struct wear_source wear;
 	struct wear_mon *wear_mon;
 	struct probe_svc *probes; /* throughput probes: schedules, threads, endpoints */
+	struct selftest_svc *selftests; /* device self-tests: schedules, the log, endpoints */
 	int sigfd;
 	struct fleet *fleet; /* borrowed, for STATUS= */
 	int64_t watchdog_ms; /* WatchdogSec=, 0 = off */
@@ -369,6 +371,9 @@ static void reload(struct daemon *d)
 	char probe_err[PROBE_SVC_ERR_MAX];
 	if (probe_svc_reconfigure(d->probes, &c, probe_err) < 0)
 		log_error("%s: probe settings not reloaded", probe_err);
+	char st_err[SELFTEST_SVC_ERR_MAX];
+	if (d->selftests && selftest_svc_reconfigure(d->selftests, &c, st_err) < 0)
+		log_error("%s: self-test schedules not reloaded", st_err);
 	d->cfg = c;
 	log_info("configuration reloaded: poll every %lld ms", (long long)c.poll_interval_ms);
 }
@@ -558,6 +563,20 @@ static int run_daemon(const struct opts *o)
 	if (probe_svc_start(d.probes, d.loop, d.poller) < 0 ||
 	    endpoints_add(&endpoints, probe_ep, n_probe_ep) < 0)
 		goto out;
+	/* Device self-tests: the log 06h, schedules, …/selftests endpoints. */
+	char st_err[SELFTEST_SVC_ERR_MAX];
+	size_t n_st_ep;
+	r = selftest_svc_new(&d.cfg, backend, store, fleet, d.mainq, d.alerts, d.probes,
+			     &d.selftests, st_err);
+	if (r < 0) {
+		log_error("%s", r == -EINVAL ? st_err : strerror(-r));
+		status = r == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
+		goto out;
+	}
+	const struct api_endpoint *st_ep = selftest_svc_endpoints(d.selftests, &n_st_ep);
+	if (selftest_svc_start(d.selftests, d.loop, d.poller) < 0 ||
+	    endpoints_add(&endpoints, st_ep, n_st_ep) < 0)
+		goto out;
 	/* Prometheus: GET /metrics. */
 	d.metrics = (struct metrics_source){.mainq = d.mainq,
 					    .poller = d.poller,
@@ -631,6 +650,7 @@ out:
 	/* Cancel probes and wait for their threads (each stores what it measured). */
 	d.probes = probe_svc_free(d.probes);
 	d.mainq = mainq_free(d.mainq);
+	d.selftests = selftest_svc_free(d.selftests);
 	if (store)
 		store_set_busy_timeout(store, 5000); /* at shutdown, waiting beats losing */
 	if (d.poller) {

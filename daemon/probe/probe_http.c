@@ -221,6 +221,7 @@ void probe_http_post(void *ctx, const struct api_request *req, struct api_reply 
 		return api_reply_error(ret, 404, "%s", c.reason);
 	case -EALREADY:
 	case -ENODEV:
+	case -EBUSY: /* a device self-test runs */
 	case -EAGAIN:
 		if (r == -EAGAIN && probe_preset_get(c.preset)->sustained &&
 		    strstr(c.reason, "sustained_every"))

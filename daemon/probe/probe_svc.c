@@ -277,6 +277,13 @@ int probe_svc_start_on_loop(void *arg)
 	if (p->demo && sscanf(fd.row.name, "demo%d", &demo_index) != 1)
 		demo_index = -1;
 	r = probe_drive_lock(&p->cfg, p->store, &fd.row, "the daemon", now, &j->lock_fd, c->reason);
+	if (r == 0 && fd.selftest.running) {
+		/* It would measure the self-test as much as the drive. */
+		snprintf(c->reason, sizeof(c->reason),
+			 "a %s device self-test is running on the drive (%u %%)",
+			 selftest_code_name(fd.selftest.running), fd.selftest.percent);
+		r = -EBUSY;
+	}
 	if (r == 0)
 		r = probe_plan_prepare(&p->cfg, p->store, &fd.row, c->preset, c->trigger,
 				       demo_index, &g, now, &j->plan, &j->out.run, c->reason);
@@ -327,6 +334,43 @@ int probe_svc_start_on_loop(void *arg)
 	c->ret_id = j->out.run.id;
 	log_info("probe %" PRId64 ": %s on drive %s (%s)", c->ret_id, j->out.run.preset,
 		 fd.row.serial, c->trigger);
+	return 0;
+}
+
+int probe_svc_drive_blocked(struct probe_svc *p, const struct device_row *row, bool scheduled,
+			    char ret_reason[PROBE_SVC_ERR_MAX])
+{
+	struct probe_dev *d = probe_svc_dev_find(p, row->id, false);
+	char dir[CFG_PATH_MAX], why[PROBE_LOCK_ERR_MAX];
+	int fd = -1, r;
+
+	probe_svc_reap(p);
+	if (d && d->job) {
+		snprintf(ret_reason, PROBE_SVC_ERR_MAX, "probe %" PRId64 " is running on this drive",
+			 d->job->out.run.id);
+		return 1;
+	}
+	/* `nvmond probe` or another daemon: the drive's probe lock is held. */
+	r = probe_lock_take(p->cfg.probe_lock_dir[0] ? p->cfg.probe_lock_dir
+						     : probe_lock_dir_default(dir, sizeof(dir)),
+			    row->serial, "the daemon", &fd, why);
+	probe_lock_release(fd);
+	if (r == -EBUSY) {
+		snprintf(ret_reason, PROBE_SVC_ERR_MAX, "%s", why);
+		return 1;
+	}
+	if (scheduled && d) {
+		struct gate_facts g = {.scheduled = true};
+		busy_of(d, &g);
+		if (g.busy_known && (g.busy_iops > p->cfg.probe_busy_iops ||
+				     g.busy_bps > (double)p->cfg.probe_busy_mbps * 1e6)) {
+			snprintf(ret_reason, PROBE_SVC_ERR_MAX,
+				 "drive busy: %.0f IO/s, %.1f MB/s over the last minute (the probes' "
+				 "limits: [probes] busy_iops, busy_mbps)",
+				 g.busy_iops, g.busy_bps / 1e6);
+			return 1;
+		}
+	}
 	return 0;
 }
 

@@ -40,6 +40,10 @@ enum alert_rule {
 	/* a plausible sensor 1-8 at its limit, where the operator asked for sensor
 	 * alerts (sensor_alerts, sensor_limit_N): see sensors.h */
 	ALERT_SENSOR_TEMP,
+	/* Self-test rules: evaluated by selftest_alert_conditions() (selftest_alert.h)
+	 * when the self-test service reads a new result (issue 12). */
+	ALERT_SELFTEST_FAILED,	/* the newest result of a type is a failure (critical) */
+	ALERT_SELFTEST_ABORTED, /* a test was aborted by something else than nvmond (info) */
 	_ALERT_RULE_MAX,
 };
 

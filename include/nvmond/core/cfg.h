@@ -52,6 +52,7 @@ struct cfg_device {
 	int sensor_alerts; /* 1: a sensor alerts at its limit (drive's, else WCTEMP) */
 	uint32_t
 		sensor_limit_c[8]; /* sensor_limit_N, °C; 0 = none (alerts without sensor_alerts) */
+	char selftest_schedule[256]; /* TEMP (lead): replaced by the cfg key on merge */
 };
 
 struct cfg {
@@ -88,6 +89,8 @@ struct cfg {
 	int alert_link_degraded;	  /* the PCIe link runs below what the drive supports */
 	int alert_firmware_changed;	  /* the running firmware revision changed */
 	int alert_sensor_alerts;	  /* default of [device] sensor_alerts */
+	int alert_selftest;		  /* TEMP (lead) */
+	char selftest_default_schedule[256]; /* TEMP (lead) */
 	uint32_t alert_warning_margin_c;  /* fire this many °C below WCTEMP */
 	uint32_t alert_critical_margin_c; /* and below CCTEMP */
 	uint32_t alert_hysteresis_c;

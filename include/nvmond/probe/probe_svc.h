@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "nvmond/api/api.h"
@@ -39,6 +40,17 @@ int probe_svc_start(struct probe_svc *p, struct loop *l, struct poller *poller);
 /** probe_svc_reconfigure() - Apply a reloaded configuration (schedules, budgets). */
 int probe_svc_reconfigure(struct probe_svc *p, const struct cfg *c,
 			  char ret_err[PROBE_SVC_ERR_MAX]);
+
+/**
+ * probe_svc_drive_blocked() - Whether the probes keep a device self-test off
+ * drive @row now (main loop): a probe runs on it in this daemon or in another
+ * nvmond process (its probe lock is held), or, for a @scheduled test, the
+ * drive is busy by the probes' rule (foreground I/O over [probes] busy_iops or
+ * busy_mbps in the last minute).
+ * Return: 0 free; 1 blocked, with @ret_reason filled.
+ */
+int probe_svc_drive_blocked(struct probe_svc *p, const struct device_row *row, bool scheduled,
+			    char ret_reason[PROBE_SVC_ERR_MAX]);
 
 /** probe_svc_endpoints() - The probe endpoints, for api_config.endpoints. */
 const struct api_endpoint *probe_svc_endpoints(struct probe_svc *p, size_t *ret_n);

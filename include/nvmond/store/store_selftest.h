@@ -63,8 +63,8 @@ int store_selftest_newest(struct store *s, int64_t id, struct store_selftest_row
  * store_selftest_list() - Up to @limit results of device @id, newest first.
  * *ret is malloc()ed (NULL when none). Return: 0 or negative errno.
  */
-int store_selftest_list(struct store *s, int64_t id, size_t limit,
-			struct store_selftest_row **ret, size_t *ret_n);
+int store_selftest_list(struct store *s, int64_t id, size_t limit, struct store_selftest_row **ret,
+			size_t *ret_n);
 
 /**
  * store_selftest_last_of() - The newest result of device @id whose test code

@@ -1,0 +1,317 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The self-test endpoints (HTTP threads; the service's state through
+ * mainq_call()):
+ *   GET  /api/v1/devices/{id}/selftests        capability, running, next, history, skips
+ *   POST /api/v1/devices/{id}/selftests        {"type": "short"|"extended"[, "nsid": N]}
+ *   POST /api/v1/devices/{id}/selftests/abort
+ * See docs/api.md.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "nvmond/analysis/selftest_alert.h"
+#include "nvmond/api/api_params.h"
+#include "nvmond/api/render.h"
+#include "nvmond/core/log.h"
+#include "nvmond/store/store_selftest.h"
+#include "nvmond/util/timefmt.h"
+
+#include "selftest_internal.h"
+
+#define HISTORY_LIMIT_DEFAULT 50
+#define HISTORY_LIMIT_MAX     1000
+#define SKIPS_LIMIT	      20
+
+static json_t *time_pair(json_t *o, const char *key, const char *key_ms, int64_t ms)
+{
+	char buf[TIMEFMT_MAX];
+
+	if (o) {
+		json_object_set_new(o, key, json_string(timefmt_rfc3339(ms, buf)));
+		json_object_set_new(o, key_ms, json_integer(ms));
+	}
+	return o;
+}
+
+/* One result, as docs/api.md shows it. */
+json_t *selftest_result_json(const struct selftest_result *r, int64_t id, int64_t seen_ms,
+			     const char *origin)
+{
+	static const struct {
+		uint8_t bit;
+		const char *name;
+	} flags[] = {{SELFTEST_VALID_NSID, "nsid"},
+		     {SELFTEST_VALID_FLBA, "lba"},
+		     {SELFTEST_VALID_SCT, "sct"},
+		     {SELFTEST_VALID_SC, "sc"}};
+	json_t *valid = json_array();
+	json_t *o;
+
+	for (size_t i = 0; valid && i < sizeof(flags) / sizeof(flags[0]); i++)
+		if (r->valid & flags[i].bit)
+			json_array_append_new(valid, json_string(flags[i].name));
+	o = json_pack(
+		"{s:I, s:s, s:i, s:s, s:i, s:b, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "id",
+		(json_int_t)id, "type", selftest_code_name(r->code), "code", r->code, "result",
+		selftest_result_name(r->result), "result_code", r->result, "passed",
+		r->result == SELFTEST_RES_NO_ERROR, "failed", selftest_result_failed(r), "segment",
+		r->result == SELFTEST_RES_SEGMENT_FAILED ? json_integer(r->segment) : json_null(),
+		"valid", valid ? valid : json_array(), "nsid",
+		r->valid & SELFTEST_VALID_NSID ? json_integer(r->nsid) : json_null(), "lba",
+		r->valid & SELFTEST_VALID_FLBA ? render_u128((u128)r->lba) : json_null(), "sct",
+		r->valid & SELFTEST_VALID_SCT ? json_integer(r->sct) : json_null(), "sc",
+		r->valid & SELFTEST_VALID_SC ? json_integer(r->sc) : json_null(), "poh",
+		render_u128((u128)r->poh), "origin",
+		origin && origin[0] ? json_string(origin) : json_null());
+	return time_pair(o, "seen", "seen_ms", seen_ms);
+}
+
+/* What the GET needs from the main loop: the drive's schedule. */
+struct sched_call {
+	struct selftest_svc *t;
+	int64_t id;
+	char schedule[256];
+};
+
+static int sched_on_loop(void *arg)
+{
+	struct sched_call *c = arg;
+	struct stdev *d = selftest_dev_find(c->t, c->id);
+
+	if (d && d->loaded)
+		snprintf(c->schedule, sizeof(c->schedule), "%s", d->sched_str);
+	return 0;
+}
+
+static json_t *running_json(const struct fleet_selftest *st)
+{
+	if (!st->running)
+		return json_null();
+	json_t *o = json_pack("{s:s, s:i, s:i, s:o}", "type", selftest_code_name(st->running),
+			      "code", st->running, "percent", st->percent, "nsid",
+			      st->running_nsid ? json_integer(st->running_nsid) : json_null());
+	return time_pair(o, "since", "since_ms", st->running_since_ms);
+}
+
+static void selftests_get(void *ctx, const struct api_request *req, struct api_reply *ret)
+{
+	struct selftest_svc *t = ctx;
+	int64_t limit = HISTORY_LIMIT_DEFAULT;
+	const struct api_param params[] = {
+		{.name = "limit",
+		 .kind = API_PARAM_INT,
+		 .min = 1,
+		 .max = HISTORY_LIMIT_MAX,
+		 .dest.i64 = &limit},
+	};
+	struct store_selftest_row *rows = NULL;
+	struct store_selftest_action *skips = NULL;
+	struct sched_call sc = {.t = t, .id = req->id};
+	struct fleet_device fd;
+	size_t n = 0, n_skips = 0;
+	int r;
+
+	if (api_params_parse(req, params, sizeof(params) / sizeof(params[0]), ret) < 0)
+		return;
+	if (fleet_get(req->fleet, req->id, &fd) < 0)
+		return api_reply_error(ret, 404, "no such device");
+	if (mainq_call(t->mainq, sched_on_loop, &sc) == -ECANCELED)
+		return api_reply_error(ret, 503, "shutting down");
+	r = store_selftest_list(req->store, req->id, (size_t)limit, &rows, &n);
+	if (r == 0)
+		r = store_selftest_actions(req->store, req->id, STORE_SELFTEST_SKIP, SKIPS_LIMIT,
+					   &skips, &n_skips);
+	if (r < 0) {
+		free(rows);
+		log_warn("api: reading the self-tests of device %" PRId64 ": %s", req->id,
+			 store_strerror(req->store));
+		return api_reply_error(ret, 500, "database error");
+	}
+	const struct fleet_selftest *st = &fd.selftest;
+	json_t *hist = json_array(), *skip_arr = json_array(), *last = json_object();
+	for (size_t i = 0; hist && i < n; i++)
+		json_array_append_new(hist, selftest_result_json(&rows[i].r, rows[i].id,
+								 rows[i].seen_ms, rows[i].origin));
+	for (size_t i = 0; skip_arr && i < n_skips; i++) {
+		json_t *o = json_pack("{s:s, s:s, s:s}", "type", selftest_code_name(skips[i].code),
+				      "origin", skips[i].origin, "reason", skips[i].reason);
+		json_array_append_new(skip_arr, time_pair(o, "ts", "ts_ms", skips[i].ts_ms));
+	}
+	/* The last of each type: the newest of the history when it is there. */
+	for (int k = 0; last && k < 2; k++) {
+		uint8_t code = k ? SELFTEST_CODE_EXTENDED : SELFTEST_CODE_SHORT;
+		struct store_selftest_row one;
+		json_t *v = json_null();
+		if (store_selftest_last_of(req->store, req->id, code, &one) == 0)
+			v = selftest_result_json(&one.r, one.id, one.seen_ms, one.origin);
+		json_object_set_new(last, k ? "extended" : "short", v);
+	}
+	free(rows);
+	free(skips);
+	json_t *supported =
+		fd.facts.id_known ? json_boolean(fd.facts.selftest_supported) : json_null();
+	const char *why = !fd.facts.id_known ? "nvmond has not read the drive's Identify data "
+					       "(asleep at the scan, or no permission for "
+					       "admin commands)"
+			  : !fd.facts.selftest_supported
+				  ? "the controller does not support the Device Self-test command "
+				    "(Identify Controller OACS bit 4 is 0)"
+				  : NULL;
+	json_t *next = json_null();
+	if (st->next_ms) {
+		next = json_pack("{s:s}", "type", selftest_code_name(st->next_code));
+		time_pair(next, "at", "at_ms", st->next_ms);
+	}
+	ret->json =
+		json_pack("{s:I, s:o, s:o, s:o, s:o, s:s, s:o, s:o, s:o, s:o}", "device_id",
+			  (json_int_t)req->id, "supported", supported, "unsupported_reason",
+			  why ? json_string(why) : json_null(), "edstt_min",
+			  fd.facts.id_known && fd.facts.edstt_min ? json_integer(fd.facts.edstt_min)
+								  : json_null(),
+			  "running", running_json(st), "schedule", sc.schedule, "next",
+			  next ? next : json_null(), "last", last ? last : json_object(), "history",
+			  hist ? hist : json_array(), "skips", skip_arr ? skip_arr : json_array());
+	if (!ret->json)
+		api_reply_error(ret, 500, "out of memory");
+}
+
+struct request_call {
+	struct selftest_svc *t;
+	int64_t id;
+	uint8_t stc;
+	uint32_t nsid;
+	enum selftest_origin origin;
+	uint8_t was_running; /* abort: the test it ended */
+	char reason[SELFTEST_SVC_ERR_MAX];
+};
+
+static int request_on_loop(void *arg)
+{
+	struct request_call *c = arg;
+	struct stdev *d = selftest_dev_find(c->t, c->id);
+
+	c->was_running = d ? d->st.running : 0;
+	int r = selftest_svc_request(c->t, c->id, c->stc, c->nsid, c->origin, c->reason);
+	if (c->stc == SELFTEST_CODE_ABORT && r == 0 && !c->was_running) {
+		d = selftest_dev_find(c->t, c->id);
+		c->was_running = d ? d->st.running : 0;
+	}
+	return r;
+}
+
+static void reply_request(struct request_call *c, int r, struct api_reply *ret)
+{
+	switch (r) {
+	case 0:
+		if (c->stc == SELFTEST_CODE_ABORT) {
+			ret->json = json_pack("{s:{s:s, s:i}}", "aborted", "type",
+					      selftest_code_name(c->was_running), "code",
+					      c->was_running);
+		} else {
+			ret->status = 202;
+			ret->json = json_pack("{s:{s:s, s:i, s:I}}", "started", "type",
+					      selftest_code_name(c->stc), "code", c->stc, "nsid",
+					      (json_int_t)c->nsid);
+		}
+		if (!ret->json)
+			api_reply_error(ret, 500, "out of memory");
+		return;
+	case -ENOENT:
+		return api_reply_error(ret, 404, "%s", c->reason);
+	case -EINVAL:
+		return api_reply_error(ret, 400, "%s", c->reason);
+	case -EOPNOTSUPP:
+	case -EBUSY:
+	case -EALREADY:
+	case -ENODEV:
+	case -EAGAIN:
+	case -ESTALE:
+		return api_reply_error(ret, 409, "%s", c->reason);
+	case -ECANCELED:
+		return api_reply_error(ret, 503, "shutting down");
+	default:
+		return api_reply_error(ret, 500, "%s", c->reason[0] ? c->reason : strerror(-r));
+	}
+}
+
+/* The body's "origin": "cli" from `nvmond selftest`, else "api". */
+static int origin_of(json_t *body, enum selftest_origin *ret)
+{
+	json_t *o = json_object_get(body, "origin");
+
+	*ret = SELFTEST_ORIGIN_API;
+	if (!o)
+		return 0;
+	if (!json_is_string(o))
+		return -EINVAL;
+	if (strcmp(json_string_value(o), "cli") == 0)
+		*ret = SELFTEST_ORIGIN_CLI;
+	else if (strcmp(json_string_value(o), "api") != 0)
+		return -EINVAL;
+	return 0;
+}
+
+static void selftests_post(void *ctx, const struct api_request *req, struct api_reply *ret)
+{
+	struct request_call c = {.t = ctx, .id = req->id, .nsid = DEV_SELFTEST_NSID_ALL};
+	json_error_t jerr;
+	json_t *body = json_loadb(req->body, req->body_len, 0, &jerr);
+	const char *type = json_string_value(json_object_get(body, "type"));
+	json_t *nsid = json_object_get(body, "nsid");
+
+	if (!body || !json_is_object(body)) {
+		json_decref(body);
+		return api_reply_error(ret, 400,
+				       "body: a JSON object {\"type\": \"short\" or \"extended\"}");
+	}
+	if (type && strcmp(type, "short") == 0)
+		c.stc = SELFTEST_CODE_SHORT;
+	else if (type && strcmp(type, "extended") == 0)
+		c.stc = SELFTEST_CODE_EXTENDED;
+	if (!c.stc || origin_of(body, &c.origin) < 0 ||
+	    (nsid && (!json_is_integer(nsid) || json_integer_value(nsid) < 1 ||
+		      json_integer_value(nsid) > DEV_SELFTEST_NSID_ALL))) {
+		json_decref(body);
+		return api_reply_error(ret, 400,
+				       "type: \"short\" or \"extended\"; nsid (optional): 1 to "
+				       "4294967295 (the controller, the default); origin "
+				       "(optional): \"api\" or \"cli\"");
+	}
+	if (nsid)
+		c.nsid = (uint32_t)json_integer_value(nsid);
+	json_decref(body);
+	reply_request(&c, mainq_call(c.t->mainq, request_on_loop, &c), ret);
+}
+
+static void selftests_abort(void *ctx, const struct api_request *req, struct api_reply *ret)
+{
+	struct request_call c = {
+		.t = ctx, .id = req->id, .stc = SELFTEST_CODE_ABORT, .nsid = DEV_SELFTEST_NSID_ALL};
+	json_error_t jerr;
+	json_t *body =
+		req->body_len ? json_loadb(req->body, req->body_len, 0, &jerr) : json_object();
+
+	if (!body || !json_is_object(body) || origin_of(body, &c.origin) < 0) {
+		json_decref(body);
+		return api_reply_error(
+			ret, 400, "body: none, or a JSON object {\"origin\": \"api\" or \"cli\"}");
+	}
+	json_decref(body);
+	reply_request(&c, mainq_call(c.t->mainq, request_on_loop, &c), ret);
+}
+
+void selftest_api_init(struct selftest_svc *t)
+{
+	t->endpoints[0] = (struct api_endpoint){"GET", "/api/v1/devices/{id}/selftests",
+						API_EP_STORE | API_EP_QUERY, selftests_get, t};
+	t->endpoints[1] = (struct api_endpoint){"POST", "/api/v1/devices/{id}/selftests",
+						API_EP_AUTH, selftests_post, t};
+	t->endpoints[2] = (struct api_endpoint){"POST", "/api/v1/devices/{id}/selftests/abort",
+						API_EP_AUTH, selftests_abort, t};
+}

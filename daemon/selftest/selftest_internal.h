@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* Shared by the self-test service's files; not a public interface. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "nvmond/analysis/alert.h"
+#include "nvmond/analysis/selftest_sched.h"
+#include "nvmond/selftest/selftest_svc.h"
+
+/* Whether the self-test alert rules are on ([alerts] selftest). */
+#define SELFTEST_ALERTS_ON(c) ((c)->alert_selftest != 0)
+
+/* One drive as the service follows it. */
+struct stdev {
+	int64_t id;
+	struct device_row row; /* as the poller last told it */
+	bool loaded;	       /* the store's newest results are loaded */
+	bool supported;	       /* Identify OACS bit 4, at the last sample */
+	bool has_newest;       /* a result is stored */
+	struct selftest_key newest;
+	struct selftest_result newest_r;
+	int64_t newest_seen_ms;
+	bool aborted_by_nvmond; /* the newest result is an abort nvmond sent */
+	struct fleet_selftest st;
+	int64_t last_read_mono; /* the last read of the log */
+	bool read_failed;	/* logged once until it reads again */
+	bool alerts_fed;	/* the rules were evaluated since the start */
+	/* schedule (selftest_plan.c) */
+	char sched_str[256];
+	struct selftest_sched sched[SELFTEST_SCHED_MAX];
+	size_t n_sched;
+	bool caught_up;	    /* the catch-up at start is done */
+	int64_t checked_ms; /* occurrences up to here are handled */
+};
+
+struct selftest_svc {
+	struct cfg cfg;
+	struct alert_cfg acfg;
+	struct dev_backend *backend;
+	struct store *store;
+	struct fleet *fleet;
+	struct mainq *mainq;
+	struct alert_svc *alerts;
+	struct probe_svc *probes;
+	struct loop *loop;
+	struct stdev *dev;
+	size_t n_dev, cap_dev;
+	struct api_endpoint endpoints[SELFTEST_SVC_N_ENDPOINTS];
+};
+
+int selftest_type_index(uint8_t code);
+struct stdev *selftest_dev_find(struct selftest_svc *t, int64_t id);
+bool selftest_abort_was_ours(struct selftest_svc *t, const struct stdev *d, int64_t seen_ms);
+
+/* Read the log of @d now: running state, new results stored, alerts. */
+int selftest_read_log(struct selftest_svc *t, struct stdev *d, int64_t now);
+
+/* Start (1h, 2h) or abort (Fh) a test: selftest_svc_request() without the code check. */
+int selftest_start(struct selftest_svc *t, int64_t id, uint8_t stc, uint32_t nsid,
+		   enum selftest_origin origin, char ret_reason[SELFTEST_SVC_ERR_MAX]);
+
+/* selftest_plan.c: schedules */
+int selftest_plan_check(const struct cfg *c, char ret_err[SELFTEST_SVC_ERR_MAX]);
+char *selftest_plan_schedule_of(const struct cfg *c, const struct device_row *row, char *buf,
+				size_t len);
+void selftest_plan_load(struct selftest_svc *t, struct stdev *d);
+void selftest_plan_catch_up(struct selftest_svc *t, struct stdev *d, int64_t now);
+int selftest_plan_start(struct selftest_svc *t, struct loop *l);
+
+/* selftest_api.c */
+json_t *selftest_result_json(const struct selftest_result *r, int64_t id, int64_t seen_ms,
+			     const char *origin);
+void selftest_api_init(struct selftest_svc *t);

@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Scheduled self-tests: the schedule of each drive, the catch-up at start, and
+ * the timer that starts (or skips, with why) what falls due. See selftest_svc.h;
+ * the calendar arithmetic is analysis/selftest_sched.c (pure).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "nvmond/core/log.h"
+#include "nvmond/store/store_selftest.h"
+#include "nvmond/util/timefmt.h"
+
+#include "selftest_internal.h"
+
+#define TICK_MS 30000 /* due tests start within this of their time */
+
+static int64_t utc_offset_s(int64_t now_ms)
+{
+	time_t t = (time_t)(now_ms / 1000);
+	struct tm tm;
+
+	return localtime_r(&t, &tm) ? tm.tm_gmtoff : 0;
+}
+
+char *selftest_plan_schedule_of(const struct cfg *c, const struct device_row *row, char *buf,
+				size_t len)
+{
+	struct cfg_device cd;
+
+	cfg_device_for(c, row->model, row->serial, &cd);
+	snprintf(buf, len, "%s",
+		 cd.selftest_schedule[0] ? cd.selftest_schedule : c->selftest_default_schedule);
+	return buf;
+}
+
+int selftest_plan_check(const struct cfg *c, char ret_err[SELFTEST_SVC_ERR_MAX])
+{
+	struct selftest_sched v[SELFTEST_SCHED_MAX];
+	char e[SELFTEST_SCHED_ERR];
+	size_t n;
+
+	if (selftest_sched_parse(c->selftest_default_schedule, v, &n, e) < 0) {
+		snprintf(ret_err, SELFTEST_SVC_ERR_MAX, "[selftests] default_schedule: %s", e);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < c->n_devices; i++)
+		if (selftest_sched_parse(c->devices[i].selftest_schedule, v, &n, e) < 0) {
+			snprintf(ret_err, SELFTEST_SVC_ERR_MAX,
+				 "[device \"%s\"] selftest_schedule: %s", c->devices[i].match, e);
+			return -EINVAL;
+		}
+	return 0;
+}
+
+/* The next scheduled test of @d after @now into the fleet's view. */
+static void plan_next(struct selftest_svc *t, struct stdev *d, int64_t now)
+{
+	int64_t off = utc_offset_s(now), best = 0;
+	uint8_t code = 0;
+
+	for (size_t i = 0; d->supported && i < d->n_sched; i++) {
+		int64_t at = selftest_sched_next(&d->sched[i], now, off);
+		uint8_t c = selftest_sched_type_code(d->sched[i].type);
+		/* Two at once: the extended test runs (see plan_run()). */
+		if (!best || at < best || (at == best && c == SELFTEST_CODE_EXTENDED)) {
+			best = at;
+			code = c;
+		}
+	}
+	if (d->st.next_ms != best || d->st.next_code != code) {
+		d->st.next_ms = best;
+		d->st.next_code = code;
+		(void)fleet_put_selftest(t->fleet, d->id, &d->st);
+	}
+}
+
+void selftest_plan_load(struct selftest_svc *t, struct stdev *d)
+{
+	const char *s =
+		selftest_plan_schedule_of(&t->cfg, &d->row, d->sched_str, sizeof(d->sched_str));
+	char e[SELFTEST_SCHED_ERR];
+
+	if (selftest_sched_parse(s, d->sched, &d->n_sched, e) < 0) {
+		/* Checked at load: only a configuration changed under us gets here. */
+		log_error("self-test: %s: schedule '%s': %s", d->row.key, s, e);
+		d->n_sched = 0;
+	}
+	if (d->caught_up)
+		plan_next(t, d, timefmt_now_ms());
+}
+
+static void record_skip(struct selftest_svc *t, struct stdev *d, uint8_t code,
+			enum selftest_origin origin, int64_t now, const char *reason)
+{
+	struct store_selftest_action a = {
+		.device_id = d->id,
+		.ts_ms = now,
+		.kind = STORE_SELFTEST_SKIP,
+		.code = code,
+		.nsid = DEV_SELFTEST_NSID_ALL,
+	};
+
+	snprintf(a.origin, sizeof(a.origin), "%s", selftest_origin_name(origin));
+	snprintf(a.reason, sizeof(a.reason), "%s", reason);
+	log_info("self-test: %s (%s): scheduled %s self-test skipped: %s", d->row.key, d->row.name,
+		 selftest_code_name(code), reason);
+	if (store_selftest_action_add(t->store, &a) < 0)
+		log_error("self-test: %s: cannot record the skip: %s", d->row.key,
+			  store_strerror(t->store));
+}
+
+/* Run what is due (@due per type): the extended test when both are. */
+static void plan_run(struct selftest_svc *t, int64_t id, const bool due[2],
+		     enum selftest_origin origin, int64_t now)
+{
+	char reason[SELFTEST_SVC_ERR_MAX];
+	uint8_t code = due[1] ? SELFTEST_CODE_EXTENDED : SELFTEST_CODE_SHORT;
+	int r = selftest_start(t, id, code, DEV_SELFTEST_NSID_ALL, origin, reason);
+	struct stdev *d = selftest_dev_find(t, id); /* after selftest_start(): it may have moved */
+
+	if (r == -ENOMEM || !d) {
+		log_error("self-test: out of memory");
+		return;
+	}
+	if (r < 0)
+		record_skip(t, d, code, origin, now, reason);
+	if (due[0] && due[1])
+		record_skip(t, d, SELFTEST_CODE_SHORT, origin, now,
+			    "the extended self-test was due at the same time");
+}
+
+void selftest_plan_catch_up(struct selftest_svc *t, struct stdev *d, int64_t now)
+{
+	int64_t last[SELFTEST_SCHED_TYPES], missed[SELFTEST_SCHED_TYPES];
+	bool run[SELFTEST_SCHED_TYPES] = {false, false};
+	int64_t id = d->id;
+
+	d->caught_up = true;
+	d->checked_ms = now;
+	if (!d->n_sched)
+		return;
+	for (int k = 0; k < SELFTEST_SCHED_TYPES; k++) {
+		int r = store_selftest_last_scheduled(
+			t->store, d->id, selftest_sched_type_code((enum selftest_sched_type)k),
+			&last[k]);
+		if (r == -ENOENT) {
+			last[k] = SELFTEST_SCHED_NEVER;
+		} else if (r < 0) {
+			log_error("self-test: %s: %s: no catch-up", d->row.key,
+				  store_strerror(t->store));
+			return;
+		}
+	}
+	selftest_sched_catchup(d->sched, d->n_sched, last, now, utc_offset_s(now), run, missed);
+	plan_next(t, d, now);
+	if (run[0] || run[1]) {
+		char at[TIMEFMT_MAX];
+		int k = run[1] ? 1 : 0;
+		log_info("self-test: %s: the %s self-test due at %s was missed while nvmond was "
+			 "down: running it once now",
+			 d->row.key, k ? "extended" : "short", timefmt_rfc3339(missed[k], at));
+		plan_run(t, id, run, SELFTEST_ORIGIN_CATCHUP, now);
+	}
+}
+
+static int64_t plan_tick(struct loop *l, void *userdata)
+{
+	struct selftest_svc *t = userdata;
+	int64_t now = timefmt_now_ms(), off = utc_offset_s(now);
+
+	(void)l;
+	for (size_t i = 0; i < t->n_dev; i++) {
+		struct stdev *d = &t->dev[i];
+		bool due[2] = {false, false};
+		int64_t id = d->id;
+		if (!d->caught_up || !d->supported || !d->n_sched)
+			continue;
+		for (size_t k = 0; k < d->n_sched; k++)
+			if (selftest_sched_next(&d->sched[k], d->checked_ms, off) <= now)
+				due[d->sched[k].type == SELFTEST_SCHED_EXTENDED] = true;
+		d->checked_ms = now;
+		if (due[0] || due[1])
+			plan_run(t, id, due, SELFTEST_ORIGIN_SCHEDULE, now);
+		d = selftest_dev_find(t, id);
+		if (d)
+			plan_next(t, d, now);
+	}
+	return TICK_MS;
+}
+
+int selftest_plan_start(struct selftest_svc *t, struct loop *l)
+{
+	int64_t r;
+
+	t->loop = l;
+	r = loop_add_timer(l, TICK_MS, plan_tick, t);
+	return r < 0 ? (int)r : 0;
+}

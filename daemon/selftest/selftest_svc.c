@@ -1,0 +1,507 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Device self-tests in the daemon: following the log, storing results, the
+ * alerts, starting and aborting. See selftest_svc.h. The schedules are in
+ * selftest_plan.c, the endpoints in selftest_api.c.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nvmond/analysis/selftest_alert.h"
+#include "nvmond/core/log.h"
+#include "nvmond/store/store_selftest.h"
+#include "nvmond/util/timefmt.h"
+
+#include "selftest_internal.h"
+
+static const char *const origin_names[] = {
+	[SELFTEST_ORIGIN_SCHEDULE] = "schedule",
+	[SELFTEST_ORIGIN_CATCHUP] = "catch-up",
+	[SELFTEST_ORIGIN_API] = "api",
+	[SELFTEST_ORIGIN_CLI] = "cli",
+};
+
+const char *selftest_origin_name(enum selftest_origin o)
+{
+	return (unsigned)o <= SELFTEST_ORIGIN_CLI ? origin_names[o] : "unknown";
+}
+
+/* The index of per-type arrays for a test code; -1 for others (vendor). */
+int selftest_type_index(uint8_t code)
+{
+	return code == SELFTEST_CODE_SHORT ? 0 : code == SELFTEST_CODE_EXTENDED ? 1 : -1;
+}
+
+struct stdev *selftest_dev_find(struct selftest_svc *t, int64_t id)
+{
+	for (size_t i = 0; i < t->n_dev; i++)
+		if (t->dev[i].id == id)
+			return &t->dev[i];
+	return NULL;
+}
+
+static struct stdev *dev_get(struct selftest_svc *t, const struct device_row *row)
+{
+	struct stdev *d = selftest_dev_find(t, row->id);
+
+	if (!d) {
+		if (t->n_dev == t->cap_dev) {
+			size_t cap = t->cap_dev ? 2 * t->cap_dev : 8;
+			struct stdev *v = realloc(t->dev, cap * sizeof(*v));
+			if (!v)
+				return NULL;
+			t->dev = v;
+			t->cap_dev = cap;
+		}
+		d = &t->dev[t->n_dev++];
+		*d = (struct stdev){.id = row->id};
+	}
+	d->row = *row; /* the name may have moved */
+	return d;
+}
+
+/* Load the newest results from the store, once per device. */
+static int dev_load(struct selftest_svc *t, struct stdev *d)
+{
+	struct store_selftest_row row;
+	int r;
+
+	r = store_selftest_newest(t->store, d->id, &row);
+	if (r < 0 && r != -ENOENT)
+		return r;
+	d->has_newest = r == 0;
+	if (d->has_newest) {
+		selftest_key_of(&row.r, &d->newest);
+		d->newest_r = row.r;
+		d->newest_seen_ms = row.seen_ms;
+	}
+	for (int k = 0; k < 2; k++) {
+		uint8_t code = k ? SELFTEST_CODE_EXTENDED : SELFTEST_CODE_SHORT;
+		r = store_selftest_last_of(t->store, d->id, code, &row);
+		if (r < 0 && r != -ENOENT)
+			return r;
+		d->st.has_last[k] = r == 0;
+		d->st.last[k] = r == 0 ? row.r : (struct selftest_result){0};
+		d->st.last_seen_ms[k] = r == 0 ? row.seen_ms : 0;
+	}
+	d->aborted_by_nvmond = selftest_abort_was_ours(t, d, d->newest_seen_ms);
+	selftest_plan_load(t, d);
+	d->loaded = true;
+	return 0;
+}
+
+/*
+ * The newest action of @kind (and @code, 0 = any) nvmond recorded for @d
+ * after @after_ms. Return: 1 found (*ret), 0 none, negative errno.
+ */
+static int action_after(struct selftest_svc *t, const struct stdev *d, int kind, uint8_t code,
+			int64_t after_ms, struct store_selftest_action *ret)
+{
+	struct store_selftest_action *v = NULL;
+	size_t n = 0;
+	int r = store_selftest_actions(t->store, d->id, kind, 8, &v, &n);
+
+	if (r < 0)
+		return r;
+	r = 0;
+	for (size_t i = 0; i < n && v[i].ts_ms > after_ms; i++)
+		if (!code || v[i].code == code) {
+			*ret = v[i];
+			r = 1;
+			break;
+		}
+	free(v);
+	return r;
+}
+
+bool selftest_abort_was_ours(struct selftest_svc *t, const struct stdev *d, int64_t seen_ms)
+{
+	struct store_selftest_action a;
+
+	if (!d->has_newest || d->newest_r.result != SELFTEST_RES_ABORTED_CMD)
+		return false;
+	/* An abort nvmond sent before it saw the result, since the test ran. */
+	int r = action_after(t, d, STORE_SELFTEST_ABORT, 0, seen_ms - 7 * 24 * 3600 * 1000LL, &a);
+	return r == 1 && a.ts_ms <= seen_ms;
+}
+
+/* Feed the self-test rules to the alert service. */
+static void dev_alerts(struct selftest_svc *t, struct stdev *d, int64_t now)
+{
+	struct alert_cond conds[_ALERT_RULE_MAX];
+	struct selftest_alert_input in = {
+		.last = {d->st.has_last[0] ? &d->st.last[0] : NULL,
+			 d->st.has_last[1] ? &d->st.last[1] : NULL},
+		.newest = d->has_newest ? &d->newest_r : NULL,
+		.newest_seen_ms = d->newest_seen_ms,
+		.newest_aborted_by_nvmond = d->aborted_by_nvmond,
+		.now_ms = now,
+	};
+
+	if (!t->alerts)
+		return;
+	selftest_alert_conditions(&t->acfg, &in, conds);
+	int r = alert_svc_feed(t->alerts, &d->row, conds, now);
+	if (r < 0 && r != -EAGAIN)
+		log_error("self-test: %s: alerts: %s", d->row.key, strerror(-r));
+}
+
+/* Store the results of @log nvmond has not stored yet, oldest first. */
+static int dev_store_new(struct selftest_svc *t, struct stdev *d, const struct selftest_log *log,
+			 int64_t now)
+{
+	size_t idx[SELFTEST_RESULTS];
+	size_t n = selftest_new_results(d->has_newest ? &d->newest : NULL, log, idx);
+	struct store_selftest_row rows[SELFTEST_RESULTS];
+	int64_t prev_seen = d->has_newest ? d->newest_seen_ms : 0;
+	int r;
+
+	if (!n)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		struct store_selftest_action a;
+		const struct selftest_result *res = &log->r[idx[i]];
+		rows[i] =
+			(struct store_selftest_row){.device_id = d->id, .seen_ms = now, .r = *res};
+		/* Started by nvmond: its start of that code since the last result seen. */
+		if (i == n - 1 &&
+		    action_after(t, d, STORE_SELFTEST_START, res->code, prev_seen, &a) == 1)
+			snprintf(rows[i].origin, sizeof(rows[i].origin), "%s", a.origin);
+	}
+	r = store_selftest_add(t->store, rows, n);
+	if (r < 0) {
+		log_error("self-test: %s: cannot store %zu result(s): %s", d->row.key, n,
+			  store_strerror(t->store));
+		return r; /* read again at the next poll */
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct selftest_result *res = &rows[i].r;
+		int k = selftest_type_index(res->code);
+		char what[128];
+		if (k >= 0) {
+			d->st.has_last[k] = true;
+			d->st.last[k] = *res;
+			d->st.last_seen_ms[k] = now;
+		}
+		selftest_result_describe(res, what, sizeof(what));
+		if (selftest_result_failed(res))
+			log_warn("self-test: %s (%s): %s self-test failed at %" PRIu64
+				 " power-on hours: %s",
+				 d->row.key, d->row.name, selftest_code_name(res->code), res->poh,
+				 what);
+		else if (i == n - 1 || n <= 3)
+			log_info("self-test: %s (%s): %s self-test: %s (%s)", d->row.key,
+				 d->row.name, selftest_code_name(res->code), what,
+				 rows[i].origin[0] ? rows[i].origin : "not started by nvmond");
+	}
+	if (n > 3)
+		log_info("self-test: %s: %zu results from the drive's log stored", d->row.key, n);
+	selftest_key_of(&rows[n - 1].r, &d->newest);
+	d->newest_r = rows[n - 1].r;
+	d->newest_seen_ms = now;
+	d->has_newest = true;
+	d->aborted_by_nvmond = selftest_abort_was_ours(t, d, now);
+	return 1;
+}
+
+int selftest_read_log(struct selftest_svc *t, struct stdev *d, int64_t now)
+{
+	uint8_t page[SELFTEST_LOG_SIZE];
+	struct dev_ident who = {.model = d->row.model, .serial = d->row.serial};
+	struct selftest_log log;
+	int r;
+
+	d->last_read_mono = timefmt_mono_ms();
+	r = dev_read_selftest(t->backend, d->row.name, &who, now, page);
+	if (r == 0)
+		r = selftest_decode(page, sizeof(page), &log);
+	if (r < 0) {
+		if (!d->read_failed)
+			log_warn("self-test: %s (%s): cannot read the Device Self-test log: %s",
+				 d->row.key, d->row.name, strerror(-r));
+		d->read_failed = true;
+		return r;
+	}
+	if (d->read_failed)
+		log_info("self-test: %s: the Device Self-test log reads again", d->row.key);
+	d->read_failed = false;
+	bool was = d->st.running != 0;
+	r = dev_store_new(t, d, &log, now);
+	d->st.log_read = true;
+	d->st.running = log.current;
+	d->st.percent = log.current ? log.percent : 0;
+	if (!log.current) {
+		d->st.running_since_ms = 0;
+		d->st.running_nsid = 0;
+	} else if (!was || !d->st.running_since_ms) {
+		/* nvmond's start, when it sent one for this test; else now. */
+		struct store_selftest_action a;
+		int64_t after = d->has_newest ? d->newest_seen_ms : 0;
+		if (action_after(t, d, STORE_SELFTEST_START, log.current, after, &a) == 1) {
+			d->st.running_since_ms = a.ts_ms;
+			d->st.running_nsid = a.nsid;
+		} else {
+			d->st.running_since_ms = now;
+			d->st.running_nsid = 0;
+			log_info("self-test: %s (%s): a %s self-test is running, not started by "
+				 "nvmond",
+				 d->row.key, d->row.name, selftest_code_name(log.current));
+		}
+	}
+	(void)fleet_put_selftest(t->fleet, d->id, &d->st);
+	if (r != 0 || !d->alerts_fed) {
+		dev_alerts(t, d, now);
+		d->alerts_fed = true;
+	} else if (d->has_newest && selftest_result_aborted(&d->newest_r)) {
+		dev_alerts(t, d, now); /* selftest_aborted ends after a day */
+	}
+	return 0;
+}
+
+/* Whether Identify says @fd can run self-tests; @ret_reason when not. */
+static int capable(const struct fleet_device *fd, char ret_reason[SELFTEST_SVC_ERR_MAX])
+{
+	if (!fd->facts.id_known) {
+		snprintf(ret_reason, SELFTEST_SVC_ERR_MAX,
+			 "%s: nvmond has not read its Identify data (%s), so it does not know "
+			 "whether it supports device self-tests",
+			 fd->row.name,
+			 fd->facts.asleep	? "it was asleep at the scan"
+			 : fd->facts.hwmon_only ? "no permission for admin commands"
+						: "not scanned yet");
+		return -EOPNOTSUPP;
+	}
+	if (!fd->facts.selftest_supported) {
+		snprintf(ret_reason, SELFTEST_SVC_ERR_MAX,
+			 "%s (%s) does not support device self-tests (Identify Controller OACS "
+			 "bit 4 is 0): nothing was sent",
+			 fd->row.name, fd->row.model);
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+int selftest_start(struct selftest_svc *t, int64_t id, uint8_t stc, uint32_t nsid,
+		   enum selftest_origin origin, char ret_reason[SELFTEST_SVC_ERR_MAX])
+{
+	bool scheduled = origin == SELFTEST_ORIGIN_SCHEDULE || origin == SELFTEST_ORIGIN_CATCHUP;
+	struct fleet_device fd;
+	struct stdev *d;
+	int64_t now = timefmt_now_ms();
+	int r;
+
+	ret_reason[0] = '\0';
+	if (fleet_get(t->fleet, id, &fd) < 0) {
+		snprintf(ret_reason, SELFTEST_SVC_ERR_MAX, "no device %" PRId64, id);
+		return -ENOENT;
+	}
+	if (!fd.row.online) {
+		snprintf(ret_reason, SELFTEST_SVC_ERR_MAX, "%s is offline", fd.row.name);
+		return -ENODEV;
+	}
+	r = capable(&fd, ret_reason);
+	if (r < 0)
+		return r;
+	if (nsid == 0) {
+		snprintf(ret_reason, SELFTEST_SVC_ERR_MAX,
+			 "nsid 0 names no namespace (the controller is 4294967295, FFFFFFFFh)");
+		return -EINVAL;
+	}
+	if (fd.facts.asleep && (scheduled || stc == SELFTEST_CODE_ABORT)) {
+		snprintf(ret_reason, SELFTEST_SVC_ERR_MAX,
+			 "the drive is asleep (runtime-suspended): a scheduled test does not wake "
+			 "it");
+		return -EAGAIN;
+	}
+	d = dev_get(t, &fd.row);
+	if (!d)
+		return -ENOMEM;
+	if (!d->loaded && (r = dev_load(t, d)) < 0) {
+		snprintf(ret_reason, SELFTEST_SVC_ERR_MAX, "database: %s",
+			 store_strerror(t->store));
+		return r;
+	}
+	/* What runs now, from the drive itself rather than the last poll. */
+	r = selftest_read_log(t, d, now);
+	if (r < 0) {
+		snprintf(ret_reason, SELFTEST_SVC_ERR_MAX,
+			 "cannot read the Device Self-test log: %s", strerror(-r));
+		return r;
+	}
+	if (stc == SELFTEST_CODE_ABORT) {
+		if (!d->st.running) {
+			snprintf(ret_reason, SELFTEST_SVC_ERR_MAX, "no self-test is running on %s",
+				 fd.row.name);
+			return -EALREADY;
+		}
+	} else {
+		if (d->st.running) {
+			snprintf(ret_reason, SELFTEST_SVC_ERR_MAX,
+				 "a %s self-test is already running on %s (%u %%)",
+				 selftest_code_name(d->st.running), fd.row.name, d->st.percent);
+			return -EBUSY;
+		}
+		if (t->probes && probe_svc_drive_blocked(t->probes, &fd.row, scheduled, ret_reason))
+			return -EBUSY;
+	}
+	struct dev_ident who = {.model = fd.row.model, .serial = fd.row.serial};
+	r = dev_selftest_start(t->backend, fd.row.name, &who, now, nsid, stc);
+	if (r < 0) {
+		snprintf(ret_reason, SELFTEST_SVC_ERR_MAX, "%s: Device Self-test (%s): %s",
+			 fd.row.name, selftest_code_name(stc),
+			 r == -EBUSY	    ? "the drive says a self-test is in progress"
+			 : r == -EOPNOTSUPP ? "the drive refused it (not supported)"
+			 : r == -ESTALE	    ? "the controller name now belongs to another drive"
+					    : strerror(-r));
+		return r;
+	}
+	struct store_selftest_action a = {
+		.device_id = id,
+		.ts_ms = now,
+		.kind = stc == SELFTEST_CODE_ABORT ? STORE_SELFTEST_ABORT : STORE_SELFTEST_START,
+		.code = stc,
+		.nsid = nsid,
+	};
+	snprintf(a.origin, sizeof(a.origin), "%s", selftest_origin_name(origin));
+	if (store_selftest_action_add(t->store, &a) < 0)
+		log_error("self-test: %s: cannot record the %s: %s", fd.row.key,
+			  stc == SELFTEST_CODE_ABORT ? "abort" : "start", store_strerror(t->store));
+	if (stc == SELFTEST_CODE_ABORT) {
+		log_info("self-test: %s (%s): the %s self-test aborted (%s)", fd.row.key,
+			 fd.row.name, selftest_code_name(d->st.running),
+			 selftest_origin_name(origin));
+	} else {
+		d->st.running = stc;
+		d->st.percent = 0;
+		d->st.running_since_ms = now;
+		d->st.running_nsid = nsid;
+		(void)fleet_put_selftest(t->fleet, id, &d->st);
+		log_info("self-test: %s (%s): %s self-test started (%s)%s", fd.row.key, fd.row.name,
+			 selftest_code_name(stc), selftest_origin_name(origin),
+			 nsid == DEV_SELFTEST_NSID_ALL ? "" : ", one namespace");
+	}
+	return 0;
+}
+
+int selftest_svc_request(struct selftest_svc *t, int64_t id, uint8_t stc, uint32_t nsid,
+			 enum selftest_origin origin, char ret_reason[SELFTEST_SVC_ERR_MAX])
+{
+	if (stc != SELFTEST_CODE_SHORT && stc != SELFTEST_CODE_EXTENDED &&
+	    stc != SELFTEST_CODE_ABORT) {
+		snprintf(ret_reason, SELFTEST_SVC_ERR_MAX, "self-test code %u: 1 short, 2 extended",
+			 stc);
+		return -EINVAL;
+	}
+	return selftest_start(t, id, stc, nsid, origin, ret_reason);
+}
+
+static void on_sample(void *ctx, const struct device_row *dev, const struct sample *s)
+{
+	struct selftest_svc *t = ctx;
+	struct fleet_device fd;
+	struct stdev *d = dev_get(t, dev);
+
+	if (!d || fleet_get(t->fleet, dev->id, &fd) < 0)
+		return;
+	if (!d->loaded && dev_load(t, d) < 0) {
+		log_error("self-test: %s: %s", dev->key, store_strerror(t->store));
+		return;
+	}
+	d->supported = fd.facts.id_known && fd.facts.selftest_supported;
+	if (!d->supported)
+		return;
+	bool due = !d->st.log_read || d->st.running ||
+		   timefmt_mono_ms() - d->last_read_mono >= SELFTEST_SVC_IDLE_READ_MS;
+	if (due && selftest_read_log(t, d, s->ts_ms) < 0)
+		return;
+	if (!d->caught_up)
+		selftest_plan_catch_up(t, d, s->ts_ms);
+}
+
+static void on_online(void *ctx, const struct device_row *dev, bool online, int64_t now_ms)
+{
+	struct selftest_svc *t = ctx;
+	struct stdev *d = selftest_dev_find(t, dev->id);
+
+	(void)now_ms;
+	if (d && !online && d->st.running) {
+		/* Gone: nothing runs that nvmond can see; the log tells the end. */
+		d->st.running = 0;
+		d->st.percent = 0;
+		(void)fleet_put_selftest(t->fleet, d->id, &d->st);
+	}
+}
+
+static void apply_cfg(struct selftest_svc *t, const struct cfg *c)
+{
+	t->cfg = *c;
+	memset(&t->acfg, 0, sizeof(t->acfg));
+	t->acfg.rule_on[ALERT_SELFTEST_FAILED] = SELFTEST_ALERTS_ON(c);
+	t->acfg.rule_on[ALERT_SELFTEST_ABORTED] = SELFTEST_ALERTS_ON(c);
+}
+
+int selftest_svc_new(const struct cfg *c, struct dev_backend *b, struct store *s, struct fleet *f,
+		     struct mainq *q, struct alert_svc *alerts, struct probe_svc *probes,
+		     struct selftest_svc **ret, char ret_err[SELFTEST_SVC_ERR_MAX])
+{
+	struct selftest_svc *t;
+	int r = selftest_plan_check(c, ret_err);
+
+	if (r < 0)
+		return r;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	apply_cfg(t, c);
+	t->backend = b;
+	t->store = s;
+	t->fleet = f;
+	t->mainq = q;
+	t->alerts = alerts;
+	t->probes = probes;
+	selftest_api_init(t);
+	*ret = t;
+	return 0;
+}
+
+int selftest_svc_start(struct selftest_svc *t, struct loop *l, struct poller *p)
+{
+	struct poller_listener pl = {.on_sample = on_sample, .on_online = on_online, .ctx = t};
+	int r = poller_add_listener(p, &pl);
+
+	if (r < 0)
+		return r;
+	return selftest_plan_start(t, l);
+}
+
+int selftest_svc_reconfigure(struct selftest_svc *t, const struct cfg *c,
+			     char ret_err[SELFTEST_SVC_ERR_MAX])
+{
+	int r = selftest_plan_check(c, ret_err);
+
+	if (r < 0)
+		return r;
+	apply_cfg(t, c);
+	for (size_t i = 0; i < t->n_dev; i++)
+		if (t->dev[i].loaded)
+			selftest_plan_load(t, &t->dev[i]);
+	return 0;
+}
+
+const struct api_endpoint *selftest_svc_endpoints(struct selftest_svc *t, size_t *ret_n)
+{
+	*ret_n = SELFTEST_SVC_N_ENDPOINTS;
+	return t->endpoints;
+}
+
+struct selftest_svc *selftest_svc_free(struct selftest_svc *t)
+{
+	if (t) {
+		free(t->dev);
+		free(t);
+	}
+	return NULL;
+}

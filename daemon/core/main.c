@@ -30,6 +30,7 @@
 #include "nvmond/metrics/metrics.h"
 #include "nvmond/monitor/poller.h"
 #include "nvmond/probe/probe_svc.h"
+#include "nvmond/selftest/selftest_cli.h"
 #include "nvmond/selftest/selftest_svc.h"
 #include "nvmond/store/rollup.h"
 #include "nvmond/api/series_api.h"
@@ -55,7 +56,10 @@ struct opts {
 	const char *log_level;
 	bool demo;
 	bool json;
-	const char *probe_device, *probe_preset; /* nvmond probe */
+	const char *probe_device, *probe_preset; /* nvmond probe; --device also selftest */
+	uint8_t selftest_code;			 /* nvmond selftest: 1h, 2h, Fh; 0 = --wait only */
+	uint32_t selftest_nsid;
+	bool selftest_wait;
 };
 
 struct daemon {
@@ -72,7 +76,7 @@ struct daemon {
 	struct store_rollup_cfg rollup_cfg; /* read by GET …/series */
 	struct wear_source wear;
 	struct wear_mon *wear_mon;
-	struct probe_svc *probes; /* throughput probes: schedules, threads, endpoints */
+	struct probe_svc *probes;	/* throughput probes: schedules, threads, endpoints */
 	struct selftest_svc *selftests; /* device self-tests: schedules, the log, endpoints */
 	int sigfd;
 	struct fleet *fleet; /* borrowed, for STATUS= */
@@ -103,6 +107,10 @@ static void usage(FILE *out)
 		"       nvmond status [--json] [OPTIONS] read every NVMe controller once, print\n"
 		"       nvmond probe --device ID --preset PRESET [--json] [OPTIONS]\n"
 		"                                        run one throughput probe now\n"
+		"       nvmond selftest --device ID --short|--extended|--abort [--nsid N]\n"
+		"                       [--wait] [--json] [OPTIONS]\n"
+		"                                        start or abort a device self-test\n"
+		"                                        through the running daemon\n"
 		"\n"
 		"Options:\n"
 		"  -c, --config FILE       configuration file (default %s;\n"
@@ -112,7 +120,12 @@ static void usage(FILE *out)
 		"      --demo              serve simulated drives instead of real ones\n"
 		"      --log-level LEVEL   error, warning, info or debug\n"
 		"      --json              (status, probe) print JSON instead of a table\n"
-		"      --device ID         (probe) the drive: its id in GET /api/v1/devices\n"
+		"      --device ID         (probe, selftest) the drive: its id in\n"
+		"                          GET /api/v1/devices, serial or controller name\n"
+		"      --short, --extended (selftest) the test to start; --abort ends it\n"
+		"      --nsid N            (selftest) test namespace N only (default: the\n"
+		"                          controller and every namespace)\n"
+		"      --wait              (selftest) follow the test to its result\n"
 		"      --preset PRESET     (probe) seq1m-q8, seq1m-q1, rnd4k-q32, rnd4k-q1,\n"
 		"                          copy-self or sustained-write\n"
 		"  -h, --help              this text\n"
@@ -129,7 +142,19 @@ static void usage(FILE *out)
 
 static int parse_opts(int argc, char **argv, struct opts *o, const char **ret_cmd)
 {
-	enum { OPT_DB = 256, OPT_DEMO, OPT_JSON, OPT_LOG_LEVEL, OPT_DEVICE, OPT_PRESET };
+	enum {
+		OPT_DB = 256,
+		OPT_DEMO,
+		OPT_JSON,
+		OPT_LOG_LEVEL,
+		OPT_DEVICE,
+		OPT_PRESET,
+		OPT_SHORT,
+		OPT_EXTENDED,
+		OPT_ABORT,
+		OPT_NSID,
+		OPT_WAIT,
+	};
 	static const struct option longopts[] = {
 		{"config", required_argument, NULL, 'c'},
 		{"db", required_argument, NULL, OPT_DB},
@@ -139,13 +164,20 @@ static int parse_opts(int argc, char **argv, struct opts *o, const char **ret_cm
 		{"log-level", required_argument, NULL, OPT_LOG_LEVEL},
 		{"device", required_argument, NULL, OPT_DEVICE},
 		{"preset", required_argument, NULL, OPT_PRESET},
+		{"short", no_argument, NULL, OPT_SHORT},
+		{"extended", no_argument, NULL, OPT_EXTENDED},
+		{"abort", no_argument, NULL, OPT_ABORT},
+		{"nsid", required_argument, NULL, OPT_NSID},
+		{"wait", no_argument, NULL, OPT_WAIT},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{0},
 	};
 	int c;
 
-	*o = (struct opts){.config = CFG_DEFAULT_PATH};
+	*o = (struct opts){.config = CFG_DEFAULT_PATH, .selftest_nsid = DEV_SELFTEST_NSID_ALL};
+	bool nsid_given = false;
+	int n_codes = 0;
 	while ((c = getopt_long(argc, argv, "c:l:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
@@ -173,6 +205,31 @@ static int parse_opts(int argc, char **argv, struct opts *o, const char **ret_cm
 		case OPT_PRESET:
 			o->probe_preset = optarg;
 			break;
+		case OPT_SHORT:
+		case OPT_EXTENDED:
+		case OPT_ABORT:
+			o->selftest_code = c == OPT_SHORT      ? SELFTEST_CODE_SHORT
+					   : c == OPT_EXTENDED ? SELFTEST_CODE_EXTENDED
+							       : SELFTEST_CODE_ABORT;
+			n_codes++;
+			break;
+		case OPT_NSID: {
+			char *end;
+			errno = 0;
+			unsigned long v = strtoul(optarg, &end, 0);
+			if (errno || *end || !optarg[0] || optarg[0] == '-' || v < 1 ||
+			    v > DEV_SELFTEST_NSID_ALL) {
+				fprintf(stderr, "nvmond: --nsid: 1 to 4294967295, not '%s'\n",
+					optarg);
+				return -EINVAL;
+			}
+			o->selftest_nsid = (uint32_t)v;
+			nsid_given = true;
+			break;
+		}
+		case OPT_WAIT:
+			o->selftest_wait = true;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(EXIT_OK);
@@ -186,7 +243,8 @@ static int parse_opts(int argc, char **argv, struct opts *o, const char **ret_cm
 	}
 	*ret_cmd = NULL;
 	if (optind < argc) {
-		if ((strcmp(argv[optind], "status") != 0 && strcmp(argv[optind], "probe") != 0) ||
+		if ((strcmp(argv[optind], "status") != 0 && strcmp(argv[optind], "probe") != 0 &&
+		     strcmp(argv[optind], "selftest") != 0) ||
 		    optind + 1 < argc) {
 			fprintf(stderr, "nvmond: unknown command '%s' (see --help)\n",
 				argv[optind]);
@@ -196,6 +254,25 @@ static int parse_opts(int argc, char **argv, struct opts *o, const char **ret_cm
 	}
 	if (o->json && !*ret_cmd) {
 		fprintf(stderr, "nvmond: --json goes with the status command\n");
+		return -EINVAL;
+	}
+	bool selftest = *ret_cmd && strcmp(*ret_cmd, "selftest") == 0;
+	if (selftest) {
+		if (!o->probe_device || o->probe_preset || n_codes > 1 ||
+		    (!o->selftest_code && !o->selftest_wait) ||
+		    (nsid_given && o->selftest_code != SELFTEST_CODE_SHORT &&
+		     o->selftest_code != SELFTEST_CODE_EXTENDED) ||
+		    (o->selftest_wait && o->selftest_code == SELFTEST_CODE_ABORT)) {
+			fprintf(stderr, "nvmond: selftest needs --device ID and one of --short, "
+					"--extended (with --nsid N, --wait if wanted) or --abort; "
+					"--wait alone follows a running test\n");
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (n_codes || nsid_given || o->selftest_wait) {
+		fprintf(stderr, "nvmond: --short, --extended, --abort, --nsid and --wait go with "
+				"the selftest command\n");
 		return -EINVAL;
 	}
 	bool probe = *ret_cmd && strcmp(*ret_cmd, "probe") == 0;
@@ -700,6 +777,17 @@ static int cmd_probe(const struct opts *o)
 	return r;
 }
 
+/* nvmond selftest: the command's code lives in selftest/selftest_cli.c. */
+static int cmd_selftest(const struct opts *o)
+{
+	struct cfg c;
+
+	if (load_config(o, &c) < 0)
+		return EXIT_USAGE;
+	return selftest_cli(&c, o->probe_device, o->selftest_code, o->selftest_nsid,
+			    o->selftest_wait, o->json);
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o;
@@ -709,6 +797,8 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	if (cmd && strcmp(cmd, "probe") == 0)
 		return cmd_probe(&o);
+	if (cmd && strcmp(cmd, "selftest") == 0)
+		return cmd_selftest(&o);
 	if (cmd)
 		return cmd_status(&o);
 	return run_daemon(&o);

@@ -505,7 +505,8 @@ bool dev_selftest_supported(const struct idctl *id)
 int dev_selftest_start(struct dev_backend *b, const char *name, const struct dev_ident *who,
 		       int64_t now_ms, uint32_t nsid, uint8_t stc)
 {
-	if (stc != SELFTEST_CODE_SHORT && stc != SELFTEST_CODE_EXTENDED && stc != SELFTEST_CODE_ABORT)
+	if (stc != SELFTEST_CODE_SHORT && stc != SELFTEST_CODE_EXTENDED &&
+	    stc != SELFTEST_CODE_ABORT)
 		return -EINVAL;
 	if (!b->ops->selftest_start)
 		return -EOPNOTSUPP;

@@ -34,9 +34,9 @@ struct fleet_facts {
 
 /* Device self-tests as the self-test service last saw them (issue 12). */
 struct fleet_selftest {
-	bool log_read;	       /* the log 06h was read since the start */
-	uint8_t running;       /* enum selftest_code of the test in progress, 0 = none */
-	uint8_t percent;       /* its completion, 0 … 100 */
+	bool log_read;		  /* the log 06h was read since the start */
+	uint8_t running;	  /* enum selftest_code of the test in progress, 0 = none */
+	uint8_t percent;	  /* its completion, 0 … 100 */
 	int64_t running_since_ms; /* when nvmond first saw it running; 0 none */
 	uint32_t running_nsid;	  /* as nvmond started it; 0 = unknown (not nvmond) */
 	/* The newest stored result of each type (index: selftest_sched_type). */

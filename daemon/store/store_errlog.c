@@ -131,21 +131,6 @@ int store_errlog_state_get(struct store *s, int64_t device_id, struct errlog_sta
 	return r;
 }
 
-/* A 64-bit field of the entry, stored as a counter. */
-static int column_u64(struct store *s, sqlite3_stmt *st, int i, uint64_t *ret)
-{
-	u128 v;
-	int r = store_column_u128(s, st, i, &v);
-
-	if (r < 0)
-		return r;
-	if (v > UINT64_MAX)
-		return store_failf(s, -EIO, "column %s: beyond 64 bits",
-				   sqlite3_column_name(st, i));
-	*ret = (uint64_t)v;
-	return 0;
-}
-
 static int read_error(struct store *s, sqlite3_stmt *st, void *ret)
 {
 	struct errlog_row v = {0};
@@ -154,11 +139,11 @@ static int read_error(struct store *s, sqlite3_stmt *st, void *ret)
 
 	if (cls < 0)
 		return store_failf(s, -EIO, "column class: unknown class");
-	r = column_u64(s, st, 0, &e->error_count);
+	r = store_column_u64(s, st, 0, &e->error_count);
 	if (r == 0)
-		r = column_u64(s, st, 8, &e->lba);
+		r = store_column_u64(s, st, 8, &e->lba);
 	if (r == 0)
-		r = column_u64(s, st, 11, &e->cmd_specific);
+		r = store_column_u64(s, st, 11, &e->cmd_specific);
 	if (r < 0)
 		return r;
 	e->sqid = (uint16_t)sqlite3_column_int(st, 1);

@@ -215,5 +215,7 @@ int store_insert_rows(struct store *s, const char *sql, const void *rows, size_t
 
 /* Each one checks the column and fails through store_failf() on @s. Return: 0 or -EIO. */
 int store_column_u128(struct store *s, sqlite3_stmt *st, int i, u128 *ret);
+/* A 64-bit field stored as a counter (store_p_u128()): fails beyond 64 bits. */
+int store_column_u64(struct store *s, sqlite3_stmt *st, int i, uint64_t *ret);
 int store_column_uint(struct store *s, sqlite3_stmt *st, int i, uint64_t max, uint64_t *ret);
 int store_column_text(struct store *s, sqlite3_stmt *st, int i, char *buf, size_t size);

@@ -286,6 +286,20 @@ int store_column_u128(struct store *s, sqlite3_stmt *st, int i, u128 *ret)
 	return store_failf(s, -EIO, "column %s: not a 128-bit counter", sqlite3_column_name(st, i));
 }
 
+int store_column_u64(struct store *s, sqlite3_stmt *st, int i, uint64_t *ret)
+{
+	u128 v;
+	int r = store_column_u128(s, st, i, &v);
+
+	if (r < 0)
+		return r;
+	if (v > UINT64_MAX)
+		return store_failf(s, -EIO, "column %s: beyond 64 bits",
+				   sqlite3_column_name(st, i));
+	*ret = (uint64_t)v;
+	return 0;
+}
+
 int store_column_uint(struct store *s, sqlite3_stmt *st, int i, uint64_t max, uint64_t *ret)
 {
 	int64_t n = sqlite3_column_int64(st, i);

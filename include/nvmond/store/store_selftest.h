@@ -46,9 +46,10 @@ struct store_selftest_action {
 };
 
 /**
- * store_selftest_add() - Append @n results of device @id (oldest first: the
- * order they ran in), in one transaction. Ids are ignored.
- * Return: 0 or negative errno.
+ * store_selftest_add() - Append the @n results @v, each of its device_id
+ * (oldest first: the order they ran in; ids grow in that order), in one
+ * transaction: all or nothing. Ids are ignored; an origin "" is stored as NULL.
+ * Return: 0 or negative errno (nothing stored).
  */
 int store_selftest_add(struct store *s, const struct store_selftest_row *v, size_t n);
 
@@ -60,11 +61,12 @@ int store_selftest_add(struct store *s, const struct store_selftest_row *v, size
 int store_selftest_newest(struct store *s, int64_t id, struct store_selftest_row *ret);
 
 /**
- * store_selftest_list() - Up to @limit results of device @id, newest first.
- * *ret is malloc()ed (NULL when none). Return: 0 or negative errno.
+ * store_selftest_list() - Up to @limit results of device @id, newest first
+ * (the reverse of the order they were added in). *ret is malloc()ed (NULL
+ * when none). Return: 0 or negative errno.
  */
-int store_selftest_list(struct store *s, int64_t id, size_t limit,
-			struct store_selftest_row **ret, size_t *ret_n);
+int store_selftest_list(struct store *s, int64_t id, size_t limit, struct store_selftest_row **ret,
+			size_t *ret_n);
 
 /**
  * store_selftest_last_of() - The newest result of device @id whose test code
@@ -74,21 +76,28 @@ int store_selftest_list(struct store *s, int64_t id, size_t limit,
 int store_selftest_last_of(struct store *s, int64_t id, uint8_t code,
 			   struct store_selftest_row *ret);
 
-/** store_selftest_action_add() - Append @a (its id is ignored). Return: 0 or negative errno. */
+/**
+ * store_selftest_action_add() - Append @a (its id is ignored).
+ * Return: 0, -EINVAL for an unknown kind, or negative errno.
+ */
 int store_selftest_action_add(struct store *s, const struct store_selftest_action *a);
 
 /**
  * store_selftest_actions() - Up to @limit actions of device @id, newest
- * first; @kind < 0 for every kind. *ret is malloc()ed (NULL when none).
- * Return: 0 or negative errno.
+ * first (by ts_ms, then as added); @kind an enum store_selftest_action_kind,
+ * < 0 for every kind. *ret is malloc()ed (NULL when none).
+ * Return: 0, -EINVAL for an unknown @kind, or negative errno.
  */
 int store_selftest_actions(struct store *s, int64_t id, int kind, size_t limit,
 			   struct store_selftest_action **ret, size_t *ret_n);
 
 /**
  * store_selftest_last_scheduled() - When the schedule last started or skipped
- * a test with code @code on device @id (origin "schedule" or "catch-up"): what
- * selftest_sched_catchup() needs to catch up a missed occurrence once.
- * Return: 0 with *ret_ms, -ENOENT when it never did, or negative errno.
+ * a test with code @code on device @id (the latest ts_ms of its actions of
+ * kind start or skip and origin "schedule" or "catch-up"; the operator's tests
+ * and aborts do not count): what selftest_sched_catchup() needs to catch up a
+ * missed occurrence once.
+ * Return: 0 with *ret_ms, -ENOENT when it never did (*ret_ms untouched), or
+ * negative errno.
  */
 int store_selftest_last_scheduled(struct store *s, int64_t id, uint8_t code, int64_t *ret_ms);

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Calendar schedules of device self-tests. Pure: see selftest_sched.h. */
+#include <ctype.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -87,11 +89,24 @@ static int parse_one(const char *s, size_t len, size_t i, void *ctx, char err[SE
 	return 0;
 }
 
+/* Whether @s is "none", in any case, with blanks around it. */
+static bool is_none(const char *s)
+{
+	while (isspace((unsigned char)*s))
+		s++;
+	if (strncasecmp(s, "none", 4) != 0)
+		return false;
+	for (s += 4; *s; s++)
+		if (!isspace((unsigned char)*s))
+			return false;
+	return true;
+}
+
 int selftest_sched_parse(const char *s, struct selftest_sched ret[SELFTEST_SCHED_MAX],
 			 size_t *ret_n, char ret_err[SELFTEST_SCHED_ERR])
 {
 	struct selftest_sched v[SELFTEST_SCHED_MAX];
-	int n = calsched_split(s, SELFTEST_SCHED_MAX, parse_one, v, ret_err);
+	int n = is_none(s) ? 0 : calsched_split(s, SELFTEST_SCHED_MAX, parse_one, v, ret_err);
 
 	if (n < 0)
 		return n;

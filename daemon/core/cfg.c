@@ -138,6 +138,7 @@ static const struct cfg_key cfg_keys[] = {
 	     "yes"),
 	ENUM("alerts", "firmware_changed", alert_firmware_changed, int, cfg_bool_choices,
 	     "yes or no", "yes"),
+	ENUM("alerts", "selftest", alert_selftest, int, cfg_bool_choices, "yes or no", "yes"),
 	ENUM("alerts", "sensor_alerts", alert_sensor_alerts, int, cfg_bool_choices, "yes or no",
 	     "no"),
 	UINT32("alerts", "warning_margin", alert_warning_margin_c, 0, 50, "0"),
@@ -161,6 +162,8 @@ static const struct cfg_key cfg_keys[] = {
 	DURATION("probes", "sustained_every", probe_sustained_every_ms, 0, 366 * MS_PER_DAY, "7d"),
 	UINT32("probes", "min_free", probe_min_free_pct, 0, 50, "5"),
 	PATH("probes", "lock_dir", probe_lock_dir, 0, ""),
+	/* A schedule (analysis/selftest_sched.h), checked by the self-test service. */
+	PATH("selftests", "default_schedule", selftest_default_schedule, 0, ""),
 };
 
 /* Keys of [device "…"] sections: offsets into struct cfg_device. */
@@ -213,6 +216,8 @@ static const struct cfg_key cfg_device_keys[] = {
 	DEV_UINT32("sensor_limit_6", sensor_limit_c[5], 0, 200, "0"),
 	DEV_UINT32("sensor_limit_7", sensor_limit_c[6], 0, 200, "0"),
 	DEV_UINT32("sensor_limit_8", sensor_limit_c[7], 0, 200, "0"),
+	/* "" or unset: [selftests] default_schedule; "none": no schedule (cfg_device_for). */
+	DEV_PATH("selftest_schedule", selftest_schedule, ""),
 };
 
 /* The set_mask of struct cfg_device has a bit per device key. */
@@ -429,6 +434,17 @@ static void cfg_device_merge(struct cfg_device *to, const struct cfg_device *fro
 	}
 }
 
+/* The self-test schedule in effect on @d: its own, else @def; "none" is "". */
+static void cfg_selftest_schedule_resolve(struct cfg_device *d, const char *def)
+{
+	const char *from = d->selftest_schedule[0] ? d->selftest_schedule : def;
+	char v[sizeof(d->selftest_schedule)] = {0};
+
+	if (strcasecmp(from, "none") != 0)
+		snprintf(v, sizeof(v), "%s", from);
+	memcpy(d->selftest_schedule, v, sizeof(v));
+}
+
 void cfg_device_for(const struct cfg *c, const char *model, const char *serial,
 		    struct cfg_device *ret)
 {
@@ -450,6 +466,7 @@ void cfg_device_for(const struct cfg *c, const char *model, const char *serial,
 		d.alert_critical_margin_c = c->alert_critical_margin_c;
 	if (!cfg_device_sets(&d, "sensor_alerts"))
 		d.sensor_alerts = c->alert_sensor_alerts;
+	cfg_selftest_schedule_resolve(&d, c->selftest_default_schedule);
 	*ret = d;
 }
 

@@ -32,8 +32,8 @@ char *selftest_plan_schedule_of(const struct cfg *c, const struct device_row *ro
 	struct cfg_device cd;
 
 	cfg_device_for(c, row->model, row->serial, &cd);
-	snprintf(buf, len, "%s",
-		 cd.selftest_schedule[0] ? cd.selftest_schedule : c->selftest_default_schedule);
+	/* cfg_device_for() applies [selftests] default_schedule and "none". */
+	snprintf(buf, len, "%s", cd.selftest_schedule);
 	return buf;
 }
 

@@ -9,7 +9,8 @@
  * Calendar schedules of device self-tests (pure), smartd's -s made readable:
  * "weekly Sun 02:00 short, monthly 1 03:00 extended", also "daily 03:00 short",
  * comma-separated, in local time. Days Sun … Sat; days of the month 1 … 28
- * (every month has them).
+ * (every month has them). "none" is no schedule, as "" is (a drive opting out
+ * of [selftests] default_schedule).
  */
 #define SELFTEST_SCHED_MAX 8
 #define SELFTEST_SCHED_ERR 128
@@ -38,7 +39,8 @@ const char *selftest_sched_type_name(enum selftest_sched_type t);
 uint8_t selftest_sched_type_code(enum selftest_sched_type t);
 
 /**
- * selftest_sched_parse() - Parse @s ("" = no schedule).
+ * selftest_sched_parse() - Parse @s ("" or "none", in any case = no schedule:
+ * *ret_n is 0).
  * Return: 0 with @ret / *ret_n, or -EINVAL with @ret_err naming the bad part.
  */
 int selftest_sched_parse(const char *s, struct selftest_sched ret[SELFTEST_SCHED_MAX],

@@ -52,7 +52,12 @@ struct cfg_device {
 	int sensor_alerts; /* 1: a sensor alerts at its limit (drive's, else WCTEMP) */
 	uint32_t
 		sensor_limit_c[8]; /* sensor_limit_N, °C; 0 = none (alerts without sensor_alerts) */
-	char selftest_schedule[256]; /* TEMP (lead): replaced by the cfg key on merge */
+	/*
+	 * Device self-tests (issue 12): "weekly Sun 02:00 short, monthly 1 03:00 extended"
+	 * (analysis/selftest_sched.h), "none" = no scheduled tests, "" = [selftests]
+	 * default_schedule. cfg_device_for() gives the schedule in effect ("" = none).
+	 */
+	char selftest_schedule[256];
 };
 
 struct cfg {
@@ -88,9 +93,8 @@ struct cfg {
 	int alert_io_errors;		  /* media / io entries in the error log */
 	int alert_link_degraded;	  /* the PCIe link runs below what the drive supports */
 	int alert_firmware_changed;	  /* the running firmware revision changed */
+	int alert_selftest;		  /* selftest_failed and selftest_aborted */
 	int alert_sensor_alerts;	  /* default of [device] sensor_alerts */
-	int alert_selftest;		  /* TEMP (lead) */
-	char selftest_default_schedule[256]; /* TEMP (lead) */
 	uint32_t alert_warning_margin_c;  /* fire this many °C below WCTEMP */
 	uint32_t alert_critical_margin_c; /* and below CCTEMP */
 	uint32_t alert_hysteresis_c;
@@ -113,6 +117,8 @@ struct cfg {
 	uint32_t probe_min_free_pct;	  /* the probe file's layout keeps this much free */
 	char probe_lock_dir
 		[CFG_PATH_MAX]; /* per-drive probe locks; "" = probe_lock_dir_default() */
+	/* [selftests] */
+	char selftest_default_schedule[256]; /* of drives without their own; "" = none */
 	/* [device "…"] */
 	struct cfg_device devices[CFG_MAX_DEVICES];
 	size_t n_devices;
@@ -123,7 +129,11 @@ bool cfg_device_sets(const struct cfg_device *d, const char *key);
 
 /**
  * cfg_device_for() - The settings that apply to the drive @model / @serial.
- * Margins not set in a section are the [alerts] ones.
+ * Margins not set in a section are the [alerts] ones. selftest_schedule is the
+ * schedule in effect: the drive's own, else (not set, or set to "")
+ * [selftests] default_schedule; "none" (any case) there is "" (no scheduled
+ * self-tests). Schedules are not parsed here (core does not call analysis):
+ * the self-test service checks them with selftest_sched_parse().
  */
 void cfg_device_for(const struct cfg *c, const char *model, const char *serial,
 		    struct cfg_device *ret);

@@ -57,6 +57,29 @@ Test(selftest_sched, parses_the_issue_example)
 	cr_expect_eq(selftest_sched_type_code(SELFTEST_SCHED_EXTENDED), SELFTEST_CODE_EXTENDED);
 }
 
+/* selftest_sched.h: "none", in any case, is no schedule, as "" is; it stands alone. */
+Test(selftest_sched, none_is_no_schedule)
+{
+	static const char *const none[] = {"none", "NONE", " None ", "\tnone\n", "", "  "};
+	static const char *const bad[] = {"none, daily 03:00 short", "daily 03:00 short, none",
+					  "nonexistent", "no", "none none"};
+	struct selftest_sched v[SELFTEST_SCHED_MAX];
+	char err[SELFTEST_SCHED_ERR];
+	size_t n;
+
+	for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++) {
+		n = 9;
+		cr_expect_eq(selftest_sched_parse(none[i], v, &n, err), 0, "'%s': %s", none[i],
+			     err);
+		cr_expect_eq(n, 0, "'%s'", none[i]);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		n = 9;
+		cr_expect_eq(selftest_sched_parse(bad[i], v, &n, err), -EINVAL, "'%s'", bad[i]);
+		cr_expect_eq(n, 9, "'%s'", bad[i]);
+	}
+}
+
 Test(selftest_sched, rejects_naming_the_bad_part)
 {
 	static const struct {

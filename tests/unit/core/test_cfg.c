@@ -236,6 +236,8 @@ Test(cfg, defaults)
 	cr_expect_eq(c.http_threads, 4);
 	cr_expect_eq(c.http_timeout_ms, 30000);
 	cr_expect_neq(c.database[0], '\0');
+	cr_expect_eq(c.alert_selftest, 1, "self-test alerts on");
+	cr_expect_str_eq(c.selftest_default_schedule, "", "no scheduled self-tests");
 }
 
 Test(cfg, default_database)
@@ -484,6 +486,8 @@ Test(cfg, load_all_keys)
 	cr_expect_eq(c.probe_phase_ms, 10000);
 	cr_expect_eq(c.probe_jitter_ms, 1800000);
 	cr_expect_eq(c.probe_sustained_every_ms, 14 * 86400000LL);
+	cr_expect_eq(c.alert_selftest, 0);
+	cr_expect_str_eq(c.selftest_default_schedule, "weekly Sun 02:00 short");
 }
 
 Test(cfg, load_unknown_key_fixture)
@@ -833,6 +837,61 @@ Test(cfg, sensor_alerts_and_limits)
 			  "2: unknown key 'sensor_limit_9' in section [device \"X\"]");
 	expect_load_error("[alerts]\nsensor_alerts = maybe\n",
 			  "2: sensor_alerts: invalid value 'maybe' (use yes or no)");
+}
+
+/*
+ * configuration.md: a drive's selftest_schedule wins; not set or empty, the
+ * [selftests] default_schedule applies; "none" opts a drive out of it.
+ */
+Test(cfg, selftest_schedule_falls_back_to_the_default)
+{
+	const char *path = write_conf("[selftests]\n"
+				      "default_schedule = weekly Sun 02:00 short\n"
+				      "[device \"Samsung SSD 980 PRO 1TB\"]\n"
+				      "selftest_schedule = monthly 1 03:00 extended\n"
+				      "[device \"S5GXNF0R000001\"]\n"
+				      "selftest_schedule = None\n"
+				      "[device \"S5GXNF0R000002\"]\n"
+				      "selftest_schedule =\n");
+	struct cfg c = load_ok(path), def;
+	struct cfg_device d;
+
+	cfg_device_for(&c, "Other", "X", &d);
+	cr_expect_str_eq(d.selftest_schedule, "weekly Sun 02:00 short", "the default");
+	cr_expect_not(cfg_device_sets(&d, "selftest_schedule"));
+	cfg_device_for(&c, "Samsung SSD 980 PRO 1TB", "X", &d);
+	cr_expect_str_eq(d.selftest_schedule, "monthly 1 03:00 extended", "the model's");
+	cfg_device_for(&c, "Samsung SSD 980 PRO 1TB", "S5GXNF0R000001", &d);
+	cr_expect_str_eq(d.selftest_schedule, "", "none: the serial opts out");
+	cr_expect(cfg_device_sets(&d, "selftest_schedule"));
+	cfg_device_for(&c, "Samsung SSD 980 PRO 1TB", "S5GXNF0R000002", &d);
+	cr_expect_str_eq(d.selftest_schedule, "weekly Sun 02:00 short",
+			 "empty: the default, not the model's");
+
+	cfg_defaults(&def);
+	cfg_device_for(&def, "Other", "X", &d);
+	cr_expect_str_eq(d.selftest_schedule, "", "no default: none");
+	c = load_ok(write_conf("[selftests]\ndefault_schedule = none\n"));
+	cfg_device_for(&c, "Other", "X", &d);
+	cr_expect_str_eq(d.selftest_schedule, "", "a default of none");
+
+	/* Kept as written: core does not parse schedules, the self-test service does. */
+	c = load_ok(write_conf("[device \"X\"]\nselftest_schedule = daily 25:00 short\n"));
+	cfg_device_for(&c, "Other", "X", &d);
+	cr_expect_str_eq(d.selftest_schedule, "daily 25:00 short");
+	cr_expect_str_eq(c.devices[0].selftest_schedule, "daily 25:00 short");
+}
+
+/* configuration.md: [alerts] selftest turns both self-test rules off. */
+Test(cfg, selftest_alerts)
+{
+	struct cfg c = load_ok(write_conf("[alerts]\nselftest = no\n"));
+
+	cr_expect_eq(c.alert_selftest, 0);
+	expect_load_error("[alerts]\nselftest = sometimes\n",
+			  "2: selftest: invalid value 'sometimes' (use yes or no)");
+	expect_load_error("[selftests]\nschedule = daily 03:00 short\n",
+			  "2: unknown key 'schedule' in section [selftests]");
 }
 
 Test(cfg, device_section_errors)

@@ -346,8 +346,8 @@ int probe_svc_drive_blocked(struct probe_svc *p, const struct device_row *row, b
 
 	probe_svc_reap(p);
 	if (d && d->job) {
-		snprintf(ret_reason, PROBE_SVC_ERR_MAX, "probe %" PRId64 " is running on this drive",
-			 d->job->out.run.id);
+		snprintf(ret_reason, PROBE_SVC_ERR_MAX,
+			 "probe %" PRId64 " is running on this drive", d->job->out.run.id);
 		return 1;
 	}
 	/* `nvmond probe` or another daemon: the drive's probe lock is held. */
@@ -365,7 +365,8 @@ int probe_svc_drive_blocked(struct probe_svc *p, const struct device_row *row, b
 		if (g.busy_known && (g.busy_iops > p->cfg.probe_busy_iops ||
 				     g.busy_bps > (double)p->cfg.probe_busy_mbps * 1e6)) {
 			snprintf(ret_reason, PROBE_SVC_ERR_MAX,
-				 "drive busy: %.0f IO/s, %.1f MB/s over the last minute (the probes' "
+				 "drive busy: %.0f IO/s, %.1f MB/s over the last minute (the "
+				 "probes' "
 				 "limits: [probes] busy_iops, busy_mbps)",
 				 g.busy_iops, g.busy_bps / 1e6);
 			return 1;

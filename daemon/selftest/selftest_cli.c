@@ -19,6 +19,7 @@
 
 #include "nvmond/selftest/selftest_cli.h"
 
+#define DEVICES		 "/api/v1/devices"
 #define CLI_TIMEOUT_S	 10
 #define WAIT_MIN_S	 (10 * 60) /* a short test takes at most 2 minutes (NVMe 2.0 5.22.2) */
 #define WAIT_EDSTT_TIMES 3
@@ -142,7 +143,7 @@ static json_int_t find_device(const struct client *c, const char *want, char *re
 {
 	json_t *j, *d;
 	size_t i;
-	long st = call(c, "GET", "/api/v1/devices", NULL, &j);
+	long st = call(c, "GET", DEVICES, NULL, &j);
 	json_int_t id = -1;
 
 	if (st < 0)
@@ -177,8 +178,7 @@ static json_t *get_selftests(const struct client *c, json_int_t id)
 	char path[96];
 	json_t *j;
 
-	snprintf(path, sizeof(path), "/api/v1/devices/%" JSON_INTEGER_FORMAT "/selftests?limit=1",
-		 id);
+	snprintf(path, sizeof(path), "%s/%" JSON_INTEGER_FORMAT "/selftests?limit=1", DEVICES, id);
 	long st = call(c, "GET", path, NULL, &j);
 	if (st != 200) {
 		if (st > 0)

@@ -25,7 +25,9 @@ struct stdev {
 	struct selftest_key newest;
 	struct selftest_result newest_r;
 	int64_t newest_seen_ms;
-	bool aborted_by_nvmond; /* the newest result is an abort nvmond sent */
+	/* the newest result is an abort nvmond sent, or one from before nvmond
+	 * watched (no selftest_aborted for either) */
+	bool aborted_by_nvmond;
 	struct fleet_selftest st;
 	int64_t last_read_mono; /* the last read of the log */
 	bool read_failed;	/* logged once until it reads again */
@@ -55,7 +57,8 @@ struct selftest_svc {
 
 int selftest_type_index(uint8_t code);
 struct stdev *selftest_dev_find(struct selftest_svc *t, int64_t id);
-bool selftest_abort_was_ours(struct selftest_svc *t, const struct stdev *d, int64_t seen_ms);
+/* Whether the newest result of @d is an abort nvmond sent after @after_ms. */
+bool selftest_abort_was_ours(struct selftest_svc *t, const struct stdev *d, int64_t after_ms);
 
 /* Read the log of @d now: running state, new results stored, alerts. */
 int selftest_read_log(struct selftest_svc *t, struct stdev *d, int64_t now);

@@ -66,18 +66,23 @@ static struct stdev *dev_get(struct selftest_svc *t, const struct device_row *ro
 /* Load the newest results from the store, once per device. */
 static int dev_load(struct selftest_svc *t, struct stdev *d)
 {
-	struct store_selftest_row row;
+	struct store_selftest_row row, *two = NULL;
+	size_t n = 0;
 	int r;
 
-	r = store_selftest_newest(t->store, d->id, &row);
-	if (r < 0 && r != -ENOENT)
+	/* The newest result, and when the one before it was seen. */
+	r = store_selftest_list(t->store, d->id, 2, &two, &n);
+	if (r < 0)
 		return r;
-	d->has_newest = r == 0;
+	d->has_newest = n > 0;
 	if (d->has_newest) {
-		selftest_key_of(&row.r, &d->newest);
-		d->newest_r = row.r;
-		d->newest_seen_ms = row.seen_ms;
+		selftest_key_of(&two[0].r, &d->newest);
+		d->newest_r = two[0].r;
+		d->newest_seen_ms = two[0].seen_ms;
 	}
+	int64_t before_ms = n > 1 ? two[1].seen_ms : 0;
+	int64_t two_seen[2] = {n > 0 ? two[0].seen_ms : 0, before_ms};
+	free(two);
 	for (int k = 0; k < 2; k++) {
 		uint8_t code = k ? SELFTEST_CODE_EXTENDED : SELFTEST_CODE_SHORT;
 		r = store_selftest_last_of(t->store, d->id, code, &row);
@@ -87,7 +92,10 @@ static int dev_load(struct selftest_svc *t, struct stdev *d)
 		d->st.last[k] = r == 0 ? row.r : (struct selftest_result){0};
 		d->st.last_seen_ms[k] = r == 0 ? row.seen_ms : 0;
 	}
-	d->aborted_by_nvmond = selftest_abort_was_ours(t, d, d->newest_seen_ms);
+	/* Read alone, after an earlier result: else it was in the drive's log
+	 * before nvmond watched (or came with others after a downtime). */
+	bool alone = n > 1 && two_seen[1] < two_seen[0];
+	d->aborted_by_nvmond = !alone || selftest_abort_was_ours(t, d, before_ms);
 	selftest_plan_load(t, d);
 	d->loaded = true;
 	return 0;
@@ -117,15 +125,15 @@ static int action_after(struct selftest_svc *t, const struct stdev *d, int kind,
 	return r;
 }
 
-bool selftest_abort_was_ours(struct selftest_svc *t, const struct stdev *d, int64_t seen_ms)
+bool selftest_abort_was_ours(struct selftest_svc *t, const struct stdev *d, int64_t after_ms)
 {
 	struct store_selftest_action a;
 
 	if (!d->has_newest || d->newest_r.result != SELFTEST_RES_ABORTED_CMD)
 		return false;
-	/* An abort nvmond sent before it saw the result, since the test ran. */
-	int r = action_after(t, d, STORE_SELFTEST_ABORT, 0, seen_ms - 7 * 24 * 3600 * 1000LL, &a);
-	return r == 1 && a.ts_ms <= seen_ms;
+	/* An abort nvmond sent after the result before it, and before it was seen. */
+	int r = action_after(t, d, STORE_SELFTEST_ABORT, 0, after_ms, &a);
+	return r == 1 && a.ts_ms <= d->newest_seen_ms;
 }
 
 /* Feed the self-test rules to the alert service. */
@@ -203,7 +211,9 @@ static int dev_store_new(struct selftest_svc *t, struct stdev *d, const struct s
 	d->newest_r = rows[n - 1].r;
 	d->newest_seen_ms = now;
 	d->has_newest = true;
-	d->aborted_by_nvmond = selftest_abort_was_ours(t, d, now);
+	/* An abort that was in the log before nvmond watched, or came with
+	 * others after a downtime, is history: it does not alert. */
+	d->aborted_by_nvmond = n > 1 || !prev_seen || selftest_abort_was_ours(t, d, prev_seen);
 	return 1;
 }
 

@@ -217,3 +217,15 @@ void selftest_sched_catchup(const struct selftest_sched *e, size_t n,
 		}
 	}
 }
+
+void selftest_sched_due(const struct selftest_sched *e, size_t n, int64_t from_ms, int64_t to_ms,
+			int64_t utc_offset_s, bool ret_due[SELFTEST_SCHED_TYPES])
+{
+	for (int t = 0; t < SELFTEST_SCHED_TYPES; t++)
+		ret_due[t] = false;
+	if (to_ms <= from_ms)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (selftest_sched_next(&e[i], from_ms, utc_offset_s) <= to_ms)
+			ret_due[e[i].type] = true;
+}

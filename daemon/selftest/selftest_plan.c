@@ -16,7 +16,7 @@
 
 #include "selftest_internal.h"
 
-#define TICK_MS 30000 /* due tests start within this of their time */
+#define TICK_SLACK_MS 500 /* a due test starts this long after its minute begins */
 
 static int64_t utc_offset_s(int64_t now_ms)
 {
@@ -167,6 +167,12 @@ void selftest_plan_catch_up(struct selftest_svc *t, struct stdev *d, int64_t now
 	}
 }
 
+/* Until the next minute's start, and a little: schedules name minutes. */
+static int64_t next_tick_ms(int64_t now)
+{
+	return 60000 - now % 60000 + TICK_SLACK_MS;
+}
+
 static int64_t plan_tick(struct loop *l, void *userdata)
 {
 	struct selftest_svc *t = userdata;
@@ -175,21 +181,21 @@ static int64_t plan_tick(struct loop *l, void *userdata)
 	(void)l;
 	for (size_t i = 0; i < t->n_dev; i++) {
 		struct stdev *d = &t->dev[i];
-		bool due[2] = {false, false};
+		bool due[SELFTEST_SCHED_TYPES];
 		int64_t id = d->id;
 		if (!d->caught_up || !d->supported || !d->n_sched)
 			continue;
-		for (size_t k = 0; k < d->n_sched; k++)
-			if (selftest_sched_next(&d->sched[k], d->checked_ms, off) <= now)
-				due[d->sched[k].type == SELFTEST_SCHED_EXTENDED] = true;
-		d->checked_ms = now;
+		selftest_sched_due(d->sched, d->n_sched, d->checked_ms, now, off, due);
+		/* A clock set back is not a reason to run the same occurrence again. */
+		if (now > d->checked_ms)
+			d->checked_ms = now;
 		if (due[0] || due[1])
 			plan_run(t, id, due, SELFTEST_ORIGIN_SCHEDULE, now);
 		d = selftest_dev_find(t, id);
 		if (d)
 			plan_next(t, d, now);
 	}
-	return TICK_MS;
+	return next_tick_ms(timefmt_now_ms());
 }
 
 int selftest_plan_start(struct selftest_svc *t, struct loop *l)
@@ -197,6 +203,6 @@ int selftest_plan_start(struct selftest_svc *t, struct loop *l)
 	int64_t r;
 
 	t->loop = l;
-	r = loop_add_timer(l, TICK_MS, plan_tick, t);
+	r = loop_add_timer(l, next_tick_ms(timefmt_now_ms()), plan_tick, t);
 	return r < 0 ? (int)r : 0;
 }

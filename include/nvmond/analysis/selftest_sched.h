@@ -83,3 +83,13 @@ void selftest_sched_catchup(const struct selftest_sched *e, size_t n,
 			    const int64_t last_ms[SELFTEST_SCHED_TYPES], int64_t now_ms,
 			    int64_t utc_offset_s, bool ret_run[SELFTEST_SCHED_TYPES],
 			    int64_t ret_missed_ms[SELFTEST_SCHED_TYPES]);
+
+/**
+ * selftest_sched_due() - Which types fall due in (@from_ms, @to_ms]: an entry
+ * whose next occurrence after @from_ms is not after @to_ms. The scheduler
+ * calls it with the end of its previous check and now, so each occurrence is
+ * seen once however late a check runs; nothing when @to_ms <= @from_ms (the
+ * clock went back).
+ */
+void selftest_sched_due(const struct selftest_sched *e, size_t n, int64_t from_ms, int64_t to_ms,
+			int64_t utc_offset_s, bool ret_due[SELFTEST_SCHED_TYPES]);

@@ -96,6 +96,9 @@ Test(selftest_alert, fields_without_their_valid_flag_are_not_named)
 	r.lba = 99; /* FLBA not valid: not named */
 	r.nsid = 5; /* NSID not valid */
 	cr_expect_str_eq(selftest_result_describe(&r, buf, sizeof(buf)), "segment 2 failed");
+	r.valid = SELFTEST_VALID_NSID; /* the namespace without an LBA */
+	cr_expect_str_eq(selftest_result_describe(&r, buf, sizeof(buf)),
+			 "segment 2 failed in namespace 5");
 	r = res(SELFTEST_CODE_SHORT, SELFTEST_RES_FATAL);
 	cr_expect_str_eq(selftest_result_describe(&r, buf, sizeof(buf)),
 			 selftest_result_name(SELFTEST_RES_FATAL));

@@ -316,3 +316,45 @@ Test(selftest_sched, catchup_takes_the_latest_of_a_types_entries)
 	selftest_sched_catchup(rev, 2, last, at("2026-11-30T04:00:00Z"), 0, run, missed);
 	cr_expect_eq(missed[SELFTEST_SCHED_SHORT], at("2026-11-30T03:00:00Z"));
 }
+
+/*
+ * The scheduler's check (README: "a scheduled test runs at the minute given"):
+ * each occurrence in (from, to] is due once, however late the check runs, and
+ * nothing is due when the clock went back.
+ */
+Test(selftest_sched, due_in_the_window_since_the_last_check)
+{
+	struct selftest_sched v[SELFTEST_SCHED_MAX];
+	char err[SELFTEST_SCHED_ERR];
+	bool due[SELFTEST_SCHED_TYPES];
+	size_t n;
+	static const struct {
+		const char *from, *to;
+		bool s, e;
+		const char *rule;
+	} t[] = {
+		{"2026-11-29T01:59:00Z", "2026-11-29T02:00:00Z", true, false,
+		 "the check at 02:00 sees Sunday's 02:00 short test"},
+		{"2026-11-29T02:00:00Z", "2026-11-29T02:01:00Z", false, false,
+		 "the next check does not see it again: the window starts after it"},
+		{"2026-11-29T01:00:00Z", "2026-11-29T05:00:00Z", true, false,
+		 "a late check (a suspended host) still sees it once"},
+		{"2026-11-30T23:59:30Z", "2026-12-01T03:00:00Z", false, true,
+		 "the 1st at 03:00: the extended test"},
+		{"2026-11-29T02:01:00Z", "2026-11-29T01:59:00Z", false, false,
+		 "the clock went back: nothing"},
+		{"2026-11-28T02:00:00Z", "2026-11-28T02:00:00Z", false, false, "an empty window"},
+	};
+
+	cr_assert_eq(selftest_sched_parse("weekly Sun 02:00 short, monthly 1 03:00 extended", v, &n,
+					  err),
+		     0, "%s", err);
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		selftest_sched_due(v, n, at(t[i].from), at(t[i].to), 0, due);
+		cr_expect_eq(due[SELFTEST_SCHED_SHORT], t[i].s, "%s: short", t[i].rule);
+		cr_expect_eq(due[SELFTEST_SCHED_EXTENDED], t[i].e, "%s: extended", t[i].rule);
+	}
+	/* Local time: 02:00 at UTC+2 is 00:00Z. */
+	selftest_sched_due(v, n, at("2026-11-28T23:59:00Z"), at("2026-11-29T00:00:00Z"), 7200, due);
+	cr_expect(due[SELFTEST_SCHED_SHORT], "02:00 local at UTC+2");
+}

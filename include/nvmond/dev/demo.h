@@ -10,7 +10,8 @@
 #include "nvmond/dev/smart.h"
 
 /*
- * The simulated demo drives (dev_demo.c): who each one is and how it behaves.
+ * The simulated demo drives (demo_drives.c: who each one is; dev_demo.c: how it
+ * behaves).
  * Drive 0 is a hot Samsung 950 PRO, drive 1 a cool 980 PRO; drives 2 … 63 are
  * other models (970 EVO Plus, WD SN850X, Crucial P5 Plus, Intel, Solidigm,
  * Kioxia, …) with workloads and temperatures varied per drive. Pure: every

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Who the demo drives are (demo.h): their identity, workload, heat and error
- * log; dev_demo.c makes them behave. Pure.
+ * Who the demo drives are (demo.h): their identity, workload, heat, error log
+ * and self-tests; dev_demo.c makes them behave, demo_selftest.c runs their
+ * self-tests. Pure.
  *
  * Drive 0 is a Samsung 950 PRO without airflow: its temperature swings with its
  * workload every five minutes, light-throttles (TMT1) at each peak and
@@ -11,8 +12,11 @@
  * alert, and implausible once it has not moved for 6 h. Their demo year adds
  * the rest of issue 11's facts: the 950 PRO's error log fills with benign
  * entries and two media errors, the 980 PRO had a firmware update and three
- * weeks on a degraded link. Drives 2 and up cycle through other models
- * (demo_models[]).
+ * weeks on a degraded link. Both run a short self-test every Sunday and an
+ * extended one on the first of each month; once a year the 950 PRO fails
+ * one (at the LBA of its media errors) and has one aborted by a reset. Drives 2
+ * and up cycle through other models (demo_models[]); demo2 has no Device
+ * Self-test.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -22,6 +26,9 @@
 
 #define MB 1000000.0
 #define GB 1e9
+
+/* The self-tests a drive ran on its own, as smartd's -s would run them. */
+#define DEMO_ST_BOTH "weekly Sun 02:00 short, monthly 1 03:00 extended"
 
 /* Drives 0 and 1, as they always were. */
 static const struct dev_demo_drive demo_first[] = {
@@ -59,6 +66,12 @@ static const struct dev_demo_drive demo_first[] = {
 			 {40000, 110000},
 			 0.6 * GB,
 			 8 * GB},
+		.edstt_min = 10,
+		.st_schedule = DEMO_ST_BOTH,
+		.st_fail_ms = 1719916800000LL, /* 2024-07-02T10:40Z, then yearly */
+		.st_fail_segment = 3,
+		.st_fail_lba = DEV_DEMO_MEDIA_LBA, /* where its media errors were */
+		.st_reset_ms = 1710865200000LL,	   /* 2024-03-19T16:20Z, then yearly */
 	},
 	{
 		.model = "Samsung SSD 980 PRO 1TB",
@@ -95,6 +108,8 @@ static const struct dev_demo_drive demo_first[] = {
 			 {50000, 550000},
 			 1.6 * GB,
 			 24 * GB},
+		.edstt_min = 12,
+		.st_schedule = DEMO_ST_BOTH,
 	},
 };
 
@@ -125,7 +140,8 @@ static const struct {
 		   {15000, 480000},
 		   {45000, 550000},
 		   1.0 * GB,
-		   42 * GB}}},
+		   42 * GB},
+	  .edstt_min = 8}},
 	{"SN850X",
 	 {.model = "WD_BLACK SN850X 2000GB",
 	  .firmware = "620331WD",
@@ -144,7 +160,8 @@ static const struct {
 		   {20000, 800000},
 		   {60000, 1100000},
 		   1.5 * GB,
-		   150 * GB}}},
+		   150 * GB},
+	  .edstt_min = 12}},
 	{"P5PLUS",
 	 {.model = "CT1000P5PSSD8",
 	  .firmware = "P7CR402",
@@ -163,7 +180,8 @@ static const struct {
 		   {14000, 630000},
 		   {42000, 700000},
 		   1.1 * GB,
-		   100 * GB}}},
+		   100 * GB},
+	  .edstt_min = 10}},
 	{"950PRO",
 	 {.model = "Samsung SSD 950 PRO 256GB",
 	  .firmware = "2B0QBXX7",
@@ -187,7 +205,8 @@ static const struct {
 		   {11000, 270000},
 		   {38000, 85000},
 		   0.5 * GB,
-		   4 * GB}}},
+		   4 * GB},
+	  .edstt_min = 10}},
 	{"660P",
 	 {.model = "INTEL SSDPEKNW010T8",
 	  .firmware = "002C",
@@ -206,7 +225,8 @@ static const struct {
 		   {9000, 150000},
 		   {30000, 220000},
 		   0.1 * GB,
-		   24 * GB}}},
+		   24 * GB},
+	  .edstt_min = 6}},
 	{"P44PRO",
 	 {.model = "SOLIDIGM SSDPFKKW020X7",
 	  .firmware = "001C",
@@ -225,7 +245,8 @@ static const struct {
 		   {17000, 1000000},
 		   {55000, 900000},
 		   1.3 * GB,
-		   200 * GB}}},
+		   200 * GB},
+	  .edstt_min = 14}},
 	{"XG6",
 	 {.model = "KXG60ZNV1T02 KIOXIA",
 	  .firmware = "AGGA4104",
@@ -244,7 +265,8 @@ static const struct {
 		   {13000, 355000},
 		   {40000, 365000},
 		   0.9 * GB,
-		   16 * GB}}},
+		   16 * GB},
+	  .edstt_min = 9}},
 	{"990PRO",
 	 {.model = "Samsung SSD 990 PRO 2TB",
 	  .firmware = "4B2QJXD7",
@@ -263,7 +285,8 @@ static const struct {
 		   {22000, 1200000},
 		   {80000, 1550000},
 		   1.5 * GB,
-		   216 * GB}}},
+		   216 * GB},
+	  .edstt_min = 15}},
 	{"980PRO",
 	 {.model = "Samsung SSD 980 PRO 1TB",
 	  .firmware = "5B2QGXA7",
@@ -282,7 +305,8 @@ static const struct {
 		   {18000, 600000},
 		   {50000, 550000},
 		   1.6 * GB,
-		   24 * GB}}},
+		   24 * GB},
+	  .edstt_min = 12}},
 	{"970PRO",
 	 {.model = "Samsung SSD 970 PRO 512GB",
 	  .firmware = "1B2QEXP7",
@@ -301,7 +325,8 @@ static const struct {
 		   {15000, 370000},
 		   {55000, 500000},
 		   2.3 * GB,
-		   512 * GB}}},
+		   512 * GB},
+	  .edstt_min = 8}},
 };
 
 #define N_FIRST	 (sizeof(demo_first) / sizeof(demo_first[0]))
@@ -341,6 +366,16 @@ static void demo_vary(size_t i, struct dev_demo_drive *ret)
 	d.link = (struct nvme_pcie_link){max, 4, max, 4};
 	if (i == N_FIRST + 1)
 		d.link = (struct nvme_pcie_link){80, 2, max, 4};
+	/* Self-tests: demo2 has no Device Self-test (OACS bit 4 clear); the others
+	 * ran both kinds on their own, only an extended one a month, or none yet. */
+	double st = unit(i, 11);
+	d.no_selftest = i == N_FIRST;
+	if (d.no_selftest)
+		d.edstt_min = 0;
+	d.st_schedule = d.no_selftest ? ""
+			: st < 0.5    ? DEMO_ST_BOTH
+			: st < 0.75   ? "monthly 15 04:00 extended"
+				      : "";
 	*ret = d;
 }
 

@@ -3,10 +3,12 @@
  * Demo drives: simulated controllers for machines without NVMe (two by default,
  * up to DEV_DEMO_MAX; who they are: demo_drives.c). Every value is a
  * closed-form function of wall-clock time, so the counters keep rising across
- * restarts and tests can ask for any moment.
+ * restarts and tests can ask for any moment. The one state is what the drives
+ * were told by Device Self-test commands (demo_selftest.c), behind a mutex.
  */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,7 +16,7 @@
 #include "nvmond/dev/demo.h"
 #include "nvmond/dev/dev.h"
 
-#define DEMO_EPOCH_MS 1704067200000LL /* 2024-01-01T00:00:00Z: "power on" */
+#include "demo_selftest_internal.h"
 
 /*
  * Bytes moved by a rate oscillating as mean × (1 - 0.7 cos(2πt/P)): busiest mid-
@@ -93,7 +95,7 @@ static uint16_t kelvin(double c)
 
 void dev_demo_state(const struct dev_demo_drive *d, int64_t now_ms, struct smart_log *ret)
 {
-	double t = (double)(now_ms - DEMO_EPOCH_MS) / 1000.0;
+	double t = (double)(now_ms - DEV_DEMO_EPOCH_MS) / 1000.0;
 	if (t < 0)
 		t = 0;
 	int64_t k = (int64_t)floor(t / d->period_s);
@@ -145,9 +147,39 @@ void dev_demo_state(const struct dev_demo_drive *d, int64_t now_ms, struct smart
 	*ret = s;
 }
 
+/*
+ * The demo backend: @n drives, and what each was told by Device Self-test
+ * commands (@st[i]), which the main loop and the self-test service's threads
+ * may send and read at once: under @lock.
+ */
 struct demo_ctx {
 	size_t n;
+	pthread_mutex_t lock;
+	struct demo_st_live *st;
 };
+
+/*
+ * The drive under controller @name, after checking it is @who (the serial,
+ * and the model unless empty). Return: 0 with its index and identity, -ENODEV
+ * for no such drive, -ESTALE for another one.
+ */
+static int demo_lookup(const struct demo_ctx *c, const char *name, const struct dev_ident *who,
+		       size_t *ret_i, struct dev_demo_drive *ret)
+{
+	struct dev_demo_drive d;
+
+	if (!dev_demo_name_is(name))
+		return -ENODEV;
+	unsigned long i = strtoul(name + 4, NULL, 10);
+	if (i >= c->n || (name[4] == '0' && name[5]) || dev_demo_drive(i, &d) < 0)
+		return -ENODEV;
+	if (who && (strcmp(who->serial, d.serial) != 0 ||
+		    (who->model && who->model[0] && strcmp(who->model, d.model) != 0)))
+		return -ESTALE;
+	*ret_i = i;
+	*ret = d;
+	return 0;
+}
 
 static int demo_scan(void *ctx, int64_t now_ms, struct dev_info **ret, size_t *ret_n)
 {
@@ -168,7 +200,9 @@ static int demo_scan(void *ctx, int64_t now_ms, struct dev_info **ret, size_t *r
 			.cctemp_k = d.cctemp_k,
 			.tnvmcap = d.capacity,
 			.nn = 1,
+			.oacs = d.no_selftest ? 0 : IDCTL_OACS_SELF_TEST,
 			.elpe = 63, /* a 64-entry error log */
+			.edstt = d.edstt_min,
 		};
 		snprintf(id.serial, sizeof(id.serial), "%s", d.serial);
 		snprintf(id.model, sizeof(id.model), "%s", d.model);
@@ -197,19 +231,13 @@ static int demo_scan(void *ctx, int64_t now_ms, struct dev_info **ret, size_t *r
 static int demo_read_smart(void *ctx, const char *name, const struct dev_ident *who, int64_t now_ms,
 			   uint8_t ret_page[SMART_LOG_SIZE])
 {
-	const struct demo_ctx *c = ctx;
 	struct dev_demo_drive d;
 	struct smart_log s;
-	char *end;
+	size_t i;
+	int r = demo_lookup(ctx, name, who, &i, &d);
 
-	if (!dev_demo_name_is(name))
-		return -ENODEV;
-	unsigned long i = strtoul(name + 4, &end, 10);
-	if (i >= c->n || (name[4] == '0' && name[5]) || dev_demo_drive(i, &d) < 0)
-		return -ENODEV;
-	if (who && (strcmp(who->serial, d.serial) != 0 ||
-		    (who->model && who->model[0] && strcmp(who->model, d.model) != 0)))
-		return -ESTALE;
+	if (r < 0)
+		return r;
 	dev_demo_state(&d, now_ms, &s);
 	smart_encode(&s, ret_page);
 	return 0;
@@ -241,7 +269,7 @@ void dev_demo_error(const struct dev_demo_drive *d, uint64_t count, struct errlo
 			.sct = ERRLOG_SCT_MEDIA,
 			.sc = 0x81, /* Unrecovered Read Error */
 			.param_err_loc = ERRLOG_NA16,
-			.lba = 0x2b0c418 + 8 * k, /* one 4 KiB block after the other */
+			.lba = DEV_DEMO_MEDIA_LBA + 8 * k, /* one 4 KiB block after the other */
 			.nsid = 1,
 		};
 	} else {
@@ -287,17 +315,12 @@ static int demo_read_errlog(void *ctx, const char *name, const struct dev_ident 
 static int demo_read_sensor_limits(void *ctx, const char *name, const struct dev_ident *who,
 				   uint8_t sensors, uint16_t ret_k[SMART_NUM_SENSORS])
 {
-	const struct demo_ctx *c = ctx;
 	struct dev_demo_drive d;
-	char *end;
+	size_t i;
+	int r = demo_lookup(ctx, name, who, &i, &d);
 
-	if (!dev_demo_name_is(name))
-		return -ENODEV;
-	unsigned long i = strtoul(name + 4, &end, 10);
-	if (i >= c->n || (name[4] == '0' && name[5]) || dev_demo_drive(i, &d) < 0)
-		return -ENODEV;
-	if (who && strcmp(who->serial, d.serial) != 0)
-		return -ESTALE;
+	if (r < 0)
+		return r;
 	memset(ret_k, 0, SMART_NUM_SENSORS * sizeof(*ret_k));
 	for (int k = 0; k < 2; k++)
 		if (sensors & (1u << k))
@@ -305,13 +328,63 @@ static int demo_read_sensor_limits(void *ctx, const char *name, const struct dev
 	return 0;
 }
 
+/* Device Self-test: the controller's answer, mapped as the real backend maps it. */
+static int demo_selftest_start(void *ctx, const char *name, const struct dev_ident *who,
+			       int64_t now_ms, uint32_t nsid, uint8_t stc)
+{
+	struct demo_ctx *c = ctx;
+	struct dev_demo_drive d;
+	size_t i;
+	int r = demo_lookup(c, name, who, &i, &d);
+
+	if (r < 0)
+		return r;
+	pthread_mutex_lock(&c->lock);
+	uint16_t status = demo_st_command(&c->st[i], &d, now_ms, nsid, stc);
+	pthread_mutex_unlock(&c->lock);
+	return selftest_start_errno(status);
+}
+
+static int demo_read_selftest(void *ctx, const char *name, const struct dev_ident *who,
+			      int64_t now_ms, uint8_t ret_page[SELFTEST_LOG_SIZE])
+{
+	struct demo_ctx *c = ctx;
+	struct dev_demo_drive d;
+	struct demo_st_live st;
+	struct selftest_log log;
+	size_t i;
+	int r = demo_lookup(c, name, who, &i, &d);
+
+	if (r < 0)
+		return r;
+	pthread_mutex_lock(&c->lock);
+	st = c->st[i];
+	pthread_mutex_unlock(&c->lock);
+	r = selftest_log_errno(demo_st_log(&st, &d, now_ms, &log));
+	if (r < 0)
+		return r;
+	selftest_encode(&log, ret_page);
+	return 0;
+}
+
+static void demo_free(void *ctx)
+{
+	struct demo_ctx *c = ctx;
+
+	pthread_mutex_destroy(&c->lock);
+	free(c->st);
+	free(c);
+}
+
 static const struct dev_backend_ops demo_ops = {
 	.name = "demo",
 	.scan = demo_scan,
 	.read_smart = demo_read_smart,
-	.free = free,
+	.free = demo_free,
 	.read_errlog = demo_read_errlog,
 	.read_sensor_limits = demo_read_sensor_limits,
+	.selftest_start = demo_selftest_start,
+	.read_selftest = demo_read_selftest,
 };
 
 int dev_demo_open_n(size_t n, struct dev_backend **ret)
@@ -323,11 +396,16 @@ int dev_demo_open_n(size_t n, struct dev_backend **ret)
 		return -EINVAL;
 	b = calloc(1, sizeof(*b));
 	c = calloc(1, sizeof(*c));
-	if (!b || !c) {
+	if (c)
+		c->st = calloc(n, sizeof(*c->st));
+	if (!b || !c || !c->st) {
 		free(b);
+		if (c)
+			free(c->st);
 		free(c);
 		return -ENOMEM;
 	}
+	pthread_mutex_init(&c->lock, NULL);
 	c->n = n;
 	b->ops = &demo_ops;
 	b->ctx = c;

@@ -32,6 +32,14 @@ _Static_assert(offsetof(struct nvme_id_ctrl, lpa) == 261, "LPA offset");
 _Static_assert(offsetof(struct nvme_id_ctrl, edstt) == 316, "EDSTT offset");
 _Static_assert(sizeof(struct nvme_error_log_page) == ERRLOG_ENTRY_SIZE, "error log entry size");
 _Static_assert(sizeof(struct nvme_firmware_slot) == FWLOG_SIZE, "firmware slot log size");
+_Static_assert(sizeof(struct nvme_self_test_log) == SELFTEST_LOG_SIZE, "self-test log size");
+_Static_assert((int)NVME_DST_STC_SHORT == SELFTEST_CODE_SHORT &&
+		       (int)NVME_DST_STC_LONG == SELFTEST_CODE_EXTENDED &&
+		       (int)NVME_DST_STC_ABORT == SELFTEST_CODE_ABORT,
+	       "self-test codes");
+_Static_assert(SELFTEST_ST_IN_PROGRESS ==
+		       (NVME_SCT_CMD_SPECIFIC << NVME_SCT_SHIFT | NVME_SC_SELF_TEST_IN_PROGRESS),
+	       "Device Self-test in Progress status");
 
 /* The real backend's state: where sysfs is, and its options. */
 struct nvme_ctx {
@@ -390,6 +398,55 @@ static int nvmond_read_sensor_limits(void *ctx, const char *name, const struct d
 	return 0;
 }
 
+/*
+ * Device Self-test (admin opcode 14h) with code @stc for @nsid. The command
+ * returns at once; the test runs in the background, and log 06h follows it.
+ * The NVMe status is mapped by selftest_start_errno().
+ */
+static int nvmond_selftest_start(void *ctx, const char *name, const struct dev_ident *who,
+				 int64_t now_ms, uint32_t nsid, uint8_t stc)
+{
+	__u32 result = 0;
+	int fd, r;
+
+	(void)now_ms;
+	r = open_verified(ctx, name, who, &fd);
+	if (r < 0)
+		return r;
+	struct nvme_dev_self_test_args args = {
+		.result = &result,
+		.args_size = sizeof(args),
+		.fd = fd,
+		.timeout = NVME_DEFAULT_IOCTL_TIMEOUT,
+		.nsid = nsid,
+		.stc = (enum nvme_dst_stc)stc,
+	};
+	int rc = nvme_dev_self_test(&args);
+	r = rc < 0 ? (errno ? -errno : -EIO) : selftest_start_errno((uint32_t)rc);
+	close(fd);
+	return r;
+}
+
+/* The Device Self-test log (06h), controller scope (NSID FFFFFFFFh), RAE clear. */
+static int nvmond_read_selftest(void *ctx, const char *name, const struct dev_ident *who,
+				int64_t now_ms, uint8_t ret_page[SELFTEST_LOG_SIZE])
+{
+	struct nvme_self_test_log log;
+	int fd, r;
+
+	(void)now_ms;
+	r = open_verified(ctx, name, who, &fd);
+	if (r < 0)
+		return r;
+	int rc = nvme_get_log_device_self_test(fd, &log);
+	r = rc < 0 ? (errno ? -errno : -EIO) : selftest_log_errno((uint32_t)rc);
+	close(fd);
+	if (r < 0)
+		return r;
+	memcpy(ret_page, &log, SELFTEST_LOG_SIZE);
+	return 0;
+}
+
 static void nvmond_backend_free(void *ctx)
 {
 	free(ctx);
@@ -405,6 +462,8 @@ static const struct dev_backend_ops nvme_ops = {
 	.read_hwmon = nvmond_read_hwmon,
 	.configure = nvmond_configure,
 	.read_sensor_limits = nvmond_read_sensor_limits,
+	.selftest_start = nvmond_selftest_start,
+	.read_selftest = nvmond_read_selftest,
 };
 
 int dev_nvme_open_at(const char *sysfs, struct dev_backend **ret)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The Device Self-test log (06h). Pure: see selftest.h. */
+/* The Device Self-test log (06h) and the statuses of the command and the log. Pure: see selftest.h. */
 #include <errno.h>
 #include <string.h>
 
@@ -178,4 +178,44 @@ size_t selftest_new_results(const struct selftest_key *newest, const struct self
 		ret_idx[n++] = i;
 	}
 	return n;
+}
+
+/* The status field's parts (see SELFTEST_STATUS()); Return: false for no NVMe status. */
+static bool status_split(uint32_t status, uint8_t *ret_sct, uint8_t *ret_sc)
+{
+	if (status > 0x7fff)
+		return false;
+	*ret_sct = (uint8_t)(status >> 8 & 0x7);
+	*ret_sc = (uint8_t)status;
+	return true;
+}
+
+int selftest_start_errno(uint32_t status)
+{
+	uint8_t sct, sc;
+
+	if (!status_split(status, &sct, &sc))
+		return -EIO;
+	uint16_t st = SELFTEST_STATUS(sct, sc);
+	if (st == 0)
+		return 0;
+	if (st == SELFTEST_ST_INVALID_OPCODE || st == SELFTEST_ST_INVALID_FIELD)
+		return -EOPNOTSUPP;
+	if (st == SELFTEST_ST_IN_PROGRESS)
+		return -EBUSY;
+	return -EIO;
+}
+
+int selftest_log_errno(uint32_t status)
+{
+	uint8_t sct, sc;
+
+	if (!status_split(status, &sct, &sc))
+		return -EIO;
+	uint16_t st = SELFTEST_STATUS(sct, sc);
+	if (st == 0)
+		return 0;
+	if (st == SELFTEST_ST_INVALID_LOG_PAGE || st == SELFTEST_ST_INVALID_FIELD)
+		return -EOPNOTSUPP;
+	return -EIO;
 }

@@ -7,22 +7,33 @@
 
 #include "nvmond/dev/errlog.h"
 #include "nvmond/dev/nvme_hwinfo.h"
+#include "nvmond/dev/selftest.h"
 #include "nvmond/dev/smart.h"
 
 /*
- * The simulated demo drives (dev_demo.c): who each one is and how it behaves.
- * Drive 0 is a hot Samsung 950 PRO, drive 1 a cool 980 PRO; drives 2 … 63 are
- * other models (970 EVO Plus, WD SN850X, Crucial P5 Plus, Intel, Solidigm,
- * Kioxia, …) with workloads and temperatures varied per drive. Pure: every
- * value is a function of the drive's index and of the time asked for.
+ * The simulated demo drives (demo_drives.c: who each one is; dev_demo.c: how it
+ * behaves; demo_selftest.c: its self-tests). Drive 0 is a hot Samsung 950 PRO,
+ * drive 1 a cool 980 PRO; drives 2 … 63 are other models (970 EVO Plus, WD
+ * SN850X, Crucial P5 Plus, Intel, Solidigm, Kioxia, …) with workloads and
+ * temperatures varied per drive. Pure: every value is a function of the
+ * drive's index and of the time asked for (but for the self-tests the demo
+ * backend was told to run).
  */
 #define DEV_DEMO_MAX	 64
 #define DEV_DEMO_DEFAULT 2
+
+#define DEV_DEMO_EPOCH_MS 1704067200000LL /* 2024-01-01T00:00:00Z: the drives' "power on" */
+
+/* A demo drive's short self-test takes this long (its extended one EDSTT). */
+#define DEV_DEMO_ST_SHORT_MIN 2
+/* The 950 PRO's failed and reset-aborted extended tests come back this often. */
+#define DEV_DEMO_ST_PERIOD_MS (365 * 86400000LL)
 
 /* The demo year's error log (demo_year.h): a burst of benign entries a month,
  * and the media entries after this many bursts (about day 200 of the year). */
 #define DEV_DEMO_ERR_MONTHS  12
 #define DEV_DEMO_MEDIA_AFTER 7
+#define DEV_DEMO_MEDIA_LBA   0x2b0c418 /* the first media entry's LBA (dev_demo_error()) */
 
 /* How a drive's probes go (probe_demo.c): datasheet-like figures. */
 struct dev_demo_perf {
@@ -67,6 +78,24 @@ struct dev_demo_drive {
 	char firmware_was[9];
 	struct nvme_pcie_link link_was;
 	struct dev_demo_perf perf;
+	/*
+	 * Device Self-test (demo_selftest.c). no_selftest: OACS bit 4 clear, the
+	 * command and log 06h refused. edstt_min: Identify's EDSTT, and what an
+	 * extended test takes. st_schedule: the tests something other than
+	 * nvmond (smartd, say) ran since the epoch, in selftest_sched syntax, in
+	 * UTC ("" = none); they all pass. st_fail_ms: the start of an extended
+	 * test, started by hand, that fails segment st_fail_segment at LBA
+	 * st_fail_lba of namespace 1 (Unrecovered Read Error) at 60 % of its time,
+	 * again every DEV_DEMO_ST_PERIOD_MS, so that any year holds one;
+	 * st_reset_ms likewise one aborted by a controller level reset after
+	 * 4 minutes (0 = none).
+	 */
+	bool no_selftest;
+	uint16_t edstt_min;
+	const char *st_schedule;
+	int64_t st_fail_ms, st_reset_ms;
+	uint8_t st_fail_segment;
+	uint64_t st_fail_lba;
 };
 
 /**
@@ -106,3 +135,23 @@ void dev_demo_error(const struct dev_demo_drive *d, uint64_t count, struct errlo
 
 /** dev_demo_name_is() - Whether @name is a demo drive's controller name ("demo0" …). */
 bool dev_demo_name_is(const char *name);
+
+/* One self-test a demo drive ran: when it started and ended, and its result. */
+struct demo_selftest {
+	int64_t started_ms, ended_ms;
+	struct selftest_result r; /* poh: the drive's power-on hours at ended_ms */
+};
+
+/**
+ * demo_selftest_history() - The self-tests demo drive @d ran on its own
+ * (st_schedule, st_fail_ms, st_reset_ms) that ended after @from_ms and at or
+ * before @to_ms, oldest first: what its Device Self-test log showed, for a
+ * backfill. Pure: tests the demo backend was sent (dev_selftest_start()) are
+ * not in it. Any window of DEV_DEMO_ST_PERIOD_MS (a year: a backfill asks
+ * for (now - DEV_DEMO_ST_PERIOD_MS, now]) that ends after July 2025 holds the
+ * 950 PRO's failed test exactly once.
+ * Return: the number written to @ret, at most @max (the oldest ones when the
+ * window holds more).
+ */
+size_t demo_selftest_history(const struct dev_demo_drive *d, int64_t from_ms, int64_t to_ms,
+			     struct demo_selftest *ret, size_t max);

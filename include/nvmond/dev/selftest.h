@@ -126,3 +126,39 @@ bool selftest_key_eq(const struct selftest_key *a, const struct selftest_key *b)
  */
 size_t selftest_new_results(const struct selftest_key *newest, const struct selftest_log *log,
 			    size_t ret_idx[SELFTEST_RESULTS]);
+
+/*
+ * The NVMe status a command completed with, as the kernel's admin ioctl (and
+ * libnvme) return it: the Completion Queue Entry's Status Field without the
+ * phase tag, SC in bits 7:0, SCT in bits 10:8, CRD, More and DNR above.
+ */
+#define SELFTEST_STATUS(sct, sc) ((uint16_t)((sct) << 8 | (sc)))
+enum {
+	SELFTEST_SCT_GENERIC = 0x0,
+	SELFTEST_SCT_CMD_SPECIFIC = 0x1,
+	SELFTEST_ST_INVALID_OPCODE = SELFTEST_STATUS(SELFTEST_SCT_GENERIC, 0x01),
+	SELFTEST_ST_INVALID_FIELD = SELFTEST_STATUS(SELFTEST_SCT_GENERIC, 0x02),
+	SELFTEST_ST_INVALID_NS = SELFTEST_STATUS(SELFTEST_SCT_GENERIC, 0x0b),
+	/* Get Log Page's command specific status */
+	SELFTEST_ST_INVALID_LOG_PAGE = SELFTEST_STATUS(SELFTEST_SCT_CMD_SPECIFIC, 0x09),
+	/* Device Self-test's command specific status */
+	SELFTEST_ST_IN_PROGRESS = SELFTEST_STATUS(SELFTEST_SCT_CMD_SPECIFIC, 0x1d),
+};
+
+/**
+ * selftest_start_errno() - What the NVMe @status of a Device Self-test command
+ * means, as dev_selftest_start() returns it: 0 success; -EOPNOTSUPP for
+ * Invalid Command Opcode or Invalid Field in Command (generic 01h, 02h: the
+ * controller has no self-test, or not this code); -EBUSY for Device Self-test
+ * in Progress (command specific 1Dh); -EIO for any other status, and for a
+ * value that is no NVMe status (bits above 14). CRD, More and DNR are ignored.
+ */
+int selftest_start_errno(uint32_t status);
+
+/**
+ * selftest_log_errno() - What the NVMe @status of Get Log Page 06h means: 0
+ * success; -EOPNOTSUPP for Invalid Log Page (command specific 09h) or
+ * Invalid Field in Command (generic 02h: controllers that predate Invalid Log
+ * Page); -EIO otherwise, as selftest_start_errno().
+ */
+int selftest_log_errno(uint32_t status);

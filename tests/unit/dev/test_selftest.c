@@ -329,3 +329,84 @@ Test(selftest, new_results_when_the_stored_one_was_pushed_out)
 	cr_expect_eq(selftest_new_results(&k, &log, idx), 9);
 	cr_expect_eq(selftest_new_results(NULL, &log, idx), 19);
 }
+
+/*
+ * What the Device Self-test command's status means to dev_selftest_start()
+ * (dev.h). The status is written as the kernel's ioctl returns it (the
+ * Completion Queue Entry's Status Field without the phase tag: SC bits 7:0,
+ * SCT bits 10:8, CRD 12:11, More 13, DNR 14), independently of selftest.c's
+ * SELFTEST_ST_* names. Figures of NVMe Base 2.1: 102 Generic Command Status
+ * Values (SCT 0h), 103 Command Specific Status Values (SCT 1h), 174 Device
+ * Self-test – Command Specific Status Values.
+ */
+Test(selftest, start_status_errno)
+{
+	static const struct {
+		uint32_t status;
+		int err;
+		const char *rule;
+	} cases[] = {
+		{0x0000, 0, "SCT 0h SC 00h Successful Completion"},
+		{0x0001, -EOPNOTSUPP,
+		 "Figure 102, 01h Invalid Command Opcode: no Device Self-test"},
+		{0x4001, -EOPNOTSUPP, "01h Invalid Command Opcode with DNR: DNR is ignored"},
+		{0x0002, -EOPNOTSUPP,
+		 "Figure 102, 02h Invalid Field in Command: a self-test code it does not have"},
+		{0x6002, -EOPNOTSUPP, "02h Invalid Field in Command with More and DNR"},
+		{0x011d, -EBUSY, "Figure 174, SCT 1h 1Dh Device Self-test in Progress"},
+		{0x411d, -EBUSY, "Figure 174, 1Dh Device Self-test in Progress with DNR"},
+		{0x191d, -EBUSY, "Figure 174, 1Dh with a Command Retry Delay (CRD 3)"},
+		{0x001d, -EIO,
+		 "Figure 102, generic 1Dh is Sanitize In Progress, not a self-test in progress"},
+		{0x0006, -EIO, "Figure 102, 06h Internal Error"},
+		{0x000b, -EIO, "Figure 102, 0Bh Invalid Namespace or Format: a bad NSID"},
+		{0x0101, -EIO, "SCT 1h 01h (Invalid Queue Identifier) is not generic 01h"},
+		{0x0102, -EIO, "SCT 1h 02h (Invalid Queue Size) is not generic 02h"},
+		{0x0109, -EIO, "SCT 1h 09h Invalid Log Page is Get Log Page's, not this command's"},
+		{0x0281, -EIO, "SCT 2h 81h Unrecovered Read Error: media"},
+		{0x0371, -EIO, "SCT 3h path related status"},
+		{0x071d, -EIO, "SCT 7h vendor specific, whatever its SC"},
+		{(1u << 27) | 0x011d, -EIO,
+		 "no NVMe status: libnvme's NVMe-MI status type in bits 29:27"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		cr_expect_eq(selftest_start_errno(cases[i].status), cases[i].err, "%#x: %s",
+			     cases[i].status, cases[i].rule);
+}
+
+/* What Get Log Page 06h's status means to dev_read_selftest(), as above. */
+Test(selftest, log_status_errno)
+{
+	static const struct {
+		uint32_t status;
+		int err;
+		const char *rule;
+	} cases[] = {
+		{0x0000, 0, "Successful Completion"},
+		{0x0109, -EOPNOTSUPP, "Figure 103, SCT 1h 09h Invalid Log Page: no log 06h"},
+		{0x4109, -EOPNOTSUPP, "09h Invalid Log Page with DNR"},
+		{0x0002, -EOPNOTSUPP,
+		 "Figure 102, 02h Invalid Field in Command: older controllers' answer to a LID"},
+		{0x0009, -EIO,
+		 "generic 09h (Command Aborted due to Failed Fused Command) is not 1h 09h"},
+		{0x0001, -EIO, "01h Invalid Command Opcode: Get Log Page is mandatory"},
+		{0x011d, -EIO, "1Dh Device Self-test in Progress is the command's, not the log's"},
+		{0x0006, -EIO, "Figure 102, 06h Internal Error"},
+		{(1u << 27) | 0x0109, -EIO, "no NVMe status: an NVMe-MI status type"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		cr_expect_eq(selftest_log_errno(cases[i].status), cases[i].err, "%#x: %s",
+			     cases[i].status, cases[i].rule);
+}
+
+/* The names selftest.c gives the statuses are the values the tables above use. */
+Test(selftest, status_names_are_the_spec_values)
+{
+	cr_expect_eq(SELFTEST_ST_INVALID_OPCODE, 0x0001);
+	cr_expect_eq(SELFTEST_ST_INVALID_FIELD, 0x0002);
+	cr_expect_eq(SELFTEST_ST_INVALID_NS, 0x000b);
+	cr_expect_eq(SELFTEST_ST_INVALID_LOG_PAGE, 0x0109);
+	cr_expect_eq(SELFTEST_ST_IN_PROGRESS, 0x011d);
+}

@@ -280,7 +280,8 @@ int probe_svc_start_on_loop(void *arg)
 	if (r == 0 && fd.selftest.running) {
 		/* It would measure the self-test as much as the drive. */
 		snprintf(c->reason, sizeof(c->reason),
-			 "a %s device self-test is running on the drive (%u %%)",
+			 "%s %s device self-test is running on the drive (%u %%)",
+			 fd.selftest.running == SELFTEST_CODE_EXTENDED ? "an" : "a",
 			 selftest_code_name(fd.selftest.running), fd.selftest.percent);
 		r = -EBUSY;
 	}

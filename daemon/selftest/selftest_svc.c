@@ -350,7 +350,8 @@ int selftest_start(struct selftest_svc *t, int64_t id, uint8_t stc, uint32_t nsi
 	} else {
 		if (d->st.running) {
 			snprintf(ret_reason, SELFTEST_SVC_ERR_MAX,
-				 "a %s self-test is already running on %s (%u %%)",
+				 "%s %s self-test is already running on %s (%u %%)",
+				 d->st.running == SELFTEST_CODE_EXTENDED ? "an" : "a",
 				 selftest_code_name(d->st.running), fd.row.name, d->st.percent);
 			return -EBUSY;
 		}

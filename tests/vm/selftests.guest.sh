@@ -120,13 +120,15 @@ http start_fail POST "/api/v1/devices/$d1/selftests" '{"type": "extended"}'
 vm_wait_hook "firing selftest_failed" 60 || fail "no selftest_failed notification"
 get "/api/v1/devices/$d1/selftests" >"$out/after_fail.json"
 wget -qO "$out/metrics_fail.txt" "$base/metrics"
+# nvmond reads the log once a minute while no test runs: nvme-cli's test
+# lasts long enough to be seen running.
 cat >"$NVMOND_SHIM_CONF" <<EOF
-NVMOND-VM-0001 selftest=yes selftest_short_s=8 selftest_extended_s=20
+NVMOND-VM-0001 selftest=yes selftest_short_s=120 selftest_extended_s=20
 EOF
 
 # 4. Another tool starts and aborts a test: nvmond follows it and alerts (info).
 LD_PRELOAD="$VM_SHIM" nvme device-self-test "/dev/$c1" --self-test-code=1 >"$out/nvme_start.txt" 2>&1
-vm_until 30 0.5 running "$d1" || fail "nvmond did not see nvme-cli's test"
+vm_until 90 0.5 running "$d1" || fail "nvmond did not see nvme-cli's test"
 get "/api/v1/devices/$d1/selftests" >"$out/external_running.json"
 LD_PRELOAD="$VM_SHIM" nvme device-self-test "/dev/$c1" --self-test-code=0xf >"$out/nvme_abort.txt" 2>&1
 vm_wait_hook "firing selftest_aborted" 60 || fail "no selftest_aborted notification"

@@ -32,7 +32,7 @@
 struct selftest_svc;
 
 #define SELFTEST_SVC_ERR_MAX	  256
-#define SELFTEST_SVC_IDLE_READ_MS (10 * 60 * 1000LL) /* the log, while no test runs */
+#define SELFTEST_SVC_IDLE_READ_MS (60 * 1000LL) /* the log, while no test runs */
 #define SELFTEST_SVC_N_ENDPOINTS  3
 
 /**

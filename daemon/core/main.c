@@ -534,9 +534,9 @@ static void backfill_demo_year(const struct cfg *c, struct store *s, struct dev_
 	}
 	if (st.drives)
 		log_info("demo history: a year for %zu drives (%zu samples, %zu throttle events, "
-			 "%zu alerts, %zu probe runs, %zu error log entries) in %lld ms; "
-			 "demo_history = no turns this off",
-			 st.drives, st.samples, st.events, st.alerts, st.runs, st.errors,
+			 "%zu alerts, %zu probe runs, %zu error log entries, %zu self-test results) "
+			 "in %lld ms; demo_history = no turns this off",
+			 st.drives, st.samples, st.events, st.alerts, st.runs, st.errors, st.selftests,
 			 (long long)(timefmt_mono_ms() - t0));
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "nvmond/analysis/cliff.h"
+#include "nvmond/analysis/selftest_alert.h"
 #include "nvmond/dev/demo.h"
 #include "nvmond/dev/demo_year.h"
 #include "nvmond/monitor/demo_backfill.h"
@@ -19,6 +20,7 @@
 #include "nvmond/store/store_errlog.h"
 #include "nvmond/store/store_facts.h"
 #include "nvmond/store/store_probe.h"
+#include "nvmond/store/store_selftest.h"
 
 /* Rollup steps of a month: a year in a dozen transactions, not 1460. */
 #define DEMO_BACKFILL_CHUNK_MS (30 * 24 * 3600 * 1000LL)
@@ -155,6 +157,65 @@ static int store_facts_of(struct store *s, int64_t id, const struct demo_year *y
 	return r;
 }
 
+#define DEMO_SELFTESTS_MAX 160 /* a year: 53 weekly, 12 monthly, and a few */
+#define DEMO_SELFTEST_SEEN_MS 30000 /* the log is read within this of a test's end */
+
+/*
+ * The self-tests the drive ran over the year, as the self-test service would
+ * have stored them (not started by nvmond: origin none), and for a failure
+ * the selftest_failed alert it would have raised, resolved by the next
+ * passing test of that type.
+ */
+static int store_selftests_of(struct store *s, int64_t id, const struct dev_demo_drive *d,
+			      int64_t now_ms, struct demo_backfill_stats *st)
+{
+	struct demo_selftest *v = calloc(DEMO_SELFTESTS_MAX, sizeof(*v));
+	struct store_selftest_row *rows = calloc(DEMO_SELFTESTS_MAX, sizeof(*rows));
+	size_t n;
+	int r = v && rows ? 0 : -ENOMEM;
+
+	n = r ? 0 : demo_selftest_history(d, now_ms - DEV_DEMO_ST_PERIOD_MS, now_ms, v,
+					   DEMO_SELFTESTS_MAX);
+	for (size_t i = 0; i < n; i++) {
+		int64_t seen = v[i].ended_ms + DEMO_SELFTEST_SEEN_MS;
+		rows[i] = (struct store_selftest_row){
+			.device_id = id, .seen_ms = seen < now_ms ? seen : now_ms, .r = v[i].r};
+	}
+	if (r == 0 && n)
+		r = store_selftest_add(s, rows, n);
+	for (size_t i = 0; r == 0 && i < n; i++) {
+		char what[128];
+		int64_t resolved = 0;
+		if (!selftest_result_failed(&rows[i].r))
+			continue;
+		for (size_t k = i + 1; k < n && !resolved; k++)
+			if (rows[k].r.code == rows[i].r.code &&
+			    rows[k].r.result == SELFTEST_RES_NO_ERROR)
+				resolved = rows[k].seen_ms;
+		struct alert_row a = {
+			.device_id = id,
+			.rule = ALERT_SELFTEST_FAILED,
+			.severity = ALERT_SEV_CRITICAL,
+			.firing = !resolved,
+			.started_ms = rows[i].seen_ms,
+			.updated_ms = resolved ? resolved : rows[i].seen_ms,
+			.resolved_ms = resolved,
+			.notified_ms = rows[i].seen_ms,
+		};
+		int64_t al_id;
+		snprintf(a.message, sizeof(a.message), "%s self-test failed: %s",
+			 selftest_code_name(rows[i].r.code),
+			 selftest_result_describe(&rows[i].r, what, sizeof(what)));
+		r = store_alert_insert(s, &a, &al_id);
+		st->alerts += r == 0;
+	}
+	if (r == 0)
+		st->selftests += n;
+	free(v);
+	free(rows);
+	return r;
+}
+
 static int store_year(struct store *s, int64_t id, size_t index, struct demo_year *y,
 		      struct demo_backfill_stats *st)
 {
@@ -235,6 +296,8 @@ int demo_backfill(struct store *s, struct dev_backend *b, const struct store_rol
 		r = store_device_upsert(s, &row, &id);
 		if (r == 0)
 			r = store_year(s, id, index, &y, &st);
+		if (r == 0)
+			r = store_selftests_of(s, id, &d, now_ms, &st);
 		demo_year_free(&y);
 		st.drives += r == 0;
 	}

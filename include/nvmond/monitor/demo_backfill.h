@@ -12,14 +12,14 @@ struct store;
 #define DEMO_BACKFILL_SEED 0x6e766d6f6e64ULL /* "nvmond" */
 
 struct demo_backfill_stats {
-	size_t drives, samples, events, alerts, runs, errors;
+	size_t drives, samples, events, alerts, runs, errors, selftests;
 };
 
 /**
  * demo_backfill() - A year of history for every drive of the demo backend @b
  * (demo_year.h), when the database holds no sample yet: devices, samples,
  * throttle events, resolved alerts, probe runs, error log entries (with where
- * the log was read), firmware and link history go in through the store's own
+ * the log was read), firmware and link history, self-test results go in through the store's own
  * functions, then store_rollup_step() builds the rollups (and prunes what
  * is older than @rc keeps) as the rollup timer would. Run it on the main
  * thread before polling starts.

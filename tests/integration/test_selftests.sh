@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# Device self-tests end to end on the demo drives (issue 12), through the real
+# daemon, HTTP and SQLite file:
+#  run 0: the demo year's history (the 950 PRO failed segment 3 once, and its
+#    selftest_failed alert resolved at the next passing extended test); demo2
+#    cannot test: 409, and the CLI exits 1; a bad schedule stops the start
+#    (exit 2) naming its section and key.
+#  run 1: schedules. Each drive had a scheduled short test yesterday; today's,
+#    two minutes before the start, was missed while nvmond was down: the 950
+#    PRO catches it up once (origin catch-up), the 980 PRO skips it (its probe
+#    lock is held by another process: the skip is recorded with the reason).
+#    Then a reload schedules an extended test for the 950 PRO at the next
+#    minute: it falls due while the catch-up's short test runs, and is skipped
+#    ("already running").
+#  run 2: a restart runs and skips nothing again.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+DB=$TMP/nvmond.db
+LOCKS=$TMP/locks
+mkdir -p "$LOCKS"
+conf() { # conf [LINES...]: the configuration, with extra lines at the end
+	cat > "$TMP/nvmond.conf" << CONF
+[daemon]
+database = $DB
+demo = yes
+demo_drives = 3
+poll_interval = 1s
+[http]
+token = t0ken
+[probes]
+lock_dir = $LOCKS
+CONF
+	[ $# -eq 0 ] || printf '%s\n' "$@" >> "$TMP/nvmond.conf"
+}
+api() { # api METHOD PATH [BODY]: prints "STATUS BODY"
+	curl -sS --max-time 10 -o "$TMP/body" -w '%{http_code}' -X "$1" -H 'Authorization: Bearer t0ken' \
+		-H 'Content-Type: application/json' ${3:+--data "$3"} "http://127.0.0.1:$PORT$2" > "$TMP/status"
+	echo "$(cat "$TMP/status") $(cat "$TMP/body")"
+}
+q() { sqlite3 "$DB" "$1"; }
+
+# --- run 0: history, capability, a bad schedule ---------------------------
+conf '[device "DEMO950PRO00001"]' 'selftest_schedule = weekly Someday 02:00 short'
+expect_exit 2 "$NVMOND_BIN" -c "$TMP/nvmond.conf" --listen "127.0.0.1:$(free_port)"
+grep -q '\[device "DEMO950PRO00001"\] selftest_schedule' "$LAST_STDERR" ||
+	fail "a bad schedule is not named: $(cat "$LAST_STDERR")"
+conf
+start_daemon -c "$TMP/nvmond.conf"
+wait_polls 6
+DEVS=$(http_get /api/v1/devices)
+id_of() { jq_py "$DEVS" "print([d['id'] for d in j['devices'] if d['serial'] == '$1'][0])"; }
+D0=$(id_of DEMO950PRO00001)
+D1=$(id_of DEMO980PRO00002)
+D2=$(jq_py "$DEVS" "print([d['id'] for d in j['devices'] if d['name'] == 'demo2'][0])")
+ST0=$(http_get "/api/v1/devices/$D0/selftests?limit=1000")
+jq_py "$ST0" "
+h = j['history']
+assert j['supported'] is True and j['edstt_min'] == 10, (j['supported'], j['edstt_min'])
+assert len(h) >= 60, len(h)                      # weekly short + monthly extended, a year
+f = [x for x in h if x['failed']]
+assert [(x['type'], x['segment'], x['nsid'], x['sct'], x['sc']) for x in f] == [('extended', 3, 1, 2, 0x81)], f
+assert f[0]['valid'] == ['nsid', 'lba', 'sct', 'sc'] and f[0]['lba'] > 0, f[0]
+# newest first, each result once
+assert [x['seen_ms'] for x in h] == sorted([x['seen_ms'] for x in h], reverse=True)
+assert len({(x['poh'], x['code'], x['result_code']) for x in h}) == len(h)
+assert j['last']['extended']['passed'], j['last']  # a later extended test passed
+" || fail "950 PRO self-test history: $ST0"
+ALERTS=$(http_get /api/v1/alerts)
+jq_py "$ALERTS" "
+f = [a for a in j['history'] if a['rule'] == 'selftest_failed' and a['device_id'] == $D0]
+assert len(f) == 1 and f[0]['state'] == 'resolved' and 'segment 3' in f[0]['message'], f
+assert not [a for a in j['active'] if a['rule'].startswith('selftest')], j['active']
+" || fail "the demo year's selftest_failed alert: $ALERTS"
+ST2=$(http_get "/api/v1/devices/$D2/selftests")
+jq_py "$ST2" "
+assert j['supported'] is False and 'OACS bit 4' in j['unsupported_reason'] and j['history'] == [], j
+" || fail "demo2 should not support self-tests: $ST2"
+R=$(api POST "/api/v1/devices/$D2/selftests" '{"type": "short"}')
+case "$R" in 409*"does not support device self-tests"*) ;; *) fail "POST on demo2: $R" ;; esac
+rc=0
+"$NVMOND_BIN" -c "$TMP/nvmond.conf" --listen "127.0.0.1:$PORT" selftest --device demo2 --extended \
+	2> "$TMP/cli.err" || rc=$?
+[ "$rc" = 1 ] && grep -q "does not support device self-tests" "$TMP/cli.err" ||
+	fail "nvmond selftest on demo2: exit $rc, $(cat "$TMP/cli.err")"
+R=$(api POST "/api/v1/devices/$D0/selftests" '{"type": "short", "nsid": 0}')
+case "$R" in 400*) ;; *) fail "nsid 0 should be a 400: $R" ;; esac
+stop_daemon
+
+# --- run 1: catch-up, a skip, a scheduled test that finds another running --
+MISSED=$(date -d '2 minutes ago' +%H:%M)
+YESTERDAY_MS=$(($(date -d '1 day ago' +%s) * 1000 - 180000))
+for d in "$D0" "$D1"; do
+	q "INSERT INTO selftest_actions (device_id, ts_ms, kind, code, nsid, origin, reason)
+	   VALUES ($d, $YESTERDAY_MS, 'start', 1, 4294967295, 'schedule', '')"
+done
+# Another process probes the 980 PRO: it holds that drive's probe lock.
+: > "$LOCKS/probe-DEMO980PRO00002.lock"
+# (its output away from ctest's pipe; killed with its child at the end)
+flock "$LOCKS/probe-DEMO980PRO00002.lock" sleep 600 > /dev/null 2>&1 &
+LOCKER=$!
+unlock() { pkill -P "$LOCKER" 2>/dev/null || true; kill "$LOCKER" 2>/dev/null || true; }
+trap 'unlock; cleanup' EXIT
+wait_for 5 sh -c "! flock -n '$LOCKS/probe-DEMO980PRO00002.lock' true" || fail "the lock is not held"
+SCHED=("[device \"DEMO950PRO00001\"]" "selftest_schedule = daily $MISSED short"
+	"[device \"DEMO980PRO00002\"]" "selftest_schedule = daily $MISSED short")
+conf "${SCHED[@]}"
+start_daemon -c "$TMP/nvmond.conf"
+wait_log_for "DEMO950PRO00001 \(demo0\): short self-test started \(catch-up\)" 20
+wait_log_for "DEMO980PRO00002 \(demo1\): scheduled short self-test skipped: .*probe" 20
+# Now an extended test at the next minute (leaving the reload time to land).
+NEXT=$(date -d "+$(( $(date +%S) > 50 ? 2 : 1 )) minutes" +%H:%M)
+conf "[device \"DEMO950PRO00001\"]" "selftest_schedule = daily $MISSED short, daily $NEXT extended" \
+	"[device \"DEMO980PRO00002\"]" "selftest_schedule = daily $MISSED short"
+kill -HUP "$DAEMON_PID"
+wait_log_for "configuration reloaded" 10
+ST0=$(http_get "/api/v1/devices/$D0/selftests")
+jq_py "$ST0" "
+assert j['running'] and j['running']['type'] == 'short', j['running']
+assert j['schedule'] == 'daily $MISSED short, daily $NEXT extended', j['schedule']
+assert j['next'] and j['next']['type'] == 'extended', j['next']
+" || fail "the 950 PRO's running test and next one: $ST0"
+wait_log_for "DEMO950PRO00001 \(demo0\): scheduled extended self-test skipped: a short self-test is already running" 150
+R=$(api POST "/api/v1/devices/$D1/selftests" '{"type": "short"}')
+case "$R" in 409*"a probe is running on this drive in another nvmond process"*) ;; *) fail "a test while the 980 PRO's probe lock is held: $R" ;; esac
+SK=$(http_get "/api/v1/devices/$D0/selftests")
+jq_py "$SK" "
+s = j['skips']
+assert s and s[0]['type'] == 'extended' and s[0]['origin'] == 'schedule' and 'already running' in s[0]['reason'], s
+" || fail "the skip in the API: $SK"
+stop_daemon
+unlock
+ACTIONS=$(q "SELECT device_id, kind, code, origin FROM selftest_actions WHERE ts_ms > $YESTERDAY_MS ORDER BY id")
+EXPECT="$D0|start|1|catch-up
+$D1|skip|1|catch-up
+$D0|skip|2|schedule"
+[ "$ACTIONS" = "$EXPECT" ] || fail "run 1's actions: $ACTIONS (expected: $EXPECT)"
+
+# --- run 2: a restart runs and skips nothing again -------------------------
+conf "${SCHED[@]}"
+start_daemon -c "$TMP/nvmond.conf"
+wait_polls 8
+stop_daemon
+AGAIN=$(q "SELECT count(*) FROM selftest_actions WHERE ts_ms > $YESTERDAY_MS")
+[ "$AGAIN" = 3 ] || fail "the restart started or skipped again: $(q 'SELECT * FROM selftest_actions')"
+[ "$(grep -c 'was missed while nvmond was down' "$DAEMON_LOG")" = 1 ] ||
+	fail "more than one catch-up: $(grep 'missed while' "$DAEMON_LOG")"
+pass

@@ -10,7 +10,10 @@ async function render(live) {
   const r = route();
   const gen = live ? state.generation : ++state.generation;
   clearTimeout(state.timer);
-  if (!live) stopProbeWatch();
+  if (!live) {
+    stopProbeWatch();
+    stopSelftestWatch();
+  }
   try {
     if (r.view === "drive") await renderDrive(gen, r.id, live);
     else {

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* `nvmond status`: read every controller once, without the daemon or a database. */
+/*
+ * `nvmond status`: read every controller once, without the daemon; the
+ * self-test results stored by the daemon come from its database, when given.
+ */
 #define _GNU_SOURCE /* strverscmp */
 #include <errno.h>
 #include <stdio.h>
@@ -12,7 +15,9 @@
 #include "nvmond/monitor/devrow.h"
 #include "nvmond/monitor/temps.h"
 #include "nvmond/api/render.h"
+#include "nvmond/api/selftest_render.h"
 #include "nvmond/api/status.h"
+#include "nvmond/store/store_selftest.h"
 #include "nvmond/util/timefmt.h"
 
 /* nvme2 before nvme10: the order people read device names in. */
@@ -63,11 +68,82 @@ static void judge(struct dev_backend *b, const struct cfg *c, const struct dev_i
 	temps_judge(c, &td, hist, &fd->last.smart, now_ms, &fd->temps);
 }
 
-int status_collect(struct dev_backend *b, const struct cfg *c, int64_t now_ms, json_t **ret,
-		   char *err, size_t errlen)
+/*
+ * The newest stored result of each type of the device keyed @key, from the
+ * database's @rows: {"short": RESULT|null, "extended": RESULT|null}.
+ * Return: 0, or negative errno (*ret untouched).
+ */
+static int stored_last(struct store *s, const struct device_row *rows, size_t n_rows,
+		       const char *key, json_t **ret)
+{
+	static const struct {
+		const char *name;
+		uint8_t code;
+	} types[] = {{"short", SELFTEST_CODE_SHORT}, {"extended", SELFTEST_CODE_EXTENDED}};
+	json_t *last = json_object();
+	size_t i = 0;
+
+	if (!last)
+		return -ENOMEM;
+	while (i < n_rows && strcmp(rows[i].key, key) != 0)
+		i++;
+	for (size_t k = 0; k < sizeof(types) / sizeof(types[0]); k++) {
+		struct store_selftest_row one;
+		json_t *v = json_null();
+		int r = i < n_rows ? store_selftest_last_of(s, rows[i].id, types[k].code, &one)
+				   : -ENOENT;
+
+		if (r == 0)
+			v = render_selftest_result(&one.r, one.id, one.seen_ms, one.origin);
+		else if (r != -ENOENT) {
+			json_decref(last);
+			return r;
+		}
+		if (json_object_set_new(last, types[k].name, v) < 0) {
+			json_decref(last);
+			return -ENOMEM;
+		}
+	}
+	*ret = last;
+	return 0;
+}
+
+/*
+ * Self-tests: whether the drive takes them (Identify, when this scan read it)
+ * and, from the database, the last result of each type ("last" null without
+ * a database or when it could not be read: @db_err then says why).
+ */
+static json_t *status_selftests(const struct dev_info *info, struct store *s,
+				const struct device_row *rows, size_t n_rows, const char *key,
+				char *db_err, size_t db_errlen)
+{
+	bool id_known = info->access == DEV_ACCESS_ADMIN && !info->asleep;
+	bool supported = id_known && dev_selftest_supported(&info->id);
+	json_t *last = json_null();
+
+	if (s) {
+		int r = stored_last(s, rows, n_rows, key, &last);
+		if (r < 0 && !db_err[0])
+			snprintf(db_err, db_errlen, "reading the self-test results: %s",
+				 r == -ENOMEM ? strerror(ENOMEM) : store_strerror(s));
+	}
+	return json_pack("{s:o, s:o, s:o, s:o}", "supported",
+			 id_known ? json_boolean(supported) : json_null(), "unsupported_reason",
+			 !id_known    ? json_string(SELFTEST_WHY_UNKNOWN)
+			 : !supported ? json_string(SELFTEST_WHY_UNSUPPORTED)
+				      : json_null(),
+			 "edstt_min",
+			 id_known && info->id.edstt ? json_integer(info->id.edstt) : json_null(),
+			 "last", last);
+}
+
+int status_collect(struct dev_backend *b, const struct cfg *c, struct store *s, int64_t now_ms,
+		   json_t **ret, char *err, size_t errlen)
 {
 	struct dev_info *v = NULL;
-	size_t n = 0;
+	struct device_row *rows = NULL;
+	size_t n = 0, n_rows = 0;
+	char db_err[STORE_ERR_MAX + 64] = "";
 	int r;
 
 	r = dev_scan(b, now_ms, &v, &n);
@@ -76,8 +152,13 @@ int status_collect(struct dev_backend *b, const struct cfg *c, int64_t now_ms, j
 		return r;
 	}
 	qsort(v, n, sizeof(*v), by_name);
+	if (s && store_devices_list(s, &rows, &n_rows) < 0) {
+		snprintf(db_err, sizeof(db_err), "reading the devices: %s", store_strerror(s));
+		s = NULL;
+	}
 	json_t *devices = json_array();
 	if (!devices) {
+		free(rows);
 		free(v);
 		return -ENOMEM;
 	}
@@ -116,11 +197,17 @@ int status_collect(struct dev_backend *b, const struct cfg *c, int64_t now_ms, j
 		}
 		no_permission |= fd.facts.hwmon_only;
 		json_t *o = render_fleet_device(&fd);
-		if (!o) {
+		json_t *st = status_selftests(&v[i], s, rows, n_rows, fd.row.key, db_err,
+					      sizeof(db_err));
+		if (!o || !st || json_object_set_new(o, "selftests", json_incref(st)) < 0) {
+			json_decref(o);
+			json_decref(st);
 			json_decref(devices);
+			free(rows);
 			free(v);
 			return -ENOMEM;
 		}
+		json_decref(st);
 		json_object_del(o, "id");
 		json_object_del(o, "first_seen");
 		json_object_del(o, "last_seen");
@@ -129,10 +216,13 @@ int status_collect(struct dev_backend *b, const struct cfg *c, int64_t now_ms, j
 			json_object_set_new(o, "error", json_string(strerror(-r)));
 		json_array_append_new(devices, o);
 	}
+	free(rows);
 	free(v);
 	*ret = json_pack("{s:o}", "devices", devices);
 	if (*ret && no_permission)
 		json_object_set_new(*ret, "hint", json_string(STATUS_HINT_NO_PERMISSION));
+	if (*ret && db_err[0])
+		json_object_set_new(*ret, "database_error", json_string(db_err));
 	return *ret ? 0 : -ENOMEM;
 }
 
@@ -178,6 +268,70 @@ static void print_facts_line(FILE *out, const json_t *d, bool color)
 			 json_string_value(pend));
 	fprintf(out, "%-8s %s%s%s\n", "", color && degraded ? "\033[33m" : "", line,
 		color && degraded ? "\033[0m" : "");
+}
+
+/* ", segment 3, first failing LBA 123456 in namespace 1": where a failure is. */
+static void fmt_where(const json_t *res, char *buf, size_t len)
+{
+	json_t *seg = json_object_get(res, "segment"), *lba = json_object_get(res, "lba"),
+	       *nsid = json_object_get(res, "nsid");
+	size_t l;
+
+	buf[0] = '\0';
+	if (json_is_integer(seg))
+		snprintf(buf, len, ", segment %lld", (long long)json_integer_value(seg));
+	l = strlen(buf);
+	if (json_is_integer(lba))
+		snprintf(buf + l, len - l, ", first failing LBA %lld",
+			 (long long)json_integer_value(lba));
+	else if (json_is_string(lba))
+		snprintf(buf + l, len - l, ", first failing LBA %s", json_string_value(lba));
+	l = strlen(buf);
+	if (json_is_integer(nsid))
+		snprintf(buf + l, len - l, "%s namespace %lld", json_is_null(lba) ? "," : " in",
+			 (long long)json_integer_value(nsid));
+}
+
+/*
+ * Under a row: "self-tests: not supported", and the last result of each type
+ * the database holds ("last short self-test: no error (2026-11-30T02:14:05.000Z)"),
+ * a failure in red and an abort in yellow; nothing while the capability is
+ * unknown and nothing is stored.
+ */
+static void print_selftests(FILE *out, const json_t *d, bool color)
+{
+	json_t *st = json_object_get(d, "selftests"), *sup = json_object_get(st, "supported");
+	json_t *last = json_object_get(st, "last");
+	bool any = false;
+
+	if (json_is_false(sup))
+		fprintf(out, "%-8s self-tests: not supported\n", "");
+	for (size_t k = 0; k < 2; k++) {
+		const char *type = k ? "extended" : "short";
+		json_t *res = json_object_get(last, type);
+		const char *on = "", *off = "";
+		char where[160];
+
+		if (!json_is_object(res))
+			continue;
+		any = true;
+		where[0] = '\0';
+		if (json_is_true(json_object_get(res, "failed")))
+			fmt_where(res, where, sizeof(where));
+		if (color && json_is_true(json_object_get(res, "failed")))
+			on = "\033[1;31m";
+		else if (color && !json_is_true(json_object_get(res, "passed")))
+			on = "\033[33m";
+		if (on[0])
+			off = "\033[0m";
+		fprintf(out, "%-8s %slast %s self-test: %s%s (%s)%s\n", "", on, type,
+			json_string_value(json_object_get(res, "result")), where,
+			json_string_value(json_object_get(res, "seen")), off);
+	}
+	if (any || !json_is_true(sup))
+		return;
+	fprintf(out, "%-8s self-tests: supported, %s\n", "",
+		json_is_object(last) ? "none stored yet" : "results not read (no database)");
 }
 
 int status_print_table(FILE *out, const json_t *status, bool color)
@@ -239,6 +393,7 @@ int status_print_table(FILE *out, const json_t *status, bool color)
 			json_string_value(json_object_get(d, "serial")), temp, used, written, on,
 			warn, off);
 		print_facts_line(out, d, color);
+		print_selftests(out, d, color);
 	}
 	/* Notes on the drives (a sensor above WCTEMP with a cool composite, an
 	 * implausible sensor) under the table: facts, not warnings. */
@@ -251,7 +406,11 @@ int status_print_table(FILE *out, const json_t *status, bool color)
 			out, "note: %s: %s\n", json_string_value(json_object_get(d, "name")),
 			json_string_value(json_object_get(n, "message")));
 	}
-	json_t *hint = json_object_get(status, "hint");
+	json_t *hint = json_object_get(status, "hint"),
+	       *db_err = json_object_get(status, "database_error");
+	if (json_is_string(db_err))
+		fprintf(out, "\nnote: self-test results not shown: %s\n",
+			json_string_value(db_err));
 	if (json_is_string(hint))
 		fprintf(out, "\nhint: %s\n", json_string_value(hint));
 	return 0;

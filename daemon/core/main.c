@@ -355,9 +355,31 @@ static bool use_color(FILE *f)
 	return isatty(fileno(f)) && !(no && no[0]) && !(term && strcmp(term, "dumb") == 0);
 }
 
+/*
+ * The daemon's database for `status`, read only: the self-test results it
+ * stored. None yet (the daemon never ran here) is no error; one that cannot
+ * be read is said on stderr, and status goes on without it. Return: NULL or
+ * the store.
+ */
+static struct store *status_store(const struct cfg *c)
+{
+	char err[STORE_ERR_MAX];
+	struct store *s = NULL;
+	struct stat st;
+
+	if (stat(c->database, &st) < 0 && errno == ENOENT)
+		return NULL;
+	if (store_open_readonly(c->database, &s, err) < 0) {
+		fprintf(stderr, "nvmond: self-test results not shown: %s\n", err);
+		return NULL;
+	}
+	return s;
+}
+
 static int cmd_status(const struct opts *o)
 {
 	struct dev_backend *b = NULL;
+	struct store *s = NULL;
 	json_t *status = NULL;
 	char err[256];
 	struct cfg c;
@@ -372,7 +394,9 @@ static int cmd_status(const struct opts *o)
 		fprintf(stderr, "nvmond: %s\n", strerror(-r));
 		return EXIT_RUNTIME;
 	}
-	r = status_collect(b, &c, timefmt_now_ms(), &status, err, sizeof(err));
+	s = status_store(&c);
+	r = status_collect(b, &c, s, timefmt_now_ms(), &status, err, sizeof(err));
+	store_close(s);
 	dev_backend_free(b);
 	if (r < 0) {
 		fprintf(stderr, "nvmond: %s\n", err);

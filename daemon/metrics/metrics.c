@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "nvmond/metrics/metrics.h"
+#include "nvmond/analysis/selftest_sched.h"
+#include "nvmond/dev/selftest.h"
 #include "nvmond/dev/smart.h"
 #include "nvmond/util/u128.h"
 
@@ -185,6 +187,93 @@ static void render_facts(FILE *f, const struct metrics_input *in, char (*labels)
 		if (nvme_pcie_link_known(l))
 			fprintf(f, "nvmond_pcie_link_degraded{%s} %d\n", labels[i],
 				nvme_pcie_link_degraded(l) ? 1 : 0);
+	}
+}
+
+/* Device self-tests (issue 12), from the fleet: the capability from Identify,
+ * the test running as the log 06h last showed it, and the newest stored
+ * result of each type. */
+static void render_selftests(FILE *f, const struct metrics_input *in, char (*labels)[LABELS_MAX])
+{
+	static const struct {
+		const char *label;
+		uint8_t code;
+	} types[SELFTEST_SCHED_TYPES] = {
+		[SELFTEST_SCHED_SHORT] = {"short", SELFTEST_CODE_SHORT},
+		[SELFTEST_SCHED_EXTENDED] = {"extended", SELFTEST_CODE_EXTENDED},
+	};
+	char l[LABELS_MAX + 32];
+
+	family(f, "nvmond_selftest_supported", "gauge",
+	       "1 when the controller supports the Device Self-test command (Identify OACS bit "
+	       "4), else 0; absent while nvmond has not read its Identify data.");
+	for (size_t i = 0; i < in->n_devs; i++)
+		if (in->devs[i].fd.facts.id_known)
+			fprintf(f, "nvmond_selftest_supported{%s} %d\n", labels[i],
+				in->devs[i].fd.facts.selftest_supported ? 1 : 0);
+	family(f, "nvmond_selftest_running", "gauge",
+	       "1 while a device self-test of that type runs, else 0; absent until nvmond read the "
+	       "drive's Device Self-test log.");
+	for (size_t i = 0; i < in->n_devs; i++) {
+		const struct fleet_selftest *st = &in->devs[i].fd.selftest;
+		bool known = false;
+
+		if (!st->log_read)
+			continue;
+		for (size_t k = 0; k < SELFTEST_SCHED_TYPES; k++) {
+			known |= st->running == types[k].code;
+			fprintf(f, "nvmond_selftest_running{%s,type=\"%s\"} %d\n", labels[i],
+				types[k].label, st->running == types[k].code ? 1 : 0);
+		}
+		/* A vendor-specific test (Eh) only while it runs: no drive need have one. */
+		if (st->running && !known)
+			fprintf(f, "nvmond_selftest_running{%s,type=\"vendor_specific\"} 1\n",
+				labels[i]);
+	}
+	family(f, "nvmond_selftest_percent", "gauge",
+	       "Completion of the running device self-test, 0..100 as the drive reports it; 0 "
+	       "when none runs.");
+	for (size_t i = 0; i < in->n_devs; i++) {
+		const struct fleet_selftest *st = &in->devs[i].fd.selftest;
+
+		if (st->log_read)
+			fprintf(f, "nvmond_selftest_percent{%s} %u\n", labels[i],
+				st->running ? st->percent : 0u);
+	}
+
+	const struct {
+		const char *name, *help;
+		int what; /* 0 result code, 1 passed, 2 seen */
+	} last[] = {
+		{"nvmond_selftest_last_result",
+		 "Self-test Result code (0 no error ... 9 aborted by sanitize) of the newest "
+		 "stored "
+		 "result of that type.",
+		 0},
+		{"nvmond_selftest_last_passed", "1 when that result is 0h (no error), else 0.", 1},
+		{"nvmond_selftest_last_timestamp_seconds",
+		 "When nvmond first read that result in the drive's log (unix time).", 2},
+	};
+	for (size_t m = 0; m < sizeof(last) / sizeof(last[0]); m++) {
+		family(f, last[m].name, "gauge", last[m].help);
+		for (size_t i = 0; i < in->n_devs; i++) {
+			const struct fleet_selftest *st = &in->devs[i].fd.selftest;
+
+			for (size_t k = 0; k < SELFTEST_SCHED_TYPES; k++) {
+				if (!st->has_last[k])
+					continue;
+				snprintf(l, sizeof(l), "%s,type=\"%s\"", labels[i], types[k].label);
+				if (last[m].what == 0)
+					fprintf(f, "%s{%s} %u\n", last[m].name, l,
+						st->last[k].result);
+				else if (last[m].what == 1)
+					fprintf(f, "%s{%s} %d\n", last[m].name, l,
+						st->last[k].result == SELFTEST_RES_NO_ERROR ? 1
+											    : 0);
+				else
+					put_ms(f, last[m].name, l, st->last_seen_ms[k]);
+			}
+		}
 	}
 }
 
@@ -407,6 +496,7 @@ static void render_devices(FILE *f, const struct metrics_input *in, char (*label
 			fprintf(f, "nvmond_error_entries_total{%s,class=\"%s\"} %" PRIu64 "\n",
 				labels[i], errclass_name(k), in->devs[i].fd.errors[k]);
 	}
+	render_selftests(f, in, labels);
 }
 
 /* The latest finished run of each probe preset. */

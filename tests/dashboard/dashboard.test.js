@@ -220,6 +220,213 @@ async function checkSensorNotes(page, devices) {
   if (badge !== "ok") fail("a sensor note made the 980 PRO " + badge + ", it is information only");
 }
 
+// ---- device self-tests (issue 12) ------------------------------------------------
+
+// What the drive page's Self-tests panel shows, read from the DOM.
+const SELFTEST_VIEW = () => {
+  const p = document.getElementById("selftests-panel");
+  const css = (v) => {
+    const s = document.createElement("span");
+    s.style.color = getComputedStyle(document.documentElement).getPropertyValue(v).trim();
+    document.body.append(s);
+    const c = getComputedStyle(s).color;
+    s.remove();
+    return c;
+  };
+  const ctl = document.getElementById("selftest-control");
+  const button = (t) => {
+    const b = document.querySelector(`#selftests button[data-selftest="${t}"]`);
+    return b ? { disabled: b.disabled, visible: !!b.offsetParent } : null;
+  };
+  return p && {
+    supported: p.dataset.supported,
+    capability: p.querySelector(".row").textContent,
+    text: p.textContent,
+    bad: css("--bad"), warn: css("--warn"),
+    rows: [...document.querySelectorAll("#selftest-history tbody tr")].map((r) => ({
+      id: Number(r.dataset.id), code: Number(r.dataset.resultCode), cells: [...r.cells].map((c) => c.textContent),
+      color: getComputedStyle(r.cells[2]).color })),
+    running: ctl ? ctl.dataset.running : null,
+    percent: ctl && ctl.dataset.percent !== undefined ? Number(ctl.dataset.percent) : null,
+    progress: (document.querySelector("#selftest-control .selftest-progress") || {}).textContent || null,
+    bar: (document.querySelector("#selftest-control .meter > span") || { style: {} }).style.width || null,
+    next: [...p.querySelectorAll(".row")].map((r) => r.textContent).find((t) => t.startsWith("Next scheduled")) || null,
+    skips: [...document.querySelectorAll("#selftest-skips li")].map((li) => li.textContent),
+    skipsNote: (document.querySelector("#selftest-skips .legend-note") || {}).textContent || null,
+    short: button("short"), extended: button("extended"), abort: button("abort"),
+  };
+};
+
+// The panel against GET …/selftests: the capability with its reason, one history row
+// per result (newest first, the first one's result and colour), and for a drive that
+// takes self-tests the buttons, enabled as what runs allows. Read again (the page
+// rebuilt) while the daemon's answer moves under the page, e.g. a result arriving.
+async function checkSelftestPanel(page, id) {
+  let api, v, why;
+  for (let attempt = 0; attempt < 5; attempt++) {
+    await page.goto(base + "/#/drive/" + id);
+    await page.waitForSelector("#selftests-panel", { timeout: 15000 });
+    v = await page.evaluate("(" + SELFTEST_VIEW + ")()");
+    api = await (await fetch(base + "/api/v1/devices/" + id + "/selftests?limit=50")).json();
+    why = null;
+    const want = api.supported === true ? "supported" : api.supported === false ? "not supported" : "unknown";
+    if (v.supported !== String(api.supported) || !v.capability.startsWith("Device self-test" + want) ||
+        (api.unsupported_reason && !v.capability.includes(api.unsupported_reason)))
+      why = "capability";
+    else if (v.rows.length !== api.history.length)
+      why = "rows";
+    else if (api.history.length) {
+      const h = api.history[0], r = v.rows[0];
+      const color = h.failed ? v.bad : [1, 2, 3, 4, 8, 9].includes(h.result_code) ? v.warn : null;
+      if (r.id !== h.id || r.cells[2] !== h.result || r.cells[1] !== h.type || (color && r.color !== color) ||
+          r.cells[6] !== (h.origin || "other tool") || r.cells[5] !== String(h.poh))
+        why = "first row";
+    } else if (!/No self-test result stored/.test(v.text))
+      why = "empty history";
+    if (!why && api.supported === true) {
+      const running = !!api.running;
+      if (!v.short || !v.extended || !v.abort || !v.short.visible || v.short.disabled !== running ||
+          v.extended.disabled !== running || v.abort.disabled === running || v.running !== (running ? api.running.type : ""))
+        why = "buttons";
+    } else if (!why && (v.short || v.extended || v.abort))
+      why = "buttons on a drive that takes no self-test";
+    if (!why) return { api, v };
+    await page.waitForTimeout(1000);
+  }
+  fail(`self-test panel of drive ${id} (${why}): ${JSON.stringify(v)} vs the API's ${JSON.stringify(api)}`);
+}
+
+// A drive that takes self-tests, routed in (whatever the demo drives do): the running
+// test's progress, refreshed while it runs, the next scheduled test, the history
+// with failures red and aborts amber, the skips with their reasons; the buttons post
+// with the token, a refusal shows the daemon's reason, and the end of the test
+// rebuilds the panel with its result.
+async function checkSelftestsRouted(page, expected, drive) {
+  const now = Date.now();
+  const iso = (ms) => new Date(ms).toISOString();
+  const result = (id, type, code, rc, name, extra, origin, ago) => Object.assign({
+    id, type, code, result: name, result_code: rc, passed: rc === 0, failed: rc >= 5 && rc <= 7, segment: null,
+    valid: [], nsid: null, lba: null, sct: null, sc: null, poh: 1000 + id, seen: iso(now - ago), seen_ms: now - ago, origin }, extra);
+  const history = [
+    result(12, "extended", 2, 7, "completed with one or more failed segments",
+      { segment: 3, valid: ["nsid", "lba", "sct", "sc"], nsid: 1, lba: 123456, sct: 2, sc: 129 }, "schedule", 3600e3),
+    result(11, "short", 1, 2, "aborted by a controller level reset", {}, null, 7200e3),
+    result(10, "short", 1, 0, "no error", {}, "api", 9000e3),
+  ];
+  const skips = Array.from({ length: 7 }, (_, i) => ({ ts: iso(now - (i + 1) * 86400e3), ts_ms: now - (i + 1) * 86400e3,
+    type: "short", origin: "schedule", reason: i ? "the drive is asleep" : "a probe is running on this drive" }));
+  let answer = { device_id: drive, supported: true, unsupported_reason: null, edstt_min: 10,
+    running: { type: "short", code: 1, percent: 42, since: iso(now - 50e3), since_ms: now - 50e3, nsid: 4294967295 },
+    schedule: "weekly Sun 02:00 short, monthly 1 03:00 extended",
+    next: { type: "extended", at: iso(now + 86400e3), at_ms: now + 86400e3 },
+    last: { short: history[1], extended: history[0] }, history, skips };
+  const posts = [];
+  let refuse = null;
+  await page.route(new RegExp("/api/v1/devices/" + drive + "/selftests(/abort)?(\\?.*)?$"), async (route) => {
+    const req = route.request();
+    if (req.method() === "GET") return route.fulfill({ json: answer });
+    posts.push({ url: req.url(), auth: req.headers()["authorization"], body: req.postData() });
+    if (refuse) return route.fulfill({ status: 409, json: { error: refuse } });
+    return route.fulfill({ status: /abort$/.test(req.url()) ? 200 : 202,
+      json: /abort$/.test(req.url()) ? { aborted: { type: "short", code: 1 } } : { started: { type: "short", code: 1, nsid: 4294967295 } } });
+  });
+  await page.goto(base + "/#/drive/" + drive);
+  await page.waitForSelector("#selftest-control[data-percent]", { timeout: 15000 });
+  let v = await page.evaluate("(" + SELFTEST_VIEW + ")()");
+  if (v.supported !== "true" || !v.capability.startsWith("Device self-testsupported") || v.running !== "short" || v.percent !== 42 ||
+      !/^short self-test running · 42 % · since /.test(v.progress) || v.bar !== "42%" || !/^Next scheduledextended, /.test(v.next) ||
+      !v.text.includes(answer.schedule) || !/extended: about 10 min/.test(v.text))
+    fail("self-tests, a short test running: " + JSON.stringify(v));
+  if (v.rows.length !== 3 || v.rows.map((r) => r.id).join() !== "12,11,10") fail("self-test history rows: " + JSON.stringify(v.rows));
+  const [failed, aborted, passed] = v.rows;
+  if (failed.color !== v.bad || failed.cells[3] !== "3" || failed.cells[4] !== "123456 (NSID 1)" || failed.cells[6] !== "schedule")
+    fail("a failed self-test is not red with its segment and LBA: " + JSON.stringify(failed) + " bad " + v.bad);
+  if (aborted.color !== v.warn || aborted.cells[6] !== "other tool") fail("an aborted self-test is not amber: " + JSON.stringify(aborted));
+  if (passed.color === v.bad || passed.color === v.warn || passed.cells[6] !== "api") fail("a passed self-test: " + JSON.stringify(passed));
+  if (v.skips.length !== 5 || !v.skips[0].includes("short (schedule): a probe is running on this drive") ||
+      !/the newest 5 of 7 shown/.test(v.skipsNote))
+    fail("self-test skips: " + JSON.stringify([v.skips, v.skipsNote]));
+  if (!v.short.disabled || !v.extended.disabled || v.abort.disabled) fail("buttons while a test runs: " + JSON.stringify(v));
+  await page.screenshot({ path: path.join(out, "drive-selftest-running-light.png"), fullPage: true });
+
+  // The progress follows the daemon while the test runs, without a rebuild.
+  answer = Object.assign({}, answer, { running: Object.assign({}, answer.running, { percent: 80 }) });
+  await page.waitForFunction(() => (document.getElementById("selftest-control") || {}).dataset?.percent === "80", null, { timeout: 10000 });
+  if (!/· 80 % ·/.test(await page.textContent("#selftest-control .selftest-progress"))) fail("the progress text did not follow");
+
+  // Abort: posted with the token, then the page rebuilt (the old panel marked to tell).
+  const mark = () => page.evaluate(() => { document.getElementById("selftests-panel").dataset.old = "1"; });
+  const rebuilt = () => page.waitForFunction(() => {
+    const p = document.getElementById("selftests-panel");
+    return p && !p.dataset.old;
+  }, null, { timeout: 10000 });
+  const posted = async (n) => {
+    for (let i = 0; i < 100 && posts.length < n; i++) await page.waitForTimeout(100);
+  };
+  await mark();
+  await page.click('#selftests button[data-selftest="abort"]');
+  await posted(1);
+  await rebuilt();
+  if (posts.length !== 1 || !/\/selftests\/abort$/.test(posts[0].url) || posts[0].auth !== "Bearer " + process.env.NVMOND_TOKEN)
+    fail("the abort was not posted with the token: " + JSON.stringify(posts));
+  // The test ends: the panel is rebuilt with its result first.
+  answer = Object.assign({}, answer, { running: null, history: [result(13, "short", 1, 1, "aborted by a Device Self-test command", {}, "api", 1000)].concat(history) });
+  await page.waitForFunction(() => document.querySelector('#selftest-history tbody tr[data-id="13"]') &&
+    document.getElementById("selftest-control").dataset.running === "", null, { timeout: 10000 });
+  v = await page.evaluate("(" + SELFTEST_VIEW + ")()");
+  if (v.rows.length !== 4 || v.rows[0].color !== v.warn || v.short.disabled || v.extended.disabled || !v.abort.disabled || v.progress !== null)
+    fail("self-tests after the test ended: " + JSON.stringify(v));
+
+  // Start a short test (the body says which); a refusal shows the daemon's reason.
+  await mark();
+  await page.click('#selftests button[data-selftest="short"]');
+  await posted(2);
+  await rebuilt();
+  if (posts.length !== 2 || JSON.parse(posts[1].body).type !== "short" || posts[1].auth !== "Bearer " + process.env.NVMOND_TOKEN)
+    fail("the start was not posted: " + JSON.stringify(posts));
+  refuse = "demo0 (Samsung SSD 950 PRO 512GB DEMO950PRO00001) is running a probe: no self-test now";
+  expected.push(new RegExp("status of 409 .*/api/v1/devices/" + drive + "/selftests\\)$"));
+  await page.click('#selftests button[data-selftest="extended"]');
+  await page.waitForFunction((msg) => document.getElementById("error").textContent === "self-test not started: " + msg, refuse, { timeout: 10000 });
+  await posted(3);
+  if (JSON.parse(posts[2].body).type !== "extended") fail("the extended start: " + JSON.stringify(posts[2]));
+  await page.unrouteAll();
+}
+
+// For real, on a drive that takes self-tests (the demo drives do once the demo
+// supports them; until then this is skipped): Short test starts one, its progress
+// shows, Abort ends it, and the history's newest result is that abort, started by
+// the API.
+async function checkSelftestRun(page, drive) {
+  const get = async () => (await fetch(base + "/api/v1/devices/" + drive + "/selftests?limit=50")).json();
+  let api = await get();
+  if (api.supported !== true) return false;
+  await page.goto(base + "/#/drive/" + drive);
+  await page.waitForSelector("#selftests-panel");
+  if (api.running) { // a test of the demo's own: end it first
+    await page.click('#selftests button[data-selftest="abort"]');
+    await page.waitForFunction(() => (document.getElementById("selftest-control") || {}).dataset?.running === "", null, { timeout: 30000 });
+  }
+  const before = (await get()).history.map((r) => r.id);
+  await page.click('#selftests button[data-selftest="short"]');
+  await page.waitForFunction(() => (document.getElementById("selftest-control") || {}).dataset?.running === "short", null, { timeout: 30000 });
+  const v = await page.evaluate("(" + SELFTEST_VIEW + ")()");
+  if (!/^short self-test running · \d+ % · since /.test(v.progress) || v.abort.disabled || !v.short.disabled)
+    fail("a real short self-test: " + JSON.stringify(v));
+  await page.click('#selftests button[data-selftest="abort"]');
+  await page.waitForFunction((ids) => {
+    const c = document.getElementById("selftest-control");
+    const first = document.querySelector("#selftest-history tbody tr");
+    return c && c.dataset.running === "" && first && !ids.includes(Number(first.dataset.id));
+  }, before, { timeout: 30000 });
+  api = await get();
+  const h = api.history[0];
+  if (api.running || h.type !== "short" || h.result_code !== 1 || h.origin !== "api")
+    fail("the aborted short self-test: " + JSON.stringify(h));
+  await checkSelftestPanel(page, drive);
+  return true;
+}
+
 async function main() {
   const { page, errors, expected, close } = await launch(1400, 900);
 
@@ -447,6 +654,17 @@ async function main() {
   for (const w of [1400, 390]) for (const dark of [false, true])
     await shot(page, "drive" + (w === 1400 ? "" : "-" + w) + (dark ? "-dark" : "-light"), w, w === 1400 ? 900 : 844, dark);
 
+  // Device self-tests (issue 12): the panel against GET …/selftests on every drive
+  // (taking them or not); a drive that takes them routed in; and, where the demo
+  // drives take them, a real short test started and aborted from the page.
+  await page.setViewportSize({ width: 1400, height: 900 });
+  await page.emulateMedia({ colorScheme: "light" });
+  for (const d of devices) await checkSelftestPanel(page, d.id);
+  await checkSelftestsRouted(page, expected, hot.id);
+  const ranSelftest = await checkSelftestRun(page, hot.id);
+  await page.goto(base + "/#/drive/" + hot.id);
+  await page.waitForSelector("#chart-temp canvas", { timeout: 15000 });
+
   // The theme switch overrides the system's scheme (and is remembered).
   await page.emulateMedia({ colorScheme: "light" });
   await page.click("#theme");
@@ -457,7 +675,7 @@ async function main() {
   if (errors.length) fail("browser errors:\n  " + errors.join("\n  "));
   await close();
   console.log(`ok: ${devices.length} cards, table sorted and filtered (${hidden} healthy hidden), chart ${drawn.pts} points / ${drawn.series - 1} series, ` +
-    `live ${before} → ${after} points; screenshots in ${out}`);
+    `live ${before} → ${after} points, self-tests ${ranSelftest ? "run and aborted on" : "not taken by"} the 950 PRO; screenshots in ${out}`);
 }
 
 // Many drives (MODE=many): the table by default, its load time, its sorting and filter.

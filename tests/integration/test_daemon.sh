@@ -73,7 +73,47 @@ ids2=$(jq_py "$json" 'print(" ".join(str(d["id"]) for d in j["devices"]))')
 [ "$first_seen" = "$(jq_py "$json" 'print(j["devices"][0]["first_seen"])')" ] || fail "first_seen kept"
 count=$(jq_py "$(http_get "/api/v1/devices/1/samples?limit=100000")" 'print(len(j["samples"]))')
 [ "$count" -ge 6 ] || fail "samples from before the restart are served ($count)"
+# What the API says of each drive's self-tests, for `status` below.
+for id in $ids; do http_get "/api/v1/devices/$id/selftests"; echo; done > "$TMP/selftests.jsonl"
 stop_daemon
+
+# --- status reads the self-test results the daemon stored (issue 12) ------------
+# The capability is the scan's own Identify, as the API said; the last result of
+# each type is the database's newest (here a failure inserted as the daemon would).
+sqlite3 "$db" "insert into selftest_results (device_id, seen_ms, code, result, segment, valid,
+	poh, nsid, lba, sct, sc, vendor, origin) values (1, 1796000000000, 2, 7, 3, 3, 4321, 1,
+	4096, 0, 0, 0, NULL)"
+"$NVMOND_BIN" status --demo --db "$db" --json > "$TMP/status-db.json" || fail "status --json with --db"
+"$NVMOND_BIN" status --demo --db "$db" > "$TMP/status-db.txt" || fail "status with --db"
+python3 - "$TMP/status-db.json" "$TMP/selftests.jsonl" "$TMP/status-db.txt" <<'PY' || fail "status: self-tests"
+import json, sys
+status = json.load(open(sys.argv[1]))["devices"]
+api = [json.loads(l) for l in open(sys.argv[2]) if l.strip()]
+blocks, text = {}, open(sys.argv[3]).read()
+for line in text.splitlines()[1:]:          # the table: a row, then its indented lines
+    if line and not line.startswith(" "):
+        name = line.split()[0]
+    if line.startswith(" "):
+        blocks.setdefault(name, []).append(line.strip())
+assert len(api) == len(status) == 2, (api, status)
+for d in status:
+    st = d["selftests"]
+    assert st["supported"] in (True, False), st      # a demo drive answers Identify
+    assert (st["unsupported_reason"] is None) == st["supported"], st
+    assert isinstance(st["last"], dict), st          # the database was read
+    assert ("self-tests: not supported" in blocks[d["name"]]) == (not st["supported"]), (d["name"], blocks)
+# The API and status agree on the capability.
+assert sorted(a["supported"] for a in api) == sorted(d["selftests"]["supported"] for d in status), (api, status)
+# The inserted failure is the newest extended result of device 1, and named in the table.
+ex = [d for d in status if (d["selftests"]["last"]["extended"] or {}).get("seen_ms") == 1796000000000]
+assert len(ex) == 1, status
+name, ex = ex[0]["name"], ex[0]["selftests"]["last"]["extended"]
+assert ex["failed"] and ex["segment"] == 3 and ex["lba"] == 4096 and ex["nsid"] == 1 and ex["poh"] == 4321, ex
+assert ex["origin"] is None and ex["seen"] == "2026-11-30T00:53:20.000Z" and ex["valid"] == ["nsid", "lba"], ex
+want = ("last extended self-test: completed with one or more failed segments, segment 3, "
+        "first failing LBA 4096 in namespace 1 (2026-11-30T00:53:20.000Z)")
+assert want in blocks[name], blocks
+PY
 
 # --- a database from a newer nvmond is refused, untouched ----------------------
 sqlite3 "$db" 'pragma user_version = 999'
@@ -82,5 +122,11 @@ expect_exit 1 "$NVMOND_BIN" --config "$conf" --db "$db" --listen "127.0.0.1:$(fr
 grep -q 'newer' "$LAST_STDERR" || fail "refusal names the newer schema: $(cat "$LAST_STDERR")"
 [ "$(sqlite3 "$db" 'select count(*) from samples')" = "$before" ] || fail "refused db untouched"
 [ "$(sqlite3 "$db" 'pragma user_version')" = 999 ] || fail "user_version untouched"
+# status still shows the drives, and says why it shows no self-test results.
+"$NVMOND_BIN" status --demo --db "$db" > "$TMP/status-newer.txt" 2> "$TMP/status-newer.err" ||
+	fail "status with a newer database: $(cat "$TMP/status-newer.err")"
+grep -q 'DEMO950PRO00001' "$TMP/status-newer.txt" || fail "status lists the drives with an unreadable database"
+grep -q '^nvmond: self-test results not shown: ' "$TMP/status-newer.err" ||
+	fail "status says why it shows no self-test results: $(cat "$TMP/status-newer.err")"
 
 pass

@@ -78,6 +78,51 @@ echo "ok: promtool check metrics on $(grep -vc '^#' "$TMP/metrics.txt") samples"
 grep -q '^nvmond_rated_endurance_bytes{device="demo1",.*} 600000000000000$' "$TMP/metrics.txt" ||
 	fail "rated_tbw = 600TB not exported"
 
+# Self-tests (issue 12): /metrics says what GET …/selftests says of each drive (the
+# capability, the running test's type, the last result of each type), read between
+# two API reads that agree (a test may end in between: then again).
+python3 - "http://127.0.0.1:$PORT" << 'EOF' || fail "self-test metrics disagree with GET …/selftests"
+import json, re, sys, urllib.request
+base = sys.argv[1]
+get = lambda p: urllib.request.urlopen(base + p).read().decode()
+def stable(st):
+    return (st["supported"], st["running"] and st["running"]["type"], json.dumps(st["last"], sort_keys=True))
+for attempt in range(20):
+    devs = json.loads(get("/api/v1/devices"))["devices"]
+    before = {d["name"]: json.loads(get("/api/v1/devices/%d/selftests" % d["id"])) for d in devs}
+    text = get("/metrics")
+    after = {d["name"]: json.loads(get("/api/v1/devices/%d/selftests" % d["id"])) for d in devs}
+    if all(stable(before[n]) == stable(after[n]) for n in before):
+        break
+else:
+    sys.exit("the self-tests kept changing")
+def value(metric, name, extra=""):
+    m = re.findall(r'^%s\{device="%s",[^}]*serial="[^"]*"%s\} (\S+)$' % (metric, name, extra), text, re.M)
+    assert len(m) <= 1, (metric, name, m)
+    return m[0] if m else None
+n_last = 0
+for name, st in before.items():
+    want = {True: "1", False: "0", None: None}[st["supported"]]
+    assert value("nvmond_selftest_supported", name) == want, (name, st["supported"], value("nvmond_selftest_supported", name))
+    for t in ("short", "extended"):
+        r = st["last"][t]
+        got = [value(m, name, ',type="%s"' % t) for m in
+               ("nvmond_selftest_last_result", "nvmond_selftest_last_passed", "nvmond_selftest_last_timestamp_seconds")]
+        if r is None:
+            assert got == [None] * 3, (name, t, got)
+        else:
+            n_last += 1
+            assert got == [str(r["result_code"]), "1" if r["passed"] else "0",
+                           "%d.%03d" % divmod(r["seen_ms"], 1000)], (name, t, got, r)
+        running = value("nvmond_selftest_running", name, ',type="%s"' % t)
+        if running is not None:  # once the log was read
+            assert running == ("1" if st["running"] and st["running"]["type"] == t else "0"), (name, t, running, st["running"])
+    if not st["supported"]:
+        assert value("nvmond_selftest_running", name, ',type="short"') is None, name
+print("ok: self-test metrics of %d drives agree with GET …/selftests (%d last results; supported: %s)" % (
+    len(before), n_last, ", ".join("%s %s" % (n, st["supported"]) for n, st in sorted(before.items()))))
+EOF
+
 # Every metric the rules and the dashboard use is one the daemon serves.
 python3 - "$TMP/metrics.txt" "$PROM_DIR/nvmond.rules.yml" "$PROM_DIR/grafana-dashboard.json" << 'EOF' ||
 import json, re, sys

@@ -191,6 +191,14 @@ Test(metrics, well_formed)
 	devs[0].n_probes = 1;
 	devs[0].has_probe_bytes = true;
 	devs[0].wear_tbw_end_ms = 1;
+	devs[0].fd.facts = (struct fleet_facts){.id_known = true, .selftest_supported = true};
+	devs[0].fd.selftest = (struct fleet_selftest){
+		.log_read = true,
+		.running = SELFTEST_CODE_SHORT,
+		.percent = 10,
+		.has_last = {true, true},
+		.last_seen_ms = {1, 2},
+	};
 	char *t = render(devs, 2);
 	regex_t sample_re;
 
@@ -405,5 +413,87 @@ Test(metrics, link_sleep_and_hwmon_only)
 	cr_expect(has_line(text, "nvmond_device_asleep{" L0 "} 1"));
 	cr_expect_null(strstr(text, "nvmond_pcie_link_degraded{"));
 	cr_expect_null(strstr(text, "nvmond_pcie_link_width{"));
+	free(text);
+}
+
+/*
+ * Issue 12: device self-tests, from the fleet. The capability is absent while
+ * Identify is unknown; running and percent while the log was never read; the
+ * last result of a type while none is stored. A running test has its type
+ * labelled 1 and the other 0; its percent is the drive's 0..100.
+ */
+Test(metrics, selftests)
+{
+	struct metrics_device devs[2];
+	char *text;
+
+	two_devices(devs);
+	text = render(devs, 2);
+	cr_expect(has_line(text, "# TYPE nvmond_selftest_supported gauge"));
+	cr_expect(has_line(text, "# TYPE nvmond_selftest_last_timestamp_seconds gauge"));
+	cr_expect_null(strstr(text, "nvmond_selftest_supported{"), "Identify unknown: absent");
+	cr_expect_null(strstr(text, "nvmond_selftest_running{"), "log never read: absent");
+	cr_expect_null(strstr(text, "nvmond_selftest_percent{"));
+	cr_expect_null(strstr(text, "nvmond_selftest_last_result{"), "nothing stored: absent");
+	free(text);
+
+	devs[0].fd.facts = (struct fleet_facts){
+		.known = true, .id_known = true, .selftest_supported = true, .edstt_min = 10};
+	devs[0].fd.selftest = (struct fleet_selftest){
+		.log_read = true,
+		.running = SELFTEST_CODE_EXTENDED,
+		.percent = 42,
+		.running_since_ms = 1700000100000,
+		.has_last = {true, true},
+		.last = {{.code = SELFTEST_CODE_SHORT, .result = SELFTEST_RES_NO_ERROR},
+			 {.code = SELFTEST_CODE_EXTENDED,
+			  .result = SELFTEST_RES_SEGMENT_FAILED,
+			  .segment = 3,
+			  .valid = SELFTEST_VALID_FLBA,
+			  .lba = 123456}},
+		.last_seen_ms = {1700000000250, 1690000000000},
+	};
+	/* Offline now: its capability and stored results stay exported. */
+	devs[1].fd.facts = (struct fleet_facts){.known = true, .id_known = true};
+	devs[1].fd.selftest = (struct fleet_selftest){
+		.log_read = true,
+		.has_last = {true, false},
+		.last = {{.code = SELFTEST_CODE_SHORT, .result = SELFTEST_RES_ABORTED_CMD}},
+		.last_seen_ms = {1700000000000, 0},
+	};
+	text = render(devs, 2);
+	static const char *const want[] = {
+		"nvmond_selftest_supported{" L0 "} 1",
+		"nvmond_selftest_supported{" L1 "} 0",
+		"nvmond_selftest_running{" L0 ",type=\"short\"} 0",
+		"nvmond_selftest_running{" L0 ",type=\"extended\"} 1",
+		"nvmond_selftest_running{" L1 ",type=\"short\"} 0",
+		"nvmond_selftest_running{" L1 ",type=\"extended\"} 0",
+		"nvmond_selftest_percent{" L0 "} 42",
+		"nvmond_selftest_percent{" L1 "} 0",
+		"nvmond_selftest_last_result{" L0 ",type=\"short\"} 0",
+		"nvmond_selftest_last_result{" L0 ",type=\"extended\"} 7",
+		"nvmond_selftest_last_result{" L1 ",type=\"short\"} 1",
+		"nvmond_selftest_last_passed{" L0 ",type=\"short\"} 1",
+		"nvmond_selftest_last_passed{" L0 ",type=\"extended\"} 0",
+		"nvmond_selftest_last_passed{" L1 ",type=\"short\"} 0",
+		"nvmond_selftest_last_timestamp_seconds{" L0 ",type=\"short\"} 1700000000.250",
+		"nvmond_selftest_last_timestamp_seconds{" L0 ",type=\"extended\"} 1690000000.000",
+		"nvmond_selftest_last_timestamp_seconds{" L1 ",type=\"short\"} 1700000000.000",
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		cr_expect(has_line(text, want[i]), "missing line: %s", want[i]);
+	cr_expect_null(strstr(text, "nvmond_selftest_last_result{" L1 ",type=\"extended\""),
+		       "no extended result stored: absent");
+	cr_expect_null(strstr(text, "type=\"vendor_specific\""));
+	free(text);
+
+	/* A vendor-specific test runs: its own series, the two types 0. */
+	devs[0].fd.selftest.running = SELFTEST_CODE_VENDOR;
+	devs[0].fd.selftest.percent = 5;
+	text = render(devs, 1);
+	cr_expect(has_line(text, "nvmond_selftest_running{" L0 ",type=\"vendor_specific\"} 1"));
+	cr_expect(has_line(text, "nvmond_selftest_running{" L0 ",type=\"extended\"} 0"));
+	cr_expect(has_line(text, "nvmond_selftest_percent{" L0 "} 5"));
 	free(text);
 }

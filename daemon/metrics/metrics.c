@@ -230,15 +230,15 @@ static void render_selftests(FILE *f, const struct metrics_input *in, char (*lab
 			fprintf(f, "nvmond_selftest_running{%s,type=\"vendor_specific\"} 1\n",
 				labels[i]);
 	}
-	family(f, "nvmond_selftest_percent", "gauge",
-	       "Completion of the running device self-test, 0..100 as the drive reports it; 0 "
-	       "when none runs.");
+	family(f, "nvmond_selftest_progress_ratio", "gauge",
+	       "Completion of the running device self-test, 0..1 (the drive reports whole "
+	       "percents); 0 when none runs.");
 	for (size_t i = 0; i < in->n_devs; i++) {
 		const struct fleet_selftest *st = &in->devs[i].fd.selftest;
 
 		if (st->log_read)
-			fprintf(f, "nvmond_selftest_percent{%s} %u\n", labels[i],
-				st->running ? st->percent : 0u);
+			fprintf(f, "nvmond_selftest_progress_ratio{%s} %g\n", labels[i],
+				st->running ? st->percent / 100.0 : 0.0);
 	}
 
 	const struct {

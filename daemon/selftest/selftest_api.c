@@ -18,6 +18,7 @@
 #include "nvmond/analysis/selftest_alert.h"
 #include "nvmond/api/api_params.h"
 #include "nvmond/api/render.h"
+#include "nvmond/api/selftest_render.h"
 #include "nvmond/core/log.h"
 #include "nvmond/store/store_selftest.h"
 #include "nvmond/util/timefmt.h"
@@ -37,39 +38,6 @@ static json_t *time_pair(json_t *o, const char *key, const char *key_ms, int64_t
 		json_object_set_new(o, key_ms, json_integer(ms));
 	}
 	return o;
-}
-
-/* One result, as docs/api.md shows it. */
-json_t *selftest_result_json(const struct selftest_result *r, int64_t id, int64_t seen_ms,
-			     const char *origin)
-{
-	static const struct {
-		uint8_t bit;
-		const char *name;
-	} flags[] = {{SELFTEST_VALID_NSID, "nsid"},
-		     {SELFTEST_VALID_FLBA, "lba"},
-		     {SELFTEST_VALID_SCT, "sct"},
-		     {SELFTEST_VALID_SC, "sc"}};
-	json_t *valid = json_array();
-	json_t *o;
-
-	for (size_t i = 0; valid && i < sizeof(flags) / sizeof(flags[0]); i++)
-		if (r->valid & flags[i].bit)
-			json_array_append_new(valid, json_string(flags[i].name));
-	o = json_pack(
-		"{s:I, s:s, s:i, s:s, s:i, s:b, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "id",
-		(json_int_t)id, "type", selftest_code_name(r->code), "code", r->code, "result",
-		selftest_result_name(r->result), "result_code", r->result, "passed",
-		r->result == SELFTEST_RES_NO_ERROR, "failed", selftest_result_failed(r), "segment",
-		r->result == SELFTEST_RES_SEGMENT_FAILED ? json_integer(r->segment) : json_null(),
-		"valid", valid ? valid : json_array(), "nsid",
-		r->valid & SELFTEST_VALID_NSID ? json_integer(r->nsid) : json_null(), "lba",
-		r->valid & SELFTEST_VALID_FLBA ? render_u128((u128)r->lba) : json_null(), "sct",
-		r->valid & SELFTEST_VALID_SCT ? json_integer(r->sct) : json_null(), "sc",
-		r->valid & SELFTEST_VALID_SC ? json_integer(r->sc) : json_null(), "poh",
-		render_u128((u128)r->poh), "origin",
-		origin && origin[0] ? json_string(origin) : json_null());
-	return time_pair(o, "seen", "seen_ms", seen_ms);
 }
 
 /* What the GET needs from the main loop: the drive's schedule. */
@@ -136,8 +104,9 @@ static void selftests_get(void *ctx, const struct api_request *req, struct api_r
 	const struct fleet_selftest *st = &fd.selftest;
 	json_t *hist = json_array(), *skip_arr = json_array(), *last = json_object();
 	for (size_t i = 0; hist && i < n; i++)
-		json_array_append_new(hist, selftest_result_json(&rows[i].r, rows[i].id,
-								 rows[i].seen_ms, rows[i].origin));
+		json_array_append_new(hist,
+				      render_selftest_result(&rows[i].r, rows[i].id,
+							     rows[i].seen_ms, rows[i].origin));
 	for (size_t i = 0; skip_arr && i < n_skips; i++) {
 		json_t *o = json_pack("{s:s, s:s, s:s}", "type", selftest_code_name(skips[i].code),
 				      "origin", skips[i].origin, "reason", skips[i].reason);
@@ -149,20 +118,16 @@ static void selftests_get(void *ctx, const struct api_request *req, struct api_r
 		struct store_selftest_row one;
 		json_t *v = json_null();
 		if (store_selftest_last_of(req->store, req->id, code, &one) == 0)
-			v = selftest_result_json(&one.r, one.id, one.seen_ms, one.origin);
+			v = render_selftest_result(&one.r, one.id, one.seen_ms, one.origin);
 		json_object_set_new(last, k ? "extended" : "short", v);
 	}
 	free(rows);
 	free(skips);
 	json_t *supported =
 		fd.facts.id_known ? json_boolean(fd.facts.selftest_supported) : json_null();
-	const char *why = !fd.facts.id_known ? "nvmond has not read the drive's Identify data "
-					       "(asleep at the scan, or no permission for "
-					       "admin commands)"
-			  : !fd.facts.selftest_supported
-				  ? "the controller does not support the Device Self-test command "
-				    "(Identify Controller OACS bit 4 is 0)"
-				  : NULL;
+	const char *why = !fd.facts.id_known		 ? SELFTEST_WHY_UNKNOWN
+			  : !fd.facts.selftest_supported ? SELFTEST_WHY_UNSUPPORTED
+							 : NULL;
 	json_t *next = json_null();
 	if (st->next_ms) {
 		next = json_pack("{s:s}", "type", selftest_code_name(st->next_code));

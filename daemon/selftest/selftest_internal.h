@@ -32,6 +32,7 @@ struct stdev {
 	int64_t last_read_mono; /* the last read of the log */
 	bool read_failed;	/* logged once until it reads again */
 	bool alerts_fed;	/* the rules were evaluated since the start */
+	bool told_fleet;	/* an unsupported drive's stored results are in the fleet */
 	/* schedule (selftest_plan.c) */
 	char sched_str[256];
 	struct selftest_sched sched[SELFTEST_SCHED_MAX];
@@ -76,6 +77,4 @@ void selftest_plan_catch_up(struct selftest_svc *t, struct stdev *d, int64_t now
 int selftest_plan_start(struct selftest_svc *t, struct loop *l);
 
 /* selftest_api.c */
-json_t *selftest_result_json(const struct selftest_result *r, int64_t id, int64_t seen_ms,
-			     const char *origin);
 void selftest_api_init(struct selftest_svc *t);

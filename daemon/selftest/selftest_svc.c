@@ -422,8 +422,12 @@ static void on_sample(void *ctx, const struct device_row *dev, const struct samp
 		return;
 	}
 	d->supported = fd.facts.id_known && fd.facts.selftest_supported;
-	if (!d->supported)
+	if (!d->supported) {
+		if (!d->told_fleet) /* the results it once had still show */
+			(void)fleet_put_selftest(t->fleet, d->id, &d->st);
+		d->told_fleet = true;
 		return;
+	}
 	bool due = !d->st.log_read || d->st.running ||
 		   timefmt_mono_ms() - d->last_read_mono >= SELFTEST_SVC_IDLE_READ_MS;
 	if (due && selftest_read_log(t, d, s->ts_ms) < 0)

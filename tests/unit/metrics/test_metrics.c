@@ -433,7 +433,7 @@ Test(metrics, selftests)
 	cr_expect(has_line(text, "# TYPE nvmond_selftest_last_timestamp_seconds gauge"));
 	cr_expect_null(strstr(text, "nvmond_selftest_supported{"), "Identify unknown: absent");
 	cr_expect_null(strstr(text, "nvmond_selftest_running{"), "log never read: absent");
-	cr_expect_null(strstr(text, "nvmond_selftest_percent{"));
+	cr_expect_null(strstr(text, "nvmond_selftest_progress_ratio{"));
 	cr_expect_null(strstr(text, "nvmond_selftest_last_result{"), "nothing stored: absent");
 	free(text);
 
@@ -469,8 +469,8 @@ Test(metrics, selftests)
 		"nvmond_selftest_running{" L0 ",type=\"extended\"} 1",
 		"nvmond_selftest_running{" L1 ",type=\"short\"} 0",
 		"nvmond_selftest_running{" L1 ",type=\"extended\"} 0",
-		"nvmond_selftest_percent{" L0 "} 42",
-		"nvmond_selftest_percent{" L1 "} 0",
+		"nvmond_selftest_progress_ratio{" L0 "} 0.42",
+		"nvmond_selftest_progress_ratio{" L1 "} 0",
 		"nvmond_selftest_last_result{" L0 ",type=\"short\"} 0",
 		"nvmond_selftest_last_result{" L0 ",type=\"extended\"} 7",
 		"nvmond_selftest_last_result{" L1 ",type=\"short\"} 1",
@@ -494,6 +494,6 @@ Test(metrics, selftests)
 	text = render(devs, 1);
 	cr_expect(has_line(text, "nvmond_selftest_running{" L0 ",type=\"vendor_specific\"} 1"));
 	cr_expect(has_line(text, "nvmond_selftest_running{" L0 ",type=\"extended\"} 0"));
-	cr_expect(has_line(text, "nvmond_selftest_percent{" L0 "} 5"));
+	cr_expect(has_line(text, "nvmond_selftest_progress_ratio{" L0 "} 0.05"));
 	free(text);
 }

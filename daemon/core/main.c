@@ -557,11 +557,12 @@ static void backfill_demo_year(const struct cfg *c, struct store *s, struct dev_
 		return;
 	}
 	if (st.drives)
-		log_info("demo history: a year for %zu drives (%zu samples, %zu throttle events, "
-			 "%zu alerts, %zu probe runs, %zu error log entries, %zu self-test results) "
-			 "in %lld ms; demo_history = no turns this off",
-			 st.drives, st.samples, st.events, st.alerts, st.runs, st.errors, st.selftests,
-			 (long long)(timefmt_mono_ms() - t0));
+		log_info(
+			"demo history: a year for %zu drives (%zu samples, %zu throttle events, "
+			"%zu alerts, %zu probe runs, %zu error log entries, %zu self-test results) "
+			"in %lld ms; demo_history = no turns this off",
+			st.drives, st.samples, st.events, st.alerts, st.runs, st.errors,
+			st.selftests, (long long)(timefmt_mono_ms() - t0));
 }
 
 static int run_daemon(const struct opts *o)

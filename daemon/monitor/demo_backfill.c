@@ -157,7 +157,7 @@ static int store_facts_of(struct store *s, int64_t id, const struct demo_year *y
 	return r;
 }
 
-#define DEMO_SELFTESTS_MAX 160 /* a year: 53 weekly, 12 monthly, and a few */
+#define DEMO_SELFTESTS_MAX    160   /* a year: 53 weekly, 12 monthly, and a few */
 #define DEMO_SELFTEST_SEEN_MS 30000 /* the log is read within this of a test's end */
 
 /*
@@ -174,8 +174,9 @@ static int store_selftests_of(struct store *s, int64_t id, const struct dev_demo
 	size_t n;
 	int r = v && rows ? 0 : -ENOMEM;
 
-	n = r ? 0 : demo_selftest_history(d, now_ms - DEV_DEMO_ST_PERIOD_MS, now_ms, v,
-					   DEMO_SELFTESTS_MAX);
+	n = r ? 0
+	      : demo_selftest_history(d, now_ms - DEV_DEMO_ST_PERIOD_MS, now_ms, v,
+				      DEMO_SELFTESTS_MAX);
 	for (size_t i = 0; i < n; i++) {
 		int64_t seen = v[i].ended_ms + DEMO_SELFTEST_SEEN_MS;
 		rows[i] = (struct store_selftest_row){

@@ -319,9 +319,8 @@ int selftest_cli(const struct cfg *cfg, const char *device, uint8_t stc, uint32_
 	json_decref(st);
 	if (stc) {
 		const char *what = stc == SELFTEST_CODE_ABORT ? "abort" : "";
-		snprintf(path, sizeof(path),
-			 "/api/v1/devices/%" JSON_INTEGER_FORMAT "/selftests%s%s", id,
-			 what[0] ? "/" : "", what);
+		snprintf(path, sizeof(path), "%s/%" JSON_INTEGER_FORMAT "/selftests%s%s", DEVICES,
+			 id, what[0] ? "/" : "", what);
 		if (stc == SELFTEST_CODE_ABORT)
 			snprintf(body, sizeof(body), "{\"origin\": \"cli\"}");
 		else if (nsid != DEV_SELFTEST_NSID_ALL)

@@ -161,7 +161,7 @@ void selftest_plan_catch_up(struct selftest_svc *t, struct stdev *d, int64_t now
 		char at[TIMEFMT_MAX];
 		int k = run[1] ? 1 : 0;
 		log_info("self-test: %s: the %s self-test due at %s was missed while nvmond was "
-			 "down: running it once now",
+			 "down: catching it up once",
 			 d->row.key, k ? "extended" : "short", timefmt_rfc3339(missed[k], at));
 		plan_run(t, id, run, SELFTEST_ORIGIN_CATCHUP, now);
 	}

@@ -121,6 +121,7 @@ static void src_test(const struct dev_demo_drive *d, const struct src *s, struct
 		.started_ms = s->start,
 		.ended_ms = s->start + s->dur,
 		.r = {.code = s->code, .result = SELFTEST_RES_NO_ERROR},
+		.scheduled = s->kind == SRC_SCHED,
 	};
 	if (s->kind == SRC_FAIL) {
 		ret->r.result = SELFTEST_RES_SEGMENT_FAILED;
@@ -170,6 +171,8 @@ size_t demo_selftest_history(const struct dev_demo_drive *d, int64_t from_ms, in
  */
 static bool displaced(const struct demo_st_live *s, int64_t start)
 {
+	if (s->own_until_ms && start >= s->own_until_ms)
+		return true;
 	for (size_t i = 0; i < s->n_done; i++)
 		if (s->done[i].started_ms <= start && start <= s->done[i].ended_ms)
 			return true;

@@ -17,6 +17,12 @@ struct demo_st_live {
 	/* The tests it was told to run or abort that ended, oldest first. */
 	size_t n_done;
 	struct demo_selftest done[SELFTEST_RESULTS];
+	/*
+	 * From this time on (0: never) the drive starts no test of its own: the
+	 * daemon that opened the backend runs its schedule instead (the self-test
+	 * service gives a demo drive without a configured schedule its own).
+	 */
+	int64_t own_until_ms;
 };
 
 /**

@@ -413,6 +413,23 @@ int dev_demo_open_n(size_t n, struct dev_backend **ret)
 	return 0;
 }
 
+int dev_demo_selftest_handover(struct dev_backend *b, const char *name, int64_t at_ms)
+{
+	struct demo_ctx *c;
+	unsigned long i;
+
+	if (b->ops != &demo_ops)
+		return -EOPNOTSUPP;
+	c = b->ctx;
+	if (!dev_demo_name_is(name) || (i = strtoul(name + 4, NULL, 10)) >= c->n)
+		return -ENODEV;
+	pthread_mutex_lock(&c->lock);
+	if (!c->st[i].own_until_ms || at_ms < c->st[i].own_until_ms)
+		c->st[i].own_until_ms = at_ms;
+	pthread_mutex_unlock(&c->lock);
+	return 0;
+}
+
 int dev_demo_open(struct dev_backend **ret)
 {
 	return dev_demo_open_n(DEV_DEMO_DEFAULT, ret);

@@ -181,9 +181,21 @@ static int store_selftests_of(struct store *s, int64_t id, const struct dev_demo
 		int64_t seen = v[i].ended_ms + DEMO_SELFTEST_SEEN_MS;
 		rows[i] = (struct store_selftest_row){
 			.device_id = id, .seen_ms = seen < now_ms ? seen : now_ms, .r = v[i].r};
+		/* The drive's schedule is the one the daemon runs for it (selftest_plan.c). */
+		if (v[i].scheduled)
+			snprintf(rows[i].origin, sizeof(rows[i].origin), "schedule");
 	}
 	if (r == 0 && n)
 		r = store_selftest_add(s, rows, n);
+	for (size_t i = 0; r == 0 && i < n; i++)
+		if (v[i].scheduled) /* as the scheduler records its starts */
+			r = store_selftest_action_add(
+				s, &(struct store_selftest_action){.device_id = id,
+								   .ts_ms = v[i].started_ms,
+								   .kind = STORE_SELFTEST_START,
+								   .code = v[i].r.code,
+								   .nsid = DEV_SELFTEST_NSID_ALL,
+								   .origin = "schedule"});
 	for (size_t i = 0; r == 0 && i < n; i++) {
 		char what[128];
 		int64_t resolved = 0;

@@ -50,6 +50,7 @@ struct selftest_svc {
 	struct mainq *mainq;
 	struct alert_svc *alerts;
 	struct probe_svc *probes;
+	bool demo; /* the demo backend: unconfigured drives run their demo schedule */
 	struct loop *loop;
 	struct stdev *dev;
 	size_t n_dev, cap_dev;

@@ -7,10 +7,12 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "nvmond/core/log.h"
+#include "nvmond/dev/demo.h"
 #include "nvmond/store/store_selftest.h"
 #include "nvmond/util/timefmt.h"
 
@@ -78,11 +80,35 @@ static void plan_next(struct selftest_svc *t, struct stdev *d, int64_t now)
 	}
 }
 
+/*
+ * A demo drive whose schedule nobody configured runs its own demo schedule
+ * (demo.h st_schedule) through the scheduler, as a user's drive would: from
+ * now on the demo backend leaves its tests to the daemon.
+ */
+static void demo_schedule(struct selftest_svc *t, struct stdev *d)
+{
+	struct dev_demo_drive dd;
+	struct cfg_device cd;
+
+	if (!t->demo || d->sched_str[0] || !dev_demo_name_is(d->row.name))
+		return;
+	cfg_device_for(&t->cfg, d->row.model, d->row.serial, &cd);
+	if (t->cfg.selftest_default_schedule[0] || cfg_device_sets(&cd, "selftest_schedule"))
+		return; /* configured, also as "none" */
+	if (dev_demo_drive(strtoul(d->row.name + 4, NULL, 10), &dd) < 0 || !dd.st_schedule)
+		return;
+	snprintf(d->sched_str, sizeof(d->sched_str), "%s", dd.st_schedule);
+	if (dev_demo_selftest_handover(t->backend, d->row.name, timefmt_now_ms()) < 0)
+		d->sched_str[0] = '\0';
+}
+
 void selftest_plan_load(struct selftest_svc *t, struct stdev *d)
 {
 	const char *s =
 		selftest_plan_schedule_of(&t->cfg, &d->row, d->sched_str, sizeof(d->sched_str));
 	char e[SELFTEST_SCHED_ERR];
+
+	demo_schedule(t, d);
 
 	if (selftest_sched_parse(s, d->sched, &d->n_sched, e) < 0) {
 		/* Checked at load: only a configuration changed under us gets here. */

@@ -65,6 +65,11 @@ assert f[0]['valid'] == ['nsid', 'lba', 'sct', 'sc'] and f[0]['lba'] > 0, f[0]
 assert [x['seen_ms'] for x in h] == sorted([x['seen_ms'] for x in h], reverse=True)
 assert len({(x['poh'], x['code'], x['result_code']) for x in h}) == len(h)
 assert j['last']['extended']['passed'], j['last']  # a later extended test passed
+# no schedule configured: a demo drive runs its demo schedule through nvmond's scheduler
+assert j['schedule'] == 'weekly Sun 02:00 short, monthly 1 03:00 extended', j['schedule']
+assert j['next'] and j['next']['type'] in ('short', 'extended'), j['next']
+assert [x['origin'] for x in h if x['passed']][:3] == ['schedule'] * 3, h[:3]
+assert [x['origin'] for x in f] == [None], f      # the failed test: another tool's
 " || fail "950 PRO self-test history: $ST0"
 ALERTS=$(http_get /api/v1/alerts)
 jq_py "$ALERTS" "
@@ -88,6 +93,7 @@ case "$R" in 400*) ;; *) fail "nsid 0 should be a 400: $R" ;; esac
 stop_daemon
 
 # --- run 1: catch-up, a skip, a scheduled test that finds another running --
+FIRST=$(q "SELECT coalesce(max(id), 0) FROM selftest_actions") # the demo year's and run 0's
 MISSED=$(date -d '2 minutes ago' +%H:%M)
 YESTERDAY_MS=$(($(date -d '1 day ago' +%s) * 1000 - 180000))
 for d in "$D0" "$D1"; do
@@ -130,7 +136,7 @@ assert s and s[0]['type'] == 'extended' and s[0]['origin'] == 'schedule' and 'al
 " || fail "the skip in the API: $SK"
 stop_daemon
 unlock
-ACTIONS=$(q "SELECT device_id, kind, code, origin FROM selftest_actions WHERE ts_ms > $YESTERDAY_MS ORDER BY id")
+ACTIONS=$(q "SELECT device_id, kind, code, origin FROM selftest_actions WHERE id > $FIRST AND ts_ms > $YESTERDAY_MS ORDER BY id")
 EXPECT="$D0|start|1|catch-up
 $D1|skip|1|catch-up
 $D0|skip|2|schedule"
@@ -141,7 +147,7 @@ conf "${SCHED[@]}"
 start_daemon -c "$TMP/nvmond.conf"
 wait_polls 8
 stop_daemon
-AGAIN=$(q "SELECT count(*) FROM selftest_actions WHERE ts_ms > $YESTERDAY_MS")
+AGAIN=$(q "SELECT count(*) FROM selftest_actions WHERE id > $FIRST AND ts_ms > $YESTERDAY_MS")
 [ "$AGAIN" = 3 ] || fail "the restart started or skipped again: $(q 'SELECT * FROM selftest_actions')"
 for serial in DEMO950PRO00001 DEMO980PRO00002; do
 	[ "$(grep -c "$serial: the short self-test due at .* was missed while nvmond was down" "$DAEMON_LOG")" = 1 ] ||

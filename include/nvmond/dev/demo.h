@@ -10,6 +10,8 @@
 #include "nvmond/dev/selftest.h"
 #include "nvmond/dev/smart.h"
 
+struct dev_backend;
+
 /*
  * The simulated demo drives (demo_drives.c: who each one is; dev_demo.c: how it
  * behaves; demo_selftest.c: its self-tests). Drive 0 is a hot Samsung 950 PRO,
@@ -140,7 +142,17 @@ bool dev_demo_name_is(const char *name);
 struct demo_selftest {
 	int64_t started_ms, ended_ms;
 	struct selftest_result r; /* poh: the drive's power-on hours at ended_ms */
+	bool scheduled;		  /* a test of st_schedule (else st_fail_ms, st_reset_ms) */
 };
+
+/**
+ * dev_demo_selftest_handover() - From @at_ms on, demo drive @name (of the
+ * demo backend @b) runs no self-test of its own schedule: the daemon runs that
+ * schedule instead (the self-test service, for a demo drive whose schedule is
+ * not configured). Its history before @at_ms stays as it was.
+ * Return: 0, -EOPNOTSUPP for another backend, -ENODEV for no such drive.
+ */
+int dev_demo_selftest_handover(struct dev_backend *b, const char *name, int64_t at_ms);
 
 /**
  * demo_selftest_history() - The self-tests demo drive @d ran on its own

@@ -183,6 +183,26 @@ Test(demo_selftest, the_drives_own_tests_run_and_give_way)
 }
 
 /*
+ * dev_demo_selftest_handover(): from then on the daemon runs the drive's
+ * schedule, so the drive starts none of its own tests; those before stay.
+ */
+Test(demo_selftest, handover_leaves_the_schedule_to_the_daemon)
+{
+	struct selftest_log l;
+
+	cr_assert_eq(dev_demo_selftest_handover(b, "demo0", SUN_0200 - HOUR), 0);
+	l = log_at("demo0", SUN_0200 + MIN);
+	cr_expect_eq(l.current, SELFTEST_CODE_NONE, "Sunday's short test is the daemon's to start");
+	cr_expect_eq(l.r[0].poh, poh_at("demo0", SUN_0200 - 7 * DAY + 2 * MIN),
+		     "the Sunday before's is still there");
+	cr_expect_eq(start("demo0", SUN_0200 + MIN, SELFTEST_CODE_SHORT), 0,
+		     "the daemon's start finds nothing running");
+	l = log_at("demo1", SUN_0200 + MIN);
+	cr_expect_eq(l.current, SELFTEST_CODE_SHORT, "demo1 was not handed over");
+	cr_expect_eq(dev_demo_selftest_handover(b, "demo99", SUN_0200), -ENODEV);
+}
+
+/*
  * With nothing sent, the log is the newest 20 of demo_selftest_history(),
  * newest first, through the wire format; the key of the history's newest is
  * the log's newest, so a backfill of the history leaves nothing new to store.

@@ -176,3 +176,17 @@ vm_stop() {
 	wait "$1"
 	echo $? >"$2"
 }
+
+# vm_http ID METHOD PATH [BODY] - curl (copied in by the test) to $BASE PATH
+# with "Authorization: Bearer $TOKEN" and BODY as JSON when given: the status
+# in $out/ID.status, the body in $out/ID.body, and a line on stdout.
+vm_http() {
+	if [ -n "${4:-}" ]; then
+		set -- "$1" "$2" "$3" -H 'Content-Type: application/json' --data "$4"
+	fi
+	local id=$1 m=$2 p=$3
+	shift 3
+	curl -s -o "$out/$id.body" -w '%{http_code}' -X "$m" -H "Authorization: Bearer $TOKEN" \
+		"$@" "$BASE$p" >"$out/$id.status"
+	echo "$id: $m $p -> $(cat "$out/$id.status") $(head -c 300 "$out/$id.body")"
+}

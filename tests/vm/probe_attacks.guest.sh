@@ -146,17 +146,8 @@ grown_or_ended() {
 	grown "$@" || run_ended "$run"
 }
 last_run() { q "SELECT coalesce(max(id), 0) FROM probe_runs"; }
-# http ID METHOD PATH [BODY] - with the token; ID.status, ID.body.
-http() {
-	if [ -n "${4:-}" ]; then
-		set -- "$1" "$2" "$3" -H 'Content-Type: application/json' --data "$4"
-	fi
-	local id=$1 m=$2 p=$3
-	shift 3
-	curl -s -o "$out/$id.body" -w '%{http_code}' -X "$m" -H "Authorization: Bearer $TOKEN" \
-		"$@" "$BASE$p" >"$out/$id.status"
-	log "$id: $m $p -> $(cat "$out/$id.status") $(head -c 300 "$out/$id.body")"
-}
+# http ID METHOD PATH [BODY] - vm_http (guest-lib.sh), logged with the time.
+http() { log "$(vm_http "$@")"; }
 # posted_id ID - the run id from a 202 answer in ID.body.
 posted_id() { sed -n 's/.*"id": *\([0-9]*\).*/\1/p' "$out/$1.body"; }
 daemon_start() { # daemon_start NAME CONF

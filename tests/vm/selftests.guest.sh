@@ -28,17 +28,8 @@ fail() {
 	exit 1
 }
 log() { echo "selftests: $*"; }
-# http ID METHOD PATH [BODY] - with the token; ID.status, ID.body in $out.
-http() {
-	if [ -n "${4:-}" ]; then
-		set -- "$1" "$2" "$3" -H 'Content-Type: application/json' --data "$4"
-	fi
-	local id=$1 m=$2 p=$3
-	shift 3
-	curl -s -o "$out/$id.body" -w '%{http_code}' -X "$m" -H "Authorization: Bearer $TOKEN" \
-		"$@" "$base$p" >"$out/$id.status"
-	log "$id: $m $p -> $(cat "$out/$id.status") $(head -c 300 "$out/$id.body")"
-}
+BASE=$base
+http() { vm_http "$@"; }
 get() { curl -s "$base$1"; }
 start_nvmond() { # start_nvmond LOG
 	vm_nvmond_start /tmp/n.db "$1" LD_PRELOAD="$VM_SHIM" NVMOND_SHIM_STATUS_LOG="$status"

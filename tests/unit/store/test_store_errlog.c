@@ -5,62 +5,12 @@
  * first, counts per class, the newest alerting entry, and 64-bit fields past
  * int64 kept exact.
  */
-#define _GNU_SOURCE
-#include <criterion/criterion.h>
-#include <errno.h>
-#include <ftw.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
+#include "store_fixture.h"
 
-#include "nvmond/store/store.h"
+#include <errno.h>
 #include "nvmond/store/store_errlog.h"
 
-static char dir[] = "/tmp/nvmond-test-errlog-XXXXXX";
-static char db_path[400];
-static struct store *s;
-static int64_t dev_a, dev_b;
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-static int64_t add_device(const char *serial)
-{
-	struct device_row d = {.wctemp_k = 343, .cctemp_k = 353, .online = 1};
-	int64_t id;
-
-	snprintf(d.model, sizeof(d.model), "ACME NVMe 2TB");
-	snprintf(d.serial, sizeof(d.serial), "%s", serial);
-	snprintf(d.key, sizeof(d.key), "%s/%s", d.model, d.serial);
-	snprintf(d.name, sizeof(d.name), "nvme0");
-	snprintf(d.namespaces, sizeof(d.namespaces), "[]");
-	cr_assert_eq(store_device_upsert(s, &d, &id), 0, "%s", store_strerror(s));
-	return id;
-}
-
-static void setup(void)
-{
-	char err[STORE_ERR_MAX];
-
-	cr_assert_not_null(mkdtemp(dir));
-	snprintf(db_path, sizeof(db_path), "%s/nvmond.db", dir);
-	cr_assert_eq(store_open(db_path, &s, err), 0, "%s", err);
-	dev_a = add_device("A1");
-	dev_b = add_device("B2");
-}
-
-static void teardown(void)
-{
-	s = store_close(s);
-	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-TestSuite(store_errlog, .init = setup, .fini = teardown);
+TestSuite(store_errlog, .init = store_fixture_setup, .fini = store_fixture_teardown);
 
 static struct errlog_row row(uint64_t count, uint16_t sqid, uint8_t sct, uint8_t sc,
 			     int64_t seen_ms, bool before)

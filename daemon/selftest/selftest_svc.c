@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "nvmond/analysis/selftest_alert.h"
 #include "nvmond/core/log.h"
 #include "nvmond/store/store_selftest.h"
@@ -271,6 +273,22 @@ int selftest_read_log(struct selftest_svc *t, struct stdev *d, int64_t now)
 	return 0;
 }
 
+/* Whether the scan found namespace @nsid on @row (its namespaces, as JSON). */
+static bool has_namespace(const struct device_row *row, uint32_t nsid)
+{
+	json_t *v = json_loads(row->namespaces, 0, NULL), *ns;
+	bool found = false;
+	size_t i;
+
+	json_array_foreach(v, i, ns)
+	{
+		if (json_integer_value(json_object_get(ns, "nsid")) == (json_int_t)nsid)
+			found = true;
+	}
+	json_decref(v);
+	return found;
+}
+
 /* Whether Identify says @fd can run self-tests; @ret_reason when not. */
 static int capable(const struct fleet_device *fd, char ret_reason[SELFTEST_SVC_ERR_MAX])
 {
@@ -315,9 +333,11 @@ int selftest_start(struct selftest_svc *t, int64_t id, uint8_t stc, uint32_t nsi
 	r = capable(&fd, ret_reason);
 	if (r < 0)
 		return r;
-	if (nsid == 0) {
+	if (nsid != DEV_SELFTEST_NSID_ALL && !has_namespace(&fd.row, nsid)) {
 		snprintf(ret_reason, SELFTEST_SVC_ERR_MAX,
-			 "nsid 0 names no namespace (the controller is 4294967295, FFFFFFFFh)");
+			 "%s has no namespace %" PRIu32
+			 " (the controller and all its namespaces: 4294967295, FFFFFFFFh)",
+			 fd.row.name, nsid);
 		return -EINVAL;
 	}
 	if (fd.facts.asleep && (scheduled || stc == SELFTEST_CODE_ABORT)) {

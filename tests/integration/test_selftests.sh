@@ -90,6 +90,21 @@ rc=0
 	fail "nvmond selftest on demo2: exit $rc, $(cat "$TMP/cli.err")"
 R=$(api POST "/api/v1/devices/$D0/selftests" '{"type": "short", "nsid": 0}')
 case "$R" in 400*) ;; *) fail "nsid 0 should be a 400: $R" ;; esac
+R=$(api POST "/api/v1/devices/$D0/selftests" '{"type": "short", "nsid": 7}')
+case "$R" in 400*"has no namespace 7"*) ;; *) fail "a namespace the drive lacks: $R" ;; esac
+# One namespace (NSID 1): started, shown with it, and aborted by the operator.
+R=$(api POST "/api/v1/devices/$D0/selftests" '{"type": "short", "nsid": 1}')
+case "$R" in 202*'"nsid": 1'*|202*'"nsid":1'*) ;; *) fail "a test of namespace 1: $R" ;; esac
+jq_py "$(http_get "/api/v1/devices/$D0/selftests")" "
+assert j['running'] and j['running']['nsid'] == 1 and j['running']['type'] == 'short', j['running']
+" || fail "namespace 1's test is not shown running"
+R=$(api POST "/api/v1/devices/$D0/selftests/abort")
+case "$R" in 200*) ;; *) fail "abort: $R" ;; esac
+wait_for 10 sh -c "curl -fsS http://127.0.0.1:$PORT/api/v1/devices/$D0/selftests?limit=1 | grep -q '\"result_code\": *1'" ||
+	fail "the abort is not in the history"
+jq_py "$(http_get "/api/v1/alerts")" "
+assert not [a for a in j['active'] if a['rule'] == 'selftest_aborted'], j['active']
+" || fail "the operator's abort raised selftest_aborted"
 stop_daemon
 
 # --- run 1: catch-up, a skip, a scheduled test that finds another running --

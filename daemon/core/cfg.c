@@ -195,6 +195,8 @@ static const struct cfg_key cfg_keys[] = {
 
 static const struct cfg_key cfg_device_keys[] = {
 	DEV_SIZE("rated_tbw", rated_bytes, 0, INT64_MAX, "0"),
+	DEV_UINT32("rated_read_mbps", rated_read_mbps, 0, 1000000, "0"),
+	DEV_UINT32("rated_write_mbps", rated_write_mbps, 0, 1000000, "0"),
 	DEV_PATH("probe_dir", probe_dir, ""),
 	DEV_PATH("probe_schedule", probe_schedule, ""),
 	DEV_SIZE("probe_file_size", probe_file_size, 1 << 20, INT64_MAX, "1GiB"),

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nvmond/analysis/alert.h"
 #include "nvmond/analysis/rated.h"
 
 /*
@@ -211,4 +212,12 @@ void rated_check(const struct rated_check_input *in, struct rated_verdict *ret)
 		 in->preset ? in->preset : "probe", RATED_BELOW_PCT, part[0],
 		 n_part > 1 ? ", " : "", n_part > 1 ? part[1] : "",
 		 in->link && in->link[0] ? in->link : "unknown", temp);
+}
+
+void rated_alert_condition(const struct rated_verdict *v, struct alert_cond *ret)
+{
+	*ret = (struct alert_cond){
+		.known = v->known, .active = v->below, .severity = ALERT_SEV_INFO};
+	snprintf(ret->message, sizeof(ret->message), "%.159s",
+		 v->below ? v->message : "the best of the last repeated run reached its rating");
 }

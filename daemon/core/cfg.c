@@ -139,6 +139,7 @@ static const struct cfg_key cfg_keys[] = {
 	ENUM("alerts", "firmware_changed", alert_firmware_changed, int, cfg_bool_choices,
 	     "yes or no", "yes"),
 	ENUM("alerts", "selftest", alert_selftest, int, cfg_bool_choices, "yes or no", "yes"),
+	ENUM("alerts", "below_rated", alert_below_rated, int, cfg_bool_choices, "yes or no", "yes"),
 	ENUM("alerts", "sensor_alerts", alert_sensor_alerts, int, cfg_bool_choices, "yes or no",
 	     "no"),
 	UINT32("alerts", "warning_margin", alert_warning_margin_c, 0, 50, "0"),

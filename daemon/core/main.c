@@ -29,6 +29,7 @@
 #include "nvmond/core/mainq.h"
 #include "nvmond/metrics/metrics.h"
 #include "nvmond/monitor/poller.h"
+#include "nvmond/analysis/rated.h"
 #include "nvmond/probe/probe_series.h"
 #include "nvmond/probe/probe_svc.h"
 #include "nvmond/selftest/selftest_cli.h"
@@ -322,6 +323,17 @@ static int parse_opts(int argc, char **argv, struct opts *o, const char **ret_cm
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/* The probes' spec check of a repeated series feeds the below_rated rule. */
+static void on_rated(void *ctx, const struct device_row *row, const struct rated_verdict *v,
+		     int64_t now_ms)
+{
+	struct alert_cond conds[_ALERT_RULE_MAX] = {0};
+
+	rated_alert_condition(v, &conds[ALERT_BELOW_RATED]);
+	if (alert_svc_feed(ctx, row, conds, now_ms) < 0)
+		log_warn("%s: the spec check's alert not evaluated (no sample yet)", row->key);
 }
 
 /* Defaults, then the file, then the command line. Prints the error itself. */
@@ -700,6 +712,7 @@ static int run_daemon(const struct opts *o)
 		status = r == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
 		goto out;
 	}
+	probe_svc_on_rated(d.probes, on_rated, d.alerts);
 	const struct api_endpoint *probe_ep = probe_svc_endpoints(d.probes, &n_probe_ep);
 	if (probe_svc_start(d.probes, d.loop, d.poller) < 0 ||
 	    endpoints_add(&endpoints, probe_ep, n_probe_ep) < 0)

@@ -113,6 +113,18 @@ assert sp['below'] and 'below 80 % of the rating' in sp['message'], sp
 assert 'link ' in sp['message'] and ('°C' in sp['message'] or 'temperature unknown' in sp['message']), sp
 assert any('below 80 %' in n for n in j['notes']), j['notes']
 " || fail "below the rating: $j"
+# … and the below_rated rule fired (info), naming the link and the temperature.
+for _ in $(seq 100); do
+	al=$(http_get /api/v1/alerts)
+	jq_py "$al" "sys.exit(0 if [a for a in j['active'] if a['rule'] == 'below_rated'] else 1)" && break
+	sleep 0.1
+done
+jq_py "$al" "
+a = [a for a in j['active'] if a['rule'] == 'below_rated']
+assert len(a) == 1 and a[0]['device_id'] == $D2 and a[0]['severity'] == 'info', a
+assert 'link PCIe' in a[0]['message'] and 'rated' in a[0]['message'], a
+assert not [a for a in j['active'] if a['rule'] == 'below_rated' and a['device_id'] == $D1], j
+" || fail "below_rated alert: $al"
 
 # A cancel in the cooldown ends the series and says so.
 out=$(post "/api/v1/devices/$D2/probes" '{"preset":"seq1m-q8","repeat":3,"cooldown":"1m"}')

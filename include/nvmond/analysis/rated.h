@@ -77,6 +77,15 @@ struct rated_verdict {
 void rated_check(const struct rated_check_input *in, struct rated_verdict *ret);
 
 /**
+ * rated_alert_condition() - The below_rated rule's condition from @v (info):
+ * active when the series was below its rating, inactive (it resolves) when a
+ * later series measured up to it; every other rule is left unknown, and so is
+ * this one when nothing was compared.
+ */
+struct alert_cond;
+void rated_alert_condition(const struct rated_verdict *v, struct alert_cond *ret);
+
+/**
  * rated_format() - "2,598 MB/s read = 104 % of 2,500 rated" into @buf.
  * Return: @buf.
  */

@@ -95,6 +95,7 @@ struct cfg {
 	int alert_io_errors;		  /* media / io entries in the error log */
 	int alert_link_degraded;	  /* the PCIe link runs below what the drive supports */
 	int alert_firmware_changed;	  /* the running firmware revision changed */
+	int alert_below_rated;		  /* below_rated: a series under 80 % of the rating */
 	int alert_selftest;		  /* selftest_failed and selftest_aborted */
 	int alert_sensor_alerts;	  /* default of [device] sensor_alerts */
 	uint32_t alert_warning_margin_c;  /* fire this many °C below WCTEMP */

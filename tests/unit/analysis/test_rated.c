@@ -5,7 +5,9 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "nvmond/analysis/alert.h"
 #include "nvmond/analysis/rated.h"
+#include <stdio.h>
 
 Test(rated, builtin_table)
 {
@@ -131,4 +133,22 @@ Test(rated, below_rule)
 	cr_expect_str_eq(v.message,
 			 "best of 3 seq1m-q8 runs below 80 % of the rating: 1,000 MB/s "
 			 "read = 40 % of 2,500 rated; link unknown, temperature unknown");
+}
+
+/* below_rated is info; it fires on a series below its rating and resolves on one at it. */
+Test(rated, alert_condition)
+{
+	struct rated_verdict below = {.known = true, .below = true}, fine = {.known = true},
+			     none = {0};
+	struct alert_cond c;
+
+	snprintf(below.message, sizeof(below.message), "best of 3 seq1m-q8 runs below 80 %%");
+	rated_alert_condition(&below, &c);
+	cr_expect(c.known && c.active && c.severity == ALERT_SEV_INFO);
+	cr_expect_str_eq(c.message, "best of 3 seq1m-q8 runs below 80 %");
+	rated_alert_condition(&fine, &c);
+	cr_expect(c.known && !c.active);
+	rated_alert_condition(&none, &c);
+	cr_expect_not(c.known);
+	cr_expect_str_eq(alert_rule_name(ALERT_BELOW_RATED), "below_rated");
 }

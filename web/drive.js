@@ -234,6 +234,22 @@ const EVENT_LABELS = {
   over_cctemp: "over CCTEMP",
 };
 
+// The spec check and a repeated series' summary of a run (API "spec", "series").
+function specLine(r) {
+  const parts = [];
+  const s = r.series;
+  if (s) {
+    parts.push("series of " + s.of + ": " + s.measured + " measured" + (s.running ? " (running)" : ""));
+    for (const p of s.phases || [])
+      parts.push(p.dir + " best " + Math.round(p.best_mb_per_s) + ", median " + Math.round(p.median_mb_per_s) +
+        " MB/s, spread " + (p.spread * 100).toFixed(1) + " %");
+    if (s.note) parts.push(s.note);
+  }
+  for (const k of ["read", "write"])
+    if (r.spec && r.spec[k]) parts.push(r.spec[k].text + (r.spec.basis === "best of the series" ? " (best of the series)" : ""));
+  return parts.length ? el("p", { class: "legend-note spec-check" }, parts.join(" · ")) : null;
+}
+
 // Alerts and events in one table, newest first (the events endpoint answers oldest
 // first, the alerts newest first). A phone shows each row as a short block (CSS).
 function eventsTable(events, alerts) {
@@ -453,6 +469,7 @@ async function renderDrive(gen, id, live) {
         el("h3", {}, "Last probe" + (lastRun ? ": " + lastRun.preset + ", " + fmtTime(lastRun.started) : "")),
         runDetail ? runBox : el("p", { class: pr ? "muted" : "na" }, pr ? "No probe has finished yet." : "not available"),
         runDetail && runDetail.notes && runDetail.notes.length ? el("p", { class: "warn probe-notes" }, runDetail.notes.join(" · ")) : null,
+        runDetail ? specLine(runDetail) : null,
         runDetail ? el("p", { class: "legend-note" }, "seconds since the phase started · shaded: " +
           (runDetail.phases.flatMap((p) => p.events).map((e) => e.kind + " (" + e.cause + ")").join(", ") || "no cliff or dip")) : null),
       el("section", { class: "panel wide", "aria-label": "self-tests", id: "selftests" },

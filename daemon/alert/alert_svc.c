@@ -51,6 +51,8 @@ static void configure(struct alert_svc *a, const struct cfg *c)
 		/* fed by the self-test service (issue 12) */
 		{ALERT_SELFTEST_FAILED, c->alert_selftest},
 		{ALERT_SELFTEST_ABORTED, c->alert_selftest},
+		/* fed by the probes at the end of a repeated series (issue 13) */
+		{ALERT_BELOW_RATED, c->alert_below_rated},
 	};
 	a->cfg = *c;
 	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)

@@ -31,6 +31,7 @@ static const char *const rule_names[_ALERT_RULE_MAX] = {
 	[ALERT_SENSOR_TEMP] = "sensor_temperature",
 	[ALERT_SELFTEST_FAILED] = "selftest_failed",
 	[ALERT_SELFTEST_ABORTED] = "selftest_aborted",
+	[ALERT_BELOW_RATED] = "below_rated",
 };
 
 static const char *const severity_names[] = {

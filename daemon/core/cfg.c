@@ -139,6 +139,7 @@ static const struct cfg_key cfg_keys[] = {
 	ENUM("alerts", "firmware_changed", alert_firmware_changed, int, cfg_bool_choices,
 	     "yes or no", "yes"),
 	ENUM("alerts", "selftest", alert_selftest, int, cfg_bool_choices, "yes or no", "yes"),
+	ENUM("alerts", "below_rated", alert_below_rated, int, cfg_bool_choices, "yes or no", "yes"),
 	ENUM("alerts", "sensor_alerts", alert_sensor_alerts, int, cfg_bool_choices, "yes or no",
 	     "no"),
 	UINT32("alerts", "warning_margin", alert_warning_margin_c, 0, 50, "0"),
@@ -195,6 +196,8 @@ static const struct cfg_key cfg_keys[] = {
 
 static const struct cfg_key cfg_device_keys[] = {
 	DEV_SIZE("rated_tbw", rated_bytes, 0, INT64_MAX, "0"),
+	DEV_UINT32("rated_read_mbps", rated_read_mbps, 0, 1000000, "0"),
+	DEV_UINT32("rated_write_mbps", rated_write_mbps, 0, 1000000, "0"),
 	DEV_PATH("probe_dir", probe_dir, ""),
 	DEV_PATH("probe_schedule", probe_schedule, ""),
 	DEV_SIZE("probe_file_size", probe_file_size, 1 << 20, INT64_MAX, "1GiB"),

@@ -29,6 +29,8 @@
 #include "nvmond/core/mainq.h"
 #include "nvmond/metrics/metrics.h"
 #include "nvmond/monitor/poller.h"
+#include "nvmond/analysis/rated.h"
+#include "nvmond/probe/probe_series.h"
 #include "nvmond/probe/probe_svc.h"
 #include "nvmond/selftest/selftest_cli.h"
 #include "nvmond/selftest/selftest_svc.h"
@@ -60,6 +62,8 @@ struct opts {
 	uint8_t selftest_code;			 /* nvmond selftest: 1h, 2h, Fh; 0 = --wait only */
 	uint32_t selftest_nsid;
 	bool selftest_wait;
+	uint32_t probe_repeat;	   /* nvmond probe --repeat N; 0 = once */
+	int64_t probe_cooldown_ms; /* --cooldown; -1 = the default */
 };
 
 struct daemon {
@@ -105,8 +109,8 @@ static void usage(FILE *out)
 	fprintf(out,
 		"Usage: nvmond [OPTIONS]                 run the daemon (API, web, /metrics)\n"
 		"       nvmond status [--json] [OPTIONS] read every NVMe controller once, print\n"
-		"       nvmond probe --device ID --preset PRESET [--json] [OPTIONS]\n"
-		"                                        run one throughput probe now\n"
+		"       nvmond probe --device ID --preset PRESET [--repeat N [--cooldown D]]\n"
+		"                    [--json] [OPTIONS]  run a throughput probe now\n"
 		"       nvmond selftest --device ID --short|--extended|--abort [--nsid N]\n"
 		"                       [--wait] [--json] [OPTIONS]\n"
 		"                                        start or abort a device self-test\n"
@@ -128,6 +132,9 @@ static void usage(FILE *out)
 		"      --wait              (selftest) follow the test to its result\n"
 		"      --preset PRESET     (probe) seq1m-q8, seq1m-q1, rnd4k-q32, rnd4k-q1,\n"
 		"                          copy-self or sustained-write\n"
+		"      --repeat N          (probe) run it N times (1 … 10), linked as a series,\n"
+		"                          and show the best, median and spread\n"
+		"      --cooldown D        (probe) idle between the runs (default 30s)\n"
 		"  -h, --help              this text\n"
 		"  -V, --version           print the version\n"
 		"\n"
@@ -154,6 +161,8 @@ static int parse_opts(int argc, char **argv, struct opts *o, const char **ret_cm
 		OPT_ABORT,
 		OPT_NSID,
 		OPT_WAIT,
+		OPT_REPEAT,
+		OPT_COOLDOWN,
 	};
 	static const struct option longopts[] = {
 		{"config", required_argument, NULL, 'c'},
@@ -169,13 +178,17 @@ static int parse_opts(int argc, char **argv, struct opts *o, const char **ret_cm
 		{"abort", no_argument, NULL, OPT_ABORT},
 		{"nsid", required_argument, NULL, OPT_NSID},
 		{"wait", no_argument, NULL, OPT_WAIT},
+		{"repeat", required_argument, NULL, OPT_REPEAT},
+		{"cooldown", required_argument, NULL, OPT_COOLDOWN},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{0},
 	};
 	int c;
 
-	*o = (struct opts){.config = CFG_DEFAULT_PATH, .selftest_nsid = DEV_SELFTEST_NSID_ALL};
+	*o = (struct opts){.config = CFG_DEFAULT_PATH,
+			   .selftest_nsid = DEV_SELFTEST_NSID_ALL,
+			   .probe_cooldown_ms = -1};
 	bool nsid_given = false;
 	int n_codes = 0;
 	while ((c = getopt_long(argc, argv, "c:l:hV", longopts, NULL)) != -1) {
@@ -204,6 +217,25 @@ static int parse_opts(int argc, char **argv, struct opts *o, const char **ret_cm
 			break;
 		case OPT_PRESET:
 			o->probe_preset = optarg;
+			break;
+		case OPT_REPEAT: {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+			if (!*optarg || *end || v < 1 || v > PROBE_REPEAT_MAX) {
+				fprintf(stderr, "nvmond: --repeat: 1 … %d\n", PROBE_REPEAT_MAX);
+				return -EINVAL;
+			}
+			o->probe_repeat = (uint32_t)v;
+			break;
+		}
+		case OPT_COOLDOWN:
+			if (cfg_parse_duration_ms(optarg, &o->probe_cooldown_ms) < 0 ||
+			    o->probe_cooldown_ms < 0 ||
+			    o->probe_cooldown_ms > PROBE_COOLDOWN_MAX_MS) {
+				fprintf(stderr, "nvmond: --cooldown: a duration (30s, 2m), at most "
+						"1h\n");
+				return -EINVAL;
+			}
 			break;
 		case OPT_SHORT:
 		case OPT_EXTENDED:
@@ -276,6 +308,14 @@ static int parse_opts(int argc, char **argv, struct opts *o, const char **ret_cm
 		return -EINVAL;
 	}
 	bool probe = *ret_cmd && strcmp(*ret_cmd, "probe") == 0;
+	if (!probe && (o->probe_repeat || o->probe_cooldown_ms >= 0)) {
+		fprintf(stderr, "nvmond: --repeat and --cooldown go with the probe command\n");
+		return -EINVAL;
+	}
+	if (o->probe_cooldown_ms >= 0 && o->probe_repeat < 2) {
+		fprintf(stderr, "nvmond: --cooldown goes with --repeat N (N > 1)\n");
+		return -EINVAL;
+	}
 	if (probe != (o->probe_device && o->probe_preset) ||
 	    (!probe && (o->probe_device || o->probe_preset))) {
 		fprintf(stderr, "nvmond: probe needs --device ID and --preset P (and they go with "
@@ -283,6 +323,17 @@ static int parse_opts(int argc, char **argv, struct opts *o, const char **ret_cm
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/* The probes' spec check of a repeated series feeds the below_rated rule. */
+static void on_rated(void *ctx, const struct device_row *row, const struct rated_verdict *v,
+		     int64_t now_ms)
+{
+	struct alert_cond conds[_ALERT_RULE_MAX] = {0};
+
+	rated_alert_condition(v, &conds[ALERT_BELOW_RATED]);
+	if (alert_svc_feed(ctx, row, conds, now_ms) < 0)
+		log_warn("%s: the spec check's alert not evaluated (no sample yet)", row->key);
 }
 
 /* Defaults, then the file, then the command line. Prints the error itself. */
@@ -661,6 +712,7 @@ static int run_daemon(const struct opts *o)
 		status = r == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
 		goto out;
 	}
+	probe_svc_on_rated(d.probes, on_rated, d.alerts);
 	const struct api_endpoint *probe_ep = probe_svc_endpoints(d.probes, &n_probe_ep);
 	if (probe_svc_start(d.probes, d.loop, d.poller) < 0 ||
 	    endpoints_add(&endpoints, probe_ep, n_probe_ep) < 0)
@@ -797,7 +849,10 @@ static int cmd_probe(const struct opts *o)
 		fprintf(stderr, "nvmond: %s\n", strerror(-r));
 		return EXIT_RUNTIME;
 	}
-	r = probe_cli(&c, b, o->probe_device, o->probe_preset, o->json);
+	r = probe_cli_repeat(&c, b, o->probe_device, o->probe_preset, o->json,
+			     o->probe_repeat ? o->probe_repeat : 1,
+			     o->probe_cooldown_ms >= 0 ? o->probe_cooldown_ms
+						       : PROBE_COOLDOWN_DEFAULT_MS);
 	dev_backend_free(b);
 	return r;
 }

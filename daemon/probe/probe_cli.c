@@ -9,11 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
 
 #include "nvmond/probe/probe_lock.h"
+#include "nvmond/probe/probe_series.h"
 #include "nvmond/store/store_probe.h"
 #include "nvmond/util/timefmt.h"
 
@@ -103,8 +105,19 @@ static bool cli_match(const struct dev_info *d, const struct device_row *row, co
 	return false;
 }
 
-int probe_cli(const struct cfg *c, struct dev_backend *b, const char *device, const char *preset,
-	      bool json)
+/* The series a run of `nvmond probe --repeat` belongs to, and the run's end. */
+struct cli_series {
+	int64_t series_id;  /* 0: the first run (its id becomes the series') */
+	uint32_t index, of; /* 0 of 0: a single run */
+	bool print;	    /* print the run's own result */
+	int64_t ret_run_id; /* the run, once inserted */
+	int64_t ret_device_id;
+	char ret_state[16];
+	struct probe_rated ret_rated;
+};
+
+static int cli_one(const struct cfg *c, struct dev_backend *b, const char *device,
+		   const char *preset, bool json, struct cli_series *ser)
 {
 	enum probe_preset_id pid;
 	struct store *s = NULL;
@@ -207,14 +220,40 @@ int probe_cli(const struct cfg *c, struct dev_backend *b, const char *device, co
 	if (r < 0) {
 		fprintf(stderr, "nvmond: probe refused: %s\n",
 			r == -EIO || r == -EBUSY ? store_strerror(s) : reason);
+		if (ser->of && ser->series_id) {
+			/* The series says why it ended. */
+			struct probe_run_row skip = {.device_id = row.id,
+						     .started_ms = now,
+						     .ended_ms = now,
+						     .series_id = ser->series_id,
+						     .series_index = ser->index,
+						     .series_of = ser->of};
+			int64_t id;
+			snprintf(skip.preset, sizeof(skip.preset), "%s", preset);
+			snprintf(skip.trigger, sizeof(skip.trigger), "cli");
+			snprintf(skip.state, sizeof(skip.state), "skipped");
+			snprintf(skip.reason, sizeof(skip.reason), "%s",
+				 r == -EIO || r == -EBUSY ? store_strerror(s) : reason);
+			(void)store_probe_run_insert(s, &skip, &id);
+		}
 		goto out;
 	}
 	snprintf(out.run.state, sizeof(out.run.state), "running");
+	out.run.series_id = ser->series_id;
+	out.run.series_index = ser->index;
+	out.run.series_of = ser->of;
 	r = store_probe_run_insert(s, &out.run, &out.run.id);
+	if (r == 0 && ser->of && !ser->series_id) {
+		out.run.series_id = out.run.id; /* a series is known by its first run's id */
+		r = store_probe_run_update(s, &out.run);
+	}
 	if (r < 0) {
 		fprintf(stderr, "nvmond: %s\n", store_strerror(s));
 		goto out;
 	}
+	ser->ret_run_id = out.run.id;
+	ser->ret_device_id = row.id;
+	probe_rated_for(c, row.model, row.serial, &ser->ret_rated);
 	struct cli_ctx cc = {
 		.b = b, .store = s, .run_id = out.run.id, .plan = &plan, .tty = isatty(2)};
 	probe_progress_init(&cc.prog, plan.preset, plan.phase_ms, plan.allowed_write);
@@ -239,17 +278,28 @@ int probe_cli(const struct cfg *c, struct dev_backend *b, const char *device, co
 	}
 	probe_lock_release(lock_fd);
 	lock_fd = -1;
+	snprintf(ser->ret_state, sizeof(ser->ret_state), "%s", out.run.state);
 	json_t *detail = NULL;
 	r = probe_run_detail_json(s, out.run.id, json, &detail);
+	if (r == 0)
+		r = probe_series_json_add(s, &ser->ret_rated, detail);
 	if (r < 0) {
+		json_decref(detail);
 		fprintf(stderr, "nvmond: %s\n", strerror(-r));
 		goto out;
 	}
-	if (json) {
+	if (!ser->print) {
+		/* a run of a series: one line; the summary comes at its end */
+		if (!json)
+			fprintf(stdout, "run %u of %u: probe %lld %s%s%s\n", ser->index, ser->of,
+				(long long)out.run.id, out.run.state, out.run.reason[0] ? ": " : "",
+				out.run.reason);
+	} else if (json) {
 		json_dumpf(detail, stdout, JSON_INDENT(2));
 		fputc('\n', stdout);
 	} else {
 		probe_print_table(stdout, detail);
+		probe_print_series(stdout, detail);
 	}
 	json_decref(detail);
 	status =
@@ -264,6 +314,109 @@ out:
 	probe_outcome_clear(&out);
 	free(v);
 	free(rows);
+	store_close(s);
+	return status;
+}
+
+int probe_cli(const struct cfg *c, struct dev_backend *b, const char *device, const char *preset,
+	      bool json)
+{
+	struct cli_series ser = {.print = true};
+
+	return cli_one(c, b, device, preset, json, &ser);
+}
+
+/* Idle for @ms, or until a signal. Return: false when interrupted. */
+static bool cli_cooldown(int64_t ms)
+{
+	int64_t end = timefmt_mono_ms() + ms;
+
+	while (!cli_interrupted && timefmt_mono_ms() < end) {
+		int64_t left = end - timefmt_mono_ms();
+		struct timespec ts = {.tv_sec = 0, .tv_nsec = (left < 100 ? left : 100) * 1000000L};
+		nanosleep(&ts, NULL);
+	}
+	return !cli_interrupted;
+}
+
+int probe_cli_repeat(const struct cfg *c, struct dev_backend *b, const char *device,
+		     const char *preset, bool json, uint32_t repeat, int64_t cooldown_ms)
+{
+	struct cli_series ser = {.of = repeat};
+	struct sigaction sa = {.sa_handler = cli_on_signal}, old_int, old_term, old_hup;
+	int status = 0;
+
+	if (repeat <= 1)
+		return probe_cli(c, b, device, preset, json);
+	if (repeat > PROBE_REPEAT_MAX) {
+		fprintf(stderr, "nvmond: --repeat: 1 … %d\n", PROBE_REPEAT_MAX);
+		return 2;
+	}
+	/* A signal during a cooldown ends the series as one during a run does. */
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	sigaction(SIGHUP, &sa, &old_hup);
+	for (uint32_t i = 1; i <= repeat; i++) {
+		ser.index = i;
+		ser.ret_run_id = 0;
+		ser.ret_state[0] = '\0';
+		status = cli_one(c, b, device, preset, json, &ser);
+		if (i == 1 && ser.ret_run_id)
+			ser.series_id = ser.ret_run_id;
+		if (status != 0 || !ser.series_id)
+			break;
+		if (i < repeat && !cli_cooldown(cooldown_ms)) {
+			struct store *s = NULL;
+			char err[STORE_ERR_MAX];
+			int64_t now = timefmt_now_ms(), id;
+			struct probe_run_row skip = {.device_id = ser.ret_device_id,
+						     .started_ms = now,
+						     .ended_ms = now,
+						     .series_id = ser.series_id,
+						     .series_index = i + 1,
+						     .series_of = repeat};
+			snprintf(skip.preset, sizeof(skip.preset), "%s", preset);
+			snprintf(skip.trigger, sizeof(skip.trigger), "cli");
+			snprintf(skip.state, sizeof(skip.state), "skipped");
+			snprintf(skip.reason, sizeof(skip.reason),
+				 "interrupted (a signal) during the cooldown");
+			if (store_open(c->database, &s, err) == 0)
+				(void)store_probe_run_insert(s, &skip, &id);
+			store_close(s);
+			status = 1;
+			break;
+		}
+	}
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
+	if (!ser.series_id || !ser.ret_device_id)
+		return status ? status : 1;
+	/* The summary: the series as its last run sees it. */
+	struct store *s = NULL;
+	char err[STORE_ERR_MAX];
+	struct probe_run_row *runs = NULL;
+	size_t n = 0;
+	json_t *detail = NULL;
+	if (store_open(c->database, &s, err) < 0 ||
+	    store_probe_series_runs(s, ser.series_id, &runs, &n) < 0 || !n ||
+	    probe_run_detail_json(s, runs[n - 1].id, false, &detail) < 0 ||
+	    probe_series_json_add(s, &ser.ret_rated, detail) < 0) {
+		fprintf(stderr, "nvmond: cannot read the series back: %s\n",
+			s ? store_strerror(s) : err);
+		status = 1;
+	} else if (json) {
+		json_dumpf(detail, stdout, JSON_INDENT(2));
+		fputc('\n', stdout);
+	} else {
+		probe_print_series(stdout, detail);
+		const char *note = json_string_value(
+			json_object_get(json_object_get(detail, "spec"), "message"));
+		if (note)
+			fprintf(stdout, "note: %s\n", note);
+	}
+	json_decref(detail);
+	free(runs);
 	store_close(s);
 	return status;
 }

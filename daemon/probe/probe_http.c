@@ -126,6 +126,24 @@ static int progress_on_loop(void *arg)
 	return r;
 }
 
+struct rated_call {
+	struct probe_svc *svc;
+	int64_t device_id;
+	struct probe_rated ret;
+};
+
+/* The drive's rating as configured now (the configuration lives on the loop). */
+static int rated_on_loop(void *arg)
+{
+	struct rated_call *c = arg;
+	struct fleet_device fd;
+
+	if (fleet_get(c->svc->fleet, c->device_id, &fd) < 0)
+		return -ENOENT;
+	probe_rated_for(&c->svc->cfg, fd.row.model, fd.row.serial, &c->ret);
+	return 0;
+}
+
 void probe_http_get(void *ctx, const struct api_request *req, struct api_reply *ret)
 {
 	struct probe_svc *p = ctx;
@@ -137,6 +155,14 @@ void probe_http_get(void *ctx, const struct api_request *req, struct api_reply *
 		return api_reply_error(ret, 404, "no such probe");
 	if (r < 0)
 		return api_reply_error(ret, 500, "database error");
+	struct rated_call rc = {.svc = p,
+				.device_id = json_integer_value(json_object_get(o, "device_id"))};
+	if (mainq_call(p->mainq, rated_on_loop, &rc) < 0)
+		rc.ret = (struct probe_rated){0};
+	if (probe_series_json_add(req->store, &rc.ret, o) < 0) {
+		json_decref(o);
+		return api_reply_error(ret, 500, "database error");
+	}
 	/* Its phases are stored when it ends; until then, where it is. */
 	if (!strcmp(json_string_value(json_object_get(o, "state")) ?: "", "running") &&
 	    mainq_call(p->mainq, progress_on_loop, &pc) == 0) {
@@ -158,6 +184,14 @@ static int cancel_on_loop(void *arg)
 	struct cancel_call *c = arg;
 	struct probe_job_ctx *j = job_find(c->svc, c->run_id);
 
+	/* A run of a series, or the series by its id: the series stops. */
+	for (size_t i = 0; i < c->svc->n_dev; i++)
+		if (probe_series_cancel(c->svc, &c->svc->dev[i], c->run_id,
+					"cancelled through the API")) {
+			log_info("probe series: cancel requested through the API (run %" PRId64 ")",
+				 c->run_id);
+			return 0;
+		}
 	if (!j)
 		return -ESRCH;
 	if (probe_job_cancel(j, "cancelled through the API"))
@@ -197,11 +231,29 @@ void probe_http_post(void *ctx, const struct api_request *req, struct api_reply 
 	json_error_t jerr;
 	json_t *body = json_loadb(req->body, req->body_len, 0, &jerr);
 	const char *preset = json_string_value(json_object_get(body, "preset"));
+	json_t *repeat = json_object_get(body, "repeat"),
+	       *cooldown = json_object_get(body, "cooldown");
 	int r;
 
 	if (!body || !json_is_object(body)) {
 		json_decref(body);
 		return api_reply_error(ret, 400, "body: a JSON object {\"preset\": \"…\"}");
+	}
+	c.repeat = 1;
+	c.cooldown_ms = PROBE_COOLDOWN_DEFAULT_MS;
+	if (repeat && (!json_is_integer(repeat) || json_integer_value(repeat) < 1 ||
+		       json_integer_value(repeat) > PROBE_REPEAT_MAX)) {
+		json_decref(body);
+		return api_reply_error(ret, 400, "repeat: an integer, 1 … %d", PROBE_REPEAT_MAX);
+	}
+	if (repeat)
+		c.repeat = (uint32_t)json_integer_value(repeat);
+	if (cooldown && (!json_is_string(cooldown) ||
+			 cfg_parse_duration_ms(json_string_value(cooldown), &c.cooldown_ms) < 0 ||
+			 c.cooldown_ms < 0 || c.cooldown_ms > PROBE_COOLDOWN_MAX_MS)) {
+		json_decref(body);
+		return api_reply_error(ret, 400,
+				       "cooldown: a duration (\"30s\", \"2m\"), at most 1 h");
 	}
 	if (!preset || !probe_preset_find(preset, &c.preset)) {
 		json_decref(body);
@@ -216,6 +268,11 @@ void probe_http_post(void *ctx, const struct api_request *req, struct api_reply 
 		ret->status = 202;
 		ret->json = json_pack("{s:I, s:s, s:s}", "id", (json_int_t)c.ret_id, "state",
 				      "running", "preset", probe_preset_get(c.preset)->name);
+		if (ret->json && c.repeat > 1)
+			json_object_set_new(ret->json, "series",
+					    json_pack("{s:I, s:I, s:I}", "id", (json_int_t)c.ret_id,
+						      "of", (json_int_t)c.repeat, "cooldown_ms",
+						      (json_int_t)c.cooldown_ms));
 		return;
 	case -ENOENT:
 		return api_reply_error(ret, 404, "%s", c.reason);

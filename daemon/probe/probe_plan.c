@@ -270,7 +270,7 @@ int64_t probe_svc_sched_tick(struct loop *l, void *userdata)
 				continue;
 			d->next_due[k] = probe_sched_next(&d->sched[k], now, utc_offset_s(now),
 							  p->cfg.probe_jitter_ms, seed);
-			if (!v[i].row.online || d->job)
+			if (!v[i].row.online || d->job || d->series.active)
 				continue; /* one at a time; the next occurrence will do */
 			struct start_call c = {.svc = p,
 					       .device_id = v[i].row.id,

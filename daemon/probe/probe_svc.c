@@ -135,6 +135,132 @@ static bool job_cancelled(void *ctx)
 	return atomic_load(&j->cancel);
 }
 
+/* ---- repeated runs ---- */
+
+static bool run_measured(const char *state)
+{
+	return !strcmp(state, "done") || !strcmp(state, "stopped");
+}
+
+/*
+ * The series of @d ended (all its runs, or one that did not finish): the spec
+ * check goes to the listener (the below_rated rule).
+ */
+static void series_end(struct probe_svc *p, struct probe_dev *d)
+{
+	struct probe_series_state *s = &d->series;
+	struct fleet_device fd;
+	struct probe_rated rated;
+	struct rated_verdict v;
+
+	if (s->timer && p->loop)
+		(void)loop_cancel_timer(p->loop, s->timer);
+	s->timer = 0;
+	s->active = false;
+	log_info("probe series %" PRId64 " (%s) ended", s->series_id,
+		 probe_preset_get(s->preset)->name);
+	if (!p->on_rated || !probe_preset_spec_checked(probe_preset_get(s->preset)) ||
+	    fleet_get(p->fleet, d->device_id, &fd) < 0)
+		return;
+	probe_rated_for(&p->cfg, fd.row.model, fd.row.serial, &rated);
+	if (!rated.source || probe_series_check(p->store, s->series_id, &rated, &v) < 0)
+		return;
+	/* The rule needs a repeated run: a series that measured once says nothing. */
+	struct probe_run_row *runs = NULL;
+	size_t n = 0, measured = 0;
+	if (store_probe_series_runs(p->store, s->series_id, &runs, &n) == 0)
+		for (size_t i = 0; i < n; i++)
+			measured += run_measured(runs[i].state);
+	free(runs);
+	if (v.known && measured >= 2)
+		p->on_rated(p->on_rated_ctx, &fd.row, &v, timefmt_now_ms());
+}
+
+/* A run the series did not run (refused at its start, cancelled in the cooldown), on record. */
+static void series_skip_record(struct probe_svc *p, struct probe_dev *d, const char *reason)
+{
+	struct probe_series_state *s = &d->series;
+	int64_t now = timefmt_now_ms(), id;
+	struct probe_run_row skip = {.device_id = d->device_id,
+				     .started_ms = now,
+				     .ended_ms = now,
+				     .series_id = s->series_id,
+				     .series_index = s->next_index,
+				     .series_of = s->of};
+
+	snprintf(skip.preset, sizeof(skip.preset), "%s", probe_preset_get(s->preset)->name);
+	snprintf(skip.trigger, sizeof(skip.trigger), "%s", s->trigger);
+	snprintf(skip.state, sizeof(skip.state), "skipped");
+	snprintf(skip.reason, sizeof(skip.reason), "%s", reason);
+	(void)store_probe_run_insert(p->store, &skip, &id);
+}
+
+static int64_t series_next(struct loop *l, void *userdata)
+{
+	struct probe_dev *d = userdata;
+	struct probe_series_state *s = &d->series;
+	struct probe_svc *p = s->svc;
+	struct start_call c = {.svc = p,
+			       .device_id = d->device_id,
+			       .preset = s->preset,
+			       .trigger = s->trigger,
+			       .next_of_series = true};
+
+	(void)l;
+	s->timer = 0;
+	if (probe_svc_start_on_loop(&c) < 0) {
+		log_info("probe series %" PRId64 ": run %u of %u not started: %s", s->series_id,
+			 s->next_index, s->of, c.reason);
+		series_end(p, d);
+	}
+	return -1;
+}
+
+/* After run @j of @d's series: the cooldown before the next, or the end. */
+static void series_after_run(struct probe_svc *p, struct probe_dev *d,
+			     const struct probe_job_ctx *j)
+{
+	struct probe_series_state *s = &d->series;
+
+	if (!run_measured(j->out.run.state) || atomic_load(&j->cancel) || s->next_index > s->of ||
+	    !p->loop) {
+		series_end(p, d);
+		return;
+	}
+	/* Idle: nothing of nvmond's runs on the drive until the timer fires. */
+	int64_t t = loop_add_timer(p->loop, s->cooldown_ms, series_next, d);
+	if (t < 0) {
+		series_skip_record(p, d, "cannot arm the cooldown's timer");
+		series_end(p, d);
+		return;
+	}
+	s->timer = t;
+}
+
+bool probe_series_cancel(struct probe_svc *p, struct probe_dev *d, int64_t run_id, const char *why)
+{
+	struct probe_series_state *s = &d->series;
+
+	if (!s->active || (run_id != s->series_id && run_id != s->last_run_id))
+		return false;
+	if (d->job && d->job->out.run.series_id == s->series_id) {
+		/* Its end (finish_on_loop) ends the series. */
+		(void)probe_job_cancel(d->job, why);
+		return true;
+	}
+	char reason[PROBE_REASON_MAX];
+	snprintf(reason, sizeof(reason), "%s during the cooldown", why);
+	series_skip_record(p, d, reason);
+	series_end(p, d);
+	return true;
+}
+
+void probe_svc_on_rated(struct probe_svc *p, probe_rated_fn fn, void *ctx)
+{
+	p->on_rated = fn;
+	p->on_rated_ctx = ctx;
+}
+
 static int finish_on_loop(void *arg)
 {
 	struct probe_job_ctx *j = arg;
@@ -155,6 +281,8 @@ static int finish_on_loop(void *arg)
 	}
 	j->next = p->done;
 	p->done = j;
+	if (d && d->series.active && j->out.run.series_id == d->series.series_id)
+		series_after_run(p, d, j);
 	return 0;
 }
 
@@ -266,6 +394,12 @@ int probe_svc_start_on_loop(void *arg)
 			 d->job->out.run.id);
 		return -EALREADY;
 	}
+	if (d->series.active && !c->next_of_series) {
+		snprintf(c->reason, sizeof(c->reason),
+			 "probe series %" PRId64 " is cooling down on it before run %u of %u",
+			 d->series.series_id, d->series.next_index, d->series.of);
+		return -EALREADY;
+	}
 	if (fd.has_sample)
 		g.temp_k = fd.last.smart.temperature_k;
 	busy_of(d, &g);
@@ -289,7 +423,9 @@ int probe_svc_start_on_loop(void *arg)
 		r = probe_plan_prepare(&p->cfg, p->store, &fd.row, c->preset, c->trigger,
 				       demo_index, &g, now, &j->plan, &j->out.run, c->reason);
 	if (r < 0) {
-		if (g.scheduled && r != -ENOMEM) {
+		if (c->next_of_series && r != -ENOMEM) {
+			series_skip_record(p, d, c->reason);
+		} else if (g.scheduled && r != -ENOMEM) {
 			/* A skipped scheduled probe is recorded, with why. */
 			struct probe_run_row skip = {.device_id = fd.row.id, .started_ms = now};
 			int64_t id;
@@ -307,7 +443,20 @@ int probe_svc_start_on_loop(void *arg)
 	}
 	snprintf(j->serial, sizeof(j->serial), "%s", fd.row.serial);
 	snprintf(j->out.run.state, sizeof(j->out.run.state), "running");
+	if (c->next_of_series) {
+		j->out.run.series_id = d->series.series_id;
+		j->out.run.series_index = d->series.next_index;
+		j->out.run.series_of = d->series.of;
+	} else if (c->repeat > 1) {
+		j->out.run.series_index = 1;
+		j->out.run.series_of = c->repeat;
+	}
 	r = store_probe_run_insert(p->store, &j->out.run, &j->out.run.id);
+	if (r == 0 && j->out.run.series_index == 1) {
+		/* A series is known by its first run's id. */
+		j->out.run.series_id = j->out.run.id;
+		r = store_probe_run_update(p->store, &j->out.run);
+	}
 	if (r < 0) {
 		snprintf(c->reason, sizeof(c->reason), "database: %s", store_strerror(p->store));
 		probe_lock_release(j->lock_fd);
@@ -333,6 +482,22 @@ int probe_svc_start_on_loop(void *arg)
 	}
 	d->job = j;
 	c->ret_id = j->out.run.id;
+	if (c->next_of_series) {
+		d->series.last_run_id = j->out.run.id;
+		d->series.next_index++;
+	} else if (c->repeat > 1) {
+		d->series = (struct probe_series_state){
+			.active = true,
+			.svc = p,
+			.series_id = j->out.run.id,
+			.last_run_id = j->out.run.id,
+			.next_index = 2,
+			.of = c->repeat,
+			.preset = c->preset,
+			.cooldown_ms = c->cooldown_ms,
+		};
+		snprintf(d->series.trigger, sizeof(d->series.trigger), "%s", c->trigger);
+	}
 	log_info("probe %" PRId64 ": %s on drive %s (%s)", c->ret_id, j->out.run.preset,
 		 fd.row.serial, c->trigger);
 	return 0;
@@ -349,6 +514,12 @@ int probe_svc_drive_blocked(struct probe_svc *p, const struct device_row *row, b
 	if (d && d->job) {
 		snprintf(ret_reason, PROBE_SVC_ERR_MAX,
 			 "probe %" PRId64 " is running on this drive", d->job->out.run.id);
+		return 1;
+	}
+	if (d && d->series.active) {
+		snprintf(ret_reason, PROBE_SVC_ERR_MAX,
+			 "probe series %" PRId64 " is cooling down on this drive",
+			 d->series.series_id);
 		return 1;
 	}
 	/* `nvmond probe` or another daemon: the drive's probe lock is held. */
@@ -493,9 +664,13 @@ struct probe_svc *probe_svc_free(struct probe_svc *p)
 {
 	if (!p)
 		return NULL;
-	for (size_t i = 0; i < p->n_dev; i++)
+	for (size_t i = 0; i < p->n_dev; i++) {
+		if (p->dev[i].series.timer && p->loop)
+			(void)loop_cancel_timer(p->loop, p->dev[i].series.timer);
+		p->dev[i].series.active = false;
 		if (p->dev[i].job)
 			(void)probe_job_cancel(p->dev[i].job, "the daemon stopped");
+	}
 	for (size_t i = 0; i < p->n_dev; i++) {
 		struct probe_job_ctx *j = p->dev[i].job;
 		if (j)

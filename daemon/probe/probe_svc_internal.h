@@ -13,6 +13,7 @@
 #include "nvmond/probe/probe_run.h"
 #include "nvmond/probe/probe_safety.h"
 #include "nvmond/probe/probe_sched.h"
+#include "nvmond/probe/probe_series.h"
 #include "nvmond/probe/probe_svc.h"
 
 #define MS_PER_DAY	  86400000LL
@@ -28,6 +29,22 @@ struct busy_snap {
 
 struct probe_job_ctx;
 
+/*
+ * A repeated preset (repeat = N): its runs one after the other, each a normal
+ * run started by probe_svc_start_on_loop(), with an idle cooldown between.
+ */
+struct probe_series_state {
+	bool active;
+	struct probe_svc *svc;
+	int64_t series_id;	 /* the id of its first run */
+	int64_t last_run_id;	 /* the run that ran last (or runs) */
+	uint32_t next_index, of; /* the run to start next (1 …), the runs asked for */
+	enum probe_preset_id preset;
+	char trigger[16];
+	int64_t cooldown_ms;
+	int64_t timer; /* the cooldown's timer, 0 when none */
+};
+
 struct probe_dev {
 	int64_t device_id;
 	struct probe_job_ctx *job; /* running, or NULL */
@@ -38,6 +55,7 @@ struct probe_dev {
 	size_t n_sched;
 	int64_t next_due[PROBE_SCHED_MAX];
 	char sched_text[256];
+	struct probe_series_state series;
 };
 
 struct probe_svc {
@@ -52,6 +70,8 @@ struct probe_svc {
 	size_t n_dev;
 	struct probe_job_ctx *done; /* finished threads to join */
 	struct api_endpoint endpoints[4];
+	probe_rated_fn on_rated; /* a series' spec check, for the below_rated rule */
+	void *on_rated_ctx;
 };
 
 struct probe_job_ctx {
@@ -83,6 +103,9 @@ struct start_call {
 	int64_t device_id;
 	enum probe_preset_id preset;
 	const char *trigger;
+	uint32_t repeat;     /* 0 or 1: one run; 2 … PROBE_REPEAT_MAX: a series */
+	int64_t cooldown_ms; /* idle between the runs of a series */
+	bool next_of_series; /* the next run of the drive's series (series state) */
 	int64_t ret_id;
 	char reason[PROBE_REASON_MAX];
 };
@@ -130,6 +153,13 @@ int probe_svc_start_on_loop(void *arg);
  * On the loop. Return: false when it was asked already.
  */
 bool probe_job_cancel(struct probe_job_ctx *j, const char *why);
+
+/*
+ * Stop the series of drive @d (its cooldown, and its running run with @why)
+ * when @run_id is its id or one of its runs. On the loop.
+ * Return: true when it was one of its runs.
+ */
+bool probe_series_cancel(struct probe_svc *p, struct probe_dev *d, int64_t run_id, const char *why);
 
 /* probe_http.c: the endpoints */
 void probe_http_list(void *ctx, const struct api_request *req, struct api_reply *ret);

@@ -18,7 +18,8 @@
 
 #define RUN_COLS                                                                                   \
 	"id, device_id, preset, trigger, state, reason, target, engine, started_ms, ended_ms, "    \
-	"bytes_written, bytes_read, bytes_charged, bytes_lease, nsid"
+	"bytes_written, bytes_read, bytes_charged, bytes_lease, nsid, series_id, series_index, "   \
+	"series_of"
 #define PHASE_COLS                                                                                 \
 	"phase, name, op, random, block_size, depth, stop, elapsed_ms, offset_ms, interval_ms, "   \
 	"rd_bytes, rd_ios, wr_bytes, wr_ios, rd_p50_ns, rd_p99_ns, rd_p999_ns, wr_p50_ns, "        \
@@ -26,14 +27,17 @@
 
 static const char sql_run_insert[] =
 	"INSERT INTO probe_runs (device_id, preset, trigger, state, reason, target, engine, "
-	"started_ms, ended_ms, bytes_written, bytes_read, bytes_charged, bytes_lease, nsid) "
+	"started_ms, ended_ms, bytes_written, bytes_read, bytes_charged, bytes_lease, nsid, "
+	"series_id, series_index, series_of) "
 	"VALUES (:device_id, :preset, :trigger, :state, :reason, :target, :engine, :started_ms, "
-	":ended_ms, :bytes_written, :bytes_read, :bytes_charged, :bytes_lease, :nsid)";
+	":ended_ms, :bytes_written, :bytes_read, :bytes_charged, :bytes_lease, :nsid, "
+	":series_id, :series_index, :series_of)";
 static const char sql_run_update[] =
 	"UPDATE probe_runs SET state = :state, reason = :reason, target = :target, "
 	"engine = :engine, ended_ms = :ended_ms, bytes_written = :bytes_written, "
 	"bytes_read = :bytes_read, bytes_charged = :bytes_charged, bytes_lease = :bytes_lease, "
-	"nsid = :nsid WHERE id = :id";
+	"nsid = :nsid, series_id = :series_id, series_index = :series_index, "
+	"series_of = :series_of WHERE id = :id";
 static const char sql_run_charge[] =
 	"UPDATE probe_runs SET bytes_lease = :lease, bytes_written = :written "
 	"WHERE id = :id AND state = 'running'";
@@ -66,6 +70,8 @@ static const char sql_thermal_insert[] =
 	":t2_count, :t1_time_s, :t2_time_s, :warn_time_min)";
 static const char sql_runs_list[] = "SELECT " RUN_COLS " FROM probe_runs "
 				    "WHERE device_id = :device_id ORDER BY id DESC LIMIT :limit";
+static const char sql_series_runs[] = "SELECT " RUN_COLS " FROM probe_runs "
+				      "WHERE series_id = :id ORDER BY id";
 static const char sql_run_get[] = "SELECT " RUN_COLS " FROM probe_runs WHERE id = :id";
 static const char sql_phases_get[] =
 	"SELECT " PHASE_COLS " FROM probe_phases WHERE run_id = :id ORDER BY phase";
@@ -108,7 +114,10 @@ static int bind_run(struct store *s, sqlite3_stmt *st, const struct probe_run_ro
 		store_p_u64(":bytes_written", row->bytes_written),
 		store_p_u64(":bytes_read", row->bytes_read),
 		store_p_u64(":bytes_charged", row->bytes_charged),
-		store_p_u64(":bytes_lease", row->bytes_lease), store_p_opt(":nsid", row->nsid));
+		store_p_u64(":bytes_lease", row->bytes_lease), store_p_opt(":nsid", row->nsid),
+		store_p_opt(":series_id", row->series_id),
+		store_p_opt(":series_index", row->series_index),
+		store_p_opt(":series_of", row->series_of));
 }
 
 int store_probe_run_insert(struct store *s, const struct probe_run_row *row, int64_t *ret_id)
@@ -271,6 +280,9 @@ static void read_run(sqlite3_stmt *st, struct probe_run_row *ret)
 		.bytes_charged = col_u64(st, 12),
 		.bytes_lease = col_u64(st, 13),
 		.nsid = (uint32_t)sqlite3_column_int64(st, 14),
+		.series_id = sqlite3_column_int64(st, 15),
+		.series_index = (uint32_t)sqlite3_column_int64(st, 16),
+		.series_of = (uint32_t)sqlite3_column_int64(st, 17),
 	};
 	col_str(st, 2, ret->preset, sizeof(ret->preset));
 	col_str(st, 3, ret->trigger, sizeof(ret->trigger));
@@ -296,6 +308,17 @@ int store_probe_runs_list(struct store *s, int64_t device_id, size_t limit,
 	if (r == 0)
 		r = store_bind(s, st, store_p_i64(":device_id", device_id),
 			       store_p_i64(":limit", (int64_t)limit));
+	return r < 0 ? r : store_collect(s, st, sizeof(**ret), fill_run, (void **)ret, ret_n);
+}
+
+int store_probe_series_runs(struct store *s, int64_t series_id, struct probe_run_row **ret,
+			    size_t *ret_n)
+{
+	sqlite3_stmt *st;
+	int r = store_stmt(s, sql_series_runs, &st);
+
+	if (r == 0)
+		r = store_bind(s, st, store_p_i64(":id", series_id));
 	return r < 0 ? r : store_collect(s, st, sizeof(**ret), fill_run, (void **)ret, ret_n);
 }
 

@@ -44,6 +44,9 @@ enum alert_rule {
 	 * when the self-test service reads a new result (issue 12). */
 	ALERT_SELFTEST_FAILED,	/* the newest result of a type is a failure (critical) */
 	ALERT_SELFTEST_ABORTED, /* a test was aborted by something else than nvmond (info) */
+	/* Spec check (issue 13): fed by the probes when a repeated series ends
+	 * (rated_alert_condition()). */
+	ALERT_BELOW_RATED, /* the best of a repeated seq1m-q8 series under 80 % of the rating */
 	_ALERT_RULE_MAX,
 };
 

@@ -36,6 +36,8 @@ struct cfg_device {
 	char match[64];	      /* the X of [device "X"] */
 	uint64_t set_mask;    /* which keys the section sets (bit = index in the table) */
 	uint64_t rated_bytes; /* rated endurance, rated_tbw = 400TB; 0 = not configured */
+	/* rated sequential read / write MB/s (data sheet); 0 = the built-in table (issue 13) */
+	uint32_t rated_read_mbps, rated_write_mbps;
 	/* probes (issue 4) */
 	char probe_dir[512];	     /* directory for the probe file; "" = raw namespace, reads */
 	char probe_schedule[256];    /* "daily 03:00 seq1m-q8, weekly Sun 04:00 sustained-write" */
@@ -93,6 +95,7 @@ struct cfg {
 	int alert_io_errors;		  /* media / io entries in the error log */
 	int alert_link_degraded;	  /* the PCIe link runs below what the drive supports */
 	int alert_firmware_changed;	  /* the running firmware revision changed */
+	int alert_below_rated;		  /* below_rated: a series under 80 % of the rating */
 	int alert_selftest;		  /* selftest_failed and selftest_aborted */
 	int alert_sensor_alerts;	  /* default of [device] sensor_alerts */
 	uint32_t alert_warning_margin_c;  /* fire this many °C below WCTEMP */

@@ -52,6 +52,18 @@ int probe_svc_reconfigure(struct probe_svc *p, const struct cfg *c,
 int probe_svc_drive_blocked(struct probe_svc *p, const struct device_row *row, bool scheduled,
 			    char ret_reason[PROBE_SVC_ERR_MAX]);
 
+/*
+ * Called on the loop when a repeated series on drive @row ended with at least
+ * two measured runs of a spec-checked preset and a known rating: @v is its
+ * verdict (below_rated). The daemon feeds the alert rule with it.
+ */
+struct rated_verdict;
+typedef void (*probe_rated_fn)(void *ctx, const struct device_row *row,
+			       const struct rated_verdict *v, int64_t now_ms);
+
+/** probe_svc_on_rated() - Set the spec check's listener (one; NULL for none). */
+void probe_svc_on_rated(struct probe_svc *p, probe_rated_fn fn, void *ctx);
+
 /** probe_svc_endpoints() - The probe endpoints, for api_config.endpoints. */
 const struct api_endpoint *probe_svc_endpoints(struct probe_svc *p, size_t *ret_n);
 
@@ -70,3 +82,12 @@ struct probe_svc *probe_svc_free(struct probe_svc *p);
  */
 int probe_cli(const struct cfg *c, struct dev_backend *b, const char *device, const char *preset,
 	      bool json);
+
+/**
+ * probe_cli_repeat() - probe_cli() @repeat times (1 … 10) with @cooldown_ms of
+ * idle between, the runs linked as a series; then the series' summary. A run
+ * that does not finish (refused, aborted, failed; Ctrl-C) ends the series.
+ * Return: an exit status (0 every run ran, 1 not, 2 usage).
+ */
+int probe_cli_repeat(const struct cfg *c, struct dev_backend *b, const char *device,
+		     const char *preset, bool json, uint32_t repeat, int64_t cooldown_ms);

@@ -30,6 +30,10 @@ struct probe_run_row {
 	uint64_t bytes_charged;
 	uint64_t bytes_lease; /* recorded while running: >= what it handed to the kernel */
 	uint32_t nsid;	      /* the namespace read or written (file: holding it); 0 unknown */
+	/* A repeated run (migrations/0009): the id of the series' first run, this
+	 * run's place in it (1 …) and the runs asked for; all 0 for a single run. */
+	int64_t series_id;
+	uint32_t series_index, series_of;
 };
 
 struct probe_phase_row {
@@ -65,6 +69,10 @@ int store_probe_thermal_insert(struct store *s, int64_t run_id, const struct cli
 /** store_probe_runs_list() - Runs of @device_id, newest first, at most @limit. */
 int store_probe_runs_list(struct store *s, int64_t device_id, size_t limit,
 			  struct probe_run_row **ret, size_t *ret_n);
+
+/** store_probe_series_runs() - The runs of series @series_id, in order. */
+int store_probe_series_runs(struct store *s, int64_t series_id, struct probe_run_row **ret,
+			    size_t *ret_n);
 
 /** store_probe_run_get() - Return: 0, -ENOENT, or negative errno. */
 int store_probe_run_get(struct store *s, int64_t id, struct probe_run_row *ret);

@@ -149,6 +149,8 @@ int probe_demo_run(int index, struct probe_demo_state *st, const struct probe_jo
 							       factor * secs);
 			st->cache_used += wr;
 		}
+		/* What the interval would move, for the time a byte limit leaves of it. */
+		double full = (double)(j->op == PROBE_OP_READ ? rd : wr);
 		/* Whole transfers; the part of one left over goes with the next interval. */
 		rd_carry += (double)(rd % j->block_size);
 		wr_carry += (double)(wr % j->block_size);
@@ -165,9 +167,11 @@ int probe_demo_run(int index, struct probe_demo_state *st, const struct probe_jo
 			wr_carry -= (double)whole;
 		}
 		/* The byte limit ends the phase within this interval: it takes that long. */
-		uint64_t full = j->op == PROBE_OP_READ ? rd : wr;
-		if (j->max_bytes && j->op != PROBE_OP_READ && wr_total + wr > j->max_bytes)
+		bool capped = false;
+		if (j->max_bytes && j->op != PROBE_OP_READ && wr_total + wr > j->max_bytes) {
 			wr = j->max_bytes - wr_total;
+			capped = true;
+		}
 		/* The simulated writes take leases as the engine's real ones do. */
 		bool last = false;
 		if (wr && j->lease && wr_total + wr > lease) {
@@ -185,12 +189,14 @@ int probe_demo_run(int index, struct probe_demo_state *st, const struct probe_jo
 				last = true;
 			}
 		}
-		if (j->max_bytes && j->op == PROBE_OP_READ && rd_total + rd > j->max_bytes)
+		if (j->max_bytes && j->op == PROBE_OP_READ && rd_total + rd > j->max_bytes) {
 			rd = j->max_bytes - rd_total;
+			capped = true;
+		}
 		uint64_t done = j->op == PROBE_OP_READ ? rd : wr;
 		int64_t step = interval;
-		if (full && done < full) {
-			step = (int64_t)((double)interval * (double)done / (double)full);
+		if ((capped || last) && full > 0 && (double)done < full) {
+			step = (int64_t)((double)interval * (double)done / full);
 			if (step < 1)
 				step = 1;
 		}

@@ -732,7 +732,8 @@ void probe_preset_job(const struct probe_preset *p, size_t k, uint64_t area, int
 		.interval_ms = PROBE_INTERVAL_MS,
 	};
 	if (p->sweep) {
-		uint64_t most = PROBE_SWEEP_POINT_BYTES;
+		uint64_t most = ret->op == PROBE_OP_WRITE ? PROBE_SWEEP_WRITE_BYTES
+							  : PROBE_SWEEP_POINT_BYTES;
 		if (ret->op == PROBE_OP_WRITE && most > area)
 			most = area;
 		if (ret->op == PROBE_OP_WRITE && most > max_write)

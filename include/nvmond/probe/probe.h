@@ -170,10 +170,11 @@ enum probe_preset_id {
  * skips the sizes its target cannot address (below its logical block size,
  * or larger than the probe area) and runs each at [probes] sweep_depth.
  */
-#define PROBE_SWEEP_POINTS	18	     /* 512 B … 64 MiB */
-#define PROBE_SWEEP_POINT_MS	1500	     /* per point at most (and phase_duration) */
-#define PROBE_SWEEP_POINT_BYTES (1ull << 30) /* per point at most (writes: and the area) */
-#define PROBE_SWEEP_DEPTH	4	     /* [probes] sweep_depth's default, as ATTO's */
+#define PROBE_SWEEP_POINTS	18	       /* 512 B … 64 MiB */
+#define PROBE_SWEEP_POINT_MS	1500	       /* per point at most (and phase_duration) */
+#define PROBE_SWEEP_POINT_BYTES (1ull << 30)   /* a read point at most */
+#define PROBE_SWEEP_WRITE_BYTES (256ull << 20) /* a write point at most (and the area), as ATTO */
+#define PROBE_SWEEP_DEPTH	4	       /* [probes] sweep_depth's default, as ATTO's */
 
 #define PROBE_MAX_PHASES (2 * PROBE_SWEEP_POINTS)
 
@@ -204,7 +205,7 @@ const struct probe_preset *probe_preset_find(const char *name, enum probe_preset
  * @duration_ms: per phase
  * @max_write:   bytes a write phase may write (budget, sustained limit)
  * A sweep's point runs at most PROBE_SWEEP_POINT_MS and PROBE_SWEEP_POINT_BYTES
- * (a write one also at most @area), at the preset's depth (the run sets
+ * (a write one PROBE_SWEEP_WRITE_BYTES, and at most @area), at the preset's depth (the run sets
  * [probes] sweep_depth).
  */
 void probe_preset_job(const struct probe_preset *p, size_t k, uint64_t area, int64_t duration_ms,

@@ -47,8 +47,8 @@ Test(probe_sweep, preset_table)
 	cr_expect_eq(p->phase[0].block_size, PROBE_MIN_BLOCK);
 }
 
-/* "each point runs at most PROBE_SWEEP_POINT_MS and PROBE_SWEEP_POINT_BYTES;
- * a write one also at most the probe area and what the budget leaves" */
+/* "each point runs at most 1.5 s (or phase_duration) and 1 GiB; a write one
+ * 256 MiB, and at most the probe area and what the budget leaves" */
 Test(probe_sweep, jobs_per_point)
 {
 	const struct probe_preset *p = probe_preset_get(PROBE_SWEEP);
@@ -69,11 +69,12 @@ Test(probe_sweep, jobs_per_point)
 	probe_preset_job(p, w64, 8 * GiB, 5000, 100 * GiB, &j);
 	cr_expect_eq(j.op, PROBE_OP_WRITE);
 	cr_expect_eq(j.block_size, 64 * MiB);
-	cr_expect_eq(j.max_bytes, PROBE_SWEEP_POINT_BYTES);
-	probe_preset_job(p, w64, 256 * MiB, 5000, 100 * GiB, &j);
-	cr_expect_eq(j.max_bytes, 256 * MiB);
-	probe_preset_job(p, w64, 8 * GiB, 5000, 128 * MiB, &j);
+	cr_expect_eq(j.max_bytes, PROBE_SWEEP_WRITE_BYTES);
+	cr_expect_eq(PROBE_SWEEP_WRITE_BYTES, 256 * MiB, "ATTO's default total length");
+	probe_preset_job(p, w64, 128 * MiB, 5000, 100 * GiB, &j);
 	cr_expect_eq(j.max_bytes, 128 * MiB);
+	probe_preset_job(p, w64, 8 * GiB, 5000, 64 * MiB, &j);
+	cr_expect_eq(j.max_bytes, 64 * MiB);
 	/* Other presets keep their rules: seq1m's write covers the area once. */
 	probe_preset_job(probe_preset_get(PROBE_SEQ1M_Q8), 1, 8 * GiB, 5000, 100 * GiB, &j);
 	cr_expect_eq(j.max_bytes, 8 * GiB);

@@ -162,6 +162,7 @@ static const struct cfg_key cfg_keys[] = {
 	DURATION("probes", "jitter", probe_jitter_ms, 0, MS_PER_DAY, "10m"),
 	DURATION("probes", "sustained_every", probe_sustained_every_ms, 0, 366 * MS_PER_DAY, "7d"),
 	UINT32("probes", "min_free", probe_min_free_pct, 0, 50, "5"),
+	UINT32("probes", "sweep_depth", probe_sweep_depth, 1, 32, "4"),
 	PATH("probes", "lock_dir", probe_lock_dir, 0, ""),
 	/* A schedule (analysis/selftest_sched.h), checked by the self-test service. */
 	PATH("selftests", "default_schedule", selftest_default_schedule, 0, ""),

@@ -22,6 +22,24 @@
 #include "nvmond/probe/probe_run.h"
 #include "nvmond/util/timefmt.h"
 
+/*
+ * A sequential rate at a transfer size other than 1 MiB (the sweep): small
+ * transfers are bound by the I/Os per second the drive does at that depth (its
+ * QD1 random rate times the depth, up to its deep one, half again for being
+ * sequential), large ones run at its sequential rate; in between, the time of
+ * a transfer is the sum of both.
+ */
+static double seq_rate(double seq, const double rnd[2], const struct probe_job *j)
+{
+	double iops = rnd[0] * j->depth * 1.5, bs = j->block_size;
+
+	if (j->block_size >= (1u << 20))
+		return seq;
+	if (iops > rnd[1] * 1.5)
+		iops = rnd[1] * 1.5;
+	return 1.0 / (1.0 / seq + 1.0 / (iops * bs));
+}
+
 /* Read and write rates (bytes/s) of @j with an empty cache. */
 static void base_rates(const struct dev_demo_perf *m, const struct probe_job *j, double *ret_rd,
 		       double *ret_wr)
@@ -32,8 +50,8 @@ static void base_rates(const struct dev_demo_perf *m, const struct probe_job *j,
 		*ret_rd = m->rnd_read[deep] * j->block_size;
 		*ret_wr = m->rnd_write[deep] * j->block_size;
 	} else {
-		*ret_rd = m->seq_read[deep];
-		*ret_wr = m->seq_write[deep];
+		*ret_rd = seq_rate(m->seq_read[deep], m->rnd_read, j);
+		*ret_wr = seq_rate(m->seq_write[deep], m->rnd_write, j);
 	}
 	if (j->op == PROBE_OP_COPY) {
 		*ret_rd *= 0.3;
@@ -88,7 +106,7 @@ int probe_demo_run(int index, struct probe_demo_state *st, const struct probe_jo
 	const struct dev_demo_perf *m = &drive.perf;
 	struct probe_point *v = NULL;
 	size_t n = 0, cap = 0;
-	double rd_rate, wr_rate, factor = 1;
+	double rd_rate, wr_rate, factor = 1, rd_carry = 0, wr_carry = 0;
 	uint64_t rd_total = 0, wr_total = 0, lease = 0;
 	int64_t interval = j->interval_ms > 0 ? j->interval_ms : PROBE_INTERVAL_MS, t = 0;
 	int64_t t0_ns = mono_ns();
@@ -131,10 +149,29 @@ int probe_demo_run(int index, struct probe_demo_state *st, const struct probe_jo
 							       factor * secs);
 			st->cache_used += wr;
 		}
+		/* What the interval would move, for the time a byte limit leaves of it. */
+		double full = (double)(j->op == PROBE_OP_READ ? rd : wr);
+		/* Whole transfers; the part of one left over goes with the next interval. */
+		rd_carry += (double)(rd % j->block_size);
+		wr_carry += (double)(wr % j->block_size);
 		rd -= rd % j->block_size;
 		wr -= wr % j->block_size;
-		if (j->max_bytes && j->op != PROBE_OP_READ && wr_total + wr > j->max_bytes)
+		if (rd_carry >= j->block_size) {
+			uint64_t whole = (uint64_t)(rd_carry / j->block_size) * j->block_size;
+			rd += whole;
+			rd_carry -= (double)whole;
+		}
+		if (wr_carry >= j->block_size) {
+			uint64_t whole = (uint64_t)(wr_carry / j->block_size) * j->block_size;
+			wr += whole;
+			wr_carry -= (double)whole;
+		}
+		/* The byte limit ends the phase within this interval: it takes that long. */
+		bool capped = false;
+		if (j->max_bytes && j->op != PROBE_OP_READ && wr_total + wr > j->max_bytes) {
 			wr = j->max_bytes - wr_total;
+			capped = true;
+		}
 		/* The simulated writes take leases as the engine's real ones do. */
 		bool last = false;
 		if (wr && j->lease && wr_total + wr > lease) {
@@ -152,9 +189,18 @@ int probe_demo_run(int index, struct probe_demo_state *st, const struct probe_jo
 				last = true;
 			}
 		}
-		if (j->max_bytes && j->op == PROBE_OP_READ && rd_total + rd > j->max_bytes)
+		if (j->max_bytes && j->op == PROBE_OP_READ && rd_total + rd > j->max_bytes) {
 			rd = j->max_bytes - rd_total;
-		t += interval;
+			capped = true;
+		}
+		uint64_t done = j->op == PROBE_OP_READ ? rd : wr;
+		int64_t step = interval;
+		if ((capped || last) && full > 0 && (double)done < full) {
+			step = (int64_t)((double)interval * (double)done / full);
+			if (step < 1)
+				step = 1;
+		}
+		t += step;
 		if (realtime)
 			sleep_until_ns(t0_ns + t * 1000000LL);
 		if (n == cap) {

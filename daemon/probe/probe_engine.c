@@ -8,11 +8,15 @@
  */
 #define _GNU_SOURCE /* RUSAGE_THREAD */
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -463,15 +467,36 @@ static int run_psync(int fd, struct run *rn, struct slot *slots, size_t n_slots)
 	}
 }
 
+int probe_target_align(int fd, uint32_t *ret_align)
+{
+	struct statx stx;
+	uint32_t a = ALIGN;
+
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_TYPE | STATX_DIOALIGN, &stx) < 0)
+		return -errno;
+	if (S_ISBLK(stx.stx_mode)) {
+		int lbs = 0;
+		if (ioctl(fd, BLKSSZGET, &lbs) < 0)
+			return -errno;
+		a = (uint32_t)lbs;
+	} else if ((stx.stx_mask & STATX_DIOALIGN) && stx.stx_dio_offset_align) {
+		a = stx.stx_dio_offset_align;
+	}
+	*ret_align = a < PROBE_MIN_BLOCK ? PROBE_MIN_BLOCK : a;
+	return 0;
+}
+
 static int job_check(const struct probe_job *j)
 {
-	if (j->block_size == 0 || j->block_size % ALIGN || j->block_size > PROBE_MAX_BLOCK)
+	if (j->block_size < PROBE_MIN_BLOCK || j->block_size % PROBE_MIN_BLOCK ||
+	    j->block_size > PROBE_MAX_BLOCK)
 		return -EINVAL;
 	if (j->depth == 0 || j->depth > PROBE_MAX_DEPTH)
 		return -EINVAL;
-	if (j->offset % ALIGN || j->length < j->block_size)
+	if (j->offset % PROBE_MIN_BLOCK || j->length < j->block_size)
 		return -EINVAL;
-	if (j->op == PROBE_OP_COPY && (j->wr_offset % ALIGN || j->wr_length < j->block_size))
+	if (j->op == PROBE_OP_COPY &&
+	    (j->wr_offset % PROBE_MIN_BLOCK || j->wr_length < j->block_size))
 		return -EINVAL;
 	if (j->op > PROBE_OP_COPY || j->engine > PROBE_ENGINE_PSYNC)
 		return -EINVAL;
@@ -499,7 +524,7 @@ int probe_engine_run(int fd, const struct probe_job *j, probe_tick_fn tick, void
 	struct run rn = {.j = j, .tick = tick, .ctx = ctx, .stop = PROBE_STOP_DONE};
 	struct slot *slots = NULL;
 	void *bufs = NULL;
-	size_t n_slots, buf_len;
+	size_t n_slots, buf_len, stride;
 	bool huge;
 	struct rusage ru0, ru1, rp0, rp1;
 	uint64_t seed = j->seed ? j->seed : 0x6e766d6f6e64ull;
@@ -509,6 +534,14 @@ int probe_engine_run(int fd, const struct probe_job *j, probe_tick_fn tick, void
 	r = job_check(j);
 	if (r < 0)
 		return r;
+	/* O_DIRECT refuses transfers the target cannot address: say so up front. */
+	uint32_t align;
+	r = probe_target_align(fd, &align);
+	if (r < 0)
+		return r;
+	if (j->block_size % align || j->offset % align ||
+	    (j->op == PROBE_OP_COPY && j->wr_offset % align))
+		return -EINVAL;
 	n_slots = j->op == PROBE_OP_COPY ? 2 * (size_t)j->depth : j->depth;
 	slots = calloc(n_slots, sizeof(*slots));
 	rn.rd_hist = calloc(1, sizeof(*rn.rd_hist));
@@ -520,7 +553,9 @@ int probe_engine_run(int fd, const struct probe_job *j, probe_tick_fn tick, void
 	/* One region for every buffer, on huge pages where it is big enough: the
 	 * kernel pins fewer pages per O_DIRECT transfer. */
 	huge = j->block_size >= HUGE_MIN_BLOCK;
-	buf_len = n_slots * (size_t)j->block_size;
+	/* Every buffer page-aligned, also for transfers smaller than a page. */
+	stride = ((size_t)j->block_size + ALIGN - 1) / ALIGN * ALIGN;
+	buf_len = n_slots * stride;
 	if (huge)
 		buf_len = (buf_len + HUGE - 1) / HUGE * HUGE;
 	r = -posix_memalign(&bufs, huge ? HUGE : ALIGN, buf_len);
@@ -531,7 +566,7 @@ int probe_engine_run(int fd, const struct probe_job *j, probe_tick_fn tick, void
 	if (huge)
 		(void)madvise(bufs, buf_len, MADV_HUGEPAGE);
 	for (size_t i = 0; i < n_slots; i++) {
-		slots[i].buf = (char *)bufs + i * (size_t)j->block_size;
+		slots[i].buf = (char *)bufs + i * stride;
 		probe_fill_random(slots[i].buf, j->block_size, &seed);
 		slots[i].write = j->op == PROBE_OP_WRITE || (j->op == PROBE_OP_COPY && i % 2 == 1);
 	}
@@ -642,6 +677,27 @@ static const struct probe_preset presets[_PROBE_PRESET_MAX] = {
 				   1,
 				   {{"write", PROBE_OP_WRITE, false, 1u << 20, 8}},
 				   true},
+#define SWEEP_POINT(name, op, shift)                                                               \
+	{                                                                                          \
+		name, op, false, 1u << (shift), PROBE_SWEEP_DEPTH                                  \
+	}
+#define SWEEP_DIR(d, op)                                                                           \
+	SWEEP_POINT(d " 512", op, 9), SWEEP_POINT(d " 1K", op, 10), SWEEP_POINT(d " 2K", op, 11),  \
+		SWEEP_POINT(d " 4K", op, 12), SWEEP_POINT(d " 8K", op, 13),                        \
+		SWEEP_POINT(d " 16K", op, 14), SWEEP_POINT(d " 32K", op, 15),                      \
+		SWEEP_POINT(d " 64K", op, 16), SWEEP_POINT(d " 128K", op, 17),                     \
+		SWEEP_POINT(d " 256K", op, 18), SWEEP_POINT(d " 512K", op, 19),                    \
+		SWEEP_POINT(d " 1M", op, 20), SWEEP_POINT(d " 2M", op, 21),                        \
+		SWEEP_POINT(d " 4M", op, 22), SWEEP_POINT(d " 8M", op, 23),                        \
+		SWEEP_POINT(d " 16M", op, 24), SWEEP_POINT(d " 32M", op, 25),                      \
+		SWEEP_POINT(d " 64M", op, 26)
+	[PROBE_SWEEP] = {"sweep",
+			 "SWEEP 512B-64M",
+			 PROBE_MAX_PHASES,
+			 {SWEEP_DIR("read", PROBE_OP_READ), SWEEP_DIR("write", PROBE_OP_WRITE)},
+			 .sweep = true},
+#undef SWEEP_DIR
+#undef SWEEP_POINT
 };
 
 const struct probe_preset *probe_preset_get(enum probe_preset_id id)
@@ -675,6 +731,18 @@ void probe_preset_job(const struct probe_preset *p, size_t k, uint64_t area, int
 		.duration_ms = duration_ms,
 		.interval_ms = PROBE_INTERVAL_MS,
 	};
+	if (p->sweep) {
+		uint64_t most = ret->op == PROBE_OP_WRITE ? PROBE_SWEEP_WRITE_BYTES
+							  : PROBE_SWEEP_POINT_BYTES;
+		if (ret->op == PROBE_OP_WRITE && most > area)
+			most = area;
+		if (ret->op == PROBE_OP_WRITE && most > max_write)
+			most = max_write;
+		if (duration_ms <= 0 || duration_ms > PROBE_SWEEP_POINT_MS)
+			ret->duration_ms = PROBE_SWEEP_POINT_MS;
+		ret->max_bytes = most;
+		return;
+	}
 	switch (ret->op) {
 	case PROBE_OP_READ:
 		break;

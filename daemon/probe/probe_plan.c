@@ -97,6 +97,7 @@ int probe_plan_prepare(const struct cfg *c, struct store *s, const struct device
 		.phase_ms = c->probe_phase_ms,
 		.wctemp_k = row->wctemp_k,
 		.min_free_pct = c->probe_min_free_pct,
+		.sweep_depth = c->probe_sweep_depth,
 		.sysfs = "/sys",
 		.mountinfo = "/proc/self/mountinfo",
 	};
@@ -196,6 +197,8 @@ int probe_plan_prepare(const struct cfg *c, struct store *s, const struct device
 		uint64_t cap = pre->phase[k].op == PROBE_OP_COPY ? cd.probe_file_size / 2
 			       : pre->sustained			 ? allowed
 								 : cd.probe_file_size;
+		if (pre->sweep && cap > PROBE_SWEEP_WRITE_BYTES)
+			cap = PROBE_SWEEP_WRITE_BYTES; /* a write point's byte limit */
 		if (pre->phase[k].op != PROBE_OP_READ)
 			most += cap;
 	}

@@ -12,6 +12,7 @@
 
 #include "nvmond/api/render.h"
 #include "nvmond/probe/probe_run.h"
+#include "nvmond/probe/probe_sweep.h"
 #include "nvmond/store/store.h"
 #include "nvmond/store/store_facts.h"
 #include "nvmond/util/timefmt.h"
@@ -61,11 +62,11 @@ static json_t *dir_json(const struct probe_dir_stats *d, int64_t elapsed_ms)
 {
 	double secs = elapsed_ms > 0 ? (double)elapsed_ms / 1000.0 : 1;
 
-	return json_pack("{s:I, s:I, s:f, s:f, s:{s:I, s:I, s:I}}", "bytes", (json_int_t)d->bytes,
-			 "ios", (json_int_t)d->ios, "mb_per_s", (double)d->bytes / secs / 1e6,
-			 "iops", (double)d->ios / secs, "latency_ns", "p50",
-			 (json_int_t)d->lat_p50_ns, "p99", (json_int_t)d->lat_p99_ns, "p99_9",
-			 (json_int_t)d->lat_p999_ns);
+	return json_pack("{s:I, s:I, s:f, s:f, s:{s:I, s:I, s:I, s:I}}", "bytes",
+			 (json_int_t)d->bytes, "ios", (json_int_t)d->ios, "mb_per_s",
+			 (double)d->bytes / secs / 1e6, "iops", (double)d->ios / secs, "latency_ns",
+			 "p50", (json_int_t)d->lat_p50_ns, "p99", (json_int_t)d->lat_p99_ns,
+			 "p99_9", (json_int_t)d->lat_p999_ns, "max", (json_int_t)d->lat_max_ns);
 }
 
 static json_t *event_json(const struct cliff_event *e)
@@ -136,6 +137,8 @@ int probe_run_detail_json(struct store *s, int64_t id, bool with_series, json_t 
 	if (pre && set(o, "label", json_string(pre->label)) < 0)
 		goto out;
 	if (link_notes_add(s, &run, o) < 0)
+		goto out;
+	if (pre && pre->sweep && set(o, "sweep", probe_sweep_json(ph, n_ph)) < 0)
 		goto out;
 	for (size_t k = 0; k < n_ph; k++) {
 		json_t *p = json_pack(
@@ -236,6 +239,13 @@ void probe_print_table(FILE *out, const json_t *d)
 	const json_t *notes = json_object_get(d, "notes"), *note;
 	size_t n;
 	json_array_foreach(notes, n, note) fprintf(out, "  note: %s\n", json_string_value(note));
+	const json_t *sweep = json_object_get(d, "sweep");
+	if (sweep) {
+		probe_sweep_print(out, sweep);
+		fprintf(out, "written by the probe: %.1f MB\n",
+			(double)json_integer_value(json_object_get(d, "bytes_written")) / 1e6);
+		return;
+	}
 	fprintf(out, "%-6s %-5s %10s %10s %10s %10s %10s %8s\n", "phase", "dir", "MB/s", "IOPS",
 		"p50 µs", "p99 µs", "p99.9 µs", "CPU s");
 	json_array_foreach(phases, k, p)

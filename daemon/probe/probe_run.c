@@ -141,7 +141,7 @@ static int on_tick(void *ctx, const struct probe_point *v, size_t n)
 	x->phase_bytes += v[n - 1].rd_bytes + v[n - 1].wr_bytes;
 	x->phase_wr += v[n - 1].wr_bytes;
 	if (x->h->progress)
-		x->h->progress(x->h->ctx, x->phase, v, n);
+		x->h->progress(x->h->ctx, x->step, v, n);
 	if (x->h->cancelled && x->h->cancelled(x->h->ctx)) {
 		probe_run_set_reason(x, "cancelled");
 		return 2;
@@ -282,6 +282,11 @@ int probe_execute(const struct probe_plan *plan, const struct probe_hooks *h,
 	x.next_smart_ms = 1000;
 	x.next_ds_ms = 1000;
 
+	/* A sweep runs the transfer sizes the target can address. */
+	uint32_t align = 512; /* the demo drives' LBA size */
+	if (pre->sweep && fd >= 0 && probe_target_align(fd, &align) < 0)
+		align = 4096;
+
 	int64_t offset = 0;
 	for (size_t k = 0; k < pre->n_phases && !aborted && !failed; k++) {
 		struct probe_job j;
@@ -289,6 +294,11 @@ int probe_execute(const struct probe_plan *plan, const struct probe_hooks *h,
 		uint64_t max_write = left / MiB * MiB;
 		probe_preset_job(pre, k, area, plan->phase_ms, max_write, &j);
 		bool writes = j.op != PROBE_OP_READ;
+		if (pre->sweep) {
+			if (j.block_size < align || j.block_size > area)
+				continue;
+			j.depth = plan->sweep_depth ? plan->sweep_depth : PROBE_SWEEP_DEPTH;
+		}
 		if (writes && (!writable || max_write < j.block_size)) {
 			if (pre->n_phases > 1) {
 				skipped_writes = true;
@@ -309,6 +319,7 @@ int probe_execute(const struct probe_plan *plan, const struct probe_hooks *h,
 			break;
 		}
 		x.phase = out->n_phases;
+		x.step = k;
 		x.phase_offset_ms = offset;
 		x.phase_bytes = 0;
 		x.phase_wr = 0;

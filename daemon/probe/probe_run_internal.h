@@ -19,6 +19,7 @@ struct exec_ctx {
 	const struct probe_hooks *h;
 	struct probe_outcome *out;
 	size_t phase;
+	size_t step;		 /* the running phase in the preset (progress): sweeps skip some */
 	int64_t phase_offset_ms; /* phase start since the run started */
 	int64_t next_smart_ms;	 /* run time of the next SMART sample */
 	size_t thermal_cap;

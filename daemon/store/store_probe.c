@@ -23,7 +23,7 @@
 #define PHASE_COLS                                                                                 \
 	"phase, name, op, random, block_size, depth, stop, elapsed_ms, offset_ms, interval_ms, "   \
 	"rd_bytes, rd_ios, wr_bytes, wr_ios, rd_p50_ns, rd_p99_ns, rd_p999_ns, wr_p50_ns, "        \
-	"wr_p99_ns, wr_p999_ns, cpu_user_us, cpu_sys_us"
+	"wr_p99_ns, wr_p999_ns, cpu_user_us, cpu_sys_us, rd_max_ns, wr_max_ns"
 
 static const char sql_run_insert[] =
 	"INSERT INTO probe_runs (device_id, preset, trigger, state, reason, target, engine, "
@@ -56,7 +56,7 @@ static const char sql_phase_insert[] =
 	"INSERT INTO probe_phases (" PHASE_COLS ", run_id) VALUES (:phase, :name, :op, :random, "
 	":block_size, :depth, :stop, :elapsed_ms, :offset_ms, :interval_ms, :rd_bytes, :rd_ios, "
 	":wr_bytes, :wr_ios, :rd_p50_ns, :rd_p99_ns, :rd_p999_ns, :wr_p50_ns, :wr_p99_ns, "
-	":wr_p999_ns, :cpu_user_us, :cpu_sys_us, :run_id)";
+	":wr_p999_ns, :cpu_user_us, :cpu_sys_us, :rd_max_ns, :wr_max_ns, :run_id)";
 static const char sql_series_insert[] =
 	"INSERT INTO probe_series (run_id, phase, t_ms, rd_bytes, wr_bytes) "
 	"VALUES (:run_id, :phase, :t_ms, :rd_bytes, :wr_bytes)";
@@ -176,7 +176,9 @@ static int phase_insert(struct store *s, int64_t run_id, const struct probe_phas
 			store_p_u64(":wr_p99_ns", ph->wr.lat_p99_ns),
 			store_p_u64(":wr_p999_ns", ph->wr.lat_p999_ns),
 			store_p_i64(":cpu_user_us", ph->cpu_user_us),
-			store_p_i64(":cpu_sys_us", ph->cpu_sys_us));
+			store_p_i64(":cpu_sys_us", ph->cpu_sys_us),
+			store_p_u64(":rd_max_ns", ph->rd.lat_max_ns),
+			store_p_u64(":wr_max_ns", ph->wr.lat_max_ns));
 	return r < 0 ? r : store_run(s, st, false);
 }
 
@@ -369,12 +371,14 @@ static int fill_phase(struct store *s, sqlite3_stmt *st, void *p)
 		       .ios = col_u64(st, 11),
 		       .lat_p50_ns = col_u64(st, 14),
 		       .lat_p99_ns = col_u64(st, 15),
-		       .lat_p999_ns = col_u64(st, 16)},
+		       .lat_p999_ns = col_u64(st, 16),
+		       .lat_max_ns = col_u64(st, 22)},
 		.wr = {.bytes = col_u64(st, 12),
 		       .ios = col_u64(st, 13),
 		       .lat_p50_ns = col_u64(st, 17),
 		       .lat_p99_ns = col_u64(st, 18),
-		       .lat_p999_ns = col_u64(st, 19)},
+		       .lat_p999_ns = col_u64(st, 19),
+		       .lat_max_ns = col_u64(st, 23)},
 		.cpu_user_us = sqlite3_column_int64(st, 20),
 		.cpu_sys_us = sqlite3_column_int64(st, 21),
 	};

@@ -118,6 +118,7 @@ struct cfg {
 	int64_t probe_jitter_ms;	  /* scheduled probes start up to this late */
 	int64_t probe_sustained_every_ms; /* sustained-write at most this often */
 	uint32_t probe_min_free_pct;	  /* the probe file's layout keeps this much free */
+	uint32_t probe_sweep_depth;	  /* the sweep preset's queue depth */
 	char probe_lock_dir
 		[CFG_PATH_MAX]; /* per-drive probe locks; "" = probe_lock_dir_default() */
 	/* [selftests] */

@@ -17,7 +17,8 @@
 #define PROBE_NAME_MAX	  32
 #define PROBE_INTERVAL_MS 250
 #define PROBE_MAX_DEPTH	  256
-#define PROBE_MAX_BLOCK	  (16u << 20)
+#define PROBE_MAX_BLOCK	  (64u << 20)
+#define PROBE_MIN_BLOCK	  512u
 #define PROBE_SERIES_MAX  (1u << 20) /* intervals kept per phase */
 
 enum probe_op {
@@ -45,7 +46,7 @@ typedef int (*probe_lease_fn)(void *ctx, uint64_t want, uint64_t *ret_granted);
 struct probe_job {
 	enum probe_op op;
 	bool random;
-	uint32_t block_size;	       /* multiple of 4096 */
+	uint32_t block_size;	       /* multiple of the target's logical block size */
 	uint32_t depth;		       /* in flight per direction (1 … PROBE_MAX_DEPTH) */
 	uint64_t offset, length;       /* region read (READ, COPY) or written (WRITE) */
 	uint64_t wr_offset, wr_length; /* COPY: the region written */
@@ -124,12 +125,22 @@ typedef int (*probe_tick_fn)(void *ctx, const struct probe_point *series, size_t
  * @fd:  opened with O_DIRECT (O_RDWR for writes); regions must fit in it
  * @ret: filled on success, and on a failed transfer with what was done until
  *       then (stop = PROBE_STOP_FAILED); free ret->series
- * Return: 0; -EINVAL for a bad job; -EIO on a short or failed transfer (the
+ * The block size and the offsets must be multiples of probe_target_align(@fd).
+ * Return: 0; -EINVAL for a bad job (or one not aligned for @fd); -EIO on a short or failed transfer (the
  * errno of the first failing I/O when there is one); -ENOSYS when
  * PROBE_ENGINE_URING is asked for and io_uring is unavailable.
  */
 int probe_engine_run(int fd, const struct probe_job *j, probe_tick_fn tick, void *ctx,
 		     struct probe_result *ret);
+
+/**
+ * probe_target_align() - The alignment O_DIRECT needs on @fd: a block device's
+ * logical block size; a file's DIO offset alignment (statx, Linux 6.1), else
+ * its filesystem's block device's logical block size, else 4096. Never below
+ * PROBE_MIN_BLOCK.
+ * Return: 0 with *@ret_align, or negative errno.
+ */
+int probe_target_align(int fd, uint32_t *ret_align);
 
 /** probe_result_clear() - Free the series. */
 void probe_result_clear(struct probe_result *r);
@@ -149,10 +160,23 @@ enum probe_preset_id {
 	PROBE_RND4K_Q1,
 	PROBE_COPY_SELF,
 	PROBE_SUSTAINED_WRITE,
+	PROBE_SWEEP,
 	_PROBE_PRESET_MAX,
 };
 
-#define PROBE_MAX_PHASES 2
+/*
+ * sweep: sequential reads at every power of two from PROBE_MIN_BLOCK to
+ * PROBE_MAX_BLOCK, then writes at the same sizes, one phase per point. A run
+ * skips the sizes its target cannot address (below its logical block size,
+ * or larger than the probe area) and runs each at [probes] sweep_depth.
+ */
+#define PROBE_SWEEP_POINTS	18	       /* 512 B … 64 MiB */
+#define PROBE_SWEEP_POINT_MS	1500	       /* per point at most (and phase_duration) */
+#define PROBE_SWEEP_POINT_BYTES (1ull << 30)   /* a read point at most */
+#define PROBE_SWEEP_WRITE_BYTES (256ull << 20) /* a write point at most (and the area), as ATTO */
+#define PROBE_SWEEP_DEPTH	4	       /* [probes] sweep_depth's default, as ATTO's */
+
+#define PROBE_MAX_PHASES (2 * PROBE_SWEEP_POINTS)
 
 struct probe_preset {
 	const char *name;
@@ -165,6 +189,7 @@ struct probe_preset {
 		uint32_t block_size, depth;
 	} phase[PROBE_MAX_PHASES];
 	bool sustained; /* stop at a cliff; byte limit = sustained_limit */
+	bool sweep;	/* one phase per transfer size, see PROBE_SWEEP_POINTS */
 };
 
 /** probe_preset_get() - Return: the preset, or NULL. */
@@ -179,6 +204,9 @@ const struct probe_preset *probe_preset_find(const char *name, enum probe_preset
  * second half written).
  * @duration_ms: per phase
  * @max_write:   bytes a write phase may write (budget, sustained limit)
+ * A sweep's point runs at most PROBE_SWEEP_POINT_MS and PROBE_SWEEP_POINT_BYTES
+ * (a write one PROBE_SWEEP_WRITE_BYTES, and at most @area), at the preset's depth (the run sets
+ * [probes] sweep_depth).
  */
 void probe_preset_job(const struct probe_preset *p, size_t k, uint64_t area, int64_t duration_ms,
 		      uint64_t max_write, struct probe_job *ret);

@@ -40,6 +40,7 @@ struct probe_plan {
 	int64_t phase_ms;
 	uint16_t wctemp_k;
 	unsigned min_free_pct;	      /* the probe file's layout keeps this much free */
+	uint32_t sweep_depth;	      /* the sweep's queue depth; 0 = PROBE_SWEEP_DEPTH */
 	bool file_known;	      /* nvmond recorded making a probe file in probe_dir */
 	struct probe_file_id file_id; /* that file, when file_known */
 	const char *sysfs;	      /* "/sys" */

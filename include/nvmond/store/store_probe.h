@@ -44,7 +44,7 @@ struct probe_phase_row {
 	uint32_t block_size, depth;
 	char stop[16];
 	int64_t elapsed_ms, offset_ms, interval_ms;
-	struct probe_dir_stats rd, wr; /* lat_max_ns is not stored */
+	struct probe_dir_stats rd, wr; /* lat_max_ns: 0 for phases stored before schema 9 */
 	int64_t cpu_user_us, cpu_sys_us;
 };
 

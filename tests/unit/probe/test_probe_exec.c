@@ -309,3 +309,45 @@ Test(probe_exec, no_record_no_write)
 	cr_expect_leq(kernel_written() - c.kernel0, META);
 	probe_outcome_clear(&o);
 }
+
+/*
+ * The sweep on a probe file: every size the file's target addresses (from its
+ * O_DIRECT alignment up to the file's size), reads first, then writes, each at
+ * the configured depth; its writes leased and charged like any other preset's.
+ */
+Test(probe_exec, sweep_runs_every_size_within_its_reservation)
+{
+	uint64_t allowed = SIZE + PROBE_SWEEP_POINTS * SIZE;
+	struct probe_plan p = plan_for(PROBE_SWEEP, allowed);
+	struct probe_outcome o;
+	struct ctx c = {0};
+	char f[PATH_MAX];
+	uint32_t align = 0;
+
+	snprintf(f, sizeof(f), "%s", dir);
+	int dfd = open(f, O_RDWR | O_TMPFILE | O_DIRECT, 0600);
+	cr_assert_geq(dfd, 0);
+	cr_assert_eq(probe_target_align(dfd, &align), 0);
+	close(dfd);
+	p.phase_ms = 100;
+	p.sweep_depth = 2;
+	run(&p, &c, &o);
+	cr_expect_str_eq(o.run.state, "done", "%s", o.run.reason);
+	size_t sizes = 0;
+	for (uint64_t bs = align; bs <= SIZE; bs *= 2)
+		sizes++;
+	cr_assert_eq(o.n_phases, 2 * sizes, "%zu phases, align %u", o.n_phases, align);
+	for (size_t k = 0; k < o.n_phases; k++) {
+		bool write = k >= sizes;
+		cr_expect_str_eq(o.phase[k].op, write ? "write" : "read");
+		cr_expect_eq(o.phase[k].block_size, (uint64_t)align << (k % sizes));
+		cr_expect_eq(o.phase[k].depth, 2);
+		cr_expect_gt(write ? o.res[k].wr.ios : o.res[k].rd.ios, 0, "phase %zu", k);
+		cr_expect_leq(o.res[k].wr.bytes, SIZE, "a point writes the file at most once");
+	}
+	cr_expect_leq(o.run.bytes_charged, allowed);
+	cr_expect_leq(o.run.bytes_charged, c.lease, "a lease covered every byte");
+	cr_expect_leq(kernel_written() - c.kernel0, c.lease + META);
+	cr_expect(c.ahead, "the kernel never saw a write before its lease was recorded");
+	probe_outcome_clear(&o);
+}

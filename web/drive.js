@@ -415,7 +415,9 @@ async function renderDrive(gen, id, live) {
   ]);
   // The newest finished run, with its series.
   const lastRun = pr && pr.probes.find((r) => r.ended);
-  const runDetail = lastRun ? await optional("/api/v1/probes/" + lastRun.id) : null;
+  // The newest finished sweep and the one before it (sweep.js), with the last run.
+  const [runDetail, sweepRun, sweepPrev] = await Promise.all([lastRun, ...(pr ? sweepRuns(pr.probes) : [])]
+    .concat([null, null]).slice(0, 3).map((r) => (r ? optional("/api/v1/probes/" + r.id) : null)));
   if (gen !== state.generation) return;
   if (!dr.ok) throw new Error((dr.body && dr.body.error) || "HTTP " + dr.status);
   if (!sr.ok) throw new Error((sr.body && sr.body.error) || "HTTP " + sr.status);
@@ -429,6 +431,7 @@ async function renderDrive(gen, id, live) {
   const writesBox = el("div", { class: "chart", id: "chart-writes" });
   const probeBox = el("div", { class: "chart", id: "chart-probes" });
   const runBox = el("div", { class: "chart", id: "chart-probe-run" });
+  const sweepBox = el("div", { class: "chart", id: "chart-sweep" });
   const h = health(d, wear, al ? al.active.filter((a) => a.device_id === d.id) : []);
   const view = el("div", {},
     d.demo === true ? demoBanner("This drive is") : "",
@@ -472,6 +475,11 @@ async function renderDrive(gen, id, live) {
         runDetail ? specLine(runDetail) : null,
         runDetail ? el("p", { class: "legend-note" }, "seconds since the phase started · shaded: " +
           (runDetail.phases.flatMap((p) => p.events).map((e) => e.kind + " (" + e.cause + ")").join(", ") || "no cliff or dip")) : null),
+      sweepRun && sweepRun.sweep ? el("section", { class: "panel wide", "aria-label": "transfer-size sweep", id: "sweep" },
+        el("h3", {}, "Transfer-size sweep (MB/s), " + fmtTime(sweepRun.started)),
+        sweepBox,
+        el("p", { class: "legend-note" }, "sequential, queue depth " + sweepRun.sweep.depth + ", transfer size on a log₂ axis" +
+          (sweepPrev && sweepPrev.sweep ? " · faint: the previous sweep, " + fmtTime(sweepPrev.started) : " · no earlier sweep to compare"))) : null,
       el("section", { class: "panel wide", "aria-label": "self-tests", id: "selftests" },
         el("h3", {}, "Self-tests"),
         selftestPanel(gen, d, st)),
@@ -489,6 +497,7 @@ async function renderDrive(gen, id, live) {
   if (pr && pr.probes.some((r) => r.ended)) state.charts.push(probeChart(probeBox, pr.probes));
   else if (pr) probeBox.replaceChildren(emptyChart("No probe has run yet",
     "start one under Run a probe, or schedule them with probe_schedule in [probes] or [device \"…\"]."));
+  if (sweepRun && sweepRun.sweep) state.charts.push(sweepChart(sweepBox, sweepRun, sweepPrev && sweepPrev.sweep ? sweepPrev : null));
   const rc = runDetail && probeSeriesChart(runBox, runDetail);
   if (rc) state.charts.push(rc);
   else if (runDetail) runBox.replaceChildren(el("p", { class: "muted" }, "This run has no series."));

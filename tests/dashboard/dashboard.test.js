@@ -435,6 +435,49 @@ async function checkSelftestRun(page, drive) {
   return true;
 }
 
+// The sweep chart of a drive with two finished sweeps: the newer one's points, read
+// and write, at the API's transfer sizes and MB/s, and the older one's under them.
+const fmtTop = (b) => (b >= 1 << 20 ? b / (1 << 20) + " MiB" : b >= 1024 ? b / 1024 + " KiB" : b + " B");
+async function checkSweepChart(page, drive) {
+  const runs = (await (await fetch(base + "/api/v1/devices/" + drive + "/probes")).json()).probes
+    .filter((r) => r.preset === "sweep" && r.state === "done");
+  if (runs.length < 2) fail("the test needs two sweeps of drive " + drive + ": " + JSON.stringify(runs));
+  const [now, prev] = await Promise.all(runs.slice(0, 2).map(async (r) => (await (await fetch(base + "/api/v1/probes/" + r.id)).json()).sweep));
+  await page.goto(base + "/");
+  await page.waitForSelector(".card");
+  await page.goto(base + "/#/drive/" + drive);
+  await page.waitForSelector("#chart-sweep canvas", { timeout: 15000 });
+  const got = await page.evaluate(() => {
+    const box = document.getElementById("chart-sweep");
+    const u = state.charts.find((c) => c.root.parentElement === box);
+    return { points: Number(box.dataset.points), previous: box.dataset.previous, data: u.data,
+      distr: u.scales.x.distr, log: u.scales.x.log, ticks: u.axes[0]._values,
+      widths: u.series.slice(1).map((x) => x.width),
+      strokes: u.series.slice(1).map((x, i) => (typeof x.stroke === "function" ? x.stroke(u, i + 1) : x.stroke)),
+      note: box.parentElement.querySelector(".legend-note").textContent };
+  });
+  if (got.points !== now.read.length + now.write.length || got.points < 2)
+    fail("sweep chart points: " + got.points + ", the API has " + (now.read.length + now.write.length));
+  if (got.previous !== String(runs[1].id)) fail("sweep chart previous run: " + got.previous + ", not " + runs[1].id);
+  if (got.distr !== 3 || got.log !== 2) fail("sweep chart x scale: distr " + got.distr + ", log " + got.log);
+  const col = (k, pts) => {
+    for (const p of pts) {
+      const i = got.data[0].indexOf(p.block_size);
+      if (i < 0 || Math.abs(got.data[k][i] - p.mb_s) > 1e-9) fail("sweep chart column " + k + " at " + p.block_size + ": " + got.data[k][i] + ", API " + p.mb_s);
+    }
+    if (got.data[k].filter((v) => v !== null).length !== pts.length) fail("sweep chart column " + k + " has extra points");
+  };
+  col(1, now.read); col(2, now.write); col(3, prev.read); col(4, prev.write);
+  // The previous sweep is thinner and see-through.
+  if (!(got.widths[2] < got.widths[0] && got.widths[3] < got.widths[1]) || !/^#[0-9a-f]{8}$/i.test(got.strokes[2]))
+    fail("the previous sweep is not drawn faintly: " + JSON.stringify({ w: got.widths, s: got.strokes }));
+  if (!/faint: the previous sweep/.test(got.note)) fail("sweep chart note: " + got.note);
+  // A log2 axis labelled in binary units, up to the largest transfer.
+  const top = Math.max(...now.read.map((p) => p.block_size));
+  if (!got.ticks || got.ticks[got.ticks.length - 1] !== fmtTop(top) || got.ticks.some((t) => !/^\d+ (B|KiB|MiB)$/.test(t)))
+    fail("sweep chart ticks: " + JSON.stringify(got.ticks));
+}
+
 async function main() {
   const { page, errors, expected, close } = await launch(1400, 900);
 
@@ -546,6 +589,22 @@ async function main() {
   if (runs[0].preset !== "seq1m-q8" || runs[0].state !== "aborted" || runs[0].reason !== "cancelled through the API")
     fail("the cancelled run: " + JSON.stringify(runs[0]));
   if (prompts !== 1) fail("the token was asked " + prompts + " times, not once");
+  // Two sweeps through the API (after the runs above: their writes would fill the
+  // 980 PRO's cache before sustained-write), then the page's sweep chart.
+  for (let i = 0; i < 2; i++) {
+    const res = await fetch(base + "/api/v1/devices/" + probed + "/probes", { method: "POST",
+      headers: { Authorization: "Bearer " + process.env.NVMOND_TOKEN }, body: JSON.stringify({ preset: "sweep" }) });
+    if (res.status !== 202) fail("POST sweep: " + res.status + " " + (await res.text()));
+    const id = (await res.json()).id;
+    for (let t = 0; ; t++) {
+      const r = await (await fetch(base + "/api/v1/probes/" + id)).json();
+      if (r.state === "done") break;
+      if (r.state !== "running" || t > 1200) fail("sweep " + id + ": " + r.state + " " + r.reason);
+      await new Promise((ok) => setTimeout(ok, 100));
+    }
+  }
+  await checkSweepChart(page, probed);
+  await page.screenshot({ path: path.join(out, "drive-sweep-light.png"), fullPage: true });
   await page.goto(base + "/");
   await page.waitForSelector(".card");
 

@@ -117,6 +117,14 @@ int probe_demo_run(int index, struct probe_demo_state *st, const struct probe_jo
 		   int64_t start_ms, bool realtime, probe_tick_fn tick, void *tick_ctx,
 		   struct probe_result *ret);
 
+/**
+ * probe_demo_run_factor() - Demo drive @index's rate factor (0.98 … 1.05) for a
+ * run started at @start_ms, reads or @write: the run-to-run variation of a real
+ * drive, the same for the same run.
+ * Return: the factor.
+ */
+double probe_demo_run_factor(int index, int64_t start_ms, bool write);
+
 /* JSON of stored runs (API and CLI). */
 /** probe_run_json() - A run row. Return: new reference, or NULL on ENOMEM. */
 json_t *probe_run_json(const struct probe_run_row *r);

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The demo drives' run-to-run variation (probe_demo.c): "no two runs of a real
+ * drive measure the same, yet the same run replays the same", within 0.98 … 1.05
+ * of the model, so that the 950 PRO's best of 3 lands near the issue's 2,598 MB/s
+ * read against its 2,500 rated.
+ */
+#include <criterion/criterion.h>
+
+#include "nvmond/probe/probe_run.h"
+
+#define GB 1e9
+
+/* MB/s of a 1 MiB QD8 sequential phase of @op on demo drive @index at @start. */
+static double run_mbps(int index, enum probe_op op, int64_t start)
+{
+	struct probe_demo_state st = {0};
+	struct probe_job j = {.op = op,
+			      .block_size = 1 << 20,
+			      .depth = 8,
+			      .length = 1ull << 30,
+			      .duration_ms = 2000,
+			      .interval_ms = 250};
+	struct probe_result res;
+	uint64_t b = 0;
+
+	cr_assert_eq(probe_demo_run(index, &st, &j, start, false, NULL, NULL, &res), 0);
+	for (size_t i = 0; i < res.n_series; i++)
+		b += op == PROBE_OP_READ ? res.series[i].rd_bytes : res.series[i].wr_bytes;
+	double mbps = (double)b / ((double)res.elapsed_ns / 1e9) / 1e6;
+	probe_result_clear(&res);
+	return mbps;
+}
+
+Test(probe_demo, runs_vary_by_start_and_replay_the_same)
+{
+	/* demo0 throttles in part of every five minutes (rates at 55 %): the rate
+	 * checks below start on whole hours from t0, where it is cool. */
+	int64_t t0 = 1764547200000LL; /* 2025-12-01T00:00Z */
+	double lo = 1e12, hi = 0, best3 = 0;
+
+	for (int k = 0; k < 40; k++) {
+		double f = probe_demo_run_factor(0, t0 + k * 60000LL, false);
+		cr_expect(f >= 0.98 && f < 1.05, "factor %f", f);
+		lo = f < lo ? f : lo;
+		hi = f > hi ? f : hi;
+		cr_expect_eq(f, probe_demo_run_factor(0, t0 + k * 60000LL, false));
+	}
+	/* The runs vary by a few percent, both ways. */
+	cr_expect(hi - lo > 0.04, "%f … %f", lo, hi);
+	cr_expect_neq(probe_demo_run_factor(0, t0, false), probe_demo_run_factor(0, t0, true));
+	cr_expect_neq(probe_demo_run_factor(0, t0, false), probe_demo_run_factor(1, t0, false));
+
+	/* The measured rates follow: the same start measures the same, another start
+	 * otherwise, each within the factor's range of the 950 PRO's 2.5 GB/s model
+	 * (±2 % wobble per interval, averaged over the phase). */
+	for (int k = 0; k < 3; k++) {
+		int64_t start = t0 + k * 3600000LL;
+		double a = run_mbps(0, PROBE_OP_READ, start),
+		       f = probe_demo_run_factor(0, start, false);
+		cr_expect_eq(a, run_mbps(0, PROBE_OP_READ, start));
+		cr_expect(a > 2500 * f * 0.97 && a < 2500 * f * 1.03, "%.1f MB/s, factor %f", a, f);
+		best3 = a > best3 ? a : best3;
+	}
+	cr_expect_neq(run_mbps(0, PROBE_OP_READ, t0), run_mbps(0, PROBE_OP_READ, t0 + 3600000LL));
+	cr_expect(best3 > 2450 && best3 < 2700, "best of 3: %.1f MB/s", best3);
+}

@@ -164,6 +164,8 @@ static const struct cfg_key cfg_keys[] = {
 	UINT32("probes", "min_free", probe_min_free_pct, 0, 50, "5"),
 	UINT32("probes", "sweep_depth", probe_sweep_depth, 1, 32, "4"),
 	PATH("probes", "lock_dir", probe_lock_dir, 0, ""),
+	/* A list of durations (analysis/recovery.h), checked by the probe service. */
+	PATH("probes", "recovery_intervals", probe_recovery_intervals, 1, "5m,10m,20m,40m,60m,90m"),
 	/* A schedule (analysis/selftest_sched.h), checked by the self-test service. */
 	PATH("selftests", "default_schedule", selftest_default_schedule, 0, ""),
 };

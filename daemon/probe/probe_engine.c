@@ -698,6 +698,11 @@ static const struct probe_preset presets[_PROBE_PRESET_MAX] = {
 			 .sweep = true},
 #undef SWEEP_DIR
 #undef SWEEP_POINT
+	[PROBE_CACHE_RECOVERY] = {"cache-recovery",
+				  "CACHE-RECOVERY SEQ1M Q8",
+				  1,
+				  {{"write", PROBE_OP_WRITE, false, 1u << 20, 8}},
+				  .study = true},
 };
 
 const struct probe_preset *probe_preset_get(enum probe_preset_id id)
@@ -747,8 +752,8 @@ void probe_preset_job(const struct probe_preset *p, size_t k, uint64_t area, int
 	case PROBE_OP_READ:
 		break;
 	case PROBE_OP_WRITE:
-		ret->max_bytes = p->sustained || max_write < area ? max_write : area;
-		if (p->sustained)
+		ret->max_bytes = p->sustained || p->study || max_write < area ? max_write : area;
+		if (p->sustained || p->study)
 			ret->duration_ms = 0; /* until the cliff holds or the byte limit */
 		break;
 	case PROBE_OP_COPY:

@@ -16,6 +16,7 @@
 #include "nvmond/api/api_params.h"
 #include "nvmond/core/log.h"
 #include "nvmond/store/store_probe.h"
+#include "nvmond/store/store_probe_cache.h"
 #include "nvmond/util/timefmt.h"
 
 #include "probe_svc_internal.h"
@@ -59,6 +60,34 @@ static int budget_on_loop(void *arg)
 	return c->ret ? 0 : -ENOMEM;
 }
 
+/*
+ * The drive's measured write-cache size: the newest, and its history (each
+ * sustained-write that found a cliff), newest first. NULL on an error.
+ */
+static json_t *write_cache_json(struct store *s, int64_t device_id)
+{
+	struct probe_cache_row *v = NULL;
+	size_t n = 0;
+	json_t *hist, *o;
+
+	if (store_probe_cache_sizes(s, device_id, 100, &v, &n) < 0)
+		return NULL;
+	hist = json_array();
+	for (size_t i = 0; hist && i < n; i++) {
+		char when[TIMEFMT_MAX];
+		json_array_append_new(hist, json_pack("{s:I, s:s, s:I, s:f, s:f}", "run_id",
+						      (json_int_t)v[i].run_id, "at",
+						      timefmt_rfc3339(v[i].at_ms, when), "bytes",
+						      (json_int_t)v[i].bytes, "mb_s_before",
+						      v[i].rate_before / 1e6, "mb_s_after",
+						      v[i].rate_after / 1e6));
+	}
+	o = json_pack("{s:o, s:o*}", "bytes",
+		      n ? json_integer((json_int_t)v[0].bytes) : json_null(), "history", hist);
+	free(v);
+	return o;
+}
+
 void probe_http_list(void *ctx, const struct api_request *req, struct api_reply *ret)
 {
 	struct probe_svc *p = ctx;
@@ -94,6 +123,12 @@ void probe_http_list(void *ctx, const struct api_request *req, struct api_reply 
 	json_object_set_new(bc.ret, "device_id", json_integer(req->id));
 	json_object_set_new(bc.ret, "presets", presets);
 	json_object_set_new(bc.ret, "probes", runs);
+	json_t *cache = write_cache_json(req->store, req->id);
+	if (!cache) {
+		json_decref(bc.ret);
+		return api_reply_error(ret, 500, "database error");
+	}
+	json_object_set_new(bc.ret, "write_cache", cache);
 	ret->json = bc.ret;
 }
 
@@ -224,6 +259,20 @@ void probe_http_cancel(void *ctx, const struct api_request *req, struct api_repl
 	json_decref(o);
 }
 
+/* The schedule of a cache-recovery study just started. */
+static json_t *study_json(const struct probe_study *st, int64_t id)
+{
+	json_t *iv = json_array();
+
+	for (size_t i = 0; iv && i < st->n_intervals; i++)
+		json_array_append_new(iv, json_real((double)st->interval_ms[i] / 1000.0));
+	return json_pack("{s:I, s:I, s:I, s:I, s:f, s:I, s:o*}", "id", (json_int_t)id, "of",
+			 (json_int_t)(st->n_intervals + 1), "cache_bytes",
+			 (json_int_t)st->cache_bytes, "fill_bytes", (json_int_t)st->fill_bytes,
+			 "pre_cliff_mb_s", st->pre_rate / 1e6, "burst_bytes",
+			 (json_int_t)st->burst_bytes, "intervals_s", iv);
+}
+
 void probe_http_post(void *ctx, const struct api_request *req, struct api_reply *ret)
 {
 	struct probe_svc *p = ctx;
@@ -259,7 +308,13 @@ void probe_http_post(void *ctx, const struct api_request *req, struct api_reply 
 		json_decref(body);
 		return api_reply_error(ret, 400,
 				       "preset: one of seq1m-q8, seq1m-q1, rnd4k-q32, rnd4k-q1, "
-				       "copy-self, sustained-write");
+				       "copy-self, sustained-write, sweep, cache-recovery");
+	}
+	if (probe_preset_get(c.preset)->study && (repeat || cooldown)) {
+		json_decref(body);
+		return api_reply_error(ret, 400,
+				       "cache-recovery is a study: its runs follow [probes] "
+				       "recovery_intervals (no repeat, no cooldown)");
 	}
 	json_decref(body);
 	r = mainq_call(p->mainq, probe_svc_start_on_loop, &c);
@@ -268,7 +323,9 @@ void probe_http_post(void *ctx, const struct api_request *req, struct api_reply 
 		ret->status = 202;
 		ret->json = json_pack("{s:I, s:s, s:s}", "id", (json_int_t)c.ret_id, "state",
 				      "running", "preset", probe_preset_get(c.preset)->name);
-		if (ret->json && c.repeat > 1)
+		if (ret->json && probe_preset_get(c.preset)->study)
+			json_object_set_new(ret->json, "study", study_json(&c.ret_study, c.ret_id));
+		else if (ret->json && c.repeat > 1)
 			json_object_set_new(ret->json, "series",
 					    json_pack("{s:I, s:I, s:I}", "id", (json_int_t)c.ret_id,
 						      "of", (json_int_t)c.repeat, "cooldown_ms",
@@ -278,7 +335,8 @@ void probe_http_post(void *ctx, const struct api_request *req, struct api_reply 
 		return api_reply_error(ret, 404, "%s", c.reason);
 	case -EALREADY:
 	case -ENODEV:
-	case -EBUSY: /* a device self-test runs */
+	case -ENODATA: /* cache-recovery: no write-cache size measured */
+	case -EBUSY:   /* a device self-test runs */
 	case -EAGAIN:
 		if (r == -EAGAIN && probe_preset_get(c.preset)->sustained &&
 		    strstr(c.reason, "sustained_every"))

@@ -79,6 +79,16 @@ int probe_plan_prepare(const struct cfg *c, struct store *s, const struct device
 		       const struct gate_facts *g, int64_t now_ms, struct probe_plan *plan,
 		       struct probe_run_row *run, char reason[PROBE_REASON_MAX])
 {
+	return probe_plan_prepare_step(c, s, row, preset, trigger, demo_index, g, NULL, now_ms,
+				       plan, run, reason);
+}
+
+int probe_plan_prepare_step(const struct cfg *c, struct store *s, const struct device_row *row,
+			    enum probe_preset_id preset, const char *trigger, int demo_index,
+			    const struct gate_facts *g, const struct probe_study_step *step,
+			    int64_t now_ms, struct probe_plan *plan, struct probe_run_row *run,
+			    char reason[PROBE_REASON_MAX])
+{
 	const struct probe_preset *pre = probe_preset_get(preset);
 	struct cfg_device cd;
 	struct probe_gate_input in;
@@ -108,6 +118,12 @@ int probe_plan_prepare(const struct cfg *c, struct store *s, const struct device
 	*run = (struct probe_run_row){.device_id = row->id, .started_ms = now_ms};
 	snprintf(run->preset, sizeof(run->preset), "%s", pre->name);
 	snprintf(run->trigger, sizeof(run->trigger), "%s", trigger);
+	if (pre->study && (!step || !step->bytes)) {
+		snprintf(reason, PROBE_REASON_MAX,
+			 "%s runs only as a study (its fill, then its bursts)", pre->name);
+		return -EINVAL;
+	}
+	plan->study_fill = pre->study && step->fill;
 
 	/* Without a probe directory the raw namespace is only read. */
 	bool writes = preset_writes(pre);
@@ -182,8 +198,17 @@ int probe_plan_prepare(const struct cfg *c, struct store *s, const struct device
 	case PROBE_OVER_BUDGET:
 		return -EDQUOT;
 	}
-	if (pre->sustained && allowed > cd.probe_sustained_limit)
+	if ((pre->sustained || pre->study) && allowed > cd.probe_sustained_limit)
 		allowed = cd.probe_sustained_limit;
+	/* A study's write is all or nothing: a short fill makes no cliff, and a short
+	 * burst would not be the burst the others were. */
+	if (pre->study && writes && allowed < step->bytes) {
+		snprintf(reason, PROBE_REASON_MAX,
+			 "the study's %s writes %" PRIu64 " MB; the write budget (or "
+			 "probe_sustained_limit) leaves %" PRIu64 " MB",
+			 step->fill ? "fill" : "burst", step->bytes / 1000000, allowed / 1000000);
+		return -EDQUOT;
+	}
 	/* The reservation: what this run can write at most, layout included. */
 	/* A recorded file that is gone (or another size) is made again. */
 	char fpath[sizeof(cd.probe_dir) + 32];
@@ -196,6 +221,7 @@ int probe_plan_prepare(const struct cfg *c, struct store *s, const struct device
 	for (size_t k = 0; k < pre->n_phases; k++) {
 		uint64_t cap = pre->phase[k].op == PROBE_OP_COPY ? cd.probe_file_size / 2
 			       : pre->sustained			 ? allowed
+			       : pre->study			 ? step->bytes
 								 : cd.probe_file_size;
 		if (pre->sweep && cap > PROBE_SWEEP_WRITE_BYTES)
 			cap = PROBE_SWEEP_WRITE_BYTES; /* a write point's byte limit */
@@ -292,6 +318,14 @@ int64_t probe_svc_sched_tick(struct loop *l, void *userdata)
 /* Every schedule must parse: a typo should stop the start (or reload), not a probe at 3 am. */
 int probe_svc_schedules_check(const struct cfg *c, char ret_err[PROBE_SVC_ERR_MAX])
 {
+	int64_t iv[RECOVERY_MAX_INTERVALS];
+	size_t n_iv;
+	char err[RECOVERY_ERR_MAX];
+
+	if (recovery_intervals_parse(c->probe_recovery_intervals, iv, &n_iv, err) < 0) {
+		snprintf(ret_err, PROBE_SVC_ERR_MAX, "[probes] recovery_intervals: %s", err);
+		return -EINVAL;
+	}
 	for (size_t i = 0; i < c->n_devices; i++) {
 		struct probe_sched v[PROBE_SCHED_MAX];
 		size_t n;

@@ -12,6 +12,7 @@
 
 #include "nvmond/api/render.h"
 #include "nvmond/probe/probe_run.h"
+#include "nvmond/probe/probe_study.h"
 #include "nvmond/probe/probe_sweep.h"
 #include "nvmond/store/store.h"
 #include "nvmond/store/store_facts.h"
@@ -140,6 +141,12 @@ int probe_run_detail_json(struct store *s, int64_t id, bool with_series, json_t 
 		goto out;
 	if (pre && pre->sweep && set(o, "sweep", probe_sweep_json(ph, n_ph)) < 0)
 		goto out;
+	if (pre && pre->study) {
+		r = probe_study_json_add(s, &run, o);
+		if (r < 0)
+			goto out;
+		r = -ENOMEM;
+	}
 	for (size_t k = 0; k < n_ph; k++) {
 		json_t *p = json_pack(
 			"{s:I, s:s, s:s, s:b, s:I, s:I, s:s, s:I, s:I, s:I, s:o, s:o, "
@@ -281,4 +288,5 @@ void probe_print_table(FILE *out, const json_t *d)
 	}
 	fprintf(out, "written by the probe: %.1f MB\n",
 		(double)json_integer_value(json_object_get(d, "bytes_written")) / 1e6);
+	probe_study_print(out, d);
 }

@@ -327,7 +327,7 @@ int probe_execute(const struct probe_plan *plan, const struct probe_hooks *h,
 		x.phase_t0_ns = probe_run_mono_ns();
 		x.writing = writes;
 		x.next_sig_ms = offset + 1000;
-		x.sustained = pre->sustained;
+		x.sustained = pre->sustained || (pre->study && plan->study_fill);
 		j.lease = probe_run_phase_lease;
 		j.lease_ctx = &x;
 		struct probe_result *res = &out->res[x.phase];

@@ -43,7 +43,7 @@ void probe_rated_for(const struct cfg *c, const char *model, const char *serial,
 
 bool probe_preset_spec_checked(const struct probe_preset *p)
 {
-	if (!p || p->sustained)
+	if (!p || p->sustained || p->study) /* a study's writes fill or probe the cache */
 		return false;
 	for (size_t k = 0; k < p->n_phases; k++)
 		if (p->phase[k].op == PROBE_OP_COPY || p->phase[k].random ||

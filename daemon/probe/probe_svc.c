@@ -195,11 +195,41 @@ static void series_skip_record(struct probe_svc *p, struct probe_dev *d, const c
 	(void)store_probe_run_insert(p->store, &skip, &id);
 }
 
+/* The idle time before the next run: the cooldown, or a study's next interval after its cliff. */
+static int64_t series_wait_ms(const struct probe_series_state *s)
+{
+	if (!s->is_study || s->next_index < 2 || s->next_index - 2 >= s->study.n_intervals)
+		return s->cooldown_ms;
+	int64_t due =
+		s->study.cliff_ms + s->study.paused_ms + s->study.interval_ms[s->next_index - 2];
+	int64_t wait = due - timefmt_now_ms();
+	return wait > 0 ? wait : 0;
+}
+
+static void busy_of(const struct probe_dev *d, struct gate_facts *g);
+
 static int64_t series_next(struct loop *l, void *userdata)
 {
 	struct probe_dev *d = userdata;
 	struct probe_series_state *s = &d->series;
 	struct probe_svc *p = s->svc;
+
+	/* Recovery needs real idle time: a busy drive puts the burst off. */
+	if (s->is_study) {
+		struct gate_facts g = {.scheduled = true};
+		busy_of(d, &g);
+		if (g.busy_known && (g.busy_iops > p->cfg.probe_busy_iops ||
+				     g.busy_bps > (double)p->cfg.probe_busy_mbps * 1e6)) {
+			int64_t pause = s->study.interval_ms[0] < BUSY_WINDOW_MS
+						? s->study.interval_ms[0]
+						: BUSY_WINDOW_MS;
+			s->study.paused_ms += pause;
+			log_info("cache-recovery study %" PRId64
+				 ": the drive is busy (%.0f IO/s, %.1f MB/s): burst put off",
+				 s->series_id, g.busy_iops, g.busy_bps / 1e6);
+			return pause;
+		}
+	}
 	struct start_call c = {.svc = p,
 			       .device_id = d->device_id,
 			       .preset = s->preset,
@@ -222,13 +252,22 @@ static void series_after_run(struct probe_svc *p, struct probe_dev *d,
 {
 	struct probe_series_state *s = &d->series;
 
-	if (!run_measured(j->out.run.state) || atomic_load(&j->cancel) || s->next_index > s->of ||
-	    !p->loop) {
+	char verdict[PROBE_REASON_MAX] = "";
+	bool over = false;
+
+	if (s->is_study && run_measured(j->out.run.state)) {
+		over = probe_study_after(&s->study, &j->out, j->out.run.series_index, verdict);
+		if (verdict[0])
+			log_info("cache-recovery study %" PRId64 ": burst %u of %u: %s",
+				 s->series_id, j->out.run.series_index - 1, s->of - 1, verdict);
+	}
+	if (over || !run_measured(j->out.run.state) || atomic_load(&j->cancel) ||
+	    s->next_index > s->of || !p->loop) {
 		series_end(p, d);
 		return;
 	}
 	/* Idle: nothing of nvmond's runs on the drive until the timer fires. */
-	int64_t t = loop_add_timer(p->loop, s->cooldown_ms, series_next, d);
+	int64_t t = loop_add_timer(p->loop, series_wait_ms(s), series_next, d);
 	if (t < 0) {
 		series_skip_record(p, d, "cannot arm the cooldown's timer");
 		series_end(p, d);
@@ -419,9 +458,24 @@ int probe_svc_start_on_loop(void *arg)
 			 selftest_code_name(fd.selftest.running), fd.selftest.percent);
 		r = -EBUSY;
 	}
+	struct probe_study study;
+	bool study_start = false;
+	if (r == 0 && probe_preset_get(c->preset)->study) {
+		if (c->next_of_series) {
+			c->study = (struct probe_study_step){.bytes = d->series.study.burst_bytes};
+		} else {
+			r = probe_study_setup(&p->cfg, p->store, &fd.row, now, &study, c->reason);
+			c->study =
+				(struct probe_study_step){.fill = true, .bytes = study.fill_bytes};
+			c->repeat = 1 + (uint32_t)study.n_intervals;
+			study_start = r == 0;
+		}
+	}
 	if (r == 0)
-		r = probe_plan_prepare(&p->cfg, p->store, &fd.row, c->preset, c->trigger,
-				       demo_index, &g, now, &j->plan, &j->out.run, c->reason);
+		r = probe_plan_prepare_step(&p->cfg, p->store, &fd.row, c->preset, c->trigger,
+					    demo_index, &g,
+					    probe_preset_get(c->preset)->study ? &c->study : NULL,
+					    now, &j->plan, &j->out.run, c->reason);
 	if (r < 0) {
 		if (c->next_of_series && r != -ENOMEM) {
 			series_skip_record(p, d, c->reason);
@@ -497,6 +551,11 @@ int probe_svc_start_on_loop(void *arg)
 			.cooldown_ms = c->cooldown_ms,
 		};
 		snprintf(d->series.trigger, sizeof(d->series.trigger), "%s", c->trigger);
+		if (study_start) {
+			d->series.is_study = true;
+			d->series.study = study;
+			c->ret_study = study;
+		}
 	}
 	log_info("probe %" PRId64 ": %s on drive %s (%s)", c->ret_id, j->out.run.preset,
 		 fd.row.serial, c->trigger);

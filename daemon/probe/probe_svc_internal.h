@@ -8,7 +8,9 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
+#include "nvmond/analysis/recovery.h"
 #include "nvmond/probe/probe_progress.h"
 #include "nvmond/probe/probe_run.h"
 #include "nvmond/probe/probe_safety.h"
@@ -29,6 +31,24 @@ struct busy_snap {
 
 struct probe_job_ctx;
 
+/* One write of a cache-recovery study: its fill (to the cliff) or a burst. */
+struct probe_study_step {
+	bool fill;
+	uint64_t bytes;
+};
+
+/* A cache-recovery study, decided at its start (probe_study.c). */
+struct probe_study {
+	uint64_t cache_bytes; /* the drive's measured write cache */
+	int64_t cache_run_id; /* the sustained-write that measured it */
+	double pre_rate;      /* bytes/s before its cliff (the fill's own cliff, once found) */
+	uint64_t fill_bytes, burst_bytes;
+	int64_t interval_ms[RECOVERY_MAX_INTERVALS];
+	size_t n_intervals;
+	int64_t cliff_ms;  /* when the fill ended: idle times count from here */
+	int64_t paused_ms; /* bursts put off while the drive was busy */
+};
+
 /*
  * A repeated preset (repeat = N): its runs one after the other, each a normal
  * run started by probe_svc_start_on_loop(), with an idle cooldown between.
@@ -43,6 +63,8 @@ struct probe_series_state {
 	char trigger[16];
 	int64_t cooldown_ms;
 	int64_t timer; /* the cooldown's timer, 0 when none */
+	bool is_study; /* a cache-recovery study: its fill, then a burst per interval */
+	struct probe_study study;
 };
 
 struct probe_dev {
@@ -103,9 +125,11 @@ struct start_call {
 	int64_t device_id;
 	enum probe_preset_id preset;
 	const char *trigger;
-	uint32_t repeat;     /* 0 or 1: one run; 2 … PROBE_REPEAT_MAX: a series */
-	int64_t cooldown_ms; /* idle between the runs of a series */
-	bool next_of_series; /* the next run of the drive's series (series state) */
+	uint32_t repeat;	       /* 0 or 1: one run; 2 … PROBE_REPEAT_MAX: a series */
+	int64_t cooldown_ms;	       /* idle between the runs of a series */
+	struct probe_study_step study; /* cache-recovery: set by probe_svc_start_on_loop() */
+	struct probe_study ret_study;  /* cache-recovery: the study started */
+	bool next_of_series;	       /* the next run of the drive's series (series state) */
 	int64_t ret_id;
 	char reason[PROBE_REASON_MAX];
 };
@@ -130,6 +154,39 @@ int probe_plan_prepare(const struct cfg *c, struct store *s, const struct device
 		       enum probe_preset_id preset, const char *trigger, int demo_index,
 		       const struct gate_facts *g, int64_t now_ms, struct probe_plan *plan,
 		       struct probe_run_row *run, char reason[PROBE_REASON_MAX]);
+
+/*
+ * probe_plan_prepare() for one write of a cache-recovery study (@step: its
+ * fill or a burst, and how much it writes); NULL for any other preset.
+ */
+int probe_plan_prepare_step(const struct cfg *c, struct store *s, const struct device_row *row,
+			    enum probe_preset_id preset, const char *trigger, int demo_index,
+			    const struct gate_facts *g, const struct probe_study_step *step,
+			    int64_t now_ms, struct probe_plan *plan, struct probe_run_row *run,
+			    char reason[PROBE_REASON_MAX]);
+
+/* probe_study.c */
+
+/*
+ * Plan a cache-recovery study on @row: its measured cache (refused, -ENOENT,
+ * when sustained-write never found one), [probes] recovery_intervals, the fill
+ * and the burst sizes. Return: 0 with @ret; -ENODATA (no cache size measured),
+ * -EINVAL (bad intervals), -EDQUOT (the fill exceeds probe_sustained_limit) or
+ * other negative errno, with @reason.
+ */
+int probe_study_setup(const struct cfg *c, struct store *s, const struct device_row *row,
+		      int64_t now_ms, struct probe_study *ret, char reason[PROBE_REASON_MAX]);
+
+/*
+ * After a run of study @st: the fill sets when the cliff came and its rate
+ * before; a burst is judged. Return: true when the study is over (the cache
+ * recovered), with @verdict (may be NULL) filled.
+ */
+bool probe_study_after(struct probe_study *st, const struct probe_outcome *o, uint32_t index,
+		       char verdict[PROBE_REASON_MAX]);
+
+/* The schedule of @st, one line per burst, for the log and the CLI. */
+void probe_study_print_plan(FILE *out, const struct probe_study *st);
 
 /* The scheduler's timer: starts the probes that are due. On the loop. */
 int64_t probe_svc_sched_tick(struct loop *l, void *userdata);

@@ -121,6 +121,9 @@ struct cfg {
 	uint32_t probe_sweep_depth;	  /* the sweep preset's queue depth */
 	char probe_lock_dir
 		[CFG_PATH_MAX]; /* per-drive probe locks; "" = probe_lock_dir_default() */
+	/* cache-recovery's idle times after the cliff ("5m,10m,…"): checked by the probe
+	 * service with recovery_intervals_parse() (core does not call analysis) */
+	char probe_recovery_intervals[128];
 	/* [selftests] */
 	char selftest_default_schedule[256]; /* of drives without their own; "" = none */
 	/* [device "…"] */

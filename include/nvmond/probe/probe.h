@@ -161,6 +161,7 @@ enum probe_preset_id {
 	PROBE_COPY_SELF,
 	PROBE_SUSTAINED_WRITE,
 	PROBE_SWEEP,
+	PROBE_CACHE_RECOVERY,
 	_PROBE_PRESET_MAX,
 };
 
@@ -190,6 +191,9 @@ struct probe_preset {
 	} phase[PROBE_MAX_PHASES];
 	bool sustained; /* stop at a cliff; byte limit = sustained_limit */
 	bool sweep;	/* one phase per transfer size, see PROBE_SWEEP_POINTS */
+	/* cache-recovery: runs only as a study (probe_study.h), each run one write of
+	 * the study's size (its fill, or a burst), byte-limited; never alone */
+	bool study;
 };
 
 /** probe_preset_get() - Return: the preset, or NULL. */
@@ -206,7 +210,8 @@ const struct probe_preset *probe_preset_find(const char *name, enum probe_preset
  * @max_write:   bytes a write phase may write (budget, sustained limit)
  * A sweep's point runs at most PROBE_SWEEP_POINT_MS and PROBE_SWEEP_POINT_BYTES
  * (a write one PROBE_SWEEP_WRITE_BYTES, and at most @area), at the preset's depth (the run sets
- * [probes] sweep_depth).
+ * [probes] sweep_depth). A study's write (cache-recovery) writes @max_write, however
+ * long it takes, as sustained-write does.
  */
 void probe_preset_job(const struct probe_preset *p, size_t k, uint64_t area, int64_t duration_ms,
 		      uint64_t max_write, struct probe_job *ret);

@@ -39,9 +39,10 @@ struct probe_plan {
 	uint64_t allowed_write; /* reserved: the layout and every phase together write no more */
 	int64_t phase_ms;
 	uint16_t wctemp_k;
-	unsigned min_free_pct;	      /* the probe file's layout keeps this much free */
-	uint32_t sweep_depth;	      /* the sweep's queue depth; 0 = PROBE_SWEEP_DEPTH */
-	bool file_known;	      /* nvmond recorded making a probe file in probe_dir */
+	unsigned min_free_pct; /* the probe file's layout keeps this much free */
+	uint32_t sweep_depth;  /* the sweep's queue depth; 0 = PROBE_SWEEP_DEPTH */
+	bool study_fill;       /* cache-recovery: the fill (stops at its cliff), else a burst */
+	bool file_known;       /* nvmond recorded making a probe file in probe_dir */
 	struct probe_file_id file_id; /* that file, when file_known */
 	const char *sysfs;	      /* "/sys" */
 	const char *mountinfo;	      /* "/proc/self/mountinfo" */

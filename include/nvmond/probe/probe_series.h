@@ -39,7 +39,8 @@ void probe_rated_for(const struct cfg *c, const char *model, const char *serial,
  * data sheets' sequential rates are measured at large transfers and a high
  * queue depth, so only sequential read/write phases of 128 KiB or more at a
  * depth of 8 or more are (seq1m-q8; not seq1m-q1, the random presets, the copy
- * or sustained-write, whose rate after the cache is not what a data sheet rates).
+ * or sustained-write, whose rate after the cache is not what a data sheet rates,
+ * nor cache-recovery's fill and bursts).
  */
 bool probe_preset_spec_checked(const struct probe_preset *p);
 

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * The cache-recovery study (issue 13): how fast a drive's write cache refills
+ * after a cliff. Its idle intervals, the size of its fill and of its bursts,
+ * and the verdict. Pure: no clock, no I/O.
+ */
+
+#define RECOVERY_MAX_INTERVALS	   16
+#define RECOVERY_INTERVALS_DEFAULT "5m,10m,20m,40m,60m,90m"
+#define RECOVERY_MIN_BURST	   (1ull << 30) /* a burst writes at least 1 GiB … */
+#define RECOVERY_BURST_DIV	   10		/* … or a tenth of the cache, the larger */
+#define RECOVERY_RECOVERED	   0.95 /* a burst this fast as before the cliff: recovered */
+#define RECOVERY_ERR_MAX	   128
+
+/**
+ * recovery_intervals_parse() - "5m,10m,20m" (or "2s,4s,8s"; units s, m, h, a
+ * bare number is seconds): the idle times after the cliff at which a burst
+ * runs, each after the one before.
+ * Return: 0 with @ret (milliseconds) and *@ret_n (1 … RECOVERY_MAX_INTERVALS),
+ * or -EINVAL with @err filled.
+ */
+int recovery_intervals_parse(const char *s, int64_t ret[RECOVERY_MAX_INTERVALS], size_t *ret_n,
+			     char err[RECOVERY_ERR_MAX]);
+
+/**
+ * recovery_burst_bytes() - A burst: a tenth of the measured cache @cache, at
+ * least RECOVERY_MIN_BURST, but never more than the probe area @area nor the
+ * write budget left @budget; whole MiB.
+ * Return: bytes, 0 when not even one MiB fits.
+ */
+uint64_t recovery_burst_bytes(uint64_t cache, uint64_t area, uint64_t budget);
+
+/**
+ * recovery_fill_bytes() - The write that makes the cliff the study starts
+ * from: the cache and a quarter more (it stops earlier when the cliff holds),
+ * whole MiB, never more than @limit (the sustained limit, the budget).
+ * Return: bytes; 0 when @limit does not reach past the cache.
+ */
+uint64_t recovery_fill_bytes(uint64_t cache, uint64_t limit);
+
+/* One burst: its idle time since the cliff and its rate. */
+struct recovery_point {
+	int64_t idle_ms;
+	double rate; /* bytes/s */
+};
+
+struct recovery_verdict {
+	bool known;	/* a pre-cliff rate and at least one burst */
+	bool recovered; /* a burst ran at >= RECOVERY_RECOVERED of the pre-cliff rate */
+	size_t point;	/* the first such burst (recovered), else the last one */
+	int64_t idle_ms;
+	double best_pct; /* the best burst, % of the pre-cliff rate */
+};
+
+/**
+ * recovery_judge() - The rule: the cache has recovered at the first burst
+ * that runs at >= 95 % of @pre_rate (the rate before the cliff); otherwise it
+ * has not within the last burst's idle time.
+ */
+void recovery_judge(const struct recovery_point *v, size_t n, double pre_rate,
+		    struct recovery_verdict *ret);

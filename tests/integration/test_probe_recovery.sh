@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# The write-cache size and the cache-recovery study on the demo drives (issue
+# 13): refused before a sustained-write found a cliff; the cliff's bytes as the
+# drive's write cache (API); the study through the API with second-scale
+# intervals: the fill, a burst per interval (each its own run of the series),
+# its points and verdict; a bad interval list stops the daemon; cancel stops it.
+# Env: NVMOND_BIN (ctest).
+set -u
+for tool in curl python3; do
+	command -v "$tool" >/dev/null || { echo "SKIP: $tool not installed"; exit 77; }
+done
+. "$(dirname "$0")/lib.sh"
+
+# A bad list of intervals stops the daemon at start.
+cat > "$TMP/bad.conf" <<CONF
+[probes]
+recovery_intervals = 5m,2m
+CONF
+expect_exit 2 "$NVMOND_BIN" --demo -c "$TMP/bad.conf" --db "$TMP/bad.db" --listen "127.0.0.1:$(free_port)"
+grep -q "recovery_intervals" "$LAST_STDERR" || fail "the error names the key: $(cat "$LAST_STDERR")"
+
+TOKEN=recovery-token-$RANDOM
+cat > "$TMP/nvmond.conf" <<CONF
+[daemon]
+demo_history = no
+[http]
+token = $TOKEN
+[probes]
+lock_dir = $TMP/locks
+recovery_intervals = 2s,4s,8s
+CONF
+DB=$TMP/nvmond.db
+start_daemon --demo --log-level info -c "$TMP/nvmond.conf" --db "$DB"
+URL=http://127.0.0.1:$PORT
+
+dev_id() { # name -> id
+	jq_py "$(http_get /api/v1/devices)" "print([d['id'] for d in j['devices'] if d['name']=='$1'][0])"
+}
+D0=$(dev_id demo0)
+post() { # URL-PATH BODY -> "STATUS BODY"
+	curl -sS --max-time 10 -o "$TMP/post.out" -w '%{http_code}' \
+		-H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \
+		-d "$2" "$URL$1"
+	echo " $(cat "$TMP/post.out")"
+}
+wait_run() { # ID 'python condition on j' -> the detail
+	local j
+	for _ in $(seq 900); do
+		j=$(http_get "/api/v1/probes/$1")
+		jq_py "$j" "sys.exit(0 if ($2) else 1)" && { echo "$j"; return 0; }
+		sleep 0.1
+	done
+	fail "probe $1: '$2' not seen within 90 s: $j"
+}
+
+# No cache size yet: refused, saying why.
+out=$(post "/api/v1/devices/$D0/probes" '{"preset":"cache-recovery"}')
+[ "${out%% *}" = 409 ] || fail "cache-recovery before any cliff: $out"
+case "$out" in *"run sustained-write first"*) ;; *) fail "the refusal says why: $out" ;; esac
+jq_py "$(http_get "/api/v1/devices/$D0/probes")" "assert j['write_cache'] == {'bytes': None, 'history': []}, j['write_cache']" ||
+	fail "no write cache measured yet"
+out=$(post "/api/v1/devices/$D0/probes" '{"preset":"cache-recovery","repeat":2}')
+[ "${out%% *}" = 400 ] || fail "a study with repeat: $out"
+
+# sustained-write finds demo0's 8 GB cache: the drive's write cache.
+out=$(post "/api/v1/devices/$D0/probes" '{"preset":"sustained-write"}')
+[ "${out%% *}" = 202 ] || fail "sustained-write: $out"
+SW=$(jq_py "${out#* }" "print(j['id'])")
+j=$(wait_run "$SW" "j['state'] == 'stopped'")
+CLIFF=$(jq_py "$j" "print([e for e in j['phases'][0]['events'] if e['kind']=='cliff'][0]['bytes_before'])")
+jq_py "$(http_get "/api/v1/devices/$D0/probes")" "
+c = j['write_cache']
+assert c['bytes'] == $CLIFF and 7.0e9 < c['bytes'] <= 8.0e9, c
+assert [h['run_id'] for h in c['history']] == [$SW], c
+assert 1400 < c['history'][0]['mb_s_before'] < 1600 and c['history'][0]['mb_s_after'] < 700, c
+" || fail "the cliff's bytes are the write cache"
+
+# The study: its schedule in the answer, then the fill and three bursts.
+out=$(post "/api/v1/devices/$D0/probes" '{"preset":"cache-recovery"}')
+[ "${out%% *}" = 202 ] || fail "cache-recovery: $out"
+S=$(jq_py "${out#* }" "print(j['id'])")
+jq_py "${out#* }" "
+s = j['study']
+assert s['id'] == $S and s['of'] == 4 and s['intervals_s'] == [2, 4, 8], s
+assert s['cache_bytes'] == $CLIFF and s['burst_bytes'] == 1 << 30, s  # 10 % < 1 GiB
+assert $CLIFF < s['fill_bytes'] <= $CLIFF * 1.25 + (1 << 20), s
+" || fail "the study's schedule: $out"
+# The drive is the study's while it waits.
+out=$(post "/api/v1/devices/$D0/probes" '{"preset":"rnd4k-q1"}')
+[ "${out%% *}" = 409 ] || fail "a probe during the study: $out"
+j=$(wait_run "$S" "j['recovery']['state'] not in ('running', 'waiting')")
+jq_py "$j" "
+r = j['recovery']
+assert r['series_id'] == $S, r
+pts = r['points']
+assert len(pts) == 3, pts
+for p, want in zip(pts, (2, 4, 8)):
+    assert want <= p['idle_s'] < want + 1.5, pts   # each burst after its idle time
+    assert abs(p['pct'] - p['mb_s'] / r['pre_cliff_mb_s'] * 100) < 1e-6, p
+# demo0 refills its cache in an hour: seconds free nothing, the bursts run native.
+assert all(p['pct'] < 95 for p in pts), pts
+assert r['state'] == 'not_recovered' and r['verdict'].startswith('not within 8 s'), r
+runs = j['series']['runs']
+assert [x['index'] for x in runs] == [1, 2, 3, 4] and all(x['state'] == 'done' for x in runs), runs
+assert 'spec' not in j or j['spec'] is None or not j['spec'].get('below'), j.get('spec')
+" || fail "the study's points and verdict: $j"
+# Each burst was a run of its own, charged to the budget.
+jq_py "$(http_get "/api/v1/devices/$D0/probes")" "
+b = [r for r in j['probes'] if r['preset'] == 'cache-recovery']
+assert len(b) == 4, b
+assert sorted(r['bytes_charged'] for r in b)[:3] == [1 << 30] * 3, b
+" || fail "the bursts are runs, charged"
+
+# Cancel during the wait stops the study: the burst that would come is recorded skipped.
+out=$(post "/api/v1/devices/$D0/probes" '{"preset":"cache-recovery"}')
+[ "${out%% *}" = 202 ] || fail "second study: $out"
+S2=$(jq_py "${out#* }" "print(j['id'])")
+wait_run "$S2" "j['state'] == 'done'" >/dev/null
+out=$(post "/api/v1/probes/$S2/cancel" '')
+[ "${out%% *}" = 202 ] || fail "cancel the study: $out"
+j=$(wait_run "$S2" "j['recovery']['state'] == 'ended'")
+jq_py "$j" "
+runs = j['series']['runs']
+assert runs[-1]['state'] == 'skipped' and 'cancel' in runs[-1]['reason'], runs
+" || fail "a cancelled study: $j"
+out=$(post "/api/v1/devices/$D0/probes" '{"preset":"rnd4k-q1"}')
+[ "${out%% *}" = 202 ] || fail "the drive is free after the cancel: $out"
+pass

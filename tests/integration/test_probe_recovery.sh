@@ -70,9 +70,10 @@ j=$(wait_run "$SW" "j['state'] == 'stopped'")
 CLIFF=$(jq_py "$j" "print([e for e in j['phases'][0]['events'] if e['kind']=='cliff'][0]['bytes_before'])")
 jq_py "$(http_get "/api/v1/devices/$D0/probes")" "
 c = j['write_cache']
-assert c['bytes'] == $CLIFF and 7.0e9 < c['bytes'] <= 8.0e9, c
+# 8 GB, found a little after it fills (each demo run's rates vary by up to 5 %)
+assert c['bytes'] == $CLIFF and 7.0e9 < c['bytes'] <= 8.6e9, c
 assert [h['run_id'] for h in c['history']] == [$SW], c
-assert 1400 < c['history'][0]['mb_s_before'] < 1600 and c['history'][0]['mb_s_after'] < 700, c
+assert 1400 < c['history'][0]['mb_s_before'] < 1650 and c['history'][0]['mb_s_after'] < 700, c
 " || fail "the cliff's bytes are the write cache"
 
 # The study: its schedule in the answer, then the fill and three bursts.

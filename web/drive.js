@@ -21,6 +21,19 @@ function wearTable(w) {
 
 // POST to a token-guarded endpoint: the token is asked once and kept in this
 
+// A sweep run in the Last probe panel: its peak each way; the curve is the sweep chart's.
+function sweepSummary(sw) {
+  const size = (b) => (b >= 1 << 20 ? b / (1 << 20) + " MiB" : b >= 1024 ? b / 1024 + " KiB" : b + " B");
+  const peak = (pts, dir) => {
+    if (!pts || !pts.length) return null;
+    const p = pts.reduce((a, b) => (b.mb_s > a.mb_s ? b : a));
+    return Math.round(p.mb_s).toLocaleString("en-US") + " MB/s " + dir + " at " + size(p.block_size);
+  };
+  const parts = [peak(sw.read, "read"), peak(sw.write, "write")].filter((x) => x);
+  return el("p", { class: "sweep-summary" }, "Transfer-size sweep at queue depth " + sw.depth + ": peak " +
+    (parts.join(", ") || "no points") + ". The curve is in the transfer-size sweep chart.");
+}
+
 async function ackAlert(id, btn) {
   btn.disabled = true;
   const r = await authPost("/api/v1/alerts/" + id + "/ack", undefined, "acknowledge alerts");
@@ -470,10 +483,11 @@ async function renderDrive(gen, id, live) {
         probeControl(gen, d, pr)) : null,
       el("section", { class: "panel", "aria-label": "last probe" },
         el("h3", {}, "Last probe" + (lastRun ? ": " + lastRun.preset + ", " + fmtTime(lastRun.started) : "")),
-        runDetail ? runBox : el("p", { class: pr ? "muted" : "na" }, pr ? "No probe has finished yet." : "not available"),
+        runDetail && runDetail.sweep ? sweepSummary(runDetail.sweep)
+          : runDetail ? runBox : el("p", { class: pr ? "muted" : "na" }, pr ? "No probe has finished yet." : "not available"),
         runDetail && runDetail.notes && runDetail.notes.length ? el("p", { class: "warn probe-notes" }, runDetail.notes.join(" · ")) : null,
         runDetail ? specLine(runDetail) : null,
-        runDetail ? el("p", { class: "legend-note" }, "seconds since the phase started · shaded: " +
+        runDetail && !runDetail.sweep ? el("p", { class: "legend-note" }, "seconds since the phase started · shaded: " +
           (runDetail.phases.flatMap((p) => p.events).map((e) => e.kind + " (" + e.cause + ")").join(", ") || "no cliff or dip")) : null),
       sweepRun && sweepRun.sweep ? el("section", { class: "panel wide", "aria-label": "transfer-size sweep", id: "sweep" },
         el("h3", {}, "Transfer-size sweep (MB/s), " + fmtTime(sweepRun.started)),
@@ -498,9 +512,10 @@ async function renderDrive(gen, id, live) {
   else if (pr) probeBox.replaceChildren(emptyChart("No probe has run yet",
     "start one under Run a probe, or schedule them with probe_schedule in [probes] or [device \"…\"]."));
   if (sweepRun && sweepRun.sweep) state.charts.push(sweepChart(sweepBox, sweepRun, sweepPrev && sweepPrev.sweep ? sweepPrev : null));
-  const rc = runDetail && probeSeriesChart(runBox, runDetail);
+  // A sweep's phases are its points: the sweep chart shows them, not one phase's series.
+  const rc = runDetail && !runDetail.sweep && probeSeriesChart(runBox, runDetail);
   if (rc) state.charts.push(rc);
-  else if (runDetail) runBox.replaceChildren(el("p", { class: "muted" }, "This run has no series."));
+  else if (runDetail && !runDetail.sweep) runBox.replaceChildren(el("p", { class: "muted" }, "This run has no series."));
   document.title = d.model + " · nvmond";
   setStatus(range.label + " · updated " + fmtClock(new Date(), true));
 }

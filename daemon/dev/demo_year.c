@@ -497,6 +497,8 @@ void demo_year_free(struct demo_year *y)
 	free(y->samples);
 	free(y->events);
 	free(y->alerts);
+	for (size_t i = 0; y->runs && i < y->n_runs; i++)
+		free(y->runs[i].phase);
 	free(y->runs);
 	free(y->errors);
 	free(y->reads);

@@ -17,9 +17,18 @@
 #define SUSTAINED_LIMIT 64e9 /* [device] probe_sustained_limit's default */
 #define RUN_EVERY_DAYS	5
 #define SUSTAINED_DAYS	28
+#define SWEEP_DAYS	30
+#define SWEEP_POINTS	(DEMO_RUN_PHASES_MAX / 2)
+#define SWEEP_DEPTH	4		      /* PROBE_SWEEP_DEPTH */
+#define SWEEP_POINT_MS	1500		      /* PROBE_SWEEP_POINT_MS */
+#define SWEEP_RD_BYTES	GIB		      /* PROBE_SWEEP_POINT_BYTES */
+#define SWEEP_WR_BYTES	(256.0 * 1024 * 1024) /* PROBE_SWEEP_WRITE_BYTES */
+#define SERIES_GAP_MS	30000		      /* [probes] cooldown's default */
+#define P_SWEEP		(DEMO_YEAR_PRESETS - 1)
+#define P_SUSTAINED	(DEMO_YEAR_PRESETS - 2)
 
 const char *const demo_year_presets[DEMO_YEAR_PRESETS] = {
-	"seq1m-q8", "seq1m-q1", "rnd4k-q32", "rnd4k-q1", "copy-self", "sustained-write",
+	"seq1m-q8", "seq1m-q1", "rnd4k-q32", "rnd4k-q1", "copy-self", "sustained-write", "sweep",
 };
 
 /* The presets' phases (probe_engine.c's table; a unit test keeps them equal). */
@@ -30,7 +39,7 @@ static const struct {
 		bool random;
 		uint32_t bs, depth;
 	} ph[2];
-} shapes[DEMO_YEAR_PRESETS] = {
+} shapes[DEMO_YEAR_PRESETS - 1] = {
 	{2, {{"read", false, 1u << 20, 8}, {"write", false, 1u << 20, 8}}},
 	{2, {{"read", false, 1u << 20, 1}, {"write", false, 1u << 20, 1}}},
 	{2, {{"read", true, 4096, 32}, {"write", true, 4096, 32}}},
@@ -39,22 +48,69 @@ static const struct {
 	{1, {{"write", false, 1u << 20, 8}}},
 };
 
+/* The sweep's phases: reads at 512 B … 64 MiB, then writes (probe_engine.c's names). */
+#define SWEEP_DIR(d)                                                                               \
+	d " 512", d " 1K", d " 2K", d " 4K", d " 8K", d " 16K", d " 32K", d " 64K", d " 128K",     \
+		d " 256K", d " 512K", d " 1M", d " 2M", d " 4M", d " 8M", d " 16M", d " 32M",      \
+		d " 64M"
+static const char *const sweep_names[DEMO_RUN_PHASES_MAX] = {SWEEP_DIR("read"), SWEEP_DIR("write")};
+#undef SWEEP_DIR
+
+/* Phase @k of preset @p. */
+struct job {
+	const char *name, *op;
+	bool random;
+	uint32_t bs, depth;
+};
+
+static size_t n_phases_of(size_t p)
+{
+	return p == P_SWEEP ? DEMO_RUN_PHASES_MAX : shapes[p].n;
+}
+
+static struct job job_of(size_t p, size_t k)
+{
+	if (p == P_SWEEP)
+		return (struct job){sweep_names[k], k < SWEEP_POINTS ? "read" : "write", false,
+				    512u << (k % SWEEP_POINTS), SWEEP_DEPTH};
+	return (struct job){shapes[p].ph[k].name, shapes[p].ph[k].name, shapes[p].ph[k].random,
+			    shapes[p].ph[k].bs, shapes[p].ph[k].depth};
+}
+
+/* How a run goes: its own rate factors, and its place in a series. */
+struct run_opts {
+	bool throttle_dip;
+	double f_rd, f_wr; /* × every rate (1: as the drive's figures) */
+	double wobble;	   /* each interval × [1 - wobble/2, 1 + wobble/2) */
+	uint32_t series_index, series_of;
+};
+
 /* ---- probe runs ------------------------------------------------------------ */
 
-/* Bytes per second of phase @k of preset @p on @d with an empty cache. */
-static void phase_rates(const struct dev_demo_drive *d, size_t p, size_t k, double *rd, double *wr)
+/*
+ * Bytes per second of @j on @d with an empty cache. A sequential transfer below
+ * 1 MiB (the sweep's) is bound by the I/Os per second the drive does at its
+ * depth as well, as probe_demo.c models it.
+ */
+static void phase_rates(const struct dev_demo_drive *d, const struct job *j, double *rd, double *wr)
 {
 	const struct dev_demo_perf *m = &d->perf;
-	int deep = shapes[p].ph[k].depth > 1;
+	int deep = j->depth > 1;
 
-	if (shapes[p].ph[k].random) {
+	if (j->random) {
 		*rd = m->rnd_read[deep] * 4096;
 		*wr = m->rnd_write[deep] * 4096;
 	} else {
 		*rd = m->seq_read[deep];
 		*wr = m->seq_write[deep];
+		if (j->bs < (1u << 20)) {
+			double rio = fmin(m->rnd_read[0] * j->depth, m->rnd_read[1]) * 1.5;
+			double wio = fmin(m->rnd_write[0] * j->depth, m->rnd_write[1]) * 1.5;
+			*rd = 1.0 / (1.0 / *rd + 1.0 / (rio * j->bs));
+			*wr = 1.0 / (1.0 / *wr + 1.0 / (wio * j->bs));
+		}
 	}
-	if (strcmp(shapes[p].ph[k].name, "copy") == 0) {
+	if (strcmp(j->op, "copy") == 0) {
 		*rd *= 0.3;
 		*wr *= 0.3;
 	}
@@ -87,38 +143,47 @@ static void latencies(double bytes, double secs, uint32_t bs, uint32_t depth, ui
 /*
  * One phase. Reads run PHASE_MS; writes until the probe file is written once
  * (copy: half of it); sustained-write until its cache's cliff has held 6 s or
- * SUSTAINED_LIMIT. @dip: the interval range [a, b) runs at 55 % (throttling).
+ * SUSTAINED_LIMIT; a sweep's point SWEEP_POINT_MS or its byte limit. A byte
+ * limit ends the phase within its last interval, which is as long as it took.
+ * @dip: the interval range [a, b) runs at 55 % (throttling).
  */
 static void make_phase(const struct gen *g, struct demo_run *run, size_t p, size_t k, size_t dip_a,
-		       size_t dip_b, uint64_t id, double cap)
+		       size_t dip_b, uint64_t id, double cap, const struct run_opts *o)
 {
 	const struct dev_demo_drive *d = g->d;
 	struct demo_run_phase *ph = &run->phase[k];
-	bool sustained = p == DEMO_YEAR_PRESETS - 1, reads = strcmp(shapes[p].ph[k].name, "write");
-	bool writes = strcmp(shapes[p].ph[k].name, "read") != 0;
+	struct job j = job_of(p, k);
+	bool sustained = p == P_SUSTAINED, sweep = p == P_SWEEP;
+	bool reads = strcmp(j.op, "write") != 0, writes = strcmp(j.op, "read") != 0;
 	double rd_rate, wr_rate, cache = 0, secs = DEMO_RUN_INTERVAL_MS / 1000.0;
-	double wr_limit = sustained				      ? SUSTAINED_LIMIT
-			  : strcmp(shapes[p].ph[k].name, "copy") == 0 ? FILE_BYTES / 2
-								      : FILE_BYTES;
-	int64_t cliff_at = -1;
+	double wr_limit = sustained		      ? SUSTAINED_LIMIT
+			  : sweep		      ? SWEEP_WR_BYTES
+			  : strcmp(j.op, "copy") == 0 ? FILE_BYTES / 2
+						      : FILE_BYTES;
+	double rd_limit = sweep ? SWEEP_RD_BYTES : 0; /* 0: none */
+	int64_t cliff_at = -1, duration = sweep ? SWEEP_POINT_MS : PHASE_MS;
 
-	phase_rates(d, p, k, &rd_rate, &wr_rate);
-	double native = d->perf.native_write;
+	phase_rates(d, &j, &rd_rate, &wr_rate);
+	double native = d->perf.native_write * o->f_wr;
+	rd_rate *= o->f_rd;
+	wr_rate *= o->f_wr;
 	if (cap > 0) {
 		rd_rate = fmin(rd_rate, cap);
 		wr_rate = fmin(wr_rate, cap);
 		native = fmin(native, cap);
 	}
-	*ph = (struct demo_run_phase){.name = shapes[p].ph[k].name,
-				      .random = shapes[p].ph[k].random,
-				      .block_size = shapes[p].ph[k].bs,
-				      .depth = shapes[p].ph[k].depth,
-				      .offset_ms = k ? run->phase[0].elapsed_ms : 0};
+	*ph = (struct demo_run_phase){
+		.name = j.name,
+		.op = j.op,
+		.random = j.random,
+		.block_size = j.bs,
+		.depth = j.depth,
+		.offset_ms = k ? run->phase[k - 1].offset_ms + run->phase[k - 1].elapsed_ms : 0};
 	for (size_t i = 0; i < DEMO_RUN_POINTS_MAX; i++) {
-		double f = (0.97 + 0.06 * rnd(g, 20 + k, id * 1024 + i)) *
+		double f = (1 - o->wobble / 2 + o->wobble * rnd(g, 20 + k, id * 1024 + i)) *
 			   (i >= dip_a && i < dip_b ? 0.55 : 1);
-		double rd = reads ? rd_rate * f * secs : 0, wr = 0;
-		int64_t t = (int64_t)(i + 1) * DEMO_RUN_INTERVAL_MS;
+		double rd = reads ? rd_rate * f * secs : 0, wr = 0, frac = 1;
+		bool capped = false;
 
 		if (writes) {
 			double fast = wr_rate * f * secs, room = d->perf.cache_bytes - cache;
@@ -126,23 +191,29 @@ static void make_phase(const struct gen *g, struct demo_run *run, size_t p, size
 			     : fast <= room ? fast
 					    : room + (1 - room / fast) * native * f * secs;
 			cache += wr;
-			if (wr > wr_limit - (double)ph->wr_bytes)
-				wr = wr_limit - (double)ph->wr_bytes;
+			if (wr >= wr_limit - (double)ph->wr_bytes) {
+				frac = (wr_limit - (double)ph->wr_bytes) / wr;
+				capped = true;
+			}
 			if (sustained && room <= 0 && cliff_at < 0)
-				cliff_at = t;
+				cliff_at = ph->elapsed_ms + DEMO_RUN_INTERVAL_MS;
+		} else if (rd_limit > 0 && rd >= rd_limit - (double)ph->rd_bytes) {
+			frac = (rd_limit - (double)ph->rd_bytes) / rd;
+			capped = true;
 		}
+		rd *= frac;
+		wr *= frac;
 		rd -= fmod(rd, ph->block_size);
 		wr -= fmod(wr, ph->block_size);
+		int64_t step = (int64_t)(DEMO_RUN_INTERVAL_MS * frac + 0.5);
+		int64_t t = ph->elapsed_ms + (step < 1 ? 1 : step);
 		ph->point[ph->n_points++] = (struct demo_point){t, (uint64_t)rd, (uint64_t)wr};
 		ph->rd_bytes += (uint64_t)rd;
 		ph->wr_bytes += (uint64_t)wr;
 		ph->elapsed_ms = t;
-		if (!writes && t >= PHASE_MS)
+		if (!sustained && (t >= duration || capped))
 			break;
-		if (writes && !sustained && (t >= PHASE_MS || (double)ph->wr_bytes >= wr_limit))
-			break;
-		if (sustained &&
-		    ((double)ph->wr_bytes >= wr_limit || (cliff_at >= 0 && t - cliff_at >= 6000))) {
+		if (sustained && (capped || (cliff_at >= 0 && t - cliff_at >= 6000))) {
 			ph->early = cliff_at >= 0 && t - cliff_at >= 6000;
 			break;
 		}
@@ -157,12 +228,13 @@ static void make_phase(const struct gen *g, struct demo_run *run, size_t p, size
 }
 
 /*
- * A run of preset @p at @start. @throttle_dip: its first phase dips while the
- * drive throttles, and its SMART samples show the T1 time rising meanwhile. On
- * a degraded link every rate is capped by what the link carries.
+ * A run of preset @p at @start. @o->throttle_dip: its first phase dips while
+ * the drive throttles, and its SMART samples show the T1 time rising
+ * meanwhile. On a degraded link every rate is capped by what the link carries.
+ * Return: 0 or -ENOMEM.
  */
-static void make_run(const struct gen *g, struct demo_run *run, size_t p, int64_t start,
-		     uint64_t id, bool throttle_dip)
+static int make_run(const struct gen *g, struct demo_run *run, size_t p, int64_t start, uint64_t id,
+		    const struct run_opts *o)
 {
 	struct sample at;
 	int64_t dip_from = -1, dip_to = -1;
@@ -171,13 +243,19 @@ static void make_run(const struct gen *g, struct demo_run *run, size_t p, int64_
 	memset(run, 0, sizeof(*run));
 	run->preset = demo_year_presets[p];
 	run->started_ms = start;
-	run->n_phases = shapes[p].n;
+	run->series_index = o->series_index;
+	run->series_of = o->series_of;
+	run->n_phases = n_phases_of(p);
+	run->phase = calloc(run->n_phases, sizeof(*run->phase));
+	if (!run->phase)
+		return -ENOMEM;
 	for (size_t k = 0; k < run->n_phases; k++) {
 		/* The read phase: it runs its whole PHASE_MS (a write phase ends
 		 * once the probe file is written). */
-		size_t a = throttle_dip && k == 0 ? 8 : 0, b = throttle_dip && k == 0 ? 14 : 0;
+		size_t a = o->throttle_dip && k == 0 ? 8 : 0,
+		       b = o->throttle_dip && k == 0 ? 14 : 0;
 
-		make_phase(g, run, p, k, a, b, id, cap);
+		make_phase(g, run, p, k, a, b, id, cap, o);
 		if (a < b) {
 			dip_from = run->phase[k].offset_ms + (int64_t)a * DEMO_RUN_INTERVAL_MS;
 			dip_to = run->phase[k].offset_ms + (int64_t)b * DEMO_RUN_INTERVAL_MS;
@@ -206,14 +284,57 @@ static void make_run(const struct gen *g, struct demo_run *run, size_t p, int64_
 			.warning_temp_time_min = at.smart.warning_temp_time,
 		};
 	}
+	return 0;
+}
+
+/*
+ * A seq1m-q8 series of DEMO_YEAR_SERIES_OF runs from @start, each
+ * SERIES_GAP_MS after the last ended. @newest: its best run is the 950 PRO's
+ * (1.039 × read, 1.051 × write); an older one's a little slower.
+ */
+static int make_series(const struct gen *g, struct demo_run *runs, int64_t start, uint64_t id,
+		       bool newest)
+{
+	static const double f[2][2][DEMO_YEAR_SERIES_OF] = {
+		{{1.008, 1.026, 1.017}, {1.022, 1.041, 1.030}},
+		{{1.021, 1.039, 1.030}, {1.036, 1.028, 1.051}},
+	};
+	int r = 0;
+
+	for (uint32_t i = 0; r == 0 && i < DEMO_YEAR_SERIES_OF; i++) {
+		struct run_opts o = {.f_rd = f[newest][0][i],
+				     .f_wr = f[newest][1][i],
+				     .wobble = 0.01,
+				     .series_index = i + 1,
+				     .series_of = DEMO_YEAR_SERIES_OF};
+		r = make_run(g, &runs[i], 0, start, id * 8 + i, &o);
+		start = runs[i].ended_ms + SERIES_GAP_MS;
+	}
+	return r;
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const struct demo_run *x = a, *y = b;
+
+	return (x->started_ms > y->started_ms) - (x->started_ms < y->started_ms);
 }
 
 int demo_year_make_runs(const struct gen *g, struct demo_year *y)
 {
 	int64_t today = floor_div(g->now, MS_DAY) * MS_DAY;
-	size_t cap = DEMO_YEAR_DAYS / RUN_EVERY_DAYS + DEMO_YEAR_DAYS / SUSTAINED_DAYS + 4, n = 0;
+	size_t cap = DEMO_YEAR_DAYS / RUN_EVERY_DAYS + DEMO_YEAR_DAYS / SUSTAINED_DAYS +
+		     DEMO_YEAR_DAYS / SWEEP_DAYS + DEMO_YEAR_SERIES * DEMO_YEAR_SERIES_OF + 4,
+	       n = 0;
 	int64_t dip_at = -1;
+	/* Days back to each series: the newer in the last month, the older on the
+	 * narrow link where the drive has one (its best then well under rated). */
+	int64_t series_ago[DEMO_YEAR_SERIES] = {20, 80};
+	const struct run_opts plain = {.f_rd = 1, .f_wr = 1, .wobble = 0.06};
+	int r = 0;
 
+	if (g->link_to > g->link_from)
+		series_ago[1] = (today - (g->link_from + g->link_to) / 2) / MS_DAY;
 	y->runs = calloc(cap, sizeof(*y->runs));
 	if (!y->runs)
 		return -ENOMEM;
@@ -221,21 +342,43 @@ int demo_year_make_runs(const struct gen *g, struct demo_year *y)
 	for (size_t i = 0; i < g->n_ep; i++)
 		if (g->ep[i].s < today - 14 * MS_DAY)
 			dip_at = (g->ep[i].s + g->ep[i].e) / 2 - 3000;
-	for (int64_t day = today - DEMO_YEAR_DAYS * MS_DAY + MS_DAY; day <= today; day += MS_DAY) {
+	for (int64_t day = today - DEMO_YEAR_DAYS * MS_DAY + MS_DAY; r == 0 && day <= today;
+	     day += MS_DAY) {
 		int64_t k = (day - (today - DEMO_YEAR_DAYS * MS_DAY)) / MS_DAY;
 		int64_t jitter = (int64_t)(10 * MS_MIN * rnd(g, 30, (uint64_t)k)) / 1000 * 1000;
+		int64_t ago = (today - day) / MS_DAY;
 
-		if (dip_at >= 0 && floor_div(dip_at, MS_DAY) * MS_DAY == day && n < cap)
-			make_run(g, &y->runs[n++], 0, dip_at, (uint64_t)k * 2 + 1, true);
+		if (dip_at >= 0 && floor_div(dip_at, MS_DAY) * MS_DAY == day && n < cap) {
+			struct run_opts o = plain;
+			o.throttle_dip = true;
+			r = make_run(g, &y->runs[n++], 0, dip_at, (uint64_t)k * 2 + 1, &o);
+		}
 		/* The newest runs stay clear of the probe budgets of the first hour. */
-		if (k % SUSTAINED_DAYS == 0 && day <= today - 9 * MS_DAY && n < cap)
-			make_run(g, &y->runs[n++], DEMO_YEAR_PRESETS - 1,
-				 day + 4 * MS_HOUR + jitter, (uint64_t)k * 2, false);
-		else if (k % RUN_EVERY_DAYS == 0 && day <= today - 2 * MS_DAY && n < cap)
-			make_run(g, &y->runs[n++],
-				 (size_t)(k / RUN_EVERY_DAYS) % (DEMO_YEAR_PRESETS - 1),
-				 day + 3 * MS_HOUR + jitter, (uint64_t)k * 2, false);
+		if (r == 0 && k % SUSTAINED_DAYS == 0 && day <= today - 9 * MS_DAY && n < cap)
+			r = make_run(g, &y->runs[n++], P_SUSTAINED, day + 4 * MS_HOUR + jitter,
+				     (uint64_t)k * 2, &plain);
+		else if (r == 0 && k % RUN_EVERY_DAYS == 0 && day <= today - 2 * MS_DAY && n < cap)
+			r = make_run(g, &y->runs[n++],
+				     (size_t)(k / RUN_EVERY_DAYS) % (DEMO_YEAR_PRESETS - 2),
+				     day + 3 * MS_HOUR + jitter, (uint64_t)k * 2, &plain);
+		/* A sweep a month, each measuring a little differently. */
+		if (r == 0 && k % SWEEP_DAYS == SWEEP_DAYS / 2 && day <= today - 2 * MS_DAY &&
+		    n < cap) {
+			struct run_opts o = plain;
+			o.f_rd = 0.97 + 0.06 * rnd(g, 31, (uint64_t)k);
+			o.f_wr = 0.97 + 0.06 * rnd(g, 32, (uint64_t)k);
+			r = make_run(g, &y->runs[n++], P_SWEEP, day + 5 * MS_HOUR + jitter,
+				     (uint64_t)k * 2, &o);
+		}
+		for (size_t s = 0; r == 0 && s < DEMO_YEAR_SERIES; s++)
+			if (ago == series_ago[s] && n + DEMO_YEAR_SERIES_OF <= cap) {
+				r = make_series(g, &y->runs[n], day + 6 * MS_HOUR + jitter,
+						(uint64_t)k, s == 0);
+				n += DEMO_YEAR_SERIES_OF;
+			}
 	}
 	y->n_runs = n;
-	return 0;
+	/* The dip's run is in an afternoon, after its day's others. */
+	qsort(y->runs, n, sizeof(*y->runs), by_start);
+	return r;
 }

@@ -46,8 +46,12 @@ static int has_samples(struct store *s, bool *ret)
 	return r;
 }
 
+/*
+ * @series_id: the id of the series' first run, as `--repeat` links them; set
+ * here when @run is that first run.
+ */
 static int store_run_of(struct store *s, int64_t device_id, size_t index,
-			const struct demo_run *run)
+			const struct demo_run *run, int64_t *series_id)
 {
 	struct probe_run_row row = {
 		.device_id = device_id,
@@ -58,6 +62,8 @@ static int store_run_of(struct store *s, int64_t device_id, size_t index,
 		.bytes_charged = run->bytes_written,
 		.bytes_lease = run->bytes_written,
 		.nsid = 1,
+		.series_index = run->series_index,
+		.series_of = run->series_of,
 	};
 	struct probe_point pts[DEMO_RUN_POINTS_MAX];
 	struct cliff_point cp[DEMO_RUN_POINTS_MAX];
@@ -72,7 +78,13 @@ static int store_run_of(struct store *s, int64_t device_id, size_t index,
 		snprintf(row.reason, sizeof(row.reason), "the write rate fell and stayed down");
 	snprintf(row.target, sizeof(row.target), "demo:%zu", index);
 	snprintf(row.engine, sizeof(row.engine), "demo");
+	if (run->series_index > 1)
+		row.series_id = *series_id;
 	r = store_probe_run_insert(s, &row, &row.id);
+	if (r == 0 && run->series_index == 1) {
+		row.series_id = *series_id = row.id; /* a series is known by its first run's id */
+		r = store_probe_run_update(s, &row);
+	}
 	for (size_t k = 0; r == 0 && k < run->n_phases; k++) {
 		const struct demo_run_phase *p = &run->phase[k];
 		bool writes = p->wr_bytes > 0;
@@ -98,7 +110,7 @@ static int store_run_of(struct store *s, int64_t device_id, size_t index,
 		size_t n_ev = 0;
 
 		snprintf(ph.name, sizeof(ph.name), "%s", p->name);
-		snprintf(ph.op, sizeof(ph.op), "%s", p->name);
+		snprintf(ph.op, sizeof(ph.op), "%s", p->op);
 		snprintf(ph.stop, sizeof(ph.stop), "%s", p->early ? "early" : "done");
 		for (size_t i = 0; i < p->n_points; i++) {
 			pts[i] = (struct probe_point){p->point[i].t_ms, p->point[i].rd_bytes,
@@ -258,8 +270,9 @@ static int store_year(struct store *s, int64_t id, size_t index, struct demo_yea
 		snprintf(row.message, sizeof(row.message), "%s", a->message);
 		r = store_alert_insert(s, &row, &al_id);
 	}
+	int64_t series_id = 0;
 	for (size_t i = 0; r == 0 && i < y->n_runs; i++)
-		r = store_run_of(s, id, index, &y->runs[i]);
+		r = store_run_of(s, id, index, &y->runs[i], &series_id);
 	if (r == 0)
 		r = store_facts_of(s, id, y);
 	if (r == 0) {

@@ -82,12 +82,37 @@ assert {"throttling", "temperature_warning", "write_rate"} <= rules, rules
 for id in $(jq_py "$D" "print(' '.join(str(d['id']) for d in j['devices']))"); do
 	P=$(http_get "/api/v1/devices/$id/probes?limit=1000")
 	jq_py "$P" '
-want = {"seq1m-q8", "seq1m-q1", "rnd4k-q32", "rnd4k-q1", "copy-self", "sustained-write"}
+want = {"seq1m-q8", "seq1m-q1", "rnd4k-q32", "rnd4k-q1", "copy-self", "sustained-write", "sweep"}
 assert {r["preset"] for r in j["probes"]} == want, {r["preset"] for r in j["probes"]}
 assert all(r["state"] in ("done", "stopped") and r["engine"] == "demo" for r in j["probes"])
 ' || fail "probe runs of device $id"
 done
+# Past sweeps, a month apart, so the chart draws the previous one; every point
+# each way (18 sizes from 512 B on a 512 B-LBA demo drive), MB/s rising with size.
 P=$(http_get "/api/v1/devices/$ID0/probes?limit=1000")
+SWEEPS=$(jq_py "$P" "print(' '.join(str(r['id']) for r in j['probes'] if r['preset'] == 'sweep'))")
+[ "$(echo "$SWEEPS" | wc -w)" -ge 11 ] || fail "a sweep a month: $SWEEPS"
+jq_py "$(http_get "/api/v1/probes/${SWEEPS%% *}")" '
+s = j["sweep"]
+assert s["depth"] == 4 and len(s["read"]) == 18 and len(s["write"]) == 18, s
+rd = [p["mb_s"] for p in s["read"]]
+assert [p["block_size"] for p in s["read"]] == [512 << i for i in range(18)], s["read"]
+assert rd[0] < rd[-1] and rd[-1] > 2000, rd
+assert all(p["bytes"] <= 256 << 20 for p in s["write"]), s["write"]
+' || fail "sweep run ${SWEEPS%% *}: $(http_get "/api/v1/probes/${SWEEPS%% *}" | head -c 400)"
+# The 950 PRO's best of 3: 2,598 MB/s read = 104 % of 2,500 rated, 1,576 write.
+SER=$(sqlite3 "$TMP/year.db" "SELECT max(series_id) FROM probe_runs WHERE device_id = $ID0")
+jq_py "$(http_get "/api/v1/probes/$SER")" '
+s, spec = j["series"], j["spec"]
+assert s["of"] == 3 and s["measured"] == 3 and s["complete"] and len(s["runs"]) == 3, s
+assert spec["basis"] == "best of the series" and not spec["below"], spec
+assert 2580 < spec["read"]["measured_mb_per_s"] < 2616, spec
+assert spec["read"]["rated_mb_per_s"] == 2500 and round(spec["read"]["percent"]) == 104, spec
+assert 1560 < spec["write"]["measured_mb_per_s"] < 1592, spec
+print(spec["read"]["text"], "/", spec["write"]["text"])
+' || fail "the newest series of demo0 (run $SER): $(http_get "/api/v1/probes/$SER" | head -c 600)"
+SERIES=$(sqlite3 "$TMP/year.db" 'SELECT count(DISTINCT series_id) FROM probe_runs WHERE series_id > 0')
+[ "$SERIES" -ge 4 ] || fail "$SERIES series in the demo year (want 2 a drive)"
 CLIFF=$(jq_py "$P" "print([r['id'] for r in j['probes'] if r['preset'] == 'sustained-write'][0])")
 jq_py "$(http_get "/api/v1/probes/$CLIFF")" '
 assert j["state"] == "stopped" and any(e["kind"] == "cliff" for e in j["phases"][0]["events"])

@@ -34,8 +34,14 @@
  *   the percentage used stepping up with them;
  * - probe runs of every preset (DEMO_YEAR_PRESETS): the read/write presets and
  *   copy-self every few days, sustained-write every four weeks (ending at its
- *   write cache's cliff), and on a throttling drive one seq1m-q8 run during a
- *   hot afternoon whose read rate dips while the drive throttles;
+ *   write cache's cliff), a transfer-size sweep every month (so the sweep
+ *   chart has a previous sweep to draw faintly), and on a throttling drive one
+ *   seq1m-q8 run during a hot afternoon whose read rate dips while the drive
+ *   throttles;
+ * - repeated seq1m-q8 series (DEMO_YEAR_SERIES of DEMO_YEAR_SERIES_OF runs, 30 s
+ *   apart, as `--repeat 3` runs them): their best run reads at 1.039 × and
+ *   writes at 1.051 × the drive's QD8 figures, the 950 PRO's 2,598 / 1,576 MB/s
+ *   against its rated 2,500 / 1,500;
  * - the error log (dev_demo_error()), read as the poller reads it: the entries
  *   logged before the year at its start (before nvmond watched, never
  *   alerted), then each month's burst of benign entries in one read, and about
@@ -56,9 +62,12 @@
 #define DEMO_RUN_POINTS_MAX   256 /* intervals of 250 ms per phase */
 #define DEMO_RUN_THERMAL_MAX  80  /* SMART samples per run (one a second) */
 #define DEMO_RUN_INTERVAL_MS  250
+#define DEMO_RUN_PHASES_MAX   36 /* a sweep's: PROBE_SWEEP_POINTS each way */
+#define DEMO_YEAR_SERIES      2	 /* repeated series in a year */
+#define DEMO_YEAR_SERIES_OF   3	 /* runs in each (best of 3) */
 
 /* The presets the demo year runs, as probe_preset_find() names them. */
-#define DEMO_YEAR_PRESETS 6
+#define DEMO_YEAR_PRESETS 7
 extern const char *const demo_year_presets[DEMO_YEAR_PRESETS];
 
 struct demo_alert {
@@ -74,7 +83,8 @@ struct demo_point {
 };
 
 struct demo_run_phase {
-	const char *name; /* "read", "write" or "copy" (also the op) */
+	const char *name; /* the preset's phase name: "read", "write 4K" (a sweep's) */
+	const char *op;	  /* "read", "write" or "copy" */
 	bool random;
 	uint32_t block_size, depth;
 	int64_t offset_ms, elapsed_ms;
@@ -90,8 +100,11 @@ struct demo_run {
 	int64_t started_ms, ended_ms;
 	bool stopped; /* "stopped" at a cliff, else "done" */
 	uint64_t bytes_read, bytes_written;
+	/* A run of a series: its place (1 …) of series_of; 0 of 0 for a single run.
+	 * A series is its runs in a row, the first at series_index 1. */
+	uint32_t series_index, series_of;
 	size_t n_phases;
-	struct demo_run_phase phase[2];
+	struct demo_run_phase *phase; /* n_phases of them; demo_year_free() frees them */
 	size_t n_thermal;
 	struct cliff_thermal thermal[DEMO_RUN_THERMAL_MAX];
 };

@@ -259,7 +259,11 @@ void probe_http_post(void *ctx, const struct api_request *req, struct api_reply 
 		json_decref(body);
 		return api_reply_error(ret, 400,
 				       "preset: one of seq1m-q8, seq1m-q1, rnd4k-q32, rnd4k-q1, "
-				       "copy-self, sustained-write");
+				       "copy-self, sustained-write, sweep");
+	}
+	if (probe_preset_get(c.preset)->copy_to) {
+		json_decref(body);
+		return api_reply_error(ret, 400, "copy-to: not yet run by the daemon");
 	}
 	json_decref(body);
 	r = mainq_call(p->mainq, probe_svc_start_on_loop, &c);

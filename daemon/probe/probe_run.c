@@ -265,6 +265,12 @@ int probe_execute(const struct probe_plan *plan, const struct probe_hooks *h,
 		snprintf(out->run.reason, sizeof(out->run.reason), "unknown preset");
 		goto done;
 	}
+	if (pre->copy_to) {
+		/* Its reads are another drive's: never this one's own area. */
+		snprintf(out->run.reason, sizeof(out->run.reason),
+			 "copy-to needs the drive to copy from");
+		goto done;
+	}
 	if (plan->demo_index >= 0) {
 		snprintf(out->run.target, sizeof(out->run.target), "demo:%d", plan->demo_index);
 		snprintf(out->run.engine, sizeof(out->run.engine), "demo");

@@ -306,15 +306,20 @@ void probe_http_post(void *ctx, const struct api_request *req, struct api_reply 
 	}
 	if (!preset || !probe_preset_find(preset, &c.preset)) {
 		json_decref(body);
-		return api_reply_error(ret, 400,
-				       "preset: one of seq1m-q8, seq1m-q1, rnd4k-q32, rnd4k-q1, "
-				       "copy-self, sustained-write, sweep, cache-recovery");
+		return api_reply_error(
+			ret, 400,
+			"preset: one of seq1m-q8, seq1m-q1, rnd4k-q32, rnd4k-q1, "
+			"copy-self, sustained-write, sweep, cache-recovery, copy-to");
 	}
 	if (probe_preset_get(c.preset)->study && (repeat || cooldown)) {
 		json_decref(body);
 		return api_reply_error(ret, 400,
 				       "cache-recovery is a study: its runs follow [probes] "
 				       "recovery_intervals (no repeat, no cooldown)");
+	}
+	if (probe_preset_get(c.preset)->copy_to) {
+		json_decref(body);
+		return api_reply_error(ret, 400, "copy-to: not yet run by the daemon");
 	}
 	json_decref(body);
 	r = mainq_call(p->mainq, probe_svc_start_on_loop, &c);

@@ -219,10 +219,11 @@ int probe_plan_prepare_step(const struct cfg *c, struct store *s, const struct d
 			lstat(fpath, &fst) == 0 && (uint64_t)fst.st_size == cd.probe_file_size);
 	uint64_t most = layout ? cd.probe_file_size : 0;
 	for (size_t k = 0; k < pre->n_phases; k++) {
-		uint64_t cap = pre->phase[k].op == PROBE_OP_COPY ? cd.probe_file_size / 2
-			       : pre->sustained			 ? allowed
-			       : pre->study			 ? step->bytes
-								 : cd.probe_file_size;
+		uint64_t cap = pre->phase[k].op == PROBE_OP_COPY && !pre->copy_to
+				       ? cd.probe_file_size / 2
+			       : pre->sustained ? allowed
+			       : pre->study	? step->bytes
+						: cd.probe_file_size;
 		if (pre->sweep && cap > PROBE_SWEEP_WRITE_BYTES)
 			cap = PROBE_SWEEP_WRITE_BYTES; /* a write point's byte limit */
 		if (pre->phase[k].op != PROBE_OP_READ)

@@ -300,11 +300,12 @@ static int source_open(struct exec_ctx *x, int *ret_fd, uint64_t *ret_area)
 	}
 	*sx = (struct exec_ctx){.plan = sp, .h = x->h, .out = so, .sig_fd = -1, .read_only = true};
 	x->src = sx;
+	x->out->run.source_device_id = sp->device_id;
 	sx->next_smart_ms = 1000;
 	sx->next_ds_ms = 1000;
 	if (sp->demo_index >= 0) {
 		snprintf(sx->ctrl, sizeof(sx->ctrl), "demo%d", sp->demo_index);
-		snprintf(x->out->source_target, sizeof(x->out->source_target), "demo:%d",
+		snprintf(x->out->run.source_target, sizeof(x->out->run.source_target), "demo:%d",
 			 sp->demo_index);
 		*ret_area = sp->file_size;
 		return 0;
@@ -321,7 +322,8 @@ static int source_open(struct exec_ctx *x, int *ret_fd, uint64_t *ret_area)
 		probe_run_set_reason(x, "drive copied from (%s): %s", sp->serial, sx->reason);
 		return r;
 	}
-	snprintf(x->out->source_target, sizeof(x->out->source_target), "%s", so->run.target);
+	snprintf(x->out->run.source_target, sizeof(x->out->run.source_target), "%s",
+		 so->run.target);
 	sx->watch_disk = probe_drive_diskstat(sp->sysfs, sx->ctrl, &sx->ds) == 0;
 	return 0;
 }

@@ -85,7 +85,6 @@ struct probe_demo_state {
 
 struct probe_outcome {
 	struct probe_run_row run;
-	char source_target[576]; /* copy-to: what was read on plan->source's drive */
 	size_t n_phases;
 	struct probe_phase_row phase[PROBE_MAX_PHASES];
 	struct probe_result res[PROBE_MAX_PHASES];

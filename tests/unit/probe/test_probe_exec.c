@@ -407,7 +407,7 @@ Test(probe_exec, copy_to_reads_the_source_and_writes_the_target_only)
 	cr_expect_gt(o.res[0].rd.bytes, 0);
 	cr_expect_gt(o.res[0].wr.bytes, 0);
 	cr_expect_leq(o.res[0].wr.bytes, SIZE, "the target's area at most once");
-	cr_expect(strstr(o.source_target, "/a/nvmond-probe.dat"), "%s", o.source_target);
+	cr_expect(strstr(o.run.source_target, "/a/nvmond-probe.dat"), "%s", o.run.source_target);
 	cr_expect(strstr(o.run.target, "/b/nvmond-probe.dat"), "%s", o.run.target);
 	cr_expect(c.ahead, "the kernel never saw a write before its lease was recorded");
 	cr_expect_eq(file_sum(path), before, "the source is never written");

@@ -141,6 +141,10 @@ static int cli_one(const struct cfg *c, struct dev_backend *b, const char *devic
 			preset);
 		return 2;
 	}
+	if (probe_preset_get(pid)->copy_to) {
+		fprintf(stderr, "nvmond: copy-to is not yet run by `nvmond probe`\n");
+		return 2;
+	}
 	r = store_open(c->database, &s, err);
 	if (r < 0) {
 		fprintf(stderr, "nvmond: %s\n", err);

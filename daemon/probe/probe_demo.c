@@ -9,7 +9,9 @@
  * - Thermal slowdown: while the drive's TMT1 (TMT2) time rises in its SMART log
  *   — demo0 throttles every five minutes, see dev_demo.c — every rate drops to
  *   55 % (35 %).
- * - Reading and writing the same drive at once (copy-self) shares it badly.
+ * - Reading and writing the same drive at once (copy-self) shares it badly;
+ *   a copy to another drive (copy-to) runs at the lower of the one's read and
+ *   the other's write rate, less 5 %.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -113,9 +115,10 @@ static double thermal_factor(const struct dev_demo_drive *d, int64_t now_ms)
 	return 1;
 }
 
-int probe_demo_run(int index, struct probe_demo_state *st, const struct probe_job *j,
-		   int64_t start_ms, bool realtime, probe_tick_fn tick, void *tick_ctx,
-		   struct probe_result *ret)
+/* @j on demo drive @index; a copy reads drive @rd_index (itself: copy-self). */
+static int demo_run(int rd_index, int index, struct probe_demo_state *st, const struct probe_job *j,
+		    int64_t start_ms, bool realtime, probe_tick_fn tick, void *tick_ctx,
+		    struct probe_result *ret)
 {
 	struct dev_demo_drive drive;
 	const struct dev_demo_perf *m = &drive.perf;
@@ -141,6 +144,17 @@ int probe_demo_run(int index, struct probe_demo_state *st, const struct probe_jo
 	double native = m->native_write * probe_demo_run_factor(index, start_ms, true);
 	rd_rate *= probe_demo_run_factor(index, start_ms, false);
 	wr_rate *= probe_demo_run_factor(index, start_ms, true);
+	if (j->op == PROBE_OP_COPY && rd_index != index) {
+		/* Two drives: each does one thing, the slower sets the pace. */
+		struct dev_demo_drive src;
+		int deep = j->depth > 1;
+		if (rd_index < 0 || dev_demo_drive((size_t)rd_index, &src) < 0)
+			return -EINVAL;
+		double rd =
+			src.perf.seq_read[deep] * probe_demo_run_factor(rd_index, start_ms, false);
+		double wr = m->seq_write[deep] * probe_demo_run_factor(index, start_ms, true);
+		rd_rate = wr_rate = 0.95 * (rd < wr ? rd : wr);
+	}
 	for (;;) {
 		bool reads = j->op != PROBE_OP_WRITE, writes = j->op != PROBE_OP_READ;
 		double secs = (double)interval / 1000.0;
@@ -274,4 +288,20 @@ int probe_demo_run(int index, struct probe_demo_state *st, const struct probe_jo
 out:
 	free(v);
 	return r;
+}
+
+int probe_demo_run(int index, struct probe_demo_state *st, const struct probe_job *j,
+		   int64_t start_ms, bool realtime, probe_tick_fn tick, void *tick_ctx,
+		   struct probe_result *ret)
+{
+	return demo_run(index, index, st, j, start_ms, realtime, tick, tick_ctx, ret);
+}
+
+int probe_demo_run_copy(int rd_index, int index, struct probe_demo_state *st,
+			const struct probe_job *j, int64_t start_ms, bool realtime,
+			probe_tick_fn tick, void *tick_ctx, struct probe_result *ret)
+{
+	if (j->op != PROBE_OP_COPY)
+		return -EINVAL;
+	return demo_run(rd_index, index, st, j, start_ms, realtime, tick, tick_ctx, ret);
 }

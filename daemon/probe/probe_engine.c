@@ -301,24 +301,27 @@ static void slot_plan(struct run *rn, struct slot *s)
  */
 struct ring_io {
 	struct io_uring ring;
-	int fd; /* the registered index when fixed_file */
+	int fd, wr_fd; /* read and write files: the registered indexes when fixed_file */
 	bool fixed_file, fixed_bufs;
 };
 
-static void ring_register(struct ring_io *io, int fd, const struct slot *slots, size_t n_slots,
-			  uint32_t bs)
+static void ring_register(struct ring_io *io, int fd, int wr_fd, const struct slot *slots,
+			  size_t n_slots, uint32_t bs)
 {
 	struct iovec *iov = calloc(n_slots, sizeof(*iov));
+	int files[2] = {fd, wr_fd};
 
 	io->fd = fd;
+	io->wr_fd = wr_fd;
 	if (iov) {
 		for (size_t i = 0; i < n_slots; i++)
 			iov[i] = (struct iovec){.iov_base = slots[i].buf, .iov_len = bs};
 		io->fixed_bufs = io_uring_register_buffers(&io->ring, iov, (unsigned)n_slots) == 0;
 		free(iov);
 	}
-	if (io_uring_register_files(&io->ring, &fd, 1) == 0) {
+	if (io_uring_register_files(&io->ring, files, wr_fd == fd ? 1 : 2) == 0) {
 		io->fd = 0;
+		io->wr_fd = wr_fd == fd ? 0 : 1;
 		io->fixed_file = true;
 	}
 	/* io_uring_enter() without a file lookup either; harmless when refused. */
@@ -329,11 +332,11 @@ static void slot_prep(struct ring_io *io, struct io_uring_sqe *sqe, struct slot 
 		      uint32_t bs)
 {
 	if (io->fixed_bufs && s->write)
-		io_uring_prep_write_fixed(sqe, io->fd, s->buf, bs, s->off, (int)idx);
+		io_uring_prep_write_fixed(sqe, io->wr_fd, s->buf, bs, s->off, (int)idx);
 	else if (io->fixed_bufs)
 		io_uring_prep_read_fixed(sqe, io->fd, s->buf, bs, s->off, (int)idx);
 	else if (s->write)
-		io_uring_prep_write(sqe, io->fd, s->buf, bs, s->off);
+		io_uring_prep_write(sqe, io->wr_fd, s->buf, bs, s->off);
 	else
 		io_uring_prep_read(sqe, io->fd, s->buf, bs, s->off);
 	if (io->fixed_file)
@@ -341,7 +344,7 @@ static void slot_prep(struct ring_io *io, struct io_uring_sqe *sqe, struct slot 
 	io_uring_sqe_set_data(sqe, s);
 }
 
-static int run_uring(int fd, struct run *rn, struct slot *slots, size_t n_slots)
+static int run_uring(int fd, int wr_fd, struct run *rn, struct slot *slots, size_t n_slots)
 {
 	struct ring_io io = {0};
 	uint32_t bs = rn->j->block_size;
@@ -372,7 +375,7 @@ static int run_uring(int fd, struct run *rn, struct slot *slots, size_t n_slots)
 		free(idle);
 		return r == -ENOMEM ? r : -ENOSYS;
 	}
-	ring_register(&io, fd, slots, n_slots, bs);
+	ring_register(&io, fd, wr_fd, slots, n_slots, bs);
 	for (;;) {
 		int64_t now = now_ns();
 		bool queued = false;
@@ -439,7 +442,7 @@ out:
 	return r;
 }
 
-static int run_psync(int fd, struct run *rn, struct slot *slots, size_t n_slots)
+static int run_psync(int fd, int wr_fd, struct run *rn, struct slot *slots, size_t n_slots)
 {
 	/* One I/O at a time; copy alternates a read and a write. */
 	for (size_t i = 0;; i = (i + 1) % n_slots) {
@@ -452,7 +455,7 @@ static int run_psync(int fd, struct run *rn, struct slot *slots, size_t n_slots)
 		slot_plan(rn, s);
 		s->t0 = now;
 		if (s->write)
-			n = pwrite(fd, s->buf, rn->j->block_size, (off_t)s->off);
+			n = pwrite(wr_fd, s->buf, rn->j->block_size, (off_t)s->off);
 		else
 			n = pread(fd, s->buf, rn->j->block_size, (off_t)s->off);
 		if (n != (ssize_t)rn->j->block_size) {
@@ -518,8 +521,9 @@ static void dir_stats(struct probe_dir_stats *d, const struct probe_hist *h, uin
 	};
 }
 
-int probe_engine_run(int fd, const struct probe_job *j, probe_tick_fn tick, void *ctx,
-		     struct probe_result *ret)
+/* @j on @fd, its writes (a copy's) on @wr_fd. */
+static int engine_run(int fd, int wr_fd, const struct probe_job *j, probe_tick_fn tick, void *ctx,
+		      struct probe_result *ret)
 {
 	struct run rn = {.j = j, .tick = tick, .ctx = ctx, .stop = PROBE_STOP_DONE};
 	struct slot *slots = NULL;
@@ -540,8 +544,15 @@ int probe_engine_run(int fd, const struct probe_job *j, probe_tick_fn tick, void
 	if (r < 0)
 		return r;
 	if (j->block_size % align || j->offset % align ||
-	    (j->op == PROBE_OP_COPY && j->wr_offset % align))
+	    (j->op == PROBE_OP_COPY && wr_fd == fd && j->wr_offset % align))
 		return -EINVAL;
+	if (wr_fd != fd) {
+		r = probe_target_align(wr_fd, &align);
+		if (r < 0)
+			return r;
+		if (j->block_size % align || j->wr_offset % align)
+			return -EINVAL;
+	}
 	n_slots = j->op == PROBE_OP_COPY ? 2 * (size_t)j->depth : j->depth;
 	slots = calloc(n_slots, sizeof(*slots));
 	rn.rd_hist = calloc(1, sizeof(*rn.rd_hist));
@@ -596,13 +607,13 @@ int probe_engine_run(int fd, const struct probe_job *j, probe_tick_fn tick, void
 	rn.deadline = j->duration_ms > 0 ? rn.t_start + j->duration_ms * NS_PER_MS : 0;
 	r = -ENOSYS;
 	if (j->engine != PROBE_ENGINE_PSYNC)
-		r = run_uring(fd, &rn, slots, n_slots);
+		r = run_uring(fd, wr_fd, &rn, slots, n_slots);
 	if (r == -ENOSYS && j->engine == PROBE_ENGINE_AUTO) {
 		engine = "psync";
-		r = run_psync(fd, &rn, slots, n_slots);
+		r = run_psync(fd, wr_fd, &rn, slots, n_slots);
 	} else if (j->engine == PROBE_ENGINE_PSYNC) {
 		engine = "psync";
-		r = run_psync(fd, &rn, slots, n_slots);
+		r = run_psync(fd, wr_fd, &rn, slots, n_slots);
 	}
 	if (r < 0 && !rn.io_failed)
 		goto out;
@@ -638,6 +649,20 @@ out:
 	free(rn.wr_hist);
 	free(rn.series);
 	return r;
+}
+
+int probe_engine_run(int fd, const struct probe_job *j, probe_tick_fn tick, void *ctx,
+		     struct probe_result *ret)
+{
+	return engine_run(fd, fd, j, tick, ctx, ret);
+}
+
+int probe_engine_run_copy(int rd_fd, int wr_fd, const struct probe_job *j, probe_tick_fn tick,
+			  void *ctx, struct probe_result *ret)
+{
+	if (j->op != PROBE_OP_COPY || rd_fd < 0 || wr_fd < 0)
+		return -EINVAL;
+	return engine_run(rd_fd, wr_fd, j, tick, ctx, ret);
 }
 
 void probe_result_clear(struct probe_result *r)
@@ -703,6 +728,11 @@ static const struct probe_preset presets[_PROBE_PRESET_MAX] = {
 				  1,
 				  {{"write", PROBE_OP_WRITE, false, 1u << 20, 8}},
 				  .study = true},
+	[PROBE_COPY_TO] = {"copy-to",
+			   "COPY-TO SEQ1M Q8",
+			   1,
+			   {{"copy", PROBE_OP_COPY, false, 1u << 20, 8}},
+			   .copy_to = true},
 };
 
 const struct probe_preset *probe_preset_get(enum probe_preset_id id)
@@ -757,6 +787,11 @@ void probe_preset_job(const struct probe_preset *p, size_t k, uint64_t area, int
 			ret->duration_ms = 0; /* until the cliff holds or the byte limit */
 		break;
 	case PROBE_OP_COPY:
+		if (p->copy_to) {
+			ret->wr_length = area;
+			ret->max_bytes = max_write < area ? max_write : area;
+			break;
+		}
 		ret->length = half;
 		ret->wr_offset = half;
 		ret->wr_length = half;

@@ -446,9 +446,10 @@ static int reopen(const struct probe_file_req *q, int dfd, int pfd, int *ret_fd,
 	int fd, r;
 
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
-	fd = open(proc, O_RDWR | O_DIRECT | O_CLOEXEC);
+	int mode = q->read_only ? O_RDONLY : O_RDWR;
+	fd = open(proc, mode | O_DIRECT | O_CLOEXEC);
 	if (fd < 0 && errno == ENOENT)
-		fd = sys_openat2(dfd, PROBE_FILE_NAME, O_RDWR | O_DIRECT | O_CLOEXEC,
+		fd = sys_openat2(dfd, PROBE_FILE_NAME, mode | O_DIRECT | O_CLOEXEC,
 				 RESOLVE_BENEATH | RESOLVE_NO_XDEV | RESOLVE_NO_SYMLINKS);
 	if (fd < 0) {
 		r = -errno;
@@ -501,6 +502,13 @@ int probe_file_open(const struct probe_file_req *q, int *ret_fd, struct probe_fi
 		goto out;
 	}
 	r = name_open(q, dfd, &pfd, ret_reason);
+	if (r == -ENOENT && q->read_only) {
+		reasonf(ret_reason,
+			"%s/%s does not exist: it is read only as nvmond made it (a probe that "
+			"writes on this drive makes it)",
+			q->dir, PROBE_FILE_NAME);
+		goto out;
+	}
 	if (r == -ENOENT) {
 		r = file_make(q, dfd, &fd, ret_id, ret_laid_out, ret_submitted, ret_reason);
 		goto out;
@@ -513,7 +521,7 @@ int probe_file_open(const struct probe_file_req *q, int *ret_fd, struct probe_fi
 	r = reopen(q, dfd, pfd, &fd, ret_id, ret_reason);
 	if (r < 0)
 		goto out;
-	if (ret_id->size != q->size) {
+	if (ret_id->size != q->size && !q->read_only) {
 		/* Ours, at another size than configured now: make it again. */
 		struct stat st;
 		if (unlinkat(dfd, PROBE_FILE_NAME, 0) < 0 || fstat(fd, &st) < 0 ||

@@ -281,7 +281,7 @@ void probe_http_post(void *ctx, const struct api_request *req, struct api_reply 
 	json_t *body = json_loadb(req->body, req->body_len, 0, &jerr);
 	const char *preset = json_string_value(json_object_get(body, "preset"));
 	json_t *repeat = json_object_get(body, "repeat"),
-	       *cooldown = json_object_get(body, "cooldown");
+	       *cooldown = json_object_get(body, "cooldown"), *to = json_object_get(body, "to");
 	int r;
 
 	if (!body || !json_is_object(body)) {
@@ -306,9 +306,10 @@ void probe_http_post(void *ctx, const struct api_request *req, struct api_reply 
 	}
 	if (!preset || !probe_preset_find(preset, &c.preset)) {
 		json_decref(body);
-		return api_reply_error(ret, 400,
-				       "preset: one of seq1m-q8, seq1m-q1, rnd4k-q32, rnd4k-q1, "
-				       "copy-self, sustained-write, sweep, cache-recovery");
+		return api_reply_error(
+			ret, 400,
+			"preset: one of seq1m-q8, seq1m-q1, rnd4k-q32, rnd4k-q1, "
+			"copy-self, sustained-write, sweep, cache-recovery, copy-to");
 	}
 	if (probe_preset_get(c.preset)->study && (repeat || cooldown)) {
 		json_decref(body);
@@ -316,6 +317,22 @@ void probe_http_post(void *ctx, const struct api_request *req, struct api_reply 
 				       "cache-recovery is a study: its runs follow [probes] "
 				       "recovery_intervals (no repeat, no cooldown)");
 	}
+	/* copy-to: this drive is read, "to" (a device id) written. */
+	if (probe_preset_get(c.preset)->copy_to != !!to) {
+		json_decref(body);
+		return api_reply_error(ret, 400,
+				       to ? "to: only copy-to copies to another drive"
+					  : "copy-to: \"to\", the id of the drive to copy to");
+	}
+	if (to && (!json_is_integer(to) || json_integer_value(to) <= 0 ||
+		   json_integer_value(to) == req->id || repeat || cooldown)) {
+		json_decref(body);
+		return api_reply_error(ret, 400,
+				       "to: the id of another drive (copy-self copies a drive onto "
+				       "itself); copy-to runs once (no repeat, no cooldown)");
+	}
+	if (to)
+		c.to_device_id = json_integer_value(to);
 	json_decref(body);
 	r = mainq_call(p->mainq, probe_svc_start_on_loop, &c);
 	switch (r) {
@@ -333,6 +350,10 @@ void probe_http_post(void *ctx, const struct api_request *req, struct api_reply 
 		return;
 	case -ENOENT:
 		return api_reply_error(ret, 404, "%s", c.reason);
+	case -EINVAL:
+		if (c.to_device_id) /* the drive to copy to: none, or offline */
+			return api_reply_error(ret, 400, "%s", c.reason);
+		return api_reply_error(ret, 500, "%s", c.reason);
 	case -EALREADY:
 	case -ENODEV:
 	case -ENODATA: /* cache-recovery: no write-cache size measured */

@@ -117,3 +117,8 @@ void probe_lock_release(int fd)
 	if (fd >= 0)
 		close(fd);
 }
+
+bool probe_lock_order(const char *serial_a, const char *serial_b)
+{
+	return strcmp(serial_a, serial_b) <= 0;
+}

@@ -219,10 +219,11 @@ int probe_plan_prepare_step(const struct cfg *c, struct store *s, const struct d
 			lstat(fpath, &fst) == 0 && (uint64_t)fst.st_size == cd.probe_file_size);
 	uint64_t most = layout ? cd.probe_file_size : 0;
 	for (size_t k = 0; k < pre->n_phases; k++) {
-		uint64_t cap = pre->phase[k].op == PROBE_OP_COPY ? cd.probe_file_size / 2
-			       : pre->sustained			 ? allowed
-			       : pre->study			 ? step->bytes
-								 : cd.probe_file_size;
+		uint64_t cap = pre->phase[k].op == PROBE_OP_COPY && !pre->copy_to
+				       ? cd.probe_file_size / 2
+			       : pre->sustained ? allowed
+			       : pre->study	? step->bytes
+						: cd.probe_file_size;
 		if (pre->sweep && cap > PROBE_SWEEP_WRITE_BYTES)
 			cap = PROBE_SWEEP_WRITE_BYTES; /* a write point's byte limit */
 		if (pre->phase[k].op != PROBE_OP_READ)
@@ -239,6 +240,72 @@ int probe_plan_prepare_step(const struct cfg *c, struct store *s, const struct d
 	run->bytes_charged = plan->allowed_write; /* charged up front, trued up at the end */
 	run->nsid = plan->probe_dir[0] ? 0 : plan->nsid;
 	return 0;
+}
+
+int probe_plan_prepare_source(const struct cfg *c, struct store *s, const struct device_row *row,
+			      int demo_index, const struct gate_facts *g, struct probe_plan *plan,
+			      char reason[PROBE_REASON_MAX])
+{
+	struct cfg_device cd;
+	struct probe_gate_input in;
+	uint64_t allowed = 0;
+	int r;
+
+	cfg_device_for(c, row->model, row->serial, &cd);
+	*plan = (struct probe_plan){
+		.device_id = row->id,
+		.preset = PROBE_COPY_TO,
+		.demo_index = demo_index,
+		.nsid = cd.probe_nsid,
+		.file_size = cd.probe_file_size,
+		.phase_ms = c->probe_phase_ms,
+		.wctemp_k = row->wctemp_k,
+		.min_free_pct = c->probe_min_free_pct,
+		.sysfs = "/sys",
+		.mountinfo = "/proc/self/mountinfo",
+	};
+	snprintf(plan->serial, sizeof(plan->serial), "%s", row->serial);
+	snprintf(plan->model, sizeof(plan->model), "%s", row->model);
+	snprintf(plan->probe_dir, sizeof(plan->probe_dir), "%s", cd.probe_dir);
+	/* Read, never written: no budget, and its probe file only as nvmond made it. */
+	if (cd.probe_dir[0] && demo_index < 0) {
+		r = store_probe_file_get(s, row->id, cd.probe_dir, &plan->file_id);
+		if (r == -ENOENT) {
+			snprintf(reason, PROBE_REASON_MAX,
+				 "drive copied from (%s): nvmond has made no probe file in %.120s "
+				 "(run a probe that writes on it first)",
+				 row->serial, cd.probe_dir);
+			return -EPERM;
+		}
+		if (r < 0)
+			return r;
+		plan->file_known = true;
+	}
+	in = (struct probe_gate_input){
+		.scheduled = g->scheduled,
+		.busy_known = g->busy_known,
+		.busy_iops = g->busy_iops,
+		.busy_bps = g->busy_bps,
+		.busy_max_iops = c->probe_busy_iops,
+		.busy_max_bps = (double)c->probe_busy_mbps * 1e6,
+		.temp_k = g->temp_k,
+		.wctemp_k = row->wctemp_k,
+		.margin_k = g->scheduled ? (uint16_t)c->probe_temp_margin_c : 0,
+	};
+	char why[PROBE_REASON_MAX];
+	switch (probe_gate(&in, &allowed, why)) {
+	case PROBE_GO:
+		return 0;
+	case PROBE_SKIP_BUSY:
+		snprintf(reason, PROBE_REASON_MAX, "drive copied from (%s): %.200s", row->serial,
+			 why);
+		return -EBUSY;
+	case PROBE_SKIP_HOT:
+	default:
+		snprintf(reason, PROBE_REASON_MAX, "drive copied from (%s): %.200s", row->serial,
+			 why);
+		return -EAGAIN;
+	}
 }
 
 /* ---- schedules ---- */

@@ -11,6 +11,7 @@
 #include <jansson.h>
 
 #include "nvmond/api/render.h"
+#include "nvmond/probe/probe_copyto.h"
 #include "nvmond/probe/probe_run.h"
 #include "nvmond/probe/probe_study.h"
 #include "nvmond/probe/probe_sweep.h"
@@ -51,7 +52,11 @@ json_t *probe_run_json(const struct probe_run_row *r)
 		set(o, "bytes_written", json_integer((json_int_t)r->bytes_written)) |
 		set(o, "bytes_read", json_integer((json_int_t)r->bytes_read)) |
 		set(o, "bytes_charged", json_integer((json_int_t)r->bytes_charged)) |
-		set(o, "nsid", r->nsid ? json_integer(r->nsid) : json_null());
+		set(o, "nsid", r->nsid ? json_integer(r->nsid) : json_null()) |
+		set(o, "source_device_id",
+		    r->source_device_id ? json_integer(r->source_device_id) : json_null()) |
+		set(o, "source_target",
+		    r->source_device_id ? json_string(r->source_target) : json_null());
 	if (e) {
 		json_decref(o);
 		return NULL;
@@ -141,6 +146,12 @@ int probe_run_detail_json(struct store *s, int64_t id, bool with_series, json_t 
 		goto out;
 	if (pre && pre->sweep && set(o, "sweep", probe_sweep_json(ph, n_ph)) < 0)
 		goto out;
+	if (pre && pre->copy_to) {
+		r = probe_copyto_json_add(s, &run, o);
+		if (r < 0)
+			goto out;
+		r = -ENOMEM;
+	}
 	if (pre && pre->study) {
 		r = probe_study_json_add(s, &run, o);
 		if (r < 0)
@@ -289,4 +300,5 @@ void probe_print_table(FILE *out, const json_t *d)
 	fprintf(out, "written by the probe: %.1f MB\n",
 		(double)json_integer_value(json_object_get(d, "bytes_written")) / 1e6);
 	probe_study_print(out, d);
+	probe_copyto_print(out, d);
 }

@@ -49,13 +49,60 @@ int64_t probe_run_mono_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-static uint64_t run_bytes_so_far(const struct exec_ctx *x)
+/* The run's bytes so far: read (@rd), written (@wr), or both. */
+static uint64_t run_bytes_so_far(const struct exec_ctx *x, bool rd, bool wr)
 {
-	uint64_t b = x->phase_bytes;
+	uint64_t b = (rd ? x->phase_bytes - x->phase_wr : 0) + (wr ? x->phase_wr : 0);
 
 	for (size_t k = 0; k < x->phase; k++)
-		b += x->out->res[k].rd.bytes + x->out->res[k].wr.bytes;
+		b += (rd ? x->out->res[k].rd.bytes : 0) + (wr ? x->out->res[k].wr.bytes : 0);
 	return b;
+}
+
+/*
+ * Foreground I/O on @d's drive (of run @x): it moved more than the probe's own
+ * @probe bytes allow. Return: 2 (abort) with x->reason, or 0.
+ */
+static int foreground_check(struct exec_ctx *x, struct exec_ctx *d, uint64_t probe, int64_t run_ms)
+{
+	struct probe_diskstat now;
+
+	if (!d->watch_disk || run_ms < d->next_ds_ms)
+		return 0;
+	d->next_ds_ms = run_ms + 1000;
+	if (probe_drive_diskstat(d->plan->sysfs, d->ctrl, &now) < 0)
+		return 0;
+	if (probe_abort_check(now.sectors - d->ds.sectors, (probe - d->ds_probe_bytes) / 512, 0, 0,
+			      x->reason)) {
+		if (d != x) {
+			char why[PROBE_REASON_MAX];
+			snprintf(why, sizeof(why), "%s", x->reason);
+			probe_run_set_reason(x, "drive copied from (%s): %s", d->plan->serial, why);
+		}
+		return 2;
+	}
+	d->ds = now;
+	d->ds_probe_bytes = probe;
+	return 0;
+}
+
+/* copy-to: the drive read reaching its warning temperature stops the run too. */
+static int source_smart(struct exec_ctx *x, int64_t run_ms)
+{
+	struct exec_ctx *sx = x->src;
+	struct smart_log s;
+	char why[PROBE_REASON_MAX];
+
+	if (run_ms < sx->next_smart_ms)
+		return 0;
+	sx->next_smart_ms = run_ms + 1000;
+	if (!x->h->read_smart_source ||
+	    x->h->read_smart_source(x->h->ctx, sx->ctrl, x->out->run.started_ms + run_ms, &s) < 0)
+		return 0;
+	if (!probe_abort_check(0, 0, s.temperature_k, sx->plan->wctemp_k, why))
+		return 0;
+	probe_run_set_reason(x, "drive copied from (%s): %s", sx->plan->serial, why);
+	return 2;
 }
 
 /* ---- leases: no write without a record that covers it ---- */
@@ -160,18 +207,12 @@ static int on_tick(void *ctx, const struct probe_point *v, size_t n)
 		if (sample_smart(x, run_ms))
 			return 2;
 	}
-	if (x->watch_disk && run_ms >= x->next_ds_ms) {
-		struct probe_diskstat now;
-		uint64_t probe = run_bytes_so_far(x);
-		if (probe_drive_diskstat(x->plan->sysfs, x->ctrl, &now) == 0) {
-			if (probe_abort_check(now.sectors - x->ds.sectors,
-					      (probe - x->ds_probe_bytes) / 512, 0, 0, x->reason))
-				return 2;
-			x->ds = now;
-			x->ds_probe_bytes = probe;
-		}
-		x->next_ds_ms = run_ms + 1000;
-	}
+	/* copy-to: this drive only writes, the other only reads; each is watched. */
+	if (foreground_check(x, x, run_bytes_so_far(x, !x->src, true), run_ms))
+		return 2;
+	if (x->src && (foreground_check(x, x->src, run_bytes_so_far(x, true, false), run_ms) ||
+		       source_smart(x, run_ms)))
+		return 2;
 	if (x->sustained) {
 		if (n > x->cp_cap) {
 			size_t cap = n * 2;
@@ -237,6 +278,67 @@ static void analyse(struct probe_outcome *o, size_t k)
 	free(cp);
 }
 
+/*
+ * copy-to: open plan->source's drive for reading only (its probe file as
+ * nvmond made it, or its raw namespace), looked up by identity as the target
+ * is. Its state goes to x->src. Return: 0 with *@ret_fd and *@ret_area, or
+ * negative errno with x->reason.
+ */
+static int source_open(struct exec_ctx *x, int *ret_fd, uint64_t *ret_area)
+{
+	const struct probe_plan *sp = x->plan->source;
+	struct exec_ctx *sx = calloc(1, sizeof(*sx));
+	struct probe_outcome *so = calloc(1, sizeof(*so));
+	bool writable = false;
+	int r;
+
+	if (!sx || !so) {
+		free(sx);
+		free(so);
+		probe_run_set_reason(x, "out of memory");
+		return -ENOMEM;
+	}
+	*sx = (struct exec_ctx){.plan = sp, .h = x->h, .out = so, .sig_fd = -1, .read_only = true};
+	x->src = sx;
+	x->out->run.source_device_id = sp->device_id;
+	sx->next_smart_ms = 1000;
+	sx->next_ds_ms = 1000;
+	if (sp->demo_index >= 0) {
+		snprintf(sx->ctrl, sizeof(sx->ctrl), "demo%d", sp->demo_index);
+		snprintf(x->out->run.source_target, sizeof(x->out->run.source_target), "demo:%d",
+			 sp->demo_index);
+		*ret_area = sp->file_size;
+		return 0;
+	}
+	r = probe_target_open(sx, ret_fd, ret_area, &writable);
+	if (r == 0 && (writable || sx->sig_fd >= 0)) {
+		r = -EPERM; /* never: it was asked for read-only */
+		probe_run_set_reason(sx, "opened for writing: refused");
+	}
+	if (r < 0) {
+		if (*ret_fd >= 0)
+			close(*ret_fd);
+		*ret_fd = -1;
+		probe_run_set_reason(x, "drive copied from (%s): %s", sp->serial, sx->reason);
+		return r;
+	}
+	snprintf(x->out->run.source_target, sizeof(x->out->run.source_target), "%s",
+		 so->run.target);
+	sx->watch_disk = probe_drive_diskstat(sp->sysfs, sx->ctrl, &sx->ds) == 0;
+	return 0;
+}
+
+static void source_close(struct exec_ctx *x)
+{
+	if (!x->src)
+		return;
+	if (x->src->sig_fd >= 0)
+		close(x->src->sig_fd);
+	free(x->src->out);
+	free(x->src);
+	x->src = NULL;
+}
+
 static bool is_cancelled(const struct exec_ctx *x)
 {
 	return x->h->cancelled && x->h->cancelled(x->h->ctx);
@@ -250,7 +352,8 @@ int probe_execute(const struct probe_plan *plan, const struct probe_hooks *h,
 	uint64_t area = plan->file_size;
 	bool writable = true, aborted = false, stopped = false, failed = false;
 	bool skipped_writes = false;
-	int fd = -1, r;
+	int fd = -1, sfd = -1, r;
+	uint64_t sarea = 0;
 
 	out->n_phases = 0;
 	out->thermal = NULL;
@@ -264,6 +367,22 @@ int probe_execute(const struct probe_plan *plan, const struct probe_hooks *h,
 	if (!pre) {
 		snprintf(out->run.reason, sizeof(out->run.reason), "unknown preset");
 		goto done;
+	}
+	if (pre->copy_to != !!plan->source ||
+	    (plan->source && (plan->source->allowed_write ||
+			      (plan->source->demo_index >= 0) != (plan->demo_index >= 0)))) {
+		/* Its reads are another drive's, which it never writes. */
+		snprintf(out->run.reason, sizeof(out->run.reason),
+			 "copy-to needs the drive to copy from, and only reads it");
+		goto done;
+	}
+	if (plan->source) {
+		/* The drive read first: refused, nothing is written on the other. */
+		r = source_open(&x, &sfd, &sarea);
+		if (r < 0) {
+			snprintf(out->run.reason, sizeof(out->run.reason), "%s", x.reason);
+			goto done;
+		}
 	}
 	if (plan->demo_index >= 0) {
 		snprintf(out->run.target, sizeof(out->run.target), "demo:%d", plan->demo_index);
@@ -318,6 +437,13 @@ int probe_execute(const struct probe_plan *plan, const struct probe_hooks *h,
 			aborted = true;
 			break;
 		}
+		if (x.src && plan->demo_index < 0 && probe_target_check(x.src, sfd, false) < 0) {
+			probe_run_set_reason(&x, "drive copied from: %s", x.src->reason);
+			aborted = true;
+			break;
+		}
+		if (x.src)
+			j.length = sarea; /* all of the source's area is read */
 		x.phase = out->n_phases;
 		x.step = k;
 		x.phase_offset_ms = offset;
@@ -332,9 +458,15 @@ int probe_execute(const struct probe_plan *plan, const struct probe_hooks *h,
 		j.lease_ctx = &x;
 		struct probe_result *res = &out->res[x.phase];
 		*res = (struct probe_result){0};
-		if (plan->demo_index >= 0)
+		if (plan->demo_index >= 0 && x.src)
+			r = probe_demo_run_copy(plan->source->demo_index, plan->demo_index, demo,
+						&j, out->run.started_ms + offset, true, on_tick, &x,
+						res);
+		else if (plan->demo_index >= 0)
 			r = probe_demo_run(plan->demo_index, demo, &j, out->run.started_ms + offset,
 					   true, on_tick, &x, res);
+		else if (x.src)
+			r = probe_engine_run_copy(sfd, fd, &j, on_tick, &x, res);
 		else
 			r = probe_engine_run(fd, &j, on_tick, &x, res);
 		x.writing = false;
@@ -412,6 +544,9 @@ done:
 		close(fd);
 	if (x.sig_fd >= 0)
 		close(x.sig_fd);
+	if (sfd >= 0)
+		close(sfd);
+	source_close(&x);
 	free(x.cp);
 	return 0;
 }

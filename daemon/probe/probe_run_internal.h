@@ -50,6 +50,9 @@ struct exec_ctx {
 	int64_t last_charge_ns;
 	bool charge_failed;
 	char reason[PROBE_REASON_MAX];
+	/* copy-to */
+	bool read_only;	      /* the source: opened read-only, never written */
+	struct exec_ctx *src; /* the target's run: the source's state, else NULL */
 };
 
 /* probe_run.c */

@@ -41,6 +41,9 @@ static int parse_one(const char *s, size_t len, size_t i, void *ctx, char err[PR
 		return calsched_fail(err, "'%s': time must be HH:MM", hm);
 	if (!probe_preset_find(preset, &e.preset))
 		return calsched_fail(err, "'%s': unknown preset", preset);
+	if (probe_preset_get(e.preset)->copy_to)
+		return calsched_fail(err, "'%s': needs a second drive; it runs when asked for",
+				     preset);
 	((struct probe_sched *)ctx)[i] = e;
 	return 0;
 }

@@ -75,6 +75,16 @@ static int job_read_smart(void *ctx, const char *ctrl, int64_t now_ms, struct sm
 	return mainq_call(j->svc->mainq, smart_on_loop, &c);
 }
 
+/* copy-to: the drive read, looked up by its own identity. */
+static int job_read_smart_source(void *ctx, const char *ctrl, int64_t now_ms, struct smart_log *ret)
+{
+	struct probe_job_ctx *j = ctx;
+	struct dev_ident who = {.model = j->src_plan.model, .serial = j->src_plan.serial};
+	struct smart_call c = {j->svc, ctrl, &who, now_ms, ret};
+
+	return mainq_call(j->svc->mainq, smart_on_loop, &c);
+}
+
 struct charge_call {
 	struct store *store;
 	int64_t id;
@@ -318,6 +328,11 @@ static int finish_on_loop(void *arg)
 		d->demo = j->demo;
 		d->job = NULL;
 	}
+	if (j->plan.source) {
+		struct probe_dev *sd = probe_svc_dev_find(p, j->src_plan.device_id, false);
+		if (sd && sd->job == j)
+			sd->job = NULL;
+	}
 	j->next = p->done;
 	p->done = j;
 	if (d && d->series.active && j->out.run.series_id == d->series.series_id)
@@ -330,6 +345,7 @@ static void *job_thread(void *arg)
 	struct probe_job_ctx *j = arg;
 	struct probe_hooks h = {
 		.read_smart = job_read_smart,
+		.read_smart_source = job_read_smart_source,
 		.progress = job_progress,
 		.cancelled = job_cancelled,
 		.charge = job_charge,
@@ -345,8 +361,9 @@ static void *job_thread(void *arg)
 	/* Shutting down: the main thread waits in probe_svc_free(), store now. */
 	if (mainq_call(j->svc->mainq, finish_on_loop, j) == -ECANCELED)
 		(void)probe_outcome_save(j->svc->store, &j->out);
-	/* Only now may another process take the drive: the run is settled. */
+	/* Only now may another process take the drives: the run is settled. */
 	probe_lock_release(j->lock_fd);
+	probe_lock_release(j->src_lock_fd);
 	return NULL;
 }
 
@@ -405,6 +422,76 @@ static void busy_of(const struct probe_dev *d, struct gate_facts *g)
 	g->busy_bps = (double)(last->ds.sectors - first->ds.sectors) * 512 / secs;
 }
 
+/* Let go of a job that did not start: its locks, then it. */
+static void job_drop(struct probe_job_ctx *j)
+{
+	probe_lock_release(j->lock_fd);
+	probe_lock_release(j->src_lock_fd);
+	free(j);
+}
+
+/* The probe lock of @row, the drive a copy-to reads (@source) or the one run writes. */
+static int lock_one(struct probe_svc *p, const struct device_row *row, bool source, int64_t now,
+		    int *ret_fd, char reason[PROBE_REASON_MAX])
+{
+	int r = probe_drive_lock(&p->cfg, p->store, row, "the daemon", now, ret_fd, reason);
+
+	if (r < 0 && source) {
+		char why[PROBE_REASON_MAX];
+		snprintf(why, sizeof(why), "%s", reason);
+		snprintf(reason, PROBE_REASON_MAX, "drive copied from (%s): %.200s", row->serial,
+			 why);
+	}
+	return r;
+}
+
+/*
+ * copy-to: the drive read (@c->device_id) as the one written is checked: it
+ * is there and online, no probe runs or cools down on it. Return: 0 with
+ * @ret_fd and @ret_d, or negative errno with c->reason.
+ */
+static int source_check(struct probe_svc *p, struct start_call *c, struct fleet_device *ret_fd,
+			struct probe_dev **ret_d)
+{
+	struct probe_dev *sd;
+
+	if (c->to_device_id == c->device_id) {
+		snprintf(c->reason, sizeof(c->reason),
+			 "copy-to: the drive written (\"to\") must be another drive "
+			 "(copy-self copies a drive onto itself)");
+		return -EINVAL;
+	}
+	if (c->repeat > 1) {
+		snprintf(c->reason, sizeof(c->reason), "copy-to runs once (no repeat)");
+		return -EINVAL;
+	}
+	if (fleet_get(p->fleet, c->device_id, ret_fd) < 0) {
+		snprintf(c->reason, sizeof(c->reason), "no such device");
+		return -ENOENT;
+	}
+	if (!ret_fd->row.online) {
+		snprintf(c->reason, sizeof(c->reason), "the drive copied from is offline");
+		return -ENODEV;
+	}
+	sd = probe_svc_dev_find(p, c->device_id, true);
+	if (!sd)
+		return -ENOMEM;
+	if (sd->job) {
+		snprintf(c->reason, sizeof(c->reason),
+			 "probe %" PRId64 " is running on the drive copied from",
+			 sd->job->out.run.id);
+		return -EALREADY;
+	}
+	if (sd->series.active) {
+		snprintf(c->reason, sizeof(c->reason),
+			 "probe series %" PRId64 " is cooling down on the drive copied from",
+			 sd->series.series_id);
+		return -EALREADY;
+	}
+	*ret_d = sd;
+	return 0;
+}
+
 int probe_svc_start_on_loop(void *arg)
 {
 	struct start_call *c = arg;
@@ -414,18 +501,36 @@ int probe_svc_start_on_loop(void *arg)
 	struct probe_job_ctx *j;
 	struct probe_dev *d;
 	int64_t now = timefmt_now_ms();
+	/* copy-to: c->device_id is read, c->to_device_id written (the run's drive). */
+	bool copy = probe_preset_get(c->preset)->copy_to;
+	int64_t wr_id = copy ? c->to_device_id : c->device_id;
+	struct fleet_device sfd;
+	struct probe_dev *sd = NULL;
+	struct gate_facts sg = {.scheduled = g.scheduled};
 	int r;
 
 	probe_svc_reap(p);
-	if (fleet_get(p->fleet, c->device_id, &fd) < 0) {
-		snprintf(c->reason, sizeof(c->reason), "no such device");
-		return -ENOENT;
+	if (copy != (c->to_device_id != 0)) {
+		snprintf(c->reason, sizeof(c->reason),
+			 copy ? "copy-to needs the drive to copy to (\"to\")"
+			      : "only copy-to copies to another drive (\"to\")");
+		return -EINVAL;
+	}
+	if (copy) {
+		r = source_check(p, c, &sfd, &sd);
+		if (r < 0)
+			return r;
+	}
+	if (fleet_get(p->fleet, wr_id, &fd) < 0) {
+		snprintf(c->reason, sizeof(c->reason),
+			 copy ? "no such device to copy to" : "no such device");
+		return copy ? -EINVAL : -ENOENT;
 	}
 	if (!fd.row.online) {
 		snprintf(c->reason, sizeof(c->reason), "the device is offline");
 		return -ENODEV;
 	}
-	d = probe_svc_dev_find(p, c->device_id, true);
+	d = probe_svc_dev_find(p, wr_id, true);
 	if (!d)
 		return -ENOMEM;
 	if (d->job) {
@@ -442,14 +547,35 @@ int probe_svc_start_on_loop(void *arg)
 	if (fd.has_sample)
 		g.temp_k = fd.last.smart.temperature_k;
 	busy_of(d, &g);
+	if (copy) {
+		if (sfd.has_sample)
+			sg.temp_k = sfd.last.smart.temperature_k;
+		busy_of(sd, &sg);
+	}
 	j = calloc(1, sizeof(*j));
 	if (!j)
 		return -ENOMEM;
 	j->lock_fd = -1;
-	int demo_index = -1;
+	j->src_lock_fd = -1;
+	int demo_index = -1, src_demo = -1;
 	if (p->demo && sscanf(fd.row.name, "demo%d", &demo_index) != 1)
 		demo_index = -1;
-	r = probe_drive_lock(&p->cfg, p->store, &fd.row, "the daemon", now, &j->lock_fd, c->reason);
+	if (copy && p->demo && sscanf(sfd.row.name, "demo%d", &src_demo) != 1)
+		src_demo = -1;
+	/* Two drives: their locks in the one order every process takes them. */
+	bool src_first = copy && probe_lock_order(sfd.row.serial, fd.row.serial);
+	r = src_first ? lock_one(p, &sfd.row, true, now, &j->src_lock_fd, c->reason) : 0;
+	if (r == 0)
+		r = lock_one(p, &fd.row, false, now, &j->lock_fd, c->reason);
+	if (r == 0 && copy && !src_first)
+		r = lock_one(p, &sfd.row, true, now, &j->src_lock_fd, c->reason);
+	if (r == 0 && copy && sfd.selftest.running) {
+		snprintf(c->reason, sizeof(c->reason),
+			 "%s %s device self-test is running on the drive copied from (%u %%)",
+			 sfd.selftest.running == SELFTEST_CODE_EXTENDED ? "an" : "a",
+			 selftest_code_name(sfd.selftest.running), sfd.selftest.percent);
+		r = -EBUSY;
+	}
 	if (r == 0 && fd.selftest.running) {
 		/* It would measure the self-test as much as the drive. */
 		snprintf(c->reason, sizeof(c->reason),
@@ -476,6 +602,12 @@ int probe_svc_start_on_loop(void *arg)
 					    demo_index, &g,
 					    probe_preset_get(c->preset)->study ? &c->study : NULL,
 					    now, &j->plan, &j->out.run, c->reason);
+	if (r == 0 && copy) {
+		r = probe_plan_prepare_source(&p->cfg, p->store, &sfd.row, src_demo, &sg,
+					      &j->src_plan, c->reason);
+		j->plan.source = &j->src_plan;
+		j->out.run.source_device_id = sfd.row.id;
+	}
 	if (r < 0) {
 		if (c->next_of_series && r != -ENOMEM) {
 			series_skip_record(p, d, c->reason);
@@ -491,8 +623,7 @@ int probe_svc_start_on_loop(void *arg)
 			skip.ended_ms = now;
 			(void)store_probe_run_insert(p->store, &skip, &id);
 		}
-		probe_lock_release(j->lock_fd);
-		free(j);
+		job_drop(j);
 		return r;
 	}
 	snprintf(j->serial, sizeof(j->serial), "%s", fd.row.serial);
@@ -513,8 +644,7 @@ int probe_svc_start_on_loop(void *arg)
 	}
 	if (r < 0) {
 		snprintf(c->reason, sizeof(c->reason), "database: %s", store_strerror(p->store));
-		probe_lock_release(j->lock_fd);
-		free(j);
+		job_drop(j);
 		return r;
 	}
 	j->svc = p;
@@ -530,11 +660,12 @@ int probe_svc_start_on_loop(void *arg)
 		snprintf(j->out.run.reason, sizeof(j->out.run.reason), "cannot start a thread");
 		j->out.run.bytes_charged = 0;
 		(void)store_probe_run_update(p->store, &j->out.run);
-		probe_lock_release(j->lock_fd);
-		free(j);
+		job_drop(j);
 		return r;
 	}
 	d->job = j;
+	if (sd)
+		sd->job = j; /* the drive read shows it running, and takes no other probe */
 	c->ret_id = j->out.run.id;
 	if (c->next_of_series) {
 		d->series.last_run_id = j->out.run.id;
@@ -557,8 +688,12 @@ int probe_svc_start_on_loop(void *arg)
 			c->ret_study = study;
 		}
 	}
-	log_info("probe %" PRId64 ": %s on drive %s (%s)", c->ret_id, j->out.run.preset,
-		 fd.row.serial, c->trigger);
+	if (copy)
+		log_info("probe %" PRId64 ": %s from drive %s to drive %s (%s)", c->ret_id,
+			 j->out.run.preset, sfd.row.serial, fd.row.serial, c->trigger);
+	else
+		log_info("probe %" PRId64 ": %s on drive %s (%s)", c->ret_id, j->out.run.preset,
+			 fd.row.serial, c->trigger);
 	return 0;
 }
 
@@ -732,7 +867,8 @@ struct probe_svc *probe_svc_free(struct probe_svc *p)
 	}
 	for (size_t i = 0; i < p->n_dev; i++) {
 		struct probe_job_ctx *j = p->dev[i].job;
-		if (j)
+		/* A copy-to run is on both drives' entries: freed by the written one's. */
+		if (j && j->plan.device_id == p->dev[i].device_id)
 			job_free(j);
 	}
 	probe_svc_reap(p);

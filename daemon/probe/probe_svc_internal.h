@@ -99,8 +99,10 @@ struct probe_svc {
 struct probe_job_ctx {
 	struct probe_svc *svc;
 	pthread_t thread;
-	int lock_fd;	 /* the drive's probe lock, held until the result is stored */
-	char serial[21]; /* for log lines: names move, serials do not */
+	int lock_fd;		    /* the drive's probe lock, held until the result is stored */
+	int src_lock_fd;	    /* copy-to: the drive read's probe lock, likewise; else -1 */
+	struct probe_plan src_plan; /* copy-to: the drive read (plan.source) */
+	char serial[21];	    /* for log lines: names move, serials do not */
 	struct probe_plan plan;
 	struct probe_outcome out;
 	struct probe_demo_state demo;
@@ -123,6 +125,7 @@ struct gate_facts {
 struct start_call {
 	struct probe_svc *svc;
 	int64_t device_id;
+	int64_t to_device_id; /* copy-to: the drive written; device_id is the drive read */
 	enum probe_preset_id preset;
 	const char *trigger;
 	uint32_t repeat;	       /* 0 or 1: one run; 2 … PROBE_REPEAT_MAX: a series */
@@ -164,6 +167,17 @@ int probe_plan_prepare_step(const struct cfg *c, struct store *s, const struct d
 			    const struct gate_facts *g, const struct probe_study_step *step,
 			    int64_t now_ms, struct probe_plan *plan, struct probe_run_row *run,
 			    char reason[PROBE_REASON_MAX]);
+
+/*
+ * copy-to: the plan of the drive @row read (plan->source): read-only
+ * (allowed_write 0, no budget), its probe file only as nvmond recorded making
+ * it (else its raw namespace, read), and the gates that apply to a drive read:
+ * temperature, busy for a scheduled run. Return: 0; -EPERM (no probe file
+ * made by nvmond), -EBUSY, -EAGAIN with @reason; other errno.
+ */
+int probe_plan_prepare_source(const struct cfg *c, struct store *s, const struct device_row *row,
+			      int demo_index, const struct gate_facts *g, struct probe_plan *plan,
+			      char reason[PROBE_REASON_MAX]);
 
 /* probe_study.c */
 

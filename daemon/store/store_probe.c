@@ -19,7 +19,7 @@
 #define RUN_COLS                                                                                   \
 	"id, device_id, preset, trigger, state, reason, target, engine, started_ms, ended_ms, "    \
 	"bytes_written, bytes_read, bytes_charged, bytes_lease, nsid, series_id, series_index, "   \
-	"series_of"
+	"series_of, source_device_id, source_target"
 #define PHASE_COLS                                                                                 \
 	"phase, name, op, random, block_size, depth, stop, elapsed_ms, offset_ms, interval_ms, "   \
 	"rd_bytes, rd_ios, wr_bytes, wr_ios, rd_p50_ns, rd_p99_ns, rd_p999_ns, wr_p50_ns, "        \
@@ -28,16 +28,17 @@
 static const char sql_run_insert[] =
 	"INSERT INTO probe_runs (device_id, preset, trigger, state, reason, target, engine, "
 	"started_ms, ended_ms, bytes_written, bytes_read, bytes_charged, bytes_lease, nsid, "
-	"series_id, series_index, series_of) "
+	"series_id, series_index, series_of, source_device_id, source_target) "
 	"VALUES (:device_id, :preset, :trigger, :state, :reason, :target, :engine, :started_ms, "
 	":ended_ms, :bytes_written, :bytes_read, :bytes_charged, :bytes_lease, :nsid, "
-	":series_id, :series_index, :series_of)";
+	":series_id, :series_index, :series_of, :source_device_id, :source_target)";
 static const char sql_run_update[] =
 	"UPDATE probe_runs SET state = :state, reason = :reason, target = :target, "
 	"engine = :engine, ended_ms = :ended_ms, bytes_written = :bytes_written, "
 	"bytes_read = :bytes_read, bytes_charged = :bytes_charged, bytes_lease = :bytes_lease, "
 	"nsid = :nsid, series_id = :series_id, series_index = :series_index, "
-	"series_of = :series_of WHERE id = :id";
+	"series_of = :series_of, source_device_id = :source_device_id, "
+	"source_target = :source_target WHERE id = :id";
 static const char sql_run_charge[] =
 	"UPDATE probe_runs SET bytes_lease = :lease, bytes_written = :written "
 	"WHERE id = :id AND state = 'running'";
@@ -68,8 +69,11 @@ static const char sql_thermal_insert[] =
 	"INSERT OR REPLACE INTO probe_thermal (run_id, t_ms, temp_k, t1_count, t2_count, "
 	"t1_time_s, t2_time_s, warn_time_min) VALUES (:run_id, :t_ms, :temp_k, :t1_count, "
 	":t2_count, :t1_time_s, :t2_time_s, :warn_time_min)";
-static const char sql_runs_list[] = "SELECT " RUN_COLS " FROM probe_runs "
-				    "WHERE device_id = :device_id ORDER BY id DESC LIMIT :limit";
+/* A drive's runs: the ones that wrote it, and the copy-to runs that read it. */
+static const char sql_runs_list[] =
+	"SELECT " RUN_COLS " FROM probe_runs WHERE id IN (SELECT id FROM probe_runs "
+	"WHERE device_id = :device_id UNION SELECT id FROM probe_runs "
+	"WHERE source_device_id = :device_id) ORDER BY id DESC LIMIT :limit";
 static const char sql_series_runs[] = "SELECT " RUN_COLS " FROM probe_runs "
 				      "WHERE series_id = :id ORDER BY id";
 static const char sql_run_get[] = "SELECT " RUN_COLS " FROM probe_runs WHERE id = :id";
@@ -117,7 +121,10 @@ static int bind_run(struct store *s, sqlite3_stmt *st, const struct probe_run_ro
 		store_p_u64(":bytes_lease", row->bytes_lease), store_p_opt(":nsid", row->nsid),
 		store_p_opt(":series_id", row->series_id),
 		store_p_opt(":series_index", row->series_index),
-		store_p_opt(":series_of", row->series_of));
+		store_p_opt(":series_of", row->series_of),
+		store_p_opt(":source_device_id", row->source_device_id),
+		row->source_device_id ? store_p_text(":source_target", row->source_target)
+				      : store_p_null(":source_target"));
 }
 
 int store_probe_run_insert(struct store *s, const struct probe_run_row *row, int64_t *ret_id)
@@ -285,6 +292,7 @@ static void read_run(sqlite3_stmt *st, struct probe_run_row *ret)
 		.series_id = sqlite3_column_int64(st, 15),
 		.series_index = (uint32_t)sqlite3_column_int64(st, 16),
 		.series_of = (uint32_t)sqlite3_column_int64(st, 17),
+		.source_device_id = sqlite3_column_int64(st, 18),
 	};
 	col_str(st, 2, ret->preset, sizeof(ret->preset));
 	col_str(st, 3, ret->trigger, sizeof(ret->trigger));
@@ -292,6 +300,7 @@ static void read_run(sqlite3_stmt *st, struct probe_run_row *ret)
 	col_str(st, 5, ret->reason, sizeof(ret->reason));
 	col_str(st, 6, ret->target, sizeof(ret->target));
 	col_str(st, 7, ret->engine, sizeof(ret->engine));
+	col_str(st, 19, ret->source_target, sizeof(ret->source_target));
 }
 
 static int fill_run(struct store *s, sqlite3_stmt *st, void *p)

@@ -134,6 +134,16 @@ int probe_engine_run(int fd, const struct probe_job *j, probe_tick_fn tick, void
 		     struct probe_result *ret);
 
 /**
+ * probe_engine_run_copy() - Run the COPY job @j across two targets: read
+ * @j->offset/length of @rd_fd while writing @j->wr_offset/wr_length of @wr_fd
+ * (copy-to: one drive's probe area onto another's). @rd_fd may be read-only;
+ * each region must fit its target and be aligned for it (probe_target_align()).
+ * Return: as probe_engine_run(); -EINVAL also when @j is not a COPY job.
+ */
+int probe_engine_run_copy(int rd_fd, int wr_fd, const struct probe_job *j, probe_tick_fn tick,
+			  void *ctx, struct probe_result *ret);
+
+/**
  * probe_target_align() - The alignment O_DIRECT needs on @fd: a block device's
  * logical block size; a file's DIO offset alignment (statx, Linux 6.1), else
  * its filesystem's block device's logical block size, else 4096. Never below
@@ -162,6 +172,7 @@ enum probe_preset_id {
 	PROBE_SUSTAINED_WRITE,
 	PROBE_SWEEP,
 	PROBE_CACHE_RECOVERY,
+	PROBE_COPY_TO, /* a second drive's: see probe_plan.source */
 	_PROBE_PRESET_MAX,
 };
 
@@ -194,6 +205,7 @@ struct probe_preset {
 	/* cache-recovery: runs only as a study (probe_study.h), each run one write of
 	 * the study's size (its fill, or a burst), byte-limited; never alone */
 	bool study;
+	bool copy_to; /* reads another drive's probe area while writing this one's */
 };
 
 /** probe_preset_get() - Return: the preset, or NULL. */
@@ -205,7 +217,8 @@ const struct probe_preset *probe_preset_find(const char *name, enum probe_preset
 /**
  * probe_preset_job() - The job of phase @k of @p on a probe area of @area bytes
  * (reads over it all; writes over it all at most once; copy: first half read,
- * second half written).
+ * second half written; copy-to: all of it written, and read on the other drive,
+ * whose area the run sets as the job's length).
  * @duration_ms: per phase
  * @max_write:   bytes a write phase may write (budget, sustained limit)
  * A sweep's point runs at most PROBE_SWEEP_POINT_MS and PROBE_SWEEP_POINT_BYTES

@@ -58,6 +58,9 @@ struct probe_file_req {
 	 * gets its name: record it, or fail (the file then vanishes). */
 	int (*made)(void *ctx, const struct probe_file_id *id);
 	void *made_ctx;
+	/* Open it O_RDONLY, as it is (copy-to's source): never made, laid out
+	 * or replaced; a missing one is refused with -ENOENT. */
+	bool read_only;
 };
 
 /**

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -44,3 +45,12 @@ void probe_lock_release(int fd);
  * Return: 0, or -ENAMETOOLONG.
  */
 int probe_lock_name(const char *serial, char *buf, size_t len);
+
+/**
+ * probe_lock_order() - Which of two drives' locks a run that holds both
+ * (copy-to) takes first: the smaller serial (byte order), so that two
+ * processes taking the same pair never each hold one and wait for the other.
+ * Pure.
+ * Return: true when @serial_a's lock is taken first.
+ */
+bool probe_lock_order(const char *serial_a, const char *serial_b);

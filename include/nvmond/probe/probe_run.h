@@ -44,8 +44,12 @@ struct probe_plan {
 	bool study_fill;       /* cache-recovery: the fill (stops at its cliff), else a burst */
 	bool file_known;       /* nvmond recorded making a probe file in probe_dir */
 	struct probe_file_id file_id; /* that file, when file_known */
-	const char *sysfs;	      /* "/sys" */
-	const char *mountinfo;	      /* "/proc/self/mountinfo" */
+	/* copy-to: the drive read (its own plan, with allowed_write 0: its probe
+	 * file or raw namespace is opened read-only, looked up and checked as
+	 * this one's is); NULL for every other preset. */
+	const struct probe_plan *source;
+	const char *sysfs;     /* "/sys" */
+	const char *mountinfo; /* "/proc/self/mountinfo" */
 };
 
 /* Hooks into whoever runs it; all called on the run's thread. */
@@ -53,6 +57,9 @@ struct probe_hooks {
 	/* Read the SMART log of controller @ctrl (the drive's name at the start
 	 * of the run; at @now_ms, for the demo drives). */
 	int (*read_smart)(void *ctx, const char *ctrl, int64_t now_ms, struct smart_log *ret);
+	/* The same for plan->source's drive (copy-to). May be NULL. */
+	int (*read_smart_source)(void *ctx, const char *ctrl, int64_t now_ms,
+				 struct smart_log *ret);
 	/* After each interval: phase @phase, its series so far. May be NULL. */
 	void (*progress)(void *ctx, size_t phase, const struct probe_point *v, size_t n);
 	/* True when the run must stop now (shutdown, Ctrl-C). May be NULL. */
@@ -125,6 +132,15 @@ int probe_demo_run(int index, struct probe_demo_state *st, const struct probe_jo
  * Return: the factor.
  */
 double probe_demo_run_factor(int index, int64_t start_ms, bool write);
+
+/**
+ * probe_demo_run_copy() - probe_demo_run() of the COPY job @j reading demo drive
+ * @rd_index while writing drive @index (copy-to): the lower of the one's read
+ * and the other's write rate, less a little. Return: 0 or -EINVAL.
+ */
+int probe_demo_run_copy(int rd_index, int index, struct probe_demo_state *st,
+			const struct probe_job *j, int64_t start_ms, bool realtime,
+			probe_tick_fn tick, void *tick_ctx, struct probe_result *ret);
 
 /* JSON of stored runs (API and CLI). */
 /** probe_run_json() - A run row. Return: new reference, or NULL on ENOMEM. */

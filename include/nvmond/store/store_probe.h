@@ -34,6 +34,10 @@ struct probe_run_row {
 	 * run's place in it (1 …) and the runs asked for; all 0 for a single run. */
 	int64_t series_id;
 	uint32_t series_index, series_of;
+	/* A copy-to run (migrations/0011): the drive read and what was read on it
+	 * (its probe file or raw namespace); 0 and "" for every other run. */
+	int64_t source_device_id;
+	char source_target[576];
 };
 
 struct probe_phase_row {
@@ -66,7 +70,10 @@ int store_probe_phase_insert(struct store *s, int64_t run_id, const struct probe
 int store_probe_thermal_insert(struct store *s, int64_t run_id, const struct cliff_thermal *v,
 			       size_t n);
 
-/** store_probe_runs_list() - Runs of @device_id, newest first, at most @limit. */
+/**
+ * store_probe_runs_list() - Runs of @device_id, newest first, at most @limit:
+ * the runs that wrote it and the copy-to runs that read it (source_device_id).
+ */
 int store_probe_runs_list(struct store *s, int64_t device_id, size_t limit,
 			  struct probe_run_row **ret, size_t *ret_n);
 

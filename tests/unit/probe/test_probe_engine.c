@@ -394,3 +394,77 @@ Test(probe_engine, histogram_quantiles)
 	cr_expect(p999 > 99900000 * 0.97 && p999 < 99900000 * 1.03, "%" PRIu64, p999);
 	cr_expect_eq(probe_hist_quantile(&(struct probe_hist){0}, 0.5), 0);
 }
+
+/* A plain file of @size bytes of data in the test directory, opened with @flags. */
+static int data_file(const char *name, uint64_t size, int flags)
+{
+	char path[PATH_MAX + 32];
+	static uint8_t *buf;
+	uint64_t seed = 7;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	int fd = open(path, O_RDWR | O_CREAT | O_DIRECT | O_CLOEXEC, 0600);
+	cr_assert(fd >= 0);
+	if (!buf)
+		cr_assert_eq(posix_memalign((void **)&buf, 4096, MiB), 0);
+	for (uint64_t off = 0; off < size; off += MiB) {
+		probe_fill_random(buf, MiB, &seed);
+		cr_assert_eq(pwrite(fd, buf, MiB, (off_t)off), (ssize_t)MiB);
+	}
+	close(fd);
+	fd = open(path, flags | O_DIRECT | O_CLOEXEC);
+	cr_assert(fd >= 0);
+	return fd;
+}
+
+/*
+ * docs/probes.md (copy-to): a copy across two targets reads one and writes the
+ * other only, within its byte limit; the one read is opened read-only.
+ */
+static void check_copy_to(enum probe_engine_kind engine)
+{
+	int a = data_file("a.dat", 16 * MiB, O_RDONLY), b = data_file("b.dat", 32 * MiB, O_RDWR);
+	uint64_t sa[16], sb[32];
+	struct probe_result res;
+	const struct probe_preset *p = probe_preset_find("copy-to", NULL);
+	struct probe_job j;
+
+	cr_assert_not_null(p);
+	for (uint64_t k = 0; k < 16; k++)
+		sa[k] = block_sum(a, k * MiB);
+	for (uint64_t k = 0; k < 32; k++)
+		sb[k] = block_sum(b, k * MiB);
+	probe_preset_job(p, 0, 32 * MiB, 10000, 20 * MiB, &j);
+	cr_expect_eq(j.op, PROBE_OP_COPY);
+	cr_expect_eq(j.block_size, MiB);
+	cr_expect_eq(j.depth, 8);
+	cr_expect_eq(j.wr_offset, 0); /* the whole of B's area */
+	cr_expect_eq(j.wr_length, 32 * MiB);
+	cr_expect_eq(j.max_bytes, 20 * MiB);
+	j.length = 16 * MiB; /* A's area, as the run sets it */
+	j.engine = engine;
+	cr_assert_eq(probe_engine_run_copy(a, b, &j, NULL, NULL, &res), 0);
+	cr_expect_eq(res.stop, PROBE_STOP_DONE);
+	cr_expect_eq(res.wr.bytes, 20 * MiB);
+	cr_expect_gt(res.rd.bytes, 0);
+	for (uint64_t k = 0; k < 16; k++)
+		cr_expect_eq(block_sum(a, k * MiB), sa[k], "A block %" PRIu64 " changed", k);
+	for (uint64_t k = 0; k < 32; k++)
+		cr_expect_eq(block_sum(b, k * MiB) != sb[k], k < 20, "B block %" PRIu64, k);
+	probe_result_clear(&res);
+	/* Only COPY jobs run across two targets. */
+	j.op = PROBE_OP_WRITE;
+	cr_expect_eq(probe_engine_run_copy(a, b, &j, NULL, NULL, &res), -EINVAL);
+	close(a);
+	close(b);
+}
+
+Test(probe_engine, io_uring_copy_to_reads_one_writes_the_other, .init = setup, .fini = teardown)
+{
+	check_copy_to(PROBE_ENGINE_AUTO);
+}
+
+Test(probe_engine, psync_copy_to_reads_one_writes_the_other, .init = setup, .fini = teardown)
+{
+	check_copy_to(PROBE_ENGINE_PSYNC);
+}

@@ -120,6 +120,7 @@ struct ctx {
 	struct probe_file_id id;
 	void (*on_progress)(struct ctx *c, size_t phase);
 	bool done_action;
+	const char *made_dir; /* where a file is made, when not dir */
 };
 
 static int h_charge(void *ctx, uint64_t lease, uint64_t written)
@@ -141,7 +142,7 @@ static int h_made(void *ctx, const char *d, const struct probe_file_id *id)
 {
 	struct ctx *c = ctx;
 
-	cr_expect_str_eq(d, dir);
+	cr_expect_str_eq(d, c->made_dir ? c->made_dir : dir);
 	c->made++;
 	c->id = *id;
 	return 0;
@@ -349,5 +350,94 @@ Test(probe_exec, sweep_runs_every_size_within_its_reservation)
 	cr_expect_leq(o.run.bytes_charged, c.lease, "a lease covered every byte");
 	cr_expect_leq(kernel_written() - c.kernel0, c.lease + META);
 	cr_expect(c.ahead, "the kernel never saw a write before its lease was recorded");
+	probe_outcome_clear(&o);
+}
+
+static uint64_t file_sum(const char *path)
+{
+	FILE *fp = fopen(path, "re");
+	uint64_t h = 1469598103934665603ull;
+	int ch;
+
+	cr_assert_not_null(fp, "%s", path);
+	while ((ch = fgetc(fp)) != EOF)
+		h = (h ^ (uint64_t)ch) * 1099511628211ull;
+	fclose(fp);
+	return h;
+}
+
+/*
+ * docs/probes.md (copy-to): the drive copied from is only read, its probe file
+ * as nvmond made it, opened read-only; when it is refused, nothing is written
+ * on the drive copied to (not even its probe file's layout).
+ */
+Test(probe_exec, copy_to_reads_the_source_and_writes_the_target_only)
+{
+	char src[PATH_MAX + 8], dst[PATH_MAX + 8], fresh[PATH_MAX + 8], path[PATH_MAX + 64];
+	struct probe_outcome o;
+	struct ctx c = {0};
+
+	snprintf(src, sizeof(src), "%s/a", dir);
+	snprintf(dst, sizeof(dst), "%s/b", dir);
+	snprintf(fresh, sizeof(fresh), "%s/c", dir);
+	cr_assert_eq(mkdir(src, 0700), 0);
+	cr_assert_eq(mkdir(dst, 0700), 0);
+	cr_assert_eq(mkdir(fresh, 0700), 0);
+
+	/* The source's probe file, made by a probe of its own. */
+	struct probe_plan sp = plan_for(PROBE_SEQ1M_Q1, 2 * SIZE);
+	c.made_dir = src;
+	snprintf(sp.probe_dir, sizeof(sp.probe_dir), "%.500s", src);
+	run(&sp, &c, &o);
+	cr_assert_str_eq(o.run.state, "done", "%s", o.run.reason);
+	probe_outcome_clear(&o);
+	snprintf(path, sizeof(path), "%s/nvmond-probe.dat", src);
+	uint64_t before = file_sum(path);
+
+	sp.file_known = true;
+	sp.file_id = c.id;
+	sp.allowed_write = 0;
+	struct probe_plan p = plan_for(PROBE_COPY_TO, 2 * SIZE);
+	snprintf(p.probe_dir, sizeof(p.probe_dir), "%.500s", dst);
+	p.source = &sp;
+	c = (struct ctx){.made_dir = dst};
+	run(&p, &c, &o);
+	cr_expect_str_eq(o.run.state, "done", "%s", o.run.reason);
+	cr_expect_eq(o.n_phases, 1);
+	cr_expect_gt(o.res[0].rd.bytes, 0);
+	cr_expect_gt(o.res[0].wr.bytes, 0);
+	cr_expect_leq(o.res[0].wr.bytes, SIZE, "the target's area at most once");
+	cr_expect(strstr(o.run.source_target, "/a/nvmond-probe.dat"), "%s", o.run.source_target);
+	cr_expect(strstr(o.run.target, "/b/nvmond-probe.dat"), "%s", o.run.target);
+	cr_expect(c.ahead, "the kernel never saw a write before its lease was recorded");
+	cr_expect_eq(file_sum(path), before, "the source is never written");
+	probe_outcome_clear(&o);
+
+	/* A source that may write, or none: refused before anything starts. */
+	sp.allowed_write = MiB;
+	snprintf(p.probe_dir, sizeof(p.probe_dir), "%.500s", fresh);
+	c = (struct ctx){0};
+	run(&p, &c, &o);
+	cr_expect_str_eq(o.run.state, "failed");
+	cr_expect_eq(c.made, 0);
+	cr_expect_eq(o.run.bytes_charged, 0);
+	probe_outcome_clear(&o);
+	p.source = NULL;
+	run(&p, &c, &o);
+	cr_expect_str_eq(o.run.state, "failed");
+	probe_outcome_clear(&o);
+
+	/* A source with no probe file nvmond made: refused, the target untouched. */
+	sp.allowed_write = 0;
+	sp.file_known = false;
+	snprintf(sp.probe_dir, sizeof(sp.probe_dir), "%.500s", fresh);
+	p.source = &sp;
+	run(&p, &c, &o);
+	cr_expect_str_eq(o.run.state, "failed");
+	cr_expect(strstr(o.run.reason, "drive copied from"), "%s", o.run.reason);
+	cr_expect_eq(c.made, 0, "nothing laid out on the target");
+	cr_expect_eq(o.run.bytes_charged, 0);
+	snprintf(path, sizeof(path), "%s/nvmond-probe.dat", fresh);
+	cr_expect_neq(access(path, F_OK), 0, "no file made on either side");
 	probe_outcome_clear(&o);
 }

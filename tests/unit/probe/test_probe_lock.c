@@ -101,3 +101,32 @@ Test(probe_lock, refuses_no_serial_and_a_bad_dir)
 	char buf[PATH_MAX];
 	cr_expect(probe_lock_dir_default(buf, sizeof(buf))[0] == '/');
 }
+
+/*
+ * probe_lock.h: a run that holds two drives takes the smaller serial's lock
+ * first, whichever drive it reads and whichever it writes, so two processes
+ * copying between the same pair (A to B, B to A) take them in one order.
+ */
+Test(probe_lock, two_drives_in_serial_order)
+{
+	static const struct {
+		const char *a, *b;
+		bool a_first;
+	} t[] = {
+		{"S1", "S2", true},
+		{"S2", "S1", false},
+		{"S6B0NL0W123456", "S6B0NL0W123457", true},
+		{"Z", "A", false},
+		{"abc", "abc", true}, /* the same drive: one lock, taken once */
+		{"S10", "S9", true},  /* byte order, not numeric */
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		cr_expect_eq(probe_lock_order(t[i].a, t[i].b), t[i].a_first, "%s %s", t[i].a,
+			     t[i].b);
+		if (strcmp(t[i].a, t[i].b))
+			cr_expect_neq(probe_lock_order(t[i].a, t[i].b),
+				      probe_lock_order(t[i].b, t[i].a), "%s %s: one order", t[i].a,
+				      t[i].b);
+	}
+}

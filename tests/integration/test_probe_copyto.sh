@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# Drive-to-drive copy (issue 13 §5, copy-to) on two demo drives through the API:
+# validation, the run on both drives (each shows it running, another probe on
+# either is refused), its result on both drives' probe lists, the written
+# drive's budget, and cancel.
+# Env: NVMOND_BIN (ctest).
+set -u
+for tool in curl python3; do
+	command -v "$tool" >/dev/null || { echo "SKIP: $tool not installed"; exit 77; }
+done
+. "$(dirname "$0")/lib.sh"
+
+TOKEN=copyto-token-$RANDOM
+cat > "$TMP/nvmond.conf" <<CONF
+[daemon]
+demo_history = no
+demo_drives = 3
+[http]
+token = $TOKEN
+[probes]
+lock_dir = $TMP/locks
+phase_duration = 3s
+# Large enough that a copy runs its whole phase (not its byte limit).
+[device "DEMO980PRO00002"]
+probe_file_size = 64GiB
+[device "DEMO970EVO00003"]
+probe_file_size = 64GiB
+# demo0 has no write budget left: a copy onto it is refused.
+[device "DEMO950PRO00001"]
+probe_budget_day = 1B
+probe_budget_month = 1B
+CONF
+DB=$TMP/nvmond.db
+start_daemon --demo --log-level info -c "$TMP/nvmond.conf" --db "$DB"
+URL=http://127.0.0.1:$PORT
+
+dev_id() { # name -> id
+	jq_py "$(http_get /api/v1/devices)" "print([d['id'] for d in j['devices'] if d['name']=='$1'][0])"
+}
+# demo1 is copied onto demo2 (demo0 runs hot in the demo: it is the one over budget).
+OVER=$(dev_id demo0)
+D0=$(dev_id demo1)
+D1=$(dev_id demo2)
+
+post() { # URL-PATH BODY -> "STATUS BODY"
+	curl -sS --max-time 10 -o "$TMP/post.out" -w '%{http_code}' \
+		-H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \
+		-d "$2" "$URL$1"
+	echo " $(cat "$TMP/post.out")"
+}
+wait_run() { # ID 'python condition on j' -> the detail
+	local j
+	for _ in $(seq 300); do
+		j=$(http_get "/api/v1/probes/$1")
+		jq_py "$j" "sys.exit(0 if ($2) else 1)" && { echo "$j"; return 0; }
+		sleep 0.1
+	done
+	fail "probe $1: '$2' not seen within 30 s: $j"
+}
+
+# Validation: copy-to needs "to", another drive, and runs once.
+for body in '{"preset":"copy-to"}' "{\"preset\":\"copy-to\",\"to\":$D0}" \
+	"{\"preset\":\"copy-self\",\"to\":$D1}" '{"preset":"copy-to","to":"demo1"}' \
+	"{\"preset\":\"copy-to\",\"to\":$D1,\"repeat\":2}"; do
+	out=$(post "/api/v1/devices/$D0/probes" "$body")
+	[ "${out%% *}" = 400 ] || fail "$body: $out"
+done
+out=$(post "/api/v1/devices/$D0/probes" '{"preset":"copy-to","to":99999}')
+[ "${out%% *}" = 400 ] || fail "to an unknown drive: $out"
+# The written drive's budget applies.
+out=$(post "/api/v1/devices/$D0/probes" "{\"preset\":\"copy-to\",\"to\":$OVER}")
+[ "${out%% *}" = 429 ] || fail "onto a drive over budget: $out"
+
+# A copy from copy-self's drive: first each drive's copy-self, for the comparison.
+for d in $D0 $D1; do
+	out=$(post "/api/v1/devices/$d/probes" '{"preset":"copy-self"}')
+	[ "${out%% *}" = 202 ] || fail "copy-self on $d: $out"
+	id=$(jq_py "${out#* }" "print(j['id'])")
+	wait_run "$id" "j['state']=='done'" >/dev/null
+done
+
+out=$(post "/api/v1/devices/$D0/probes" "{\"preset\":\"copy-to\",\"to\":$D1}")
+[ "${out%% *}" = 202 ] || fail "copy-to: $out"
+ID=$(jq_py "${out#* }" "print(j['id'])")
+# Both drives show it running, and take no other probe.
+for d in $D0 $D1; do
+	jq_py "$(http_get "/api/v1/devices/$d/probes")" "sys.exit(0 if j['running']==$ID else 1)" ||
+		fail "drive $d does not show probe $ID running"
+	out=$(post "/api/v1/devices/$d/probes" '{"preset":"seq1m-q8"}')
+	[ "${out%% *}" = 409 ] || fail "a second probe on $d during the copy: $out"
+done
+# A copy from a drive busy with a probe is refused.
+out=$(post "/api/v1/devices/$OVER/probes" "{\"preset\":\"copy-to\",\"to\":$D0}")
+[ "${out%% *}" = 409 ] || fail "copy-to onto a drive running a probe: $out"
+out=$(post "/api/v1/devices/$D1/probes" "{\"preset\":\"copy-to\",\"to\":$OVER}")
+[ "${out%% *}" = 409 ] || fail "copy-to from a drive running a probe: $out"
+
+j=$(wait_run "$ID" "j['state']=='done'")
+jq_py "$j" "
+c = j['copy_to']
+assert j['device_id'] == $D1 and j['source_device_id'] == $D0, j
+assert c['read_mb_s'] > 100 and c['write_mb_s'] > 100, c
+assert c['from']['copy_self_mb_s'] > 0 and c['to']['copy_self_mb_s'] > 0, c
+assert 'copy-to demo2 (from demo1):' in c['text'] and 'copy-self on demo1' in c['text'], c['text']
+" || fail "copy-to result: $j"
+# On both drives' lists; the budget of the drive written only.
+for d in $D0 $D1; do
+	jq_py "$(http_get "/api/v1/devices/$d/probes")" \
+		"sys.exit(0 if any(r['id']==$ID for r in j['probes']) else 1)" ||
+		fail "probe $ID not on drive $d's list"
+done
+jq_py "$(http_get "/api/v1/devices/$D0/probes")" "
+r = [r for r in j['probes'] if r['id']==$ID][0]
+assert r['source_device_id'] == $D0 and r['device_id'] == $D1, r
+" || fail "the list entry"
+
+# Cancel: the run ends aborted, and both drives are free again.
+out=$(post "/api/v1/devices/$D1/probes" "{\"preset\":\"copy-to\",\"to\":$D0}")
+[ "${out%% *}" = 202 ] || fail "copy-to back: $out"
+ID2=$(jq_py "${out#* }" "print(j['id'])")
+out=$(post "/api/v1/probes/$ID2/cancel" '{}')
+[ "${out%% *}" = 202 ] || [ "${out%% *}" = 200 ] || fail "cancel: $out"
+wait_run "$ID2" "j['state']=='aborted'" >/dev/null
+out=$(post "/api/v1/devices/$D1/probes" '{"preset":"seq1m-q1"}')
+[ "${out%% *}" = 202 ] || fail "drive read free after the cancel: $out"
+
+stop_daemon
+pass

@@ -83,6 +83,16 @@ double probe_demo_run_factor(int index, int64_t start_ms, bool write)
 	return 0.98 + 0.07 * (double)(x % 10000) / 10000.0;
 }
 
+/*
+ * Drives probed together share the host's bandwidth (a chipset uplink, a
+ * switch): @n of them move 1.5× one drive in total, so each gets 1.5/@n of its
+ * solo rate (two 950 PROs under ATTO at once: each about 75 %).
+ */
+double probe_demo_share(unsigned n)
+{
+	return n <= 1 ? 1.0 : 1.5 / (double)n;
+}
+
 static void sleep_until_ns(int64_t mono_ns)
 {
 	struct timespec ts = {.tv_sec = mono_ns / 1000000000LL, .tv_nsec = mono_ns % 1000000000LL};
@@ -139,8 +149,10 @@ int probe_demo_run(int index, struct probe_demo_state *st, const struct probe_jo
 	}
 	base_rates(m, j, &rd_rate, &wr_rate);
 	double native = m->native_write * probe_demo_run_factor(index, start_ms, true);
-	rd_rate *= probe_demo_run_factor(index, start_ms, false);
-	wr_rate *= probe_demo_run_factor(index, start_ms, true);
+	double share = probe_demo_share(st->together);
+	native *= share;
+	rd_rate *= probe_demo_run_factor(index, start_ms, false) * share;
+	wr_rate *= probe_demo_run_factor(index, start_ms, true) * share;
 	for (;;) {
 		bool reads = j->op != PROBE_OP_WRITE, writes = j->op != PROBE_OP_READ;
 		double secs = (double)interval / 1000.0;

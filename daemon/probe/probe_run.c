@@ -318,6 +318,8 @@ int probe_execute(const struct probe_plan *plan, const struct probe_hooks *h,
 			aborted = true;
 			break;
 		}
+		if (h->phase_start)
+			h->phase_start(h->ctx, k);
 		x.phase = out->n_phases;
 		x.step = k;
 		x.phase_offset_ms = offset;

@@ -260,6 +260,17 @@ int probe_job_launch(struct probe_svc *p, struct probe_dev *d, struct probe_job_
 		     int64_t now_ms, char reason[PROBE_REASON_MAX]);
 /* Let go of @j's group (the last one frees it). On the loop. */
 void probe_group_run_unref(struct probe_group_run *g);
+/* probe_cli.c */
+/*
+ * The drive @device names (a store id, controller or namespace name, serial)
+ * among the scanned @v and the stored @rows: on record in @s (upserted, so
+ * budgets are shared with the daemon) as *ret_row, its temperature in @g, its
+ * demo index (-1: a real drive). Messages go to stderr.
+ * Return: 0; -ENOENT (no such device); or negative errno.
+ */
+int probe_cli_drive(struct dev_backend *b, struct store *s, const struct dev_info *v, size_t n,
+		    const struct device_row *rows, size_t n_rows, const char *device, int64_t now,
+		    struct device_row *ret_row, struct gate_facts *g, int *ret_demo_index);
 /* probe_http.c: the endpoints */
 void probe_http_list(void *ctx, const struct api_request *req, struct api_reply *ret);
 void probe_http_get(void *ctx, const struct api_request *req, struct api_reply *ret);

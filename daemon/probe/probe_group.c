@@ -300,7 +300,7 @@ void probe_group_print(FILE *out, const json_t *group)
 
 	if (!json_is_object(group))
 		return;
-	fprintf(out, "group %lld: %zu drives together, phases started within %.1f ms\n",
+	fprintf(out, "group %lld: %zu drives together, phases started within %.2f ms\n",
 		(long long)json_integer_value(json_object_get(group, "id")),
 		json_array_size(json_object_get(group, "members")),
 		json_number_value(json_object_get(group, "skew_ms")));
@@ -325,5 +325,10 @@ void probe_group_print(FILE *out, const json_t *group)
 		out, "  total %-5s %.0f MB/s: %s\n", json_string_value(json_object_get(a, "name")),
 		json_number_value(json_object_get(a, "mb_s")),
 		json_string_value(json_object_get(a, "text")));
-	fprintf(out, "  %s\n", json_string_value(json_object_get(group, "text")));
+	/* The totals said it all, unless a member stopped: then the text says which. */
+	bool all_measured = true;
+	json_array_foreach(json_object_get(group, "members"), i, m) all_measured &=
+		measured(json_string_value(json_object_get(m, "state")) ?: "");
+	if (!all_measured)
+		fprintf(out, "  %s\n", json_string_value(json_object_get(group, "text")));
 }

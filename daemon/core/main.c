@@ -30,6 +30,7 @@
 #include "nvmond/metrics/metrics.h"
 #include "nvmond/monitor/poller.h"
 #include "nvmond/analysis/rated.h"
+#include "nvmond/probe/probe_group.h"
 #include "nvmond/probe/probe_series.h"
 #include "nvmond/probe/probe_svc.h"
 #include "nvmond/selftest/selftest_cli.h"
@@ -58,8 +59,10 @@ struct opts {
 	const char *log_level;
 	bool demo;
 	bool json;
-	const char *probe_device, *probe_preset; /* nvmond probe; --device also selftest */
-	uint8_t selftest_code;			 /* nvmond selftest: 1h, 2h, Fh; 0 = --wait only */
+	const char *probe_device, *probe_preset;    /* nvmond probe; --device also selftest */
+	const char *probe_devices[PROBE_GROUP_MAX]; /* nvmond probe --device A --device B … */
+	size_t n_probe_devices;
+	uint8_t selftest_code; /* nvmond selftest: 1h, 2h, Fh; 0 = --wait only */
 	uint32_t selftest_nsid;
 	bool selftest_wait;
 	uint32_t probe_repeat;	   /* nvmond probe --repeat N; 0 = once */
@@ -125,7 +128,8 @@ static void usage(FILE *out)
 		"      --log-level LEVEL   error, warning, info or debug\n"
 		"      --json              (status, probe) print JSON instead of a table\n"
 		"      --device ID         (probe, selftest) the drive: its id in\n"
-		"                          GET /api/v1/devices, serial or controller name\n"
+		"                          GET /api/v1/devices, serial or controller name;\n"
+		"                          (probe) repeat it to probe several drives together\n"
 		"      --short, --extended (selftest) the test to start; --abort ends it\n"
 		"      --nsid N            (selftest) test namespace N only (default: the\n"
 		"                          controller and every namespace)\n"
@@ -213,7 +217,14 @@ static int parse_opts(int argc, char **argv, struct opts *o, const char **ret_cm
 			o->log_level = optarg;
 			break;
 		case OPT_DEVICE:
-			o->probe_device = optarg;
+			if (o->n_probe_devices == PROBE_GROUP_MAX) {
+				fprintf(stderr, "nvmond: --device: at most %d drives\n",
+					PROBE_GROUP_MAX);
+				return -EINVAL;
+			}
+			o->probe_devices[o->n_probe_devices++] = optarg;
+			if (!o->probe_device)
+				o->probe_device = optarg;
 			break;
 		case OPT_PRESET:
 			o->probe_preset = optarg;
@@ -290,7 +301,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, const char **ret_cm
 	}
 	bool selftest = *ret_cmd && strcmp(*ret_cmd, "selftest") == 0;
 	if (selftest) {
-		if (!o->probe_device || o->probe_preset || n_codes > 1 ||
+		if (!o->probe_device || o->n_probe_devices > 1 || o->probe_preset || n_codes > 1 ||
 		    (!o->selftest_code && !o->selftest_wait) ||
 		    (nsid_given && o->selftest_code != SELFTEST_CODE_SHORT &&
 		     o->selftest_code != SELFTEST_CODE_EXTENDED) ||
@@ -310,6 +321,10 @@ static int parse_opts(int argc, char **argv, struct opts *o, const char **ret_cm
 	bool probe = *ret_cmd && strcmp(*ret_cmd, "probe") == 0;
 	if (!probe && (o->probe_repeat || o->probe_cooldown_ms >= 0)) {
 		fprintf(stderr, "nvmond: --repeat and --cooldown go with the probe command\n");
+		return -EINVAL;
+	}
+	if (o->n_probe_devices > 1 && (o->probe_repeat || o->probe_cooldown_ms >= 0)) {
+		fprintf(stderr, "nvmond: a group run (several --device) runs once: no --repeat\n");
 		return -EINVAL;
 	}
 	if (o->probe_cooldown_ms >= 0 && o->probe_repeat < 2) {
@@ -849,10 +864,14 @@ static int cmd_probe(const struct opts *o)
 		fprintf(stderr, "nvmond: %s\n", strerror(-r));
 		return EXIT_RUNTIME;
 	}
-	r = probe_cli_repeat(&c, b, o->probe_device, o->probe_preset, o->json,
-			     o->probe_repeat ? o->probe_repeat : 1,
-			     o->probe_cooldown_ms >= 0 ? o->probe_cooldown_ms
-						       : PROBE_COOLDOWN_DEFAULT_MS);
+	if (o->n_probe_devices > 1)
+		r = probe_cli_group(&c, b, o->probe_devices, o->n_probe_devices, o->probe_preset,
+				    o->json);
+	else
+		r = probe_cli_repeat(&c, b, o->probe_device, o->probe_preset, o->json,
+				     o->probe_repeat ? o->probe_repeat : 1,
+				     o->probe_cooldown_ms >= 0 ? o->probe_cooldown_ms
+							       : PROBE_COOLDOWN_DEFAULT_MS);
 	dev_backend_free(b);
 	return r;
 }

@@ -116,47 +116,14 @@ struct cli_series {
 	struct probe_rated ret_rated;
 };
 
-static int cli_one(const struct cfg *c, struct dev_backend *b, const char *device,
-		   const char *preset, bool json, struct cli_series *ser)
+int probe_cli_drive(struct dev_backend *b, struct store *s, const struct dev_info *v, size_t n,
+		    const struct device_row *rows, size_t n_rows, const char *device, int64_t now,
+		    struct device_row *ret_row, struct gate_facts *g, int *ret_demo_index)
 {
-	enum probe_preset_id pid;
-	struct store *s = NULL;
-	struct dev_info *v = NULL;
-	struct device_row *rows = NULL, row;
-	size_t n = 0, n_rows = 0;
-	char err[STORE_ERR_MAX], reason[PROBE_REASON_MAX];
-	struct probe_outcome out = {0};
-	struct probe_demo_state demo = {0};
-	struct gate_facts g = {0};
-	int64_t now = timefmt_now_ms();
-	int status = 1, r, lock_fd = -1;
 	const struct dev_info *d = NULL;
-	struct sigaction sa = {.sa_handler = cli_on_signal}, old_int, old_term, old_hup;
-	bool signals_set = false;
+	struct device_row row;
+	int r;
 
-	if (!probe_preset_find(preset, &pid)) {
-		fprintf(stderr,
-			"nvmond: unknown preset '%s' (seq1m-q8, seq1m-q1, rnd4k-q32, "
-			"rnd4k-q1, copy-self, sustained-write)\n",
-			preset);
-		return 2;
-	}
-	if (probe_preset_get(pid)->copy_to) {
-		fprintf(stderr, "nvmond: copy-to is not yet run by `nvmond probe`\n");
-		return 2;
-	}
-	r = store_open(c->database, &s, err);
-	if (r < 0) {
-		fprintf(stderr, "nvmond: %s\n", err);
-		return 1;
-	}
-	r = dev_scan(b, now, &v, &n);
-	if (r == 0)
-		r = store_devices_list(s, &rows, &n_rows);
-	if (r < 0) {
-		fprintf(stderr, "nvmond: %s\n", strerror(-r));
-		goto out;
-	}
 	for (size_t i = 0; i < n && !d; i++) {
 		char key[DEV_KEY_MAX];
 		const struct device_row *known = NULL;
@@ -172,8 +139,7 @@ static int cli_one(const struct cfg *c, struct dev_backend *b, const char *devic
 			"nvmond: no device '%s' (a controller name, serial, namespace or id "
 			"from `nvmond status`)\n",
 			device);
-		status = 2;
-		goto out;
+		return -ENOENT;
 	}
 	/* The device as the daemon stores it, so budgets are shared. */
 	row = (struct device_row){.wctemp_k = d->id.wctemp_k,
@@ -201,16 +167,67 @@ static int cli_one(const struct cfg *c, struct dev_backend *b, const char *devic
 	r = store_device_upsert(s, &row, &row.id);
 	if (r < 0) {
 		fprintf(stderr, "nvmond: %s\n", store_strerror(s));
-		goto out;
+		return r;
 	}
 	uint8_t page[SMART_LOG_SIZE];
 	struct smart_log sl;
 	struct dev_ident who = {.model = d->id.model, .serial = d->id.serial};
 	if (dev_read_smart(b, d->name, &who, now, page) == 0 && smart_decode(page, &sl) == 0)
-		g.temp_k = sl.temperature_k;
-	int demo_index = -1;
-	if (strcmp(b->ops->name, "demo") != 0 || sscanf(d->name, "demo%d", &demo_index) != 1)
-		demo_index = -1;
+		g->temp_k = sl.temperature_k;
+	*ret_demo_index = -1;
+	if (strcmp(b->ops->name, "demo") != 0 || sscanf(d->name, "demo%d", ret_demo_index) != 1)
+		*ret_demo_index = -1;
+	*ret_row = row;
+	return 0;
+}
+
+static int cli_one(const struct cfg *c, struct dev_backend *b, const char *device,
+		   const char *preset, bool json, struct cli_series *ser)
+{
+	enum probe_preset_id pid;
+	struct store *s = NULL;
+	struct dev_info *v = NULL;
+	struct device_row *rows = NULL, row;
+	size_t n = 0, n_rows = 0;
+	char err[STORE_ERR_MAX], reason[PROBE_REASON_MAX];
+	struct probe_outcome out = {0};
+	struct probe_demo_state demo = {0};
+	struct gate_facts g = {0};
+	int64_t now = timefmt_now_ms();
+	int status = 1, r, lock_fd = -1, demo_index = -1;
+	struct sigaction sa = {.sa_handler = cli_on_signal}, old_int, old_term, old_hup;
+	bool signals_set = false;
+
+	if (!probe_preset_find(preset, &pid)) {
+		fprintf(stderr,
+			"nvmond: unknown preset '%s' (seq1m-q8, seq1m-q1, rnd4k-q32, "
+			"rnd4k-q1, copy-self, sustained-write)\n",
+			preset);
+		return 2;
+	}
+	if (probe_preset_get(pid)->copy_to) {
+		fprintf(stderr, "nvmond: copy-to is not yet run by `nvmond probe`\n");
+		return 2;
+	}
+	r = store_open(c->database, &s, err);
+	if (r < 0) {
+		fprintf(stderr, "nvmond: %s\n", err);
+		return 1;
+	}
+	r = dev_scan(b, now, &v, &n);
+	if (r == 0)
+		r = store_devices_list(s, &rows, &n_rows);
+	if (r < 0) {
+		fprintf(stderr, "nvmond: %s\n", strerror(-r));
+		goto out;
+	}
+	r = probe_cli_drive(b, s, v, n, rows, n_rows, device, now, &row, &g, &demo_index);
+	if (r == -ENOENT) {
+		status = 2;
+		goto out;
+	}
+	if (r < 0)
+		goto out;
 	/* SIGINT, SIGTERM, SIGHUP: stop writing, store what was done, let go of the drive. */
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);

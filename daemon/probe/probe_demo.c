@@ -85,6 +85,16 @@ double probe_demo_run_factor(int index, int64_t start_ms, bool write)
 	return 0.98 + 0.07 * (double)(x % 10000) / 10000.0;
 }
 
+/*
+ * Drives probed together share the host's bandwidth (a chipset uplink, a
+ * switch): @n of them move 1.5× one drive in total, so each gets 1.5/@n of its
+ * solo rate (two 950 PROs under ATTO at once: each about 75 %).
+ */
+double probe_demo_share(unsigned n)
+{
+	return n <= 1 ? 1.0 : 1.5 / (double)n;
+}
+
 static void sleep_until_ns(int64_t mono_ns)
 {
 	struct timespec ts = {.tv_sec = mono_ns / 1000000000LL, .tv_nsec = mono_ns % 1000000000LL};
@@ -142,8 +152,10 @@ static int demo_run(int rd_index, int index, struct probe_demo_state *st, const 
 	}
 	base_rates(m, j, &rd_rate, &wr_rate);
 	double native = m->native_write * probe_demo_run_factor(index, start_ms, true);
-	rd_rate *= probe_demo_run_factor(index, start_ms, false);
-	wr_rate *= probe_demo_run_factor(index, start_ms, true);
+	double share = probe_demo_share(st->together);
+	native *= share;
+	rd_rate *= probe_demo_run_factor(index, start_ms, false) * share;
+	wr_rate *= probe_demo_run_factor(index, start_ms, true) * share;
 	if (j->op == PROBE_OP_COPY && rd_index != index) {
 		/* Two drives: each does one thing, the slower sets the pace. */
 		struct dev_demo_drive src;
@@ -153,7 +165,7 @@ static int demo_run(int rd_index, int index, struct probe_demo_state *st, const 
 		double rd =
 			src.perf.seq_read[deep] * probe_demo_run_factor(rd_index, start_ms, false);
 		double wr = m->seq_write[deep] * probe_demo_run_factor(index, start_ms, true);
-		rd_rate = wr_rate = 0.95 * (rd < wr ? rd : wr);
+		rd_rate = wr_rate = 0.95 * (rd < wr ? rd : wr) * share;
 	}
 	for (;;) {
 		bool reads = j->op != PROBE_OP_WRITE, writes = j->op != PROBE_OP_READ;

@@ -194,7 +194,8 @@ void probe_http_get(void *ctx, const struct api_request *req, struct api_reply *
 				.device_id = json_integer_value(json_object_get(o, "device_id"))};
 	if (mainq_call(p->mainq, rated_on_loop, &rc) < 0)
 		rc.ret = (struct probe_rated){0};
-	if (probe_series_json_add(req->store, &rc.ret, o) < 0) {
+	if (probe_series_json_add(req->store, &rc.ret, o) < 0 ||
+	    probe_group_json_add(req->store, o) < 0) {
 		json_decref(o);
 		return api_reply_error(ret, 500, "database error");
 	}
@@ -227,6 +228,20 @@ static int cancel_on_loop(void *arg)
 				 c->run_id);
 			return 0;
 		}
+	/* A member of a group, or the group by its id: every member stops. */
+	bool group = false;
+	for (size_t i = 0; i < c->svc->n_dev; i++) {
+		struct probe_job_ctx *m = c->svc->dev[i].job;
+		if (!m || !m->group || !(m->group->id == c->run_id || (j && j->group == m->group)))
+			continue;
+		group = true;
+		if (probe_job_cancel(m, "the group was cancelled through the API"))
+			log_info("probe %" PRId64 " (group %" PRId64
+				 "): cancel requested through the API",
+				 m->out.run.id, m->group->id);
+	}
+	if (group)
+		return 0;
 	if (!j)
 		return -ESRCH;
 	if (probe_job_cancel(j, "cancelled through the API"))

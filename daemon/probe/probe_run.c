@@ -444,6 +444,8 @@ int probe_execute(const struct probe_plan *plan, const struct probe_hooks *h,
 		}
 		if (x.src)
 			j.length = sarea; /* all of the source's area is read */
+		if (h->phase_start)
+			h->phase_start(h->ctx, k);
 		x.phase = out->n_phases;
 		x.step = k;
 		x.phase_offset_ms = offset;

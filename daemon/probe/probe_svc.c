@@ -30,6 +30,7 @@
 #include "nvmond/probe/probe_safety.h"
 #include "nvmond/probe/probe_sched.h"
 #include "nvmond/store/store_probe.h"
+#include "nvmond/store/store_probe_group.h"
 #include "nvmond/util/timefmt.h"
 
 #include "probe_svc_internal.h"
@@ -317,6 +318,8 @@ static int finish_on_loop(void *arg)
 	struct probe_dev *d = probe_svc_dev_find(p, j->plan.device_id, false);
 	int r = probe_outcome_save(p->store, &j->out);
 
+	if (r == 0 && j->group)
+		r = store_probe_group_skew(p->store, j->out.run.id, j->skew_ns / 1000);
 	if (r < 0)
 		log_error("probe %" PRId64 ": cannot store the result: %s (%s)", j->out.run.id,
 			  strerror(-r), store_strerror(p->store));
@@ -340,6 +343,17 @@ static int finish_on_loop(void *arg)
 	return 0;
 }
 
+/* A group's member: its phases start with the others'. */
+static void job_phase_start(void *ctx, size_t step)
+{
+	struct probe_job_ctx *j = ctx;
+	int64_t late = probe_group_sync_arrive(&j->group->sync);
+
+	(void)step;
+	if (late > j->skew_ns)
+		j->skew_ns = late;
+}
+
 static void *job_thread(void *arg)
 {
 	struct probe_job_ctx *j = arg;
@@ -350,17 +364,27 @@ static void *job_thread(void *arg)
 		.cancelled = job_cancelled,
 		.charge = job_charge,
 		.file_made = job_file_made,
+		.phase_start = j->group ? job_phase_start : NULL,
 		.ctx = j,
 	};
 
 	probe_execute(&j->plan, &h, &j->demo, &j->out);
+	if (j->group) {
+		/* The others stop waiting for this one. */
+		probe_group_sync_leave(&j->group->sync);
+		j->demo.together = 0;
+	}
 	j->out.run.ended_ms = timefmt_now_ms();
 	if (!strcmp(j->out.run.state, "aborted") && !strcmp(j->out.run.reason, "cancelled") &&
 	    j->cancel_why[0])
 		snprintf(j->out.run.reason, sizeof(j->out.run.reason), "%s", j->cancel_why);
 	/* Shutting down: the main thread waits in probe_svc_free(), store now. */
-	if (mainq_call(j->svc->mainq, finish_on_loop, j) == -ECANCELED)
+	if (mainq_call(j->svc->mainq, finish_on_loop, j) == -ECANCELED) {
 		(void)probe_outcome_save(j->svc->store, &j->out);
+		if (j->group)
+			(void)store_probe_group_skew(j->svc->store, j->out.run.id,
+						     j->skew_ns / 1000);
+	}
 	/* Only now may another process take the drives: the run is settled. */
 	probe_lock_release(j->lock_fd);
 	probe_lock_release(j->src_lock_fd);
@@ -383,6 +407,7 @@ bool probe_job_cancel(struct probe_job_ctx *j, const char *why)
 static void job_free(struct probe_job_ctx *j)
 {
 	pthread_join(j->thread, NULL);
+	probe_group_run_unref(j->group);
 	probe_outcome_clear(&j->out);
 	probe_progress_clear(&j->prog);
 	pthread_mutex_destroy(&j->lock);
@@ -420,14 +445,6 @@ static void busy_of(const struct probe_dev *d, struct gate_facts *g)
 	g->busy_known = true;
 	g->busy_iops = (double)(last->ds.ios - first->ds.ios) / secs;
 	g->busy_bps = (double)(last->ds.sectors - first->ds.sectors) * 512 / secs;
-}
-
-/* Let go of a job that did not start: its locks, then it. */
-static void job_drop(struct probe_job_ctx *j)
-{
-	probe_lock_release(j->lock_fd);
-	probe_lock_release(j->src_lock_fd);
-	free(j);
 }
 
 /* The probe lock of @row, the drive a copy-to reads (@source) or the one run writes. */
@@ -489,6 +506,82 @@ static int source_check(struct probe_svc *p, struct start_call *c, struct fleet_
 		return -EALREADY;
 	}
 	*ret_d = sd;
+	return 0;
+}
+
+void probe_job_discard(struct probe_job_ctx *j)
+{
+	if (!j)
+		return;
+	probe_lock_release(j->lock_fd);
+	probe_lock_release(j->src_lock_fd);
+	if (j->group) {
+		probe_group_sync_leave(&j->group->sync);
+		probe_group_run_unref(j->group);
+	}
+	free(j);
+}
+
+void probe_group_run_unref(struct probe_group_run *g)
+{
+	if (!g || --g->users)
+		return;
+	probe_group_sync_destroy(&g->sync);
+	free(g);
+}
+
+int probe_job_launch(struct probe_svc *p, struct probe_dev *d, struct probe_job_ctx *j, int64_t now,
+		     char reason[PROBE_REASON_MAX])
+{
+	int r;
+
+	j->out.run.id = 0;
+	r = store_probe_run_insert(p->store, &j->out.run, &j->out.run.id);
+	if (r == 0 && j->out.run.series_index == 1) {
+		/* A series is known by its first run's id. */
+		j->out.run.series_id = j->out.run.id;
+		r = store_probe_run_update(p->store, &j->out.run);
+	}
+	if (r == 0 && j->group) {
+		/* A group is known by its first member's id. */
+		if (!j->group->id)
+			j->group->id = j->out.run.id;
+		r = store_probe_group_add(p->store, j->group->id, j->out.run.id);
+	}
+	if (r < 0) {
+		snprintf(reason, PROBE_REASON_MAX, "database: %s", store_strerror(p->store));
+		if (j->out.run.id) {
+			/* On record already: it never ran. */
+			j->out.run.ended_ms = now;
+			snprintf(j->out.run.state, sizeof(j->out.run.state), "failed");
+			snprintf(j->out.run.reason, sizeof(j->out.run.reason), "%s", reason);
+			j->out.run.bytes_charged = 0;
+			(void)store_probe_run_update(p->store, &j->out.run);
+		}
+		probe_job_discard(j);
+		return r;
+	}
+	j->svc = p;
+	unsigned together = j->demo.together; /* a group's members share the bandwidth */
+	j->demo = d->demo;
+	j->demo.together = together;
+	atomic_init(&j->cancel, false);
+	pthread_mutex_init(&j->lock, NULL);
+	probe_progress_init(&j->prog, j->plan.preset, j->plan.phase_ms, j->plan.allowed_write);
+	r = -pthread_create(&j->thread, NULL, job_thread, j);
+	if (r < 0) {
+		pthread_mutex_destroy(&j->lock);
+		probe_progress_clear(&j->prog);
+		j->out.run.ended_ms = now;
+		snprintf(j->out.run.state, sizeof(j->out.run.state), "failed");
+		snprintf(j->out.run.reason, sizeof(j->out.run.reason), "cannot start a thread");
+		j->out.run.bytes_charged = 0;
+		(void)store_probe_run_update(p->store, &j->out.run);
+		snprintf(reason, PROBE_REASON_MAX, "cannot start a thread");
+		probe_job_discard(j);
+		return r;
+	}
+	d->job = j;
 	return 0;
 }
 
@@ -623,11 +716,15 @@ int probe_svc_start_on_loop(void *arg)
 			skip.ended_ms = now;
 			(void)store_probe_run_insert(p->store, &skip, &id);
 		}
-		job_drop(j);
+		probe_job_discard(j);
 		return r;
 	}
 	snprintf(j->serial, sizeof(j->serial), "%s", fd.row.serial);
 	snprintf(j->out.run.state, sizeof(j->out.run.state), "running");
+	if (c->hold) {
+		c->ret_job = j;
+		return 0;
+	}
 	if (c->next_of_series) {
 		j->out.run.series_id = d->series.series_id;
 		j->out.run.series_index = d->series.next_index;
@@ -636,34 +733,9 @@ int probe_svc_start_on_loop(void *arg)
 		j->out.run.series_index = 1;
 		j->out.run.series_of = c->repeat;
 	}
-	r = store_probe_run_insert(p->store, &j->out.run, &j->out.run.id);
-	if (r == 0 && j->out.run.series_index == 1) {
-		/* A series is known by its first run's id. */
-		j->out.run.series_id = j->out.run.id;
-		r = store_probe_run_update(p->store, &j->out.run);
-	}
-	if (r < 0) {
-		snprintf(c->reason, sizeof(c->reason), "database: %s", store_strerror(p->store));
-		job_drop(j);
+	r = probe_job_launch(p, d, j, now, c->reason);
+	if (r < 0)
 		return r;
-	}
-	j->svc = p;
-	j->demo = d->demo;
-	atomic_init(&j->cancel, false);
-	pthread_mutex_init(&j->lock, NULL);
-	probe_progress_init(&j->prog, j->plan.preset, j->plan.phase_ms, j->plan.allowed_write);
-	r = -pthread_create(&j->thread, NULL, job_thread, j);
-	if (r < 0) {
-		pthread_mutex_destroy(&j->lock);
-		j->out.run.ended_ms = now;
-		snprintf(j->out.run.state, sizeof(j->out.run.state), "failed");
-		snprintf(j->out.run.reason, sizeof(j->out.run.reason), "cannot start a thread");
-		j->out.run.bytes_charged = 0;
-		(void)store_probe_run_update(p->store, &j->out.run);
-		job_drop(j);
-		return r;
-	}
-	d->job = j;
 	if (sd)
 		sd->job = j; /* the drive read shows it running, and takes no other probe */
 	c->ret_id = j->out.run.id;
@@ -786,6 +858,8 @@ int probe_svc_new(const struct cfg *c, struct dev_backend *b, struct store *s, s
 						probe_http_post, p};
 	p->endpoints[3] = (struct api_endpoint){"POST", "/api/v1/probes/{id}/cancel",
 						API_EP_AUTH | API_EP_STORE, probe_http_cancel, p};
+	p->endpoints[4] = (struct api_endpoint){"POST", "/api/v1/probes", API_EP_AUTH,
+						probe_http_group_post, p};
 	*ret = p;
 	return 0;
 }

@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "nvmond/analysis/recovery.h"
+#include "nvmond/probe/probe_group.h"
 #include "nvmond/probe/probe_progress.h"
 #include "nvmond/probe/probe_run.h"
 #include "nvmond/probe/probe_safety.h"
@@ -91,7 +92,7 @@ struct probe_svc {
 	struct probe_dev dev[PROBE_SVC_DEVICES];
 	size_t n_dev;
 	struct probe_job_ctx *done; /* finished threads to join */
-	struct api_endpoint endpoints[4];
+	struct api_endpoint endpoints[5];
 	probe_rated_fn on_rated; /* a series' spec check, for the below_rated rule */
 	void *on_rated_ctx;
 };
@@ -110,7 +111,15 @@ struct probe_job_ctx {
 	char cancel_why[64];  /* the reason a cancel gives; set before cancel */
 	pthread_mutex_t lock; /* guards prog: the probe thread writes, the loop reads */
 	struct probe_progress prog;
-	struct probe_job_ctx *next; /* in svc->done */
+	struct probe_job_ctx *next;    /* in svc->done */
+	struct probe_group_run *group; /* a member of a group run, or NULL */
+	int64_t skew_ns;	       /* a member: the latest it left a phase's barrier */
+};
+/* A group run (several drives at once): its members' barrier, shared by their jobs. */
+struct probe_group_run {
+	struct probe_group_sync sync;
+	int64_t id;   /* the first member's run id, once on record */
+	size_t users; /* jobs holding it; the last one frees it (on the loop) */
 };
 
 /* What the gates know of the drive now. */
@@ -133,6 +142,8 @@ struct start_call {
 	struct probe_study_step study; /* cache-recovery: set by probe_svc_start_on_loop() */
 	struct probe_study ret_study;  /* cache-recovery: the study started */
 	bool next_of_series;	       /* the next run of the drive's series (series state) */
+	bool hold; /* a group's member: pass the gates and take the lock, start nothing */
+	struct probe_job_ctx *ret_job; /* with hold: the job, ready for probe_job_launch() */
 	int64_t ret_id;
 	char reason[PROBE_REASON_MAX];
 };
@@ -232,8 +243,51 @@ bool probe_job_cancel(struct probe_job_ctx *j, const char *why);
  */
 bool probe_series_cancel(struct probe_svc *p, struct probe_dev *d, int64_t run_id, const char *why);
 
+/* A request to start a group run, by probe_svc_group_start_on_loop(). */
+struct group_call {
+	struct probe_svc *svc;
+	int64_t device_id[PROBE_GROUP_MAX];
+	size_t n;
+	enum probe_preset_id preset;
+	const char *trigger;
+	int64_t ret_id;			     /* the group's id (its first member's run) */
+	int64_t ret_run_id[PROBE_GROUP_MAX]; /* each drive's run, in the order asked */
+	int64_t ret_refused;		     /* the drive refused, when one was */
+	char reason[PROBE_REASON_MAX + 128]; /* which drive, and its own reason */
+};
+/* probe_svc_group.c */
+/*
+ * Start @arg (a struct group_call): every drive passes its own gates and takes
+ * its lock (in the order of their serials), or none starts; then the runs are
+ * recorded, linked, and their threads started together. On the loop.
+ * Return: 0; else a drive's refusal (its errno, @reason names it), or -EINVAL.
+ */
+int probe_svc_group_start_on_loop(void *arg);
+/* Drop a job that was prepared (hold) but never launched: its lock, its memory. */
+void probe_job_discard(struct probe_job_ctx *j);
+/*
+ * Record prepared job @j of drive @d and start its thread (a group's member
+ * joins its group's record). On the loop. Return: 0, or negative errno with
+ * @reason (the job is then freed).
+ */
+int probe_job_launch(struct probe_svc *p, struct probe_dev *d, struct probe_job_ctx *j,
+		     int64_t now_ms, char reason[PROBE_REASON_MAX]);
+/* Let go of @j's group (the last one frees it). On the loop. */
+void probe_group_run_unref(struct probe_group_run *g);
+/* probe_cli.c */
+/*
+ * The drive @device names (a store id, controller or namespace name, serial)
+ * among the scanned @v and the stored @rows: on record in @s (upserted, so
+ * budgets are shared with the daemon) as *ret_row, its temperature in @g, its
+ * demo index (-1: a real drive). Messages go to stderr.
+ * Return: 0; -ENOENT (no such device); or negative errno.
+ */
+int probe_cli_drive(struct dev_backend *b, struct store *s, const struct dev_info *v, size_t n,
+		    const struct device_row *rows, size_t n_rows, const char *device, int64_t now,
+		    struct device_row *ret_row, struct gate_facts *g, int *ret_demo_index);
 /* probe_http.c: the endpoints */
 void probe_http_list(void *ctx, const struct api_request *req, struct api_reply *ret);
 void probe_http_get(void *ctx, const struct api_request *req, struct api_reply *ret);
 void probe_http_cancel(void *ctx, const struct api_request *req, struct api_reply *ret);
 void probe_http_post(void *ctx, const struct api_request *req, struct api_reply *ret);
+void probe_http_group_post(void *ctx, const struct api_request *req, struct api_reply *ret);

@@ -74,6 +74,9 @@ struct probe_hooks {
 	int (*charge)(void *ctx, uint64_t lease, uint64_t written);
 	/* Record the probe file just made, before it gets its name. May be NULL. */
 	int (*file_made)(void *ctx, const char *dir, const struct probe_file_id *id);
+	/* Right before phase @step starts (its checks passed): a group run waits
+	 * there for its other drives (probe_group.h). May be NULL. */
+	void (*phase_start)(void *ctx, size_t step);
 	void *ctx;
 };
 
@@ -81,6 +84,7 @@ struct probe_hooks {
 struct probe_demo_state {
 	uint64_t cache_used;
 	int64_t idle_since_ms;
+	unsigned together; /* drives probed at once with it (a group run); 0 or 1: alone */
 };
 
 struct probe_outcome {
@@ -141,6 +145,13 @@ double probe_demo_run_factor(int index, int64_t start_ms, bool write);
 int probe_demo_run_copy(int rd_index, int index, struct probe_demo_state *st,
 			const struct probe_job *j, int64_t start_ms, bool realtime,
 			probe_tick_fn tick, void *tick_ctx, struct probe_result *ret);
+
+/**
+ * probe_demo_share() - The part of its solo rate each of @n demo drives probed
+ * together gets (a group run): 1 alone, 1.5/@n for several (two: 75 % each).
+ * Return: the factor.
+ */
+double probe_demo_share(unsigned n);
 
 /* JSON of stored runs (API and CLI). */
 /** probe_run_json() - A run row. Return: new reference, or NULL on ENOMEM. */

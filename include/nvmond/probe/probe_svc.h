@@ -84,6 +84,16 @@ int probe_cli(const struct cfg *c, struct dev_backend *b, const char *device, co
 	      bool json);
 
 /**
+ * probe_cli_group() - `nvmond probe --device A --device B … --preset P`: one
+ * probe per drive of @devices (2 … PROBE_GROUP_MAX), run together in this
+ * process: every drive's lock, gates and budget, or none starts; the phases
+ * start together. Prints each drive and the total (or JSON).
+ * Return: an exit status (0 every drive ran, 1 not or refused, 2 usage).
+ */
+int probe_cli_group(const struct cfg *c, struct dev_backend *b, const char *const *devices,
+		    size_t n, const char *preset, bool json);
+
+/**
  * probe_cli_repeat() - probe_cli() @repeat times (1 … 10) with @cooldown_ms of
  * idle between, the runs linked as a series; then the series' summary. A run
  * that does not finish (refused, aborted, failed; Ctrl-C) ends the series.

@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "nvmond/probe/probe_lock.h"
+#include "nvmond/probe/probe_study.h"
 #include "nvmond/probe/probe_series.h"
 #include "nvmond/store/store_probe.h"
 #include "nvmond/util/timefmt.h"
@@ -89,6 +90,52 @@ static void cli_progress(void *ctx, size_t phase, const struct probe_point *v, s
 	fflush(stderr);
 }
 
+/* The series a run of `nvmond probe --repeat` belongs to, and the run's end. */
+struct cli_series {
+	int64_t series_id;  /* 0: the first run (its id becomes the series') */
+	uint32_t index, of; /* 0 of 0: a single run */
+	bool print;	    /* print the run's own result */
+	int64_t ret_run_id; /* the run, once inserted */
+	int64_t ret_device_id;
+	char ret_state[16];
+	struct probe_rated ret_rated;
+	/* cache-recovery: the study (planned by its first run), and the demo
+	 * drive's cache, which the study's runs share as the drive's own would */
+	struct probe_study *study;
+	struct probe_demo_state demo;
+	bool ret_over; /* the study is over: a burst ran as fast as before the cliff */
+};
+
+static bool probe_outcome_measured(const struct probe_outcome *o)
+{
+	return !strcmp(o->run.state, "done") || !strcmp(o->run.state, "stopped");
+}
+
+/* One line of a study as it runs: the fill's cliff, or a burst's rate (and the verdict). */
+static void cli_study_line(FILE *f, const struct cli_series *ser, const struct probe_outcome *o,
+			   const char *verdict)
+{
+	const struct probe_study *st = ser->study;
+	double secs = o->n_phases && o->phase[0].elapsed_ms > 0
+			      ? (double)o->phase[0].elapsed_ms / 1000.0
+			      : 0;
+	double rate = secs > 0 ? (double)o->phase[0].wr.bytes / secs : 0;
+
+	if (ser->index == 1) {
+		fprintf(f, "fill: probe %lld, %.1f GB written, %.0f MB/s before the cliff\n",
+			(long long)o->run.id, (double)o->run.bytes_written / 1e9,
+			st->pre_rate / 1e6);
+	} else {
+		int64_t idle = o->run.started_ms - st->cliff_ms;
+		fprintf(f,
+			"burst %u of %u: probe %lld after %.0f s idle: %.0f MB/s = %.0f %%%s%s\n",
+			ser->index - 1, ser->of - 1, (long long)o->run.id, (double)idle / 1000.0,
+			rate / 1e6, st->pre_rate > 0 ? rate / st->pre_rate * 100 : 0.0,
+			ser->ret_over ? ": " : "", ser->ret_over ? verdict : "");
+	}
+	fflush(f);
+}
+
 /* @want: a store id, controller name, namespace name or serial. */
 static bool cli_match(const struct dev_info *d, const struct device_row *row, const char *want)
 {
@@ -104,17 +151,6 @@ static bool cli_match(const struct dev_info *d, const struct device_row *row, co
 			return true;
 	return false;
 }
-
-/* The series a run of `nvmond probe --repeat` belongs to, and the run's end. */
-struct cli_series {
-	int64_t series_id;  /* 0: the first run (its id becomes the series') */
-	uint32_t index, of; /* 0 of 0: a single run */
-	bool print;	    /* print the run's own result */
-	int64_t ret_run_id; /* the run, once inserted */
-	int64_t ret_device_id;
-	char ret_state[16];
-	struct probe_rated ret_rated;
-};
 
 int probe_cli_drive(struct dev_backend *b, struct store *s, const struct dev_info *v, size_t n,
 		    const struct device_row *rows, size_t n_rows, const char *device, int64_t now,
@@ -191,7 +227,7 @@ static int cli_one(const struct cfg *c, struct dev_backend *b, const char *devic
 	size_t n = 0, n_rows = 0;
 	char err[STORE_ERR_MAX], reason[PROBE_REASON_MAX];
 	struct probe_outcome out = {0};
-	struct probe_demo_state demo = {0};
+	struct probe_demo_state own_demo = {0}, *demo = ser->study ? &ser->demo : &own_demo;
 	struct gate_facts g = {0};
 	int64_t now = timefmt_now_ms();
 	int status = 1, r, lock_fd = -1, demo_index = -1;
@@ -201,7 +237,7 @@ static int cli_one(const struct cfg *c, struct dev_backend *b, const char *devic
 	if (!probe_preset_find(preset, &pid)) {
 		fprintf(stderr,
 			"nvmond: unknown preset '%s' (seq1m-q8, seq1m-q1, rnd4k-q32, "
-			"rnd4k-q1, copy-self, sustained-write)\n",
+			"rnd4k-q1, copy-self, sustained-write, sweep, cache-recovery)\n",
 			preset);
 		return 2;
 	}
@@ -235,9 +271,23 @@ static int cli_one(const struct cfg *c, struct dev_backend *b, const char *devic
 	signals_set = true;
 	struct probe_plan plan;
 	r = probe_drive_lock(c, s, &row, "nvmond probe", now, &lock_fd, reason);
+	struct probe_study_step step = {0};
+	if (r == 0 && ser->study && ser->index == 1) {
+		/* The study's first run plans it: its fill, then a burst per interval. */
+		r = probe_study_setup(c, s, &row, now, ser->study, reason);
+		if (r == 0) {
+			ser->of = 1 + (uint32_t)ser->study->n_intervals;
+			probe_study_print_plan(json ? stderr : stdout, ser->study);
+			fflush(json ? stderr : stdout);
+		}
+		step = (struct probe_study_step){.fill = true, .bytes = ser->study->fill_bytes};
+	} else if (ser->study) {
+		step = (struct probe_study_step){.bytes = ser->study->burst_bytes};
+	}
 	if (r == 0)
-		r = probe_plan_prepare(c, s, &row, pid, "cli", demo_index, &g, now, &plan, &out.run,
-				       reason);
+		r = probe_plan_prepare_step(c, s, &row, pid, "cli", demo_index, &g,
+					    ser->study ? &step : NULL, now, &plan, &out.run,
+					    reason);
 	if (r < 0) {
 		fprintf(stderr, "nvmond: probe refused: %s\n",
 			r == -EIO || r == -EBUSY ? store_strerror(s) : reason);
@@ -284,7 +334,7 @@ static int cli_one(const struct cfg *c, struct dev_backend *b, const char *devic
 				.charge = cli_charge,
 				.file_made = cli_file_made,
 				.ctx = &cc};
-	probe_execute(&plan, &h, &demo, &out);
+	probe_execute(&plan, &h, demo, &out);
 	probe_progress_clear(&cc.prog);
 	if (cc.tty)
 		fprintf(stderr, "\r%*s\r", 78, "");
@@ -309,7 +359,11 @@ static int cli_one(const struct cfg *c, struct dev_backend *b, const char *devic
 		fprintf(stderr, "nvmond: %s\n", strerror(-r));
 		goto out;
 	}
-	if (!ser->print) {
+	if (ser->study && probe_outcome_measured(&out)) {
+		char verdict[PROBE_REASON_MAX] = "";
+		ser->ret_over = probe_study_after(ser->study, &out, ser->index, verdict);
+		cli_study_line(json ? stderr : stdout, ser, &out, verdict);
+	} else if (!ser->print) {
 		/* a run of a series: one line; the summary comes at its end */
 		if (!json)
 			fprintf(stdout, "run %u of %u: probe %lld %s%s%s\n", ser->index, ser->of,
@@ -360,13 +414,130 @@ static bool cli_cooldown(int64_t ms)
 	return !cli_interrupted;
 }
 
+/* The end of a series the CLI ran, read back: the summary's detail. */
+static int cli_series_detail(const struct cfg *c, struct cli_series *ser, json_t **ret)
+{
+	struct store *s = NULL;
+	char err[STORE_ERR_MAX];
+	struct probe_run_row *runs = NULL;
+	size_t n = 0;
+	int r = store_open(c->database, &s, err);
+
+	if (r < 0) {
+		fprintf(stderr, "nvmond: %s\n", err);
+		return r;
+	}
+	r = store_probe_series_runs(s, ser->series_id, &runs, &n);
+	if (r == 0 && !n)
+		r = -ENOENT;
+	if (r == 0)
+		r = probe_run_detail_json(s, runs[n - 1].id, false, ret);
+	if (r == 0)
+		r = probe_series_json_add(s, &ser->ret_rated, *ret);
+	if (r < 0)
+		fprintf(stderr, "nvmond: cannot read the series back: %s\n", store_strerror(s));
+	free(runs);
+	store_close(s);
+	return r;
+}
+
+/* A run the CLI's series did not run (a signal while it waited), on record. */
+static void cli_skip_record(const struct cfg *c, const struct cli_series *ser, const char *preset,
+			    uint32_t index, const char *reason)
+{
+	struct store *s = NULL;
+	char err[STORE_ERR_MAX];
+	int64_t now = timefmt_now_ms(), id;
+	struct probe_run_row skip = {.device_id = ser->ret_device_id,
+				     .started_ms = now,
+				     .ended_ms = now,
+				     .series_id = ser->series_id,
+				     .series_index = index,
+				     .series_of = ser->of};
+
+	snprintf(skip.preset, sizeof(skip.preset), "%s", preset);
+	snprintf(skip.trigger, sizeof(skip.trigger), "cli");
+	snprintf(skip.state, sizeof(skip.state), "skipped");
+	snprintf(skip.reason, sizeof(skip.reason), "%s", reason);
+	if (store_open(c->database, &s, err) == 0)
+		(void)store_probe_run_insert(s, &skip, &id);
+	store_close(s);
+}
+
+/*
+ * `nvmond probe --preset cache-recovery`: the study's schedule, its fill, then
+ * a burst at each idle interval after the cliff, a line each as it comes, until
+ * one runs as fast as before the cliff; then the verdict. A signal while it
+ * waits ends it, the burst that would have come recorded as skipped.
+ */
+static int cli_study(const struct cfg *c, struct dev_backend *b, const char *device,
+		     const char *preset, bool json)
+{
+	struct probe_study study = {0};
+	struct cli_series ser = {.of = 1, .study = &study};
+	struct sigaction sa = {.sa_handler = cli_on_signal}, old_int, old_term, old_hup;
+	int status = 0;
+
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	sigaction(SIGHUP, &sa, &old_hup);
+	for (uint32_t i = 1; i <= ser.of; i++) {
+		ser.index = i;
+		ser.ret_run_id = 0;
+		status = cli_one(c, b, device, preset, json, &ser);
+		if (i == 1 && ser.ret_run_id)
+			ser.series_id = ser.ret_run_id;
+		if (status != 0 || !ser.series_id || ser.ret_over || i == ser.of)
+			break;
+		int64_t due = study.cliff_ms + study.interval_ms[i - 1];
+		int64_t wait = due - timefmt_now_ms();
+		if (!cli_cooldown(wait > 0 ? wait : 0)) {
+			cli_skip_record(c, &ser, preset, i + 1,
+					"interrupted (a signal) while idle");
+			if (!json)
+				fprintf(stdout, "interrupted: the study ends\n");
+			status = 1;
+			break;
+		}
+	}
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
+	if (!ser.series_id || !ser.ret_device_id)
+		return status ? status : 1;
+	json_t *detail = NULL;
+	if (cli_series_detail(c, &ser, &detail) < 0) {
+		status = 1;
+	} else if (json) {
+		json_dumpf(detail, stdout, JSON_INDENT(2));
+		fputc('\n', stdout);
+	} else {
+		const json_t *rec = json_object_get(detail, "recovery");
+		const char *v = json_string_value(json_object_get(rec, "verdict"));
+		fprintf(stdout, "%s\n", v ? v : json_string_value(json_object_get(rec, "state")));
+	}
+	json_decref(detail);
+	return status;
+}
+
 int probe_cli_repeat(const struct cfg *c, struct dev_backend *b, const char *device,
 		     const char *preset, bool json, uint32_t repeat, int64_t cooldown_ms)
 {
 	struct cli_series ser = {.of = repeat};
 	struct sigaction sa = {.sa_handler = cli_on_signal}, old_int, old_term, old_hup;
+	const struct probe_preset *pre = probe_preset_find(preset, NULL);
 	int status = 0;
 
+	if (pre && pre->study) {
+		if (repeat > 1) {
+			fprintf(stderr,
+				"nvmond: %s is a study: its runs follow [probes] "
+				"recovery_intervals, not --repeat\n",
+				preset);
+			return 2;
+		}
+		return cli_study(c, b, device, preset, json);
+	}
 	if (repeat <= 1)
 		return probe_cli(c, b, device, preset, json);
 	if (repeat > PROBE_REPEAT_MAX) {

@@ -37,11 +37,16 @@ dev_id() { # name -> id
 	jq_py "$(http_get /api/v1/devices)" "print([d['id'] for d in j['devices'] if d['name']=='$1'][0])"
 }
 D0=$(dev_id demo0)
-post() { # URL-PATH BODY -> "STATUS BODY"
-	curl -sS --max-time 10 -o "$TMP/post.out" -w '%{http_code}' \
-		-H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \
-		-d "$2" "$URL$1"
-	echo " $(cat "$TMP/post.out")"
+post() { # URL-PATH BODY -> "STATUS BODY"; demo0 runs hot every few minutes: waits it out
+	local code
+	for _ in $(seq 120); do
+		code=$(curl -sS --max-time 10 -o "$TMP/post.out" -w '%{http_code}' \
+			-H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \
+			-d "$2" "$URL$1")
+		[ "$code" = 409 ] && grep -q 'warning temperature' "$TMP/post.out" || break
+		sleep 1
+	done
+	echo "$code $(cat "$TMP/post.out")"
 }
 wait_run() { # ID 'python condition on j' -> the detail
 	local j
@@ -126,4 +131,58 @@ assert runs[-1]['state'] == 'skipped' and 'cancel' in runs[-1]['reason'], runs
 " || fail "a cancelled study: $j"
 out=$(post "/api/v1/devices/$D0/probes" '{"preset":"rnd4k-q1"}')
 [ "${out%% *}" = 202 ] || fail "the drive is free after the cancel: $out"
+stop_daemon
+
+# The CLI: nvmond probe --preset cache-recovery shows the schedule, a line per
+# burst as it comes, then the verdict. demo1 (980 PRO, 24 GB cache) needs a
+# budget for its 30 GB fill.
+cli_conf() { # INTERVALS -> a config file
+	printf '[probes]\nlock_dir = %s\nrecovery_intervals = %s\n[device "DEMO980PRO00002"]\nprobe_budget_day = 1TB\nprobe_budget_month = 4TB\n' \
+		"$TMP/locks" "$1" > "$TMP/cli-$1.conf"
+	echo "$TMP/cli-$1.conf"
+}
+CONF=$(cli_conf 1s,2s)
+CDB=$TMP/cli.db
+cli() { "$NVMOND_BIN" --demo -c "$CONF" --db "$CDB" probe --device demo1 "$@"; }
+expect_exit 1 cli --preset cache-recovery
+grep -q "run sustained-write first" "$LAST_STDERR" || fail "CLI refusal: $(cat "$LAST_STDERR")"
+expect_exit 2 cli --preset cache-recovery --repeat 2
+cli --preset sustained-write > "$TMP/sw.out" 2>&1 || fail "CLI sustained-write: $(cat "$TMP/sw.out")"
+cli --preset cache-recovery > "$TMP/study.out" 2>"$TMP/study.err" || fail "CLI study: $(cat "$TMP/study.out" "$TMP/study.err")"
+python3 - "$TMP/study.out" <<'PY' || fail "the CLI study's lines: $(cat "$TMP/study.out")"
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert lines[0].startswith('cache-recovery: write cache 2'), lines
+assert re.match(r'  fill: up to \d+\.\d GB, to the cliff$', lines[1]), lines
+assert re.match(r'  burst 1: 1\.1 GB after 1 s idle$', lines[2]), lines
+assert re.match(r'  burst 2: 1\.1 GB after 2 s idle$', lines[3]), lines
+assert lines[4] == '  until a burst runs at 95 % of the rate before the cliff', lines
+assert re.match(r'fill: probe \d+, ', lines[5]), lines
+for k, want in ((6, 1), (7, 2)):
+    m = re.match(r'burst %d of 2: probe \d+ after (\d+) s idle: (\d+) MB/s = (\d+) %%$' % (k - 5), lines[k])
+    assert m and want <= int(m.group(1)) <= want + 1 and int(m.group(3)) < 95, lines
+assert lines[8].startswith('not within 2 s (best burst '), lines
+assert len(lines) == 9, lines
+PY
+
+# --json: the schedule and the lines on stderr, the study on stdout; a signal
+# while it waits ends it, the burst to come recorded as skipped.
+CONF=$(cli_conf 60s)
+"$NVMOND_BIN" --demo -c "$CONF" --db "$CDB" probe --device demo1 --preset cache-recovery --json \
+	> "$TMP/int.out" 2>"$TMP/int.err" &
+CLI_PID=$!
+for _ in $(seq 600); do
+	grep -q '^fill: probe' "$TMP/int.err" && break
+	sleep 0.1
+done
+grep -q '^fill: probe' "$TMP/int.err" || fail "the fill's line: $(cat "$TMP/int.err")"
+kill -INT "$CLI_PID"
+rc=0; wait "$CLI_PID" || rc=$?
+[ "$rc" = 1 ] || fail "Ctrl-C: exit $rc, want 1: $(cat "$TMP/int.err")"
+jq_py "$(cat "$TMP/int.out")" "
+r = j['recovery']
+assert r['state'] == 'ended' and r['points'] == [], r
+runs = j['series']['runs']
+assert [x['state'] for x in runs] == ['done', 'skipped'] and 'signal' in runs[1]['reason'], runs
+" || fail "the interrupted study: $(cat "$TMP/int.out")"
 pass

@@ -97,6 +97,8 @@ int probe_cli_group(const struct cfg *c, struct dev_backend *b, const char *cons
  * probe_cli_repeat() - probe_cli() @repeat times (1 … 10) with @cooldown_ms of
  * idle between, the runs linked as a series; then the series' summary. A run
  * that does not finish (refused, aborted, failed; Ctrl-C) ends the series.
+ * cache-recovery (a study, @repeat 1): its schedule, its fill, a line per
+ * burst at each [probes] recovery_intervals after the cliff, then the verdict.
  * Return: an exit status (0 every run ran, 1 not, 2 usage).
  */
 int probe_cli_repeat(const struct cfg *c, struct dev_backend *b, const char *device,

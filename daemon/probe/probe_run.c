@@ -72,8 +72,8 @@ static int foreground_check(struct exec_ctx *x, struct exec_ctx *d, uint64_t pro
 	d->next_ds_ms = run_ms + 1000;
 	if (probe_drive_diskstat(d->plan->sysfs, d->ctrl, &now) < 0)
 		return 0;
-	if (probe_abort_check(now.sectors - d->ds.sectors, (probe - d->ds_probe_bytes) / 512, 0, 0,
-			      x->reason)) {
+	if (probe_abort_check(now.sectors - d->ds.sectors,
+			      (probe - d->ds_probe_bytes + d->in_flight) / 512, 0, 0, x->reason)) {
 		if (d != x) {
 			char why[PROBE_REASON_MAX];
 			snprintf(why, sizeof(why), "%s", x->reason);
@@ -448,6 +448,9 @@ int probe_execute(const struct probe_plan *plan, const struct probe_hooks *h,
 			h->phase_start(h->ctx, k);
 		x.phase = out->n_phases;
 		x.step = k;
+		x.in_flight = (uint64_t)j.depth * j.block_size;
+		if (x.src)
+			x.src->in_flight = x.in_flight;
 		x.phase_offset_ms = offset;
 		x.phase_bytes = 0;
 		x.phase_wr = 0;

@@ -38,6 +38,13 @@ struct exec_ctx {
 	bool watch_disk;
 	struct probe_diskstat ds;
 	uint64_t ds_probe_bytes; /* the probe's bytes when ds was read */
+	/*
+	 * What the phase may have in flight (depth × block size): the kernel
+	 * counts a large transfer as its pieces complete, the probe when all of
+	 * it has, so up to this much of the disk's count is the probe's own
+	 * before the probe has counted it (a 64 MiB sweep point at depth 4: 256 MiB).
+	 */
+	uint64_t in_flight;
 	int64_t next_ds_ms;
 	uint64_t phase_bytes; /* this phase's bytes so far */
 	/* writes: leases and what they cover */

@@ -3,16 +3,21 @@
 # engine and with fio side by side, on one file in DIR: sequential read, then
 # write, at every power of two from the file's O_DIRECT alignment to 64 MiB,
 # at the same depth, with the sweep's per-point limits (SECONDS, and 1 GiB for
-# a read, 256 MiB for a write, at most the file) on both sides; the same buffers (depth × size,
-# fio --iomem=malloc, nvmond's one page-aligned region). Each tool goes first
-# every other round; the table has the medians and the ratio nvmond / fio.
+# a read, 256 MiB for a write, at most the file) on both sides; the same buffer
+# memory: depth × size in one region, on 2 MiB huge pages from 64 KiB transfers
+# up (nvmond: transparent huge pages; fio: --iomem=shmhuge, for which the script
+# raises /proc/sys/vm/nr_hugepages while it runs and puts it back after, when
+# run as root), page-aligned malloc below (fio --iomem=malloc). Each tool goes
+# first every other round; the table has the medians and the ratio nvmond / fio.
 #
 # Usage: tests/bench/sweep-bench.sh BUILD_DIR DIR [SIZE] [SECONDS]
 #   DIR:     a directory on a filesystem with O_DIRECT (not tmpfs); the file
 #            DIR/nvmond-sweep-bench.dat (SIZE bytes, default 1 GiB) is made there
 #            and removed after. Never a block device.
 #   SECONDS: per point (default 1.5, the sweep's); DEPTH=N in the environment
-#            (default 4, [probes] sweep_depth); ROUNDS=N (default 2, even).
+#            (default 4, [probes] sweep_depth); ROUNDS=N (default 2).
+#            Without enough huge pages (not root) fio uses malloc throughout,
+#            and the header says so.
 set -euo pipefail
 build=${1:?usage: $0 BUILD_DIR DIR [SIZE] [SECONDS]}
 dir=${2:?usage: $0 BUILD_DIR DIR [SIZE] [SECONDS]}
@@ -26,7 +31,25 @@ bench=${NVBENCH:-$build/tests/nvmond-probe-bench}
 command -v fio > /dev/null || { echo "fio is not installed (apt-get install fio)" >&2; exit 1; }
 target=$dir/nvmond-sweep-bench.dat
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp" "$target"' EXIT
+# fio's huge-page buffers come from the hugetlb pool: depth × 64 MiB at the
+# largest point, in 2 MiB pages, and two spare.
+huge_kb=$(awk '/^Hugepagesize:/ {print $2}' /proc/meminfo)
+huge_need=$(((depth * 67108864 / 1024 + huge_kb - 1) / huge_kb + 2))
+huge_was=$(cat /proc/sys/vm/nr_hugepages)
+restore_huge() {
+	if [ "$(cat /proc/sys/vm/nr_hugepages)" != "$huge_was" ]; then
+		echo "$huge_was" > /proc/sys/vm/nr_hugepages
+	fi
+}
+trap 'restore_huge; rm -rf "$tmp" "$target"' EXIT
+if [ "$huge_was" -lt "$huge_need" ] && [ -w /proc/sys/vm/nr_hugepages ]; then
+	echo "$huge_need" > /proc/sys/vm/nr_hugepages
+fi
+huge_mem=shmhuge
+if [ "$(awk '/^HugePages_Free:/ {print $2}' /proc/meminfo)" -lt "$huge_need" ]; then
+	huge_mem=malloc
+	echo "fewer than $huge_need free huge pages: fio uses malloc at every size" >&2
+fi
 echo "laying out $target ($size bytes)" >&2
 dd if=/dev/urandom of="$target" bs=1M count=$((size / 1048576)) oflag=direct status=none
 # The smallest transfer the file takes with O_DIRECT (statx DIO alignment).
@@ -48,11 +71,16 @@ point_bytes=1073741824
 write_bytes=268435456
 ms=$(python3 -c "print(int($secs * 1000))")
 
+# fio_mem BS: fio's buffer memory for transfers of BS bytes, as nvmond's engine
+# has it (huge pages from 64 KiB, HUGE_MIN_BLOCK in probe_engine.c)
+fio_mem() {
+	if [ "$1" -ge 65536 ]; then echo "$huge_mem"; else echo malloc; fi
+}
 # fio_run RW BS MAX_BYTES: the point with fio; prints MB/s IOPS CPU-µs/IO
 fio_run() {
 	fio --name=p --filename="$target" --ioengine=io_uring --direct=1 --rw="$1" --bs="$2" \
 		--iodepth="$depth" --size="$size" --io_size="$3" --runtime="${ms}ms" \
-		--iomem=malloc --output-format=json --refill_buffers=0 \
+		--iomem="$(fio_mem "$2")" --output-format=json --refill_buffers=0 \
 		--buffer_compress_percentage=0 | python3 -c '
 import json, sys
 x = json.load(sys.stdin)["jobs"][0]
@@ -70,7 +98,8 @@ print(j["mb_per_s"], j["iops"], j["cpu_s"] / max(j["ios"], 1) * 1e6)'
 }
 
 echo "sweep on $target: $size bytes, depth $depth, per point ${secs} s and at most 1 GiB" \
-	"(writes: 256 MiB and the file), median of $rounds alternating rounds, fio $(fio --version)"
+	"(writes: 256 MiB and the file), median of $rounds alternating rounds, fio $(fio --version)," \
+	"fio buffers from 64 KiB: $huge_mem"
 printf '%-5s %8s | %10s %10s %7s | %7s %7s\n' dir size "nvmond MB/s" "fio MB/s" "ratio" \
 	"nv µs/IO" "fio µs/IO"
 for rw in read write; do

@@ -29,7 +29,7 @@ run() {
 conf() { # conf FILE LINES... (device sections by serial)
 	f=$1
 	shift
-	printf '[daemon]\ndemo = no\n[probes]\nphase_duration = 1s\n' > "$f"
+	printf '[daemon]\ndemo = no\n[probes]\nphase_duration = %s\n' "${PHASE:-1s}" > "$f"
 	for l in "$@"; do printf '%s\n' "$l" >> "$f"; done
 }
 S0='[device "NVMOND-VM-0000"]'
@@ -74,6 +74,32 @@ nvmond -c /tmp/destr.conf --db /tmp/nvmond.db probe --device "$c1" --preset seq1
 	> "$out/destructive.json" 2> "$out/destructive.err"
 echo $? > "$out/destructive.rc"
 smart "$c1" after4
+# 5. The sweep (500 ms per point, the shortest phase_duration, to keep the
+# boot short): on the probe file (reads, then writes), and read-only on the raw
+# namespace raw.conf does not let it write. The run details are the API's
+# (GET /api/v1/probes/{id}); the targets' logical block sizes go to facts.
+{
+	echo "lbs0 $(cat "/sys/block/$n0/queue/logical_block_size")"
+	echo "lbs1 $(cat "/sys/block/$n1/queue/logical_block_size")"
+	echo "size1 $(($(cat "/sys/block/$n1/size") * 512))"
+} > "$out/sweep.facts"
+PHASE=500ms conf /tmp/sweep.conf "$S0" "probe_dir = /mnt/n0/probe" "probe_file_size = 64MiB"
+PHASE=500ms conf /tmp/sweepraw.conf
+smart "$c0" before5
+smart "$c1" before5
+nvmond -c /tmp/sweep.conf --db /tmp/nvmond.db probe --device "$c0" --preset sweep --json \
+	> "$out/sweepfile.json" 2> "$out/sweepfile.err"
+echo $? > "$out/sweepfile.rc"
+echo "sweepfile: rc $(cat "$out/sweepfile.rc")"
+sync
+smart "$c0" after5
+smart "$c1" after5
+nvmond -c /tmp/sweepraw.conf --db /tmp/nvmond.db probe --device "$c1" --preset sweep --json \
+	> "$out/sweepraw.json" 2> "$out/sweepraw.err"
+echo $? > "$out/sweepraw.rc"
+echo "sweepraw: rc $(cat "$out/sweepraw.rc")"
+smart "$c0" after6
+smart "$c1" after6
 umount /mnt/n0
 for f in "$out"/*.err "$out"/*.out; do
 	[ -s "$f" ] && { echo "--- $f"; head -c 400 "$f"; echo; }

@@ -4,6 +4,8 @@
 # drive's data_units_written agrees), and every unsafe target is refused
 # without a byte written: a mounted namespace, a directory on another
 # filesystem or another drive, a raw namespace without destructive = yes.
+# Then the sweep preset: read and write points on the probe file, only read
+# points (from 512 B) on a raw namespace that may not be written.
 # Env (from ctest): NVMOND_BIN, NVMOND_SRC, NVMOND_BUILD. Exit 77 = skipped.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -77,5 +79,55 @@ w = r["bytes_written"]
 d = units("nvme1.after4.json") - units("nvme1.after3.json")
 check(rc("destructive") == 0 and w > 0 and w <= d * 512000 < w + 512000,
       "destructive raw write: %d bytes reported, %d units counted" % (w, d))
+
+# 5. The sweep: one point per power of two from the target's logical block size
+# (the file's: its filesystem's device's, the O_DIRECT alignment) up to 64 MiB
+# and the probe area, each with a rate; on a raw namespace that may not be
+# written, only the read points (docs/probes.md, Sweep).
+facts = dict(l.split() for l in open(os.path.join(out, "sweep.facts")))
+lbs0, lbs1, size1 = int(facts["lbs0"]), int(facts["lbs1"]), int(facts["size1"])
+check(lbs1 == 512, "the raw namespace has 512-byte LBAs: %d" % lbs1)
+def sizes(lo, hi):
+    v = []
+    while lo <= min(hi, 64 << 20):
+        v.append(lo)
+        lo *= 2
+    return v
+def points(r, d):
+    return [p["block_size"] for p in r["sweep"][d]]
+def rates_ok(r, d):
+    return all(p["mb_s"] > 0 and p["bytes"] > 0 for p in r["sweep"][d])
+r = json.load(open(os.path.join(out, "sweepfile.json")))
+want = sizes(lbs0, 64 << 20)
+check(rc("sweepfile") == 0 and r["state"] == "done",
+      "sweep on the probe file: %s %s (last point %s B %s: %s)"
+      % (r["state"], r["reason"], r["phases"][-1]["block_size"], r["phases"][-1]["op"],
+         r["phases"][-1]["stop"]))
+check(r["sweep"]["depth"] == 4, "depth 4 (sweep_depth's default): %s" % r["sweep"]["depth"])
+for d in ("read", "write"):
+    check(points(r, d) == want, "file %s points %s, want %d from %d B to 64 MiB"
+          % (d, points(r, d), len(want), lbs0))
+    check(rates_ok(r, d), "file %s: MB/s > 0 at every point: %s"
+          % (d, [round(p["mb_s"], 1) for p in r["sweep"][d]]))
+w = r["bytes_written"]
+check(w == sum(p["bytes"] for p in r["sweep"]["write"]), "bytes written = the write points' bytes")
+d = units("nvme0.after5.json") - units("nvme0.before5.json")
+# Both readings round up to whole units (the first one's did not start on a
+# unit boundary), so the difference is within one unit of what was written.
+check(w - 512000 < d * 512000 <= w + 2 * 1024 * 1024 + 512000,
+      "drive counted %d units (%d bytes) for %d bytes reported" % (d, d * 512000, w))
+check(units("nvme1.after5.json") == units("nvme1.before5.json"), "file sweep wrote nothing to nvme1")
+r = json.load(open(os.path.join(out, "sweepraw.json")))
+want = sizes(512, size1)
+check(rc("sweepraw") == 0 and r["state"] == "done",
+      "read-only sweep on raw nvme1n1: %s %s (last point %s B: %s)"
+      % (r["state"], r["reason"], r["phases"][-1]["block_size"], r["phases"][-1]["stop"]))
+check(points(r, "read") == want, "raw read points %s, want %d from 512 B to 64 MiB"
+      % (points(r, "read"), len(want)))
+check(rates_ok(r, "read"), "raw read: MB/s > 0 at every point: %s"
+      % [round(p["mb_s"], 1) for p in r["sweep"]["read"]])
+check(r["sweep"]["write"] == [] and r["bytes_written"] == 0, "raw: no write point, nothing written")
+check(all(p.get("op") != "write" for p in r["phases"]), "raw: no write phase")
+check(units("nvme1.after6.json") == units("nvme1.after5.json"), "the drive counted no write on nvme1")
 sys.exit(1 if errors else 0)
 PY

@@ -36,6 +36,7 @@ struct cli_ctx {
 	struct store *store;
 	int64_t run_id;
 	const struct probe_plan *plan;
+	const struct probe_plan *src_plan; /* copy-to: the drive read, else NULL */
 	bool tty;
 	struct probe_progress prog;
 };
@@ -44,6 +45,17 @@ static int cli_read_smart(void *ctx, const char *ctrl, int64_t now_ms, struct sm
 {
 	struct cli_ctx *c = ctx;
 	struct dev_ident who = {.model = c->plan->model, .serial = c->plan->serial};
+	uint8_t page[SMART_LOG_SIZE];
+	int r = dev_read_smart(c->b, ctrl, &who, now_ms, page);
+
+	return r < 0 ? r : smart_decode(page, ret);
+}
+
+/* copy-to: the drive read, looked up by its own identity. */
+static int cli_read_smart_source(void *ctx, const char *ctrl, int64_t now_ms, struct smart_log *ret)
+{
+	struct cli_ctx *c = ctx;
+	struct dev_ident who = {.model = c->src_plan->model, .serial = c->src_plan->serial};
 	uint8_t page[SMART_LOG_SIZE];
 	int r = dev_read_smart(c->b, ctrl, &who, now_ms, page);
 
@@ -105,58 +117,19 @@ static bool cli_match(const struct dev_info *d, const struct device_row *row, co
 	return false;
 }
 
-/* The series a run of `nvmond probe --repeat` belongs to, and the run's end. */
-struct cli_series {
-	int64_t series_id;  /* 0: the first run (its id becomes the series') */
-	uint32_t index, of; /* 0 of 0: a single run */
-	bool print;	    /* print the run's own result */
-	int64_t ret_run_id; /* the run, once inserted */
-	int64_t ret_device_id;
-	char ret_state[16];
-	struct probe_rated ret_rated;
-};
-
-static int cli_one(const struct cfg *c, struct dev_backend *b, const char *device,
-		   const char *preset, bool json, struct cli_series *ser)
+/*
+ * The drive @want among the scanned @v, stored as the daemon stores it, so
+ * budgets are shared. Return: 0 with @ret_d and @ret_row; -ENOENT (no such
+ * drive) or negative errno, said on stderr.
+ */
+static int cli_device(struct store *s, const struct dev_info *v, size_t n,
+		      const struct device_row *rows, size_t n_rows, const char *want, int64_t now,
+		      const struct dev_info **ret_d, struct device_row *ret_row)
 {
-	enum probe_preset_id pid;
-	struct store *s = NULL;
-	struct dev_info *v = NULL;
-	struct device_row *rows = NULL, row;
-	size_t n = 0, n_rows = 0;
-	char err[STORE_ERR_MAX], reason[PROBE_REASON_MAX];
-	struct probe_outcome out = {0};
-	struct probe_demo_state demo = {0};
-	struct gate_facts g = {0};
-	int64_t now = timefmt_now_ms();
-	int status = 1, r, lock_fd = -1;
 	const struct dev_info *d = NULL;
-	struct sigaction sa = {.sa_handler = cli_on_signal}, old_int, old_term, old_hup;
-	bool signals_set = false;
+	struct device_row row;
+	int r;
 
-	if (!probe_preset_find(preset, &pid)) {
-		fprintf(stderr,
-			"nvmond: unknown preset '%s' (seq1m-q8, seq1m-q1, rnd4k-q32, "
-			"rnd4k-q1, copy-self, sustained-write)\n",
-			preset);
-		return 2;
-	}
-	if (probe_preset_get(pid)->copy_to) {
-		fprintf(stderr, "nvmond: copy-to is not yet run by `nvmond probe`\n");
-		return 2;
-	}
-	r = store_open(c->database, &s, err);
-	if (r < 0) {
-		fprintf(stderr, "nvmond: %s\n", err);
-		return 1;
-	}
-	r = dev_scan(b, now, &v, &n);
-	if (r == 0)
-		r = store_devices_list(s, &rows, &n_rows);
-	if (r < 0) {
-		fprintf(stderr, "nvmond: %s\n", strerror(-r));
-		goto out;
-	}
 	for (size_t i = 0; i < n && !d; i++) {
 		char key[DEV_KEY_MAX];
 		const struct device_row *known = NULL;
@@ -164,18 +137,16 @@ static int cli_one(const struct cfg *c, struct dev_backend *b, const char *devic
 		for (size_t k = 0; k < n_rows; k++)
 			if (strcmp(rows[k].key, key) == 0)
 				known = &rows[k];
-		if (cli_match(&v[i], known, device))
+		if (cli_match(&v[i], known, want))
 			d = &v[i];
 	}
 	if (!d) {
 		fprintf(stderr,
 			"nvmond: no device '%s' (a controller name, serial, namespace or id "
 			"from `nvmond status`)\n",
-			device);
-		status = 2;
-		goto out;
+			want);
+		return -ENOENT;
 	}
-	/* The device as the daemon stores it, so budgets are shared. */
 	row = (struct device_row){.wctemp_k = d->id.wctemp_k,
 				  .cctemp_k = d->id.cctemp_k,
 				  .capacity_bytes = d->id.tnvmcap,
@@ -201,26 +172,147 @@ static int cli_one(const struct cfg *c, struct dev_backend *b, const char *devic
 	r = store_device_upsert(s, &row, &row.id);
 	if (r < 0) {
 		fprintf(stderr, "nvmond: %s\n", store_strerror(s));
-		goto out;
+		return r;
 	}
+	*ret_d = d;
+	*ret_row = row;
+	return 0;
+}
+
+/* The temperature of @d now, for the gates (0: unknown). */
+static uint16_t cli_temp_k(struct dev_backend *b, const struct dev_info *d, int64_t now)
+{
 	uint8_t page[SMART_LOG_SIZE];
 	struct smart_log sl;
 	struct dev_ident who = {.model = d->id.model, .serial = d->id.serial};
+
 	if (dev_read_smart(b, d->name, &who, now, page) == 0 && smart_decode(page, &sl) == 0)
-		g.temp_k = sl.temperature_k;
-	int demo_index = -1;
-	if (strcmp(b->ops->name, "demo") != 0 || sscanf(d->name, "demo%d", &demo_index) != 1)
-		demo_index = -1;
+		return sl.temperature_k;
+	return 0;
+}
+
+/* The demo drive "demoN"'s N, else -1. */
+static int cli_demo_index(const struct dev_backend *b, const struct dev_info *d)
+{
+	int i;
+
+	if (strcmp(b->ops->name, "demo") != 0 || sscanf(d->name, "demo%d", &i) != 1)
+		return -1;
+	return i;
+}
+
+/* The probe lock of @row: the drive a copy-to reads (@source) or the one written. */
+static int cli_lock(const struct cfg *c, struct store *s, const struct device_row *row, bool source,
+		    int64_t now, int *ret_fd, char reason[PROBE_REASON_MAX])
+{
+	int r = probe_drive_lock(c, s, row, "nvmond probe", now, ret_fd, reason);
+
+	if (r < 0 && source) {
+		char why[PROBE_REASON_MAX];
+		snprintf(why, sizeof(why), "%s", reason);
+		snprintf(reason, PROBE_REASON_MAX, "drive copied from (%s): %.200s", row->serial,
+			 why);
+	}
+	return r;
+}
+
+/* The series a run of `nvmond probe --repeat` belongs to, and the run's end. */
+struct cli_series {
+	int64_t series_id;  /* 0: the first run (its id becomes the series') */
+	uint32_t index, of; /* 0 of 0: a single run */
+	bool print;	    /* print the run's own result */
+	int64_t ret_run_id; /* the run, once inserted */
+	int64_t ret_device_id;
+	char ret_state[16];
+	struct probe_rated ret_rated;
+};
+
+/*
+ * One run of @preset on @device; for copy-to, from @device onto @to (the run's
+ * drive, the one written), else @to is NULL.
+ */
+static int cli_one(const struct cfg *c, struct dev_backend *b, const char *device, const char *to,
+		   const char *preset, bool json, struct cli_series *ser)
+{
+	enum probe_preset_id pid;
+	struct store *s = NULL;
+	struct dev_info *v = NULL;
+	struct device_row *rows = NULL, row, srow;
+	size_t n = 0, n_rows = 0;
+	char err[STORE_ERR_MAX], reason[PROBE_REASON_MAX];
+	struct probe_outcome out = {0};
+	struct probe_demo_state demo = {0};
+	struct gate_facts g = {0}, sg = {0};
+	int64_t now = timefmt_now_ms();
+	int status = 1, r, lock_fd = -1, src_lock_fd = -1;
+	const struct dev_info *d = NULL, *sd = NULL;
+	struct sigaction sa = {.sa_handler = cli_on_signal}, old_int, old_term, old_hup;
+	bool signals_set = false;
+
+	if (!probe_preset_find(preset, &pid)) {
+		fprintf(stderr,
+			"nvmond: unknown preset '%s' (seq1m-q8, seq1m-q1, rnd4k-q32, "
+			"rnd4k-q1, copy-self, sustained-write)\n",
+			preset);
+		return 2;
+	}
+	if (probe_preset_get(pid)->copy_to != (to != NULL)) {
+		fprintf(stderr, to ? "nvmond: --to goes with --preset copy-to only\n"
+				   : "nvmond: copy-to needs the drive to copy to (--to ID)\n");
+		return 2;
+	}
+	r = store_open(c->database, &s, err);
+	if (r < 0) {
+		fprintf(stderr, "nvmond: %s\n", err);
+		return 1;
+	}
+	r = dev_scan(b, now, &v, &n);
+	if (r == 0)
+		r = store_devices_list(s, &rows, &n_rows);
+	if (r < 0) {
+		fprintf(stderr, "nvmond: %s\n", strerror(-r));
+		goto out;
+	}
+	r = cli_device(s, v, n, rows, n_rows, to ? to : device, now, &d, &row);
+	if (r == 0 && to)
+		r = cli_device(s, v, n, rows, n_rows, device, now, &sd, &srow);
+	if (r < 0) {
+		status = r == -ENOENT ? 2 : 1;
+		goto out;
+	}
+	if (to && srow.id == row.id) {
+		fprintf(stderr, "nvmond: copy-to: --to must name another drive (copy-self copies "
+				"a drive onto itself)\n");
+		status = 2;
+		goto out;
+	}
+	g.temp_k = cli_temp_k(b, d, now);
+	int demo_index = cli_demo_index(b, d), src_demo = -1;
+	if (to) {
+		sg.temp_k = cli_temp_k(b, sd, now);
+		src_demo = cli_demo_index(b, sd);
+	}
 	/* SIGINT, SIGTERM, SIGHUP: stop writing, store what was done, let go of the drive. */
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	sigaction(SIGHUP, &sa, &old_hup);
 	signals_set = true;
-	struct probe_plan plan;
-	r = probe_drive_lock(c, s, &row, "nvmond probe", now, &lock_fd, reason);
+	struct probe_plan plan, src_plan;
+	/* copy-to: both drives' locks, in the one order every process takes them. */
+	bool src_first = to && probe_lock_order(srow.serial, row.serial);
+	r = src_first ? cli_lock(c, s, &srow, true, now, &src_lock_fd, reason) : 0;
+	if (r == 0)
+		r = cli_lock(c, s, &row, false, now, &lock_fd, reason);
+	if (r == 0 && to && !src_first)
+		r = cli_lock(c, s, &srow, true, now, &src_lock_fd, reason);
 	if (r == 0)
 		r = probe_plan_prepare(c, s, &row, pid, "cli", demo_index, &g, now, &plan, &out.run,
 				       reason);
+	if (r == 0 && to) {
+		r = probe_plan_prepare_source(c, s, &srow, src_demo, &sg, &src_plan, reason);
+		plan.source = &src_plan;
+		out.run.source_device_id = srow.id;
+	}
 	if (r < 0) {
 		fprintf(stderr, "nvmond: probe refused: %s\n",
 			r == -EIO || r == -EBUSY ? store_strerror(s) : reason);
@@ -258,10 +350,15 @@ static int cli_one(const struct cfg *c, struct dev_backend *b, const char *devic
 	ser->ret_run_id = out.run.id;
 	ser->ret_device_id = row.id;
 	probe_rated_for(c, row.model, row.serial, &ser->ret_rated);
-	struct cli_ctx cc = {
-		.b = b, .store = s, .run_id = out.run.id, .plan = &plan, .tty = isatty(2)};
+	struct cli_ctx cc = {.b = b,
+			     .store = s,
+			     .run_id = out.run.id,
+			     .plan = &plan,
+			     .src_plan = to ? &src_plan : NULL,
+			     .tty = isatty(2)};
 	probe_progress_init(&cc.prog, plan.preset, plan.phase_ms, plan.allowed_write);
 	struct probe_hooks h = {.read_smart = cli_read_smart,
+				.read_smart_source = cli_read_smart_source,
 				.progress = cli_progress,
 				.cancelled = cli_cancelled,
 				.charge = cli_charge,
@@ -281,7 +378,8 @@ static int cli_one(const struct cfg *c, struct dev_backend *b, const char *devic
 		goto out;
 	}
 	probe_lock_release(lock_fd);
-	lock_fd = -1;
+	probe_lock_release(src_lock_fd);
+	lock_fd = src_lock_fd = -1;
 	snprintf(ser->ret_state, sizeof(ser->ret_state), "%s", out.run.state);
 	json_t *detail = NULL;
 	r = probe_run_detail_json(s, out.run.id, json, &detail);
@@ -310,6 +408,7 @@ static int cli_one(const struct cfg *c, struct dev_backend *b, const char *devic
 		strcmp(out.run.state, "done") == 0 || strcmp(out.run.state, "stopped") == 0 ? 0 : 1;
 out:
 	probe_lock_release(lock_fd);
+	probe_lock_release(src_lock_fd);
 	if (signals_set) {
 		sigaction(SIGINT, &old_int, NULL);
 		sigaction(SIGTERM, &old_term, NULL);
@@ -327,7 +426,15 @@ int probe_cli(const struct cfg *c, struct dev_backend *b, const char *device, co
 {
 	struct cli_series ser = {.print = true};
 
-	return cli_one(c, b, device, preset, json, &ser);
+	return cli_one(c, b, device, NULL, preset, json, &ser);
+}
+
+int probe_cli_copyto(const struct cfg *c, struct dev_backend *b, const char *from, const char *to,
+		     const char *preset, bool json)
+{
+	struct cli_series ser = {.print = true};
+
+	return cli_one(c, b, from, to, preset, json, &ser);
 }
 
 /* Idle for @ms, or until a signal. Return: false when interrupted. */
@@ -364,7 +471,7 @@ int probe_cli_repeat(const struct cfg *c, struct dev_backend *b, const char *dev
 		ser.index = i;
 		ser.ret_run_id = 0;
 		ser.ret_state[0] = '\0';
-		status = cli_one(c, b, device, preset, json, &ser);
+		status = cli_one(c, b, device, NULL, preset, json, &ser);
 		if (i == 1 && ser.ret_run_id)
 			ser.series_id = ser.ret_run_id;
 		if (status != 0 || !ser.series_id)

@@ -45,6 +45,14 @@ async function ackAlert(id, btn) {
   render();
 }
 
+// A copy-to run is on both drives' lists: "copy-to → demo2" on the drive read,
+// "copy-to ← demo1" on the one written (@names: device id → name); else its preset.
+function runLabel(r, id, names) {
+  if (!r.source_device_id) return r.preset;
+  const read = r.source_device_id === id, other = read ? r.device_id : r.source_device_id;
+  return "copy-to " + (read ? "→ " : "← ") + (names.get(other) || "drive " + other);
+}
+
 // ---- running a probe from the drive page --------------------------------
 
 function stopProbeWatch() {
@@ -429,8 +437,11 @@ async function renderDrive(gen, id, live) {
   // The newest finished run, with its series.
   const lastRun = pr && pr.probes.find((r) => r.ended);
   // The newest finished sweep and the one before it (sweep.js), with the last run.
-  const [runDetail, sweepRun, sweepPrev] = await Promise.all([lastRun, ...(pr ? sweepRuns(pr.probes) : [])]
-    .concat([null, null]).slice(0, 3).map((r) => (r ? optional("/api/v1/probes/" + r.id) : null)));
+  const [runDetail, sweepRun, sweepPrev, devs] = await Promise.all([lastRun, ...(pr ? sweepRuns(pr.probes) : [])]
+    .concat([null, null]).slice(0, 3).map((r) => (r ? optional("/api/v1/probes/" + r.id) : null))
+    // The other drive of a copy-to run, by name.
+    .concat([pr && pr.probes.some((r) => r.source_device_id) ? optional("/api/v1/devices") : null]));
+  const names = new Map(devs ? devs.devices.map((x) => [x.id, x.name]) : []);
   if (gen !== state.generation) return;
   if (!dr.ok) throw new Error((dr.body && dr.body.error) || "HTTP " + dr.status);
   if (!sr.ok) throw new Error((sr.body && sr.body.error) || "HTTP " + sr.status);
@@ -482,11 +493,12 @@ async function renderDrive(gen, id, live) {
         el("h3", {}, pr.running ? "Probe running" : "Run a probe"),
         probeControl(gen, d, pr)) : null,
       el("section", { class: "panel", "aria-label": "last probe" },
-        el("h3", {}, "Last probe" + (lastRun ? ": " + lastRun.preset + ", " + fmtTime(lastRun.started) : "")),
+        el("h3", {}, "Last probe" + (lastRun ? ": " + runLabel(lastRun, d.id, names) + ", " + fmtTime(lastRun.started) : "")),
         runDetail && runDetail.sweep ? sweepSummary(runDetail.sweep)
           : runDetail ? runBox : el("p", { class: pr ? "muted" : "na" }, pr ? "No probe has finished yet." : "not available"),
         runDetail && runDetail.notes && runDetail.notes.length ? el("p", { class: "warn probe-notes" }, runDetail.notes.join(" · ")) : null,
         runDetail ? specLine(runDetail) : null,
+        runDetail && runDetail.copy_to ? el("p", { class: "legend-note copy-to" }, runDetail.copy_to.text) : null,
         runDetail && !runDetail.sweep ? el("p", { class: "legend-note" }, "seconds since the phase started · shaded: " +
           (runDetail.phases.flatMap((p) => p.events).map((e) => e.kind + " (" + e.cause + ")").join(", ") || "no cliff or dip")) : null),
       sweepRun && sweepRun.sweep ? el("section", { class: "panel wide", "aria-label": "transfer-size sweep", id: "sweep" },
@@ -508,7 +520,8 @@ async function renderDrive(gen, id, live) {
   document.getElementById("view").replaceChildren(view);
   if (series.points) state.charts.push(tempChart(tempBox, d, series, events));
   if (wear && writesBox.isConnected) state.charts.push(writesChart(writesBox, wear));
-  if (pr && pr.probes.some((r) => r.ended)) state.charts.push(probeChart(probeBox, pr.probes));
+  if (pr && pr.probes.some((r) => r.ended)) state.charts.push(probeChart(probeBox,
+    pr.probes.map((r) => (r.source_device_id ? Object.assign({}, r, { preset: runLabel(r, d.id, names) }) : r))));
   else if (pr) probeBox.replaceChildren(emptyChart("No probe has run yet",
     "start one under Run a probe, or schedule them with probe_schedule in [probes] or [device \"…\"]."));
   if (sweepRun && sweepRun.sweep) state.charts.push(sweepChart(sweepBox, sweepRun, sweepPrev && sweepPrev.sweep ? sweepPrev : null));

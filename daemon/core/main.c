@@ -67,6 +67,7 @@ struct opts {
 	bool selftest_wait;
 	uint32_t probe_repeat;	   /* nvmond probe --repeat N; 0 = once */
 	int64_t probe_cooldown_ms; /* --cooldown; -1 = the default */
+	const char *probe_to;	   /* nvmond probe --preset copy-to --to ID */
 };
 
 struct daemon {
@@ -114,6 +115,8 @@ static void usage(FILE *out)
 		"       nvmond status [--json] [OPTIONS] read every NVMe controller once, print\n"
 		"       nvmond probe --device ID --preset PRESET [--repeat N [--cooldown D]]\n"
 		"                    [--json] [OPTIONS]  run a throughput probe now\n"
+		"       nvmond probe --device ID --preset copy-to --to ID [--json] [OPTIONS]\n"
+		"                                        copy from one drive onto another\n"
 		"       nvmond selftest --device ID --short|--extended|--abort [--nsid N]\n"
 		"                       [--wait] [--json] [OPTIONS]\n"
 		"                                        start or abort a device self-test\n"
@@ -139,6 +142,7 @@ static void usage(FILE *out)
 		"      --repeat N          (probe) run it N times (1 … 10), linked as a series,\n"
 		"                          and show the best, median and spread\n"
 		"      --cooldown D        (probe) idle between the runs (default 30s)\n"
+		"      --to ID             (probe, copy-to) the drive written; --device is read\n"
 		"  -h, --help              this text\n"
 		"  -V, --version           print the version\n"
 		"\n"
@@ -167,6 +171,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, const char **ret_cm
 		OPT_WAIT,
 		OPT_REPEAT,
 		OPT_COOLDOWN,
+		OPT_TO,
 	};
 	static const struct option longopts[] = {
 		{"config", required_argument, NULL, 'c'},
@@ -184,6 +189,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, const char **ret_cm
 		{"wait", no_argument, NULL, OPT_WAIT},
 		{"repeat", required_argument, NULL, OPT_REPEAT},
 		{"cooldown", required_argument, NULL, OPT_COOLDOWN},
+		{"to", required_argument, NULL, OPT_TO},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{0},
@@ -228,6 +234,9 @@ static int parse_opts(int argc, char **argv, struct opts *o, const char **ret_cm
 			break;
 		case OPT_PRESET:
 			o->probe_preset = optarg;
+			break;
+		case OPT_TO:
+			o->probe_to = optarg;
 			break;
 		case OPT_REPEAT: {
 			char *end;
@@ -301,8 +310,8 @@ static int parse_opts(int argc, char **argv, struct opts *o, const char **ret_cm
 	}
 	bool selftest = *ret_cmd && strcmp(*ret_cmd, "selftest") == 0;
 	if (selftest) {
-		if (!o->probe_device || o->n_probe_devices > 1 || o->probe_preset || n_codes > 1 ||
-		    (!o->selftest_code && !o->selftest_wait) ||
+		if (!o->probe_device || o->n_probe_devices > 1 || o->probe_preset || o->probe_to ||
+		    n_codes > 1 || (!o->selftest_code && !o->selftest_wait) ||
 		    (nsid_given && o->selftest_code != SELFTEST_CODE_SHORT &&
 		     o->selftest_code != SELFTEST_CODE_EXTENDED) ||
 		    (o->selftest_wait && o->selftest_code == SELFTEST_CODE_ABORT)) {
@@ -319,6 +328,14 @@ static int parse_opts(int argc, char **argv, struct opts *o, const char **ret_cm
 		return -EINVAL;
 	}
 	bool probe = *ret_cmd && strcmp(*ret_cmd, "probe") == 0;
+	if (!probe && o->probe_to) {
+		fprintf(stderr, "nvmond: --to goes with the probe command (--preset copy-to)\n");
+		return -EINVAL;
+	}
+	if (o->probe_to && o->probe_repeat) {
+		fprintf(stderr, "nvmond: copy-to runs once (no --repeat)\n");
+		return -EINVAL;
+	}
 	if (!probe && (o->probe_repeat || o->probe_cooldown_ms >= 0)) {
 		fprintf(stderr, "nvmond: --repeat and --cooldown go with the probe command\n");
 		return -EINVAL;
@@ -864,9 +881,14 @@ static int cmd_probe(const struct opts *o)
 		fprintf(stderr, "nvmond: %s\n", strerror(-r));
 		return EXIT_RUNTIME;
 	}
-	if (o->n_probe_devices > 1)
+	if (o->n_probe_devices > 1 && o->probe_to) {
+		fprintf(stderr, "nvmond: --to goes with one --device (copy-to)\n");
+		r = EXIT_USAGE;
+	} else if (o->n_probe_devices > 1)
 		r = probe_cli_group(&c, b, o->probe_devices, o->n_probe_devices, o->probe_preset,
 				    o->json);
+	else if (o->probe_to)
+		r = probe_cli_copyto(&c, b, o->probe_device, o->probe_to, o->probe_preset, o->json);
 	else
 		r = probe_cli_repeat(&c, b, o->probe_device, o->probe_preset, o->json,
 				     o->probe_repeat ? o->probe_repeat : 1,

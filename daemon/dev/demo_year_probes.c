@@ -83,6 +83,7 @@ struct run_opts {
 	double f_rd, f_wr; /* × every rate (1: as the drive's figures) */
 	double wobble;	   /* each interval × [1 - wobble/2, 1 + wobble/2) */
 	uint32_t series_index, series_of;
+	const struct dev_demo_drive *source; /* copy-to: the drive read, else NULL */
 };
 
 /* ---- probe runs ------------------------------------------------------------ */
@@ -164,6 +165,8 @@ static void make_phase(const struct gen *g, struct demo_run *run, size_t p, size
 	int64_t cliff_at = -1, duration = sweep ? SWEEP_POINT_MS : PHASE_MS;
 
 	phase_rates(d, &j, &rd_rate, &wr_rate);
+	if (o->source) /* copy-to: as fast as the slower side, a little under */
+		rd_rate = wr_rate = 0.83 * fmin(o->source->perf.seq_read[1], d->perf.seq_write[1]);
 	double native = d->perf.native_write * o->f_wr;
 	rd_rate *= o->f_rd;
 	wr_rate *= o->f_wr;
@@ -201,6 +204,8 @@ static void make_phase(const struct gen *g, struct demo_run *run, size_t p, size
 			frac = (rd_limit - (double)ph->rd_bytes) / rd;
 			capped = true;
 		}
+		if (o->source)
+			rd = wr; /* copy-to: what it wrote, it read */
 		rd *= frac;
 		wr *= frac;
 		rd -= fmod(rd, ph->block_size);
@@ -245,6 +250,10 @@ static int make_run(const struct gen *g, struct demo_run *run, size_t p, int64_t
 	run->started_ms = start;
 	run->series_index = o->series_index;
 	run->series_of = o->series_of;
+	if (o->source) {
+		run->preset = "copy-to";
+		run->copy_to = true;
+	}
 	run->n_phases = n_phases_of(p);
 	run->phase = calloc(run->n_phases, sizeof(*run->phase));
 	if (!run->phase)
@@ -324,7 +333,7 @@ int demo_year_make_runs(const struct gen *g, struct demo_year *y)
 {
 	int64_t today = floor_div(g->now, MS_DAY) * MS_DAY;
 	size_t cap = DEMO_YEAR_DAYS / RUN_EVERY_DAYS + DEMO_YEAR_DAYS / SUSTAINED_DAYS +
-		     DEMO_YEAR_DAYS / SWEEP_DAYS + DEMO_YEAR_SERIES * DEMO_YEAR_SERIES_OF + 4,
+		     DEMO_YEAR_DAYS / SWEEP_DAYS + DEMO_YEAR_SERIES * DEMO_YEAR_SERIES_OF + 5,
 	       n = 0;
 	int64_t dip_at = -1;
 	/* Days back to each series: the newer in the last month, the older on the
@@ -376,6 +385,18 @@ int demo_year_make_runs(const struct gen *g, struct demo_year *y)
 						(uint64_t)k, s == 0);
 				n += DEMO_YEAR_SERIES_OF;
 			}
+	}
+	/* A copy-to from demo0, two days back: the drive's newest run, clear of the
+	 * probe budgets of the first hour. */
+	struct dev_demo_drive src;
+	if (r == 0 && dev_demo_drive(0, &src) == 0 && strcmp(src.serial, g->d->serial) != 0 &&
+	    n < cap) {
+		struct run_opts o = plain;
+		o.source = &src;
+		r = make_run(g, &y->runs[n], 4 /* copy-self's shape */,
+			     today - 2 * MS_DAY + 8 * MS_HOUR, (uint64_t)DEMO_YEAR_DAYS * 2 + 1,
+			     &o);
+		y->runs[n++].source_index = 0;
 	}
 	y->n_runs = n;
 	/* The dip's run is in an afternoon, after its day's others. */

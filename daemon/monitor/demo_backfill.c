@@ -51,7 +51,7 @@ static int has_samples(struct store *s, bool *ret)
  * here when @run is that first run.
  */
 static int store_run_of(struct store *s, int64_t device_id, size_t index,
-			const struct demo_run *run, int64_t *series_id)
+			const struct demo_run *run, const int64_t *ids, int64_t *series_id)
 {
 	struct probe_run_row row = {
 		.device_id = device_id,
@@ -71,6 +71,14 @@ static int store_run_of(struct store *s, int64_t device_id, size_t index,
 	struct cliff_event ev[CLIFF_MAX_EVENTS];
 	int r;
 
+	/* copy-to: the drive read, stored before this one (ids[index], 0: not). */
+	if (run->copy_to) {
+		if (run->source_index >= DEV_DEMO_MAX || !ids[run->source_index])
+			return 0;
+		row.source_device_id = ids[run->source_index];
+		snprintf(row.source_target, sizeof(row.source_target), "demo:%zu",
+			 run->source_index);
+	}
 	snprintf(row.preset, sizeof(row.preset), "%s", run->preset);
 	snprintf(row.trigger, sizeof(row.trigger), "schedule");
 	snprintf(row.state, sizeof(row.state), "%s", run->stopped ? "stopped" : "done");
@@ -242,7 +250,7 @@ static int store_selftests_of(struct store *s, int64_t id, const struct dev_demo
 }
 
 static int store_year(struct store *s, int64_t id, size_t index, struct demo_year *y,
-		      struct demo_backfill_stats *st)
+		      const int64_t *ids, struct demo_backfill_stats *st)
 {
 	int r;
 
@@ -272,7 +280,7 @@ static int store_year(struct store *s, int64_t id, size_t index, struct demo_yea
 	}
 	int64_t series_id = 0;
 	for (size_t i = 0; r == 0 && i < y->n_runs; i++)
-		r = store_run_of(s, id, index, &y->runs[i], &series_id);
+		r = store_run_of(s, id, index, &y->runs[i], ids, &series_id);
 	if (r == 0)
 		r = store_facts_of(s, id, y);
 	if (r == 0) {
@@ -289,6 +297,7 @@ int demo_backfill(struct store *s, struct dev_backend *b, const struct store_rol
 		  int64_t now_ms, struct demo_backfill_stats *ret)
 {
 	struct demo_backfill_stats st = {0};
+	int64_t ids[DEV_DEMO_MAX] = {0}; /* by demo drive index, once stored */
 	struct dev_info *v = NULL;
 	size_t n = 0;
 	bool any;
@@ -321,7 +330,9 @@ int demo_backfill(struct store *s, struct dev_backend *b, const struct store_rol
 		}
 		r = store_device_upsert(s, &row, &id);
 		if (r == 0)
-			r = store_year(s, id, index, &y, &st);
+			r = store_year(s, id, index, &y, ids, &st);
+		if (r == 0)
+			ids[index] = id;
 		if (r == 0)
 			r = store_selftests_of(s, id, &d, now_ms, &st);
 		demo_year_free(&y);

@@ -37,6 +37,7 @@ struct cli_ctx {
 	struct store *store;
 	int64_t run_id;
 	const struct probe_plan *plan;
+	const struct probe_plan *src_plan; /* copy-to: the drive read, else NULL */
 	bool tty;
 	struct probe_progress prog;
 };
@@ -49,6 +50,32 @@ static int cli_read_smart(void *ctx, const char *ctrl, int64_t now_ms, struct sm
 	int r = dev_read_smart(c->b, ctrl, &who, now_ms, page);
 
 	return r < 0 ? r : smart_decode(page, ret);
+}
+
+/* copy-to: the drive read, looked up by its own identity. */
+static int cli_read_smart_source(void *ctx, const char *ctrl, int64_t now_ms, struct smart_log *ret)
+{
+	struct cli_ctx *c = ctx;
+	struct dev_ident who = {.model = c->src_plan->model, .serial = c->src_plan->serial};
+	uint8_t page[SMART_LOG_SIZE];
+	int r = dev_read_smart(c->b, ctrl, &who, now_ms, page);
+
+	return r < 0 ? r : smart_decode(page, ret);
+}
+
+/* The probe lock of @row: the drive a copy-to reads (@source) or the one written. */
+static int cli_lock(const struct cfg *c, struct store *s, const struct device_row *row, bool source,
+		    int64_t now, int *ret_fd, char reason[PROBE_REASON_MAX])
+{
+	int r = probe_drive_lock(c, s, row, "nvmond probe", now, ret_fd, reason);
+
+	if (r < 0 && source) {
+		char why[PROBE_REASON_MAX];
+		snprintf(why, sizeof(why), "%s", reason);
+		snprintf(reason, PROBE_REASON_MAX, "drive copied from (%s): %.200s", row->serial,
+			 why);
+	}
+	return r;
 }
 
 static int cli_charge(void *ctx, uint64_t lease, uint64_t written)
@@ -217,20 +244,24 @@ int probe_cli_drive(struct dev_backend *b, struct store *s, const struct dev_inf
 	return 0;
 }
 
-static int cli_one(const struct cfg *c, struct dev_backend *b, const char *device,
+/*
+ * One run of @preset on @device; for copy-to, from @device onto @to (the run's
+ * drive, the one written), else @to is NULL.
+ */
+static int cli_one(const struct cfg *c, struct dev_backend *b, const char *device, const char *to,
 		   const char *preset, bool json, struct cli_series *ser)
 {
 	enum probe_preset_id pid;
 	struct store *s = NULL;
 	struct dev_info *v = NULL;
-	struct device_row *rows = NULL, row;
+	struct device_row *rows = NULL, row, srow;
 	size_t n = 0, n_rows = 0;
 	char err[STORE_ERR_MAX], reason[PROBE_REASON_MAX];
 	struct probe_outcome out = {0};
 	struct probe_demo_state own_demo = {0}, *demo = ser->study ? &ser->demo : &own_demo;
-	struct gate_facts g = {0};
+	struct gate_facts g = {0}, sg = {0};
 	int64_t now = timefmt_now_ms();
-	int status = 1, r, lock_fd = -1, demo_index = -1;
+	int status = 1, r, lock_fd = -1, src_lock_fd = -1, demo_index = -1, src_demo = -1;
 	struct sigaction sa = {.sa_handler = cli_on_signal}, old_int, old_term, old_hup;
 	bool signals_set = false;
 
@@ -241,8 +272,9 @@ static int cli_one(const struct cfg *c, struct dev_backend *b, const char *devic
 			preset);
 		return 2;
 	}
-	if (probe_preset_get(pid)->copy_to) {
-		fprintf(stderr, "nvmond: copy-to is not yet run by `nvmond probe`\n");
+	if (probe_preset_get(pid)->copy_to != (to != NULL)) {
+		fprintf(stderr, to ? "nvmond: --to goes with --preset copy-to only\n"
+				   : "nvmond: copy-to needs the drive to copy to (--to ID)\n");
 		return 2;
 	}
 	r = store_open(c->database, &s, err);
@@ -257,20 +289,32 @@ static int cli_one(const struct cfg *c, struct dev_backend *b, const char *devic
 		fprintf(stderr, "nvmond: %s\n", strerror(-r));
 		goto out;
 	}
-	r = probe_cli_drive(b, s, v, n, rows, n_rows, device, now, &row, &g, &demo_index);
-	if (r == -ENOENT) {
+	r = probe_cli_drive(b, s, v, n, rows, n_rows, to ? to : device, now, &row, &g, &demo_index);
+	if (r == 0 && to)
+		r = probe_cli_drive(b, s, v, n, rows, n_rows, device, now, &srow, &sg, &src_demo);
+	if (r < 0) {
+		status = r == -ENOENT ? 2 : 1;
+		goto out;
+	}
+	if (to && srow.id == row.id) {
+		fprintf(stderr, "nvmond: copy-to: --to must name another drive (copy-self copies "
+				"a drive onto itself)\n");
 		status = 2;
 		goto out;
 	}
-	if (r < 0)
-		goto out;
 	/* SIGINT, SIGTERM, SIGHUP: stop writing, store what was done, let go of the drive. */
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	sigaction(SIGHUP, &sa, &old_hup);
 	signals_set = true;
-	struct probe_plan plan;
-	r = probe_drive_lock(c, s, &row, "nvmond probe", now, &lock_fd, reason);
+	struct probe_plan plan, src_plan;
+	/* copy-to: both drives' locks, in the one order every process takes them. */
+	bool src_first = to && probe_lock_order(srow.serial, row.serial);
+	r = src_first ? cli_lock(c, s, &srow, true, now, &src_lock_fd, reason) : 0;
+	if (r == 0)
+		r = cli_lock(c, s, &row, false, now, &lock_fd, reason);
+	if (r == 0 && to && !src_first)
+		r = cli_lock(c, s, &srow, true, now, &src_lock_fd, reason);
 	struct probe_study_step step = {0};
 	if (r == 0 && ser->study && ser->index == 1) {
 		/* The study's first run plans it: its fill, then a burst per interval. */
@@ -288,6 +332,11 @@ static int cli_one(const struct cfg *c, struct dev_backend *b, const char *devic
 		r = probe_plan_prepare_step(c, s, &row, pid, "cli", demo_index, &g,
 					    ser->study ? &step : NULL, now, &plan, &out.run,
 					    reason);
+	if (r == 0 && to) {
+		r = probe_plan_prepare_source(c, s, &srow, src_demo, &sg, &src_plan, reason);
+		plan.source = &src_plan;
+		out.run.source_device_id = srow.id;
+	}
 	if (r < 0) {
 		fprintf(stderr, "nvmond: probe refused: %s\n",
 			r == -EIO || r == -EBUSY ? store_strerror(s) : reason);
@@ -325,10 +374,15 @@ static int cli_one(const struct cfg *c, struct dev_backend *b, const char *devic
 	ser->ret_run_id = out.run.id;
 	ser->ret_device_id = row.id;
 	probe_rated_for(c, row.model, row.serial, &ser->ret_rated);
-	struct cli_ctx cc = {
-		.b = b, .store = s, .run_id = out.run.id, .plan = &plan, .tty = isatty(2)};
+	struct cli_ctx cc = {.b = b,
+			     .store = s,
+			     .run_id = out.run.id,
+			     .plan = &plan,
+			     .src_plan = to ? &src_plan : NULL,
+			     .tty = isatty(2)};
 	probe_progress_init(&cc.prog, plan.preset, plan.phase_ms, plan.allowed_write);
 	struct probe_hooks h = {.read_smart = cli_read_smart,
+				.read_smart_source = cli_read_smart_source,
 				.progress = cli_progress,
 				.cancelled = cli_cancelled,
 				.charge = cli_charge,
@@ -348,7 +402,8 @@ static int cli_one(const struct cfg *c, struct dev_backend *b, const char *devic
 		goto out;
 	}
 	probe_lock_release(lock_fd);
-	lock_fd = -1;
+	probe_lock_release(src_lock_fd);
+	lock_fd = src_lock_fd = -1;
 	snprintf(ser->ret_state, sizeof(ser->ret_state), "%s", out.run.state);
 	json_t *detail = NULL;
 	r = probe_run_detail_json(s, out.run.id, json, &detail);
@@ -381,6 +436,7 @@ static int cli_one(const struct cfg *c, struct dev_backend *b, const char *devic
 		strcmp(out.run.state, "done") == 0 || strcmp(out.run.state, "stopped") == 0 ? 0 : 1;
 out:
 	probe_lock_release(lock_fd);
+	probe_lock_release(src_lock_fd);
 	if (signals_set) {
 		sigaction(SIGINT, &old_int, NULL);
 		sigaction(SIGTERM, &old_term, NULL);
@@ -398,7 +454,15 @@ int probe_cli(const struct cfg *c, struct dev_backend *b, const char *device, co
 {
 	struct cli_series ser = {.print = true};
 
-	return cli_one(c, b, device, preset, json, &ser);
+	return cli_one(c, b, device, NULL, preset, json, &ser);
+}
+
+int probe_cli_copyto(const struct cfg *c, struct dev_backend *b, const char *from, const char *to,
+		     const char *preset, bool json)
+{
+	struct cli_series ser = {.print = true};
+
+	return cli_one(c, b, from, to, preset, json, &ser);
 }
 
 /* Idle for @ms, or until a signal. Return: false when interrupted. */
@@ -484,7 +548,7 @@ static int cli_study(const struct cfg *c, struct dev_backend *b, const char *dev
 	for (uint32_t i = 1; i <= ser.of; i++) {
 		ser.index = i;
 		ser.ret_run_id = 0;
-		status = cli_one(c, b, device, preset, json, &ser);
+		status = cli_one(c, b, device, NULL, preset, json, &ser);
 		if (i == 1 && ser.ret_run_id)
 			ser.series_id = ser.ret_run_id;
 		if (status != 0 || !ser.series_id || ser.ret_over || i == ser.of)
@@ -552,7 +616,7 @@ int probe_cli_repeat(const struct cfg *c, struct dev_backend *b, const char *dev
 		ser.index = i;
 		ser.ret_run_id = 0;
 		ser.ret_state[0] = '\0';
-		status = cli_one(c, b, device, preset, json, &ser);
+		status = cli_one(c, b, device, NULL, preset, json, &ser);
 		if (i == 1 && ser.ret_run_id)
 			ser.series_id = ser.ret_run_id;
 		if (status != 0 || !ser.series_id)

@@ -113,11 +113,13 @@ int probe_copyto_json_add(struct store *s, const struct probe_run_row *run, json
 	thousands(wr, a, sizeof(a));
 	int len = snprintf(text, sizeof(text), "copy-to %s (from %s): %s MB/s", to, from, a);
 	if (self_from > 0 || self_to > 0) {
+		/* "1,480 MB/s", or "none" for a drive without a copy-self */
 		thousands(self_from, b, sizeof(b));
 		thousands(self_to, c, sizeof(c));
 		snprintf(text + len, sizeof(text) - (size_t)len,
-			 "; copy-self on %s %s MB/s, on %s %s MB/s", from,
-			 self_from > 0 ? b : "(none)", to, self_to > 0 ? c : "(none)");
+			 "; copy-self on %s %s%s, on %s %s%s", from, self_from > 0 ? b : "none",
+			 self_from > 0 ? " MB/s" : "", to, self_to > 0 ? c : "none",
+			 self_to > 0 ? " MB/s" : "");
 	}
 	json_t *cj = json_pack("{s:f, s:f, s:o*, s:o*, s:s}", "read_mb_s", rd, "write_mb_s", wr,
 			       "from", jf, "to", jt, "text", text);

@@ -5,7 +5,8 @@
  * MB/s, IOPS and CPU time.
  *
  *   nvmond-probe-bench PATH RW BS DEPTH SIZE SECONDS [MAX_BYTES]
- *   RW: read, write, randread, randwrite, copy (read first half, write second)
+ *   RW: read, write, randread, randwrite, copy (read first half, write second),
+ *       copy-to (PATH is "A,B": read SIZE bytes of A while writing SIZE of B)
  *   PLAIN_RING=1 in the environment: no COOP/DEFER taskrun ring flags.
  */
 #define _GNU_SOURCE
@@ -37,6 +38,29 @@ int main(int argc, char **argv)
 	j.random = strncmp(rw, "rand", 4) == 0;
 	/* PLAIN_RING=1: set the ring up as fio 3.33 does (no taskrun flags). */
 	j.plain_ring = getenv("PLAIN_RING") && strcmp(getenv("PLAIN_RING"), "1") == 0;
+	if (strcmp(rw, "copy-to") == 0) {
+		/* Two files, as probe_run.c runs copy-to on two drives' probe areas. */
+		char *b = strchr(argv[1], ',');
+		int rd_fd, wr_fd;
+
+		if (!b) {
+			fprintf(stderr, "copy-to: PATH is A,B\n");
+			return 2;
+		}
+		*b++ = '\0';
+		j.op = PROBE_OP_COPY;
+		j.wr_length = j.length;
+		rd_fd = open(argv[1], O_RDONLY | O_DIRECT | O_CLOEXEC);
+		wr_fd = open(b, O_RDWR | O_DIRECT | O_CLOEXEC);
+		if (rd_fd < 0 || wr_fd < 0) {
+			perror(rd_fd < 0 ? argv[1] : b);
+			return 1;
+		}
+		r = probe_engine_run_copy(rd_fd, wr_fd, &j, NULL, NULL, &res);
+		close(rd_fd);
+		close(wr_fd);
+		goto ran;
+	}
 	if (strcmp(rw, "copy") == 0) {
 		j.op = PROBE_OP_COPY;
 		j.length /= 2;
@@ -52,6 +76,7 @@ int main(int argc, char **argv)
 	}
 	r = probe_engine_run(fd, &j, NULL, NULL, &res);
 	close(fd);
+ran:
 	if (r < 0) {
 		fprintf(stderr, "probe: %s\n", strerror(-r));
 		return 1;

@@ -478,6 +478,40 @@ async function checkSweepChart(page, drive) {
     fail("sweep chart ticks: " + JSON.stringify(got.ticks));
 }
 
+// A copy-to run (issue 13 §5) from @from onto the cool 970 EVO (demo2): on both
+// drives' pages, the probe chart names it by direction and the other drive, and
+// the last-probe panel shows the API's copy_to line.
+async function checkCopyTo(page, from, devices) {
+  const to = devices.find((d) => d.name === "demo2"), src = devices.find((d) => d.id === from);
+  if (!to) fail("the copy-to check needs demo2 (demo_drives = 3)");
+  const res = await fetch(base + "/api/v1/devices/" + from + "/probes", { method: "POST",
+    headers: { Authorization: "Bearer " + process.env.NVMOND_TOKEN }, body: JSON.stringify({ preset: "copy-to", to: to.id }) });
+  if (res.status !== 202) fail("POST copy-to: " + res.status + " " + (await res.text()));
+  const id = (await res.json()).id;
+  let run;
+  for (let t = 0; ; t++) {
+    run = await (await fetch(base + "/api/v1/probes/" + id)).json();
+    if (run.state === "done") break;
+    if (run.state !== "running" || t > 600) fail("copy-to " + id + ": " + run.state + " " + run.reason);
+    await new Promise((ok) => setTimeout(ok, 100));
+  }
+  for (const [drive, label] of [[from, "copy-to → " + to.name], [to.id, "copy-to ← " + src.name]]) {
+    await page.goto(base + "/");
+    await page.waitForSelector(".card");
+    await page.goto(base + "/#/drive/" + drive);
+    await page.waitForSelector(".copy-to", { timeout: 15000 });
+    await page.waitForSelector("#chart-probes canvas", { timeout: 5000 });
+    const got = await page.evaluate(() => ({
+      labels: state.charts.find((c) => c.root.parentElement.id === "chart-probes").series.map((x) => x.label),
+      head: document.querySelector('[aria-label="last probe"] h3').textContent,
+      line: document.querySelector('[aria-label="last probe"] .copy-to').textContent,
+    }));
+    if (!got.labels.includes(label) || got.labels.includes("copy-to") || !got.head.startsWith("Last probe: " + label + ", ") ||
+        got.line !== run.copy_to.text)
+      fail("copy-to on drive " + drive + "'s page (want " + label + "): " + JSON.stringify(got));
+  }
+}
+
 async function main() {
   const { page, errors, expected, close } = await launch(1400, 900);
 
@@ -605,6 +639,7 @@ async function main() {
   }
   await checkSweepChart(page, probed);
   await page.screenshot({ path: path.join(out, "drive-sweep-light.png"), fullPage: true });
+  await checkCopyTo(page, probed, devices);
   await page.goto(base + "/");
   await page.waitForSelector(".card");
 

@@ -17,6 +17,8 @@ database = $TMP/nvmond.db
 demo = yes
 # The browser test counts the probe runs it makes: no demo year of past ones.
 demo_history = no
+# A third drive, cool, for a copy-to run from demo1 (the 950 PRO runs hot).
+demo_drives = 3
 poll_interval = 1s
 web_root = $NVMOND_SRC/web
 [http]

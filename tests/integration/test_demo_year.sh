@@ -82,11 +82,28 @@ assert {"throttling", "temperature_warning", "write_rate"} <= rules, rules
 for id in $(jq_py "$D" "print(' '.join(str(d['id']) for d in j['devices']))"); do
 	P=$(http_get "/api/v1/devices/$id/probes?limit=1000")
 	jq_py "$P" '
-want = {"seq1m-q8", "seq1m-q1", "rnd4k-q32", "rnd4k-q1", "copy-self", "sustained-write", "sweep"}
+want = {"seq1m-q8", "seq1m-q1", "rnd4k-q32", "rnd4k-q1", "copy-self", "sustained-write", "sweep", "copy-to"}
 assert {r["preset"] for r in j["probes"]} == want, {r["preset"] for r in j["probes"]}
 assert all(r["state"] in ("done", "stopped") and r["engine"] == "demo" for r in j["probes"])
 ' || fail "probe runs of device $id"
 done
+# A copy-to from demo0 onto demo1, on both drives' lists as their newest run (the
+# last-probe panel shows it), with both rates and each drive's copy-self beside them.
+ID1=$(jq_py "$D" "print([d['id'] for d in j['devices'] if d['name'] == 'demo1'][0])")
+for id in $ID0 $ID1; do
+	jq_py "$(http_get "/api/v1/devices/$id/probes?limit=5")" "
+r = j['probes'][0]
+assert r['preset'] == 'copy-to' and r['source_device_id'] == $ID0 and r['device_id'] == $ID1, r
+" || fail "the demo year's copy-to is not drive $id's newest run"
+done
+CT=$(jq_py "$(http_get "/api/v1/devices/$ID1/probes?limit=5")" "print(j['probes'][0]['id'])")
+jq_py "$(http_get "/api/v1/probes/$CT")" '
+c = j["copy_to"]
+assert 500 < c["write_mb_s"] < 3000 and abs(c["read_mb_s"] - c["write_mb_s"]) < 1, c
+assert c["from"]["name"] == "demo0" and c["to"]["name"] == "demo1", c
+assert c["from"]["copy_self_mb_s"] > 0 and c["to"]["copy_self_mb_s"] > 0, c
+assert c["text"].startswith("copy-to demo1 (from demo0): "), c["text"]
+' || fail "the demo year's copy-to run $CT: $(http_get "/api/v1/probes/$CT" | head -c 600)"
 # Past sweeps, a month apart, so the chart draws the previous one; every point
 # each way (18 sizes from 512 B on a 512 B-LBA demo drive), MB/s rising with size.
 P=$(http_get "/api/v1/devices/$ID0/probes?limit=1000")

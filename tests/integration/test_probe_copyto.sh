@@ -2,7 +2,7 @@
 # Drive-to-drive copy (issue 13 §5, copy-to) on two demo drives through the API:
 # validation, the run on both drives (each shows it running, another probe on
 # either is refused), its result on both drives' probe lists, the written
-# drive's budget, and cancel.
+# drive's budget, and cancel; then `nvmond probe --preset copy-to --to`.
 # Env: NVMOND_BIN (ctest).
 set -u
 for tool in curl python3; do
@@ -123,6 +123,41 @@ out=$(post "/api/v1/probes/$ID2/cancel" '{}')
 wait_run "$ID2" "j['state']=='aborted'" >/dev/null
 out=$(post "/api/v1/devices/$D1/probes" '{"preset":"seq1m-q1"}')
 [ "${out%% *}" = 202 ] || fail "drive read free after the cancel: $out"
+wait_run "$(jq_py "${out#* }" "print(j['id'])")" "j['state']=='done'" >/dev/null
+
+# nvmond probe --preset copy-to --to, on the same database while the daemon runs.
+cli() { "$NVMOND_BIN" --demo -c "$TMP/nvmond.conf" --db "$DB" probe "$@"; }
+expect_exit 2 cli --device demo1 --preset copy-to            # no --to
+expect_exit 2 cli --device demo1 --preset seq1m-q8 --to demo2 # --to with another preset
+expect_exit 2 cli --device demo1 --preset copy-to --to demo1 # onto itself
+expect_exit 2 cli --device demo1 --preset copy-to --to demo2 --repeat 2
+expect_exit 2 cli --device demo1 --preset copy-to --to nosuchdrive
+cli --device demo1 --preset copy-to --to demo2 --json > "$TMP/cli.json" 2> "$TMP/cli.err" ||
+	fail "nvmond probe --preset copy-to: $(cat "$TMP/cli.err")"
+CID=$(jq_py "$(cat "$TMP/cli.json")" "
+assert j['state'] == 'done' and j['trigger'] == 'cli', j
+assert j['device_id'] == $D1 and j['source_device_id'] == $D0, j
+assert j['copy_to']['write_mb_s'] > 100, j['copy_to']
+print(j['id'])") || fail "CLI copy-to JSON: $(cat "$TMP/cli.json")"
+jq_py "$(http_get "/api/v1/devices/$D0/probes")" \
+	"sys.exit(0 if any(r['id']==$CID for r in j['probes']) else 1)" ||
+	fail "CLI probe $CID not on the drive read's list"
+cli --device demo1 --preset copy-to --to demo2 > "$TMP/cli.txt" 2> "$TMP/cli.err" ||
+	fail "nvmond probe --preset copy-to (table): $(cat "$TMP/cli.err")"
+grep -q '^copy-to demo2 (from demo1): [0-9,]* MB/s; copy-self on demo1 [0-9,]* MB/s' \
+	"$TMP/cli.txt" || fail "CLI table: $(cat "$TMP/cli.txt")"
+# Either drive taken by the daemon's probe: the CLI's copy is refused (the drive
+# read's lock as much as the one written's).
+for d in $D0 $D1; do
+	out=$(post "/api/v1/devices/$d/probes" '{"preset":"seq1m-q1"}')
+	[ "${out%% *}" = 202 ] || fail "seq1m-q1 on $d: $out"
+	id=$(jq_py "${out#* }" "print(j['id'])")
+	expect_exit 1 cli --device demo1 --preset copy-to --to demo2
+	[ "$d" != "$D0" ] || grep -q 'drive copied from' "$LAST_STDERR" ||
+		fail "refused without naming the drive read: $(cat "$LAST_STDERR")"
+	post "/api/v1/probes/$id/cancel" '{}' >/dev/null
+	wait_run "$id" "j['state']!='running'" >/dev/null
+done
 
 stop_daemon
 pass

@@ -37,7 +37,9 @@
  *   write cache's cliff), a transfer-size sweep every month (so the sweep
  *   chart has a previous sweep to draw faintly), and on a throttling drive one
  *   seq1m-q8 run during a hot afternoon whose read rate dips while the drive
- *   throttles;
+ *   throttles; on every drive but demo0, two days back, its newest run: a copy-to
+ *   from demo0 (the slower of demo0's reads and its writes, as a copy through
+ *   memory runs), so both drives' pages show one;
  * - repeated seq1m-q8 series (DEMO_YEAR_SERIES of DEMO_YEAR_SERIES_OF runs, 30 s
  *   apart, as `--repeat 3` runs them): their best run reads at 1.039 × and
  *   writes at 1.051 × the drive's QD8 figures, the 950 PRO's 2,598 / 1,576 MB/s
@@ -103,6 +105,10 @@ struct demo_run {
 	/* A run of a series: its place (1 …) of series_of; 0 of 0 for a single run.
 	 * A series is its runs in a row, the first at series_index 1. */
 	uint32_t series_index, series_of;
+	/* copy-to (preset "copy-to"): read from demo drive source_index while
+	 * writing this one; false for every other run. */
+	bool copy_to;
+	size_t source_index;
 	size_t n_phases;
 	struct demo_run_phase *phase; /* n_phases of them; demo_year_free() frees them */
 	size_t n_thermal;

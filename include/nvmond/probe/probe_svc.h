@@ -94,6 +94,16 @@ int probe_cli_group(const struct cfg *c, struct dev_backend *b, const char *cons
 		    size_t n, const char *preset, bool json);
 
 /**
+ * probe_cli_copyto() - `nvmond probe --device A --preset copy-to --to B`: probe_cli()
+ * of a copy from drive @from's probe area onto drive @to's (the run's drive):
+ * both drives' locks, B's plan and budget, A's read-only plan and gates. @preset
+ * must be copy-to (else a usage error), as --to goes with it only.
+ * Return: an exit status (0 ok, 1 failed or refused, 2 usage).
+ */
+int probe_cli_copyto(const struct cfg *c, struct dev_backend *b, const char *from, const char *to,
+		     const char *preset, bool json);
+
+/**
  * probe_cli_repeat() - probe_cli() @repeat times (1 … 10) with @cooldown_ms of
  * idle between, the runs linked as a series; then the series' summary. A run
  * that does not finish (refused, aborted, failed; Ctrl-C) ends the series.

@@ -5,6 +5,7 @@
  */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -423,7 +424,7 @@ Test(demo_year, probe_runs_of_every_preset)
 
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		struct demo_year y = gen(cases[c].drive, SEED, NOW);
-		int per[DEMO_YEAR_PRESETS] = {0};
+		int per[_PROBE_PRESET_MAX] = {0};
 		int cliffs = 0, dips = 0;
 
 		for (size_t r = 0; r < y.n_runs; r++) {
@@ -458,9 +459,12 @@ Test(demo_year, probe_runs_of_every_preset)
 			if (r)
 				cr_expect_geq(run->started_ms, y.runs[r - 1].started_ms);
 		}
-		for (size_t p = 0; p < DEMO_YEAR_PRESETS; p++)
-			cr_expect_geq(per[p], 5, "drive %zu: %s ran %d times", cases[c].drive,
-				      demo_year_presets[p], per[p]);
+		for (size_t p = 0; p < DEMO_YEAR_PRESETS; p++) {
+			enum probe_preset_id id;
+			cr_assert_not_null(probe_preset_find(demo_year_presets[p], &id));
+			cr_expect_geq(per[id], 5, "drive %zu: %s ran %d times", cases[c].drive,
+				      demo_year_presets[p], per[id]);
+		}
 		/* A cache larger than probe_sustained_limit (64 GB) is never filled. */
 		struct dev_demo_drive d;
 		dev_demo_drive(cases[c].drive, &d);
@@ -483,6 +487,42 @@ Test(demo_year, probe_runs_of_every_preset)
  * DEMO_YEAR_SERIES_OF runs in a row, and the 950 PRO's newest best of 3 is the
  * issue's 2,598 MB/s read, 1,576 MB/s write (104 % / 105 % of 2,500 / 1,500).
  */
+/*
+ * demo_year.h: "on every drive but demo0, two days back, its newest run: a
+ * copy-to from demo0 (the slower of demo0's reads and its writes)".
+ */
+Test(demo_year, a_copy_to_from_demo0_is_the_newest_run)
+{
+	struct dev_demo_drive d0;
+
+	cr_assert_eq(dev_demo_drive(0, &d0), 0);
+	for (size_t drive = 0; drive < 4; drive++) {
+		struct demo_year y = gen(drive, SEED, NOW);
+		struct dev_demo_drive d;
+		size_t copies = 0;
+
+		dev_demo_drive(drive, &d);
+		for (size_t r = 0; r < y.n_runs; r++)
+			copies += y.runs[r].copy_to;
+		cr_expect_eq(copies, drive ? 1 : 0, "drive %zu: %zu copy-to runs", drive, copies);
+		const struct demo_run *run = &y.runs[y.n_runs - 1];
+		if (!drive || !run->copy_to) {
+			demo_year_free(&y);
+			continue;
+		}
+		cr_expect_str_eq(run->preset, "copy-to");
+		cr_expect_eq(run->source_index, 0);
+		cr_expect_eq(floor_day(run->started_ms), floor_day(NOW) - 2 * MS_DAY);
+		cr_expect_eq(run->bytes_read, run->bytes_written, "what it wrote, it read");
+		double mbps = (double)run->bytes_written /
+			      (double)(run->ended_ms - run->started_ms) * 1e3;
+		double slower = fmin(d0.perf.seq_read[1], d.perf.seq_write[1]);
+		cr_expect(mbps > 0.6 * slower && mbps < slower,
+			  "drive %zu: %.0f B/s, slower side %.0f", drive, mbps, slower);
+		demo_year_free(&y);
+	}
+}
+
 Test(demo_year, sweeps_and_a_best_of_3)
 {
 	struct demo_year y = gen(0, SEED, NOW);

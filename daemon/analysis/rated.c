@@ -207,11 +207,13 @@ void rated_check(const struct rated_check_input *in, struct rated_verdict *ret)
 	char temp[32] = "temperature unknown";
 	if (in->temp_c != INT32_MIN)
 		snprintf(temp, sizeof(temp), "%d °C", in->temp_c);
-	snprintf(ret->message, sizeof(ret->message),
-		 "best of %zu %s runs below %d %% of the rating: %s%s%s; link %s, %s", in->runs,
-		 in->preset ? in->preset : "probe", RATED_BELOW_PCT, part[0],
-		 n_part > 1 ? ", " : "", n_part > 1 ? part[1] : "",
-		 in->link && in->link[0] ? in->link : "unknown", temp);
+	/* Cut when long (the alert keeps 159 bytes anyway): the return value says so. */
+	int len = snprintf(ret->message, sizeof(ret->message),
+			   "best of %zu %s runs below %d %% of the rating: %s%s%s; link %s, %s",
+			   in->runs, in->preset ? in->preset : "probe", RATED_BELOW_PCT, part[0],
+			   n_part > 1 ? ", " : "", n_part > 1 ? part[1] : "",
+			   in->link && in->link[0] ? in->link : "unknown", temp);
+	(void)len;
 }
 
 void rated_alert_condition(const struct rated_verdict *v, struct alert_cond *ret)

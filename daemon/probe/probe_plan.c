@@ -29,8 +29,7 @@ static bool preset_writes(const struct probe_preset *p)
 	return false;
 }
 
-/* The lock directory every nvmond process agrees on. */
-static const char *lock_dir(const struct cfg *c, char *buf, size_t len)
+const char *probe_lock_dir_of(const struct cfg *c, char *buf, size_t len)
 {
 	if (c->probe_lock_dir[0])
 		return c->probe_lock_dir;
@@ -47,7 +46,8 @@ int probe_drive_lock(const struct cfg *c, struct store *s, const struct device_r
 {
 	char dir[CFG_PATH_MAX];
 	char why[PROBE_LOCK_ERR_MAX];
-	int r = probe_lock_take(lock_dir(c, dir, sizeof(dir)), row->serial, who, ret_fd, why);
+	int r = probe_lock_take(probe_lock_dir_of(c, dir, sizeof(dir)), row->serial, who, ret_fd,
+				why);
 
 	if (r < 0) {
 		snprintf(reason, PROBE_REASON_MAX, "%s", why);

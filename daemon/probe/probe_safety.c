@@ -68,6 +68,11 @@ const char *probe_verdict_name(enum probe_verdict v)
 	return "?";
 }
 
+bool probe_busy(bool known, double iops, double bps, double max_iops, double max_bps)
+{
+	return known && (iops > max_iops || bps > max_bps);
+}
+
 enum probe_verdict probe_gate(const struct probe_gate_input *in, uint64_t *ret_allowed,
 			      char ret_reason[PROBE_REASON_MAX])
 {
@@ -90,8 +95,8 @@ enum probe_verdict probe_gate(const struct probe_gate_input *in, uint64_t *ret_a
 			in->temp_k - 273, in->margin_k, in->wctemp_k - 273);
 		return PROBE_SKIP_HOT;
 	}
-	if (in->scheduled && in->busy_known &&
-	    (in->busy_iops > in->busy_max_iops || in->busy_bps > in->busy_max_bps)) {
+	if (in->scheduled && probe_busy(in->busy_known, in->busy_iops, in->busy_bps,
+					in->busy_max_iops, in->busy_max_bps)) {
 		reasonf(ret_reason, "drive busy: %.0f IO/s, %.1f MB/s over the last minute",
 			in->busy_iops, in->busy_bps / 1e6);
 		return PROBE_SKIP_BUSY;

@@ -146,171 +146,6 @@ static bool job_cancelled(void *ctx)
 	return atomic_load(&j->cancel);
 }
 
-/* ---- repeated runs ---- */
-
-static bool run_measured(const char *state)
-{
-	return !strcmp(state, "done") || !strcmp(state, "stopped");
-}
-
-/*
- * The series of @d ended (all its runs, or one that did not finish): the spec
- * check goes to the listener (the below_rated rule).
- */
-static void series_end(struct probe_svc *p, struct probe_dev *d)
-{
-	struct probe_series_state *s = &d->series;
-	struct fleet_device fd;
-	struct probe_rated rated;
-	struct rated_verdict v;
-
-	if (s->timer && p->loop)
-		(void)loop_cancel_timer(p->loop, s->timer);
-	s->timer = 0;
-	s->active = false;
-	log_info("probe series %" PRId64 " (%s) ended", s->series_id,
-		 probe_preset_get(s->preset)->name);
-	if (!p->on_rated || !probe_preset_spec_checked(probe_preset_get(s->preset)) ||
-	    fleet_get(p->fleet, d->device_id, &fd) < 0)
-		return;
-	probe_rated_for(&p->cfg, fd.row.model, fd.row.serial, &rated);
-	if (!rated.source || probe_series_check(p->store, s->series_id, &rated, &v) < 0)
-		return;
-	/* The rule needs a repeated run: a series that measured once says nothing. */
-	struct probe_run_row *runs = NULL;
-	size_t n = 0, measured = 0;
-	if (store_probe_series_runs(p->store, s->series_id, &runs, &n) == 0)
-		for (size_t i = 0; i < n; i++)
-			measured += run_measured(runs[i].state);
-	free(runs);
-	if (v.known && measured >= 2)
-		p->on_rated(p->on_rated_ctx, &fd.row, &v, timefmt_now_ms());
-}
-
-/* A run the series did not run (refused at its start, cancelled in the cooldown), on record. */
-static void series_skip_record(struct probe_svc *p, struct probe_dev *d, const char *reason)
-{
-	struct probe_series_state *s = &d->series;
-	int64_t now = timefmt_now_ms(), id;
-	struct probe_run_row skip = {.device_id = d->device_id,
-				     .started_ms = now,
-				     .ended_ms = now,
-				     .series_id = s->series_id,
-				     .series_index = s->next_index,
-				     .series_of = s->of};
-
-	snprintf(skip.preset, sizeof(skip.preset), "%s", probe_preset_get(s->preset)->name);
-	snprintf(skip.trigger, sizeof(skip.trigger), "%s", s->trigger);
-	snprintf(skip.state, sizeof(skip.state), "skipped");
-	snprintf(skip.reason, sizeof(skip.reason), "%s", reason);
-	(void)store_probe_run_insert(p->store, &skip, &id);
-}
-
-/* The idle time before the next run: the cooldown, or a study's next interval after its cliff. */
-static int64_t series_wait_ms(const struct probe_series_state *s)
-{
-	if (!s->is_study || s->next_index < 2 || s->next_index - 2 >= s->study.n_intervals)
-		return s->cooldown_ms;
-	int64_t due =
-		s->study.cliff_ms + s->study.paused_ms + s->study.interval_ms[s->next_index - 2];
-	int64_t wait = due - timefmt_now_ms();
-	return wait > 0 ? wait : 0;
-}
-
-static void busy_of(const struct probe_dev *d, struct gate_facts *g);
-
-static int64_t series_next(struct loop *l, void *userdata)
-{
-	struct probe_dev *d = userdata;
-	struct probe_series_state *s = &d->series;
-	struct probe_svc *p = s->svc;
-
-	/* Recovery needs real idle time: a busy drive puts the burst off. */
-	if (s->is_study) {
-		struct gate_facts g = {.scheduled = true};
-		busy_of(d, &g);
-		if (g.busy_known && (g.busy_iops > p->cfg.probe_busy_iops ||
-				     g.busy_bps > (double)p->cfg.probe_busy_mbps * 1e6)) {
-			int64_t pause = s->study.interval_ms[0] < BUSY_WINDOW_MS
-						? s->study.interval_ms[0]
-						: BUSY_WINDOW_MS;
-			s->study.paused_ms += pause;
-			log_info("cache-recovery study %" PRId64
-				 ": the drive is busy (%.0f IO/s, %.1f MB/s): burst put off",
-				 s->series_id, g.busy_iops, g.busy_bps / 1e6);
-			return pause;
-		}
-	}
-	struct start_call c = {.svc = p,
-			       .device_id = d->device_id,
-			       .preset = s->preset,
-			       .trigger = s->trigger,
-			       .next_of_series = true};
-
-	(void)l;
-	s->timer = 0;
-	if (probe_svc_start_on_loop(&c) < 0) {
-		log_info("probe series %" PRId64 ": run %u of %u not started: %s", s->series_id,
-			 s->next_index, s->of, c.reason);
-		series_end(p, d);
-	}
-	return -1;
-}
-
-/* After run @j of @d's series: the cooldown before the next, or the end. */
-static void series_after_run(struct probe_svc *p, struct probe_dev *d,
-			     const struct probe_job_ctx *j)
-{
-	struct probe_series_state *s = &d->series;
-
-	char verdict[PROBE_REASON_MAX] = "";
-	bool over = false;
-
-	if (s->is_study && run_measured(j->out.run.state)) {
-		over = probe_study_after(&s->study, &j->out, j->out.run.series_index, verdict);
-		if (verdict[0])
-			log_info("cache-recovery study %" PRId64 ": burst %u of %u: %s",
-				 s->series_id, j->out.run.series_index - 1, s->of - 1, verdict);
-	}
-	if (over || !run_measured(j->out.run.state) || atomic_load(&j->cancel) ||
-	    s->next_index > s->of || !p->loop) {
-		series_end(p, d);
-		return;
-	}
-	/* Idle: nothing of nvmond's runs on the drive until the timer fires. */
-	int64_t t = loop_add_timer(p->loop, series_wait_ms(s), series_next, d);
-	if (t < 0) {
-		series_skip_record(p, d, "cannot arm the cooldown's timer");
-		series_end(p, d);
-		return;
-	}
-	s->timer = t;
-}
-
-bool probe_series_cancel(struct probe_svc *p, struct probe_dev *d, int64_t run_id, const char *why)
-{
-	struct probe_series_state *s = &d->series;
-
-	if (!s->active || (run_id != s->series_id && run_id != s->last_run_id))
-		return false;
-	if (d->job && d->job->out.run.series_id == s->series_id) {
-		/* Its end (finish_on_loop) ends the series. */
-		(void)probe_job_cancel(d->job, why);
-		return true;
-	}
-	char reason[PROBE_REASON_MAX];
-	snprintf(reason, sizeof(reason), "%s during the cooldown", why);
-	series_skip_record(p, d, reason);
-	series_end(p, d);
-	return true;
-}
-
-void probe_svc_on_rated(struct probe_svc *p, probe_rated_fn fn, void *ctx)
-{
-	p->on_rated = fn;
-	p->on_rated_ctx = ctx;
-}
-
 static int finish_on_loop(void *arg)
 {
 	struct probe_job_ctx *j = arg;
@@ -339,7 +174,7 @@ static int finish_on_loop(void *arg)
 	j->next = p->done;
 	p->done = j;
 	if (d && d->series.active && j->out.run.series_id == d->series.series_id)
-		series_after_run(p, d, j);
+		probe_series_after_run(p, d, j);
 	return 0;
 }
 
@@ -423,8 +258,7 @@ void probe_svc_reap(struct probe_svc *p)
 	}
 }
 
-/* Foreground I/O over the last minute from the poll-time snapshots. */
-static void busy_of(const struct probe_dev *d, struct gate_facts *g)
+void probe_svc_busy_of(const struct probe_dev *d, struct gate_facts *g)
 {
 	const struct busy_snap *last, *first = NULL;
 	int64_t now;
@@ -445,6 +279,13 @@ static void busy_of(const struct probe_dev *d, struct gate_facts *g)
 	g->busy_known = true;
 	g->busy_iops = (double)(last->ds.ios - first->ds.ios) / secs;
 	g->busy_bps = (double)(last->ds.sectors - first->ds.sectors) * 512 / secs;
+}
+
+bool probe_svc_busy(const struct probe_svc *p, const struct probe_dev *d, struct gate_facts *g)
+{
+	probe_svc_busy_of(d, g);
+	return probe_busy(g->busy_known, g->busy_iops, g->busy_bps, p->cfg.probe_busy_iops,
+			  (double)p->cfg.probe_busy_mbps * 1e6);
 }
 
 /* The probe lock of @row, the drive a copy-to reads (@source) or the one run writes. */
@@ -639,11 +480,11 @@ int probe_svc_start_on_loop(void *arg)
 	}
 	if (fd.has_sample)
 		g.temp_k = fd.last.smart.temperature_k;
-	busy_of(d, &g);
+	probe_svc_busy_of(d, &g);
 	if (copy) {
 		if (sfd.has_sample)
 			sg.temp_k = sfd.last.smart.temperature_k;
-		busy_of(sd, &sg);
+		probe_svc_busy_of(sd, &sg);
 	}
 	j = calloc(1, sizeof(*j));
 	if (!j)
@@ -703,7 +544,7 @@ int probe_svc_start_on_loop(void *arg)
 	}
 	if (r < 0) {
 		if (c->next_of_series && r != -ENOMEM) {
-			series_skip_record(p, d, c->reason);
+			probe_series_skip_record(p, d, c->reason);
 		} else if (g.scheduled && r != -ENOMEM) {
 			/* A skipped scheduled probe is recorded, with why. */
 			struct probe_run_row skip = {.device_id = fd.row.id, .started_ms = now};
@@ -789,9 +630,8 @@ int probe_svc_drive_blocked(struct probe_svc *p, const struct device_row *row, b
 		return 1;
 	}
 	/* `nvmond probe` or another daemon: the drive's probe lock is held. */
-	r = probe_lock_take(p->cfg.probe_lock_dir[0] ? p->cfg.probe_lock_dir
-						     : probe_lock_dir_default(dir, sizeof(dir)),
-			    row->serial, "the daemon", &fd, why);
+	r = probe_lock_take(probe_lock_dir_of(&p->cfg, dir, sizeof(dir)), row->serial, "the daemon",
+			    &fd, why);
 	probe_lock_release(fd);
 	if (r == -EBUSY) {
 		snprintf(ret_reason, PROBE_SVC_ERR_MAX, "%s", why);
@@ -799,13 +639,10 @@ int probe_svc_drive_blocked(struct probe_svc *p, const struct device_row *row, b
 	}
 	if (scheduled && d) {
 		struct gate_facts g = {.scheduled = true};
-		busy_of(d, &g);
-		if (g.busy_known && (g.busy_iops > p->cfg.probe_busy_iops ||
-				     g.busy_bps > (double)p->cfg.probe_busy_mbps * 1e6)) {
+		if (probe_svc_busy(p, d, &g)) {
 			snprintf(ret_reason, PROBE_SVC_ERR_MAX,
 				 "drive busy: %.0f IO/s, %.1f MB/s over the last minute (the "
-				 "probes' "
-				 "limits: [probes] busy_iops, busy_mbps)",
+				 "probes' limits: [probes] busy_iops, busy_mbps)",
 				 g.busy_iops, g.busy_bps / 1e6);
 			return 1;
 		}

@@ -227,6 +227,22 @@ struct probe_dev *probe_svc_dev_find(struct probe_svc *p, int64_t id, bool creat
 /* Join and free the probe threads that finished. On the loop. */
 void probe_svc_reap(struct probe_svc *p);
 
+/* The lock directory every nvmond process agrees on: [probes] lock_dir, else the default. */
+const char *probe_lock_dir_of(const struct cfg *c, char *buf, size_t len);
+
+/* Foreground I/O on @d over the last minute, from the poll-time snapshots (busy_known). */
+void probe_svc_busy_of(const struct probe_dev *d, struct gate_facts *g);
+
+/* probe_svc_busy_of(), then whether it is over [probes] busy_iops / busy_mbps (probe_busy()). */
+bool probe_svc_busy(const struct probe_svc *p, const struct probe_dev *d, struct gate_facts *g);
+
+/* probe_svc_series.c: after run @j of @d's series, the idle time before the next, or the end. */
+void probe_series_after_run(struct probe_svc *p, struct probe_dev *d,
+			    const struct probe_job_ctx *j);
+
+/* A run @d's series did not run (refused at its start, cancelled while idle), on record. */
+void probe_series_skip_record(struct probe_svc *p, struct probe_dev *d, const char *reason);
+
 /* Start a probe as @arg (a struct start_call) asks. On the loop (mainq_call). */
 int probe_svc_start_on_loop(void *arg);
 

@@ -50,6 +50,13 @@ struct probe_gate_input {
 };
 
 /**
+ * probe_busy() - The busy rule: foreground I/O over the last minute (@known:
+ * measured) above @max_iops IO/s or @max_bps bytes/s. Scheduled probes skip a
+ * busy drive, scheduled self-tests too, and a cache-recovery burst waits.
+ */
+bool probe_busy(bool known, double iops, double bps, double max_iops, double max_bps);
+
+/**
  * probe_gate() - Whether a probe may start: the budget first (it lasts), then
  * the temperature, then (scheduled probes) foreground I/O.
  * @ret_reason: a sentence for the user (PROBE_REASON_MAX)

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The probe presets (probe.h): CrystalDiskMark's four, copy-self, sustained-write,
+ * the transfer-size sweep, cache-recovery, copy-to; and the engine job of each
+ * of their phases on a probe area. Pure: no I/O.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "nvmond/probe/probe.h"
+
+static const struct probe_preset presets[_PROBE_PRESET_MAX] = {
+	[PROBE_SEQ1M_Q8] = {"seq1m-q8",
+			    "SEQ1M Q8T1",
+			    2,
+			    {{"read", PROBE_OP_READ, false, 1u << 20, 8},
+			     {"write", PROBE_OP_WRITE, false, 1u << 20, 8}}},
+	[PROBE_SEQ1M_Q1] = {"seq1m-q1",
+			    "SEQ1M Q1T1",
+			    2,
+			    {{"read", PROBE_OP_READ, false, 1u << 20, 1},
+			     {"write", PROBE_OP_WRITE, false, 1u << 20, 1}}},
+	[PROBE_RND4K_Q32] = {"rnd4k-q32",
+			     "RND4K Q32T1",
+			     2,
+			     {{"read", PROBE_OP_READ, true, 4096, 32},
+			      {"write", PROBE_OP_WRITE, true, 4096, 32}}},
+	[PROBE_RND4K_Q1] = {"rnd4k-q1",
+			    "RND4K Q1T1",
+			    2,
+			    {{"read", PROBE_OP_READ, true, 4096, 1},
+			     {"write", PROBE_OP_WRITE, true, 4096, 1}}},
+	[PROBE_COPY_SELF] = {"copy-self",
+			     "COPY-SELF SEQ1M Q8",
+			     1,
+			     {{"copy", PROBE_OP_COPY, false, 1u << 20, 8}}},
+	[PROBE_SUSTAINED_WRITE] = {"sustained-write",
+				   "SUSTAINED SEQ1M Q8",
+				   1,
+				   {{"write", PROBE_OP_WRITE, false, 1u << 20, 8}},
+				   true},
+#define SWEEP_POINT(name, op, shift)                                                               \
+	{                                                                                          \
+		name, op, false, 1u << (shift), PROBE_SWEEP_DEPTH                                  \
+	}
+#define SWEEP_DIR(d, op)                                                                           \
+	SWEEP_POINT(d " 512", op, 9), SWEEP_POINT(d " 1K", op, 10), SWEEP_POINT(d " 2K", op, 11),  \
+		SWEEP_POINT(d " 4K", op, 12), SWEEP_POINT(d " 8K", op, 13),                        \
+		SWEEP_POINT(d " 16K", op, 14), SWEEP_POINT(d " 32K", op, 15),                      \
+		SWEEP_POINT(d " 64K", op, 16), SWEEP_POINT(d " 128K", op, 17),                     \
+		SWEEP_POINT(d " 256K", op, 18), SWEEP_POINT(d " 512K", op, 19),                    \
+		SWEEP_POINT(d " 1M", op, 20), SWEEP_POINT(d " 2M", op, 21),                        \
+		SWEEP_POINT(d " 4M", op, 22), SWEEP_POINT(d " 8M", op, 23),                        \
+		SWEEP_POINT(d " 16M", op, 24), SWEEP_POINT(d " 32M", op, 25),                      \
+		SWEEP_POINT(d " 64M", op, 26)
+	[PROBE_SWEEP] = {"sweep",
+			 "SWEEP 512B-64M",
+			 PROBE_MAX_PHASES,
+			 {SWEEP_DIR("read", PROBE_OP_READ), SWEEP_DIR("write", PROBE_OP_WRITE)},
+			 .sweep = true},
+#undef SWEEP_DIR
+#undef SWEEP_POINT
+	[PROBE_CACHE_RECOVERY] = {"cache-recovery",
+				  "CACHE-RECOVERY SEQ1M Q8",
+				  1,
+				  {{"write", PROBE_OP_WRITE, false, 1u << 20, 8}},
+				  .study = true},
+	[PROBE_COPY_TO] = {"copy-to",
+			   "COPY-TO SEQ1M Q8",
+			   1,
+			   {{"copy", PROBE_OP_COPY, false, 1u << 20, 8}},
+			   .copy_to = true},
+};
+
+const struct probe_preset *probe_preset_get(enum probe_preset_id id)
+{
+	return (unsigned)id < _PROBE_PRESET_MAX ? &presets[id] : NULL;
+}
+
+const struct probe_preset *probe_preset_find(const char *name, enum probe_preset_id *ret_id)
+{
+	for (size_t i = 0; i < _PROBE_PRESET_MAX; i++)
+		if (name && strcmp(presets[i].name, name) == 0) {
+			if (ret_id)
+				*ret_id = (enum probe_preset_id)i;
+			return &presets[i];
+		}
+	return NULL;
+}
+
+void probe_preset_job(const struct probe_preset *p, size_t k, uint64_t area, int64_t duration_ms,
+		      uint64_t max_write, struct probe_job *ret)
+{
+	uint64_t half = area / 2 / (1u << 20) * (1u << 20);
+
+	*ret = (struct probe_job){
+		.op = p->phase[k].op,
+		.random = p->phase[k].random,
+		.block_size = p->phase[k].block_size,
+		.depth = p->phase[k].depth,
+		.offset = 0,
+		.length = area,
+		.duration_ms = duration_ms,
+		.interval_ms = PROBE_INTERVAL_MS,
+	};
+	if (p->sweep) {
+		uint64_t most = ret->op == PROBE_OP_WRITE ? PROBE_SWEEP_WRITE_BYTES
+							  : PROBE_SWEEP_POINT_BYTES;
+		if (ret->op == PROBE_OP_WRITE && most > area)
+			most = area;
+		if (ret->op == PROBE_OP_WRITE && most > max_write)
+			most = max_write;
+		if (duration_ms <= 0 || duration_ms > PROBE_SWEEP_POINT_MS)
+			ret->duration_ms = PROBE_SWEEP_POINT_MS;
+		ret->max_bytes = most;
+		return;
+	}
+	switch (ret->op) {
+	case PROBE_OP_READ:
+		break;
+	case PROBE_OP_WRITE:
+		ret->max_bytes = p->sustained || p->study || max_write < area ? max_write : area;
+		if (p->sustained || p->study)
+			ret->duration_ms = 0; /* until the cliff holds or the byte limit */
+		break;
+	case PROBE_OP_COPY:
+		if (p->copy_to) {
+			ret->wr_length = area;
+			ret->max_bytes = max_write < area ? max_write : area;
+			break;
+		}
+		ret->length = half;
+		ret->wr_offset = half;
+		ret->wr_length = half;
+		ret->max_bytes = max_write < half ? max_write : half;
+		break;
+	}
+}

@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Repeated probe runs in the daemon (`repeat`, and the cache-recovery study's
+ * bursts): the idle time between runs on a main-loop timer, the next run
+ * through probe_svc_start_on_loop() (every gate again), the end of a series
+ * and its spec check. See probe_svc.h.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nvmond/core/log.h"
+#include "nvmond/probe/probe_run.h"
+#include "nvmond/probe/probe_series.h"
+#include "nvmond/store/store_probe.h"
+#include "nvmond/util/timefmt.h"
+
+#include "probe_svc_internal.h"
+
+static bool run_measured(const char *state)
+{
+	return !strcmp(state, "done") || !strcmp(state, "stopped");
+}
+
+/*
+ * The series of @d ended (all its runs, or one that did not finish): the spec
+ * check goes to the listener (the below_rated rule).
+ */
+static void series_end(struct probe_svc *p, struct probe_dev *d)
+{
+	struct probe_series_state *s = &d->series;
+	struct fleet_device fd;
+	struct probe_rated rated;
+	struct rated_verdict v;
+
+	if (s->timer && p->loop)
+		(void)loop_cancel_timer(p->loop, s->timer);
+	s->timer = 0;
+	s->active = false;
+	log_info("probe series %" PRId64 " (%s) ended", s->series_id,
+		 probe_preset_get(s->preset)->name);
+	if (!p->on_rated || !probe_preset_spec_checked(probe_preset_get(s->preset)) ||
+	    fleet_get(p->fleet, d->device_id, &fd) < 0)
+		return;
+	probe_rated_for(&p->cfg, fd.row.model, fd.row.serial, &rated);
+	if (!rated.source || probe_series_check(p->store, s->series_id, &rated, &v) < 0)
+		return;
+	/* The rule needs a repeated run: a series that measured once says nothing. */
+	struct probe_run_row *runs = NULL;
+	size_t n = 0, measured = 0;
+	if (store_probe_series_runs(p->store, s->series_id, &runs, &n) == 0)
+		for (size_t i = 0; i < n; i++)
+			measured += run_measured(runs[i].state);
+	free(runs);
+	if (v.known && measured >= 2)
+		p->on_rated(p->on_rated_ctx, &fd.row, &v, timefmt_now_ms());
+}
+
+/* A run the series did not run (refused at its start, cancelled in the cooldown), on record. */
+void probe_series_skip_record(struct probe_svc *p, struct probe_dev *d, const char *reason)
+{
+	struct probe_series_state *s = &d->series;
+	int64_t now = timefmt_now_ms(), id;
+	struct probe_run_row skip = {.device_id = d->device_id,
+				     .started_ms = now,
+				     .ended_ms = now,
+				     .series_id = s->series_id,
+				     .series_index = s->next_index,
+				     .series_of = s->of};
+
+	snprintf(skip.preset, sizeof(skip.preset), "%s", probe_preset_get(s->preset)->name);
+	snprintf(skip.trigger, sizeof(skip.trigger), "%s", s->trigger);
+	snprintf(skip.state, sizeof(skip.state), "skipped");
+	snprintf(skip.reason, sizeof(skip.reason), "%s", reason);
+	(void)store_probe_run_insert(p->store, &skip, &id);
+}
+
+/* The idle time before the next run: the cooldown, or a study's next interval after its cliff. */
+static int64_t series_wait_ms(const struct probe_series_state *s)
+{
+	if (!s->is_study || s->next_index < 2 || s->next_index - 2 >= s->study.n_intervals)
+		return s->cooldown_ms;
+	int64_t due =
+		s->study.cliff_ms + s->study.paused_ms + s->study.interval_ms[s->next_index - 2];
+	int64_t wait = due - timefmt_now_ms();
+	return wait > 0 ? wait : 0;
+}
+
+static int64_t series_next(struct loop *l, void *userdata)
+{
+	struct probe_dev *d = userdata;
+	struct probe_series_state *s = &d->series;
+	struct probe_svc *p = s->svc;
+
+	/* Recovery needs real idle time: a busy drive puts the burst off. */
+	if (s->is_study) {
+		struct gate_facts g = {.scheduled = true};
+		if (probe_svc_busy(p, d, &g)) {
+			int64_t pause = s->study.interval_ms[0] < BUSY_WINDOW_MS
+						? s->study.interval_ms[0]
+						: BUSY_WINDOW_MS;
+			s->study.paused_ms += pause;
+			log_info("cache-recovery study %" PRId64
+				 ": the drive is busy (%.0f IO/s, %.1f MB/s): burst put off",
+				 s->series_id, g.busy_iops, g.busy_bps / 1e6);
+			return pause;
+		}
+	}
+	struct start_call c = {.svc = p,
+			       .device_id = d->device_id,
+			       .preset = s->preset,
+			       .trigger = s->trigger,
+			       .next_of_series = true};
+
+	(void)l;
+	s->timer = 0;
+	if (probe_svc_start_on_loop(&c) < 0) {
+		log_info("probe series %" PRId64 ": run %u of %u not started: %s", s->series_id,
+			 s->next_index, s->of, c.reason);
+		series_end(p, d);
+	}
+	return -1;
+}
+
+/* After run @j of @d's series: the cooldown before the next, or the end. */
+void probe_series_after_run(struct probe_svc *p, struct probe_dev *d, const struct probe_job_ctx *j)
+{
+	struct probe_series_state *s = &d->series;
+
+	char verdict[PROBE_REASON_MAX] = "";
+	bool over = false;
+
+	if (s->is_study && run_measured(j->out.run.state)) {
+		over = probe_study_after(&s->study, &j->out, j->out.run.series_index, verdict);
+		if (verdict[0])
+			log_info("cache-recovery study %" PRId64 ": burst %u of %u: %s",
+				 s->series_id, j->out.run.series_index - 1, s->of - 1, verdict);
+	}
+	if (over || !run_measured(j->out.run.state) || atomic_load(&j->cancel) ||
+	    s->next_index > s->of || !p->loop) {
+		series_end(p, d);
+		return;
+	}
+	/* Idle: nothing of nvmond's runs on the drive until the timer fires. */
+	int64_t t = loop_add_timer(p->loop, series_wait_ms(s), series_next, d);
+	if (t < 0) {
+		probe_series_skip_record(p, d, "cannot arm the cooldown's timer");
+		series_end(p, d);
+		return;
+	}
+	s->timer = t;
+}
+
+bool probe_series_cancel(struct probe_svc *p, struct probe_dev *d, int64_t run_id, const char *why)
+{
+	struct probe_series_state *s = &d->series;
+
+	if (!s->active || (run_id != s->series_id && run_id != s->last_run_id))
+		return false;
+	if (d->job && d->job->out.run.series_id == s->series_id) {
+		/* Its end (finish_on_loop) ends the series. */
+		(void)probe_job_cancel(d->job, why);
+		return true;
+	}
+	char reason[PROBE_REASON_MAX];
+	snprintf(reason, sizeof(reason), "%s during the cooldown", why);
+	probe_series_skip_record(p, d, reason);
+	series_end(p, d);
+	return true;
+}
+
+void probe_svc_on_rated(struct probe_svc *p, probe_rated_fn fn, void *ctx)
+{
+	p->on_rated = fn;
+	p->on_rated_ctx = ctx;
+}

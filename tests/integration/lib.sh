@@ -110,3 +110,29 @@ wait_log() {
 	done
 	fail "log line '$1' did not appear"
 }
+
+# demo_id NAME: the id GET /api/v1/devices gives the drive named NAME ("demo1").
+demo_id() {
+	jq_py "$(http_get /api/v1/devices)" "print([d['id'] for d in j['devices'] if d['name']=='$1'][0])"
+}
+
+# api_post PATH BODY: POST BODY (JSON) with "Authorization: Bearer $TOKEN";
+# prints "STATUS BODY".
+api_post() {
+	curl -sS --max-time 10 -o "$TMP/post.out" -w '%{http_code}' \
+		-H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \
+		-d "$2" "http://127.0.0.1:$PORT$1"
+	echo " $(cat "$TMP/post.out")"
+}
+
+# wait_probe ID 'python condition on j' SECONDS: GET /api/v1/probes/ID every
+# 0.1 s until the condition holds on its detail (printed), else fail.
+wait_probe() {
+	local j
+	for _ in $(seq $(($3 * 10))); do
+		j=$(http_get "/api/v1/probes/$1")
+		jq_py "$j" "sys.exit(0 if ($2) else 1)" && { echo "$j"; return 0; }
+		sleep 0.1
+	done
+	fail "probe $1: '$2' not seen within $3 s: $j"
+}

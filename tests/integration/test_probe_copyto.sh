@@ -21,10 +21,16 @@ token = $TOKEN
 lock_dir = $TMP/locks
 phase_duration = 3s
 # Large enough that a copy runs its whole phase (not its byte limit).
+# demo1 and demo2 run many copies of up to their whole area: a budget that the
+# runs here cannot use up (only demo0's is the one under test).
 [device "DEMO980PRO00002"]
 probe_file_size = 64GiB
+probe_budget_day = 4TB
+probe_budget_month = 16TB
 [device "DEMO970EVO00003"]
 probe_file_size = 64GiB
+probe_budget_day = 4TB
+probe_budget_month = 16TB
 # demo0 has no write budget left: a copy onto it is refused.
 [device "DEMO950PRO00001"]
 probe_budget_day = 1B
@@ -34,68 +40,50 @@ DB=$TMP/nvmond.db
 start_daemon --demo --log-level info -c "$TMP/nvmond.conf" --db "$DB"
 URL=http://127.0.0.1:$PORT
 
-dev_id() { # name -> id
-	jq_py "$(http_get /api/v1/devices)" "print([d['id'] for d in j['devices'] if d['name']=='$1'][0])"
-}
 # demo1 is copied onto demo2 (demo0 runs hot in the demo: it is the one over budget).
-OVER=$(dev_id demo0)
-D0=$(dev_id demo1)
-D1=$(dev_id demo2)
+OVER=$(demo_id demo0)
+D0=$(demo_id demo1)
+D1=$(demo_id demo2)
 
-post() { # URL-PATH BODY -> "STATUS BODY"
-	curl -sS --max-time 10 -o "$TMP/post.out" -w '%{http_code}' \
-		-H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \
-		-d "$2" "$URL$1"
-	echo " $(cat "$TMP/post.out")"
-}
-wait_run() { # ID 'python condition on j' -> the detail
-	local j
-	for _ in $(seq 300); do
-		j=$(http_get "/api/v1/probes/$1")
-		jq_py "$j" "sys.exit(0 if ($2) else 1)" && { echo "$j"; return 0; }
-		sleep 0.1
-	done
-	fail "probe $1: '$2' not seen within 30 s: $j"
-}
 
 # Validation: copy-to needs "to", another drive, and runs once.
 for body in '{"preset":"copy-to"}' "{\"preset\":\"copy-to\",\"to\":$D0}" \
 	"{\"preset\":\"copy-self\",\"to\":$D1}" '{"preset":"copy-to","to":"demo1"}' \
 	"{\"preset\":\"copy-to\",\"to\":$D1,\"repeat\":2}"; do
-	out=$(post "/api/v1/devices/$D0/probes" "$body")
+	out=$(api_post "/api/v1/devices/$D0/probes" "$body")
 	[ "${out%% *}" = 400 ] || fail "$body: $out"
 done
-out=$(post "/api/v1/devices/$D0/probes" '{"preset":"copy-to","to":99999}')
+out=$(api_post "/api/v1/devices/$D0/probes" '{"preset":"copy-to","to":99999}')
 [ "${out%% *}" = 400 ] || fail "to an unknown drive: $out"
 # The written drive's budget applies.
-out=$(post "/api/v1/devices/$D0/probes" "{\"preset\":\"copy-to\",\"to\":$OVER}")
+out=$(api_post "/api/v1/devices/$D0/probes" "{\"preset\":\"copy-to\",\"to\":$OVER}")
 [ "${out%% *}" = 429 ] || fail "onto a drive over budget: $out"
 
 # A copy from copy-self's drive: first each drive's copy-self, for the comparison.
 for d in $D0 $D1; do
-	out=$(post "/api/v1/devices/$d/probes" '{"preset":"copy-self"}')
+	out=$(api_post "/api/v1/devices/$d/probes" '{"preset":"copy-self"}')
 	[ "${out%% *}" = 202 ] || fail "copy-self on $d: $out"
 	id=$(jq_py "${out#* }" "print(j['id'])")
-	wait_run "$id" "j['state']=='done'" >/dev/null
+	wait_probe "$id" "j['state']=='done'" 30 >/dev/null
 done
 
-out=$(post "/api/v1/devices/$D0/probes" "{\"preset\":\"copy-to\",\"to\":$D1}")
+out=$(api_post "/api/v1/devices/$D0/probes" "{\"preset\":\"copy-to\",\"to\":$D1}")
 [ "${out%% *}" = 202 ] || fail "copy-to: $out"
 ID=$(jq_py "${out#* }" "print(j['id'])")
 # Both drives show it running, and take no other probe.
 for d in $D0 $D1; do
 	jq_py "$(http_get "/api/v1/devices/$d/probes")" "sys.exit(0 if j['running']==$ID else 1)" ||
 		fail "drive $d does not show probe $ID running"
-	out=$(post "/api/v1/devices/$d/probes" '{"preset":"seq1m-q8"}')
+	out=$(api_post "/api/v1/devices/$d/probes" '{"preset":"seq1m-q8"}')
 	[ "${out%% *}" = 409 ] || fail "a second probe on $d during the copy: $out"
 done
 # A copy from a drive busy with a probe is refused.
-out=$(post "/api/v1/devices/$OVER/probes" "{\"preset\":\"copy-to\",\"to\":$D0}")
+out=$(api_post "/api/v1/devices/$OVER/probes" "{\"preset\":\"copy-to\",\"to\":$D0}")
 [ "${out%% *}" = 409 ] || fail "copy-to onto a drive running a probe: $out"
-out=$(post "/api/v1/devices/$D1/probes" "{\"preset\":\"copy-to\",\"to\":$OVER}")
+out=$(api_post "/api/v1/devices/$D1/probes" "{\"preset\":\"copy-to\",\"to\":$OVER}")
 [ "${out%% *}" = 409 ] || fail "copy-to from a drive running a probe: $out"
 
-j=$(wait_run "$ID" "j['state']=='done'")
+j=$(wait_probe "$ID" "j['state']=='done'" 30)
 jq_py "$j" "
 c = j['copy_to']
 assert j['device_id'] == $D1 and j['source_device_id'] == $D0, j
@@ -115,15 +103,15 @@ assert r['source_device_id'] == $D0 and r['device_id'] == $D1, r
 " || fail "the list entry"
 
 # Cancel: the run ends aborted, and both drives are free again.
-out=$(post "/api/v1/devices/$D1/probes" "{\"preset\":\"copy-to\",\"to\":$D0}")
+out=$(api_post "/api/v1/devices/$D1/probes" "{\"preset\":\"copy-to\",\"to\":$D0}")
 [ "${out%% *}" = 202 ] || fail "copy-to back: $out"
 ID2=$(jq_py "${out#* }" "print(j['id'])")
-out=$(post "/api/v1/probes/$ID2/cancel" '{}')
+out=$(api_post "/api/v1/probes/$ID2/cancel" '{}')
 [ "${out%% *}" = 202 ] || [ "${out%% *}" = 200 ] || fail "cancel: $out"
-wait_run "$ID2" "j['state']=='aborted'" >/dev/null
-out=$(post "/api/v1/devices/$D1/probes" '{"preset":"seq1m-q1"}')
+wait_probe "$ID2" "j['state']=='aborted'" 30 >/dev/null
+out=$(api_post "/api/v1/devices/$D1/probes" '{"preset":"seq1m-q1"}')
 [ "${out%% *}" = 202 ] || fail "drive read free after the cancel: $out"
-wait_run "$(jq_py "${out#* }" "print(j['id'])")" "j['state']=='done'" >/dev/null
+wait_probe "$(jq_py "${out#* }" "print(j['id'])")" "j['state']=='done'" 30 >/dev/null
 
 # nvmond probe --preset copy-to --to, on the same database while the daemon runs.
 cli() { "$NVMOND_BIN" --demo -c "$TMP/nvmond.conf" --db "$DB" probe "$@"; }
@@ -149,14 +137,14 @@ grep -q '^copy-to demo2 (from demo1): [0-9,]* MB/s; copy-self on demo1 [0-9,]* M
 # Either drive taken by the daemon's probe: the CLI's copy is refused (the drive
 # read's lock as much as the one written's).
 for d in $D0 $D1; do
-	out=$(post "/api/v1/devices/$d/probes" '{"preset":"seq1m-q1"}')
+	out=$(api_post "/api/v1/devices/$d/probes" '{"preset":"seq1m-q1"}')
 	[ "${out%% *}" = 202 ] || fail "seq1m-q1 on $d: $out"
 	id=$(jq_py "${out#* }" "print(j['id'])")
 	expect_exit 1 cli --device demo1 --preset copy-to --to demo2
 	[ "$d" != "$D0" ] || grep -q 'drive copied from' "$LAST_STDERR" ||
 		fail "refused without naming the drive read: $(cat "$LAST_STDERR")"
-	post "/api/v1/probes/$id/cancel" '{}' >/dev/null
-	wait_run "$id" "j['state']!='running'" >/dev/null
+	api_post "/api/v1/probes/$id/cancel" '{}' >/dev/null
+	wait_probe "$id" "j['state']!='running'" 30 >/dev/null
 done
 
 stop_daemon

@@ -28,28 +28,9 @@ DB=$TMP/nvmond.db
 start_daemon --demo --log-level info -c "$TMP/nvmond.conf" --db "$DB"
 URL=http://127.0.0.1:$PORT
 
-dev_id() { # name -> id
-	jq_py "$(http_get /api/v1/devices)" "print([d['id'] for d in j['devices'] if d['name']=='$1'][0])"
-}
-D1=$(dev_id demo1)
-D2=$(dev_id demo2)
+D1=$(demo_id demo1)
+D2=$(demo_id demo2)
 
-post() { # URL-PATH BODY -> "STATUS BODY"
-	curl -sS --max-time 10 -o "$TMP/post.out" -w '%{http_code}' \
-		-H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \
-		-d "$2" "$URL$1"
-	echo " $(cat "$TMP/post.out")"
-}
-# wait_run ID 'python condition on j (the run detail)' -> the detail
-wait_run() {
-	local j
-	for _ in $(seq 600); do
-		j=$(http_get "/api/v1/probes/$1")
-		jq_py "$j" "sys.exit(0 if ($2) else 1)" && { echo "$j"; return 0; }
-		sleep 0.1
-	done
-	fail "probe $1: '$2' not seen within 60 s: $j"
-}
 runs_of() { # device id -> number of its runs
 	jq_py "$(http_get "/api/v1/devices/$1/probes")" "print(len(j['probes']))"
 }
@@ -57,25 +38,25 @@ runs_of() { # device id -> number of its runs
 # Validation: the token, the body.
 code=$(curl -sS -o /dev/null -w '%{http_code}' -d '{}' "$URL/api/v1/probes")
 [ "$code" = 401 ] || fail "no token: $code"
-out=$(post /api/v1/probes "{\"preset\":\"seq1m-q8\",\"devices\":[$D1]}")
+out=$(api_post /api/v1/probes "{\"preset\":\"seq1m-q8\",\"devices\":[$D1]}")
 [ "${out%% *}" = 400 ] || fail "one drive: $out"
-out=$(post /api/v1/probes "{\"preset\":\"seq1m-q8\",\"devices\":[$D1,$D1]}")
+out=$(api_post /api/v1/probes "{\"preset\":\"seq1m-q8\",\"devices\":[$D1,$D1]}")
 [ "${out%% *}" = 400 ] || fail "a drive twice: $out"
-out=$(post /api/v1/probes "{\"preset\":\"cache-recovery\",\"devices\":[$D1,$D2]}")
+out=$(api_post /api/v1/probes "{\"preset\":\"cache-recovery\",\"devices\":[$D1,$D2]}")
 [ "${out%% *}" = 400 ] || fail "a study in a group: $out"
-out=$(post /api/v1/probes "{\"preset\":\"seq1m-q8\",\"devices\":[$D1,999]}")
+out=$(api_post /api/v1/probes "{\"preset\":\"seq1m-q8\",\"devices\":[$D1,999]}")
 [ "${out%% *}" = 404 ] || fail "no such drive: $out"
 [ "$(runs_of "$D1")" = 0 ] || fail "a refused group started a run"
 
 # Each drive alone first: the group compares with these.
 for d in "$D1" "$D2"; do
-	out=$(post "/api/v1/devices/$d/probes" '{"preset":"seq1m-q8"}')
+	out=$(api_post "/api/v1/devices/$d/probes" '{"preset":"seq1m-q8"}')
 	[ "${out%% *}" = 202 ] || fail "solo on $d: $out"
-	wait_run "$(jq_py "${out#* }" "print(j['id'])")" "j['state'] == 'done'" > /dev/null
+	wait_probe "$(jq_py "${out#* }" "print(j['id'])")" "j['state'] == 'done'" 60 > /dev/null
 done
 
 # Together.
-out=$(post /api/v1/probes "{\"preset\":\"seq1m-q8\",\"devices\":[$D2,$D1]}")
+out=$(api_post /api/v1/probes "{\"preset\":\"seq1m-q8\",\"devices\":[$D2,$D1]}")
 [ "${out%% *}" = 202 ] || fail "POST group: $out"
 G=$(jq_py "${out#* }" "print(j['group_id'])")
 jq_py "${out#* }" "
@@ -85,9 +66,9 @@ assert $G in [x['id'] for x in r] and $G == min(x['id'] for x in r), j
 " || fail "the answer: $out"
 M2=$(jq_py "${out#* }" "print(j['runs'][0]['id'])")
 # Both drives are the group's while it runs.
-out=$(post "/api/v1/devices/$D1/probes" '{"preset":"rnd4k-q1"}')
+out=$(api_post "/api/v1/devices/$D1/probes" '{"preset":"rnd4k-q1"}')
 [ "${out%% *}" = 409 ] || fail "a probe during the group: $out"
-j=$(wait_run "$M2" "j['group'] and all(m['state'] != 'running' for m in j['group']['members'])")
+j=$(wait_probe "$M2" "j['group'] and all(m['state'] != 'running' for m in j['group']['members'])" 60)
 jq_py "$j" "
 g = j['group']
 assert g['id'] == $G and len(g['members']) == 2, g
@@ -116,11 +97,11 @@ S1=$(jq_py "$j" "print([m['solo_run_id'] for m in j['group']['members'] if m['de
 jq_py "$(http_get "/api/v1/probes/$S1")" "assert j['group'] is None" || fail "solo run $S1"
 
 # One drive refused (a probe runs on demo2): the whole group is, before anything starts.
-out=$(post "/api/v1/devices/$D2/probes" '{"preset":"sustained-write"}')
+out=$(api_post "/api/v1/devices/$D2/probes" '{"preset":"sustained-write"}')
 [ "${out%% *}" = 202 ] || fail "sustained-write on demo2: $out"
 BUSY=$(jq_py "${out#* }" "print(j['id'])")
 n1=$(runs_of "$D1")
-out=$(post /api/v1/probes "{\"preset\":\"seq1m-q8\",\"devices\":[$D1,$D2]}")
+out=$(api_post /api/v1/probes "{\"preset\":\"seq1m-q8\",\"devices\":[$D1,$D2]}")
 [ "${out%% *}" = 409 ] || fail "a group with a busy drive: $out"
 jq_py "${out#* }" "
 assert j['device_id'] == $D2, j
@@ -128,35 +109,35 @@ assert 'nothing started' in j['error'] and 'demo2' in j['error'] and 'is running
 " || fail "the refusal names the drive: $out"
 [ "$(runs_of "$D1")" = "$n1" ] || fail "demo1 started a run of a refused group"
 # … and demo1's lock was let go: it probes alone at once.
-out=$(post "/api/v1/devices/$D1/probes" '{"preset":"rnd4k-q1"}')
+out=$(api_post "/api/v1/devices/$D1/probes" '{"preset":"rnd4k-q1"}')
 [ "${out%% *}" = 202 ] || fail "demo1 after the refused group: $out"
-wait_run "$(jq_py "${out#* }" "print(j['id'])")" "j['state'] == 'done'" > /dev/null
-out=$(post "/api/v1/probes/$BUSY/cancel" '')
+wait_probe "$(jq_py "${out#* }" "print(j['id'])")" "j['state'] == 'done'" 60 > /dev/null
+out=$(api_post "/api/v1/probes/$BUSY/cancel" '')
 [ "${out%% *}" = 202 ] || fail "cancel sustained-write: $out"
-wait_run "$BUSY" "j['state'] != 'running'" > /dev/null
+wait_probe "$BUSY" "j['state'] != 'running'" 60 > /dev/null
 
 # Cancel one member: every member stops, and the group says so.
-out=$(post /api/v1/probes "{\"preset\":\"sustained-write\",\"devices\":[$D1,$D2]}")
+out=$(api_post /api/v1/probes "{\"preset\":\"sustained-write\",\"devices\":[$D1,$D2]}")
 [ "${out%% *}" = 202 ] || fail "POST group (sustained-write): $out"
 G2=$(jq_py "${out#* }" "print(j['group_id'])")
 LAST=$(jq_py "${out#* }" "print(j['runs'][1]['id'])")
-wait_run "$LAST" "j['state'] == 'running' and 'progress' in j" > /dev/null
-out=$(post "/api/v1/probes/$LAST/cancel" '')
+wait_probe "$LAST" "j['state'] == 'running' and 'progress' in j" 60 > /dev/null
+out=$(api_post "/api/v1/probes/$LAST/cancel" '')
 [ "${out%% *}" = 202 ] || fail "cancel a member: $out"
-j=$(wait_run "$G2" "all(m['state'] != 'running' for m in j['group']['members'])")
+j=$(wait_probe "$G2" "all(m['state'] != 'running' for m in j['group']['members'])" 60)
 jq_py "$j" "
 g = j['group']
 assert all(m['state'] == 'aborted' and 'group was cancelled' in m['reason'] for m in g['members']), g
 assert 'demo1 aborted' in g['text'] and 'demo2 aborted' in g['text'], g['text']
 " || fail "cancel of the group: $j"
 # Cancel by the group's id (its first member) stops the others too.
-out=$(post /api/v1/probes "{\"preset\":\"sustained-write\",\"devices\":[$D1,$D2]}")
+out=$(api_post /api/v1/probes "{\"preset\":\"sustained-write\",\"devices\":[$D1,$D2]}")
 [ "${out%% *}" = 202 ] || fail "POST group again: $out"
 G3=$(jq_py "${out#* }" "print(j['group_id'])")
-wait_run "$G3" "j['state'] == 'running' and 'progress' in j" > /dev/null
-out=$(post "/api/v1/probes/$G3/cancel" '')
+wait_probe "$G3" "j['state'] == 'running' and 'progress' in j" 60 > /dev/null
+out=$(api_post "/api/v1/probes/$G3/cancel" '')
 [ "${out%% *}" = 202 ] || fail "cancel the group by id: $out"
-wait_run "$G3" "all(m['state'] == 'aborted' for m in j['group']['members'])" > /dev/null
+wait_probe "$G3" "all(m['state'] == 'aborted' for m in j['group']['members'])" 60 > /dev/null
 
 # nvmond probe --device A --device B on the same database, while the daemon runs.
 "$NVMOND_BIN" --demo -c "$TMP/nvmond.conf" --db "$DB" probe --device demo1 --device demo2 \

@@ -38,45 +38,22 @@ DB=$TMP/nvmond.db
 start_daemon --demo --log-level info -c "$TMP/nvmond.conf" --db "$DB"
 URL=http://127.0.0.1:$PORT
 
-dev_id() { # name -> id
-	jq_py "$(http_get /api/v1/devices)" "print([d['id'] for d in j['devices'] if d['name']=='$1'][0])"
-}
-D0=$(dev_id demo1)
-post() { # URL-PATH BODY -> "STATUS BODY"; demo0 runs hot every few minutes: waits it out
-	local code
-	for _ in $(seq 120); do
-		code=$(curl -sS --max-time 10 -o "$TMP/post.out" -w '%{http_code}' \
-			-H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \
-			-d "$2" "$URL$1")
-		[ "$code" = 409 ] && grep -q 'warning temperature' "$TMP/post.out" || break
-		sleep 1
-	done
-	echo "$code $(cat "$TMP/post.out")"
-}
-wait_run() { # ID 'python condition on j' -> the detail
-	local j
-	for _ in $(seq 900); do
-		j=$(http_get "/api/v1/probes/$1")
-		jq_py "$j" "sys.exit(0 if ($2) else 1)" && { echo "$j"; return 0; }
-		sleep 0.1
-	done
-	fail "probe $1: '$2' not seen within 90 s: $j"
-}
+D0=$(demo_id demo1)
 
 # No cache size yet: refused, saying why.
-out=$(post "/api/v1/devices/$D0/probes" '{"preset":"cache-recovery"}')
+out=$(api_post "/api/v1/devices/$D0/probes" '{"preset":"cache-recovery"}')
 [ "${out%% *}" = 409 ] || fail "cache-recovery before any cliff: $out"
 case "$out" in *"run sustained-write first"*) ;; *) fail "the refusal says why: $out" ;; esac
 jq_py "$(http_get "/api/v1/devices/$D0/probes")" "assert j['write_cache'] == {'bytes': None, 'history': []}, j['write_cache']" ||
 	fail "no write cache measured yet"
-out=$(post "/api/v1/devices/$D0/probes" '{"preset":"cache-recovery","repeat":2}')
+out=$(api_post "/api/v1/devices/$D0/probes" '{"preset":"cache-recovery","repeat":2}')
 [ "${out%% *}" = 400 ] || fail "a study with repeat: $out"
 
 # sustained-write finds demo1's 24 GB cache: the drive's write cache.
-out=$(post "/api/v1/devices/$D0/probes" '{"preset":"sustained-write"}')
+out=$(api_post "/api/v1/devices/$D0/probes" '{"preset":"sustained-write"}')
 [ "${out%% *}" = 202 ] || fail "sustained-write: $out"
 SW=$(jq_py "${out#* }" "print(j['id'])")
-j=$(wait_run "$SW" "j['state'] == 'stopped'")
+j=$(wait_probe "$SW" "j['state'] == 'stopped'" 90)
 CLIFF=$(jq_py "$j" "print([e for e in j['phases'][0]['events'] if e['kind']=='cliff'][0]['bytes_before'])")
 jq_py "$(http_get "/api/v1/devices/$D0/probes")" "
 c = j['write_cache']
@@ -88,7 +65,7 @@ assert h['mb_s_before'] > 2 * h['mb_s_after'] > 0, c
 " || fail "the cliff's bytes are the write cache"
 
 # The study: its schedule in the answer, then the fill and three bursts.
-out=$(post "/api/v1/devices/$D0/probes" '{"preset":"cache-recovery"}')
+out=$(api_post "/api/v1/devices/$D0/probes" '{"preset":"cache-recovery"}')
 [ "${out%% *}" = 202 ] || fail "cache-recovery: $out"
 S=$(jq_py "${out#* }" "print(j['id'])")
 jq_py "${out#* }" "
@@ -99,9 +76,9 @@ assert s['cache_bytes'] == $CLIFF and s['burst_bytes'] == 1 << 30, s
 assert $CLIFF < s['fill_bytes'] <= $CLIFF * 1.25 + (1 << 20), s
 " || fail "the study's schedule: $out"
 # The drive is the study's while it waits.
-out=$(post "/api/v1/devices/$D0/probes" '{"preset":"rnd4k-q1"}')
+out=$(api_post "/api/v1/devices/$D0/probes" '{"preset":"rnd4k-q1"}')
 [ "${out%% *}" = 409 ] || fail "a probe during the study: $out"
-j=$(wait_run "$S" "j['recovery']['state'] not in ('running', 'waiting')")
+j=$(wait_probe "$S" "j['recovery']['state'] not in ('running', 'waiting')" 90)
 jq_py "$j" "
 r = j['recovery']
 assert r['series_id'] == $S, r
@@ -125,18 +102,18 @@ assert sorted(r['bytes_charged'] for r in b)[:3] == [1 << 30] * 3, b
 " || fail "the bursts are runs, charged"
 
 # Cancel during the wait stops the study: the burst that would come is recorded skipped.
-out=$(post "/api/v1/devices/$D0/probes" '{"preset":"cache-recovery"}')
+out=$(api_post "/api/v1/devices/$D0/probes" '{"preset":"cache-recovery"}')
 [ "${out%% *}" = 202 ] || fail "second study: $out"
 S2=$(jq_py "${out#* }" "print(j['id'])")
-wait_run "$S2" "j['state'] == 'done'" >/dev/null
-out=$(post "/api/v1/probes/$S2/cancel" '')
+wait_probe "$S2" "j['state'] == 'done'" 90 >/dev/null
+out=$(api_post "/api/v1/probes/$S2/cancel" '')
 [ "${out%% *}" = 202 ] || fail "cancel the study: $out"
-j=$(wait_run "$S2" "j['recovery']['state'] == 'ended'")
+j=$(wait_probe "$S2" "j['recovery']['state'] == 'ended'" 90)
 jq_py "$j" "
 runs = j['series']['runs']
 assert runs[-1]['state'] == 'skipped' and 'cancel' in runs[-1]['reason'], runs
 " || fail "a cancelled study: $j"
-out=$(post "/api/v1/devices/$D0/probes" '{"preset":"rnd4k-q1"}')
+out=$(api_post "/api/v1/devices/$D0/probes" '{"preset":"rnd4k-q1"}')
 [ "${out%% *}" = 202 ] || fail "the drive is free after the cancel: $out"
 stop_daemon
 

@@ -29,46 +29,27 @@ DB=$TMP/nvmond.db
 start_daemon --demo --log-level info -c "$TMP/nvmond.conf" --db "$DB"
 URL=http://127.0.0.1:$PORT
 
-dev_id() { # name -> id
-	jq_py "$(http_get /api/v1/devices)" "print([d['id'] for d in j['devices'] if d['name']=='$1'][0])"
-}
-D1=$(dev_id demo1)
-D2=$(dev_id demo2)
+D1=$(demo_id demo1)
+D2=$(demo_id demo2)
 
-post() { # URL-PATH BODY -> "STATUS BODY"
-	curl -sS --max-time 10 -o "$TMP/post.out" -w '%{http_code}' \
-		-H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \
-		-d "$2" "$URL$1"
-	echo " $(cat "$TMP/post.out")"
-}
-# wait_series ID 'python condition on j (the run detail)' -> the detail
-wait_series() {
-	local j
-	for _ in $(seq 600); do
-		j=$(http_get "/api/v1/probes/$1")
-		jq_py "$j" "sys.exit(0 if ($2) else 1)" && { echo "$j"; return 0; }
-		sleep 0.1
-	done
-	fail "series $1: '$2' not seen within 60 s: $j"
-}
 
 # Validation.
-out=$(post "/api/v1/devices/$D1/probes" '{"preset":"seq1m-q8","repeat":11}')
+out=$(api_post "/api/v1/devices/$D1/probes" '{"preset":"seq1m-q8","repeat":11}')
 [ "${out%% *}" = 400 ] || fail "repeat 11: $out"
-out=$(post "/api/v1/devices/$D1/probes" '{"preset":"seq1m-q8","repeat":3,"cooldown":"soon"}')
+out=$(api_post "/api/v1/devices/$D1/probes" '{"preset":"seq1m-q8","repeat":3,"cooldown":"soon"}')
 [ "${out%% *}" = 400 ] || fail "bad cooldown: $out"
 
 # A series of 3 on demo1 (980 PRO 1TB, rated 7,000 / 5,000 MB/s), 1 s apart.
-out=$(post "/api/v1/devices/$D1/probes" '{"preset":"seq1m-q8","repeat":3,"cooldown":"1s"}')
+out=$(api_post "/api/v1/devices/$D1/probes" '{"preset":"seq1m-q8","repeat":3,"cooldown":"1s"}')
 [ "${out%% *}" = 202 ] || fail "POST repeat 3: $out"
 S=$(jq_py "${out#* }" "print(j['series']['id'])")
 [ "$(jq_py "${out#* }" "print(j['id'], j['series']['of'], j['series']['cooldown_ms'])")" = "$S 3 1000" ] ||
 	fail "the answer names the series: $out"
 # The drive is the series' until it ends, cooldown included.
-j=$(wait_series "$S" "j['state'] == 'done'")
-out=$(post "/api/v1/devices/$D1/probes" '{"preset":"rnd4k-q1"}')
+j=$(wait_probe "$S" "j['state'] == 'done'" 60)
+out=$(api_post "/api/v1/devices/$D1/probes" '{"preset":"rnd4k-q1"}')
 [ "${out%% *}" = 409 ] || fail "a probe during the series: $out"
-j=$(wait_series "$S" "not j['series']['running'] and j['series']['measured'] == 3")
+j=$(wait_probe "$S" "not j['series']['running'] and j['series']['measured'] == 3" 60)
 jq_py "$j" "
 s = j['series']
 assert s['id'] == $S and s['of'] == 3 and s['index'] == 1 and s['complete'], s
@@ -93,18 +74,18 @@ R3=$(jq_py "$j" "print(j['series']['runs'][2]['id'])")
 jq_py "$(http_get "/api/v1/probes/$R3")" "assert j['series']['index'] == 3 and j['series']['id'] == $S" ||
 	fail "run 3 is not linked"
 # A single run has no series, and its spec is this run's.
-out=$(post "/api/v1/devices/$D1/probes" '{"preset":"seq1m-q8"}')
+out=$(api_post "/api/v1/devices/$D1/probes" '{"preset":"seq1m-q8"}')
 [ "${out%% *}" = 202 ] || fail "single run after the series: $out"
 one=$(jq_py "${out#* }" "print(j['id'])")
-j=$(wait_series "$one" "j['state'] == 'done'")
+j=$(wait_probe "$one" "j['state'] == 'done'" 60)
 jq_py "$j" "assert j['series'] is None and j['spec']['basis'] == 'this run', j['spec']" ||
 	fail "single run: $j"
 
 # Below the rating: demo2 with rated_read_mbps = 9000, a series of 2.
-out=$(post "/api/v1/devices/$D2/probes" '{"preset":"seq1m-q8","repeat":2,"cooldown":"200ms"}')
+out=$(api_post "/api/v1/devices/$D2/probes" '{"preset":"seq1m-q8","repeat":2,"cooldown":"200ms"}')
 [ "${out%% *}" = 202 ] || fail "POST demo2: $out"
 S2=$(jq_py "${out#* }" "print(j['id'])")
-j=$(wait_series "$S2" "not j['series']['running'] and j['series']['measured'] == 2")
+j=$(wait_probe "$S2" "not j['series']['running'] and j['series']['measured'] == 2" 60)
 jq_py "$j" "
 sp = j['spec']
 assert sp['source'] == 'config' and sp['read']['rated_mb_per_s'] == 9000, sp
@@ -127,13 +108,13 @@ assert not [a for a in j['active'] if a['rule'] == 'below_rated' and a['device_i
 " || fail "below_rated alert: $al"
 
 # A cancel in the cooldown ends the series and says so.
-out=$(post "/api/v1/devices/$D2/probes" '{"preset":"seq1m-q8","repeat":3,"cooldown":"1m"}')
+out=$(api_post "/api/v1/devices/$D2/probes" '{"preset":"seq1m-q8","repeat":3,"cooldown":"1m"}')
 [ "${out%% *}" = 202 ] || fail "POST demo2 (cooldown 1m): $out"
 S3=$(jq_py "${out#* }" "print(j['id'])")
-wait_series "$S3" "j['state'] == 'done'" > /dev/null
-out=$(post "/api/v1/probes/$S3/cancel" '')
+wait_probe "$S3" "j['state'] == 'done'" 60 > /dev/null
+out=$(api_post "/api/v1/probes/$S3/cancel" '')
 [ "${out%% *}" = 202 ] || fail "cancel in the cooldown: $out"
-j=$(wait_series "$S3" "not j['series']['running'] and len(j['series']['runs']) == 2")
+j=$(wait_probe "$S3" "not j['series']['running'] and len(j['series']['runs']) == 2" 60)
 jq_py "$j" "
 s = j['series']
 assert s['runs'][1]['state'] == 'skipped' and 'during the cooldown' in s['runs'][1]['reason'], s
@@ -141,28 +122,28 @@ assert not s['complete'] and s['measured'] == 1, s
 assert s['note'].startswith('the series ended after 1 of 3 runs: run 2 skipped'), s['note']
 " || fail "cancel in the cooldown: $j"
 # The drive is free again at once.
-out=$(post "/api/v1/devices/$D2/probes" '{"preset":"rnd4k-q1"}')
+out=$(api_post "/api/v1/devices/$D2/probes" '{"preset":"rnd4k-q1"}')
 [ "${out%% *}" = 202 ] || fail "demo2 after the cancelled series: $out"
-wait_series "$(jq_py "${out#* }" "print(j['id'])")" "j['state'] == 'done'" > /dev/null
+wait_probe "$(jq_py "${out#* }" "print(j['id'])")" "j['state'] == 'done'" 60 > /dev/null
 
 # A cancel during a run of a series: that run is aborted and the series ends.
-out=$(post "/api/v1/devices/$D1/probes" '{"preset":"seq1m-q8","repeat":3,"cooldown":"200ms"}')
+out=$(api_post "/api/v1/devices/$D1/probes" '{"preset":"seq1m-q8","repeat":3,"cooldown":"200ms"}')
 [ "${out%% *}" = 202 ] || fail "POST demo1 again: $out"
 S4=$(jq_py "${out#* }" "print(j['id'])")
-j=$(wait_series "$S4" "len(j['series']['runs']) == 2 and j['series']['runs'][1]['state'] == 'running'")
+j=$(wait_probe "$S4" "len(j['series']['runs']) == 2 and j['series']['runs'][1]['state'] == 'running'" 60)
 R2=$(jq_py "$j" "print(j['series']['runs'][1]['id'])")
-out=$(post "/api/v1/probes/$R2/cancel" '')
+out=$(api_post "/api/v1/probes/$R2/cancel" '')
 [ "${out%% *}" = 202 ] || fail "cancel run 2: $out"
-j=$(wait_series "$S4" "not j['series']['running'] and j['series']['runs'][1]['state'] != 'running'")
+j=$(wait_probe "$S4" "not j['series']['running'] and j['series']['runs'][1]['state'] != 'running'" 60)
 jq_py "$j" "
 s = j['series']
 assert len(s['runs']) == 2 and s['runs'][1]['state'] == 'aborted', s
 assert 'cancelled' in s['runs'][1]['reason'] and not s['complete'], s
 assert 'run 2 aborted' in s['note'], s
 " || fail "cancel during a run: $j"
-out=$(post "/api/v1/devices/$D1/probes" '{"preset":"rnd4k-q1"}')
+out=$(api_post "/api/v1/devices/$D1/probes" '{"preset":"rnd4k-q1"}')
 [ "${out%% *}" = 202 ] || fail "demo1 after the cancelled series: $out"
-wait_series "$(jq_py "${out#* }" "print(j['id'])")" "j['state'] == 'done'" > /dev/null
+wait_probe "$(jq_py "${out#* }" "print(j['id'])")" "j['state'] == 'done'" 60 > /dev/null
 
 # nvmond probe --repeat on the same database, while the daemon runs.
 "$NVMOND_BIN" --demo -c "$TMP/nvmond.conf" --db "$DB" probe --device demo1 --preset seq1m-q8 \

@@ -87,10 +87,24 @@ static void pool_give(struct api *a, struct store *s, bool broken)
 
 static enum MHD_Result queue(struct MHD_Connection *c, unsigned status, struct MHD_Response *resp)
 {
+	const union MHD_ConnectionInfo *ci;
 	enum MHD_Result ret;
 
 	if (!resp)
 		return MHD_NO; /* out of memory: MHD closes the connection */
+	/*
+	 * Tell keep-alive clients when an idle connection will be closed, so that
+	 * they retire it first instead of reusing it as it closes (Node's agent,
+	 * curl and browsers read the hint; without it a reuse can race the close
+	 * and fail with "socket hang up").
+	 */
+	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_TIMEOUT);
+	if (ci && ci->connection_timeout > 0) {
+		char hint[32];
+
+		snprintf(hint, sizeof(hint), "timeout=%u", ci->connection_timeout);
+		MHD_add_response_header(resp, "Keep-Alive", hint);
+	}
 	ret = MHD_queue_response(c, status, resp);
 	MHD_destroy_response(resp);
 	return ret;

@@ -109,6 +109,10 @@ check "/healthz 200" [ "$CODE" = 200 ]
 check "/healthz body" [ "$(py 'd == {"status": "ok"}')" = True ]
 check "/healthz is JSON" [ "$(header Content-Type)" = application/json ]
 check "/healthz no-store" [ "$(header Cache-Control)" = no-store ]
+# Keep-alive clients learn when an idle connection closes ([http] timeout, 30 s
+# by default), so that they never reuse one as it closes (a Node client's
+# "socket hang up" in the dashboard test).
+check "/healthz Keep-Alive: timeout=30" [ "$(header Keep-Alive)" = timeout=30 ]
 
 # ---- devices
 req "$BASE/api/v1/devices"

@@ -130,7 +130,7 @@ start_daemon -c "$TMP/nvmond.conf"
 wait_log_for "DEMO950PRO00001 \(demo0\): short self-test started \(catch-up\)" 20
 wait_log_for "DEMO980PRO00002 \(demo1\): scheduled short self-test skipped: .*probe" 20
 # Now an extended test at the next minute (leaving the reload time to land).
-NEXT=$(date -d "+$(( $(date +%S) > 50 ? 2 : 1 )) minutes" +%H:%M)
+NEXT=$(date -d "+$(( 10#$(date +%S) > 50 ? 2 : 1 )) minutes" +%H:%M)
 conf "[device \"DEMO950PRO00001\"]" "selftest_schedule = daily $MISSED short, daily $NEXT extended" \
 	"[device \"DEMO980PRO00002\"]" "selftest_schedule = daily $MISSED short"
 kill -HUP "$DAEMON_PID"

@@ -99,6 +99,14 @@ uint64_t recovery_fill_bytes(uint64_t cache, uint64_t limit)
 	return f > cache ? f : 0;
 }
 
+double recovery_pre_rate(uint64_t cache, double measured, uint64_t fill_bytes_before,
+			 double fill_rate)
+{
+	if (fill_rate > 0 && (double)fill_bytes_before >= RECOVERY_FILL_VALID * (double)cache)
+		return fill_rate;
+	return measured;
+}
+
 void recovery_judge(const struct recovery_point *v, size_t n, double pre_rate,
 		    struct recovery_verdict *ret)
 {

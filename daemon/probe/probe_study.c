@@ -95,11 +95,14 @@ bool probe_study_after(struct probe_study *st, const struct probe_outcome *o, ui
 		       char verdict[PROBE_REASON_MAX])
 {
 	if (index <= 1) {
-		/* The fill: idle counts from its end; its own cliff is the fresher rate. */
+		/* The fill: idle counts from its end; its own cliff is the fresher
+		 * rate when it began on an empty cache (recovery_pre_rate). */
 		st->cliff_ms = o->run.ended_ms;
 		for (size_t i = 0; o->n_phases && i < o->n_ev[0]; i++)
 			if (o->ev[0][i].kind == CLIFF_CLIFF) {
-				st->pre_rate = o->ev[0][i].rate_before;
+				st->pre_rate = recovery_pre_rate(st->cache_bytes, st->pre_rate,
+								 o->ev[0][i].bytes_before,
+								 o->ev[0][i].rate_before);
 				break;
 			}
 		return false;
@@ -141,25 +144,28 @@ static bool measured(const char *state)
 static int fill_pre_rate(struct store *s, const struct probe_run_row *fill, double *ret)
 {
 	struct probe_event_row *ev = NULL;
+	struct probe_cache_row c;
 	size_t n = 0;
-	int r = store_probe_events_get(s, fill->id, &ev, &n);
+	int r;
 
+	/* The measurement the study started from, and the fill's own cliff. */
+	r = store_probe_cache_latest(s, fill->device_id, fill->started_ms, &c);
+	if (r == -ENOENT)
+		c = (struct probe_cache_row){0};
+	else if (r < 0)
+		return r;
+	*ret = c.rate_before;
+	r = store_probe_events_get(s, fill->id, &ev, &n);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < n; i++)
 		if (ev[i].ev.kind == CLIFF_CLIFF) {
-			*ret = ev[i].ev.rate_before;
+			*ret = recovery_pre_rate(c.bytes, c.rate_before, ev[i].ev.bytes_before,
+						 ev[i].ev.rate_before);
 			break;
 		}
 	free(ev);
-	if (*ret > 0)
-		return 0;
-	/* No cliff of its own: the measurement the study started from. */
-	struct probe_cache_row c;
-	r = store_probe_cache_latest(s, fill->device_id, fill->started_ms, &c);
-	if (r == 0)
-		*ret = c.rate_before;
-	return r == -ENOENT ? 0 : r;
+	return 0;
 }
 
 int probe_study_json_add(struct store *s, const struct probe_run_row *run, json_t *detail)

@@ -22,7 +22,8 @@
 # VM_NVME_NS_<n> (namespaces of controller n, NSID 1..N, one image each;
 # default 1), VM_NVME_BLKDEBUG_<n> (a QEMU blkdebug config file: controller
 # n's images are reached through the blkdebug driver with it, for injected
-# I/O errors), VM_QEMU_EXTRA (array of extra qemu arguments), VM_KEEP=1 (keep
+# I/O errors), VM_NVME_DRIVE_OPTS_<n> (extra ",k=v" for controller n's -drive,
+# e.g. QEMU's throttling.* limits), VM_QEMU_EXTRA (array of extra qemu arguments), VM_KEEP=1 (keep
 # the run dir).
 
 VM_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -352,13 +353,13 @@ vm_pin() {
 # and the -drive option string for it: raw, through blkdebug when
 # VM_NVME_BLKDEBUG_<N> names a config file.
 vm_nvme_drive() {
-	local szv=VM_NVME_SIZE_$1 dbg=VM_NVME_BLKDEBUG_$1
+	local szv=VM_NVME_SIZE_$1 dbg=VM_NVME_BLKDEBUG_$1 dopts=VM_NVME_DRIVE_OPTS_$1
 	truncate -s "${!szv:-$VM_NVME_SIZE}" "$2" || vm_fail "truncate $2"
 	if [ -n "${!dbg:-}" ]; then
 		[ -r "${!dbg}" ] || vm_fail "VM_NVME_BLKDEBUG_$1: no file ${!dbg}"
-		echo "if=none,id=$3,format=raw,file.driver=blkdebug,file.config=${!dbg},file.image.filename=$2"
+		echo "if=none,id=$3,format=raw,file.driver=blkdebug,file.config=${!dbg},file.image.filename=$2${!dopts:-}"
 	else
-		echo "file=$2,if=none,id=$3,format=raw"
+		echo "file=$2,if=none,id=$3,format=raw${!dopts:-}"
 	fi
 }
 

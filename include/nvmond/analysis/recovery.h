@@ -44,6 +44,20 @@ uint64_t recovery_burst_bytes(uint64_t cache, uint64_t area, uint64_t budget);
  */
 uint64_t recovery_fill_bytes(uint64_t cache, uint64_t limit);
 
+/**
+ * recovery_pre_rate() - The rate a burst must reach (95 % of it) to count as
+ * recovered: the rate before the fill's own cliff when the fill wrote at least
+ * half the measured cache @cache before it (the cache was empty when it began:
+ * the fresher figure), else the rate before the cliff of the measurement the
+ * study started from, @measured. A fill that meets its cliff early began on a
+ * cache not yet refilled (a study started soon after a sustained-write), and
+ * its "rate before" is a trickle, not the drive's cached rate.
+ * @fill_bytes_before and @fill_rate: the fill's cliff, 0 when it found none.
+ */
+#define RECOVERY_FILL_VALID 0.5
+double recovery_pre_rate(uint64_t cache, double measured, uint64_t fill_bytes_before,
+			 double fill_rate);
+
 /* One burst: its idle time since the cliff and its rate. */
 struct recovery_point {
 	int64_t idle_ms;

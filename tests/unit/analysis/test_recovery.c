@@ -75,6 +75,30 @@ Test(recovery, fill_size)
 	cr_expect_eq(recovery_fill_bytes(8 * GiB, GiB), 0);
 }
 
+Test(recovery, reference_rate)
+{
+	/* docs/probes.md: the fill's own cliff is the reference when the fill wrote
+	 * at least half the measured cache before it (it began on an empty cache);
+	 * a fill that meets its cliff early began on a cache not yet refilled, and
+	 * the measurement's rate stands. */
+	static const struct {
+		uint64_t cache, fill_before;
+		double measured, fill_rate, want;
+	} t[] = {
+		{8 * GiB, 8 * GiB, 1500e6, 1400e6, 1400e6},   /* a full fill: fresher */
+		{8 * GiB, 4 * GiB, 1500e6, 1400e6, 1400e6},   /* exactly half: still */
+		{8 * GiB, 4 * GiB - 1, 1500e6, 42e6, 1500e6}, /* just under: the measurement */
+		{300 * MiB, 100 * MiB, 159e6, 42e6, 159e6},   /* the VM's throttle right after */
+		{8 * GiB, 0, 1500e6, 0, 1500e6},	      /* no cliff of its own */
+		{8 * GiB, 8 * GiB, 1500e6, 0, 1500e6},	      /* no rate */
+		{0, 0, 0, 0, 0},			      /* nothing measured */
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		cr_expect_eq(recovery_pre_rate(t[i].cache, t[i].measured, t[i].fill_before,
+					       t[i].fill_rate),
+			     t[i].want, "case %zu", i);
+}
+
 Test(recovery, verdict)
 {
 	/* "stopping when a burst runs at >= 95 % of the pre-cliff rate: cache recovered

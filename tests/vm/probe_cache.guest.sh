@@ -1,5 +1,5 @@
 # Guest half of test_probe_cache.sh (busybox sh, run by the VM's /init): a
-# sustained-write, then the cache-recovery study, on a probe file of a
+# repeated seq1m-q8, a sustained-write, then the cache-recovery study, on a probe file of a
 # controller whose image QEMU throttles like a drive's write cache (a burst
 # bucket, then a much lower rate, refilled by idle time). Leaves nvme-cli SMART
 # logs, the two results and exit codes in $VM_OUT.
@@ -26,6 +26,7 @@ cat > /tmp/cache.conf <<CONF
 [daemon]
 demo = no
 [probes]
+phase_duration = 500ms
 sustained_every = 0
 recovery_intervals = 1s,2s,4s,8s,16s,32s
 [device "NVMOND-VM-0000"]
@@ -43,6 +44,10 @@ run() {
 	echo "$name: rc $(cat "$out/$name.rc")"
 	sync
 }
+# A repeated run first (three, with a cooldown), well inside the bucket; then
+# the bucket drains (32 MB/s) before the sustained-write measures it.
+run repeat --preset seq1m-q8 --repeat 3 --cooldown 1s
+sleep 10
 smart before
 run sustained --preset sustained-write
 smart after_sustained

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The write cache and its recovery on an emulated controller: QEMU throttles
+# A repeated run, the write cache and its recovery on an emulated controller: QEMU throttles
 # controller 0's image with a burst bucket (writes run at BURST bytes/s until
 # about BURST × BURST_S bytes, then at RATE, and idle time drains the bucket at
 # RATE), which is how an SLC cache behaves seen from the host. A
@@ -50,6 +50,19 @@ def rc(name):
     return int(open(os.path.join(out, name + ".rc")).read())
 def units(name):
     return int(load("nvme0." + name + ".json")["data_units_written"])
+
+# 0. A repeated run: one series of three runs with best, median and spread.
+rp = load("repeat.json")
+ser = rp.get("series") or {}
+check(rc("repeat") == 0 and ser.get("of") == 3 and ser.get("measured") == 3 and ser.get("complete"),
+      "seq1m-q8 --repeat 3: a complete series of 3: %s" % {k: ser.get(k) for k in ("of", "measured", "complete", "note")})
+check(len({x["id"] for x in ser.get("runs", [])}) == 3, "three runs: %s" % ser.get("runs"))
+for ph in ser.get("phases", []):
+    v = sorted(ph["mb_per_s"])
+    check(len(v) == 3 and ph["best_mb_per_s"] == v[-1] and ph["median_mb_per_s"] == v[1] and
+          abs(ph["spread"] - (v[-1] - v[0]) / v[1]) < 1e-3,
+          "%s: best %.0f, median %.0f, spread %.3f of %s" % (ph["name"], ph["best_mb_per_s"],
+          ph["median_mb_per_s"], ph["spread"], [round(x) for x in ph["mb_per_s"]]))
 
 # 1. The sustained-write finds the bucket's edge as a cliff.
 s = load("sustained.json")

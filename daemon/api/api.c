@@ -5,7 +5,8 @@
  * mutex); samples come from read-only store handles kept in a small pool, each
  * used by one thread at a time. Every route is an endpoint (api.h); routing lives
  * in api_route.c, query parsing in api_params.c, static file resolution in
- * api_static.c; this file only speaks HTTP.
+ * api_static.c, sending answers (tags, 304, gzip, files, streams) in
+ * api_reply.c; this file takes requests and runs the server.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -15,7 +16,6 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +32,8 @@
 
 #include "nvmond/api/api_params.h"
 #include "nvmond/api/api_route.h"
+
+#include "api_internal.h"
 
 #define API_CONNECTION_LIMIT 256
 #define API_LISTEN_BACKLOG   128
@@ -83,123 +85,6 @@ static void pool_give(struct api *a, struct store *s, bool broken)
 	store_close(s);
 }
 
-/* ---- responses ---------------------------------------------------------- */
-
-static enum MHD_Result queue(struct MHD_Connection *c, unsigned status, struct MHD_Response *resp)
-{
-	const union MHD_ConnectionInfo *ci;
-	enum MHD_Result ret;
-
-	if (!resp)
-		return MHD_NO; /* out of memory: MHD closes the connection */
-	/*
-	 * Tell keep-alive clients when an idle connection will be closed, so that
-	 * they retire it first instead of reusing it as it closes (Node's agent,
-	 * curl and browsers read the hint; without it a reuse can race the close
-	 * and fail with "socket hang up").
-	 */
-	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_TIMEOUT);
-	if (ci && ci->connection_timeout > 0) {
-		char hint[32];
-
-		snprintf(hint, sizeof(hint), "timeout=%u", ci->connection_timeout);
-		MHD_add_response_header(resp, "Keep-Alive", hint);
-	}
-	ret = MHD_queue_response(c, status, resp);
-	MHD_destroy_response(resp);
-	return ret;
-}
-
-/*
- * Send @body (stolen) as JSON, with an Allow header when @allow is set. A NULL
- * @body means rendering ran out of memory.
- */
-static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, json_t *body,
-			     const char *allow)
-{
-	struct MHD_Response *resp;
-	char *text = NULL;
-
-	if (body)
-		text = json_dumps(body, JSON_COMPACT);
-	json_decref(body);
-	if (!text) {
-		static const char oom[] = "{\"error\":\"out of memory\"}";
-
-		status = MHD_HTTP_INTERNAL_SERVER_ERROR;
-		allow = NULL;
-		resp = MHD_create_response_from_buffer(strlen(oom), (void *)oom,
-						       MHD_RESPMEM_PERSISTENT);
-	} else {
-		resp = MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
-		if (!resp)
-			free(text);
-	}
-	if (!resp)
-		return MHD_NO;
-	if (MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json") !=
-		    MHD_YES ||
-	    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store") != MHD_YES ||
-	    (allow && MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, allow) != MHD_YES)) {
-		MHD_destroy_response(resp);
-		return MHD_NO;
-	}
-	return queue(c, status, resp);
-}
-
-static enum MHD_Result reply_json(struct MHD_Connection *c, unsigned status, json_t *body)
-{
-	return reply(c, status, body, NULL);
-}
-
-static enum MHD_Result reply_error(struct MHD_Connection *c, unsigned status, const char *msg)
-{
-	return reply(c, status, json_pack("{s:s}", "error", msg), NULL);
-}
-
-static enum MHD_Result reply_405(struct MHD_Connection *c)
-{
-	return reply(c, MHD_HTTP_METHOD_NOT_ALLOWED,
-		     json_pack("{s:s}", "error", "method not allowed; use GET or HEAD"), API_ALLOW);
-}
-
-/* ---- static files ------------------------------------------------------- */
-
-static enum MHD_Result handle_static(struct api *a, struct MHD_Connection *c, const char *url,
-				     bool read)
-{
-	struct MHD_Response *resp;
-	const char *type;
-	uint64_t size;
-	int fd, r;
-
-	if (!a->web_root)
-		return reply_error(c, MHD_HTTP_NOT_FOUND, "not found");
-	r = api_static_open(a->web_root, url, &fd, &size, &type);
-	if (r == -ENOENT)
-		return reply_error(c, MHD_HTTP_NOT_FOUND, "not found");
-	if (r < 0) {
-		log_warn("api: serving %s: %s", url, strerror(-r));
-		return reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "cannot read file");
-	}
-	if (!read) {
-		close(fd);
-		return reply_405(c);
-	}
-	resp = MHD_create_response_from_fd64(size, fd);
-	if (!resp) {
-		close(fd);
-		return MHD_NO;
-	}
-	if (MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type) != MHD_YES ||
-	    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache") != MHD_YES ||
-	    MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff") != MHD_YES) {
-		MHD_destroy_response(resp);
-		return MHD_NO;
-	}
-	return queue(c, MHD_HTTP_OK, resp);
-}
-
 /* ---- endpoints ---------------------------------------------------------- */
 
 struct params {
@@ -231,41 +116,6 @@ struct req_ctx {
 	bool too_big;
 };
 
-/* Drop whatever body @r holds. */
-static void reply_clear(struct api_reply *r)
-{
-	json_decref(r->json);
-	free(r->text);
-	if (r->stream_free)
-		r->stream_free(r->stream);
-	*r = (struct api_reply){0};
-}
-
-void api_reply_error(struct api_reply *ret, unsigned status, const char *fmt, ...)
-{
-	char msg[API_ERR_MAX];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	reply_clear(ret);
-	*ret = (struct api_reply){.status = status, .json = json_pack("{s:s}", "error", msg)};
-}
-
-void api_reply_stream(struct api_reply *ret, api_stream_read_fn read_fn, api_stream_free_fn free_fn,
-		      void *cls, const char *content_type)
-{
-	unsigned status = ret->status;
-
-	reply_clear(ret);
-	*ret = (struct api_reply){.status = status,
-				  .stream_read = read_fn,
-				  .stream_free = free_fn,
-				  .stream = cls,
-				  .content_type = content_type};
-}
-
 /* Constant-time: the token must not leak through timing. */
 static bool token_ok(const struct api *a, struct MHD_Connection *c)
 {
@@ -282,80 +132,6 @@ static bool token_ok(const struct api *a, struct MHD_Connection *c)
 	return diff == 0 && n == m;
 }
 
-struct stream_ctx {
-	api_stream_read_fn read;
-	api_stream_free_fn free;
-	void *cls;
-};
-
-static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
-{
-	(void)pos;
-	struct stream_ctx *s = cls;
-	ssize_t n = s->read(s->cls, buf, max);
-
-	if (n < 0)
-		return MHD_CONTENT_READER_END_WITH_ERROR;
-	return n == 0 ? MHD_CONTENT_READER_END_OF_STREAM : n;
-}
-
-static void stream_free(void *cls)
-{
-	struct stream_ctx *s = cls;
-
-	if (s->free)
-		s->free(s->cls);
-	free(s);
-}
-
-/* A streamed body: chunked, since its length is known only once it is sent. */
-static struct MHD_Response *response_stream(struct api_reply *r)
-{
-	struct stream_ctx *s = malloc(sizeof(*s));
-	struct MHD_Response *resp;
-
-	if (!s) {
-		reply_clear(r);
-		return NULL;
-	}
-	*s = (struct stream_ctx){.read = r->stream_read, .free = r->stream_free, .cls = r->stream};
-	*r = (struct api_reply){0}; /* the response owns the stream now */
-	resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 32 * 1024, stream_read, s,
-						 stream_free);
-	if (!resp)
-		stream_free(s);
-	return resp;
-}
-
-static enum MHD_Result reply_ext(struct MHD_Connection *c, struct api_reply *r)
-{
-	unsigned status = r->status ? r->status : MHD_HTTP_OK;
-	const char *type = r->content_type;
-	struct MHD_Response *resp;
-
-	if (r->stream_read) {
-		resp = response_stream(r);
-		if (!type)
-			type = "application/json";
-	} else if (r->text) {
-		resp = MHD_create_response_from_buffer(r->text_len, r->text, MHD_RESPMEM_MUST_FREE);
-		if (!resp)
-			free(r->text);
-		if (!type)
-			type = "text/plain";
-	} else {
-		return reply_json(c, status, r->json);
-	}
-	if (!resp)
-		return MHD_NO;
-	if (MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type) != MHD_YES ||
-	    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store") != MHD_YES) {
-		MHD_destroy_response(resp);
-		return MHD_NO;
-	}
-	return queue(c, status, resp);
-}
-
 static enum MHD_Result handle_ext(struct api *a, struct MHD_Connection *c, const char *url,
 				  const char *method, struct req_ctx *rc)
 {
@@ -367,23 +143,23 @@ static enum MHD_Result handle_ext(struct api *a, struct MHD_Connection *c, const
 	int e;
 
 	if (rc->too_big)
-		return reply_error(c, MHD_HTTP_CONTENT_TOO_LARGE, "request body too large");
+		return api_http_error(c, MHD_HTTP_CONTENT_TOO_LARGE, "request body too large");
 	if ((ep->flags & API_EP_AUTH) && !token_ok(a, c))
-		return reply_error(c, MHD_HTTP_UNAUTHORIZED,
-				   a->token ? "missing or wrong bearer token"
-					    : "this endpoint needs a token: set [http] token");
+		return api_http_error(c, MHD_HTTP_UNAUTHORIZED,
+				      a->token ? "missing or wrong bearer token"
+					       : "this endpoint needs a token: set [http] token");
 	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, param_collect, &p);
 	if (p.overflow)
-		return reply_error(c, MHD_HTTP_BAD_REQUEST, "too many query parameters");
+		return api_http_error(c, MHD_HTTP_BAD_REQUEST, "too many query parameters");
 	/* An endpoint without a query: every parameter is unknown, said as everywhere. */
 	if (!(ep->flags & API_EP_QUERY) && api_params_parse_query(p.v, p.n, NULL, 0, err) < 0)
-		return reply_error(c, MHD_HTTP_BAD_REQUEST, err);
+		return api_http_error(c, MHD_HTTP_BAD_REQUEST, err);
 	if (ep->flags & API_EP_STORE) {
 		e = pool_take(a, &s, serr);
 		if (e < 0) {
 			log_warn("api: cannot open %s read-only: %s", a->db_path, serr);
-			return reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
-					   "database unavailable");
+			return api_http_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
+					      "database unavailable");
 		}
 	}
 	struct api_request req = {
@@ -403,7 +179,7 @@ static enum MHD_Result handle_ext(struct api *a, struct MHD_Connection *c, const
 		pool_give(a, s, (r.status ? r.status : 200) >= 500);
 	if (!r.json && !r.text && !r.stream_read)
 		r.json = json_object(); /* a handler that says nothing answers {} */
-	return reply_ext(c, &r);
+	return api_http_reply_ext(c, &r, api_method_is_read(method));
 }
 
 /*
@@ -432,14 +208,16 @@ static enum MHD_Result api_handle(void *cls, struct MHD_Connection *c, const cha
 		r = api_route_find(a->endpoints, a->n_endpoints, method, url, &rc->ep, &rc->id, err,
 				   allow);
 		if (r == -EINVAL)
-			return reply_error(c, MHD_HTTP_BAD_REQUEST, err);
+			return api_http_error(c, MHD_HTTP_BAD_REQUEST, err);
 		if (r == -ENOENT)
-			return reply_error(c, MHD_HTTP_NOT_FOUND, err);
+			return api_http_error(c, MHD_HTTP_NOT_FOUND, err);
 		if (r == -EPERM)
-			return reply(c, MHD_HTTP_METHOD_NOT_ALLOWED,
-				     json_pack("{s:s}", "error", "method not allowed"), allow);
+			return api_http_reply(c, MHD_HTTP_METHOD_NOT_ALLOWED,
+					      json_pack("{s:s}", "error", "method not allowed"),
+					      allow, false);
 		if (r == 0 && !read)
-			return handle_static(a, c, url, false); /* 405 for a file, else 404 */
+			return api_http_static(a->web_root, c, url,
+					       false); /* 405 for a file, else 404 */
 		return MHD_YES;
 	}
 	if (*upload_data_size) {
@@ -462,7 +240,7 @@ static enum MHD_Result api_handle(void *cls, struct MHD_Connection *c, const cha
 	}
 	if (rc->ep)
 		return handle_ext(a, c, url, method, rc);
-	return handle_static(a, c, url, read);
+	return api_http_static(a->web_root, c, url, read);
 }
 
 static void request_done(void *cls, struct MHD_Connection *c, void **req_cls,

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+/* Inside the HTTP server (api.c, api_reply.c): how answers are sent. */
+#include <stdbool.h>
+
+#include <jansson.h>
+#include <microhttpd.h>
+
+#include "nvmond/api/api.h"
+
+/**
+ * api_http_reply() - Send @body (stolen; NULL: out of memory) as JSON, with an
+ * Allow header when @allow is set. @validate (a 200 to GET or HEAD): an entity
+ * tag, no-cache, and 304 when the client holds the same answer; otherwise
+ * no-store. Answers of API_GZIP_MIN bytes and more go gzipped to a client
+ * that accepts it.
+ */
+enum MHD_Result api_http_reply(struct MHD_Connection *c, unsigned status, json_t *body,
+			       const char *allow, bool validate);
+/** api_http_error() - {"error": @msg} with @status. */
+enum MHD_Result api_http_error(struct MHD_Connection *c, unsigned status, const char *msg);
+/** api_http_405() - Method not allowed, Allow: GET, HEAD. */
+enum MHD_Result api_http_405(struct MHD_Connection *c);
+/** api_http_static() - The file at @url below @web_root (NULL: none served), or 404/405. */
+enum MHD_Result api_http_static(const char *web_root, struct MHD_Connection *c, const char *url,
+				bool read);
+/** api_http_reply_ext() - An endpoint's answer @r (consumed); @validate as above. */
+enum MHD_Result api_http_reply_ext(struct MHD_Connection *c, struct api_reply *r, bool validate);

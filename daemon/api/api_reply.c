@@ -1,0 +1,317 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Answers as HTTP: the headers every answer gets, the entity tag and 304 of a
+ * GET (api_encode.c decides), gzip for a client that takes it, static files
+ * with their own tag, and streamed bodies. api.c routes; this file sends.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "nvmond/api/api.h"
+#include "nvmond/api/api_encode.h"
+#include "nvmond/api/api_route.h"
+#include "nvmond/core/log.h"
+
+#include "api_internal.h"
+
+/* ---- responses ---------------------------------------------------------- */
+
+static enum MHD_Result queue(struct MHD_Connection *c, unsigned status, struct MHD_Response *resp)
+{
+	const union MHD_ConnectionInfo *ci;
+	enum MHD_Result ret;
+
+	if (!resp)
+		return MHD_NO; /* out of memory: MHD closes the connection */
+	/*
+	 * Tell keep-alive clients when an idle connection will be closed, so that
+	 * they retire it first instead of reusing it as it closes (Node's agent,
+	 * curl and browsers read the hint; without it a reuse can race the close
+	 * and fail with "socket hang up").
+	 */
+	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_TIMEOUT);
+	if (ci && ci->connection_timeout > 0) {
+		char hint[32];
+
+		snprintf(hint, sizeof(hint), "timeout=%u", ci->connection_timeout);
+		MHD_add_response_header(resp, "Keep-Alive", hint);
+	}
+	ret = MHD_queue_response(c, status, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+/* The value of request header @name, or NULL. */
+static const char *header(struct MHD_Connection *c, const char *name)
+{
+	return MHD_lookup_connection_value(c, MHD_HEADER_KIND, name);
+}
+
+/*
+ * Send @text (@len bytes, malloc()ed, stolen) as @type. A @validate answer (a
+ * 200 to GET or HEAD) carries an entity tag and may be stored by the client
+ * but checked again every time (no-cache); a client that already holds it
+ * gets 304 and no body. Anything else is not stored (no-store). Answers of
+ * API_GZIP_MIN bytes and more go gzipped to a client that accepts it.
+ */
+static enum MHD_Result send_text(struct MHD_Connection *c, unsigned status, char *text, size_t len,
+				 const char *type, const char *allow, bool validate)
+{
+	struct MHD_Response *resp;
+	char etag[API_ETAG_MAX];
+	bool gz = false;
+
+	if (validate) {
+		api_etag(text, len, etag);
+		if (api_etag_matches(header(c, MHD_HTTP_HEADER_IF_NONE_MATCH), etag)) {
+			free(text);
+			text = NULL;
+			len = 0;
+			status = MHD_HTTP_NOT_MODIFIED;
+		}
+	}
+	if (text && len >= API_GZIP_MIN &&
+	    api_accepts_gzip(header(c, MHD_HTTP_HEADER_ACCEPT_ENCODING))) {
+		void *z;
+		size_t zlen;
+		if (api_gzip(text, len, &z, &zlen) == 0) {
+			free(text);
+			text = z;
+			len = zlen;
+			gz = true;
+		}
+	}
+	resp = MHD_create_response_from_buffer(len, text ? text : (void *)"",
+					       text ? MHD_RESPMEM_MUST_FREE
+						    : MHD_RESPMEM_PERSISTENT);
+	if (!resp) {
+		free(text);
+		return MHD_NO;
+	}
+	if ((status != MHD_HTTP_NOT_MODIFIED &&
+	     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type) != MHD_YES) ||
+	    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL,
+				    validate ? "no-cache" : "no-store") != MHD_YES ||
+	    MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY, "Accept-Encoding") != MHD_YES ||
+	    (validate && MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, etag) != MHD_YES) ||
+	    (gz &&
+	     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip") != MHD_YES) ||
+	    (allow && MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, allow) != MHD_YES)) {
+		MHD_destroy_response(resp);
+		return MHD_NO;
+	}
+	return queue(c, status, resp);
+}
+
+/*
+ * Send @body (stolen) as JSON, with an Allow header when @allow is set. A NULL
+ * @body means rendering ran out of memory. @validate: see send_text().
+ */
+enum MHD_Result api_http_reply(struct MHD_Connection *c, unsigned status, json_t *body,
+			       const char *allow, bool validate)
+{
+	char *text = NULL;
+
+	if (body)
+		text = json_dumps(body, JSON_COMPACT);
+	json_decref(body);
+	if (!text) {
+		status = MHD_HTTP_INTERNAL_SERVER_ERROR;
+		text = strdup("{\"error\":\"out of memory\"}");
+		if (!text)
+			return MHD_NO;
+		allow = NULL;
+		validate = false;
+	}
+	return send_text(c, status, text, strlen(text), "application/json", allow,
+			 validate && status == MHD_HTTP_OK);
+}
+
+enum MHD_Result api_http_error(struct MHD_Connection *c, unsigned status, const char *msg)
+{
+	return api_http_reply(c, status, json_pack("{s:s}", "error", msg), NULL, false);
+}
+
+enum MHD_Result api_http_405(struct MHD_Connection *c)
+{
+	return api_http_reply(c, MHD_HTTP_METHOD_NOT_ALLOWED,
+			      json_pack("{s:s}", "error", "method not allowed; use GET or HEAD"),
+			      API_ALLOW, false);
+}
+
+/* ---- static files ------------------------------------------------------- */
+
+enum MHD_Result api_http_static(const char *web_root, struct MHD_Connection *c, const char *url,
+				bool read)
+{
+	struct MHD_Response *resp;
+	const char *type;
+	uint64_t size;
+	int fd, r;
+
+	if (!web_root)
+		return api_http_error(c, MHD_HTTP_NOT_FOUND, "not found");
+	r = api_static_open(web_root, url, &fd, &size, &type);
+	if (r == -ENOENT)
+		return api_http_error(c, MHD_HTTP_NOT_FOUND, "not found");
+	if (r < 0) {
+		log_warn("api: serving %s: %s", url, strerror(-r));
+		return api_http_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "cannot read file");
+	}
+	if (!read) {
+		close(fd);
+		return api_http_405(c);
+	}
+	/*
+	 * The file's identity as its entity tag (inode, size, modification time
+	 * to the nanosecond): the browser keeps the file and asks each time
+	 * (no-cache); an unchanged file is a 304 without its bytes, a changed one
+	 * (an upgrade) is sent at once.
+	 */
+	struct stat st;
+	char etag[80];
+	unsigned status = MHD_HTTP_OK;
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return api_http_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "cannot read file");
+	}
+	snprintf(etag, sizeof(etag), "\"%jx-%jx-%jx.%lx\"", (uintmax_t)st.st_ino,
+		 (uintmax_t)st.st_size, (uintmax_t)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec);
+	if (api_etag_matches(header(c, MHD_HTTP_HEADER_IF_NONE_MATCH), etag)) {
+		close(fd);
+		status = MHD_HTTP_NOT_MODIFIED;
+		resp = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+	} else {
+		resp = MHD_create_response_from_fd64(size, fd);
+		if (!resp)
+			close(fd);
+	}
+	if (!resp)
+		return MHD_NO;
+	if ((status == MHD_HTTP_OK &&
+	     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type) != MHD_YES) ||
+	    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache") != MHD_YES ||
+	    MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, etag) != MHD_YES ||
+	    MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff") != MHD_YES) {
+		MHD_destroy_response(resp);
+		return MHD_NO;
+	}
+	return queue(c, status, resp);
+}
+
+/* Drop whatever body @r holds. */
+static void reply_clear(struct api_reply *r)
+{
+	json_decref(r->json);
+	free(r->text);
+	if (r->stream_free)
+		r->stream_free(r->stream);
+	*r = (struct api_reply){0};
+}
+
+void api_reply_error(struct api_reply *ret, unsigned status, const char *fmt, ...)
+{
+	char msg[API_ERR_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	reply_clear(ret);
+	*ret = (struct api_reply){.status = status, .json = json_pack("{s:s}", "error", msg)};
+}
+
+void api_reply_stream(struct api_reply *ret, api_stream_read_fn read_fn, api_stream_free_fn free_fn,
+		      void *cls, const char *content_type)
+{
+	unsigned status = ret->status;
+
+	reply_clear(ret);
+	*ret = (struct api_reply){.status = status,
+				  .stream_read = read_fn,
+				  .stream_free = free_fn,
+				  .stream = cls,
+				  .content_type = content_type};
+}
+
+struct stream_ctx {
+	api_stream_read_fn read;
+	api_stream_free_fn free;
+	void *cls;
+};
+
+static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	(void)pos;
+	struct stream_ctx *s = cls;
+	ssize_t n = s->read(s->cls, buf, max);
+
+	if (n < 0)
+		return MHD_CONTENT_READER_END_WITH_ERROR;
+	return n == 0 ? MHD_CONTENT_READER_END_OF_STREAM : n;
+}
+
+static void stream_free(void *cls)
+{
+	struct stream_ctx *s = cls;
+
+	if (s->free)
+		s->free(s->cls);
+	free(s);
+}
+
+/* A streamed body: chunked, since its length is known only once it is sent. */
+static struct MHD_Response *response_stream(struct api_reply *r)
+{
+	struct stream_ctx *s = malloc(sizeof(*s));
+	struct MHD_Response *resp;
+
+	if (!s) {
+		reply_clear(r);
+		return NULL;
+	}
+	*s = (struct stream_ctx){.read = r->stream_read, .free = r->stream_free, .cls = r->stream};
+	*r = (struct api_reply){0}; /* the response owns the stream now */
+	resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 32 * 1024, stream_read, s,
+						 stream_free);
+	if (!resp)
+		stream_free(s);
+	return resp;
+}
+
+/* @validate: a 200 to GET or HEAD (send_text()); a stream has no entity tag. */
+enum MHD_Result api_http_reply_ext(struct MHD_Connection *c, struct api_reply *r, bool validate)
+{
+	unsigned status = r->status ? r->status : MHD_HTTP_OK;
+	const char *type = r->content_type;
+	struct MHD_Response *resp;
+
+	validate = validate && status == MHD_HTTP_OK;
+	if (r->text) {
+		char *text = r->text;
+		r->text = NULL;
+		return send_text(c, status, text, r->text_len, type ? type : "text/plain", NULL,
+				 validate);
+	}
+	if (!r->stream_read)
+		return api_http_reply(c, status, r->json, NULL, validate);
+	resp = response_stream(r);
+	if (!resp)
+		return MHD_NO;
+	if (MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+				    type ? type : "application/json") != MHD_YES ||
+	    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store") != MHD_YES) {
+		MHD_destroy_response(resp);
+		return MHD_NO;
+	}
+	return queue(c, status, resp);
+}

@@ -2,16 +2,20 @@
 # Benchmark by hand (not part of ctest): copy-to (issue 13 §5) with nvmond's
 # engine and with fio side by side, on two files in DIR: read file A while
 # writing file B, 1 MiB transfers, 8 in flight each way, SECONDS long. fio runs
-# two jobs in one run (one reads A, one writes B; io_uring, O_DIRECT,
-# --iomem=malloc: its buffers in one malloc'd region, as nvmond's are in one
-# page-aligned region). Each tool goes first every other round; the table has
-# the medians and the ratio nvmond / fio.
+# two jobs in one run (one reads A, one writes B; io_uring, O_DIRECT). The same
+# buffer memory: nvmond's copy has 2 × 8 buffers of 1 MiB in one region on 2 MiB
+# huge pages (transparent huge pages), fio 8 per job with --iomem=shmhuge, for
+# which the script raises /proc/sys/vm/nr_hugepages while it runs and puts it
+# back after, when run as root (as sweep-bench.sh does). Each tool goes first
+# every other round; the table has the medians and the ratio nvmond / fio.
 #
 # Usage: tests/bench/copyto-bench.sh BUILD_DIR DIR [SIZE] [SECONDS]
 #   DIR:     a directory on a filesystem with O_DIRECT (not tmpfs); the files
 #            DIR/nvmond-copyto-a.dat and -b.dat (SIZE bytes each, default 1 GiB)
 #            are made there and removed after. Never a block device.
 #   SECONDS: per run (default 5); ROUNDS=N in the environment (default 4, even).
+#            Without enough huge pages (not root) fio uses malloc, and the
+#            header says so.
 set -euo pipefail
 build=${1:?usage: $0 BUILD_DIR DIR [SIZE] [SECONDS]}
 dir=${2:?usage: $0 BUILD_DIR DIR [SIZE] [SECONDS]}
@@ -27,7 +31,30 @@ command -v fio > /dev/null || { echo "fio is not installed (apt-get install fio)
 a=$dir/nvmond-copyto-a.dat
 b=$dir/nvmond-copyto-b.dat
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp" "$a" "$b"' EXIT
+# fio's huge-page buffers: depth × 1 MiB per job, two jobs, in 2 MiB pages,
+# one more per job (fio rounds its region up past depth × bs), two spare.
+huge_kb=$(awk '/^Hugepagesize:/ {print $2}' /proc/meminfo)
+huge_need=$((2 * ((depth * bs / 1024 + huge_kb - 1) / huge_kb + 1) + 2))
+huge_was=$(cat /proc/sys/vm/nr_hugepages)
+restore_huge() {
+	if [ "$(cat /proc/sys/vm/nr_hugepages)" != "$huge_was" ]; then
+		echo "$huge_was" > /proc/sys/vm/nr_hugepages
+	fi
+}
+trap 'restore_huge; rm -rf "$tmp" "$a" "$b"' EXIT
+# ensure_huge: the pool is the machine's, so raise it again before each fio run
+# (another process may have shrunk it since)
+ensure_huge() {
+	if [ "$(cat /proc/sys/vm/nr_hugepages)" -lt "$huge_need" ] && [ -w /proc/sys/vm/nr_hugepages ]; then
+		echo "$huge_need" > /proc/sys/vm/nr_hugepages
+	fi
+}
+ensure_huge
+mem=shmhuge
+if [ "$(awk '/^HugePages_Free:/ {print $2}' /proc/meminfo)" -lt "$huge_need" ]; then
+	mem=malloc
+	echo "fewer than $huge_need free huge pages: fio uses malloc" >&2
+fi
 echo "laying out $a and $b ($size bytes each)" >&2
 for f in "$a" "$b"; do
 	dd if=/dev/urandom of="$f" bs=1M count=$((size / 1048576)) oflag=direct status=none
@@ -35,7 +62,8 @@ done
 
 # fio_run: prints read MB/s, write MB/s, CPU µs per I/O
 fio_run() {
-	fio --ioengine=io_uring --direct=1 --bs=$bs --iodepth=$depth --iomem=malloc \
+	[ "$mem" = malloc ] || ensure_huge
+	fio --ioengine=io_uring --direct=1 --bs=$bs --iodepth=$depth --iomem=$mem \
 		--time_based --runtime="$secs" --output-format=json --refill_buffers=0 \
 		--buffer_compress_percentage=0 \
 		--name=r --filename="$a" --rw=read --size="$size" \
@@ -68,7 +96,7 @@ for ((i = 0; i < rounds; i++)); do
 	fi
 done
 echo "copy-to on $a → $b: $size bytes each, 1 MiB, QD $depth each way, ${secs} s per run," \
-	"median of $rounds alternating rounds, $(fio --version)"
+	"median of $rounds alternating rounds, $(fio --version), fio buffers: $mem"
 python3 - "$tmp/nv" "$tmp/fio" << 'PY'
 import statistics, sys
 nv = [list(map(float, l.split())) for l in open(sys.argv[1]) if l.strip()]

@@ -100,6 +100,39 @@ echo $? > "$out/sweepraw.rc"
 echo "sweepraw: rc $(cat "$out/sweepraw.rc")"
 smart "$c0" after6
 smart "$c1" after6
+
+# 7. Several drives at once: an ext4 on nvme1 too (its namespace was written raw
+# above), a probe file on each controller, seq1m-q8 on both together.
+mke2fs -q "/dev/$n1" || exit 3
+mkdir -p /mnt/n1 && mount -t ext4 "/dev/$n1" /mnt/n1 || exit 3
+mkdir -p /mnt/n1/probe
+conf /tmp/two.conf "$S0" "probe_dir = /mnt/n0/probe" "probe_file_size = 64MiB" \
+	"$S1" "probe_dir = /mnt/n1/probe" "probe_file_size = 64MiB"
+sync
+smart "$c0" before7
+smart "$c1" before7
+nvmond -c /tmp/two.conf --db /tmp/nvmond.db probe --device "$c0" --device "$c1" \
+	--preset seq1m-q8 --json > "$out/group.json" 2> "$out/group.err"
+echo $? > "$out/group.rc"
+echo "group: rc $(cat "$out/group.rc")"
+sync
+smart "$c0" after7
+smart "$c1" after7
+# 8. copy-self on nvme0 (the copy-to's comparison), then copy-to nvme0 → nvme1.
+nvmond -c /tmp/two.conf --db /tmp/nvmond.db probe --device "$c0" --preset copy-self --json \
+	> "$out/copyself.json" 2> "$out/copyself.err"
+echo $? > "$out/copyself.rc"
+sync
+smart "$c0" after8
+smart "$c1" after8
+nvmond -c /tmp/two.conf --db /tmp/nvmond.db probe --device "$c0" --preset copy-to --to "$c1" \
+	--json > "$out/copyto.json" 2> "$out/copyto.err"
+echo $? > "$out/copyto.rc"
+echo "copyto: rc $(cat "$out/copyto.rc")"
+sync
+smart "$c0" after9
+smart "$c1" after9
+umount /mnt/n1
 umount /mnt/n0
 for f in "$out"/*.err "$out"/*.out; do
 	[ -s "$f" ] && { echo "--- $f"; head -c 400 "$f"; echo; }

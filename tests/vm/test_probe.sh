@@ -5,7 +5,9 @@
 # without a byte written: a mounted namespace, a directory on another
 # filesystem or another drive, a raw namespace without destructive = yes.
 # Then the sweep preset: read and write points on the probe file, only read
-# points (from 512 B) on a raw namespace that may not be written.
+# points (from 512 B) on a raw namespace that may not be written. Then a group
+# run (seq1m-q8 on a probe file on each controller, together) and a copy-to
+# from nvme0 to nvme1: each drive counted what its run reported.
 # Env (from ctest): NVMOND_BIN, NVMOND_SRC, NVMOND_BUILD. Exit 77 = skipped.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -20,7 +22,7 @@ vm_add_modules ext4 && grep -q ext4.ko "$VM_OVERLAY/vm/extra-modules" ||
 	vm_skip "no ext4 module for $VM_KVER"
 vm_guest_script "$here/probe.guest.sh"
 
-VM_GUEST_TIMEOUT=200 VM_TIMEOUT=300 vm_run
+VM_GUEST_TIMEOUT=240 VM_TIMEOUT=340 vm_run
 rc=$?
 echo "----- guest script output -----"
 cat "$VM_OUT/guest.log" 2>/dev/null
@@ -129,5 +131,71 @@ check(rates_ok(r, "read"), "raw read: MB/s > 0 at every point: %s"
 check(r["sweep"]["write"] == [] and r["bytes_written"] == 0, "raw: no write point, nothing written")
 check(all(p.get("op") != "write" for p in r["phases"]), "raw: no write phase")
 check(units("nvme1.after6.json") == units("nvme1.after5.json"), "the drive counted no write on nvme1")
+
+# 7. A group run on a probe file on each controller (docs/probes.md, Several
+# drives at once): both members done, the phases started together, and each
+# member's bytes written reached its own controller.
+def delta(ctrl, a, b):
+    return units("%s.%s.json" % (ctrl, b)) - units("%s.%s.json" % (ctrl, a))
+def agrees(w, d):
+    # as in 1.: units of 512,000 bytes rounded up, ext2 metadata a few blocks
+    return w - 512000 < d * 512000 <= w + 2 * 1024 * 1024 + 512000
+g = json.load(open(os.path.join(out, "group.json")))
+grp, runs = g["group"], g["runs"]
+check(rc("group") == 0 and [m["state"] for m in grp["members"]] == ["done", "done"],
+      "group seq1m-q8 on both: rc %d, %s" % (rc("group"), grp["text"]))
+# "the phases start within a few milliseconds of each other": TCG on one
+# shared vCPU, so 25 ms here (the issue's 10 ms is the demo's and real drives')
+check(grp["skew_ms"] is not None and 0 <= grp["skew_ms"] <= 25,
+      "group start skew %s ms (<= 25)" % grp["skew_ms"])
+agg = {a["name"]: a for a in grp["aggregate"]}
+check(sorted(agg) == ["read", "write"] and all(a["drives"] == 2 for a in agg.values()),
+      "aggregate read and write over 2 drives: %s" % [(a["name"], a["drives"]) for a in grp["aggregate"]])
+for name in ("read", "write"):
+    per = [p["mb_s"] for m in grp["members"] for p in m["phases"] if p["name"] == name]
+    check(len(per) == 2 and all(x > 0 for x in per) and
+          abs(agg.get(name, {}).get("mb_s", 0) - sum(per)) < 0.01 * sum(per) + 0.1,
+          "%s: members %s MB/s, aggregate %s" % (name, per, agg.get(name, {}).get("mb_s")))
+# each drive beside its own latest solo run of the preset: nvme0's is step 1's
+p1 = json.load(open(os.path.join(out, "probe1.json")))
+m0 = [m for m in grp["members"] if m["run_id"] in
+      [r["id"] for r in runs if r["target"].startswith("/mnt/n0/")]]
+ph0 = {p["name"]: p for p in m0[0]["phases"]} if m0 else {}
+check(m0 and m0[0]["solo_run_id"] == p1["id"] and ph0["read"]["solo_mb_s"] and
+      abs(ph0["read"]["ratio"] - ph0["read"]["mb_s"] / ph0["read"]["solo_mb_s"]) < 1e-6,
+      "nvme0 beside its solo run %s: %s" % (p1["id"], ph0.get("read")))
+by_ctrl = {}
+for run in runs:
+    ctrl = "nvme0" if run["target"].startswith("/mnt/n0/") else \
+        "nvme1" if run["target"].startswith("/mnt/n1/") else None
+    by_ctrl[ctrl] = run
+check(sorted(k for k in by_ctrl if k) == ["nvme0", "nvme1"],
+      "one member per controller: %s" % [r["target"] for r in runs])
+for ctrl, run in sorted((k, v) for k, v in by_ctrl.items() if k):
+    w, d = run["bytes_written"], delta(ctrl, "before7", "after7")
+    check(w > 0 and agrees(w, d), "group member on %s: %d bytes reported, drive counted %d units (%d bytes)"
+          % (ctrl, w, d, d * 512000))
+
+# 8. copy-to nvme0 -> nvme1: the writes land on nvme1 only, both rates reported,
+# beside nvme0's copy-self (just run) and none on nvme1.
+s = json.load(open(os.path.join(out, "copyself.json")))
+check(rc("copyself") == 0 and s["state"] == "done", "copy-self on nvme0: %s %s" % (s["state"], s["reason"]))
+c = json.load(open(os.path.join(out, "copyto.json")))
+ct = c.get("copy_to") or {}
+check(rc("copyto") == 0 and c["state"] == "done", "copy-to nvme0 -> nvme1: %s %s" % (c["state"], c["reason"]))
+check(c["target"].startswith("/mnt/n1/") and (c["source_target"] or "").startswith("/mnt/n0/"),
+      "copy-to reads %s, writes %s" % (c["source_target"], c["target"]))
+w = c["bytes_written"]
+d1, d0 = delta("nvme1", "after8", "after9"), delta("nvme0", "after8", "after9")
+check(w > 0 and agrees(w, d1), "copy-to wrote %d bytes, nvme1 counted %d units (%d bytes)" % (w, d1, d1 * 512000))
+# the source's probe file was laid out before (step 7): reading it writes at
+# most an inode's time stamps
+check(d0 * 512000 <= 1024 * 1024, "nothing written to the source nvme0: %d units" % d0)
+check(c["bytes_read"] > 0 and ct.get("read_mb_s", 0) > 0 and ct.get("write_mb_s", 0) > 0,
+      "both rates: read %s MB/s, write %s MB/s" % (ct.get("read_mb_s"), ct.get("write_mb_s")))
+fr, to = ct.get("from") or {}, ct.get("to") or {}
+check(fr.get("copy_self_id") == s["id"] and fr.get("copy_self_mb_s") and to.get("copy_self_mb_s") is None,
+      "beside copy-self: from %s, to %s" % (fr.get("copy_self_mb_s"), to.get("copy_self_mb_s")))
+check("copy-self on" in ct.get("text", "") and "none" in ct.get("text", ""), "text: %s" % ct.get("text"))
 sys.exit(1 if errors else 0)
 PY

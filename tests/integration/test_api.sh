@@ -72,6 +72,7 @@ fi
 
 # req [curl options...] URL: sets CODE, BODY (file $TMP/body) and HDRS (file $TMP/hdrs)
 req() {
+	: > "$TMP/body" # curl leaves the file alone when there is no body (a 304)
 	CODE=$(curl -s --path-as-is --max-time 10 -o "$TMP/body" -D "$TMP/hdrs" -w '%{http_code}' "$@")
 	BODY=$(cat "$TMP/body")
 }
@@ -108,7 +109,9 @@ req "$BASE/healthz"
 check "/healthz 200" [ "$CODE" = 200 ]
 check "/healthz body" [ "$(py 'd == {"status": "ok"}')" = True ]
 check "/healthz is JSON" [ "$(header Content-Type)" = application/json ]
-check "/healthz no-store" [ "$(header Cache-Control)" = no-store ]
+# A GET answer may be kept but is checked again each time (no-cache), by its
+# entity tag (RFC 9110 13.1.2); errors and POST answers are never stored.
+check "/healthz no-cache with an ETag" [ "$(header Cache-Control):$(header ETag | cut -c1-3)" = 'no-cache:W/"' ]
 # Keep-alive clients learn when an idle connection closes ([http] timeout, 30 s
 # by default), so that they never reuse one as it closes (a Node client's
 # "socket hang up" in the dashboard test).
@@ -159,6 +162,7 @@ req "$BASE/api/v1/devices/$ID/samples"
 check "samples envelope" [ "$(py "d['device_id'] == $ID and d['from'].endswith('Z') and d['to'].endswith('Z')")" = True ]
 check "samples oldest first" [ "$(py 'all(a["ts_ms"] < b["ts_ms"] for a, b in zip(d["samples"], d["samples"][1:]))')" = True ]
 check "samples are JSON, not cached" [ "$(header Content-Type):$(header Cache-Control)" = application/json:no-store ]
+
 
 # ---- from/to in RFC 3339 and in ms select exactly the closed range
 check "at least 4 samples" [ "$(py 'len(d["samples"]) >= 4')" = True ]
@@ -246,6 +250,46 @@ check "HEAD /: 200 without a body" [ "$(head_reply /)" = "HTTP/1.1 200 OK 0" ]
 req -I "$BASE/api/v1/devices"
 check "HEAD is JSON" [ "$CODE:$(header Content-Type)" = 200:application/json ]
 
+# ---- entity tags and gzip (issue 14): a client that holds the answer gets 304
+# without a body; one that changed gets 200 and the new tag; answers of 1 KB and
+# more go gzipped when the client accepts it, and decode to the same bytes.
+req "$BASE/healthz"
+TAG=$(header ETag)
+req -H "If-None-Match: $TAG" "$BASE/healthz"
+check "If-None-Match with the tag → 304, no body ($CODE)" [ "$CODE:$(wc -c < "$TMP/body"):$(header ETag)" = "304:0:$TAG" ]
+req -H 'If-None-Match: "other", '"$TAG" "$BASE/healthz"
+check "the tag in a list → 304 ($CODE)" [ "$CODE" = 304 ]
+req -H 'If-None-Match: W/"0-0000000000000000"' "$BASE/healthz"
+check "another tag → 200 with the body" [ "$CODE:$BODY" = '200:{"status":"ok"}' ]
+# A poll changes the device (its samples count and time): the old tag no longer matches.
+req "$BASE/api/v1/devices/$ID"
+TAG=$(header ETag)
+wait_tag_changes() {
+	for _ in $(seq 50); do
+		req -H "If-None-Match: $TAG" "$BASE/api/v1/devices/$ID"
+		[ "$CODE" = 200 ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+check "after a poll the device is new: 200 and another tag" wait_tag_changes
+check "... whose tag differs" [ "$(header ETag)" != "$TAG" ]
+expect_error 404 "" -H 'If-None-Match: *' "$BASE/api/v1/devices/999999"
+# A closed range: the same bytes twice.
+NOW_MS=$(($(date +%s) * 1000))
+SERIES="$BASE/api/v1/devices/$ID/series?points=500&from=$((NOW_MS - 86400000))&to=$NOW_MS"
+req "$SERIES"
+PLAIN_LEN=$(wc -c < "$TMP/body")
+cp "$TMP/body" "$TMP/series.plain"
+req -H 'Accept-Encoding: gzip' "$SERIES"
+check "series ($PLAIN_LEN bytes) gzipped when accepted" [ "$(header Content-Encoding):$(header Vary)" = gzip:Accept-Encoding ]
+check "... smaller ($(wc -c < "$TMP/body") bytes) and the same JSON" sh -c \
+	"[ \$(wc -c < '$TMP/body') -lt $PLAIN_LEN ] && gzip -dc < '$TMP/body' | cmp -s - '$TMP/series.plain'"
+req -H 'Accept-Encoding: gzip;q=0, br' "$SERIES"
+check "gzip;q=0: plain" [ "$(header Content-Encoding)" = "" ]
+req -H 'Accept-Encoding: gzip' "$BASE/healthz"
+check "a short answer (/healthz) stays plain" [ "$(header Content-Encoding):$BODY" = ':{"status":"ok"}' ]
+
 # ---- static files
 req "$BASE/"
 check "/ → 200" [ "$CODE" = 200 ]
@@ -257,6 +301,11 @@ req "$BASE/style.css"
 check "style.css is CSS" [ "$CODE:$(header Content-Type)" = "200:text/css; charset=utf-8" ]
 req -I "$BASE/index.html"
 check "HEAD of a file" [ "$CODE:$(header Content-Length)" = "200:$(wc -c <"$NVMOND_SRC/web/index.html")" ]
+req "$BASE/index.html"
+FTAG=$(header ETag)
+check "a file: no-cache, a strong tag" [ "$(header Cache-Control):${FTAG:0:1}" = 'no-cache:"' ]
+req -H "If-None-Match: $FTAG" "$BASE/index.html"
+check "an unchanged file → 304, no body ($CODE)" [ "$CODE:$(wc -c < "$TMP/body")" = "304:0" ]
 expect_error 404 "" "$BASE/missing.html"
 expect_error 404 "" "$BASE/emptydir/"
 expect_error 404 "" "$BASE/index.html/"

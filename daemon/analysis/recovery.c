@@ -126,3 +126,31 @@ void recovery_judge(const struct recovery_point *v, size_t n, double pre_rate,
 	}
 	ret->idle_ms = v[ret->point].idle_ms;
 }
+
+void recovery_idle_wait(struct recovery_idle *st, int64_t now_ms)
+{
+	st->waiting = true;
+	st->last_ms = now_ms;
+}
+
+void recovery_idle_observe(struct recovery_idle *st, int64_t now_ms, bool busy)
+{
+	if (!st->waiting || now_ms <= st->last_ms)
+		return;
+	if (busy)
+		st->paused_ms += now_ms - st->last_ms;
+	else
+		st->idle_ms += now_ms - st->last_ms;
+	st->last_ms = now_ms;
+}
+
+int64_t recovery_idle_left(const struct recovery_idle *st, int64_t interval_ms)
+{
+	return st->idle_ms < interval_ms ? interval_ms - st->idle_ms : 0;
+}
+
+void recovery_idle_run(struct recovery_idle *st, int64_t now_ms, bool busy)
+{
+	recovery_idle_observe(st, now_ms, busy);
+	st->waiting = false;
+}

@@ -368,10 +368,14 @@ int64_t probe_svc_sched_tick(struct loop *l, void *userdata)
 							  p->cfg.probe_jitter_ms, seed);
 			if (!v[i].row.online || d->job || d->series.active)
 				continue; /* one at a time; the next occurrence will do */
-			struct start_call c = {.svc = p,
-					       .device_id = v[i].row.id,
-					       .preset = d->sched[k].preset,
-					       .trigger = "schedule"};
+			struct start_call c = {
+				.svc = p,
+				.device_id = v[i].row.id,
+				.preset = d->sched[k].preset,
+				.trigger = "schedule",
+				/* "xN cooldown D": one series, as the API's repeat */
+				.repeat = d->sched[k].repeat,
+				.cooldown_ms = d->sched[k].cooldown_ms};
 			int r = probe_svc_start_on_loop(&c);
 			if (r < 0)
 				log_info("scheduled probe %s on %s skipped: %s",

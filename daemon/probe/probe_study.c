@@ -18,6 +18,7 @@
 #include "nvmond/probe/probe_study.h"
 #include "nvmond/store/store_probe.h"
 #include "nvmond/store/store_probe_cache.h"
+#include "nvmond/store/store_probe_study.h"
 #include "nvmond/util/timefmt.h"
 
 #include "probe_svc_internal.h"
@@ -109,7 +110,10 @@ bool probe_study_after(struct probe_study *st, const struct probe_outcome *o, ui
 	}
 	if (!o->n_phases)
 		return false;
-	struct recovery_point pt = {o->run.started_ms - st->cliff_ms, write_rate(&o->phase[0])};
+	/* The daemon's clock: idle net of busy periods; the CLI's: the time since the cliff. */
+	struct recovery_point pt = {st->idle_net ? st->idle.idle_ms
+						 : o->run.started_ms - st->cliff_ms,
+				    write_rate(&o->phase[0])};
 	struct recovery_verdict v;
 	recovery_judge(&pt, 1, st->pre_rate, &v);
 	if (verdict)
@@ -198,6 +202,7 @@ int probe_study_json_add(struct store *s, const struct probe_run_row *run, json_
 		goto out;
 	bool running = false, broken = !measured(fill->state) && strcmp(fill->state, "running");
 	bool last_ran = false;
+	int64_t paused_total = -1; /* the study's pauses by its last burst; -1: not known */
 	running = !strcmp(fill->state, "running");
 	for (size_t i = 1; i < n; i++) {
 		const struct probe_run_row *b = &runs[i];
@@ -216,13 +221,24 @@ int probe_study_json_add(struct store *s, const struct probe_run_row *run, json_
 			goto out;
 		if (n_ph && n_pts < RECOVERY_MAX_INTERVALS) {
 			struct recovery_point *p = &pts[n_pts++];
-			*p = (struct recovery_point){b->started_ms - fill->ended_ms,
-						     write_rate(&ph[0])};
-			json_t *pj =
-				json_pack("{s:I, s:f, s:f, s:f, s:f}", "run_id", (json_int_t)b->id,
-					  "idle_s", (double)p->idle_ms / 1000.0, "idle_min",
-					  (double)p->idle_ms / 60000.0, "mb_s", p->rate / 1e6,
-					  "pct", pre > 0 ? p->rate / pre * 100.0 : 0.0);
+			/* The daemon's bursts: idle net of busy periods, and the pauses;
+			 * else (the CLI's) the time since the cliff. */
+			int64_t idle = b->started_ms - fill->ended_ms, paused = -1;
+			int rb = store_probe_study_burst_get(s, b->id, &idle, &paused);
+			if (rb < 0 && rb != -ENOENT) {
+				free(ph);
+				r = rb;
+				goto out;
+			}
+			if (paused > paused_total)
+				paused_total = paused;
+			*p = (struct recovery_point){idle, write_rate(&ph[0])};
+			json_t *pj = json_pack(
+				"{s:I, s:f, s:f, s:f, s:f, s:o}", "run_id", (json_int_t)b->id,
+				"idle_s", (double)p->idle_ms / 1000.0, "idle_min",
+				(double)p->idle_ms / 60000.0, "mb_s", p->rate / 1e6, "pct",
+				pre > 0 ? p->rate / pre * 100.0 : 0.0, "paused_s",
+				paused >= 0 ? json_real((double)paused / 1000.0) : json_null());
 			if (!pj || json_array_append_new(points, pj) < 0) {
 				free(ph);
 				r = -ENOMEM;
@@ -259,6 +275,10 @@ int probe_study_json_add(struct store *s, const struct probe_run_row *run, json_
 	if (store_probe_cache_latest(s, fill->device_id, fill->started_ms, &c) == 0 &&
 	    json_object_set_new(o, "cache_bytes", json_integer((json_int_t)c.bytes)) < 0)
 		goto out;
+	if (json_object_set_new(o, "paused_s",
+				paused_total >= 0 ? json_real((double)paused_total / 1000.0)
+						  : json_null()) < 0)
+		goto out;
 	r = json_object_set_new(detail, "recovery", o) < 0 ? -ENOMEM : 0;
 	o = NULL;
 out:
@@ -286,6 +306,10 @@ void probe_study_print(FILE *out, const json_t *detail)
 			json_number_value(json_object_get(p, "mb_s")),
 			json_number_value(json_object_get(p, "pct")));
 	}
+	const json_t *paused = json_object_get(rec, "paused_s");
+	if (json_is_number(paused) && json_number_value(paused) > 0)
+		fprintf(out, "idle net of busy periods: the study paused %.0f s for a busy drive\n",
+			json_number_value(paused));
 	const char *v = json_string_value(json_object_get(rec, "verdict"));
 	fprintf(out, "%s\n", v ? v : json_string_value(json_object_get(rec, "state")));
 }

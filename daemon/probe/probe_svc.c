@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -258,36 +259,6 @@ void probe_svc_reap(struct probe_svc *p)
 	}
 }
 
-void probe_svc_busy_of(const struct probe_dev *d, struct gate_facts *g)
-{
-	const struct busy_snap *last, *first = NULL;
-	int64_t now;
-
-	if (d->n_busy < 2)
-		return;
-	last = &d->busy[(d->busy_pos + BUSY_HIST - 1) % BUSY_HIST];
-	now = last->mono_ms;
-	for (size_t i = 0; i < d->n_busy; i++) {
-		const struct busy_snap *b = &d->busy[(d->busy_pos + BUSY_HIST - 1 - i) % BUSY_HIST];
-		first = b;
-		if (now - b->mono_ms >= BUSY_WINDOW_MS)
-			break;
-	}
-	if (!first || now - first->mono_ms < BUSY_WINDOW_MS / 2)
-		return;
-	double secs = (double)(now - first->mono_ms) / 1000.0;
-	g->busy_known = true;
-	g->busy_iops = (double)(last->ds.ios - first->ds.ios) / secs;
-	g->busy_bps = (double)(last->ds.sectors - first->ds.sectors) * 512 / secs;
-}
-
-bool probe_svc_busy(const struct probe_svc *p, const struct probe_dev *d, struct gate_facts *g)
-{
-	probe_svc_busy_of(d, g);
-	return probe_busy(g->busy_known, g->busy_iops, g->busy_bps, p->cfg.probe_busy_iops,
-			  (double)p->cfg.probe_busy_mbps * 1e6);
-}
-
 /* The probe lock of @row, the drive a copy-to reads (@source) or the one run writes. */
 static int lock_one(struct probe_svc *p, const struct device_row *row, bool source, int64_t now,
 		    int *ret_fd, char reason[PROBE_REASON_MAX])
@@ -480,11 +451,11 @@ int probe_svc_start_on_loop(void *arg)
 	}
 	if (fd.has_sample)
 		g.temp_k = fd.last.smart.temperature_k;
-	probe_svc_busy_of(d, &g);
+	probe_svc_busy_of(p, d, &g);
 	if (copy) {
 		if (sfd.has_sample)
 			sg.temp_k = sfd.last.smart.temperature_k;
-		probe_svc_busy_of(sd, &sg);
+		probe_svc_busy_of(p, sd, &sg);
 	}
 	j = calloc(1, sizeof(*j));
 	if (!j)
@@ -650,25 +621,6 @@ int probe_svc_drive_blocked(struct probe_svc *p, const struct device_row *row, b
 	return 0;
 }
 
-static void on_sample(void *ctx, const struct device_row *dev, const struct sample *s)
-{
-	struct probe_svc *p = ctx;
-	struct probe_dev *d;
-	struct probe_diskstat ds;
-
-	(void)s;
-	if (p->demo)
-		return;
-	d = probe_svc_dev_find(p, dev->id, true);
-	/* The whole drive: every namespace (and so every partition) of it. */
-	if (!d || probe_drive_diskstat("/sys", dev->name, &ds) < 0)
-		return;
-	d->busy[d->busy_pos] = (struct busy_snap){.mono_ms = timefmt_mono_ms(), .ds = ds};
-	d->busy_pos = (d->busy_pos + 1) % BUSY_HIST;
-	if (d->n_busy < BUSY_HIST)
-		d->n_busy++;
-}
-
 int probe_svc_new(const struct cfg *c, struct dev_backend *b, struct store *s, struct fleet *f,
 		  struct mainq *q, struct probe_svc **ret, char ret_err[PROBE_SVC_ERR_MAX])
 {
@@ -735,7 +687,7 @@ static void recover_dead_runs(struct probe_svc *p)
 
 int probe_svc_start(struct probe_svc *p, struct loop *l, struct poller *poller)
 {
-	struct poller_listener pl = {.on_sample = on_sample, .ctx = p};
+	struct poller_listener pl = {.on_sample = probe_svc_on_sample, .ctx = p};
 	int r;
 
 	recover_dead_runs(p);

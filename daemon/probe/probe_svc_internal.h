@@ -46,8 +46,13 @@ struct probe_study {
 	uint64_t fill_bytes, burst_bytes;
 	int64_t interval_ms[RECOVERY_MAX_INTERVALS];
 	size_t n_intervals;
-	int64_t cliff_ms;  /* when the fill ended: idle times count from here */
-	int64_t paused_ms; /* bursts put off while the drive was busy */
+	int64_t cliff_ms; /* when the fill ended: idle times count from here */
+	/* The daemon's idle clock (analysis/recovery.h): idle since the cliff net of
+	 * busy periods; a burst runs when it reaches the burst's interval. */
+	bool idle_net;		   /* the clock runs (the daemon), else wall time (the CLI) */
+	struct recovery_idle idle; /* monotonic ms */
+	int64_t own_end_mono;	   /* the study's last run ended: its writes are not foreground */
+	bool busy_seen;		   /* the last observation was busy (the log says it once) */
 };
 
 /*
@@ -230,11 +235,26 @@ void probe_svc_reap(struct probe_svc *p);
 /* The lock directory every nvmond process agrees on: [probes] lock_dir, else the default. */
 const char *probe_lock_dir_of(const struct cfg *c, char *buf, size_t len);
 
-/* Foreground I/O on @d over the last minute, from the poll-time snapshots (busy_known). */
-void probe_svc_busy_of(const struct probe_dev *d, struct gate_facts *g);
+/*
+ * Foreground I/O on @d over the last minute, from the poll-time snapshots
+ * (busy_known); on a demo drive what its test hook says (dev_demo_foreground()).
+ */
+void probe_svc_busy_of(const struct probe_svc *p, const struct probe_dev *d, struct gate_facts *g);
 
 /* probe_svc_busy_of(), then whether it is over [probes] busy_iops / busy_mbps (probe_busy()). */
 bool probe_svc_busy(const struct probe_svc *p, const struct probe_dev *d, struct gate_facts *g);
+
+/*
+ * Whether @d is busy now by the probes' rule (probe_busy()) for the
+ * cache-recovery study's idle clock: on the drive's diskstats since
+ * @since_mono (the study's own last write left out), on a demo drive what its
+ * test hook says (dev_demo_foreground()). Not known counts as not busy.
+ */
+bool probe_svc_busy_since(const struct probe_svc *p, const struct probe_dev *d, int64_t since_mono,
+			  struct gate_facts *g);
+
+/* probe_svc_busy.c: the poller's listener, the drive's diskstats at each poll (the busy history). */
+void probe_svc_on_sample(void *ctx, const struct device_row *dev, const struct sample *s);
 
 /* probe_svc_series.c: after run @j of @d's series, the idle time before the next, or the end. */
 void probe_series_after_run(struct probe_svc *p, struct probe_dev *d,

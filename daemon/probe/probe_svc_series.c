@@ -17,6 +17,7 @@
 #include "nvmond/probe/probe_run.h"
 #include "nvmond/probe/probe_series.h"
 #include "nvmond/store/store_probe.h"
+#include "nvmond/store/store_probe_study.h"
 #include "nvmond/util/timefmt.h"
 
 #include "probe_svc_internal.h"
@@ -79,15 +80,56 @@ void probe_series_skip_record(struct probe_svc *p, struct probe_dev *d, const ch
 	(void)store_probe_run_insert(p->store, &skip, &id);
 }
 
-/* The idle time before the next run: the cooldown, or a study's next interval after its cliff. */
-static int64_t series_wait_ms(const struct probe_series_state *s)
+/* The study looks at the drive this often while it waits (its idle clock's resolution). */
+#define STUDY_TICK_MS 1000
+
+/* The interval the study's next burst is due at (idle since the cliff), or -1: none. */
+static int64_t study_interval(const struct probe_series_state *s)
 {
 	if (!s->is_study || s->next_index < 2 || s->next_index - 2 >= s->study.n_intervals)
+		return -1;
+	return s->study.interval_ms[s->next_index - 2];
+}
+
+/* The idle time before the next run: the cooldown, or until the study's clock is looked at. */
+static int64_t series_wait_ms(const struct probe_series_state *s)
+{
+	int64_t iv = study_interval(s);
+
+	if (iv < 0)
 		return s->cooldown_ms;
-	int64_t due =
-		s->study.cliff_ms + s->study.paused_ms + s->study.interval_ms[s->next_index - 2];
-	int64_t wait = due - timefmt_now_ms();
-	return wait > 0 ? wait : 0;
+	int64_t left = recovery_idle_left(&s->study.idle, iv);
+	return left < STUDY_TICK_MS ? left : STUDY_TICK_MS;
+}
+
+/*
+ * Recovery needs real idle time: the study's idle clock goes on only while the
+ * drive is not busy (the probes' rule); a busy drive pauses it, which puts the
+ * burst (and the later ones) off. Return: true when the burst is due, with the
+ * clock stopped for its run.
+ */
+static bool study_due(struct probe_svc *p, struct probe_dev *d)
+{
+	struct probe_series_state *s = &d->series;
+	struct probe_study *st = &s->study;
+	struct gate_facts g = {.scheduled = true};
+	int64_t now = timefmt_mono_ms();
+	bool busy = probe_svc_busy_since(p, d, st->own_end_mono, &g);
+
+	recovery_idle_observe(&st->idle, now, busy);
+	if (busy != st->busy_seen)
+		log_info("cache-recovery study %" PRId64 ": %s (%.0f IO/s, %.1f MB/s); %.0f s idle "
+			 "since the cliff, %.0f s paused",
+			 s->series_id,
+			 busy ? "the drive is busy: the wait pauses"
+			      : "the drive is idle again: the wait goes on",
+			 g.busy_iops, g.busy_bps / 1e6, (double)st->idle.idle_ms / 1000.0,
+			 (double)st->idle.paused_ms / 1000.0);
+	st->busy_seen = busy;
+	if (recovery_idle_left(&st->idle, study_interval(s)) > 0)
+		return false;
+	recovery_idle_run(&st->idle, now, busy);
+	return true;
 }
 
 static int64_t series_next(struct loop *l, void *userdata)
@@ -96,20 +138,8 @@ static int64_t series_next(struct loop *l, void *userdata)
 	struct probe_series_state *s = &d->series;
 	struct probe_svc *p = s->svc;
 
-	/* Recovery needs real idle time: a busy drive puts the burst off. */
-	if (s->is_study) {
-		struct gate_facts g = {.scheduled = true};
-		if (probe_svc_busy(p, d, &g)) {
-			int64_t pause = s->study.interval_ms[0] < BUSY_WINDOW_MS
-						? s->study.interval_ms[0]
-						: BUSY_WINDOW_MS;
-			s->study.paused_ms += pause;
-			log_info("cache-recovery study %" PRId64
-				 ": the drive is busy (%.0f IO/s, %.1f MB/s): burst put off",
-				 s->series_id, g.busy_iops, g.busy_bps / 1e6);
-			return pause;
-		}
-	}
+	if (study_interval(s) >= 0 && !study_due(p, d))
+		return series_wait_ms(s);
 	struct start_call c = {.svc = p,
 			       .device_id = d->device_id,
 			       .preset = s->preset,
@@ -122,6 +152,17 @@ static int64_t series_next(struct loop *l, void *userdata)
 		log_info("probe series %" PRId64 ": run %u of %u not started: %s", s->series_id,
 			 s->next_index, s->of, c.reason);
 		series_end(p, d);
+		return -1;
+	}
+	if (s->is_study) {
+		const struct recovery_idle *id = &s->study.idle;
+		log_info("cache-recovery study %" PRId64 ": burst %u of %u (probe %" PRId64
+			 ") after %.0f s idle since the cliff, %.0f s paused for a busy drive",
+			 s->series_id, s->next_index - 2, s->of - 1, c.ret_id,
+			 (double)id->idle_ms / 1000.0, (double)id->paused_ms / 1000.0);
+		if (store_probe_study_burst_put(p->store, c.ret_id, id->idle_ms, id->paused_ms) < 0)
+			log_warn("probe %" PRId64 ": cannot store its idle time: %s", c.ret_id,
+				 store_strerror(p->store));
 	}
 	return -1;
 }
@@ -144,6 +185,13 @@ void probe_series_after_run(struct probe_svc *p, struct probe_dev *d, const stru
 	    s->next_index > s->of || !p->loop) {
 		series_end(p, d);
 		return;
+	}
+	if (s->is_study) {
+		/* The study waits: its idle clock runs again from the end of its own writes. */
+		s->study.idle_net = true;
+		s->study.own_end_mono = timefmt_mono_ms();
+		s->study.busy_seen = false;
+		recovery_idle_wait(&s->study.idle, s->study.own_end_mono);
 	}
 	/* Idle: nothing of nvmond's runs on the drive until the timer fires. */
 	int64_t t = loop_add_timer(p->loop, series_wait_ms(s), series_next, d);

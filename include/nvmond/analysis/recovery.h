@@ -79,3 +79,43 @@ struct recovery_verdict {
  */
 void recovery_judge(const struct recovery_point *v, size_t n, double pre_rate,
 		    struct recovery_verdict *ret);
+
+/*
+ * The study's idle clock: "recovery needs real idle time". It runs only while
+ * the study waits (not in its own runs), and the time the drive is busy by the
+ * probes' rule (probe_busy: [probes] busy_iops, busy_mbps) is left out of it:
+ * a burst due at 20 min idle runs once the drive has been idle 20 min in total
+ * since the cliff, and a busy period puts it (and the later ones) off.
+ */
+struct recovery_idle {
+	bool waiting;	   /* the clock runs (between the study's runs) */
+	int64_t last_ms;   /* the last observation, monotonic ms */
+	int64_t idle_ms;   /* idle since the cliff, busy periods left out */
+	int64_t paused_ms; /* busy since the cliff: how long the study paused */
+};
+
+/**
+ * recovery_idle_wait() - The study waits from @now_ms (the fill or a burst
+ * ended): the clock runs again from here; its run's own time is not idle.
+ */
+void recovery_idle_wait(struct recovery_idle *st, int64_t now_ms);
+
+/**
+ * recovery_idle_observe() - The drive seen at @now_ms, @busy or not: the time
+ * since the last observation counts as paused when busy, else as idle (the
+ * busy rule looks back over the last minute, so what it says now is what the
+ * time before was). Time going back, or not waiting, counts nothing.
+ */
+void recovery_idle_observe(struct recovery_idle *st, int64_t now_ms, bool busy);
+
+/**
+ * recovery_idle_left() - How much more idle time the burst due at
+ * @interval_ms of idle needs: 0 when it is due.
+ */
+int64_t recovery_idle_left(const struct recovery_idle *st, int64_t interval_ms);
+
+/**
+ * recovery_idle_run() - A run starts at @now_ms: observed a last time (@busy),
+ * then the clock stops until recovery_idle_wait().
+ */
+void recovery_idle_run(struct recovery_idle *st, int64_t now_ms, bool busy);

@@ -145,6 +145,20 @@ struct demo_selftest {
 	bool scheduled;		  /* a test of st_schedule (else st_fail_ms, st_reset_ms) */
 };
 
+/* The environment variable naming the demo backend's busy file (a test hook). */
+#define DEV_DEMO_BUSY_ENV "NVMOND_DEMO_BUSY"
+
+/**
+ * dev_demo_foreground() - Foreground I/O on demo drive @name now, as a test
+ * asks through the file $NVMOND_DEMO_BUSY: its "NAME IOPS MBPS" lines (none for
+ * the drive, or no file: 0). The demo drives have no block device whose I/O
+ * the probes' busy rule could read; this is the only way to make one busy.
+ * Return: 0 with *@ret_iops and *@ret_bps; -ENOENT when the variable is not
+ * set (not known, as for a drive without diskstats); -EOPNOTSUPP for another
+ * backend.
+ */
+int dev_demo_foreground(struct dev_backend *b, const char *name, double *ret_iops, double *ret_bps);
+
 /**
  * dev_demo_selftest_handover() - From @at_ms on, demo drive @name (of the
  * demo backend @b) runs no self-test of its own schedule: the daemon runs that

@@ -8,7 +8,9 @@
 
 /*
  * Calendar schedules of probes (pure): "daily 03:00 seq1m-q8" and
- * "weekly Sun 04:00 sustained-write", comma-separated, in local time.
+ * "weekly Sun 04:00 sustained-write", comma-separated, in local time; an entry
+ * may end in "xN" (a series of N runs, as the API's "repeat") and "cooldown D"
+ * (the idle between them, default 30 s): "daily 03:00 seq1m-q8 x3 cooldown 30s".
  */
 #define PROBE_SCHED_MAX 8
 #define PROBE_SCHED_ERR 128
@@ -17,6 +19,8 @@ struct probe_sched {
 	int weekday; /* -1 daily, 0 Sunday … 6 Saturday */
 	int minute;  /* of the day, 0 … 1439 */
 	enum probe_preset_id preset;
+	uint32_t repeat;     /* 1: one run; 2 … PROBE_REPEAT_MAX: a series */
+	int64_t cooldown_ms; /* idle between the runs of a series */
 };
 
 /**

@@ -17,7 +17,10 @@ struct probe_run_row;
  * probe_study_json_add() - Add to @detail (probe_run_detail_json() of @run, any
  * run of a cache-recovery study) its "recovery": {"series_id", "cache_bytes",
  * "pre_cliff_mb_s", "cliff_at", "points": [{"run_id", "idle_s", "idle_min",
- * "mb_s", "pct"}…], "state", "verdict"}. Nothing for other presets.
+ * "mb_s", "pct", "paused_s"}…], "paused_s", "state", "verdict"}: a daemon's
+ * burst's idle time is net of busy periods and paused_s says how long the study
+ * had paused for a busy drive by then (null for `nvmond probe`'s, whose idle is
+ * the time since the cliff). Nothing for other presets.
  * Return: 0 or negative errno.
  */
 int probe_study_json_add(struct store *s, const struct probe_run_row *run, json_t *detail);

@@ -466,10 +466,10 @@ int demo_year_make_runs(const struct gen *g, struct demo_year *y)
 		r = make_study(g, &y->runs[n], today - 10 * MS_DAY + 9 * MS_HOUR, &k);
 		n += k;
 	}
-	/* The group run: demo0 and demo2 together, each at 75 % of solo. */
-	struct dev_demo_drive m0, m2;
-	if (r == 0 && dev_demo_drive(0, &m0) == 0 && dev_demo_drive(2, &m2) == 0 &&
-	    (!strcmp(m0.serial, g->d->serial) || !strcmp(m2.serial, g->d->serial)) && n < cap) {
+	/* The group run: demo0 and demo1 together, each at 75 % of solo. */
+	struct dev_demo_drive m0, m1;
+	if (r == 0 && dev_demo_drive(0, &m0) == 0 && dev_demo_drive(1, &m1) == 0 &&
+	    (!strcmp(m0.serial, g->d->serial) || !strcmp(m1.serial, g->d->serial)) && n < cap) {
 		struct run_opts o = plain;
 		o.f_rd = o.f_wr = GROUP_SHARE;
 		o.wobble = 0.02;

@@ -45,7 +45,7 @@
  *   most the probe file) after 5, 10, 20, 40, 60 min idle, each as fast as the
  *   demo drives' fold allows (DEV_DEMO_FOLD_MS, demo.h), until one runs at the
  *   rate before the cliff (after 60 min);
- * - on demo0 and demo2, three days back, a group run: seq1m-q8 on both at once,
+ * - on demo0 and demo1 (the demo's two drives), three days back, a group run: seq1m-q8 on both at once,
  *   each at 75 % of its solo rate (probe_demo_share(2)), together 1.5× one;
  * - repeated seq1m-q8 series (DEMO_YEAR_SERIES of DEMO_YEAR_SERIES_OF runs, 30 s
  *   apart, as `--repeat 3` runs them): their best run reads at 1.039 × and

@@ -305,7 +305,7 @@ int demo_backfill(struct store *s, struct dev_backend *b, const struct store_rol
 		  int64_t now_ms, struct demo_backfill_stats *ret)
 {
 	struct demo_backfill_stats st = {0};
-	int64_t ids[DEV_DEMO_MAX] = {0}; /* by demo drive index, once stored */
+	int64_t ids[DEV_DEMO_MAX] = {0};	/* by demo drive index, once stored */
 	int64_t group_runs[DEV_DEMO_MAX] = {0}; /* the group run's member on each */
 	struct dev_info *v = NULL;
 	size_t n = 0;

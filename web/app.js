@@ -2,8 +2,8 @@
 "use strict";
 
 function route() {
-  const m = location.hash.match(/^#\/drive\/(\d+)$/);
-  return m ? { view: "drive", id: Number(m[1]) } : { view: "overview" };
+  const m = location.hash.match(/^#\/(drive|group)\/(\d+)$/);
+  return m ? { view: m[1], id: Number(m[2]) } : { view: "overview" };
 }
 
 async function render(live) {
@@ -16,6 +16,7 @@ async function render(live) {
   }
   try {
     if (r.view === "drive") await renderDrive(gen, r.id, live);
+    else if (r.view === "group") await renderGroup(gen, r.id);
     else {
       destroyCharts();
       document.title = "nvmond";

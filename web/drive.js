@@ -89,8 +89,9 @@ function watchProbe(gen, id, box) {
   tick();
 }
 
-// What runs on the drive now, with Cancel; or a preset picker with Start.
-function probeControl(gen, d, pr) {
+// What runs on the drive now, with Cancel; or a preset picker with Start. copy-to
+// asks for the drive written: one of the others (@names: device id → name).
+function probeControl(gen, d, pr, names) {
   const box = el("div", { id: "probe-control" });
   if (pr.running) {
     const cancel = el("button", { type: "button" }, "Cancel");
@@ -106,12 +107,18 @@ function probeControl(gen, d, pr) {
     watchProbe(gen, pr.running, box);
     return box;
   }
+  const others = [...names].filter(([id]) => id !== d.id);
   const pick = el("select", { "aria-label": "preset" },
-    ...pr.presets.map((p) => el("option", { value: p }, p)));
+    ...pr.presets.filter((p) => p !== "copy-to" || others.length).map((p) => el("option", { value: p }, p)));
+  const to = el("select", { "aria-label": "copy to", hidden: "" },
+    ...others.map(([id, name]) => el("option", { value: id }, "to " + name)));
+  pick.addEventListener("change", () => { to.hidden = pick.value !== "copy-to"; });
   const start = el("button", { type: "button" }, "Start");
   start.addEventListener("click", async () => {
     start.disabled = true;
-    const r = await authPost("/api/v1/devices/" + d.id + "/probes", { preset: pick.value }, "start probes");
+    const body = { preset: pick.value };
+    if (pick.value === "copy-to") body.to = Number(to.value);
+    const r = await authPost("/api/v1/devices/" + d.id + "/probes", body, "start probes");
     start.disabled = false;
     if (!r) return;
     if (!r.ok) {
@@ -122,7 +129,7 @@ function probeControl(gen, d, pr) {
     render();
   });
   const b = pr.budget;
-  box.append(el("p", { class: "probe-start" }, pick, " ", start),
+  box.append(el("p", { class: "probe-start" }, pick, " ", to, " ", start),
     el("p", { class: "legend-note" }, "Write budget used: " + fmtBytes(b.used_day_bytes) + " of " +
       fmtBytes(b.day_bytes, true) + " today, " + fmtBytes(b.used_month_bytes) + " of " + fmtBytes(b.month_bytes, true) +
       " in 30 days" + (pr.probe_dir ? " · probe file in " + pr.probe_dir : " · no probe_dir: raw namespace, read only")));
@@ -439,9 +446,14 @@ async function renderDrive(gen, id, live) {
   // The newest finished sweep and the one before it (sweep.js), with the last run.
   const [runDetail, sweepRun, sweepPrev, devs] = await Promise.all([lastRun, ...(pr ? sweepRuns(pr.probes) : [])]
     .concat([null, null]).slice(0, 3).map((r) => (r ? optional("/api/v1/probes/" + r.id) : null))
-    // The other drive of a copy-to run, by name.
-    .concat([pr && pr.probes.some((r) => r.source_device_id) ? optional("/api/v1/devices") : null]));
+    // The other drives by name: a copy-to run's, the copy-to picker's.
+    .concat([pr ? optional("/api/v1/devices") : null]));
   const names = new Map(devs ? devs.devices.map((x) => [x.id, x.name]) : []);
+  // The newest cache-recovery study and the group runs (recovery.js, group.js).
+  const studies = pr ? recoveryStudies(pr.probes) : [], groups = pr ? groupRuns(pr.probes) : [];
+  const [study, ...groupDetails] = await Promise.all([studies.length ? optional("/api/v1/probes/" + studies[0].id) : null,
+    ...groups.map((r) => optional("/api/v1/probes/" + r.id))]);
+  const recSection = study && study.recovery ? recoveryPanel(gen, studies, study) : null;
   if (gen !== state.generation) return;
   if (!dr.ok) throw new Error((dr.body && dr.body.error) || "HTTP " + dr.status);
   if (!sr.ok) throw new Error((sr.body && sr.body.error) || "HTTP " + sr.status);
@@ -491,7 +503,7 @@ async function renderDrive(gen, id, live) {
         pr ? probeBox : el("p", { class: "na" }, "not available")),
       pr ? el("section", { class: "panel", "aria-label": "run a probe" },
         el("h3", {}, pr.running ? "Probe running" : "Run a probe"),
-        probeControl(gen, d, pr)) : null,
+        probeControl(gen, d, pr, names)) : null,
       el("section", { class: "panel", "aria-label": "last probe" },
         el("h3", {}, "Last probe" + (lastRun ? ": " + runLabel(lastRun, d.id, names) + ", " + fmtTime(lastRun.started) : "")),
         runDetail && runDetail.sweep ? sweepSummary(runDetail.sweep)
@@ -506,6 +518,8 @@ async function renderDrive(gen, id, live) {
         sweepBox,
         el("p", { class: "legend-note" }, "sequential, queue depth " + sweepRun.sweep.depth + ", transfer size on a log₂ axis" +
           (sweepPrev && sweepPrev.sweep ? " · faint: the previous sweep, " + fmtTime(sweepPrev.started) : " · no earlier sweep to compare"))) : null,
+      recSection,
+      groups.length ? groupPanel(groupDetails) : null,
       el("section", { class: "panel wide", "aria-label": "self-tests", id: "selftests" },
         el("h3", {}, "Self-tests"),
         selftestPanel(gen, d, st)),
@@ -524,6 +538,7 @@ async function renderDrive(gen, id, live) {
     pr.probes.map((r) => (r.source_device_id ? Object.assign({}, r, { preset: runLabel(r, d.id, names) }) : r))));
   else if (pr) probeBox.replaceChildren(emptyChart("No probe has run yet",
     "start one under Run a probe, or schedule them with probe_schedule in [probes] or [device \"…\"]."));
+  if (recSection) recSection.draw();
   if (sweepRun && sweepRun.sweep) state.charts.push(sweepChart(sweepBox, sweepRun, sweepPrev && sweepPrev.sweep ? sweepPrev : null));
   // A sweep's phases are its points: the sweep chart shows them, not one phase's series.
   const rc = runDetail && !runDetail.sweep && probeSeriesChart(runBox, runDetail);

@@ -26,6 +26,8 @@
 #define SERIES_GAP_MS	30000		      /* [probes] cooldown's default */
 #define P_SWEEP		(DEMO_YEAR_PRESETS - 1)
 #define P_SUSTAINED	(DEMO_YEAR_PRESETS - 2)
+#define RECOVERY_BURSTS 6    /* [probes] recovery_intervals' default: 5m … 90m */
+#define GROUP_SHARE	0.75 /* probe_demo_share(2): two drives move 1.5× one */
 
 const char *const demo_year_presets[DEMO_YEAR_PRESETS] = {
 	"seq1m-q8", "seq1m-q1", "rnd4k-q32", "rnd4k-q1", "copy-self", "sustained-write", "sweep",
@@ -84,6 +86,10 @@ struct run_opts {
 	double wobble;	   /* each interval × [1 - wobble/2, 1 + wobble/2) */
 	uint32_t series_index, series_of;
 	const struct dev_demo_drive *source; /* copy-to: the drive read, else NULL */
+	const char *preset;		     /* the preset stored, else p's */
+	double wr_limit;		     /* bytes a write phase ends at, else p's */
+	double unfolded; /* the cache's share still to fold (after a cliff), 0 … 1 */
+	bool group;
 };
 
 /* ---- probe runs ------------------------------------------------------------ */
@@ -157,7 +163,8 @@ static void make_phase(const struct gen *g, struct demo_run *run, size_t p, size
 	bool sustained = p == P_SUSTAINED, sweep = p == P_SWEEP;
 	bool reads = strcmp(j.op, "write") != 0, writes = strcmp(j.op, "read") != 0;
 	double rd_rate, wr_rate, cache = 0, secs = DEMO_RUN_INTERVAL_MS / 1000.0;
-	double wr_limit = sustained		      ? SUSTAINED_LIMIT
+	double wr_limit = o->wr_limit > 0	      ? o->wr_limit
+			  : sustained		      ? SUSTAINED_LIMIT
 			  : sweep		      ? SWEEP_WR_BYTES
 			  : strcmp(j.op, "copy") == 0 ? FILE_BYTES / 2
 						      : FILE_BYTES;
@@ -170,6 +177,7 @@ static void make_phase(const struct gen *g, struct demo_run *run, size_t p, size
 	double native = d->perf.native_write * o->f_wr;
 	rd_rate *= o->f_rd;
 	wr_rate *= o->f_wr;
+	wr_rate = dev_demo_cache_rate(wr_rate, native, 1 - o->unfolded);
 	if (cap > 0) {
 		rd_rate = fmin(rd_rate, cap);
 		wr_rate = fmin(wr_rate, cap);
@@ -254,6 +262,9 @@ static int make_run(const struct gen *g, struct demo_run *run, size_t p, int64_t
 		run->preset = "copy-to";
 		run->copy_to = true;
 	}
+	if (o->preset)
+		run->preset = o->preset;
+	run->group = o->group;
 	run->n_phases = n_phases_of(p);
 	run->phase = calloc(run->n_phases, sizeof(*run->phase));
 	if (!run->phase)
@@ -322,6 +333,57 @@ static int make_series(const struct gen *g, struct demo_run *runs, int64_t start
 	return r;
 }
 
+/*
+ * The cache-recovery study from @start (demo_year.h): the fill to its cliff,
+ * then a burst at each interval after the fill's end until one runs at 95 %
+ * of the rate before the cliff. The cache folds as probe_demo.c has it: the
+ * fill leaves it full, idle time folds it (DEV_DEMO_FOLD_MS for all of it),
+ * each burst adds what it wrote. @ret_n: the runs made.
+ */
+static int make_study(const struct gen *g, struct demo_run *runs, int64_t start, size_t *ret_n)
+{
+	static const int mins[RECOVERY_BURSTS] = {5, 10, 20, 40, 60, 90};
+	const double cache = g->d->perf.cache_bytes;
+	struct run_opts o = {.f_rd = 1,
+			     .f_wr = 1,
+			     .wobble = 0.01,
+			     .series_index = 1,
+			     .series_of = 1 + RECOVERY_BURSTS,
+			     .preset = "cache-recovery",
+			     .wr_limit = cache * 1.25};
+	double burst = fmin(fmax(cache / 10, GIB), FILE_BYTES), used, pre;
+	int r = make_run(g, &runs[0], P_SUSTAINED, start, 7777, &o);
+	size_t n = 1;
+
+	if (r < 0)
+		return r;
+	const struct demo_run_phase *f = &runs[0].phase[0];
+	pre = (double)f->point[0].wr_bytes / (DEMO_RUN_INTERVAL_MS / 1000.0);
+	used = cache;
+	int64_t fill_end = runs[0].ended_ms, last = fill_end;
+	for (size_t i = 0; i < RECOVERY_BURSTS; i++) {
+		int64_t at = fill_end + mins[i] * MS_MIN;
+		used = fmax(0, used - (double)(at - last) / (double)DEV_DEMO_FOLD_MS * cache);
+		o.series_index = (uint32_t)(i + 2);
+		o.wr_limit = burst;
+		o.unfolded = used / cache;
+		o.preset = "cache-recovery";
+		r = make_run(g, &runs[n], P_SUSTAINED, at, 7778 + i, &o);
+		if (r < 0)
+			break;
+		runs[n].stopped = false;
+		const struct demo_run_phase *b = &runs[n].phase[0];
+		double rate = (double)b->wr_bytes / ((double)b->elapsed_ms / 1000.0);
+		used = used > 0 ? fmin(cache, used + (double)b->wr_bytes) : 0;
+		last = runs[n].ended_ms;
+		n++;
+		if (rate >= 0.95 * pre)
+			break;
+	}
+	*ret_n = n;
+	return r;
+}
+
 static int by_start(const void *a, const void *b)
 {
 	const struct demo_run *x = a, *y = b;
@@ -333,7 +395,8 @@ int demo_year_make_runs(const struct gen *g, struct demo_year *y)
 {
 	int64_t today = floor_div(g->now, MS_DAY) * MS_DAY;
 	size_t cap = DEMO_YEAR_DAYS / RUN_EVERY_DAYS + DEMO_YEAR_DAYS / SUSTAINED_DAYS +
-		     DEMO_YEAR_DAYS / SWEEP_DAYS + DEMO_YEAR_SERIES * DEMO_YEAR_SERIES_OF + 5,
+		     DEMO_YEAR_DAYS / SWEEP_DAYS + DEMO_YEAR_SERIES * DEMO_YEAR_SERIES_OF + 6 +
+		     RECOVERY_BURSTS,
 	       n = 0;
 	int64_t dip_at = -1;
 	/* Days back to each series: the newer in the last month, the older on the
@@ -397,6 +460,22 @@ int demo_year_make_runs(const struct gen *g, struct demo_year *y)
 			     today - 2 * MS_DAY + 8 * MS_HOUR, (uint64_t)DEMO_YEAR_DAYS * 2 + 1,
 			     &o);
 		y->runs[n++].source_index = 0;
+	}
+	if (r == 0 && strstr(g->d->model, "980 PRO") && n + 1 + RECOVERY_BURSTS <= cap) {
+		size_t k = 0;
+		r = make_study(g, &y->runs[n], today - 10 * MS_DAY + 9 * MS_HOUR, &k);
+		n += k;
+	}
+	/* The group run: demo0 and demo1 together, each at 75 % of solo. */
+	struct dev_demo_drive m0, m1;
+	if (r == 0 && dev_demo_drive(0, &m0) == 0 && dev_demo_drive(1, &m1) == 0 &&
+	    (!strcmp(m0.serial, g->d->serial) || !strcmp(m1.serial, g->d->serial)) && n < cap) {
+		struct run_opts o = plain;
+		o.f_rd = o.f_wr = GROUP_SHARE;
+		o.wobble = 0.02;
+		o.group = true;
+		r = make_run(g, &y->runs[n++], 0, today - 3 * MS_DAY + 7 * MS_HOUR,
+			     (uint64_t)DEMO_YEAR_DAYS * 2 + 3, &o);
 	}
 	y->n_runs = n;
 	/* The dip's run is in an afternoon, after its day's others. */

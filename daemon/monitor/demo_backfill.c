@@ -20,6 +20,7 @@
 #include "nvmond/store/store_errlog.h"
 #include "nvmond/store/store_facts.h"
 #include "nvmond/store/store_probe.h"
+#include "nvmond/store/store_probe_group.h"
 #include "nvmond/store/store_selftest.h"
 
 /* Rollup steps of a month: a year in a dozen transactions, not 1460. */
@@ -51,7 +52,8 @@ static int has_samples(struct store *s, bool *ret)
  * here when @run is that first run.
  */
 static int store_run_of(struct store *s, int64_t device_id, size_t index,
-			const struct demo_run *run, const int64_t *ids, int64_t *series_id)
+			const struct demo_run *run, const int64_t *ids, int64_t *series_id,
+			int64_t *ret_id)
 {
 	struct probe_run_row row = {
 		.device_id = device_id,
@@ -138,6 +140,8 @@ static int store_run_of(struct store *s, int64_t device_id, size_t index,
 	}
 	if (r == 0)
 		r = store_probe_thermal_insert(s, row.id, run->thermal, run->n_thermal);
+	if (r == 0)
+		*ret_id = row.id;
 	return r;
 }
 
@@ -250,7 +254,7 @@ static int store_selftests_of(struct store *s, int64_t id, const struct dev_demo
 }
 
 static int store_year(struct store *s, int64_t id, size_t index, struct demo_year *y,
-		      const int64_t *ids, struct demo_backfill_stats *st)
+		      const int64_t *ids, int64_t *group_runs, struct demo_backfill_stats *st)
 {
 	int r;
 
@@ -279,8 +283,12 @@ static int store_year(struct store *s, int64_t id, size_t index, struct demo_yea
 		r = store_alert_insert(s, &row, &al_id);
 	}
 	int64_t series_id = 0;
-	for (size_t i = 0; r == 0 && i < y->n_runs; i++)
-		r = store_run_of(s, id, index, &y->runs[i], ids, &series_id);
+	for (size_t i = 0; r == 0 && i < y->n_runs; i++) {
+		int64_t run_id = 0;
+		r = store_run_of(s, id, index, &y->runs[i], ids, &series_id, &run_id);
+		if (r == 0 && y->runs[i].group)
+			group_runs[index] = run_id;
+	}
 	if (r == 0)
 		r = store_facts_of(s, id, y);
 	if (r == 0) {
@@ -297,7 +305,8 @@ int demo_backfill(struct store *s, struct dev_backend *b, const struct store_rol
 		  int64_t now_ms, struct demo_backfill_stats *ret)
 {
 	struct demo_backfill_stats st = {0};
-	int64_t ids[DEV_DEMO_MAX] = {0}; /* by demo drive index, once stored */
+	int64_t ids[DEV_DEMO_MAX] = {0};	/* by demo drive index, once stored */
+	int64_t group_runs[DEV_DEMO_MAX] = {0}; /* the group run's member on each */
 	struct dev_info *v = NULL;
 	size_t n = 0;
 	bool any;
@@ -330,7 +339,7 @@ int demo_backfill(struct store *s, struct dev_backend *b, const struct store_rol
 		}
 		r = store_device_upsert(s, &row, &id);
 		if (r == 0)
-			r = store_year(s, id, index, &y, ids, &st);
+			r = store_year(s, id, index, &y, ids, group_runs, &st);
 		if (r == 0)
 			ids[index] = id;
 		if (r == 0)
@@ -339,6 +348,21 @@ int demo_backfill(struct store *s, struct dev_backend *b, const struct store_rol
 		st.drives += r == 0;
 	}
 	free(v);
+	/* The group run: its members as POST /api/v1/probes links them, the
+	 * group known by its first member's id. */
+	int64_t group_id = 0;
+	size_t members = 0;
+	for (size_t i = 0; r == 0 && i < DEV_DEMO_MAX; i++)
+		members += group_runs[i] != 0;
+	for (size_t i = 0; r == 0 && members >= 2 && i < DEV_DEMO_MAX; i++) {
+		if (!group_runs[i])
+			continue;
+		if (!group_id)
+			group_id = group_runs[i];
+		r = store_probe_group_add(s, group_id, group_runs[i]);
+		if (r == 0)
+			r = store_probe_group_skew(s, group_runs[i], 40 + 60 * (int64_t)i);
+	}
 	/* The rollups, as the timer builds them, only back to back. */
 	struct store_rollup_cfg big = *rc;
 	big.chunk_ms = DEMO_BACKFILL_CHUNK_MS;

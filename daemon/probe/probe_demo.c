@@ -5,7 +5,12 @@
  * - Rates by drive, pattern and queue depth (datasheet-like figures, from
  *   each demo drive's dev_demo_perf in demo.h).
  * - A write cache: writes run fast until it holds cache_bytes, then at the
- *   native rate; idle time empties it (fully after an hour).
+ *   native rate; idle time empties it (fully after DEV_DEMO_FOLD_MS, 40 min).
+ *   After a cliff the drive folds its cache while idle, and until the fold is
+ *   done a write into the cache runs between the native and the fast rate by
+ *   how much is folded (dev_demo_cache_rate(), demo.h): a cache-recovery
+ *   study's bursts after 5, 10, 20, 40 min idle run slower, the one after
+ *   60 min at the rate before the cliff.
  * - Thermal slowdown: while the drive's TMT1 (TMT2) time rises in its SMART log
  *   — demo0 throttles every five minutes, see dev_demo.c — every rate drops to
  *   55 % (35 %).
@@ -146,10 +151,15 @@ static int demo_run(int rd_index, int index, struct probe_demo_state *st, const 
 		return -EINVAL;
 	/* Idle time since the last write empties the cache. */
 	if (st->idle_since_ms && start_ms > st->idle_since_ms) {
-		double freed = (double)(start_ms - st->idle_since_ms) / 3600000.0 * m->cache_bytes;
+		double freed = (double)(start_ms - st->idle_since_ms) / (double)DEV_DEMO_FOLD_MS *
+			       m->cache_bytes;
 		st->cache_used =
 			freed >= (double)st->cache_used ? 0 : st->cache_used - (uint64_t)freed;
 	}
+	if (!st->cache_used)
+		st->folding = false;
+	/* A fold still going on: how much of it is done, as this run starts. */
+	double folded = st->folding ? 1 - (double)st->cache_used / m->cache_bytes : 1;
 	base_rates(m, j, &rd_rate, &wr_rate);
 	double native = m->native_write * probe_demo_run_factor(index, start_ms, true);
 	double share = probe_demo_share(st->together);
@@ -167,6 +177,9 @@ static int demo_run(int rd_index, int index, struct probe_demo_state *st, const 
 		double wr = m->seq_write[deep] * probe_demo_run_factor(index, start_ms, true);
 		rd_rate = wr_rate = 0.95 * (rd < wr ? rd : wr) * share;
 	}
+	wr_rate = dev_demo_cache_rate(wr_rate, native, folded);
+	if (j->op == PROBE_OP_COPY && rd_index != index)
+		rd_rate = wr_rate; /* what it writes, it reads */
 	for (;;) {
 		bool reads = j->op != PROBE_OP_WRITE, writes = j->op != PROBE_OP_READ;
 		double secs = (double)interval / 1000.0;
@@ -190,7 +203,12 @@ static int demo_run(int rd_index, int index, struct probe_demo_state *st, const 
 				wr = (uint64_t)fast;
 			else
 				wr = (uint64_t)(room + (1 - room / fast) * native * factor * secs);
-			st->cache_used += wr;
+			/* The cache holds at most its size: past it, writes go native. */
+			if (fast > room)
+				st->folding = true;
+			st->cache_used = (double)(st->cache_used + wr) > m->cache_bytes
+						 ? (uint64_t)m->cache_bytes
+						 : st->cache_used + wr;
 		}
 		/* What the interval would move, for the time a byte limit leaves of it. */
 		double full = (double)(j->op == PROBE_OP_READ ? rd : wr);

@@ -16,6 +16,7 @@
 #include "nvmond/api/api_params.h"
 #include "nvmond/core/log.h"
 #include "nvmond/store/store_probe.h"
+#include "nvmond/store/store_probe_group.h"
 #include "nvmond/store/store_probe_cache.h"
 #include "nvmond/util/timefmt.h"
 
@@ -114,8 +115,16 @@ void probe_http_list(void *ctx, const struct api_request *req, struct api_reply 
 		return api_reply_error(ret, 500, "database error");
 	}
 	json_t *runs = json_array();
-	for (size_t i = 0; runs && i < n; i++)
-		json_array_append_new(runs, probe_run_json(&v[i]));
+	for (size_t i = 0; runs && i < n; i++) {
+		json_t *o = probe_run_json(&v[i]);
+		int64_t gid = 0;
+		/* The group run it belongs to, so the dashboard lists it (issue 13). */
+		if (o && store_probe_group_of(req->store, v[i].id, &gid) < 0)
+			gid = 0;
+		if (o)
+			json_object_set_new(o, "group_id", gid ? json_integer(gid) : json_null());
+		json_array_append_new(runs, o);
+	}
 	free(v);
 	json_t *presets = json_array();
 	for (size_t i = 0; presets && i < _PROBE_PRESET_MAX; i++)

@@ -53,6 +53,7 @@ json_t *probe_run_json(const struct probe_run_row *r)
 		set(o, "bytes_read", json_integer((json_int_t)r->bytes_read)) |
 		set(o, "bytes_charged", json_integer((json_int_t)r->bytes_charged)) |
 		set(o, "nsid", r->nsid ? json_integer(r->nsid) : json_null()) |
+		set(o, "series_id", r->series_id ? json_integer(r->series_id) : json_null()) |
 		set(o, "source_device_id",
 		    r->source_device_id ? json_integer(r->source_device_id) : json_null()) |
 		set(o, "source_target",

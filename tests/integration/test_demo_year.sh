@@ -83,7 +83,8 @@ for id in $(jq_py "$D" "print(' '.join(str(d['id']) for d in j['devices']))"); d
 	P=$(http_get "/api/v1/devices/$id/probes?limit=1000")
 	jq_py "$P" '
 want = {"seq1m-q8", "seq1m-q1", "rnd4k-q32", "rnd4k-q1", "copy-self", "sustained-write", "sweep", "copy-to"}
-assert {r["preset"] for r in j["probes"]} == want, {r["preset"] for r in j["probes"]}
+# and on the 980 PRO (demo1) a cache-recovery study
+assert {r["preset"] for r in j["probes"]} - {"cache-recovery"} == want, {r["preset"] for r in j["probes"]}
 assert all(r["state"] in ("done", "stopped") and r["engine"] == "demo" for r in j["probes"])
 ' || fail "probe runs of device $id"
 done
@@ -104,6 +105,33 @@ assert c["from"]["name"] == "demo0" and c["to"]["name"] == "demo1", c
 assert c["from"]["copy_self_mb_s"] > 0 and c["to"]["copy_self_mb_s"] > 0, c
 assert c["text"].startswith("copy-to demo1 (from demo0): "), c["text"]
 ' || fail "the demo year's copy-to run $CT: $(http_get "/api/v1/probes/$CT" | head -c 600)"
+# The 980 PRO's cache-recovery study (demo_year.h): its fill stopped at the cliff,
+# bursts slower at 5, 10, 20, 40 min idle, the full rate back after 60 min (the
+# seed's 40 ... 60), so the dashboard's recovery chart has a curve.
+ST=$(jq_py "$(http_get "/api/v1/devices/$ID1/probes?limit=1000")" "
+print(min(r['id'] for r in j['probes'] if r['preset'] == 'cache-recovery'))")
+jq_py "$(http_get "/api/v1/probes/$ST")" '
+r = j["recovery"]
+assert r["series_id"] == j["id"] and r["state"] == "recovered", r
+assert r["verdict"] == "cache recovered after 60 min idle", r["verdict"]
+assert [round(p["idle_min"]) for p in r["points"]] == [5, 10, 20, 40, 60], r["points"]
+pct = [p["pct"] for p in r["points"]]
+assert all(p < 95 for p in pct[:-1]) and pct[-1] >= 95 and pct[0] < pct[3], pct
+assert 20e9 < r["cache_bytes"] < 28e9 and r["pre_cliff_mb_s"] > 4000, r
+' || fail "the demo year's cache-recovery study $ST: $(http_get "/api/v1/probes/$ST" | head -c 900)"
+# The group run: seq1m-q8 on demo0 and demo1 at once, each at about 75 % of solo.
+G=$(jq_py "$(http_get "/api/v1/devices/$ID1/probes?limit=1000")" "
+print([r['id'] for r in j['probes'] if r['preset'] == 'seq1m-q8'][0])")
+jq_py "$(http_get "/api/v1/probes/$G")" '
+g = j["group"]
+assert g and sorted(m["device"] for m in g["members"]) == ["demo0", "demo1"], g
+for m in g["members"]:
+    assert m["state"] == "done" and m["solo_run_id"], m
+    for p in m["phases"]:
+        assert 0.68 < p["ratio"] < 0.82, m
+assert [a["drives"] for a in g["aggregate"]] == [2, 2], g["aggregate"]
+assert g["text"].startswith("read: each at 7"), g["text"]
+' || fail "the demo year's group run $G: $(http_get "/api/v1/probes/$G" | head -c 900)"
 # Past sweeps, a month apart, so the chart draws the previous one; every point
 # each way (18 sizes from 512 B on a 512 B-LBA demo drive), MB/s rising with size.
 P=$(http_get "/api/v1/devices/$ID0/probes?limit=1000")

@@ -45,6 +45,36 @@ struct dev_demo_perf {
 	double cache_bytes;
 };
 
+/*
+ * The demo drives' write cache after a cliff (probe_demo.c, demo_year_probes.c):
+ * idle time folds the cached data into native cells, a full cache in
+ * DEV_DEMO_FOLD_MS. Until the fold is done, the drive shares itself between
+ * folding and the host: a write into the cache runs at the native rate plus
+ * the folded fraction of the difference to its fast rate, and what it writes
+ * into the cache is more to fold. A cache-recovery study's bursts of a tenth
+ * of the cache on a 980 PRO (demo1) after 5, 10, 20, 40 min idle run at about
+ * 40, 42, 52, 80 % of the rate before the cliff, the one after 60 min at the
+ * full rate: the seed's "full speed after 40, 50 or 60 idle minutes".
+ */
+#define DEV_DEMO_FOLD_MS (40 * 60 * 1000LL)
+
+/**
+ * dev_demo_cache_rate() - The rate of a write into the cache while it folds.
+ * @fast: the drive's rate into an idle cache (bytes/s)
+ * @native: its rate once the cache is full
+ * @folded: how much of the fold is done, 0 … 1 (1: none pending)
+ *
+ * Return: bytes/s; @fast when @fast is not above @native (random writes).
+ */
+static inline double dev_demo_cache_rate(double fast, double native, double folded)
+{
+	if (fast <= native)
+		return fast;
+	if (folded < 0)
+		folded = 0;
+	return native + (fast - native) * (folded > 1 ? 1 : folded);
+}
+
 struct dev_demo_drive {
 	char model[41], serial[21], firmware[9];
 	uint16_t vid;

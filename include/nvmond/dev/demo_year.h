@@ -40,6 +40,13 @@
  *   throttles; on every drive but demo0, two days back, its newest run: a copy-to
  *   from demo0 (the slower of demo0's reads and its writes, as a copy through
  *   memory runs), so both drives' pages show one;
+ * - on a 980 PRO, ten days back, a cache-recovery study (preset "cache-recovery",
+ *   a series): the fill to its cliff, then bursts of a tenth of the cache (at
+ *   most the probe file) after 5, 10, 20, 40, 60 min idle, each as fast as the
+ *   demo drives' fold allows (DEV_DEMO_FOLD_MS, demo.h), until one runs at the
+ *   rate before the cliff (after 60 min);
+ * - on demo0 and demo1 (the demo's two drives), three days back, a group run: seq1m-q8 on both at once,
+ *   each at 75 % of its solo rate (probe_demo_share(2)), together 1.5× one;
  * - repeated seq1m-q8 series (DEMO_YEAR_SERIES of DEMO_YEAR_SERIES_OF runs, 30 s
  *   apart, as `--repeat 3` runs them): their best run reads at 1.039 × and
  *   writes at 1.051 × the drive's QD8 figures, the 950 PRO's 2,598 / 1,576 MB/s
@@ -109,6 +116,9 @@ struct demo_run {
 	 * writing this one; false for every other run. */
 	bool copy_to;
 	size_t source_index;
+	/* A member of the group run (run together with the same run on the other
+	 * member drive, same started_ms; demo_backfill links them). */
+	bool group;
 	size_t n_phases;
 	struct demo_run_phase *phase; /* n_phases of them; demo_year_free() frees them */
 	size_t n_thermal;

@@ -84,6 +84,7 @@ struct probe_hooks {
 struct probe_demo_state {
 	uint64_t cache_used;
 	int64_t idle_since_ms;
+	bool folding;	   /* the cache overflowed (a cliff) and has not emptied since */
 	unsigned together; /* drives probed at once with it (a group run); 0 or 1: alone */
 };
 

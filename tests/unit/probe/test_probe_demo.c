@@ -65,3 +65,57 @@ Test(probe_demo, runs_vary_by_start_and_replay_the_same)
 	cr_expect_neq(run_mbps(0, PROBE_OP_READ, t0), run_mbps(0, PROBE_OP_READ, t0 + 3600000LL));
 	cr_expect(best3 > 2450 && best3 < 2700, "best of 3: %.1f MB/s", best3);
 }
+
+/* MB/s of a 1 MiB QD8 write of @bytes on demo drive @index at @start; its end in @ret_end. */
+static double write_mbps(int index, struct probe_demo_state *st, uint64_t bytes, int64_t start,
+			 double *ret_first_s, int64_t *ret_end)
+{
+	struct probe_job j = {.op = PROBE_OP_WRITE,
+			      .block_size = 1 << 20,
+			      .depth = 8,
+			      .length = 1ull << 36,
+			      .max_bytes = bytes,
+			      .interval_ms = 250};
+	struct probe_result res;
+	uint64_t b = 0, first = 0;
+
+	cr_assert_eq(probe_demo_run(index, st, &j, start, false, NULL, NULL, &res), 0);
+	for (size_t i = 0; i < res.n_series; i++) {
+		b += res.series[i].wr_bytes;
+		if (i < 4)
+			first += res.series[i].wr_bytes;
+	}
+	if (ret_first_s)
+		*ret_first_s = (double)first / 1e6;
+	*ret_end = start + res.elapsed_ns / 1000000;
+	double mbps = (double)b / ((double)res.elapsed_ns / 1e9) / 1e6;
+	probe_result_clear(&res);
+	return mbps;
+}
+
+Test(probe_demo, cache_recovers_after_40_to_60_idle_minutes)
+{
+	/* The seed (issue 13): after a cliff, a 980 PRO's bursts of a tenth of its
+	 * cache at 5, 10, 20 min idle run slower, the full rate comes back after
+	 * 40 … 60 idle minutes. Rates are compared without each run's own factor. */
+	int64_t t0 = 1764547200000LL, end, at;
+	struct probe_demo_state st = {0};
+	double pre, cache = 24e9;
+	static const int mins[] = {5, 10, 20, 40, 60};
+	double pct[5];
+
+	write_mbps(1, &st, (uint64_t)(cache * 1.25), t0, &pre, &end);
+	pre /= probe_demo_run_factor(1, t0, true);
+	cr_assert(st.folding, "the fill overflowed the cache");
+	for (size_t i = 0; i < 5; i++) {
+		at = end + mins[i] * 60000LL;
+		int64_t e;
+		double r = write_mbps(1, &st, (uint64_t)(cache / 10), at, NULL, &e);
+		pct[i] = r / probe_demo_run_factor(1, at, true) / pre * 100;
+	}
+	for (size_t i = 0; i < 4; i++)
+		cr_expect(pct[i] < 95, "after %d min: %.1f %%", mins[i], pct[i]);
+	cr_expect(pct[0] < pct[2] && pct[2] < pct[3], "%.1f %.1f %.1f", pct[0], pct[2], pct[3]);
+	cr_expect(pct[4] >= 98, "after 60 min: %.1f %%", pct[4]);
+	cr_expect(!st.folding || st.cache_used < cache / 5);
+}

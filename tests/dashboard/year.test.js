@@ -1,0 +1,145 @@
+// Browser test of the dashboard's issue-13 views on a demo year (MODE=year, run by
+// test_dashboard_year.sh): the cache-recovery chart, the group runs on each member's
+// page and the group view's bars, each against the API, and a copy-to started from
+// the probe picker with its "to" drive. NVMOND_URL, NVMOND_TOKEN, ARTIFACTS.
+"use strict";
+const fs = require("fs");
+const os = require("os");
+const path = require("path");
+const { chromium } = require("playwright-core");
+
+const base = process.env.NVMOND_URL;
+const out = process.env.ARTIFACTS;
+
+function fail(msg) {
+  console.error("FAIL: " + msg);
+  process.exit(1);
+}
+
+const get = async (p) => (await fetch(base + p)).json();
+const near = (a, b) => Math.abs(a - b) < 1e-6 * Math.max(1, Math.abs(b));
+
+async function main() {
+  const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), "nvmond-chromium-"));
+  const ctx = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+    headless: true,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"],
+    viewport: { width: 1280, height: 900 },
+  });
+  const page = ctx.pages()[0] || (await ctx.newPage());
+  const errors = [];
+  page.on("pageerror", (e) => errors.push("page error: " + e.message));
+  page.on("dialog", (d) => d.accept(process.env.NVMOND_TOKEN));
+  const devs = (await get("/api/v1/devices")).devices;
+  const id = (name) => devs.find((d) => d.name === name).id;
+
+  // 1. The recovery chart of demo1 (980 PRO): its newest study, as the API has it.
+  const d1 = id("demo1");
+  const runs1 = (await get("/api/v1/devices/" + d1 + "/probes?limit=1000")).probes;
+  const study = runs1.find((r) => r.preset === "cache-recovery");
+  if (!study) fail("demo1 has no cache-recovery run in its demo year");
+  const rec = (await get("/api/v1/probes/" + study.series_id)).recovery;
+  await page.goto(base + "/#/drive/" + d1);
+  await page.waitForSelector("#chart-recovery canvas", { timeout: 15000 });
+  const got = await page.evaluate(() => {
+    const box = document.getElementById("chart-recovery");
+    const u = state.charts.find((c) => c.root.parentElement === box);
+    return { points: box.dataset.points, study: box.dataset.study, data: u.data.map((c) => Array.from(c)),
+      labels: u.series.map((s) => s.label), dash: u.series[3].dash,
+      verdict: document.querySelector("#recovery .recovery-verdict").textContent };
+  });
+  if (got.points !== String(rec.points.length) || got.data[0].length !== rec.points.length + 1)
+    fail("recovery chart points: " + got.points + ", the API has " + rec.points.length);
+  if (got.study !== String(rec.series_id)) fail("recovery chart study " + got.study + ", not " + rec.series_id);
+  rec.points.forEach((p, i) => {
+    if (!near(got.data[0][i + 1], p.idle_min) || !near(got.data[1][i + 1], p.mb_s))
+      fail("recovery point " + i + ": " + got.data[0][i + 1] + " min " + got.data[1][i + 1] + " MB/s, API " + JSON.stringify(p));
+  });
+  if (!got.data[2].every((v) => near(v, rec.pre_cliff_mb_s)) || !got.data[3].every((v) => near(v, rec.pre_cliff_mb_s * 0.95)))
+    fail("recovery chart lines: " + JSON.stringify(got.data.slice(2)) + ", pre-cliff " + rec.pre_cliff_mb_s);
+  if (!got.dash || got.labels[3] !== "95 %") fail("the 95 % line is not dashed: " + JSON.stringify(got));
+  if (!rec.verdict || got.verdict !== rec.verdict) fail("recovery verdict: '" + got.verdict + "', API '" + rec.verdict + "'");
+  await page.screenshot({ path: path.join(out, "year-recovery-light.png"), fullPage: true });
+  await (await page.$("#recovery")).screenshot({ path: path.join(out, "year-recovery-chart-light.png") });
+  await (await page.$("#groups")).screenshot({ path: path.join(out, "year-group-list-light.png") });
+
+  // 2. The group run on both members' pages, then its view's bars.
+  const gr = runs1.find((r) => r.group_id);
+  if (!gr) fail("demo1 has no group run in its demo year");
+  const g = (await get("/api/v1/probes/" + gr.id)).group;
+  for (const m of g.members) {
+    await page.goto(base + "/#/drive/" + m.device_id);
+    await page.waitForSelector(`#groups li[data-group="${g.id}"]`, { timeout: 15000 });
+    const li = await page.evaluate((gid) => {
+      const e = document.querySelector(`#groups li[data-group="${gid}"]`);
+      return { text: e.querySelector(".group-text").textContent, all: e.textContent };
+    }, g.id);
+    if (li.text !== g.text) fail(m.device + "'s group run text: '" + li.text + "', API '" + g.text + "'");
+    for (const o of g.members)
+      for (const p of o.phases)
+        if (p.ratio !== null && !li.all.includes(o.device + " (") && !li.all.includes(Math.round(p.ratio * 100) + " % of solo"))
+          fail(m.device + "'s group run does not give " + o.device + "'s ratio: " + li.all);
+  }
+  await page.click(`#groups li[data-group="${g.id}"] a`);
+  await page.waitForSelector("#group .bar-row", { timeout: 15000 });
+  const bars = await page.evaluate(() => [...document.querySelectorAll("#group .group-phase")].map((p) => ({
+    name: p.dataset.phase,
+    rows: [...p.querySelectorAll(".bar-row")].map((r) => ({ cls: r.className, mbs: r.dataset.mbs, label: r.querySelector(".bar-label").textContent,
+      width: parseFloat(r.querySelector(".bar-fill").style.width) })),
+  })));
+  const phases = g.members[0].phases.map((p) => p.name);
+  if (JSON.stringify(bars.map((b) => b.name)) !== JSON.stringify(phases)) fail("group view phases: " + JSON.stringify(bars));
+  bars.forEach((b, k) => {
+    if (b.rows.length !== g.members.length * 2 + 1) fail("group view " + b.name + ": " + b.rows.length + " bars");
+    g.members.forEach((m, i) => {
+      const p = m.phases[k];
+      if (!near(Number(b.rows[2 * i].mbs), p.solo_mb_s) || !near(Number(b.rows[2 * i + 1].mbs), p.mb_s))
+        fail("group view " + b.name + " " + m.device + ": " + JSON.stringify(b.rows.slice(2 * i, 2 * i + 2)) + ", API " + JSON.stringify(p));
+    });
+    const agg = g.aggregate.find((a) => a.name === b.name), last = b.rows[b.rows.length - 1];
+    if (!/aggregate/.test(last.cls) || !near(Number(last.mbs), agg.mb_s))
+      fail("group view " + b.name + " aggregate: " + JSON.stringify(last) + ", API " + agg.mb_s);
+    // Bar lengths in proportion to MB/s, the longest full.
+    const max = Math.max(...b.rows.map((r) => Number(r.mbs)));
+    for (const r of b.rows)
+      if (Math.abs(r.width - (Number(r.mbs) / max) * 100) > 0.2) fail("group view bar " + JSON.stringify(r) + " of " + max);
+    // A member in the group is shorter than alone (75 %), as the API's ratio says.
+    const m0 = b.rows[1].width / b.rows[0].width;
+    if (Math.abs(m0 - g.members[0].phases[k].ratio) > 0.01) fail("group view bar ratio " + m0 + ", API " + g.members[0].phases[k].ratio);
+  });
+  await page.screenshot({ path: path.join(out, "year-group-light.png"), fullPage: true });
+
+  // 3. copy-to from the picker: the drive written is asked for, only the others offered.
+  const d2 = id("demo2");
+  await page.goto(base + "/#/drive/" + d1);
+  await page.waitForSelector("#probe-control select", { timeout: 15000 });
+  const hidden = await page.evaluate(() => document.querySelector('#probe-control select[aria-label="copy to"]').hidden);
+  if (!hidden) fail("the copy-to drive choice shows before copy-to is picked");
+  await page.selectOption('#probe-control select[aria-label="preset"]', "copy-to");
+  const offered = await page.evaluate(() => {
+    const s = document.querySelector('#probe-control select[aria-label="copy to"]');
+    return { hidden: s.hidden, ids: [...s.options].map((o) => Number(o.value)) };
+  });
+  const want = devs.map((d) => d.id).filter((x) => x !== d1);
+  if (offered.hidden || JSON.stringify(offered.ids) !== JSON.stringify(want))
+    fail("copy-to offers " + JSON.stringify(offered) + ", want the other drives " + JSON.stringify(want));
+  await page.selectOption('#probe-control select[aria-label="copy to"]', String(d2));
+  const before = (await get("/api/v1/devices/" + d2 + "/probes")).probes[0].id;
+  await page.click("#probe-control button");
+  let run = null;
+  for (let t = 0; t < 300 && !run; t++) {
+    const r = (await get("/api/v1/devices/" + d2 + "/probes")).probes[0];
+    if (r.id !== before) run = r;
+    else await new Promise((res) => setTimeout(res, 100));
+  }
+  if (!run || run.preset !== "copy-to" || run.source_device_id !== d1)
+    fail("the page's copy-to: " + JSON.stringify(run) + ", page error: " + (await page.textContent("#error")));
+  await page.screenshot({ path: path.join(out, "year-copy-to-light.png"), fullPage: true });
+  if (errors.length) fail(errors.join("; "));
+  await ctx.close();
+  fs.rmSync(userDataDir, { recursive: true, force: true });
+  console.log(`recovery chart ${rec.points.length} points "${rec.verdict}", group ${g.id} "${g.text}", copy-to run ${run.id}; screenshots in ${out}`);
+}
+
+main().catch((e) => fail(e.stack || String(e)));

@@ -161,7 +161,8 @@ static int member_load(struct store *s, const struct probe_group_member *gm, str
 		r = store_probe_phases_get(s, m->run.id, &m->ph, &m->n_ph);
 	if (r < 0)
 		return r;
-	r = store_probe_solo_latest(s, m->run.device_id, m->run.preset, m->run.id, &m->solo_id);
+	r = store_probe_solo_latest(s, m->run.device_id, m->run.preset, m->run.target, m->run.id,
+				    &m->solo_id);
 	if (r == -ENOENT) {
 		m->solo_id = 0;
 		return 0;

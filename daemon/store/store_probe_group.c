@@ -21,7 +21,7 @@ static const char sql_group_members[] =
 	"WHERE group_id = :group_id ORDER BY run_id";
 static const char sql_solo_latest[] =
 	"SELECT id FROM probe_runs WHERE device_id = :device_id AND preset = :preset "
-	"AND id < :before AND state IN ('done', 'stopped') "
+	"AND target = :target AND id < :before AND state IN ('done', 'stopped') "
 	"AND id NOT IN (SELECT run_id FROM probe_group_members) ORDER BY id DESC LIMIT 1";
 
 int store_probe_group_add(struct store *s, int64_t group_id, int64_t run_id)
@@ -91,7 +91,7 @@ static int fill_id(struct store *s, sqlite3_stmt *st, void *p)
 }
 
 int store_probe_solo_latest(struct store *s, int64_t device_id, const char *preset,
-			    int64_t before_id, int64_t *ret_id)
+			    const char *target, int64_t before_id, int64_t *ret_id)
 {
 	sqlite3_stmt *st;
 	int64_t id;
@@ -99,7 +99,8 @@ int store_probe_solo_latest(struct store *s, int64_t device_id, const char *pres
 
 	if (r == 0)
 		r = store_bind(s, st, store_p_i64(":device_id", device_id),
-			       store_p_text(":preset", preset), store_p_i64(":before", before_id));
+			       store_p_text(":preset", preset), store_p_text(":target", target),
+			       store_p_i64(":before", before_id));
 	if (r == 0)
 		r = store_collect_first(s, st, sizeof(id), fill_id, &id);
 	if (r == 0)

@@ -44,8 +44,10 @@ int store_probe_group_members(struct store *s, int64_t group_id, struct probe_gr
 
 /**
  * store_probe_solo_latest() - The newest run of @preset on @device_id before
- * run @before_id that measured (done or stopped) and ran alone (no group).
+ * run @before_id that measured (done or stopped), ran alone (no group) and on
+ * the same @target (its probe file, raw namespace or demo:N: a file run is
+ * never compared with a read-only run on the raw namespace).
  * Return: 0 with *ret_id, -ENOENT (none), or negative errno.
  */
 int store_probe_solo_latest(struct store *s, int64_t device_id, const char *preset,
-			    int64_t before_id, int64_t *ret_id);
+			    const char *target, int64_t before_id, int64_t *ret_id);

@@ -264,6 +264,7 @@ int probe_study_json_add(struct store *s, const struct probe_run_row *run, json_
 		state = "waiting";
 	if (v.known && (v.recovered || last_ran))
 		verdict_text(&v, text, sizeof(text));
+	r = -ENOMEM; /* until "recovery" is in @detail */
 	o = json_pack("{s:I, s:I, s:f, s:s?, s:o, s:s, s:s?}", "series_id", (json_int_t)sid,
 		      "fill_bytes", (json_int_t)fill->bytes_written, "pre_cliff_mb_s", pre / 1e6,
 		      "cliff_at", fill->ended_ms ? timefmt_rfc3339(fill->ended_ms, when) : NULL,

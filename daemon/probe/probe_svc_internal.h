@@ -301,6 +301,8 @@ struct group_call {
 int probe_svc_group_start_on_loop(void *arg);
 /* Drop a job that was prepared (hold) but never launched: its lock, its memory. */
 void probe_job_discard(struct probe_job_ctx *j);
+/* Join a launched job's thread and free it (its run is over). */
+void probe_job_free(struct probe_job_ctx *j);
 /*
  * Record prepared job @j of drive @d and start its thread (a group's member
  * joins its group's record). On the loop. Return: 0, or negative errno with

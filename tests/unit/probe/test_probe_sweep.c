@@ -182,7 +182,17 @@ static void transfers(int fd, uint32_t bs, uint32_t depth, uint64_t n, uint64_t 
 	cr_expect_eq(res.stop, PROBE_STOP_DONE);
 	cr_expect_eq(res.wr.ios, n, "%u B: %" PRIu64, bs, res.wr.ios);
 	cr_expect_eq(res.wr.bytes, n * bs);
-	cr_expect_eq(proc_write_bytes() - io0, n * bs, "the kernel saw exactly the transfers");
+	/*
+	 * The kernel saw the transfers: write_bytes counts each bio as it is
+	 * submitted, and under load a piece of a transfer that io_uring tried
+	 * without blocking and then issued again from its worker may be counted
+	 * twice (seen: one 4 KiB page of 384 MiB). So: at least every byte, and
+	 * at most one page more.
+	 */
+	uint64_t io1 = proc_write_bytes();
+	cr_expect(io1 - io0 >= n * bs && io1 - io0 <= n * bs + 4096,
+		  "the kernel saw the transfers: %" PRIu64 " bytes for %" PRIu64, io1 - io0,
+		  n * bs);
 	cr_expect(res.wr.lat_p50_ns > 0 && res.wr.lat_p50_ns <= res.wr.lat_p99_ns &&
 		  res.wr.lat_p99_ns <= res.wr.lat_p999_ns && res.wr.lat_p999_ns > 0);
 	cr_expect_geq(res.wr.lat_max_ns, res.wr.lat_p50_ns / 2);

@@ -136,3 +136,18 @@ wait_probe() {
 	done
 	fail "probe $1: '$2' not seen within $3 s: $j"
 }
+
+# minute_soon LEAD: schedules name whole minutes of local time, and the daemon
+# looks at them every 15 s from a second after its start. Rather than wait up
+# to 80 s for the next whole minute, the daemon runs in a time zone a few
+# seconds off UTC (POSIX TZ allows seconds, tm_gmtoff has them), chosen so that
+# a local minute begins LEAD s from now (14: after the first look, the daemon
+# being up within 10 s, before the second). Exports TZ; sets AT to that minute
+# (HH:MM in that zone).
+minute_soon() {
+	local off
+	off=$(python3 -c "import time; print(int((60 - $1 - time.time() % 60) // 1) % 60)")
+	export TZ="NVT-0:00:$(printf %02d "$off")"
+	AT=$(python3 -c "import time; t = time.time() + $1 + 1; print(time.strftime('%H:%M', time.gmtime(t + time.localtime(t).tm_gmtoff)))")
+}
+

@@ -8,16 +8,8 @@ for tool in curl python3; do
 done
 . "$(dirname "$0")/lib.sh"
 
-# Schedules name whole minutes of local time, and the daemon looks at them every
-# 15 s from a second after its start. Rather than wait up to 80 s for the next
-# whole minute, the daemon runs in a time zone a few seconds off UTC (POSIX TZ
-# allows seconds, tm_gmtoff has them), chosen so that a local minute begins 14 s
-# from now: after the first look (the daemon is up within 10 s), before the
-# second. AT is that minute, in that zone.
-LEAD=14
-OFF=$(python3 -c "import time; print(int((60 - $LEAD - time.time() % 60) // 1) % 60)")
-export TZ="NVT-0:00:$(printf %02d "$OFF")"
-AT=$(python3 -c "import time; t = time.time() + $LEAD + 1; print(time.strftime('%H:%M', time.gmtime(t + time.localtime(t).tm_gmtoff)))")
+# The scheduled minute begins 14 s after the start (minute_soon, lib.sh).
+minute_soon 14
 cat > "$TMP/nvmond.conf" <<CONF
 [daemon]
 # The runs are counted from zero: no demo year of past ones.

@@ -16,8 +16,8 @@ printf '[device "DEMO980PRO00002"]\nprobe_schedule = daily 03:00 seq1m-q1 x11\n'
 expect_exit 2 "$NVMOND_BIN" --demo -c "$TMP/bad.conf" --db "$TMP/bad.db" --listen "127.0.0.1:$(free_port)"
 grep -q "probe_schedule.*x11" "$LAST_STDERR" || fail "the error names the entry: $(cat "$LAST_STDERR")"
 
-# The next whole minute at least 20 s away, in local time.
-AT=$(python3 -c 'import time; t = time.time() + 80; print(time.strftime("%H:%M", time.localtime(t - t % 60)))')
+# The scheduled minute begins 14 s after the start (minute_soon, lib.sh).
+minute_soon 14
 cat > "$TMP/nvmond.conf" <<CONF
 [daemon]
 demo_history = no

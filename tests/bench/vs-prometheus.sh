@@ -19,7 +19,7 @@
 # without gzip. Printed:
 #   - one client on a kept-alive connection, N rounds interleaved (one nvmond
 #     request, then Prometheus's three in a row): p50/p99 per request and per trio;
-#   - wrk -t2 -c64 for DURATION on each in turn (Prometheus's three queries in
+#   - wrk -t2 -c64 --timeout 30s for DURATION on each in turn (Prometheus's three queries in
 #     rotation through a Lua script): req/s and p99; trios/s = req/s / 3;
 #   - the ratios nvmond / Prometheus for the trio, and both servers' RSS.
 #
@@ -191,7 +191,7 @@ EOF
 wrk_run() { # OUT WRK_ARGS…
 	local out=$1
 	shift
-	wrk -t2 -c64 -d"$duration" --timeout 10s --latency "$@" > "$out" 2>&1
+	wrk -t2 -c64 -d"$duration" --timeout 30s --latency "$@" > "$out" 2>&1
 	if grep -qE "Non-2xx|Socket errors" "$out"; then
 		grep -E "Non-2xx|Socket errors" "$out" | sed "s/^/  $(basename "$out"): /" >&2
 	fi

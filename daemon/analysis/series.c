@@ -137,6 +137,23 @@ static void row_merge(struct series_row *b, const struct series_row *r)
 	memcpy(b->thm_time, r->thm_time, sizeof(b->thm_time));
 }
 
+int series_rebucket_push(struct series_row *v, size_t *n, size_t cap, const struct series_row *r,
+			 int64_t step_ms)
+{
+	int64_t b = floor_to(r->ts_ms, step_ms);
+
+	if (*n > 0 && v[*n - 1].ts_ms == b) {
+		row_merge(&v[*n - 1], r);
+		return 0;
+	}
+	if (*n >= cap)
+		return -ENOBUFS;
+	v[*n] = *r;
+	v[*n].ts_ms = b;
+	(*n)++;
+	return 0;
+}
+
 int series_rebucket(const struct series_row *v, size_t n, int64_t step_ms, struct series_row **ret,
 		    size_t *ret_n)
 {
@@ -148,17 +165,8 @@ int series_rebucket(const struct series_row *v, size_t n, int64_t step_ms, struc
 		if (!out)
 			return -ENOMEM;
 	}
-	for (size_t i = 0; i < n; i++) {
-		int64_t b = floor_to(v[i].ts_ms, step_ms);
-
-		if (k > 0 && out[k - 1].ts_ms == b) {
-			row_merge(&out[k - 1], &v[i]);
-			continue;
-		}
-		out[k] = v[i];
-		out[k].ts_ms = b;
-		k++;
-	}
+	for (size_t i = 0; i < n; i++)
+		(void)series_rebucket_push(out, &k, n, &v[i], step_ms); /* room for all */
 	*ret = out;
 	*ret_n = k;
 	return 0;

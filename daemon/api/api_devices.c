@@ -6,6 +6,7 @@
  */
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "nvmond/api/api_devices.h"
 #include "nvmond/api/api_route.h"
@@ -21,14 +22,24 @@ static void healthz_get(void *ctx, const struct api_request *req, struct api_rep
 	ret->json = json_pack("{s:s}", "status", "ok");
 }
 
+/*
+ * Everything in the answer comes from the fleet, so it is rendered once per
+ * generation of the fleet (each poll or change) and served as the same bytes,
+ * with the same entity tag, until the next one.
+ */
 static void devices_get(void *ctx, const struct api_request *req, struct api_reply *ret)
 {
 	(void)ctx;
 	struct fleet_device *v = NULL;
-	json_t *list;
+	json_t *list, *o;
+	uint64_t gen;
 	size_t n = 0;
+	char *text;
 
-	if (fleet_snapshot(req->fleet, &v, &n) < 0)
+	ret->content_type = "application/json";
+	if (fleet_memo_get(req->fleet, &ret->text, &ret->text_len) == 0)
+		return;
+	if (fleet_snapshot_gen(req->fleet, &v, &n, &gen) < 0)
 		return api_reply_error(ret, 500, "out of memory");
 	list = json_array();
 	for (size_t i = 0; list && i < n; i++)
@@ -37,9 +48,14 @@ static void devices_get(void *ctx, const struct api_request *req, struct api_rep
 			list = NULL;
 		}
 	free(v);
-	ret->json = list ? json_pack("{s:o}", "devices", list) : NULL;
-	if (!ret->json)
-		api_reply_error(ret, 500, "out of memory");
+	o = list ? json_pack("{s:o}", "devices", list) : NULL;
+	text = o ? json_dumps(o, JSON_COMPACT) : NULL;
+	json_decref(o);
+	if (!text)
+		return api_reply_error(ret, 500, "out of memory");
+	ret->text = text;
+	ret->text_len = strlen(text);
+	(void)fleet_memo_put(req->fleet, gen, text, ret->text_len); /* best effort */
 }
 
 static void device_get(void *ctx, const struct api_request *req, struct api_reply *ret)

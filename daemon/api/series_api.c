@@ -3,11 +3,13 @@
  * GET /api/v1/devices/{id}/series?from=&to=&points=|step=: the range, read at
  * the coarsest resolution that still gives the points asked for.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "nvmond/api/api_params.h"
+#include "nvmond/api/series_cache.h"
 #include "nvmond/api/series_api.h"
 #include "nvmond/api/series_render.h"
 #include "nvmond/core/log.h"
@@ -21,9 +23,10 @@
 
 static void series_get(void *ctx, const struct api_request *req, struct api_reply *ret)
 {
-	const struct store_rollup_cfg *rc = ctx;
-	struct series_row *rows = NULL, *out = NULL;
-	size_t n = 0, n_out = 0;
+	const struct series_api *a = ctx;
+	const struct store_rollup_cfg *rc = a->rollup;
+	struct series_row *out = NULL;
+	size_t n_out = 0;
 	struct fleet_device d;
 	struct series_query q;
 	int64_t from_ms = 0, to_ms = req->now_ms, step_ms = 0, pts = 0;
@@ -61,29 +64,27 @@ static void series_get(void *ctx, const struct api_request *req, struct api_repl
 	if (fleet_get(req->fleet, req->id, &d) < 0)
 		return api_reply_error(ret, 404, "no such device");
 
-	r = store_rollup_read(req->store, req->id, q.res_s, q.from_ms, q.to_ms, &rows, &n);
+	r = series_cache_read(a->cache, req->store, req->id, &q, &out, &n_out);
+	if (r == -ENOMEM)
+		return api_reply_error(ret, 500, "out of memory");
 	if (r < 0) {
 		log_warn("api: reading the series of device %" PRId64 ": %s", req->id,
 			 store_rollup_errmsg(req->store));
 		return api_reply_error(ret, 500, "database error");
 	}
-	r = series_rebucket(rows, n, q.step_ms, &out, &n_out);
-	free(rows);
-	if (r < 0)
-		return api_reply_error(ret, 500, "out of memory");
 	ret->json = series_render(req->id, &q, out, n_out);
 	free(out);
 	if (!ret->json)
 		api_reply_error(ret, 500, "out of memory");
 }
 
-struct api_endpoint series_endpoint(const struct store_rollup_cfg *c)
+struct api_endpoint series_endpoint(const struct series_api *a)
 {
 	return (struct api_endpoint){
 		.method = "GET",
 		.pattern = "/api/v1/devices/{id}/series",
 		.flags = API_EP_STORE | API_EP_QUERY,
 		.fn = series_get,
-		.ctx = (void *)c,
+		.ctx = (void *)a,
 	};
 }

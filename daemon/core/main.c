@@ -38,6 +38,7 @@
 #include "nvmond/selftest/selftest_svc.h"
 #include "nvmond/store/rollup.h"
 #include "nvmond/api/series_api.h"
+#include "nvmond/api/series_cache.h"
 #include "nvmond/api/status.h"
 #include "nvmond/store/store.h"
 #include "nvmond/core/svc.h"
@@ -59,6 +60,7 @@ struct daemon {
 	/* Long history (rollups, GET …/series) and wear (GET …/wear, wear alerts). */
 	struct rollup *rollup;
 	struct store_rollup_cfg rollup_cfg; /* read by GET …/series */
+	struct series_api series;	    /* GET …/series: the retention and its cache */
 	struct wear_source wear;
 	struct wear_mon *wear_mon;
 	struct probe_svc *probes;	/* throughput probes: schedules, threads, endpoints */
@@ -356,7 +358,11 @@ static int run_daemon(const struct opts *o)
 	    wear_mon_new(store, fleet, d.alerts, &d.cfg, &d.wear_mon) < 0 ||
 	    wear_mon_start(d.wear_mon, d.loop) < 0)
 		goto out;
-	struct api_endpoint dash_ep[] = {series_endpoint(&d.rollup_cfg), wear_endpoint(&d.wear)};
+	d.series = (struct series_api){.rollup = &d.rollup_cfg,
+				       .cache = series_cache_new(SERIES_CACHE_MAX_BYTES)};
+	if (!d.series.cache)
+		goto out;
+	struct api_endpoint dash_ep[] = {series_endpoint(&d.series), wear_endpoint(&d.wear)};
 	if (endpoints_add(&endpoints, dash_ep, 2) < 0)
 		goto out;
 	/* Firmware and PCIe link history: GET …/facts. */
@@ -432,6 +438,7 @@ out:
 	d.poller = poller_free(d.poller);
 	d.alerts = alert_svc_free(d.alerts);
 	d.rollup = rollup_free(d.rollup);
+	d.series.cache = series_cache_free(d.series.cache);
 	d.wear_mon = wear_mon_free(d.wear_mon);
 	d.loop = loop_free(d.loop);
 	fleet = fleet_free(fleet);

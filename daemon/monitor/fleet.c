@@ -14,6 +14,10 @@ struct fleet {
 	pthread_mutex_t lock;
 	struct fleet_device *v; /* sorted by row.id */
 	size_t n, cap;
+	uint64_t gen; /* bumped by every change, see fleet_generation() */
+	char *memo;   /* a rendering of generation memo_gen, see fleet_memo_put() */
+	size_t memo_len;
+	uint64_t memo_gen;
 };
 
 struct fleet *fleet_new(void)
@@ -31,9 +35,18 @@ struct fleet *fleet_free(struct fleet *f)
 	if (!f)
 		return NULL;
 	pthread_mutex_destroy(&f->lock);
+	free(f->memo);
 	free(f->v);
 	free(f);
 	return NULL;
+}
+
+/* Caller holds the lock: whatever a reader copies may have changed. */
+static void changed(struct fleet *f)
+{
+	f->gen++;
+	free(f->memo);
+	f->memo = NULL;
 }
 
 /* Caller holds the lock. Return: index of @id, or where it would go (negative - 1). */
@@ -78,6 +91,7 @@ int fleet_put_device(struct fleet *f, const struct device_row *row)
 	f->v[at] = (struct fleet_device){.row = *row};
 	f->n++;
 out:
+	changed(f);
 	pthread_mutex_unlock(&f->lock);
 	return r;
 }
@@ -94,6 +108,7 @@ int fleet_set_online(struct fleet *f, int64_t id, bool online, int64_t now_ms)
 			f->v[i].row.last_seen_ms = now_ms;
 		r = 0;
 	}
+	changed(f);
 	pthread_mutex_unlock(&f->lock);
 	return r;
 }
@@ -108,6 +123,7 @@ int fleet_put_facts(struct fleet *f, int64_t id, const struct fleet_facts *facts
 		f->v[i].facts = *facts;
 		r = 0;
 	}
+	changed(f);
 	pthread_mutex_unlock(&f->lock);
 	return r;
 }
@@ -132,6 +148,7 @@ int fleet_put_judged(struct fleet *f, const struct sample *s, const struct fleet
 			f->v[i].row.last_seen_ms = s->ts_ms;
 		r = 0;
 	}
+	changed(f);
 	pthread_mutex_unlock(&f->lock);
 	return r;
 }
@@ -147,6 +164,7 @@ int fleet_put_errors(struct fleet *f, int64_t id, const uint64_t counts[_ERRCLAS
 		f->v[i].errors_read = true;
 		r = 0;
 	}
+	changed(f);
 	pthread_mutex_unlock(&f->lock);
 	return r;
 }
@@ -161,11 +179,12 @@ int fleet_put_selftest(struct fleet *f, int64_t id, const struct fleet_selftest 
 		f->v[i].selftest = *st;
 		r = 0;
 	}
+	changed(f);
 	pthread_mutex_unlock(&f->lock);
 	return r;
 }
 
-int fleet_snapshot(struct fleet *f, struct fleet_device **ret, size_t *ret_n)
+int fleet_snapshot_gen(struct fleet *f, struct fleet_device **ret, size_t *ret_n, uint64_t *ret_gen)
 {
 	int r = 0;
 
@@ -178,7 +197,63 @@ int fleet_snapshot(struct fleet *f, struct fleet_device **ret, size_t *ret_n)
 	memcpy(v, f->v, f->n * sizeof(*v));
 	*ret = v;
 	*ret_n = f->n;
+	if (ret_gen)
+		*ret_gen = f->gen;
 out:
+	pthread_mutex_unlock(&f->lock);
+	return r;
+}
+
+int fleet_snapshot(struct fleet *f, struct fleet_device **ret, size_t *ret_n)
+{
+	return fleet_snapshot_gen(f, ret, ret_n, NULL);
+}
+
+uint64_t fleet_generation(struct fleet *f)
+{
+	pthread_mutex_lock(&f->lock);
+	uint64_t g = f->gen;
+	pthread_mutex_unlock(&f->lock);
+	return g;
+}
+
+int fleet_memo_put(struct fleet *f, uint64_t gen, const char *text, size_t len)
+{
+	int r = 0;
+
+	pthread_mutex_lock(&f->lock);
+	if (gen != f->gen || (f->memo && f->memo_gen == gen))
+		goto out;
+	char *m = malloc(len ? len : 1);
+	if (!m) {
+		r = -ENOMEM;
+		goto out;
+	}
+	memcpy(m, text, len);
+	free(f->memo);
+	f->memo = m;
+	f->memo_len = len;
+	f->memo_gen = gen;
+out:
+	pthread_mutex_unlock(&f->lock);
+	return r;
+}
+
+int fleet_memo_get(struct fleet *f, char **ret, size_t *ret_len)
+{
+	int r = -ENOENT;
+
+	pthread_mutex_lock(&f->lock);
+	if (f->memo && f->memo_gen == f->gen) {
+		char *m = malloc(f->memo_len ? f->memo_len : 1);
+		r = -ENOMEM;
+		if (m) {
+			memcpy(m, f->memo, f->memo_len);
+			*ret = m;
+			*ret_len = f->memo_len;
+			r = 0;
+		}
+	}
 	pthread_mutex_unlock(&f->lock);
 	return r;
 }

@@ -73,3 +73,13 @@ int series_plan(int64_t from_ms, int64_t to_ms, unsigned points, int64_t step_ms
  */
 int series_rebucket(const struct series_row *v, size_t n, int64_t step_ms, struct series_row **ret,
 		    size_t *ret_n);
+
+/**
+ * series_rebucket_push() - series_rebucket() one row at a time: merge @r, newer
+ * than every row pushed before, into the buckets v[0..*n), appending a bucket
+ * when @r starts a new one (*n grows).
+ * @cap: buckets @v has room for
+ * Return: 0, or -ENOBUFS when a new bucket does not fit.
+ */
+int series_rebucket_push(struct series_row *v, size_t *n, size_t cap, const struct series_row *r,
+			 int64_t step_ms);

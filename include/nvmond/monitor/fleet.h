@@ -106,5 +106,33 @@ int fleet_put_judged(struct fleet *f, const struct sample *s, const struct fleet
  */
 int fleet_snapshot(struct fleet *f, struct fleet_device **ret, size_t *ret_n);
 
+/**
+ * fleet_snapshot_gen() - fleet_snapshot(), and the generation it is a copy of
+ * in *ret_gen (when not NULL). Return: 0 or -ENOMEM.
+ */
+int fleet_snapshot_gen(struct fleet *f, struct fleet_device **ret, size_t *ret_n,
+		       uint64_t *ret_gen);
+
+/**
+ * fleet_generation() - A number that every change of the fleet (each fleet_put_*()
+ * and fleet_set_online() call) makes larger: two equal generations mean equal copies.
+ * Return: the current generation.
+ */
+uint64_t fleet_generation(struct fleet *f);
+
+/**
+ * fleet_memo_put() - Keep a copy of @text, a rendering of generation @gen, until
+ * the next change (an HTTP answer served as the same bytes until the next poll).
+ * Nothing is kept when @gen is no longer current.
+ * Return: 0 or -ENOMEM.
+ */
+int fleet_memo_put(struct fleet *f, uint64_t gen, const char *text, size_t len);
+
+/**
+ * fleet_memo_get() - A malloc()ed copy of the text kept by fleet_memo_put() for
+ * the current generation. Return: 0, -ENOENT (none: changed since) or -ENOMEM.
+ */
+int fleet_memo_get(struct fleet *f, char **ret, size_t *ret_len);
+
 /** fleet_get() - Copy one device. Return: 0 or -ENOENT. */
 int fleet_get(struct fleet *f, int64_t id, struct fleet_device *ret);

@@ -325,7 +325,8 @@ Test(api_server, query_refusals_are_the_same_everywhere, .init = setup, .fini = 
 	v = alert_svc_endpoints(alerts, &k);
 	memcpy(eps + n, v, k * sizeof(*v));
 	n += k;
-	eps[n++] = series_endpoint(&rc);
+	struct series_api sa = {.rollup = &rc};
+	eps[n++] = series_endpoint(&sa);
 
 	struct api *a = start_with(0, 2, eps, n);
 	static const struct {

@@ -1,15 +1,22 @@
 #!/usr/bin/env bash
 # Benchmark by hand (not part of ctest): every probe preset with nvmond's engine
 # and with fio (--ioengine=io_uring --direct=1, same block size, depth and size)
-# on the same target, one after the other; prints MB/s, IOPS and CPU per I/O
-# for both and the ratio nvmond / fio.
+# twice, once with fio's default buffers (--iomem=malloc: 4 KiB pages) and once
+# with huge-page buffers (--iomem=shmhuge, as nvmond's engine has its 1 MiB
+# buffers on huge pages), on the same target, one after the other, the three
+# taking turns to go first; prints MB/s, IOPS and CPU per I/O of each and the
+# ratio of nvmond to the better fio (by MB/s). For shmhuge the script raises
+# /proc/sys/vm/nr_hugepages while it runs (again before each fio run: other
+# benches may shrink the pool) and puts it back after, when run as root;
+# without the huge pages the shmhuge column says n/a.
 # NVBENCH=PATH in the environment: another nvmond-probe-bench binary (A/B).
 #
 # Usage: tests/bench/probe-bench.sh BUILD_DIR TARGET [SIZE] [SECONDS]
 #   TARGET: a file (made and filled if missing; on a filesystem with O_DIRECT,
 #           not tmpfs) or a block device (its first SIZE bytes are overwritten!)
 #   SIZE:   bytes of the target used (default 1 GiB); SECONDS per run (default 5)
-#   ROUNDS=N in the environment: rounds per preset (default 4, keep it even);
+#   ROUNDS=N in the environment: rounds per preset (default 3, a multiple of 3:
+#           each of the three runs goes first equally often);
 #   PRESETS="rnd4k-q32 rnd4k-q1": only these presets.
 set -euo pipefail
 build=${1:?usage: $0 BUILD_DIR TARGET [SIZE] [SECONDS]}
@@ -26,16 +33,42 @@ if [ ! -e "$target" ]; then
 	dd if=/dev/urandom of="$target" bs=1M count=$((size / 1048576)) oflag=direct status=none
 fi
 
-# fio_run RW BS DEPTH [IO_SIZE] -> the same JSON fields as nvmond-probe-bench
+# fio's huge-page buffers come from the hugetlb pool: at most 2 jobs (copy) ×
+# depth 32 × 1 MiB would be 32 pages of 2 MiB; the presets need at most 10.
+huge_need=24
+huge_was=$(cat /proc/sys/vm/nr_hugepages)
+restore_huge() {
+	if [ "$(cat /proc/sys/vm/nr_hugepages)" != "$huge_was" ]; then
+		echo "$huge_was" > /proc/sys/vm/nr_hugepages
+	fi
+}
+# raise_huge: enough free huge pages for one fio run, or return 1
+raise_huge() {
+	local free total
+	free=$(awk '/^HugePages_Free:/ {print $2}' /proc/meminfo)
+	if [ "$free" -lt "$huge_need" ] && [ -w /proc/sys/vm/nr_hugepages ]; then
+		total=$(cat /proc/sys/vm/nr_hugepages)
+		echo $((total + huge_need - free)) > /proc/sys/vm/nr_hugepages 2> /dev/null || true
+		free=$(awk '/^HugePages_Free:/ {print $2}' /proc/meminfo)
+	fi
+	[ "$free" -ge "$huge_need" ]
+}
+
+# fio_run MEM RW BS DEPTH [IO_SIZE] -> the same JSON fields as nvmond-probe-bench;
+# {"engine": "n/a"} when MEM is shmhuge and the huge pages are missing
 fio_run() {
-	local rw=$1 bs=$2 depth=$3 io_size=${4:-} out
+	local mem=$1 rw=$2 bs=$3 depth=$4 io_size=${5:-} out
+	if [ "$mem" = shmhuge ] && ! raise_huge; then
+		echo '{"engine": "n/a"}'
+		return
+	fi
 	local args=(--name=p --filename="$target" --ioengine=io_uring --direct=1 --bs="$bs"
 		--iodepth="$depth" --size="$size" --output-format=json --randrepeat=0
-		--refill_buffers=0 --buffer_compress_percentage=0)
+		--refill_buffers=0 --buffer_compress_percentage=0 --iomem="$mem")
 	if [ "$rw" = copy ]; then
 		# Two jobs at once in one group: read the first half, write the second.
 		local half=$((size / 2))
-		args=(--ioengine=io_uring --direct=1 --bs="$bs" --iodepth="$depth"
+		args=(--ioengine=io_uring --direct=1 --bs="$bs" --iodepth="$depth" --iomem="$mem"
 			--output-format=json --group_reporting --time_based --runtime="$secs"
 			--name=r --filename="$target" --rw=read --offset=0 --size="$half"
 			--name=w --filename="$target" --rw=write --offset="$half" --size="$half")
@@ -53,9 +86,9 @@ rd = sum(x["read"]["io_bytes"] for x in jobs); wr = sum(x["write"]["io_bytes"] f
 ios = sum(x["read"]["total_ios"] + x["write"]["total_ios"] for x in jobs)
 secs = max(max(x["read"]["runtime"], x["write"]["runtime"]) for x in jobs) / 1000.0
 cpu = sum((x["usr_cpu"] + x["sys_cpu"]) / 100.0 * max(x["read"]["runtime"], x["write"]["runtime"]) / 1000.0 for x in jobs)
-print(json.dumps({"engine": "fio", "secs": secs, "mb_per_s": (rd + wr) / secs / 1e6,
+print(json.dumps({"engine": "fio " + sys.argv[2], "secs": secs, "mb_per_s": (rd + wr) / secs / 1e6,
   "iops": ios / secs, "cpu_s": cpu, "ios": ios, "rd_mb_per_s": rd / secs / 1e6,
-  "wr_mb_per_s": wr / secs / 1e6}))' "$out"
+  "wr_mb_per_s": wr / secs / 1e6}))' "$out" "$mem"
 }
 
 # timed VAR CMD...: run CMD, its stdout into VAR (and the CPU time of the whole
@@ -69,7 +102,7 @@ timed() {
 	printf -v "${var}_cpu" '%s' "$(echo "$t" | awk '{print $1 + $2}')"
 }
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap 'restore_huge; rm -rf "$tmp"' EXIT
 
 # preset phase rw bs depth [bytes]
 runs=(
@@ -84,10 +117,12 @@ runs=(
 	"copy-self copy copy 1048576 8"
 	"sustained-write write write 1048576 8 $((2 * size))"
 )
-rounds=${ROUNDS:-4} # even: each tool goes first equally often
-echo "target $target, $size bytes, ${secs} s per run, median of $rounds alternating rounds, PLAIN_RING=${PLAIN_RING:-0}"
-printf '%-16s %-6s | %9s %9s %8s %8s | %9s %9s %8s | %6s %6s\n' preset phase \
-	"nv MB/s" "nv IOPS" "nv µs/IO" "nv all" "fio MB/s" "fio IOPS" "fio µs/IO" "MB/s×" "CPU×"
+rounds=${ROUNDS:-3} # a multiple of 3: nvmond, fio malloc, fio shmhuge each go first equally often
+echo "target $target, $size bytes, ${secs} s per run, median of $rounds rotating rounds," \
+	"PLAIN_RING=${PLAIN_RING:-0}, fio $(fio --version); fio = the better of malloc and shmhuge by MB/s"
+printf '%-16s %-6s | %9s %9s %8s %8s | %9s %9s | %9s %9s %8s | %6s %6s\n' preset phase \
+	"nv MB/s" "nv IOPS" "nv µs/IO" "nv all" "malloc" "shmhuge" "fio MB/s" "fio IOPS" \
+	"fio µs/IO" "MB/s×" "CPU×"
 for r in "${runs[@]}"; do
 	read -r preset phase rw bs depth bytes <<< "$r"
 	if [ -n "${PRESETS:-}" ] && [[ " $PRESETS " != *" $preset "* ]]; then
@@ -97,36 +132,54 @@ for r in "${runs[@]}"; do
 	results=()
 	for ((i = 0; i < rounds; i++)); do
 		nv_args=("$bench" "$target" "$rw" "$bs" "$depth" "$size" "$secs")
-		fio_args=(fio_run "$rw" "$bs" "$depth")
+		fm_args=(fio_run malloc "$rw" "$bs" "$depth")
+		fh_args=(fio_run shmhuge "$rw" "$bs" "$depth")
 		if [ -n "${bytes:-}" ]; then
 			nv_args=("$bench" "$target" "$rw" "$bs" "$depth" "$size" 0 "$bytes")
-			fio_args=(fio_run "$rw" "$bs" "$depth" "$bytes")
+			fm_args+=("$bytes")
+			fh_args+=("$bytes")
 		fi
-		if ((i % 2 == 0)); then
+		case $((i % 3)) in
+		0)
 			timed nv "${nv_args[@]}"
-			timed fi "${fio_args[@]}"
-		else
-			timed fi "${fio_args[@]}"
+			timed fm "${fm_args[@]}"
+			timed fh "${fh_args[@]}"
+			;;
+		1)
+			timed fm "${fm_args[@]}"
+			timed fh "${fh_args[@]}"
 			timed nv "${nv_args[@]}"
-		fi
-		results+=("$nv" "$nv_cpu" "$fi" "$fi_cpu")
+			;;
+		2)
+			timed fh "${fh_args[@]}"
+			timed nv "${nv_args[@]}"
+			timed fm "${fm_args[@]}"
+			;;
+		esac
+		results+=("$nv" "$fm" "$fh")
 	done
 	python3 -c '
 import json, statistics, sys
 a = sys.argv[3:]
-rows = [(json.loads(a[i]), float(a[i+1]), json.loads(a[i+2]), float(a[i+3])) for i in range(0, len(a), 4)]
+rows = [(json.loads(a[i]), json.loads(a[i+1]), json.loads(a[i+2])) for i in range(0, len(a), 3)]
 med = statistics.median
-nm = med(r[0]["mb_per_s"] for r in rows); fm = med(r[2]["mb_per_s"] for r in rows)
-ni = med(r[0]["iops"] for r in rows); fi = med(r[2]["iops"] for r in rows)
 # CPU without process start-up, counted the same way on both sides: the thread
 # that submits and reaps (fio: usr_cpu + sys_cpu of its job, which fio takes
 # from getrusage(RUSAGE_THREAD); nvmond: RUSAGE_THREAD too). io_uring worker
 # threads (io-wq) are in neither; "nv all" is the whole nvmond process
 # (RUSAGE_SELF: workers included), for which fio reports nothing comparable.
-nc = med(r[0]["cpu_s"] / max(r[0]["ios"], 1) * 1e6 for r in rows)
-na = med(r[0]["cpu_all_s"] / max(r[0]["ios"], 1) * 1e6 for r in rows)
-fc = med(r[2]["cpu_s"] / max(r[2]["ios"], 1) * 1e6 for r in rows)
-print("%-16s %-6s | %9.1f %9.0f %8.2f %8.2f | %9.1f %9.0f %8.2f | %6.3f %6.2f" % (sys.argv[1],
-  sys.argv[2], nm, ni, nc, na, fm, fi, fc, nm / fm, nc / fc if fc else float("nan")))' "$preset" "$phase" "${results[@]}"
+def stats(col, key="cpu_s"):
+    runs = [r[col] for r in rows if r[col]["engine"] != "n/a"]
+    if not runs:
+        return None
+    return (med(x["mb_per_s"] for x in runs), med(x["iops"] for x in runs),
+            med(x[key] / max(x["ios"], 1) * 1e6 for x in runs))
+nv, fm, fh = stats(0), stats(1), stats(2)
+na = stats(0, "cpu_all_s")[2]
+best = fh if fh and fh[0] > fm[0] else fm
+print("%-16s %-6s | %9.1f %9.0f %8.2f %8.2f | %9.1f %9s | %9.1f %9.0f %8.2f | %6.3f %6.2f" % (
+  sys.argv[1], sys.argv[2], nv[0], nv[1], nv[2], na, fm[0], "%.1f" % fh[0] if fh else "n/a",
+  best[0], best[1], best[2], nv[0] / best[0], nv[2] / best[2] if best[2] else float("nan")))' \
+		"$preset" "$phase" "${results[@]}"
 	bytes=
 done

@@ -18,6 +18,11 @@
 #            (default 4, [probes] sweep_depth); ROUNDS=N (default 2).
 #            Without enough huge pages (not root) fio uses malloc throughout,
 #            and the header says so.
+#   To look closer at some points (not the sweep's limits then, and the header
+#   says so): DIRS="write" (read, write: only these directions), SIZES="131072
+#   1048576" (only these transfer sizes, in bytes), WRITE_BYTES=N (a write
+#   point's limit instead of 256 MiB; a longer point measures more than the
+#   start of the queue).
 set -euo pipefail
 build=${1:?usage: $0 BUILD_DIR DIR [SIZE] [SECONDS]}
 dir=${2:?usage: $0 BUILD_DIR DIR [SIZE] [SECONDS]}
@@ -36,17 +41,26 @@ tmp=$(mktemp -d)
 huge_kb=$(awk '/^Hugepagesize:/ {print $2}' /proc/meminfo)
 huge_need=$(((depth * 67108864 / 1024 + huge_kb - 1) / huge_kb + 2))
 huge_was=$(cat /proc/sys/vm/nr_hugepages)
+# raise_huge: enough free huge pages for the largest point (again before each
+# fio run: other benches may shrink the pool), or return 1
+raise_huge() {
+	local free total
+	free=$(awk '/^HugePages_Free:/ {print $2}' /proc/meminfo)
+	if [ "$free" -lt "$huge_need" ] && [ -w /proc/sys/vm/nr_hugepages ]; then
+		total=$(cat /proc/sys/vm/nr_hugepages)
+		echo $((total + huge_need - free)) > /proc/sys/vm/nr_hugepages 2> /dev/null || true
+		free=$(awk '/^HugePages_Free:/ {print $2}' /proc/meminfo)
+	fi
+	[ "$free" -ge "$huge_need" ]
+}
 restore_huge() {
 	if [ "$(cat /proc/sys/vm/nr_hugepages)" != "$huge_was" ]; then
 		echo "$huge_was" > /proc/sys/vm/nr_hugepages
 	fi
 }
 trap 'restore_huge; rm -rf "$tmp" "$target"' EXIT
-if [ "$huge_was" -lt "$huge_need" ] && [ -w /proc/sys/vm/nr_hugepages ]; then
-	echo "$huge_need" > /proc/sys/vm/nr_hugepages
-fi
 huge_mem=shmhuge
-if [ "$(awk '/^HugePages_Free:/ {print $2}' /proc/meminfo)" -lt "$huge_need" ]; then
+if ! raise_huge; then
 	huge_mem=malloc
 	echo "fewer than $huge_need free huge pages: fio uses malloc at every size" >&2
 fi
@@ -68,7 +82,8 @@ for bs in (512, 1024, 2048, 4096):
         os.close(fd)
 ' "$target")
 point_bytes=1073741824
-write_bytes=268435456
+write_bytes=${WRITE_BYTES:-268435456}
+dirs=${DIRS:-read write}
 ms=$(python3 -c "print(int($secs * 1000))")
 
 # fio_mem BS: fio's buffer memory for transfers of BS bytes, as nvmond's engine
@@ -78,6 +93,8 @@ fio_mem() {
 }
 # fio_run RW BS MAX_BYTES: the point with fio; prints MB/s IOPS CPU-µs/IO
 fio_run() {
+	[ "$huge_mem" = shmhuge ] && [ "$2" -ge 65536 ] && ! raise_huge &&
+		echo "fewer than $huge_need free huge pages: fio's shmhuge may fail" >&2
 	fio --name=p --filename="$target" --ioengine=io_uring --direct=1 --rw="$1" --bs="$2" \
 		--iodepth="$depth" --size="$size" --io_size="$3" --runtime="${ms}ms" \
 		--iomem="$(fio_mem "$2")" --output-format=json --refill_buffers=0 \
@@ -98,12 +115,15 @@ print(j["mb_per_s"], j["iops"], j["cpu_s"] / max(j["ios"], 1) * 1e6)'
 }
 
 echo "sweep on $target: $size bytes, depth $depth, per point ${secs} s and at most 1 GiB" \
-	"(writes: 256 MiB and the file), median of $rounds alternating rounds, fio $(fio --version)," \
-	"fio buffers from 64 KiB: $huge_mem"
+	"(writes: $((write_bytes >> 20)) MiB and the file), median of $rounds alternating rounds," \
+	"fio $(fio --version), fio buffers from 64 KiB: $huge_mem"
+[ -n "${SIZES:-}${DIRS:-}${WRITE_BYTES:-}" ] &&
+	echo "not the sweep: DIRS=${DIRS:-} SIZES=${SIZES:-} WRITE_BYTES=${WRITE_BYTES:-}"
 printf '%-5s %8s | %10s %10s %7s | %7s %7s\n' dir size "nvmond MB/s" "fio MB/s" "ratio" \
 	"nv µs/IO" "fio µs/IO"
-for rw in read write; do
+for rw in $dirs; do
 	for ((bs = align; bs <= 67108864 && bs <= size; bs *= 2)); do
+		[ -n "${SIZES:-}" ] && [[ " $SIZES " != *" $bs "* ]] && continue
 		max=$point_bytes
 		[ "$rw" = write ] && max=$write_bytes
 		[ "$rw" = write ] && [ "$size" -lt "$max" ] && max=$size

@@ -45,7 +45,7 @@ switches() {
 }
 mem() { # "Pss Anonymous Rss" in MiB
 	awk '/^Pss:/ { p = $2 } /^Anonymous:/ { a = $2 } /^Rss:/ { r = $2 }
-		END { printf "%.1f %.1f %.1f", p / 1024, a / 1024, r / 1024 }' "/proc/$pid/smaps_rollup"
+		END { printf "%.1f %.1f %.1f\n", p / 1024, a / 1024, r / 1024 }' "/proc/$pid/smaps_rollup"
 }
 
 printf '| run | threads | wakeups/s (all threads) | wakeups per 10 s poll | Pss (MiB) | private anonymous (MiB) | RSS (MiB) |\n'

@@ -10,7 +10,7 @@
 #    (each is a thread going to sleep, so one per wakeup), and memory read from
 #    /proc/PID/smaps_rollup (Pss; Anonymous, all private here; Rss);
 #  - "0.1 s poll": FAST_SECONDS at a 0.1 s poll (10 polls a second, a day of 10 s polls
-#    in 864 s), memory read at the end, to see whether it grows with the polls.
+#    in 864 s), memory read every quarter of it, to see whether it grows with the polls.
 #
 # Usage: tests/bench/footprint-bench.sh BUILD_DIR [SECONDS=60] [FAST_SECONDS=180]
 set -euo pipefail
@@ -66,10 +66,12 @@ done > "$tmp/threads"
 stop
 
 start 100ms
-sleep "$fast"
-threads=$(ls "/proc/$pid/task" | wc -l)
-read -r pss anon rss < <(mem)
-polls=$(curl -fsS "http://127.0.0.1:$port/metrics" | awk '$1 == "nvmond_polls_total" { print $2 }')
-echo "| 0.1 s poll, after $polls drive-polls | $threads | | | $pss | $anon | $rss |"
+for _ in 1 2 3 4; do # a row every quarter of FAST_SECONDS: does it grow, or level off?
+	sleep $((fast / 4))
+	threads=$(ls "/proc/$pid/task" | wc -l)
+	read -r pss anon rss < <(mem)
+	polls=$(curl -fsS "http://127.0.0.1:$port/metrics" | awk '$1 == "nvmond_polls_total" { print $2 }')
+	echo "| 0.1 s poll, after $polls drive-polls | $threads | | | $pss | $anon | $rss |"
+done
 stop
 echo "voluntary switches by thread over the whole 10 s run: $(cat "$tmp/threads")"

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <pwd.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -375,14 +376,30 @@ size_t cfg_key_count(void)
 	return ELEMENTSOF(cfg_keys) + ELEMENTSOF(cfg_device_keys);
 }
 
-static void cfg_device_defaults(struct cfg_device *d)
+/*
+ * The [device] defaults, parsed from the key table once: cfg_device_for() runs
+ * for every sample of every drive (alerts, sensors, self-tests), and parsing
+ * some twenty default strings each time was a tenth of a drive-poll's CPU
+ * (tests/bench/poll-cost-bench.sh). Written once, before any reader, then constant.
+ */
+static struct cfg_device cfg_device_default_value;
+static pthread_once_t cfg_device_default_once = PTHREAD_ONCE_INIT;
+
+static void cfg_device_default_init(void)
 {
+	struct cfg_device *d = &cfg_device_default_value;
 	char err[CFG_ERR_MAX];
 
 	memset(d, 0, sizeof(*d));
 	for (size_t i = 0; i < ELEMENTSOF(cfg_device_keys); i++)
 		(void)cfg_key_apply(&cfg_device_keys[i], d, cfg_device_keys[i].def, err,
 				    sizeof(err));
+}
+
+static void cfg_device_defaults(struct cfg_device *d)
+{
+	pthread_once(&cfg_device_default_once, cfg_device_default_init);
+	*d = cfg_device_default_value;
 }
 
 /* [device "@match"] @key = @value: the section's entry is made at its first key. */

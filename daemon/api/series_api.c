@@ -72,10 +72,11 @@ static void series_get(void *ctx, const struct api_request *req, struct api_repl
 			 store_rollup_errmsg(req->store));
 		return api_reply_error(ret, 500, "database error");
 	}
-	ret->json = series_render(req->id, &q, out, n_out);
+	r = series_render(req->id, &q, out, n_out, &ret->text, &ret->text_len);
 	free(out);
-	if (!ret->json)
-		api_reply_error(ret, 500, "out of memory");
+	if (r < 0)
+		return api_reply_error(ret, 500, "out of memory");
+	ret->content_type = "application/json";
 }
 
 struct api_endpoint series_endpoint(const struct series_api *a)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Range planning and step-aligned merging of chart series. */
 #include <criterion/criterion.h>
+#include <jansson.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -110,9 +111,15 @@ Test(series, rebucket_min_avg_max_last)
 	cr_assert_float_eq(two[0].temp_avg_k, (310 + 320 + 300 + 330) / 4.0, 1e-9);
 	cr_assert_eq(two[0].n, 5);
 
-	json_t *o = series_render(
-		3, &(struct series_query){.from_ms = 0, .to_ms = HOUR, .step_ms = MIN, .res_s = 0},
-		out, n);
+	char *text;
+	size_t len;
+	cr_assert_eq(series_render(3,
+				   &(struct series_query){
+					   .from_ms = 0, .to_ms = HOUR, .step_ms = MIN, .res_s = 0},
+				   out, n, &text, &len),
+		     0);
+	json_t *o = json_loads(text, 0, NULL);
+	free(text);
 	cr_assert_not_null(o);
 	cr_assert_eq(json_array_size(json_object_get(o, "t")), 2);
 	cr_assert_eq(json_array_size(json_object_get(o, "sensors")), 1, "only reported sensors");

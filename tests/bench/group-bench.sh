@@ -37,27 +37,13 @@ db=$dir/nvmond-group-b
 a=$da/probe.dat
 b=$db/probe.dat
 tmp=$(mktemp -d)
-# fio's huge-page buffers: depth × 1 MiB per job, four jobs, in 2 MiB pages,
-# one more per job (fio rounds its region up past depth × bs), two spare.
-huge_kb=$(awk '/^Hugepagesize:/ {print $2}' /proc/meminfo)
-huge_need=$((4 * ((depth * bs / 1024 + huge_kb - 1) / huge_kb + 1) + 2))
-huge_was=$(cat /proc/sys/vm/nr_hugepages)
-restore_huge() {
-	if [ "$(cat /proc/sys/vm/nr_hugepages)" != "$huge_was" ]; then
-		echo "$huge_was" > /proc/sys/vm/nr_hugepages
-	fi
-}
-trap 'restore_huge; rm -rf "$tmp" "$da" "$db"' EXIT
-# ensure_huge: the pool is the machine's, so raise it again before each fio run
-# (another process may have shrunk it since)
-ensure_huge() {
-	if [ "$(cat /proc/sys/vm/nr_hugepages)" -lt "$huge_need" ] && [ -w /proc/sys/vm/nr_hugepages ]; then
-		echo "$huge_need" > /proc/sys/vm/nr_hugepages
-	fi
-}
-ensure_huge
+# fio's huge-page buffers: depth × 1 MiB per job, four jobs (huge-lib.sh).
+# shellcheck source=tests/bench/huge-lib.sh
+. "$(dirname "$0")/huge-lib.sh"
+huge_init "$(huge_pages_for $((depth * bs)) 4)"
+trap 'huge_restore; rm -rf "$tmp" "$da" "$db"' EXIT
 mem=shmhuge
-if [ "$(awk '/^HugePages_Free:/ {print $2}' /proc/meminfo)" -lt "$huge_need" ]; then
+if ! huge_raise; then
 	mem=malloc
 	echo "fewer than $huge_need free huge pages: fio uses malloc" >&2
 fi
@@ -70,7 +56,7 @@ done
 # fio_run: one run, reads of both files together, then writes of both; prints
 # "readA readB writeA writeB" MB/s
 fio_run() {
-	[ "$mem" = malloc ] || ensure_huge
+	[ "$mem" = malloc ] || huge_raise || true
 	fio --ioengine=io_uring --direct=1 --bs=$bs --iodepth=$depth --iomem=$mem \
 		--output-format=json --refill_buffers=0 --buffer_compress_percentage=0 \
 		--size="$size" --runtime="$secs" \

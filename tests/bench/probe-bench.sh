@@ -35,30 +35,15 @@ fi
 
 # fio's huge-page buffers come from the hugetlb pool: at most 2 jobs (copy) ×
 # depth 32 × 1 MiB would be 32 pages of 2 MiB; the presets need at most 10.
-huge_need=24
-huge_was=$(cat /proc/sys/vm/nr_hugepages)
-restore_huge() {
-	if [ "$(cat /proc/sys/vm/nr_hugepages)" != "$huge_was" ]; then
-		echo "$huge_was" > /proc/sys/vm/nr_hugepages
-	fi
-}
-# raise_huge: enough free huge pages for one fio run, or return 1
-raise_huge() {
-	local free total
-	free=$(awk '/^HugePages_Free:/ {print $2}' /proc/meminfo)
-	if [ "$free" -lt "$huge_need" ] && [ -w /proc/sys/vm/nr_hugepages ]; then
-		total=$(cat /proc/sys/vm/nr_hugepages)
-		echo $((total + huge_need - free)) > /proc/sys/vm/nr_hugepages 2> /dev/null || true
-		free=$(awk '/^HugePages_Free:/ {print $2}' /proc/meminfo)
-	fi
-	[ "$free" -ge "$huge_need" ]
-}
+# shellcheck source=tests/bench/huge-lib.sh
+. "$(dirname "$0")/huge-lib.sh"
+huge_init 24
 
 # fio_run MEM RW BS DEPTH [IO_SIZE] -> the same JSON fields as nvmond-probe-bench;
 # {"engine": "n/a"} when MEM is shmhuge and the huge pages are missing
 fio_run() {
 	local mem=$1 rw=$2 bs=$3 depth=$4 io_size=${5:-} out
-	if [ "$mem" = shmhuge ] && ! raise_huge; then
+	if [ "$mem" = shmhuge ] && ! huge_raise; then
 		echo '{"engine": "n/a"}'
 		return
 	fi
@@ -102,7 +87,7 @@ timed() {
 	printf -v "${var}_cpu" '%s' "$(echo "$t" | awk '{print $1 + $2}')"
 }
 tmp=$(mktemp -d)
-trap 'restore_huge; rm -rf "$tmp"' EXIT
+trap 'huge_restore; rm -rf "$tmp"' EXIT
 
 # preset phase rw bs depth [bytes]
 runs=(

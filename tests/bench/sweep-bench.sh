@@ -38,29 +38,12 @@ target=$dir/nvmond-sweep-bench.dat
 tmp=$(mktemp -d)
 # fio's huge-page buffers come from the hugetlb pool: depth × 64 MiB at the
 # largest point, in 2 MiB pages, and two spare.
-huge_kb=$(awk '/^Hugepagesize:/ {print $2}' /proc/meminfo)
-huge_need=$(((depth * 67108864 / 1024 + huge_kb - 1) / huge_kb + 2))
-huge_was=$(cat /proc/sys/vm/nr_hugepages)
-# raise_huge: enough free huge pages for the largest point (again before each
-# fio run: other benches may shrink the pool), or return 1
-raise_huge() {
-	local free total
-	free=$(awk '/^HugePages_Free:/ {print $2}' /proc/meminfo)
-	if [ "$free" -lt "$huge_need" ] && [ -w /proc/sys/vm/nr_hugepages ]; then
-		total=$(cat /proc/sys/vm/nr_hugepages)
-		echo $((total + huge_need - free)) > /proc/sys/vm/nr_hugepages 2> /dev/null || true
-		free=$(awk '/^HugePages_Free:/ {print $2}' /proc/meminfo)
-	fi
-	[ "$free" -ge "$huge_need" ]
-}
-restore_huge() {
-	if [ "$(cat /proc/sys/vm/nr_hugepages)" != "$huge_was" ]; then
-		echo "$huge_was" > /proc/sys/vm/nr_hugepages
-	fi
-}
-trap 'restore_huge; rm -rf "$tmp" "$target"' EXIT
+# shellcheck source=tests/bench/huge-lib.sh
+. "$(dirname "$0")/huge-lib.sh"
+huge_init "$(((depth * 67108864 / 1024 + huge_kb - 1) / huge_kb + 2))"
+trap 'huge_restore; rm -rf "$tmp" "$target"' EXIT
 huge_mem=shmhuge
-if ! raise_huge; then
+if ! huge_raise; then
 	huge_mem=malloc
 	echo "fewer than $huge_need free huge pages: fio uses malloc at every size" >&2
 fi
@@ -93,7 +76,7 @@ fio_mem() {
 }
 # fio_run RW BS MAX_BYTES: the point with fio; prints MB/s IOPS CPU-µs/IO
 fio_run() {
-	[ "$huge_mem" = shmhuge ] && [ "$2" -ge 65536 ] && ! raise_huge &&
+	[ "$huge_mem" = shmhuge ] && [ "$2" -ge 65536 ] && ! huge_raise &&
 		echo "fewer than $huge_need free huge pages: fio's shmhuge may fail" >&2
 	fio --name=p --filename="$target" --ioengine=io_uring --direct=1 --rw="$1" --bs="$2" \
 		--iodepth="$depth" --size="$size" --io_size="$3" --runtime="${ms}ms" \

@@ -72,10 +72,13 @@ json_t *alert_note_json(const struct alert_note *n)
 			 n->resolved_ms ? timefmt_rfc3339(n->resolved_ms, resolved) : NULL);
 }
 
-static void set_error(struct sink_worker *w, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+static void fail(struct sink_worker *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-static void set_error(struct sink_worker *w, const char *fmt, ...)
+/*
+ * A delivery failed: count it and say why in one step, so that a reader of
+ * the counters never sees the failure without its reason.
+ */
+static void fail(struct sink_worker *w, const char *fmt, ...)
 {
 	char buf[sizeof(w->st.last_error)];
 	va_list ap;
@@ -84,6 +87,7 @@ static void set_error(struct sink_worker *w, const char *fmt, ...)
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	pthread_mutex_lock(&w->lock);
+	w->st.failed++;
 	memcpy(w->st.last_error, buf, sizeof(buf));
 	pthread_mutex_unlock(&w->lock);
 	log_warn("alert %s: %s", w->name, buf);
@@ -278,8 +282,7 @@ static void exec_deliver(struct sink_worker *w, const struct alert_note *n)
 
 	json_decref(j);
 	if (!body || !exec_path) {
-		count(w, &w->st.failed);
-		set_error(w, "out of memory");
+		fail(w, "out of memory");
 		free(body);
 		free(exec_path);
 		return;
@@ -302,8 +305,7 @@ static void exec_deliver(struct sink_worker *w, const struct alert_note *n)
 	envp[ne] = NULL;
 
 	if (pipe2(in, O_CLOEXEC) < 0) {
-		count(w, &w->st.failed);
-		set_error(w, "pipe: %s", strerror(errno));
+		fail(w, "pipe: %s", strerror(errno));
 		free(body);
 		free(exec_path);
 		return;
@@ -323,8 +325,7 @@ static void exec_deliver(struct sink_worker *w, const struct alert_note *n)
 	close(in[0]);
 	if (pid < 0) {
 		close(in[1]);
-		count(w, &w->st.failed);
-		set_error(w, "fork: %s", strerror(errno));
+		fail(w, "fork: %s", strerror(errno));
 		free(body);
 		free(exec_path);
 		return;
@@ -347,9 +348,8 @@ static void exec_deliver(struct sink_worker *w, const struct alert_note *n)
 			kill(-pid, SIGKILL);
 			kill(pid, SIGKILL);
 			waitpid(pid, &status, 0);
-			count(w, &w->st.failed);
-			set_error(w, "%s: killed after %lld ms (exec_timeout)", exec_path,
-				  (long long)timeout_ms);
+			fail(w, "%s: killed after %lld ms (exec_timeout)", exec_path,
+			     (long long)timeout_ms);
 			free(exec_path);
 			return;
 		}
@@ -357,19 +357,17 @@ static void exec_deliver(struct sink_worker *w, const struct alert_note *n)
 		nanosleep(&ten_ms, NULL);
 	}
 	if (got < 0) {
-		count(w, &w->st.failed);
-		set_error(w, "waitpid: %s", strerror(errno));
+		fail(w, "waitpid: %s", strerror(errno));
 	} else if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
 		count(w, &w->st.delivered);
 	} else {
-		count(w, &w->st.failed);
 		if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-			set_error(w, "%s: could not be executed", exec_path);
+			fail(w, "%s: could not be executed", exec_path);
 		else if (WIFEXITED(status))
-			set_error(w, "%s: exit status %d", exec_path, WEXITSTATUS(status));
+			fail(w, "%s: exit status %d", exec_path, WEXITSTATUS(status));
 		else
-			set_error(w, "%s: killed by signal %d", exec_path,
-				  WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+			fail(w, "%s: killed by signal %d", exec_path,
+			     WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 	}
 	free(exec_path);
 }
@@ -438,8 +436,7 @@ static void webhook_deliver(struct sink_worker *w, const struct alert_note *n)
 
 	json_decref(j);
 	if (!body || !ws.url) {
-		count(w, &w->st.failed);
-		set_error(w, "out of memory");
+		fail(w, "out of memory");
 		free(body);
 		free(ws.url);
 		return;
@@ -450,8 +447,7 @@ static void webhook_deliver(struct sink_worker *w, const struct alert_note *n)
 			break;
 		}
 		if (attempt >= ws.attempts) {
-			count(w, &w->st.failed);
-			set_error(w, "%s: %s; gave up after %u attempts", ws.url, err, attempt);
+			fail(w, "%s: %s; gave up after %u attempts", ws.url, err, attempt);
 			break;
 		}
 		count(w, &w->st.retries);

@@ -91,36 +91,34 @@ int series_plan(int64_t from_ms, int64_t to_ms, unsigned points, int64_t step_ms
 	return 0;
 }
 
-static int64_t floor_to(int64_t v, int64_t step)
+int64_t series_floor(int64_t v, int64_t step)
 {
 	int64_t r = v % step;
 
 	return r < 0 ? v - r - step : v - r;
 }
 
+void series_stat_merge(uint16_t *bmin, uint16_t *bmax, double *bavg, uint32_t *bn, uint16_t min,
+		       uint16_t max, double avg, uint32_t n)
+{
+	if (!n)
+		return;
+	if (!*bn || min < *bmin)
+		*bmin = min;
+	if (!*bn || max > *bmax)
+		*bmax = max;
+	*bavg = (*bavg * *bn + avg * n) / (double)(*bn + n);
+	*bn += n;
+}
+
 /* Fold @r into the bucket @b (both in time order). */
 static void row_merge(struct series_row *b, const struct series_row *r)
 {
-	if (r->temp_n) {
-		if (!b->temp_n || r->temp_min_k < b->temp_min_k)
-			b->temp_min_k = r->temp_min_k;
-		if (!b->temp_n || r->temp_max_k > b->temp_max_k)
-			b->temp_max_k = r->temp_max_k;
-		b->temp_avg_k = (b->temp_avg_k * b->temp_n + r->temp_avg_k * r->temp_n) /
-				(double)(b->temp_n + r->temp_n);
-		b->temp_n += r->temp_n;
-	}
-	for (size_t i = 0; i < SMART_NUM_SENSORS; i++) {
-		if (!r->s_n[i])
-			continue;
-		if (!b->s_n[i] || r->s_min_k[i] < b->s_min_k[i])
-			b->s_min_k[i] = r->s_min_k[i];
-		if (!b->s_n[i] || r->s_max_k[i] > b->s_max_k[i])
-			b->s_max_k[i] = r->s_max_k[i];
-		b->s_avg_k[i] = (b->s_avg_k[i] * b->s_n[i] + r->s_avg_k[i] * r->s_n[i]) /
-				(double)(b->s_n[i] + r->s_n[i]);
-		b->s_n[i] += r->s_n[i];
-	}
+	series_stat_merge(&b->temp_min_k, &b->temp_max_k, &b->temp_avg_k, &b->temp_n, r->temp_min_k,
+			  r->temp_max_k, r->temp_avg_k, r->temp_n);
+	for (size_t i = 0; i < SMART_NUM_SENSORS; i++)
+		series_stat_merge(&b->s_min_k[i], &b->s_max_k[i], &b->s_avg_k[i], &b->s_n[i],
+				  r->s_min_k[i], r->s_max_k[i], r->s_avg_k[i], r->s_n[i]);
 	b->n += r->n;
 	b->critical_warning |= r->critical_warning;
 	/* The rest are "last" values: the newer row wins. */
@@ -140,7 +138,7 @@ static void row_merge(struct series_row *b, const struct series_row *r)
 int series_rebucket_push(struct series_row *v, size_t *n, size_t cap, const struct series_row *r,
 			 int64_t step_ms)
 {
-	int64_t b = floor_to(r->ts_ms, step_ms);
+	int64_t b = series_floor(r->ts_ms, step_ms);
 
 	if (*n > 0 && v[*n - 1].ts_ms == b) {
 		row_merge(&v[*n - 1], r);

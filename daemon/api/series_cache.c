@@ -358,17 +358,10 @@ static size_t lower_bound(const struct entry *e, int64_t ts)
 	return lo;
 }
 
-static int64_t floor_to(int64_t v, int64_t step)
-{
-	int64_t r = v % step;
-
-	return r < 0 ? v - r - step : v - r;
-}
-
 /*
  * series_rebucket_push() of row @i into its bucket @b, without unpacking the row
- * first (a year of rows under the lock): the same operations in the same order as
- * series.c's row_merge(), so that the averages come out bit for bit the same
+ * first (a year of rows under the lock): the temperatures through the same
+ * series_stat_merge() as series.c's row_merge(), the "last" values as there
  * (test_series_cache compares the answers with SQLite's byte for byte).
  */
 static void bucket_add(const struct entry *e, size_t i, struct series_row *b)
@@ -378,32 +371,14 @@ static void bucket_add(const struct entry *e, size_t i, struct series_row *b)
 	uint32_t tn = (x->reported & 1) ? x->n : 0;
 	unsigned j = 0;
 
-	if (tn) {
-		if (!b->temp_n || x->temp_min_k < b->temp_min_k)
-			b->temp_min_k = x->temp_min_k;
-		if (!b->temp_n || x->temp_max_k > b->temp_max_k)
-			b->temp_max_k = x->temp_max_k;
-		b->temp_avg_k =
-			(b->temp_avg_k * b->temp_n + x->temp_avg_k * tn) / (double)(b->temp_n + tn);
-		b->temp_n += tn;
-	}
+	series_stat_merge(&b->temp_min_k, &b->temp_max_k, &b->temp_avg_k, &b->temp_n, x->temp_min_k,
+			  x->temp_max_k, x->temp_avg_k, tn);
 	for (unsigned k = 0; k < SMART_NUM_SENSORS; k++) {
-		uint32_t sn;
-
 		if (!(e->smask & (1u << k)))
 			continue;
-		sn = (x->reported & (2u << k)) ? x->n : 0;
-		if (sn) {
-			const struct csens *c = &s[j];
-
-			if (!b->s_n[k] || c->min_k < b->s_min_k[k])
-				b->s_min_k[k] = c->min_k;
-			if (!b->s_n[k] || c->max_k > b->s_max_k[k])
-				b->s_max_k[k] = c->max_k;
-			b->s_avg_k[k] = (b->s_avg_k[k] * b->s_n[k] + c->avg_k * sn) /
-					(double)(b->s_n[k] + sn);
-			b->s_n[k] += sn;
-		}
+		series_stat_merge(&b->s_min_k[k], &b->s_max_k[k], &b->s_avg_k[k], &b->s_n[k],
+				  s[j].min_k, s[j].max_k, s[j].avg_k,
+				  (x->reported & (2u << k)) ? x->n : 0);
 		j++;
 	}
 	b->n += x->n;
@@ -421,11 +396,6 @@ static void bucket_add(const struct entry *e, size_t i, struct series_row *b)
 	b->thm_count[1] = x->thm_count[1];
 	b->thm_time[0] = x->thm_time[0];
 	b->thm_time[1] = x->thm_time[1];
-}
-
-static int64_t floor_div(int64_t v, int64_t d)
-{
-	return v >= 0 ? v / d : -((-v + d - 1) / d);
 }
 
 /*
@@ -462,7 +432,7 @@ static int from_cache(struct series_cache *c, struct store *s, int64_t id,
 	if (!e->exact || e->done_ms <= 0)
 		goto out;
 	for (size_t i = lower_bound(e, q->from_ms); i < e->n && e->v[i].ts_ms <= q->to_ms; i++) {
-		int64_t b = floor_to(e->v[i].ts_ms, q->step_ms);
+		int64_t b = series_floor(e->v[i].ts_ms, q->step_ms);
 
 		if (*k > 0 && out[*k - 1].ts_ms == b) {
 			bucket_add(e, i, &out[*k - 1]);
@@ -493,7 +463,9 @@ int series_cache_read(struct series_cache *c, struct store *s, int64_t device_id
 	if (q->step_ms <= 0 || q->from_ms > q->to_ms)
 		return -EINVAL;
 	/* Each row falls in one of these buckets (series_plan() bounds them). */
-	cap = (size_t)(floor_div(q->to_ms, q->step_ms) - floor_div(q->from_ms, q->step_ms) + 1);
+	cap = (size_t)((series_floor(q->to_ms, q->step_ms) - series_floor(q->from_ms, q->step_ms)) /
+			       q->step_ms +
+		       1);
 	out = malloc(cap * sizeof(*out));
 	if (!out)
 		return -ENOMEM;

@@ -74,6 +74,18 @@ int series_plan(int64_t from_ms, int64_t to_ms, unsigned points, int64_t step_ms
 int series_rebucket(const struct series_row *v, size_t n, int64_t step_ms, struct series_row **ret,
 		    size_t *ret_n);
 
+/** series_floor() - @v rounded down to a multiple of @step (> 0), below 0 too. */
+int64_t series_floor(int64_t v, int64_t step);
+
+/**
+ * series_stat_merge() - Fold a summary of @n samples (@min, @max, @avg) into a
+ * bucket's (*@bmin, *@bmax, *@bavg over *@bn samples); @n = 0 (not reported)
+ * changes nothing. The rule of every temperature of a bucket, shared by
+ * series_rebucket() and the series cache's merge of its packed rows.
+ */
+void series_stat_merge(uint16_t *bmin, uint16_t *bmax, double *bavg, uint32_t *bn, uint16_t min,
+		       uint16_t max, double avg, uint32_t n);
+
 /**
  * series_rebucket_push() - series_rebucket() one row at a time: merge @r, newer
  * than every row pushed before, into the buckets v[0..*n), appending a bucket

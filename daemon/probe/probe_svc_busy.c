@@ -49,12 +49,19 @@ static void busy_of_demo(const struct probe_svc *p, const struct probe_dev *d, s
 		g->busy_known = true;
 }
 
-void probe_svc_busy_of(const struct probe_svc *p, const struct probe_dev *d, struct gate_facts *g)
+/* The facts of the busy rule from @since_mono on (INT64_MIN: the last minute, all of it). */
+static void facts_since(const struct probe_svc *p, const struct probe_dev *d, int64_t since_mono,
+			struct gate_facts *g)
 {
 	if (p->demo)
 		busy_of_demo(p, d, g);
 	else
-		busy_of_since(d, INT64_MIN, g);
+		busy_of_since(d, since_mono, g);
+}
+
+void probe_svc_busy_of(const struct probe_svc *p, const struct probe_dev *d, struct gate_facts *g)
+{
+	facts_since(p, d, INT64_MIN, g);
 }
 
 static bool busy_rule(const struct probe_svc *p, const struct gate_facts *g)
@@ -66,10 +73,7 @@ static bool busy_rule(const struct probe_svc *p, const struct gate_facts *g)
 bool probe_svc_busy_since(const struct probe_svc *p, const struct probe_dev *d, int64_t since_mono,
 			  struct gate_facts *g)
 {
-	if (p->demo)
-		busy_of_demo(p, d, g);
-	else
-		busy_of_since(d, since_mono, g);
+	facts_since(p, d, since_mono, g);
 	return busy_rule(p, g);
 }
 

@@ -66,6 +66,12 @@ static const struct cfg_choice cfg_log_level_choices[] = {
 	{NULL, 0},
 };
 
+static const struct cfg_choice cfg_http_auth_choices[] = {
+	{"mutations", CFG_HTTP_AUTH_MUTATIONS},
+	{"all", CFG_HTTP_AUTH_ALL},
+	{NULL, 0},
+};
+
 static const struct cfg_choice cfg_bool_choices[] = {
 	{"yes", 1}, {"no", 0}, {"true", 1}, {"false", 0}, {"on", 1},
 	{"off", 0}, {"1", 1},  {"0", 0},    {NULL, 0},
@@ -74,6 +80,7 @@ static const struct cfg_choice cfg_bool_choices[] = {
 /* CFG_T_ENUM stores through an int *: the enums must be int-sized. */
 _Static_assert(sizeof(enum cfg_demo) == sizeof(int), "enum cfg_demo is not int-sized");
 _Static_assert(sizeof(enum log_level) == sizeof(int), "enum log_level is not int-sized");
+_Static_assert(sizeof(enum cfg_http_auth) == sizeof(int), "enum cfg_http_auth is not int-sized");
 
 /* The field must have the C type the key type writes; a mismatch fails to compile. */
 #define CFG_OFF(field, ctype)                                                                      \
@@ -123,6 +130,12 @@ static const struct cfg_key cfg_keys[] = {
 	UINT32("http", "threads", http_threads, 1, 64, "4"),
 	DURATION("http", "timeout", http_timeout_ms, MS_PER_SEC, MS_PER_HOUR, "30s"),
 	PATH("http", "token", http_token, 0, ""),
+	ENUM("http", "auth", http_auth, enum cfg_http_auth, cfg_http_auth_choices,
+	     "mutations or all", "mutations"),
+	PATH("http", "metrics_token", http_metrics_token, 0, ""),
+	PATH("http", "metrics_token_file", http_metrics_token_file, 0, ""),
+	PATH("http", "tls_cert", http_tls_cert, 0, ""),
+	PATH("http", "tls_key", http_tls_key, 0, ""),
 	ENUM("alerts", "throttling", alert_throttling, int, cfg_bool_choices, "yes or no", "yes"),
 	ENUM("alerts", "temperature", alert_temperature, int, cfg_bool_choices, "yes or no", "yes"),
 	ENUM("alerts", "critical_warning", alert_critical_warning, int, cfg_bool_choices,

@@ -216,7 +216,7 @@ struct api_endpoint metrics_endpoint(struct metrics_source *src)
 	return (struct api_endpoint){
 		.method = "GET",
 		.pattern = "/metrics",
-		.flags = API_EP_STORE,
+		.flags = API_EP_STORE | API_EP_METRICS,
 		.fn = metrics_handle,
 		.ctx = src,
 	};

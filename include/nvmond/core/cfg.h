@@ -16,6 +16,11 @@ enum cfg_demo {
 	CFG_DEMO_NO,
 };
 
+enum cfg_http_auth {
+	CFG_HTTP_AUTH_MUTATIONS, /* the token guards the mutating endpoints */
+	CFG_HTTP_AUTH_ALL,	 /* and every read but /healthz and the dashboard's files */
+};
+
 enum log_level {
 	LOG_LVL_ERROR,
 	LOG_LVL_WARNING,
@@ -82,7 +87,12 @@ struct cfg {
 	/* [http] */
 	uint32_t http_threads;
 	int64_t http_timeout_ms;
-	char http_token[CFG_TOKEN_MAX]; /* bearer token for mutating endpoints; "" = none */
+	char http_token[CFG_TOKEN_MAX];		/* bearer token for mutating endpoints; "" = none */
+	enum cfg_http_auth http_auth;		/* which requests need http_token */
+	char http_metrics_token[CFG_TOKEN_MAX]; /* GET /metrics's own token; "" = none */
+	char http_metrics_token_file[CFG_PATH_MAX]; /* or read from this file */
+	char http_tls_cert[CFG_PATH_MAX];	    /* PEM chain: serve HTTPS; "" = HTTP */
+	char http_tls_key[CFG_PATH_MAX];	    /* its PEM private key */
 	/* [alerts] (rules: 1 on, 0 off) */
 	int alert_throttling;
 	int alert_temperature;

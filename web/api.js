@@ -16,9 +16,8 @@ function askToken(what) {
   return tokenAsked;
 }
 
-async function fetchJson(path, opts) {
+async function fetchJson(path, opts, token) {
   const o = Object.assign({ cache: "no-store" }, opts || {});
-  const token = localStorage.getItem("nvmond.token");
   if (token) o.headers = Object.assign({ Authorization: "Bearer " + token }, o.headers || {});
   const res = await fetch(path, o);
   const body = await res.json().catch(() => null);
@@ -27,12 +26,16 @@ async function fetchJson(path, opts) {
 
 // GET (or POST) a JSON endpoint. Optional features answer 404 when absent.
 async function api(path, opts) {
-  let r = await fetchJson(path, opts);
-  if (r.status === 401 && !(opts && opts.headers && opts.headers.Authorization)) {
+  const sent = localStorage.getItem("nvmond.token");
+  const r = await fetchJson(path, opts, sent);
+  if (r.status !== 401 || (opts && opts.headers && opts.headers.Authorization)) return r;
+  let token = localStorage.getItem("nvmond.token");
+  if (token === sent) {
+    // No other request got a newer token meanwhile: this one is missing or wrong.
     localStorage.removeItem("nvmond.token");
-    if (await askToken("read the data")) r = await fetchJson(path, opts);
+    token = await askToken("read the data");
   }
-  return r;
+  return token ? fetchJson(path, opts, token) : r;
 }
 
 // The optional endpoints (events, alerts, probes) may not exist: null then.

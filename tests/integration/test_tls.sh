@@ -5,9 +5,10 @@
 # its fingerprint); auth = all; a real Prometheus scraping /metrics over HTTPS with
 # its own bearer token; config errors at start (exit 2, naming the file); the
 # warning for a non-loopback address without TLS.
-# Env: NVMOND_BIN (set by ctest).
+# Env: NVMOND_BIN, NVMOND_SRC (set by ctest).
 set -u
 . "$(dirname "$0")/lib.sh"
+WEB=${NVMOND_SRC:-$(dirname "$0")/../..}/web
 
 for tool in openssl curl prometheus python3; do
 	if ! command -v "$tool" > /dev/null; then
@@ -124,6 +125,44 @@ check 200 -H "Authorization: Bearer $TOKEN" -X POST "$URL/api/v1/alerts/test"
 for f in / /index.html /api.js /app.js /style.css; do check 200 "$URL$f"; done
 echo "ok: auth = all: reads need the token, /healthz and the dashboard's files open," \
 	"/metrics takes its own token"
+
+# The dashboard's own request code (web/api.js) against this daemon, with Node's fetch:
+# with auth = all the first 401 asks for the token once for the requests waiting on it,
+# keeps it, and every later request carries it. (prompt and localStorage are the
+# browser's; the rest is real. The page in a browser: test_dashboard.)
+if command -v node > /dev/null && node -e 'process.exit(typeof fetch === "function" ? 0 : 1)'; then
+	NODE_EXTRA_CA_CERTS=$C/ca.pem node - "$URL" "$TOKEN" "$WEB/api.js" << 'EOF' ||
+const fs = require("fs"), vm = require("vm");
+const [base, token, file] = process.argv.slice(2);
+const store = new Map();
+let prompts = 0;
+const ctx = vm.createContext({
+  fetch: (p, o) => fetch(base + p, o), console,
+  localStorage: { getItem: (k) => (store.has(k) ? store.get(k) : null), setItem: (k, v) => store.set(k, String(v)),
+    removeItem: (k) => store.delete(k) },
+  prompt: () => { prompts++; return token; },
+});
+vm.runInContext(fs.readFileSync(file, "utf8"), ctx);
+const check = (c, msg) => { if (!c) { console.error("FAIL: web/api.js: " + msg); process.exit(1); } };
+(async () => {
+  const rs = await vm.runInContext('Promise.all([api("/api/v1/devices"), api("/api/v1/alerts"), optional("/api/v1/alerts")])', ctx);
+  check(rs[0].ok && rs[1].ok && rs[2] !== null, "reads after the prompt: " + rs.map((r) => r && r.status));
+  check(prompts === 1, "asked " + prompts + " times for three reads");
+  check(store.get("nvmond.token") === token, "token not kept");
+  const again = await vm.runInContext('api("/api/v1/devices")', ctx);
+  check(again.ok && prompts === 1, "a later read asked again or failed: " + again.status);
+  store.set("nvmond.token", "stale");
+  const stale = await vm.runInContext('api("/api/v1/devices")', ctx);
+  check(stale.ok && prompts === 2 && store.get("nvmond.token") === token, "a stale token was not replaced");
+  const post = await vm.runInContext('authPost("/api/v1/alerts/test", undefined, "test")', ctx);
+  check(post && post.ok && prompts === 2, "authPost with the kept token: " + (post && post.status));
+  console.log("ok: web/api.js with auth = all: one prompt for three reads, the token kept and sent");
+})().catch((e) => check(false, String(e && e.message) + " " + e.stack));
+EOF
+		fail "the dashboard's request code with auth = all"
+else
+	echo "SKIP (part): no node with fetch"
+fi
 
 # ---- SIGHUP: a new certificate is served; a bad one leaves the served one
 cp "$C/s2.pem" "$C/cert.pem"

@@ -199,6 +199,52 @@ out:
 	return r;
 }
 
+static void base64(const unsigned char *p, size_t n, char *out)
+{
+	static const char a[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+	for (size_t i = 0; i < n; i += 3) {
+		unsigned v = (unsigned)p[i] << 16 | (i + 1 < n ? (unsigned)p[i + 1] << 8 : 0) |
+			     (i + 2 < n ? p[i + 2] : 0);
+		*out++ = a[v >> 18 & 63];
+		*out++ = a[v >> 12 & 63];
+		*out++ = i + 1 < n ? a[v >> 6 & 63] : '=';
+		*out++ = i + 2 < n ? a[v & 63] : '=';
+	}
+	*out = '\0';
+}
+
+int api_tls_pin(const char *cert_path, char ret[API_TLS_PIN_MAX], char ret_err[API_ERR_MAX])
+{
+	gnutls_datum_t pem = {0};
+	gnutls_x509_crt_t crt = NULL;
+	unsigned char id[32];
+	size_t id_len = sizeof(id);
+	int r, g;
+
+	r = file_read("tls_cert", cert_path, &pem, ret_err);
+	if (r < 0)
+		return r;
+	g = gnutls_x509_crt_init(&crt);
+	if (g == 0)
+		g = gnutls_x509_crt_import(crt, &pem, GNUTLS_X509_FMT_PEM);
+	/* With SHA-256 the key id is the hash of the DER SubjectPublicKeyInfo. */
+	if (g == 0)
+		g = gnutls_x509_crt_get_key_id(crt, GNUTLS_KEYID_USE_SHA256, id, &id_len);
+	if (g == 0 && id_len == sizeof(id)) {
+		memcpy(ret, "sha256//", 8);
+		base64(id, id_len, ret + 8);
+	} else {
+		snprintf(ret_err, API_ERR_MAX, "tls_cert %s: not a PEM certificate (%s)", cert_path,
+			 g < 0 ? gnutls_strerror(g) : "no SHA-256 key id");
+		r = -EINVAL;
+	}
+	if (crt)
+		gnutls_x509_crt_deinit(crt);
+	free(pem.data);
+	return r;
+}
+
 int api_tls_new(const char *cert_path, const char *key_path, struct api_tls **ret,
 		char ret_err[API_ERR_MAX])
 {

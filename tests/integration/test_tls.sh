@@ -177,6 +177,18 @@ wait_log_for "TLS certificate not reloaded, still serving .*SHA-256 $FP2: tls_ke
 check 200 "$URL/healthz"
 echo "ok: SIGHUP: certificate 2 served ($FP2); a mismatched key refused, certificate 2 kept"
 
+# nvmond selftest talks to the daemon over HTTPS, trusting the key of the configured
+# certificate (pinned: "localhost" or not), with the token (auth = all).
+"$NVMOND_BIN" -c "$TMP/tls.conf" --listen "127.0.0.1:$PORT" selftest --device demo0 --short \
+	> "$TMP/cli.out" 2> "$TMP/cli.err" || fail "nvmond selftest over HTTPS: $(cat "$TMP/cli.err")"
+cp "$C/s1.pem" "$C/cert.pem" # not the certificate served: its key is not the pinned one
+rc=0
+"$NVMOND_BIN" -c "$TMP/tls.conf" --listen "127.0.0.1:$PORT" selftest --device demo0 --abort \
+	> "$TMP/cli.out" 2> "$TMP/cli.err" || rc=$?
+[ "$rc" != 0 ] && grep -qi 'pinned\|public key' "$TMP/cli.err" ||
+	fail "nvmond selftest trusted another key (exit $rc): $(cat "$TMP/cli.err")"
+echo "ok: nvmond selftest over HTTPS with the pinned key (another key refused: $(head -c 160 "$TMP/cli.err"))"
+
 # ---- a real Prometheus scraping over HTTPS with the metrics token
 PROM_PORT=$(free_port)
 cat > "$TMP/prometheus.yml" << EOF

@@ -27,7 +27,8 @@ struct store;
  * ("/api/v1/devices/{id}/events": {id} is a positive integer, anything else
  * there is a 400), answers 405 with Allow when only the method differs and 404
  * for any other path under /api/ (and /healthz, /metrics), checks the bearer
- * token for API_EP_AUTH, reads a request body up to API_BODY_MAX, and calls the
+ * token (API_EP_AUTH; every endpoint but API_EP_OPEN with API_AUTH_ALL; the
+ * metrics token for API_EP_METRICS), reads a request body up to API_BODY_MAX, and calls the
  * handler on an HTTP thread. Any other path is a static file of the web root.
  * A handler reads its query with api_params_parse() (api_params.h) and says so
  * with API_EP_QUERY; for any other endpoint every query parameter is a 400.

@@ -38,5 +38,15 @@ int api_tls_reload(struct api_tls *t, char ret_err[API_ERR_MAX]);
  */
 void api_tls_describe(struct api_tls *t, char buf[API_TLS_DESC_MAX]);
 
+#define API_TLS_PIN_MAX 64
+
+/**
+ * api_tls_pin() - "sha256//<base64>": the SHA-256 of the public key of the first
+ * certificate in @cert_path, as libcurl's CURLOPT_PINNEDPUBLICKEY takes it, so a
+ * local client (nvmond selftest) trusts the daemon's own certificate whatever
+ * the names in it. Return: 0, or negative errno with @ret_err naming the file.
+ */
+int api_tls_pin(const char *cert_path, char ret[API_TLS_PIN_MAX], char ret_err[API_ERR_MAX]);
+
 /** api_tls_free() - Free @t (the server using it must be stopped). Accepts NULL. Return: NULL. */
 struct api_tls *api_tls_free(struct api_tls *t);

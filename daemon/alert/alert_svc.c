@@ -114,6 +114,30 @@ static int load_alerts(struct alert_svc *a)
 	return 0;
 }
 
+/*
+ * The alerts of @d still firing from before a restart, already notified: the
+ * sinks that send firing alerts again (Alertmanager) keep doing so; no sink
+ * gets them as new notifications.
+ */
+static void seed_sinks(struct alert_svc *a, const struct device_row *dev, struct adev *d,
+		       int64_t now_ms)
+{
+	for (int rule = 0; rule < _ALERT_RULE_MAX; rule++) {
+		const struct alert_slot *slot = &d->slots[rule];
+		struct alert_row row;
+		struct alert_note n;
+
+		if (!slot->firing || !slot->notified ||
+		    store_alert_get(a->store, slot->alert_id, &row) < 0)
+			continue;
+		alert_svc_note_fill(&n, dev, alert_rule_name(rule),
+				    alert_severity_name(slot->severity), "firing", row.message,
+				    slot->since_ms, now_ms);
+		n.alert_id = slot->alert_id;
+		alert_sinks_seed(a->sinks, &n);
+	}
+}
+
 /* Open events and the newest stored sample: what happened while we were down shows. */
 static void adev_load(struct alert_svc *a, struct adev *d, const struct sample *s)
 {
@@ -311,8 +335,10 @@ static void on_sample(void *ctx, const struct device_row *dev, const struct samp
 		run_rules(a, dev, d, conds, s->ts_ms);
 		return;
 	}
-	if (!d->loaded)
+	if (!d->loaded) {
 		adev_load(a, d, s);
+		seed_sinks(a, dev, d, s->ts_ms);
+	}
 
 	struct cfg_device cd;
 	cfg_device_for(&a->cfg, dev->model, dev->serial, &cd);

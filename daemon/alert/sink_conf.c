@@ -328,8 +328,10 @@ static int conf_legacy(const struct cfg *cfg, bool exec, struct sink_conf *c, ch
 	char msg[SINK_ERR_MAX] = "";
 	const char *v = exec ? cfg->alert_exec : cfg->alert_webhook;
 
-	if (t->check_key(t, exec ? "path" : "url", v, msg, sizeof(msg)) < 0)
-		return conf_error(err, errsize, "", 0, "[alerts] %s", msg);
+	if (t->check_key(t, exec ? "path" : "url", v, msg, sizeof(msg)) < 0) {
+		const char *why = strchr(msg, ':'); /* "path: …": the key here is exec / webhook */
+		return conf_error(err, errsize, "", 0, "[alerts] %s%s", t->name, why ? why : msg);
+	}
 	conf_defaults(c, t->name, t);
 	if (exec) {
 		c->timeout_ms = cfg->alert_exec_timeout_ms;

@@ -32,6 +32,7 @@ struct listener {
 	pthread_mutex_t lock;
 	int received;
 	char last_body[2048];
+	char all[32768]; /* every body, one a line */
 	volatile bool stop;
 };
 
@@ -67,6 +68,8 @@ static void *listener_main(void *arg)
 		pthread_mutex_lock(&l->lock);
 		l->received++;
 		snprintf(l->last_body, sizeof(l->last_body), "%s", body ? body + 4 : "");
+		size_t used = strlen(l->all);
+		snprintf(l->all + used, sizeof(l->all) - used, "%s\n", l->last_body);
 		pthread_mutex_unlock(&l->lock);
 		static const char ok[] =
 			"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
@@ -490,6 +493,52 @@ Test(alert_sink, a_smaller_queue_keeps_the_oldest_and_counts_the_rest)
 	struct alert_sink_stats st = webhook_stats(s);
 	cr_assert_eq(st.pending, 2);
 	cr_assert_eq(st.dropped, 3);
+	alert_sinks_free(s);
+	listener_stop(&l);
+}
+
+/* ---- Alertmanager: re-sent while firing ------------------------------------- */
+
+static bool listener_has(struct listener *l, const char *needle)
+{
+	pthread_mutex_lock(&l->lock);
+	bool has = strstr(l->all, needle) != NULL;
+	pthread_mutex_unlock(&l->lock);
+	return has;
+}
+
+/* Prometheus' way (prometheus.io/docs/alerting/clients: "clients are expected to
+ * continuously re-send alerts as long as they are still active"); an escalation
+ * changes the severity label, so the alert under the old label is resolved. */
+Test(alert_sink, alertmanager_resends_while_firing_and_resolves_the_old_label)
+{
+	struct listener l;
+	struct alert_sinks *s;
+	char url[64];
+
+	listener_start(&l, 0, false);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%u", l.port);
+	const char *const kv[] = {"sink \"am\"", "type", "alertmanager", "sink \"am\"",
+				  "url",	 url,	 "sink \"am\"",	 "resend_interval",
+				  "100ms",	 NULL};
+	s = sinks_of(kv);
+	struct alert_note n = note(5);
+	cr_assert_eq(alert_sinks_send(s, &n), 1);
+	WAIT_UNTIL(stats_of(s, "am").resent >= 2, 10000);
+	cr_assert_geq(stats_of(s, "am").resent, 2, "re-sent while firing");
+	cr_assert_eq(stats_of(s, "am").delivered, 1, "one notification");
+
+	n = note(5);
+	snprintf(n.severity, sizeof(n.severity), "critical");
+	snprintf(n.state, sizeof(n.state), "escalated");
+	n.ts_ms = 1764460802000LL;
+	cr_assert_eq(alert_sinks_send(s, &n), 1);
+	WAIT_UNTIL(stats_of(s, "am").delivered == 2, 10000);
+	cr_assert_eq(stats_of(s, "am").delivered, 2);
+	/* the warning ended when the critical one began */
+	cr_assert(listener_has(&l, "\"severity\":\"warning\""));
+	cr_assert(listener_has(&l, "\"endsAt\":\"2025-11-30T00:00:02.000Z\""), "%s", l.all);
+	cr_assert(strstr(l.last_body, "\"severity\":\"critical\""), "%s", l.last_body);
 	alert_sinks_free(s);
 	listener_stop(&l);
 }

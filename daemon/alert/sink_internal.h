@@ -50,6 +50,7 @@ struct sink_conf {
 	int64_t resend_ms; /* > 0: firing alerts are sent again this often (Alertmanager) */
 	size_t n;
 	struct sink_kv *kv; /* the type's own keys */
+	void *state;	    /* what the type's start() made (a connection), NULL without */
 };
 
 /*
@@ -59,7 +60,9 @@ struct sink_conf {
  * runs in the sink's own thread and may block up to the timeout: 0 when
  * delivered, -EPROTO when trying again cannot help (an HTTP 4xx), another
  * negative errno when it may (up to the sink's attempts), with @err filled and
- * free of secrets.
+ * free of secrets. start() runs when the sink starts (and again after each
+ * reload of it), before its thread; what it makes is conf->state in every
+ * deliver(); stop() ends it after the thread stopped.
  */
 struct sink_type {
 	const char *name;

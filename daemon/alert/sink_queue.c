@@ -319,8 +319,10 @@ static int sink_new(struct sink_conf *c, struct sink **ret)
 	snprintf(s->st.name, sizeof(s->st.name), "%s", s->conf.name);
 	snprintf(s->st.type, sizeof(s->st.type), "%s", s->conf.type->name);
 	r = sink_resize(s, s->conf.queue);
-	if (r == 0 && s->conf.type->start)
+	if (r == 0 && s->conf.type->start) {
 		r = s->conf.type->start(&s->conf, &s->state);
+		s->conf.state = s->state;
+	}
 	if (r == 0)
 		r = -pthread_create(&s->thread, NULL, sink_main, s);
 	if (r < 0) {

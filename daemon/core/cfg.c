@@ -278,6 +278,8 @@ bool cfg_section_known(const char *section)
 {
 	char match[sizeof(((struct cfg_device *)0)->match)];
 
+	if (cfg_sink_section(section, match))
+		return true;
 	if (cfg_device_section(section, match, sizeof(match)))
 		return true;
 	for (size_t i = 0; i < ELEMENTSOF(cfg_keys); i++)
@@ -514,9 +516,15 @@ bool cfg_device_sets(const struct cfg_device *d, const char *key)
 	return false;
 }
 
-/* Look up [@section] @key and apply @value: the common path of the file and cfg_set(). */
 int cfg_apply(struct cfg *c, const char *section, const char *key, const char *value, char *err,
 	      size_t errsize)
+{
+	return cfg_apply_at(c, section, key, value, 0, err, errsize);
+}
+
+/* Look up [@section] @key and apply @value: the common path of the file and cfg_set(). */
+int cfg_apply_at(struct cfg *c, const char *section, const char *key, const char *value, int line,
+		 char *err, size_t errsize)
 {
 	const struct cfg_key *k;
 
@@ -524,6 +532,8 @@ int cfg_apply(struct cfg *c, const char *section, const char *key, const char *v
 
 	if (!section || !*section)
 		return cfg_error(err, errsize, "key '%s' outside any section", key);
+	if (cfg_sink_section(section, match))
+		return cfg_sink_apply(c, match, key, value, line, err, errsize);
 	if (cfg_device_section(section, match, sizeof(match)))
 		return cfg_device_apply(c, match, key, value, err, errsize);
 	if (!cfg_section_known(section))

@@ -32,7 +32,9 @@ struct mqtt_pub {
 
 	struct mosquitto *mosq;
 	pthread_t thread;
-	bool thread_started, loop_started;
+	bool thread_started;
+	bool loop_started; /* written by the publisher thread only, read after joining it */
+	unsigned retry_min_s, retry_max_s;
 
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -142,7 +144,30 @@ static void *pub_main(void *arg)
 	struct mqtt_drive_state *snap = NULL;
 	size_t n_snap = 0;
 
+	/*
+	 * The first connection is ours to retry: libmosquitto's thread takes over
+	 * (keepalive, reconnects with backoff) only once a connect has started.
+	 */
+	unsigned delay_s = p->retry_min_s;
 	pthread_mutex_lock(&p->lock);
+	while (!p->stop) {
+		pthread_mutex_unlock(&p->lock);
+		int rc = mosquitto_connect_async(p->mosq, p->host, p->port, p->keepalive_s);
+		if (rc == MOSQ_ERR_SUCCESS)
+			rc = mosquitto_loop_start(p->mosq);
+		pthread_mutex_lock(&p->lock);
+		if (rc == MOSQ_ERR_SUCCESS) {
+			p->loop_started = true;
+			break;
+		}
+		set_error(p, "connect", rc);
+		struct timespec dl;
+		clock_gettime(CLOCK_MONOTONIC, &dl);
+		dl.tv_sec += delay_s;
+		while (!p->stop && pthread_cond_timedwait(&p->cond, &p->lock, &dl) != ETIMEDOUT)
+			;
+		delay_s = delay_s * 2 > p->retry_max_s ? p->retry_max_s : delay_s * 2;
+	}
 	for (;;) {
 		while (!p->stop && !(p->connected && (p->announce || p->snap_new || p->ev_len > 0)))
 			pthread_cond_wait(&p->cond, &p->lock);
@@ -215,7 +240,11 @@ int mqtt_pub_new(const struct mqtt_cfg *c, struct mqtt_pub **ret)
 	if (!p)
 		return -ENOMEM;
 	pthread_mutex_init(&p->lock, NULL);
-	pthread_cond_init(&p->cond, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* timed waits immune to clock steps */
+	pthread_cond_init(&p->cond, &ca);
+	pthread_condattr_destroy(&ca);
 	p->last_mid = -1;
 
 	char node[256];
@@ -267,7 +296,7 @@ int mqtt_pub_new(const struct mqtt_cfg *c, struct mqtt_pub **ret)
 	if (mosquitto_int_option(p->mosq, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311) ||
 	    mosquitto_will_set(p->mosq, p->status_topic, 7, "offline", 1, true) ||
 	    mosquitto_reconnect_delay_set(p->mosq, c->retry_min_s ? c->retry_min_s : 1,
-					  c->retry_max_s ? c->retry_max_s : 60, true))
+					  c->retry_max_s ? c->retry_max_s : 60, true) != 0)
 		goto fail;
 	if (p->username && mosquitto_username_pw_set(p->mosq, p->username, p->password))
 		goto fail;
@@ -283,14 +312,8 @@ int mqtt_pub_new(const struct mqtt_cfg *c, struct mqtt_pub **ret)
 	mosquitto_disconnect_callback_set(p->mosq, on_disconnect);
 	mosquitto_publish_callback_set(p->mosq, on_publish);
 
-	/* A broker that is down now is retried by the loop: not an error here. */
-	int rc = mosquitto_connect_async(p->mosq, p->host, p->port, p->keepalive_s);
-	if (rc != MOSQ_ERR_SUCCESS)
-		set_error(p, "connect", rc);
-	r = -EIO;
-	if (mosquitto_loop_start(p->mosq) != MOSQ_ERR_SUCCESS)
-		goto fail;
-	p->loop_started = true;
+	p->retry_min_s = c->retry_min_s ? c->retry_min_s : 1;
+	p->retry_max_s = c->retry_max_s ? c->retry_max_s : 60;
 	r = -pthread_create(&p->thread, NULL, pub_main, p);
 	if (r < 0)
 		goto fail;
@@ -366,7 +389,7 @@ struct mqtt_pub *mqtt_pub_free(struct mqtt_pub *p)
 		/* A clean disconnect sends no will: say "offline" ourselves, wait ~1 s for the ack. */
 		if (connected) {
 			struct timespec dl;
-			clock_gettime(CLOCK_REALTIME, &dl);
+			clock_gettime(CLOCK_MONOTONIC, &dl);
 			dl.tv_sec += 1;
 			/* Under the lock, so that on_publish cannot miss the mid. */
 			pthread_mutex_lock(&p->lock);

@@ -108,6 +108,11 @@ static void serial_id(const char *serial, char *out, size_t size)
 	mqtt_topic_id(p, out, size);
 }
 
+void mqtt_ha_drive_id(const struct mqtt_drive_state *d, char *out, size_t size)
+{
+	serial_id(d->serial, out, size);
+}
+
 static const struct ha_entity {
 	const char *component; /* "sensor" or "binary_sensor" */
 	const char *object;    /* topic level and object id */

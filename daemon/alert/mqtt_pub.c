@@ -137,10 +137,38 @@ static int send_msgs(struct mqtt_pub *p, struct mqtt_msgs *m)
 	return rc;
 }
 
+/* The drives whose discovery configs went out on this connection. */
+struct announced {
+	char (*id)[32];
+	size_t n, cap;
+};
+
+/* Add @d's id to @a. Return: true if it was not there (or no memory: announce again). */
+static bool announced_add(struct announced *a, const struct mqtt_drive_state *d)
+{
+	char id[32];
+
+	mqtt_ha_drive_id(d, id, sizeof(id));
+	for (size_t i = 0; i < a->n; i++)
+		if (strcmp(a->id[i], id) == 0)
+			return false;
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? a->cap * 2 : 8;
+		char(*v)[32] = realloc(a->id, cap * sizeof(*v));
+		if (!v)
+			return true;
+		a->id = v;
+		a->cap = cap;
+	}
+	memcpy(a->id[a->n++], id, sizeof(id));
+	return true;
+}
+
 static void *pub_main(void *arg)
 {
 	struct mqtt_pub *p = arg;
 	struct mqtt_msgs m = {0};
+	struct announced announced = {0};
 	struct mqtt_drive_state *snap = NULL;
 	size_t n_snap = 0;
 
@@ -183,8 +211,7 @@ static void *pub_main(void *arg)
 			p->snap = NULL;
 			p->n_snap = 0;
 			p->snap_new = false;
-			/* A drive may be new: discovery again (retained, so resending is harmless). */
-			announce = true;
+			announce = true; /* states, and discovery for a drive new here */
 		}
 		struct alert_note ev;
 		bool have_ev = false;
@@ -198,9 +225,13 @@ static void *pub_main(void *arg)
 		if (online)
 			rc = mosquitto_publish(p->mosq, NULL, p->status_topic, 6, "online", 1,
 					       true);
+		if (online)
+			announced.n = 0;
 		if (announce && rc == 0) {
 			for (size_t i = 0; rc == 0 && i < n_snap; i++) {
-				if (p->discovery && mqtt_ha_discovery(&p->ha, &snap[i], &m) < 0)
+				/* Discovery once per connection and drive: it is retained. */
+				if (p->discovery && announced_add(&announced, &snap[i]) &&
+				    mqtt_ha_discovery(&p->ha, &snap[i], &m) < 0)
 					rc = MOSQ_ERR_NOMEM;
 				if (rc == 0 && mqtt_ha_states(&p->ha, &snap[i], &m) < 0)
 					rc = MOSQ_ERR_NOMEM;
@@ -227,6 +258,7 @@ static void *pub_main(void *arg)
 	pthread_mutex_unlock(&p->lock);
 	free(snap);
 	free(m.v);
+	free(announced.id);
 	return NULL;
 }
 

@@ -9,7 +9,9 @@
  *       NVMOND_TEST_STATE override the note); exit 0, or 1 with the error.
  *   nvmond-test-sink mqtt HOST PORT NODE [username] [password]
  *       Publishes two drives' states; prints "ready" once they are handed to
- *       the broker; SIGUSR1 queues an alert event (printed "event" when sent);
+ *       the broker; SIGUSR1 queues an alert event; SIGUSR2 hands over a new
+ *       snapshot (the first drive 1 °C warmer); "published N" each time the count
+ *       of messages handed to the broker changes;
  *       SIGTERM frees the publisher cleanly (status "offline") and exits 0.
  *       Each connection lost or refused is printed: "lost N <last error>".
  */
@@ -109,6 +111,7 @@ static int cmd_mqtt(int argc, char **argv)
 	sigset_t set;
 	sigemptyset(&set);
 	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGUSR2);
 	sigaddset(&set, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &set, NULL); /* before the threads start: they inherit it */
 
@@ -135,7 +138,7 @@ static int cmd_mqtt(int argc, char **argv)
 	/* "ready": all 24 state and discovery messages handed over on a connection. */
 	struct mqtt_pub_stats st;
 	bool ready = false;
-	uint64_t events_sent = 0, disconnects = 0;
+	uint64_t published = 0, disconnects = 0;
 	for (;;) {
 		struct timespec tick = {.tv_nsec = 50 * 1000 * 1000};
 		int sig = sigtimedwait(&set, NULL, &tick);
@@ -145,9 +148,9 @@ static int cmd_mqtt(int argc, char **argv)
 			fflush(stdout);
 			ready = true;
 		}
-		if (st.published > 24 + events_sent && ready) {
-			events_sent = st.published - 24;
-			printf("event\n");
+		if (st.published != published) {
+			published = st.published;
+			printf("published %llu\n", (unsigned long long)published);
 			fflush(stdout);
 		}
 		if (st.disconnects > disconnects) {
@@ -158,6 +161,9 @@ static int cmd_mqtt(int argc, char **argv)
 		if (sig == SIGUSR1) {
 			struct alert_note n = test_note();
 			mqtt_pub_event(p, &n);
+		} else if (sig == SIGUSR2) {
+			d[0].temperature_c++;
+			mqtt_pub_states(p, d, 2);
 		} else if (sig == SIGTERM) {
 			break;
 		}

@@ -108,6 +108,15 @@ EOF
 "${SUB[@]}" -C 1 -W 1 --retained-only -t 'nvmond/nas_local/+/event' > "$TMP/ev_ret" 2> /dev/null
 [ ! -s "$TMP/ev_ret" ] || fail "an event was retained: $(cat "$TMP/ev_ret")"
 
+# A new snapshot: the states again (retained, the new value), the discovery configs not
+# (once per connection): 12 messages more, not 24.
+BEFORE=$(awk '/^published/{n=$2} END{print n}' "$TMP/pub1.out")
+kill -USR2 "$P1"
+wait_for 10 sh -c "[ \"\$(mosquitto_sub -h 127.0.0.1 -p $BPORT -u $USER -P '$PASS' -C 1 -W 2 -t nvmond/nas_local/S64D_NF0_R12/temperature)\" = 42 ]" ||
+	fail "the new temperature was not published"
+wait_for 5 grep -q "^published $((BEFORE + 12))\$" "$TMP/pub1.out" ||
+	fail "a new snapshot: $(tail -1 "$TMP/pub1.out"), expected published $((BEFORE + 12))"
+
 # kill -9: the broker publishes the will, "offline", retained.
 "${SUB[@]}" -C 2 -W 15 -t nvmond/nas_local/status > "$TMP/status" &
 ST_SUB=$!

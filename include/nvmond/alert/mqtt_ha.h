@@ -69,6 +69,9 @@ void mqtt_msgs_clear(struct mqtt_msgs *m);
  */
 void mqtt_topic_id(const char *s, char *out, size_t size);
 
+/** mqtt_ha_drive_id() - @d's serial, trimmed of its padding, as mqtt_topic_id(): its topic level and HA id. */
+void mqtt_ha_drive_id(const struct mqtt_drive_state *d, char *out, size_t size);
+
 /** mqtt_ha_status_topic() - "P/H/status" into @out. Return: 0 or -ENAMETOOLONG. */
 int mqtt_ha_status_topic(const struct mqtt_ha_cfg *c, char *out, size_t size);
 

@@ -7,6 +7,7 @@
  *   nvmond-test-sink email URL FROM TO[,TO…] [starttls] [username] [password]
  *       Sends one notification (NVMOND_TEST_MODEL, NVMOND_TEST_RULE,
  *       NVMOND_TEST_STATE override the note); exit 0, or 1 with the error.
+ *       NVMOND_TEST_CA: the CA file (email: ca_file; mqtt: tls = yes with it).
  *   nvmond-test-sink mqtt HOST PORT NODE [username] [password]
  *       Publishes two drives' states; prints "ready" once they are handed to
  *       the broker; SIGUSR1 queues an alert event; SIGUSR2 hands over a new
@@ -69,6 +70,7 @@ static int cmd_email(int argc, char **argv)
 				   .username = argc > 6 ? argv[6] : NULL,
 				   .password = argc > 7 ? argv[7] : NULL,
 				   .timeout_ms = 10000,
+				   .ca_file = getenv("NVMOND_TEST_CA"),
 				   .base_url = "http://nas:9841",
 				   .host = "nas"};
 	if (argc > 5 && sink_email_starttls_parse(argv[5], &c.starttls) < 0) {
@@ -123,6 +125,8 @@ static int cmd_mqtt(int argc, char **argv)
 			     .discovery = true,
 			     .keepalive_s = 5,
 			     .sw_version = "test",
+			     .tls = getenv("NVMOND_TEST_CA") != NULL,
+			     .ca_file = getenv("NVMOND_TEST_CA"),
 			     .retry_min_s = 1,
 			     .retry_max_s = 2};
 	struct mqtt_pub *p = NULL;

@@ -110,7 +110,7 @@ echo "$OUT" | grep -qiE 'ssl|tls' || fail "STARTTLS failure unclear: $OUT"
 
 # 5. AUTH: the right password delivers; a wrong one fails clearly, without the password.
 AUTH=$TMP/auth
-start_smtp "$AUTH" alice 's3cret pass'
+start_smtp "$AUTH" --auth alice 's3cret pass'
 expect_exit 0 "$SINK" email "smtp://127.0.0.1:$SMTP_PORT" nvmond@nas.example ops@example.org no alice 's3cret pass'
 wait_for 5 test -f "$AUTH/1.eml" || fail "no mail through AUTH"
 OUT=$("$SINK" email "smtp://127.0.0.1:$SMTP_PORT" nvmond@nas.example ops@example.org no alice 'wr0ng-Pw') &&
@@ -118,7 +118,29 @@ OUT=$("$SINK" email "smtp://127.0.0.1:$SMTP_PORT" nvmond@nas.example ops@example
 echo "$OUT" | grep -qi 'login denied\|auth' || fail "AUTH failure unclear: $OUT"
 case $OUT in *wr0ng-Pw*) fail "the password is in the error: $OUT" ;; esac
 
-# 6. No server: a clear error.
+# 6. TLS, with a CA of the test's own: STARTTLS required (with AUTH after it), smtps://;
+# without the CA the server's certificate is refused.
+. "$DIR/certs.sh"
+if command -v openssl > /dev/null && make_certs "$TMP/certs"; then
+	STLS=$TMP/starttls
+	start_smtp "$STLS" --auth alice pw --starttls "$TMP/certs/server.pem" "$TMP/certs/server.key"
+	NVMOND_TEST_CA=$TMP/certs/ca.pem expect_exit 0 "$SINK" email "smtp://localhost:$SMTP_PORT" \
+		nvmond@nas.example ops@example.org required alice pw
+	wait_for 5 test -f "$STLS/1.eml" || fail "no mail through STARTTLS"
+	OUT=$("$SINK" email "smtp://localhost:$SMTP_PORT" nvmond@nas.example ops@example.org required alice pw) &&
+		fail "STARTTLS passed with an unknown CA"
+	echo "$OUT" | grep -qi 'certificate' || fail "certificate failure unclear: $OUT"
+	SMTPS=$TMP/smtps
+	start_smtp "$SMTPS" --smtps "$TMP/certs/server.pem" "$TMP/certs/server.key"
+	NVMOND_TEST_CA=$TMP/certs/ca.pem expect_exit 0 "$SINK" email "smtps://localhost:$SMTP_PORT" \
+		nvmond@nas.example ops@example.org no
+	wait_for 5 test -f "$SMTPS/1.eml" || fail "no mail through smtps"
+	check_mail "$SMTPS/1.eml" 'assert "temperature_critical" in str(m["Subject"])'
+else
+	echo "NOTE: no openssl: TLS not checked"
+fi
+
+# 7. No server: a clear error.
 DOWN=$(free_port)
 OUT=$("$SINK" email "smtp://127.0.0.1:$DOWN" nvmond@nas.example ops@example.org no) && fail "sent to a closed port"
 echo "$OUT" | grep -qi "connect" || fail "connection failure unclear: $OUT"

@@ -36,6 +36,18 @@ log_dest stdout
 # Started as root, mosquitto drops to user "mosquitto", who cannot read $TMP.
 user $(id -un)
 EOF
+# A second listener with TLS, certificates from a CA of the test's own.
+. "$(dirname "$0")/certs.sh"
+TLS_PORT=
+if command -v openssl > /dev/null && make_certs "$TMP/certs"; then
+	TLS_PORT=$(free_port)
+	cat >> "$TMP/mosquitto.conf" <<- EOF
+		listener $TLS_PORT 127.0.0.1
+		cafile $TMP/certs/ca.pem
+		certfile $TMP/certs/server.pem
+		keyfile $TMP/certs/server.key
+	EOF
+fi
 SUB=(mosquitto_sub -h 127.0.0.1 -p "$BPORT" -u "$USER" -P "$PASS")
 
 # start_pub NAME PASSWORD: the test driver in the background, its output in $TMP/NAME.out.
@@ -134,6 +146,17 @@ wait_for 10 grep -q '^ready' "$TMP/pub2.out" || fail "second publisher not ready
 kill -TERM "$PUB"
 wait "$PUB" || fail "publisher exited $? on SIGTERM"
 [ "$("${SUB[@]}" -C 1 -W 5 -t nvmond/nas_local/status)" = offline ] || fail "no offline after a clean stop"
+
+# TLS: the publisher checks the broker's certificate against the CA file.
+if [ -n "$TLS_PORT" ]; then
+	NVMOND_TEST_CA=$TMP/certs/ca.pem "$SINK" mqtt 127.0.0.1 "$TLS_PORT" nas.local "$USER" "$PASS" \
+		> "$TMP/tls.out" 2> "$TMP/tls.err" &
+	PIDS+=($!)
+	wait_for 10 grep -q '^ready' "$TMP/tls.out" || fail "no TLS connection: $(cat "$TMP/tls.out" "$TMP/tls.err")"
+	kill -TERM $!
+else
+	echo "NOTE: no openssl: TLS not checked"
+fi
 
 # Wrong password: the broker refuses it, the publisher retries (a second refusal), never ready.
 start_pub pub3 wrong

@@ -244,6 +244,10 @@ static void *pub_main(void *arg)
 		mqtt_msgs_clear(&m);
 
 		pthread_mutex_lock(&p->lock);
+		if (have_ev && rc == MOSQ_ERR_SUCCESS)
+			p->st.events_sent++;
+		else if (have_ev && rc != MOSQ_ERR_NO_CONN)
+			p->st.events_failed++;
 		if (have_ev && rc != MOSQ_ERR_NO_CONN && p->ev_len > 0) {
 			/* sent, or failed for good (too big, no memory): either way its turn is over */
 			p->ev_head = (p->ev_head + 1) % p->queue;

@@ -135,8 +135,10 @@ int sink_email_send(const struct sink_email_cfg *c, const struct alert_note *n, 
 	}
 	if (c->ca_file && c->ca_file[0])
 		curl_easy_setopt(h, CURLOPT_CAINFO, c->ca_file);
-	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)c->timeout_ms);
-	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)c->timeout_ms);
+	/* 0 would be "no timeout" to libcurl: a hung server would hold the sink forever. */
+	long timeout_ms = c->timeout_ms > 0 ? (long)c->timeout_ms : 30000L;
+	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, timeout_ms);
+	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
 	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, cerr);
 

@@ -12,7 +12,7 @@
  *       Publishes two drives' states; prints "ready" once they are handed to
  *       the broker; SIGUSR1 queues an alert event; SIGUSR2 hands over a new
  *       snapshot (the first drive 1 °C warmer); "published N" each time the count
- *       of messages handed to the broker changes;
+ *       of messages handed to the broker changes, "events N" of the events;
  *       SIGTERM frees the publisher cleanly (status "offline") and exits 0.
  *       Each connection lost or refused is printed: "lost N <last error>".
  */
@@ -142,7 +142,7 @@ static int cmd_mqtt(int argc, char **argv)
 	/* "ready": all 24 state and discovery messages handed over on a connection. */
 	struct mqtt_pub_stats st;
 	bool ready = false;
-	uint64_t published = 0, disconnects = 0;
+	uint64_t published = 0, disconnects = 0, events_sent = 0;
 	for (;;) {
 		struct timespec tick = {.tv_nsec = 50 * 1000 * 1000};
 		int sig = sigtimedwait(&set, NULL, &tick);
@@ -155,6 +155,11 @@ static int cmd_mqtt(int argc, char **argv)
 		if (st.published != published) {
 			published = st.published;
 			printf("published %llu\n", (unsigned long long)published);
+			fflush(stdout);
+		}
+		if (st.events_sent != events_sent) {
+			events_sent = st.events_sent;
+			printf("events %llu\n", (unsigned long long)events_sent);
 			fflush(stdout);
 		}
 		if (st.disconnects > disconnects) {

@@ -117,6 +117,7 @@ assert retain == "0" and topic == "nvmond/nas_local/S64D_NF0_R12/event", (retain
 e = json.loads(payload)
 assert e["rule"] == "temperature_critical" and e["state"] == "firing" and e["host"] == "nas.local", e
 EOF
+wait_for 5 grep -q '^events [1-9]' "$TMP/pub1.out" || fail "events sent not counted: $(cat "$TMP/pub1.out")"
 "${SUB[@]}" -C 1 -W 1 --retained-only -t 'nvmond/nas_local/+/event' > "$TMP/ev_ret" 2> /dev/null
 [ ! -s "$TMP/ev_ret" ] || fail "an event was retained: $(cat "$TMP/ev_ret")"
 

@@ -44,6 +44,8 @@ struct mqtt_pub_stats {
 	uint64_t disconnects;	 /* connections lost or refused */
 	uint64_t published;	 /* messages handed to the client library */
 	uint64_t events_queued;	 /* accepted by mqtt_pub_event() */
+	uint64_t events_sent;	 /* events handed to the client library on a connection */
+	uint64_t events_failed;	 /* events the library refused (not for want of a connection) */
 	uint64_t events_dropped; /* refused: queue full */
 	uint64_t snapshots;	 /* mqtt_pub_states() calls */
 	size_t pending;		 /* events waiting */

@@ -26,7 +26,7 @@ struct sink_email_cfg {
 	const char *password; /* already read from password_file if configured */
 	enum sink_email_starttls starttls;
 	const char *ca_file;  /* NULL or "": the system's CAs */
-	int64_t timeout_ms;   /* the whole transaction, > 0 */
+	int64_t timeout_ms;   /* the whole transaction; <= 0: 30 s */
 	const char *base_url; /* the dashboard, for the link in the body; NULL: none */
 	const char *host;     /* this machine's name; NULL: gethostname() */
 };

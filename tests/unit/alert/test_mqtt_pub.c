@@ -100,6 +100,7 @@ Test(mqtt_pub, broker_down_events_bounded_stop_prompt)
 	cr_assert_not(st.connected);
 	cr_assert_eq(st.events_queued, 4);
 	cr_assert_eq(st.events_dropped, 1);
+	cr_assert_eq(st.events_sent, 0);
 	cr_assert_eq(st.pending, 4);
 	cr_assert_eq(st.snapshots, 1);
 	cr_assert_eq(st.published, 0);

@@ -128,6 +128,8 @@ static const struct ha_entity {
 	{"sensor", "available_spare", "Available spare", NULL, "%", "measurement", "mdi:harddisk"},
 	{"binary_sensor", "throttling", "Throttling", "heat", NULL, NULL, NULL},
 	{"binary_sensor", "problem", "Health problem", "problem", NULL, NULL, NULL},
+	/* HA's event entity: each notification on the event topic, "event_type" = its state */
+	{"event", "event", "Alert", NULL, NULL, NULL, "mdi:alert"},
 };
 
 static json_t *device_info(const struct mqtt_ha_cfg *c, const struct mqtt_drive_state *d,
@@ -189,6 +191,10 @@ int mqtt_ha_discovery(const struct mqtt_ha_cfg *c, const struct mqtt_drive_state
 			json_object_set_new(o, "state_class", json_string(e->state_class));
 		if (e->icon)
 			json_object_set_new(o, "icon", json_string(e->icon));
+		if (strcmp(e->component, "event") == 0)
+			json_object_set_new(
+				o, "event_types",
+				json_pack("[s,s,s,s]", "firing", "escalated", "resolved", "test"));
 		if (strcmp(e->component, "binary_sensor") == 0) {
 			json_object_set_new(o, "payload_on", json_string("ON"));
 			json_object_set_new(o, "payload_off", json_string("OFF"));
@@ -250,6 +256,8 @@ int mqtt_ha_event(const struct mqtt_ha_cfg *c, const struct alert_note *n, struc
 	if (!o)
 		return -ENOMEM;
 	json_object_set_new(o, "host", json_string(c->host));
+	/* for Home Assistant's event entity: the type is the state (firing, resolved, …) */
+	json_object_set_new(o, "event_type", json_string(n->state));
 	char *payload = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
 	json_decref(o);
 	bool any = false;

@@ -139,7 +139,7 @@ static int cmd_mqtt(int argc, char **argv)
 					drive("PHBT1234+#", "INTEL SSDPEKNW010T8", 85)};
 	mqtt_pub_states(p, d, 2);
 
-	/* "ready": all 24 state and discovery messages handed over on a connection. */
+	/* "ready": all 26 state and discovery messages handed over on a connection. */
 	struct mqtt_pub_stats st;
 	bool ready = false;
 	uint64_t published = 0, disconnects = 0, events_sent = 0;
@@ -147,7 +147,7 @@ static int cmd_mqtt(int argc, char **argv)
 		struct timespec tick = {.tv_nsec = 50 * 1000 * 1000};
 		int sig = sigtimedwait(&set, NULL, &tick);
 		mqtt_pub_stats(p, &st);
-		if (!ready && st.connected && st.published >= 24) {
+		if (!ready && st.connected && st.published >= 26) {
 			printf("ready\n");
 			fflush(stdout);
 			ready = true;

@@ -65,9 +65,9 @@ PIDS+=($!)
 wait_for 20 grep -q '^ready' "$TMP/pub1.out" ||
 	fail "publisher not ready within 20 s: $(cat "$TMP/pub1.err"; tail -5 "$TMP/mosquitto.log" 2> /dev/null)"
 
-# Retained: 1 status + 2 drives × (6 discovery + 6 states) = 25 messages.
-"${SUB[@]}" -v -C 25 -W 10 --retained-only -t 'nvmond/#' -t 'homeassistant/#' > "$TMP/retained" ||
-	fail "fewer than 25 retained messages: $(cat "$TMP/retained")"
+# Retained: 1 status + 2 drives × (7 discovery + 6 states) = 27 messages.
+"${SUB[@]}" -v -C 27 -W 10 --retained-only -t 'nvmond/#' -t 'homeassistant/#' > "$TMP/retained" ||
+	fail "fewer than 27 retained messages: $(cat "$TMP/retained")"
 python3 - "$TMP/retained" << 'EOF' || fail "retained messages wrong: $(cat "$TMP/retained")"
 import json, sys
 msgs = {}
@@ -95,7 +95,9 @@ b = json.loads(msgs["homeassistant/binary_sensor/nvmond_PHBT1234__/problem/confi
 assert b["device_class"] == "problem" and b["state_topic"] == "nvmond/nas_local/PHBT1234__/problem"
 w = json.loads(msgs["homeassistant/sensor/nvmond_PHBT1234__/data_written/config"])
 assert w["device_class"] == "data_size" and w["unit_of_measurement"] == "TB"
-assert sum(1 for k in msgs if k.startswith("homeassistant/")) == 12
+ev = json.loads(msgs["homeassistant/event/nvmond_S64D_NF0_R12/event/config"])
+assert ev["state_topic"] == "nvmond/nas_local/S64D_NF0_R12/event" and "firing" in ev["event_types"]
+assert sum(1 for k in msgs if k.startswith("homeassistant/")) == 14
 EOF
 
 # An event: subscribe, then ask for one; it arrives once, not retained.
@@ -116,13 +118,14 @@ retain, topic, payload = open(sys.argv[1]).read().rstrip("\n").split(" ", 2)
 assert retain == "0" and topic == "nvmond/nas_local/S64D_NF0_R12/event", (retain, topic)
 e = json.loads(payload)
 assert e["rule"] == "temperature_critical" and e["state"] == "firing" and e["host"] == "nas.local", e
+assert e["event_type"] == "firing", e
 EOF
 wait_for 5 grep -q '^events [1-9]' "$TMP/pub1.out" || fail "events sent not counted: $(cat "$TMP/pub1.out")"
 "${SUB[@]}" -C 1 -W 1 --retained-only -t 'nvmond/nas_local/+/event' > "$TMP/ev_ret" 2> /dev/null
 [ ! -s "$TMP/ev_ret" ] || fail "an event was retained: $(cat "$TMP/ev_ret")"
 
 # A new snapshot: the states again (retained, the new value), the discovery configs not
-# (once per connection): 12 messages more, not 24.
+# (once per connection): 12 messages more, not 26.
 BEFORE=$(awk '/^published/{n=$2} END{print n}' "$TMP/pub1.out")
 kill -USR2 "$P1"
 wait_for 10 sh -c "[ \"\$(mosquitto_sub -h 127.0.0.1 -p $BPORT -u $USER -P '$PASS' -C 1 -W 2 -t nvmond/nas_local/S64D_NF0_R12/temperature)\" = 42 ]" ||

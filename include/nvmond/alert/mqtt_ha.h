@@ -21,7 +21,8 @@
  *   P/H/S/event                 each notification, alert_note_json() (not retained)
  *   P/H/event                   a notification about no drive (a test)
  * and, for Home Assistant's MQTT discovery (prefix D, default "homeassistant"),
- *   D/sensor/nvmond_S/<object>/config and D/binary_sensor/nvmond_S/<object>/config
+ *   D/sensor/nvmond_S/<object>/config, D/binary_sensor/nvmond_S/<object>/config and
+ *   D/event/nvmond_S/event/config (HA's event entity on P/H/S/event)
  * (retained JSON: name, unique_id, state_topic, availability_topic, device, …).
  */
 struct mqtt_ha_cfg {

@@ -126,7 +126,7 @@ Test(mqtt_ha, discovery_config_per_ha_docs)
 	struct mqtt_drive_state d = drive();
 	struct mqtt_msgs m = {0};
 	cr_assert_eq(mqtt_ha_discovery(&CFG, &d, &m), 0);
-	cr_assert_eq(m.n, 6);
+	cr_assert_eq(m.n, 7);
 	static const struct {
 		const char *topic, *state, *device_class, *unit, *state_class;
 	} want[] = {
@@ -142,8 +142,9 @@ Test(mqtt_ha, discovery_config_per_ha_docs)
 		 "heat", NULL, NULL},
 		{"homeassistant/binary_sensor/nvmond_S64D_NF0_R12/problem/config", "problem",
 		 "problem", NULL, NULL},
+		{"homeassistant/event/nvmond_S64D_NF0_R12/event/config", "event", NULL, NULL, NULL},
 	};
-	for (size_t i = 0; i < 6; i++) {
+	for (size_t i = 0; i < 7; i++) {
 		const struct mqtt_msg *x = find(&m, want[i].topic);
 		cr_assert_not_null(x, "%s", want[i].topic);
 		cr_assert(x->retain);
@@ -176,6 +177,12 @@ Test(mqtt_ha, discovery_config_per_ha_docs)
 		cr_assert_str_eq(json_string_value(json_object_get(dev, "sw_version")), "3B4QFXO7");
 		cr_assert_str_eq(json_string_value(json_object_get(dev, "name")),
 				 "Samsung SSD 980 1TB S64D_NF0_R12");
+		/* HA's event entity: the types it may fire, each the "event_type" of an event */
+		json_t *types = json_object_get(o, "event_types");
+		if (i == 6)
+			cr_assert_eq(json_array_size(types), 4);
+		else
+			cr_assert_null(types);
 		json_decref(o);
 	}
 	mqtt_msgs_clear(&m);
@@ -199,6 +206,7 @@ Test(mqtt_ha, events_not_retained_per_drive_or_host)
 	json_t *o = json_loads(m.v[0].payload, 0, NULL);
 	cr_assert_str_eq(json_string_value(json_object_get(o, "rule")), "temperature_critical");
 	cr_assert_str_eq(json_string_value(json_object_get(o, "host")), "nas.local");
+	cr_assert_str_eq(json_string_value(json_object_get(o, "event_type")), "firing");
 	json_decref(o);
 	mqtt_msgs_clear(&m);
 

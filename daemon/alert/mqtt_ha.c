@@ -16,6 +16,8 @@
 #include <jansson.h>
 
 #include "nvmond/alert/mqtt_ha.h"
+#include "nvmond/dev/sample.h"
+#include "nvmond/dev/smart.h"
 
 void mqtt_msgs_clear(struct mqtt_msgs *m)
 {
@@ -72,6 +74,27 @@ void mqtt_topic_id(const char *s, char *out, size_t size)
 	out[i] = '\0';
 	if (i == 0)
 		snprintf(out, size, "unknown");
+}
+
+void mqtt_drive_state_from(const struct device_row *dev, const struct smart_log *smart,
+			   bool throttling, struct mqtt_drive_state *ret)
+{
+	*ret = (struct mqtt_drive_state){0};
+	snprintf(ret->device, sizeof(ret->device), "%s", dev->name);
+	snprintf(ret->model, sizeof(ret->model), "%s", dev->model);
+	snprintf(ret->serial, sizeof(ret->serial), "%s", dev->serial);
+	snprintf(ret->firmware, sizeof(ret->firmware), "%s", dev->firmware);
+	if (!smart)
+		return;
+	ret->has_sample = true;
+	ret->temperature_c = (int)smart->temperature_k - 273;
+	ret->percentage_used = smart->percent_used;
+	ret->data_units_written = smart->data_units_written > UINT64_MAX
+					  ? UINT64_MAX
+					  : (uint64_t)smart->data_units_written;
+	ret->available_spare = smart->avail_spare;
+	ret->throttling = throttling;
+	ret->problem = smart->critical_warning != 0 || smart->endurance_grp_crit_warn != 0;
 }
 
 void mqtt_tb(uint64_t units, char *out, size_t size)

@@ -48,6 +48,20 @@ struct mqtt_drive_state {
 	bool problem;
 };
 
+struct device_row;
+struct smart_log;
+
+/**
+ * mqtt_drive_state_from() - @ret for the store's @dev from its latest full
+ * SMART / Health log @smart (NULL: none yet, or a temperatures-only sample:
+ * discovery only) and @throttling (a throttle episode is open). "problem" is
+ * any Critical Warning bit (spare, temperature, reliability, read-only,
+ * volatile backup, PMR) or an Endurance Group Critical Warning; the counter of
+ * data units written saturates at UINT64_MAX (8 ZB away).
+ */
+void mqtt_drive_state_from(const struct device_row *dev, const struct smart_log *smart,
+			   bool throttling, struct mqtt_drive_state *ret);
+
 struct mqtt_msg {
 	char *topic;
 	char *payload;

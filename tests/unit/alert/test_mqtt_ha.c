@@ -12,6 +12,8 @@
 #include <jansson.h>
 
 #include "nvmond/alert/mqtt_ha.h"
+#include "nvmond/dev/sample.h"
+#include "nvmond/dev/smart.h"
 
 static const struct mqtt_ha_cfg CFG = {.topic_prefix = "nvmond",
 				       .discovery_prefix = "homeassistant",
@@ -224,4 +226,54 @@ Test(mqtt_ha, status_topic)
 	cr_assert_eq(mqtt_ha_status_topic(&CFG, t, sizeof(t)), 0);
 	cr_assert_str_eq(t, "nvmond/nas_local/status");
 	cr_assert_eq(mqtt_ha_status_topic(&CFG, t, 10), -ENAMETOOLONG);
+}
+
+Test(mqtt_ha, state_from_store_row_and_smart_log)
+{
+	/* mqtt_ha.h: °C from kelvin, counters as read, "problem" = any critical warning bit
+	 * (NVMe 2.0 Figure 207 byte 0) or an endurance group critical warning (byte 6). */
+	struct device_row dev = {.id = 1};
+	strcpy(dev.name, "nvme1");
+	strcpy(dev.model, "WD_BLACK SN850X 2000GB");
+	strcpy(dev.serial, "23123A800123");
+	strcpy(dev.firmware, "620311WD");
+	struct smart_log s = {.temperature_k = 318,
+			      .avail_spare = 97,
+			      .percent_used = 4,
+			      .data_units_written = 23437500};
+	static const struct {
+		uint8_t cw, egcw;
+		bool problem;
+	} t[] = {{0, 0, false},	  {0x01, 0, true}, {0x02, 0, true}, {0x04, 0, true},
+		 {0x08, 0, true}, {0x10, 0, true}, {0x20, 0, true}, {0, 0x04, true}};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct mqtt_drive_state d;
+		s.critical_warning = t[i].cw;
+		s.endurance_grp_crit_warn = t[i].egcw;
+		mqtt_drive_state_from(&dev, &s, i == 1, &d);
+		cr_assert_eq(d.problem, t[i].problem, "case %zu", i);
+		cr_assert_eq(d.throttling, i == 1);
+		cr_assert(d.has_sample);
+		cr_assert_eq(d.temperature_c, 45);
+		cr_assert_eq(d.available_spare, 97);
+		cr_assert_eq(d.percentage_used, 4);
+		cr_assert_eq(d.data_units_written, 23437500);
+		cr_assert_str_eq(d.device, "nvme1");
+		cr_assert_str_eq(d.serial, "23123A800123");
+		cr_assert_str_eq(d.firmware, "620311WD");
+	}
+	/* Saturation: a counter past 2^64 units publishes as the largest value. */
+	s.data_units_written = (u128)1 << 70;
+	struct mqtt_drive_state d;
+	mqtt_drive_state_from(&dev, &s, false, &d);
+	cr_assert_eq(d.data_units_written, UINT64_MAX);
+	/* No full log: identity only, no states published. */
+	mqtt_drive_state_from(&dev, NULL, true, &d);
+	cr_assert_not(d.has_sample);
+	cr_assert_not(d.throttling);
+	cr_assert_str_eq(d.model, "WD_BLACK SN850X 2000GB");
+	struct mqtt_msgs m = {0};
+	cr_assert_eq(mqtt_ha_states(&CFG, &d, &m), 0);
+	cr_assert_eq(m.n, 0);
+	free(m.v);
 }

@@ -324,8 +324,9 @@ static int cfg_key_apply(const struct cfg_key *k, void *base, const char *value,
 		if (len < (size_t)k->min)
 			return cfg_error(err, errsize, "%s: must not be empty", k->key);
 		if (len > (size_t)k->max)
-			return cfg_error(err, errsize, "%s: path too long (max %" PRId64 " bytes)",
-					 k->key, k->max);
+			return cfg_error(err, errsize,
+					 "%s: the value is too long (%zu bytes, max %" PRId64 ")",
+					 k->key, len, k->max);
 		/* Zero the tail too: the struct stays comparable byte for byte. */
 		memset(field, 0, (size_t)k->max + 1);
 		memcpy(field, value, len);

@@ -440,7 +440,7 @@ Test(cfg, set_paths_and_listen)
 	longpath[CFG_PATH_MAX - 1] = 'p';
 	longpath[CFG_PATH_MAX] = '\0';
 	cr_expect_eq(cfg_set(&c, "daemon", "database", longpath, err), -EINVAL);
-	cr_expect_str_eq(err, "database: path too long (max 4095 bytes)");
+	cr_expect_str_eq(err, "database: the value is too long (4096 bytes, max 4095)");
 
 	cr_expect_eq(cfg_set(&c, "daemon", "listen", "[::1]:8080", err), 0, "%s", err);
 	cr_expect_str_eq(c.listen_host, "::1");

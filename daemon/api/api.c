@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -35,8 +36,10 @@
 
 #include "api_internal.h"
 
-#define API_CONNECTION_LIMIT 256
+#define API_CONNECTION_LIMIT 256 /* when the config says nothing */
 #define API_LISTEN_BACKLOG   128
+/* Per connection: the request line and headers must fit (else 414 or 431), MHD's own default. */
+#define API_CONNECTION_MEMORY (32 * 1024)
 
 struct api {
 	struct MHD_Daemon *mhd;
@@ -85,6 +88,16 @@ static void pool_give(struct api *a, struct store *s, bool broken)
 	store_close(s);
 }
 
+int api_store_take(struct api *a, struct store **ret, char *ret_err)
+{
+	return pool_take(a, ret, ret_err);
+}
+
+void api_store_give(struct api *a, struct store *s, bool broken)
+{
+	pool_give(a, s, broken);
+}
+
 /* ---- endpoints ---------------------------------------------------------- */
 
 struct params {
@@ -116,16 +129,21 @@ struct req_ctx {
 	bool too_big;
 };
 
-/* Constant-time: the token must not leak through timing. */
+/*
+ * Constant-time: the token must not leak through timing. The scheme is
+ * case-insensitive and followed by one or more spaces (RFC 7235 section 2.1).
+ */
 static bool token_ok(const struct api *a, struct MHD_Connection *c)
 {
 	const char *h =
 		MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
 	unsigned char diff = 0;
 
-	if (!a->token || !h || strncmp(h, "Bearer ", 7) != 0)
+	if (!a->token || !h || strncasecmp(h, "Bearer ", 7) != 0)
 		return false;
 	h += 7;
+	while (*h == ' ')
+		h++;
 	size_t n = strlen(a->token), m = strlen(h);
 	for (size_t i = 0; i < n; i++)
 		diff |= (unsigned char)a->token[i] ^ (unsigned char)(i < m ? h[i] : 0);
@@ -144,10 +162,6 @@ static enum MHD_Result handle_ext(struct api *a, struct MHD_Connection *c, const
 
 	if (rc->too_big)
 		return api_http_error(c, MHD_HTTP_CONTENT_TOO_LARGE, "request body too large");
-	if ((ep->flags & API_EP_AUTH) && !token_ok(a, c))
-		return api_http_error(c, MHD_HTTP_UNAUTHORIZED,
-				      a->token ? "missing or wrong bearer token"
-					       : "this endpoint needs a token: set [http] token");
 	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, param_collect, &p);
 	if (p.overflow)
 		return api_http_error(c, MHD_HTTP_BAD_REQUEST, "too many query parameters");
@@ -171,6 +185,7 @@ static enum MHD_Result handle_ext(struct api *a, struct MHD_Connection *c, const
 		.body = rc->body ? rc->body : "",
 		.body_len = rc->body_len,
 		.store = s,
+		.api = a,
 		.fleet = a->fleet,
 		.now_ms = timefmt_now_ms(),
 	};
@@ -218,6 +233,12 @@ static enum MHD_Result api_handle(void *cls, struct MHD_Connection *c, const cha
 		if (r == 0 && !read)
 			return api_http_static(a->web_root, c, url,
 					       false); /* 405 for a file, else 404 */
+		/* Before any of the body is read: a stranger's upload is not buffered. */
+		if (rc->ep && (rc->ep->flags & API_EP_AUTH) && !token_ok(a, c))
+			return api_http_error(
+				c, MHD_HTTP_UNAUTHORIZED,
+				a->token ? "missing or wrong bearer token"
+					 : "this endpoint needs a token: set [http] token");
 		return MHD_YES;
 	}
 	if (*upload_data_size) {
@@ -343,6 +364,7 @@ static int listen_open(const char *host, uint16_t port, int *ret_fd, uint16_t *r
 int api_start(const struct api_config *c, struct api **ret, char ret_err[API_ERR_MAX])
 {
 	unsigned threads = c->threads ? c->threads : 1;
+	unsigned limit = c->max_connections ? c->max_connections : API_CONNECTION_LIMIT;
 	unsigned timeout_s;
 	struct api *a;
 	int fd = -1, r;
@@ -397,11 +419,20 @@ int api_start(const struct api_config *c, struct api **ret, char ret_err[API_ERR
 
 	/* MHD counts whole seconds; round up so a short timeout never becomes "none". */
 	timeout_s = c->timeout_ms > 0 ? (unsigned)((c->timeout_ms + 999) / 1000) : 0;
+	/*
+	 * epoll, not select(): no FD_SETSIZE ceiling. MHD shares the total limit among the
+	 * pool's threads, so it is at least one per thread; past it MHD stops accepting
+	 * (clients wait in the listen backlog). A connection over the per-address limit is
+	 * accepted and closed at once, before a byte of it is read.
+	 */
+	if (limit < threads)
+		limit = threads;
 	a->mhd = MHD_start_daemon(
 		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL, 0, NULL, NULL, api_handle, a,
 		MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd, MHD_OPTION_THREAD_POOL_SIZE, threads,
-		MHD_OPTION_CONNECTION_TIMEOUT, timeout_s, MHD_OPTION_CONNECTION_LIMIT,
-		(unsigned)(threads > API_CONNECTION_LIMIT ? threads : API_CONNECTION_LIMIT),
+		MHD_OPTION_CONNECTION_TIMEOUT, timeout_s, MHD_OPTION_CONNECTION_LIMIT, limit,
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT, c->max_connections_per_ip,
+		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)API_CONNECTION_MEMORY,
 		MHD_OPTION_UNESCAPE_CALLBACK, api_unescape_cb, NULL, MHD_OPTION_NOTIFY_COMPLETED,
 		request_done, NULL, MHD_OPTION_END);
 	if (!a->mhd) {

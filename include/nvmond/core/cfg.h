@@ -82,7 +82,9 @@ struct cfg {
 	/* [http] */
 	uint32_t http_threads;
 	int64_t http_timeout_ms;
-	char http_token[CFG_TOKEN_MAX]; /* bearer token for mutating endpoints; "" = none */
+	uint32_t http_max_connections;	      /* open at once, all clients */
+	uint32_t http_max_connections_per_ip; /* open at once from one address */
+	char http_token[CFG_TOKEN_MAX];	      /* bearer token for mutating endpoints; "" = none */
 	/* [alerts] (rules: 1 on, 0 off) */
 	int alert_throttling;
 	int alert_temperature;

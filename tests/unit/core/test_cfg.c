@@ -235,6 +235,8 @@ Test(cfg, defaults)
 	cr_expect_eq(c.retry_max_ms, 60000);
 	cr_expect_eq(c.http_threads, 4);
 	cr_expect_eq(c.http_timeout_ms, 30000);
+	cr_expect_eq(c.http_max_connections, 256);
+	cr_expect_eq(c.http_max_connections_per_ip, 32);
 	cr_expect_neq(c.database[0], '\0');
 	cr_expect_eq(c.alert_selftest, 1, "self-test alerts on");
 	cr_expect_str_eq(c.selftest_default_schedule, "", "no scheduled self-tests");
@@ -468,6 +470,8 @@ Test(cfg, load_all_keys)
 	cr_expect_eq(c.retry_max_ms, 120000);
 	cr_expect_eq(c.http_threads, 16);
 	cr_expect_eq(c.http_timeout_ms, 90000);
+	cr_expect_eq(c.http_max_connections, 1000);
+	cr_expect_eq(c.http_max_connections_per_ip, 50);
 	cr_expect_eq(c.alert_throttling, 0);
 	cr_expect_eq(c.alert_spare, 0);
 	cr_expect_eq(c.alert_offline, 1);

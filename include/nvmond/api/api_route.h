@@ -92,8 +92,10 @@ int api_static_relpath(const char *url, char *ret);
 /**
  * api_static_open() - Open the file for @url under @root.
  * @root: realpath() of the web root
- * A directory serves its index.html; "file/" is not found. Every path is resolved
- * with realpath() and must stay inside @root, so symlinks pointing outside are refused.
+ * Only the dashboard's files (api_static_allowed()); "/" serves index.html, any other
+ * directory and "file/" are not found. The path is opened with openat2(RESOLVE_BENEATH)
+ * from @root (else resolved with realpath()), so no component of it, a symlink in the
+ * middle included, may lead outside @root.
  * @ret_fd: an O_RDONLY descriptor of a regular file (caller closes)
  * @ret_size: its size
  * @ret_type: its Content-Type (static string)
@@ -101,6 +103,13 @@ int api_static_relpath(const char *url, char *ret);
  */
 int api_static_open(const char *root, const char *url, int *ret_fd, uint64_t *ret_size,
 		    const char **ret_type);
+
+/**
+ * api_static_allowed() - Is @rel (as api_static_relpath() gives it; "" = the root) one
+ * of the dashboard's files: the root's own or vendor/'s, not hidden, of a type a page
+ * loads (html, htm, js, mjs, css, svg, png, ico, woff2)?
+ */
+bool api_static_allowed(const char *rel);
 
 /** api_content_type() - Content-Type by file name extension. Return: a static string. */
 const char *api_content_type(const char *path);

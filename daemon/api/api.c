@@ -49,7 +49,8 @@ struct api {
 	struct fleet *fleet;
 	struct api_endpoint *endpoints; /* copied from the config */
 	size_t n_endpoints;
-	char *token; /* NULL: none configured */
+	char *token;			 /* NULL: none configured */
+	struct api_deadlines *deadlines; /* [http] request_timeout */
 
 	pthread_mutex_t lock; /* guards the idle handles below */
 	struct store **idle;
@@ -216,6 +217,11 @@ static enum MHD_Result api_handle(void *cls, struct MHD_Connection *c, const cha
 	int r;
 
 	if (!rc) {
+		const union MHD_ConnectionInfo *ci =
+			MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+		/* The headers are in: the request deadline has been met. */
+		api_deadlines_serving(a->deadlines, ci ? ci->socket_context : NULL, true);
 		rc = calloc(1, sizeof(*rc));
 		if (!rc)
 			return MHD_NO;
@@ -268,15 +274,34 @@ static void request_done(void *cls, struct MHD_Connection *c, void **req_cls,
 			 enum MHD_RequestTerminationCode toe)
 {
 	(void)toe;
-	(void)c;
-	(void)cls;
+	struct api *a = cls;
 	struct req_ctx *rc = *req_cls;
+	const union MHD_ConnectionInfo *ci =
+		c ? MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT) : NULL;
 
+	/* Answered: the next request has its own deadline from now. */
+	api_deadlines_serving(a->deadlines, ci ? ci->socket_context : NULL, false);
 	if (!rc)
 		return;
 	free(rc->body);
 	free(rc);
 	*req_cls = NULL;
+}
+
+static void connection_notify(void *cls, struct MHD_Connection *c, void **socket_context,
+			      enum MHD_ConnectionNotificationCode code)
+{
+	struct api *a = cls;
+
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *ci =
+			MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+
+		*socket_context = ci ? api_deadlines_add(a->deadlines, ci->connect_fd) : NULL;
+	} else if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+		api_deadlines_remove(a->deadlines, *socket_context);
+		*socket_context = NULL;
+	}
 }
 
 static size_t api_unescape_cb(void *cls, struct MHD_Connection *c, char *s)
@@ -416,9 +441,24 @@ int api_start(const struct api_config *c, struct api **ret, char ret_err[API_ERR
 	r = listen_open(c->host, c->port, &fd, &a->port, ret_err);
 	if (r < 0)
 		goto fail;
+	r = api_deadlines_new(c->request_timeout_ms > 0 ? c->request_timeout_ms : 30000,
+			      &a->deadlines);
+	if (r < 0) {
+		close(fd);
+		snprintf(ret_err, API_ERR_MAX, "cannot start the request deadline: %s",
+			 strerror(-r));
+		goto fail;
+	}
 
-	/* MHD counts whole seconds; round up so a short timeout never becomes "none". */
-	timeout_s = c->timeout_ms > 0 ? (unsigned)((c->timeout_ms + 999) / 1000) : 0;
+	/*
+	 * MHD counts whole seconds; round up so a short timeout never becomes "none". An
+	 * idle keep-alive connection waits for a request: the request deadline closes it
+	 * too, so the idle timeout (and the Keep-Alive hint) is the smaller of the two.
+	 */
+	int64_t idle_ms = c->timeout_ms;
+	if (c->request_timeout_ms > 0 && (idle_ms <= 0 || c->request_timeout_ms < idle_ms))
+		idle_ms = c->request_timeout_ms;
+	timeout_s = idle_ms > 0 ? (unsigned)((idle_ms + 999) / 1000) : 0;
 	/*
 	 * epoll, not select(): no FD_SETSIZE ceiling. MHD shares the total limit among the
 	 * pool's threads, so it is at least one per thread; past it MHD stops accepting
@@ -434,7 +474,8 @@ int api_start(const struct api_config *c, struct api **ret, char ret_err[API_ERR
 		MHD_OPTION_PER_IP_CONNECTION_LIMIT, c->max_connections_per_ip,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)API_CONNECTION_MEMORY,
 		MHD_OPTION_UNESCAPE_CALLBACK, api_unescape_cb, NULL, MHD_OPTION_NOTIFY_COMPLETED,
-		request_done, NULL, MHD_OPTION_END);
+		request_done, a, MHD_OPTION_NOTIFY_CONNECTION, connection_notify, a,
+		MHD_OPTION_END);
 	if (!a->mhd) {
 		close(fd);
 		snprintf(ret_err, API_ERR_MAX, "cannot start the HTTP server on port %u",
@@ -459,7 +500,8 @@ struct api *api_stop(struct api *a)
 	if (!a)
 		return NULL;
 	if (a->mhd)
-		MHD_stop_daemon(a->mhd); /* joins the threads, closes the socket */
+		MHD_stop_daemon(a->mhd);		 /* joins the threads, closes the socket */
+	a->deadlines = api_deadlines_free(a->deadlines); /* every connection closed */
 	for (size_t i = 0; i < a->n_idle; i++)
 		store_close(a->idle[i]);
 	pthread_mutex_destroy(&a->lock);

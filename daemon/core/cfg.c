@@ -122,6 +122,8 @@ static const struct cfg_key cfg_keys[] = {
 	DURATION("store", "keep_raw", keep_raw_ms, MS_PER_HOUR, 90 * MS_PER_DAY, "7d"),
 	UINT32("http", "threads", http_threads, 1, 64, "4"),
 	DURATION("http", "timeout", http_timeout_ms, MS_PER_SEC, MS_PER_HOUR, "30s"),
+	DURATION("http", "request_timeout", http_request_timeout_ms, MS_PER_SEC, MS_PER_HOUR,
+		 "30s"),
 	UINT32("http", "max_connections", http_max_connections, 4, 65536, "256"),
 	UINT32("http", "max_connections_per_ip", http_max_connections_per_ip, 1, 65536, "32"),
 	PATH("http", "token", http_token, 0, ""),

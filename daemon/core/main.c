@@ -408,6 +408,7 @@ static int run_daemon(const struct opts *o)
 		.web_root = web_root(&d.cfg),
 		.threads = d.cfg.http_threads,
 		.timeout_ms = d.cfg.http_timeout_ms,
+		.request_timeout_ms = d.cfg.http_request_timeout_ms,
 		.max_connections = d.cfg.http_max_connections,
 		.max_connections_per_ip = d.cfg.http_max_connections_per_ip,
 		.fleet = fleet,

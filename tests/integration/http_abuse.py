@@ -7,6 +7,7 @@
                                         prints the figures as key=value
   http_abuse.py total PORT LIMIT PER_IP LIMIT connections from 127.0.0.3, .4, … are
                                         served, the next waits until one closes
+  http_abuse.py loris PORT SECONDS      headers a byte at a time: closed by the deadline
   http_abuse.py malformed PORT TOKEN    every malformed request gets a clean 4xx or a closed
                                         connection, and the next request works
   http_abuse.py slow PORT PID N PATH MAX_KIB  N clients that read PATH slowly: the
@@ -140,7 +141,7 @@ async def flood(port, pid, n):
     kept = {}
     rss0 = rss_kib(pid)
     tasks = [asyncio.create_task(loris(port, "127.0.0.2", i, stop, kept)) for i in range(n)]
-    await asyncio.sleep(3)  # every connection made, each had a second or more to be closed
+    await asyncio.sleep(2)  # every connection made, each had a second or more to be closed
     still = sum(1 for t in tasks if not t.done())
     worst = 0.0
     for _ in range(10):
@@ -207,6 +208,33 @@ def cmd_total(port, limit, per_ip):
             s.close()
 
 
+def cmd_loris(port, timeout_s):
+    """A request whose headers come a byte every 0.3 s is closed soon after the
+    request deadline (@timeout_s), though never idle that long."""
+    s = socket.create_connection((HOST, port), timeout=timeout_s + 5)
+    t0 = time.monotonic()
+    s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+    closed = None
+    s.settimeout(0.3)
+    while time.monotonic() - t0 < timeout_s + 5:
+        try:
+            s.sendall(b"a")
+            if s.recv(65536) == b"":
+                closed = time.monotonic() - t0
+                break
+        except socket.timeout:
+            continue
+        except (ConnectionResetError, BrokenPipeError):
+            closed = time.monotonic() - t0
+            break
+    s.close()
+    print(f"loris_closed_after_s={closed}")
+    check(closed is not None and closed < timeout_s + 1.5,
+          f"slow-loris headers closed after {closed} s (deadline {timeout_s} s)")
+    status, _ = healthz_ms(port)
+    check(status == 200, f"a prompt request is still served ({status})")
+
+
 # ---- malformed requests -------------------------------------------------------------
 
 
@@ -217,7 +245,8 @@ def cmd_malformed(port, token):
         ("64 KiB header", b"GET /healthz HTTP/1.1\r\nHost: x\r\n" + big_header + b"\r\n"),
         ("100,000-character URL", b"GET " + long_url + b" HTTP/1.1\r\nHost: x\r\n\r\n"),
         ("invalid UTF-8 in a parameter",
-         b"GET /api/v1/devices/1/samples?from=%ff%fe%80 HTTP/1.1\r\nHost: x\r\n\r\n"),
+         b"GET /api/v1/devices/1/samples?from=%ff%fe%80 HTTP/1.1\r\nHost: x\r\n"
+         b"Connection: close\r\n\r\n"),
         ("raw invalid UTF-8 in the path",
          b"GET /api/v1/devices/\xff\xfe HTTP/1.1\r\nHost: x\r\n\r\n"),
         ("NUL in a parameter",
@@ -328,7 +357,7 @@ async def slow(port, pid, n, path):
     tasks = [asyncio.create_task(slow_reader(port, path, f"127.0.1.{i + 1}", stop, got))
              for i in range(n)]
     peak = rss0
-    for _ in range(8):
+    for _ in range(6):
         await asyncio.sleep(0.5)
         peak = max(peak, rss_kib(pid))
     status, ms = await asyncio.to_thread(healthz_ms, port)
@@ -350,6 +379,8 @@ def main(argv):
     cmd = argv[1]
     if cmd == "flood":
         cmd_flood(int(argv[2]), int(argv[3]), int(argv[4]), int(argv[5]))
+    elif cmd == "loris":
+        cmd_loris(int(argv[2]), float(argv[3]))
     elif cmd == "total":
         cmd_total(int(argv[2]), int(argv[3]), int(argv[4]))
     elif cmd == "malformed":

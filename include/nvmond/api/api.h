@@ -108,6 +108,7 @@ struct api_config {
 	const char *web_root;		      /* directory of static files */
 	unsigned threads;		      /* worker threads */
 	int64_t timeout_ms;		      /* idle connection timeout */
+	int64_t request_timeout_ms;	      /* request line and headers within this; 0 = 30 s */
 	unsigned max_connections;	      /* open at once; 0 = 256 */
 	unsigned max_connections_per_ip;      /* open at once from one address; 0 = no limit */
 	struct fleet *fleet;		      /* borrowed; outlives the api */

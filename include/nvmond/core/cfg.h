@@ -82,6 +82,7 @@ struct cfg {
 	/* [http] */
 	uint32_t http_threads;
 	int64_t http_timeout_ms;
+	int64_t http_request_timeout_ms;      /* a request's line and headers within this */
 	uint32_t http_max_connections;	      /* open at once, all clients */
 	uint32_t http_max_connections_per_ip; /* open at once from one address */
 	char http_token[CFG_TOKEN_MAX];	      /* bearer token for mutating endpoints; "" = none */

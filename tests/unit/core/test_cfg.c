@@ -236,6 +236,7 @@ Test(cfg, defaults)
 	cr_expect_eq(c.http_threads, 4);
 	cr_expect_eq(c.http_timeout_ms, 30000);
 	cr_expect_eq(c.http_max_connections, 256);
+	cr_expect_eq(c.http_request_timeout_ms, 30000);
 	cr_expect_eq(c.http_max_connections_per_ip, 32);
 	cr_expect_neq(c.database[0], '\0');
 	cr_expect_eq(c.alert_selftest, 1, "self-test alerts on");
@@ -471,6 +472,7 @@ Test(cfg, load_all_keys)
 	cr_expect_eq(c.http_threads, 16);
 	cr_expect_eq(c.http_timeout_ms, 90000);
 	cr_expect_eq(c.http_max_connections, 1000);
+	cr_expect_eq(c.http_request_timeout_ms, 5000);
 	cr_expect_eq(c.http_max_connections_per_ip, 50);
 	cr_expect_eq(c.alert_throttling, 0);
 	cr_expect_eq(c.alert_spare, 0);

@@ -36,8 +36,10 @@
 
 #include "api_internal.h"
 
-#define API_CONNECTION_LIMIT 256
+#define API_CONNECTION_LIMIT 256 /* when the config says nothing */
 #define API_LISTEN_BACKLOG   128
+/* Per connection: the request line and headers must fit (else 414 or 431), MHD's own default. */
+#define API_CONNECTION_MEMORY (32 * 1024)
 
 struct api {
 	struct MHD_Daemon *mhd;
@@ -49,8 +51,9 @@ struct api {
 	size_t n_endpoints;
 	char *token; /* NULL: none configured */
 	enum api_auth auth;
-	char *metrics_token; /* NULL: /metrics follows auth */
-	struct api_tls *tls; /* borrowed; NULL: plain HTTP */
+	char *metrics_token;		 /* NULL: /metrics follows auth */
+	struct api_tls *tls;		 /* borrowed; NULL: plain HTTP */
+	struct api_deadlines *deadlines; /* [http] request_timeout */
 
 	pthread_mutex_t lock; /* guards the idle handles below */
 	struct store **idle;
@@ -89,6 +92,16 @@ static void pool_give(struct api *a, struct store *s, bool broken)
 	store_close(s);
 }
 
+int api_store_take(struct api *a, struct store **ret, char *ret_err)
+{
+	return pool_take(a, ret, ret_err);
+}
+
+void api_store_give(struct api *a, struct store *s, bool broken)
+{
+	pool_give(a, s, broken);
+}
+
 /* ---- endpoints ---------------------------------------------------------- */
 
 struct params {
@@ -120,17 +133,21 @@ struct req_ctx {
 	bool too_big;
 };
 
-/* Constant-time: the token must not leak through timing. */
+/*
+ * Constant-time: the token must not leak through timing. The scheme is
+ * case-insensitive and followed by one or more spaces (RFC 7235 section 2.1).
+ */
 static bool token_ok(const char *token, struct MHD_Connection *c)
 {
 	const char *h =
 		MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
 	unsigned char diff = 0;
 
-	/* The scheme is case-insensitive (RFC 7235 section 2.1). */
 	if (!token || !h || strncasecmp(h, "Bearer ", 7) != 0)
 		return false;
 	h += 7;
+	while (*h == ' ')
+		h++;
 	size_t n = strlen(token), m = strlen(h);
 	for (size_t i = 0; i < n; i++)
 		diff |= (unsigned char)token[i] ^ (unsigned char)(i < m ? h[i] : 0);
@@ -165,11 +182,6 @@ static enum MHD_Result handle_ext(struct api *a, struct MHD_Connection *c, const
 
 	if (rc->too_big)
 		return api_http_error(c, MHD_HTTP_CONTENT_TOO_LARGE, "request body too large");
-	if (!auth_ok(a, ep, c))
-		return api_http_error(c, MHD_HTTP_UNAUTHORIZED,
-				      a->token || (ep->flags & API_EP_METRICS)
-					      ? "missing or wrong bearer token"
-					      : "this endpoint needs a token: set [http] token");
 	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, param_collect, &p);
 	if (p.overflow)
 		return api_http_error(c, MHD_HTTP_BAD_REQUEST, "too many query parameters");
@@ -193,6 +205,7 @@ static enum MHD_Result handle_ext(struct api *a, struct MHD_Connection *c, const
 		.body = rc->body ? rc->body : "",
 		.body_len = rc->body_len,
 		.store = s,
+		.api = a,
 		.fleet = a->fleet,
 		.now_ms = timefmt_now_ms(),
 	};
@@ -223,6 +236,11 @@ static enum MHD_Result api_handle(void *cls, struct MHD_Connection *c, const cha
 	int r;
 
 	if (!rc) {
+		const union MHD_ConnectionInfo *ci =
+			MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+		/* The headers are in: the request deadline has been met. */
+		api_deadlines_serving(a->deadlines, ci ? ci->socket_context : NULL, true);
 		rc = calloc(1, sizeof(*rc));
 		if (!rc)
 			return MHD_NO;
@@ -240,6 +258,13 @@ static enum MHD_Result api_handle(void *cls, struct MHD_Connection *c, const cha
 		if (r == 0 && !read)
 			return api_http_static(a->web_root, c, url,
 					       false); /* 405 for a file, else 404 */
+		/* Before any of the body is read: a stranger's upload is not buffered. */
+		if (rc->ep && !auth_ok(a, rc->ep, c))
+			return api_http_error(
+				c, MHD_HTTP_UNAUTHORIZED,
+				a->token || (rc->ep->flags & API_EP_METRICS)
+					? "missing or wrong bearer token"
+					: "this endpoint needs a token: set [http] token");
 		return MHD_YES;
 	}
 	if (*upload_data_size) {
@@ -269,15 +294,34 @@ static void request_done(void *cls, struct MHD_Connection *c, void **req_cls,
 			 enum MHD_RequestTerminationCode toe)
 {
 	(void)toe;
-	(void)c;
-	(void)cls;
+	struct api *a = cls;
 	struct req_ctx *rc = *req_cls;
+	const union MHD_ConnectionInfo *ci =
+		c ? MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT) : NULL;
 
+	/* Answered: the next request has its own deadline from now. */
+	api_deadlines_serving(a->deadlines, ci ? ci->socket_context : NULL, false);
 	if (!rc)
 		return;
 	free(rc->body);
 	free(rc);
 	*req_cls = NULL;
+}
+
+static void connection_notify(void *cls, struct MHD_Connection *c, void **socket_context,
+			      enum MHD_ConnectionNotificationCode code)
+{
+	struct api *a = cls;
+
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *ci =
+			MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+
+		*socket_context = ci ? api_deadlines_add(a->deadlines, ci->connect_fd) : NULL;
+	} else if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+		api_deadlines_remove(a->deadlines, *socket_context);
+		*socket_context = NULL;
+	}
 }
 
 static size_t api_unescape_cb(void *cls, struct MHD_Connection *c, char *s)
@@ -387,6 +431,7 @@ int api_start(const struct api_config *c, struct api **ret, char ret_err[API_ERR
 {
 	unsigned threads = c->threads ? c->threads : 1;
 	struct MHD_OptionItem tls_opts[API_TLS_MHD_OPTIONS + 1];
+	unsigned limit = c->max_connections ? c->max_connections : API_CONNECTION_LIMIT;
 	unsigned timeout_s, flags;
 	struct api *a;
 	int fd = -1, r;
@@ -442,21 +487,46 @@ int api_start(const struct api_config *c, struct api **ret, char ret_err[API_ERR
 	r = listen_open(c->host, c->port, &fd, &a->port, ret_err);
 	if (r < 0)
 		goto fail;
+	r = api_deadlines_new(c->request_timeout_ms > 0 ? c->request_timeout_ms : 30000,
+			      &a->deadlines);
+	if (r < 0) {
+		close(fd);
+		snprintf(ret_err, API_ERR_MAX, "cannot start the request deadline: %s",
+			 strerror(-r));
+		goto fail;
+	}
 
 	r = tls_options(a, &flags, tls_opts, ret_err);
 	if (r < 0) {
 		close(fd);
 		goto fail;
 	}
-	/* MHD counts whole seconds; round up so a short timeout never becomes "none". */
-	timeout_s = c->timeout_ms > 0 ? (unsigned)((c->timeout_ms + 999) / 1000) : 0;
+	/*
+	 * MHD counts whole seconds; round up so a short timeout never becomes "none". An
+	 * idle keep-alive connection waits for a request: the request deadline closes it
+	 * too, so the idle timeout (and the Keep-Alive hint) is the smaller of the two.
+	 */
+	int64_t idle_ms = c->timeout_ms;
+	if (c->request_timeout_ms > 0 && (idle_ms <= 0 || c->request_timeout_ms < idle_ms))
+		idle_ms = c->request_timeout_ms;
+	timeout_s = idle_ms > 0 ? (unsigned)((idle_ms + 999) / 1000) : 0;
+	/*
+	 * epoll, not select(): no FD_SETSIZE ceiling. MHD shares the total limit among the
+	 * pool's threads, so it is at least one per thread; past it MHD stops accepting
+	 * (clients wait in the listen backlog). A connection over the per-address limit is
+	 * accepted and closed at once, before a byte of it is read.
+	 */
+	if (limit < threads)
+		limit = threads;
 	a->mhd = MHD_start_daemon(
 		flags, 0, NULL, NULL, api_handle, a, MHD_OPTION_ARRAY, tls_opts,
 		MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd, MHD_OPTION_THREAD_POOL_SIZE, threads,
-		MHD_OPTION_CONNECTION_TIMEOUT, timeout_s, MHD_OPTION_CONNECTION_LIMIT,
-		(unsigned)(threads > API_CONNECTION_LIMIT ? threads : API_CONNECTION_LIMIT),
+		MHD_OPTION_CONNECTION_TIMEOUT, timeout_s, MHD_OPTION_CONNECTION_LIMIT, limit,
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT, c->max_connections_per_ip,
+		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)API_CONNECTION_MEMORY,
 		MHD_OPTION_UNESCAPE_CALLBACK, api_unescape_cb, NULL, MHD_OPTION_NOTIFY_COMPLETED,
-		request_done, NULL, MHD_OPTION_END);
+		request_done, a, MHD_OPTION_NOTIFY_CONNECTION, connection_notify, a,
+		MHD_OPTION_END);
 	if (!a->mhd) {
 		close(fd);
 		snprintf(ret_err, API_ERR_MAX, "cannot start the HTTP server on port %u",
@@ -481,7 +551,8 @@ struct api *api_stop(struct api *a)
 	if (!a)
 		return NULL;
 	if (a->mhd)
-		MHD_stop_daemon(a->mhd); /* joins the threads, closes the socket */
+		MHD_stop_daemon(a->mhd);		 /* joins the threads, closes the socket */
+	a->deadlines = api_deadlines_free(a->deadlines); /* every connection closed */
 	for (size_t i = 0; i < a->n_idle; i++)
 		store_close(a->idle[i]);
 	pthread_mutex_destroy(&a->lock);

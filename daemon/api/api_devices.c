@@ -70,20 +70,55 @@ static void device_get(void *ctx, const struct api_request *req, struct api_repl
 		api_reply_error(ret, 500, "out of memory");
 }
 
+#define SAMPLES_FIRST_PAGE 1000 /* read by the handler: a database error is still a 500 */
+
+/* A /samples body being sent: the stream, and where its next pages come from. */
+struct samples_body {
+	struct api_samples_stream *st;
+	struct api *api;
+	int64_t device_id, to_ms;
+};
+
+/* api_samples_page_fn: a pooled handle for each page, so no transaction stays open. */
+static int samples_page(void *ctx, int64_t from_ms, size_t max, struct sample **ret, size_t *ret_n)
+{
+	struct samples_body *b = ctx;
+	char err[STORE_ERR_MAX];
+	struct store *s;
+	int r;
+
+	r = api_store_take(b->api, &s, err);
+	if (r < 0) {
+		log_warn("api: samples of device %" PRId64 ": %s", b->device_id, err);
+		return r;
+	}
+	r = store_samples_range(s, b->device_id, from_ms, b->to_ms, max, ret, ret_n);
+	if (r < 0)
+		log_warn("api: reading samples of device %" PRId64 ": %s", b->device_id,
+			 store_strerror(s));
+	api_store_give(b->api, s, r < 0);
+	return r;
+}
+
 static ssize_t samples_read(void *cls, char *buf, size_t max)
 {
-	return api_samples_stream_read(cls, buf, max);
+	struct samples_body *b = cls;
+
+	return api_samples_stream_read(b->st, buf, max);
 }
 
 static void samples_free(void *cls)
 {
-	api_samples_stream_free(cls);
+	struct samples_body *b = cls;
+
+	api_samples_stream_free(b->st);
+	free(b);
 }
 
 static void samples_get(void *ctx, const struct api_request *req, struct api_reply *ret)
 {
 	(void)ctx;
-	struct api_samples_stream *st;
+	struct samples_body *b;
 	struct api_samples_query q;
 	char err[API_ERR_MAX];
 	struct fleet_device d;
@@ -94,16 +129,24 @@ static void samples_get(void *ctx, const struct api_request *req, struct api_rep
 		return api_reply_error(ret, 400, "%s", err);
 	if (fleet_get(req->fleet, req->id, &d) < 0)
 		return api_reply_error(ret, 404, "no such device");
-	if (store_samples_range(req->store, req->id, q.from_ms, q.to_ms, q.limit, &v, &n) < 0) {
+	size_t first = q.limit < SAMPLES_FIRST_PAGE ? q.limit : SAMPLES_FIRST_PAGE;
+	if (store_samples_range(req->store, req->id, q.from_ms, q.to_ms, first, &v, &n) < 0) {
 		log_warn("api: reading samples of device %" PRId64 ": %s", req->id,
 			 store_strerror(req->store));
 		return api_reply_error(ret, 500, "database error");
 	}
-	if (api_samples_stream_new(req->id, q.from_ms, q.to_ms, v, n, &st) < 0) {
+	b = calloc(1, sizeof(*b));
+	if (!b || api_samples_stream_new(req->id, q.from_ms, q.to_ms, v, n, &b->st) < 0) {
+		free(b);
 		free(v);
 		return api_reply_error(ret, 500, "out of memory");
 	}
-	api_reply_stream(ret, samples_read, samples_free, st, "application/json");
+	*b = (struct samples_body){
+		.st = b->st, .api = req->api, .device_id = req->id, .to_ms = q.to_ms};
+	/* The rest a page at a time while it is sent: a slow client pins one page. */
+	if (n == first)
+		api_samples_stream_more(b->st, samples_page, b, q.limit);
+	api_reply_stream(ret, samples_read, samples_free, b, "application/json");
 }
 
 static const struct api_endpoint endpoints[] = {

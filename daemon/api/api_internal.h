@@ -24,6 +24,25 @@ enum MHD_Result api_http_405(struct MHD_Connection *c);
 /** api_http_static() - The file at @url below @web_root (NULL: none served), or 404/405. */
 enum MHD_Result api_http_static(const char *web_root, struct MHD_Connection *c, const char *url,
 				bool read);
+/*
+ * The request deadline (api_deadline.c): a connection's request line and headers must
+ * be in within a timeout of its opening or of the previous answer, else a reaper thread
+ * shuts its socket down. One entry per connection, from MHD's "started" notification
+ * to its "closed" one; serving (from the headers to the answer's end) has no deadline.
+ */
+struct api_deadlines;
+struct api_conn;
+/** api_deadlines_new() - Start the reaper. Return: 0, or negative errno. */
+int api_deadlines_new(int64_t timeout_ms, struct api_deadlines **ret);
+/** api_deadlines_free() - Stop the reaper, after MHD is stopped. Accepts NULL. */
+struct api_deadlines *api_deadlines_free(struct api_deadlines *d);
+/** api_deadlines_add() - A new connection on @fd. Return: its entry, NULL without memory. */
+struct api_conn *api_deadlines_add(struct api_deadlines *d, int fd);
+/** api_deadlines_serving() - The headers are in (@serving), or the answer is sent. */
+void api_deadlines_serving(struct api_deadlines *d, struct api_conn *c, bool serving);
+/** api_deadlines_remove() - MHD closes @c's connection (NULL: nothing). */
+void api_deadlines_remove(struct api_deadlines *d, struct api_conn *c);
+
 /** api_http_reply_ext() - An endpoint's answer @r (consumed); @validate as above. */
 enum MHD_Result api_http_reply_ext(struct MHD_Connection *c, struct api_reply *r, bool validate);
 

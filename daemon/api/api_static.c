@@ -1,9 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Static files of the web root. No HTTP here: a decoded URL path goes in, an
- * open file (or -ENOENT) comes out. Two fences keep requests inside the root: a
- * lexical one (no ".." segment, no control byte) and a resolved one (realpath()
- * of the result must still be below the root, which catches symlinks).
+ * open file (or -ENOENT) comes out. Three fences keep requests to the dashboard's
+ * own files:
+ * - a lexical one: no ".." segment, no control byte;
+ * - an allowlist: the files of the dashboard are the root's own files and those of
+ *   vendor/ (uPlot), of the types a page loads (html, js, css, svg, png, ico, woff2),
+ *   not hidden. So the source tree's web/ never serves package.json or node_modules/;
+ * - a resolved one: openat2(RESOLVE_BENEATH) from the root where the kernel has it
+ *   (5.6), so that no component of the path (not only the last) may lead out of it
+ *   while it is opened; else realpath() of the result must still be below the root,
+ *   and O_NOFOLLOW refuses a last component swapped for a link since.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -12,7 +19,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "nvmond/api/api_route.h"
@@ -34,6 +43,32 @@ static const struct {
 	{"woff2", "font/woff2"},
 	{"txt", "text/plain; charset=utf-8"},
 };
+
+/* The types a page of the dashboard loads: the allowlist's second half. */
+static const char *const served_exts[] = {"html", "htm", "js",	"mjs",	"css",
+					  "svg",  "png", "ico", "woff2"};
+
+bool api_static_allowed(const char *rel)
+{
+	const char *base = strrchr(rel, '/'), *dot;
+
+	if (!rel[0])
+		return true; /* the root: its index.html */
+	if (base) {
+		if ((size_t)(base - rel) != strlen("vendor") || strncmp(rel, "vendor", 6) != 0)
+			return false;
+		base++;
+	} else {
+		base = rel;
+	}
+	dot = strrchr(base, '.');
+	if (base[0] == '.' || !dot)
+		return false;
+	for (size_t i = 0; i < sizeof(served_exts) / sizeof(served_exts[0]); i++)
+		if (strcasecmp(dot + 1, served_exts[i]) == 0)
+			return true;
+	return false;
+}
 
 const char *api_content_type(const char *path)
 {
@@ -106,58 +141,80 @@ static int resolve_inside(const char *root, const char *path, char **ret)
 	return 0;
 }
 
+/* The fallback: realpath() below the root, then O_NOFOLLOW on the last component. */
+static int open_resolved(const char *root, const char *rel, int *ret_fd)
+{
+	char *path = NULL, *real = NULL;
+	int fd, r;
+
+	if (asprintf(&path, "%s/%s", root, rel) < 0)
+		return -ENOMEM;
+	r = resolve_inside(root, path, &real);
+	free(path);
+	if (r < 0)
+		return r;
+	fd = open(real, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+	free(real);
+	if (fd < 0)
+		return -errno;
+	*ret_fd = fd;
+	return 0;
+}
+
+/*
+ * openat2() with RESOLVE_BENEATH: no ".." above the root, no absolute link, no link
+ * leading out, for every component. Return: 0, -ENOSYS when this kernel (or a seccomp
+ * filter) has no openat2, or another negative errno.
+ */
+static int open_beneath(const char *root, const char *rel, int *ret_fd)
+{
+	struct open_how how = {
+		.flags = O_RDONLY | O_CLOEXEC | O_NOCTTY,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
+	};
+	int dfd, fd, r;
+
+	dfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	do
+		fd = (int)syscall(SYS_openat2, dfd, rel, &how, sizeof(how));
+	while (fd < 0 && errno == EAGAIN); /* a rename raced with the lookup */
+	r = fd < 0 ? -errno : 0;
+	close(dfd);
+	if (r == -EPERM)
+		r = -ENOSYS; /* seccomp filters of container runtimes say EPERM */
+	if (r == 0)
+		*ret_fd = fd;
+	return r;
+}
+
 int api_static_open(const char *root, const char *url, int *ret_fd, uint64_t *ret_size,
 		    const char **ret_type)
 {
-	char *rel = NULL, *path = NULL, *real = NULL, *index = NULL;
-	const char *type;
+	char *rel = NULL;
+	const char *name;
 	struct stat st;
 	int fd = -1, r;
 
-	rel = malloc(strlen(url) + 1);
+	rel = malloc(strlen(url) + sizeof("/index.html"));
 	if (!rel)
 		return -ENOMEM;
 	r = api_static_relpath(url, rel);
 	if (r < 0)
 		goto out;
-	if (asprintf(&path, "%s/%s", root, rel) < 0) {
-		path = NULL;
-		r = -ENOMEM;
+	r = -ENOENT;
+	if (!api_static_allowed(rel))
 		goto out;
-	}
-	r = resolve_inside(root, path, &real);
-	if (r < 0)
-		goto out;
-	if (stat(real, &st) < 0) {
-		r = -ENOENT;
-		goto out;
-	}
-	type = api_content_type(rel);
-	if (!S_ISDIR(st.st_mode) && url[strlen(url) - 1] == '/') {
-		r = -ENOENT; /* "file/" names a directory, as for open(2) */
-		goto out;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		char *dir_index;
+	if (rel[0] && url[strlen(url) - 1] == '/')
+		goto out; /* "file/" names a directory, as for open(2) */
+	name = rel[0] ? rel : "index.html";
 
-		if (asprintf(&dir_index, "%s/index.html", real) < 0) {
-			r = -ENOMEM;
-			goto out;
-		}
-		r = resolve_inside(root, dir_index, &index);
-		free(dir_index);
-		if (r < 0)
-			goto out;
-		free(real);
-		real = index;
-		index = NULL;
-		type = api_content_type("index.html");
-	}
-
-	/* The path has no symlink left; O_NOFOLLOW refuses one swapped in since. */
-	fd = open(real, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
-	if (fd < 0) {
-		r = errno == ENOMEM || errno == EMFILE || errno == ENFILE ? -errno : -ENOENT;
+	r = open_beneath(root, name, &fd);
+	if (r == -ENOSYS)
+		r = open_resolved(root, name, &fd);
+	if (r < 0) {
+		r = r == -ENOMEM || r == -EMFILE || r == -ENFILE ? r : -ENOENT;
 		goto out;
 	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
@@ -166,15 +223,12 @@ int api_static_open(const char *root, const char *url, int *ret_fd, uint64_t *re
 	}
 	*ret_fd = fd;
 	*ret_size = (uint64_t)st.st_size;
-	*ret_type = type;
+	*ret_type = api_content_type(name);
 	fd = -1;
 	r = 0;
 out:
 	if (fd >= 0)
 		close(fd);
-	free(index);
-	free(real);
-	free(path);
 	free(rel);
 	return r;
 }

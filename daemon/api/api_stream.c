@@ -2,7 +2,8 @@
 /*
  * The body of /samples, produced while it is sent. Up to 100,000 samples as one
  * jansson tree take over half a gigabyte; streamed they cost their structs plus
- * one small buffer. Every byte still comes from jansson: the envelope is dumped
+ * one small buffer, and read a page at a time (api_samples_stream_more()) only one
+ * page of structs: 50 slow clients used to pin 100,000 structs each. Every byte still comes from jansson: the envelope is dumped
  * with an empty "samples" array (its last member), and each sample, dumped on
  * its own, is spliced between that array's brackets with commas.
  */
@@ -17,14 +18,20 @@
 #include "nvmond/api/api_route.h"
 
 #define STREAM_REFILL 16384 /* bytes rendered ahead, at least */
+#define STREAM_PAGE   500   /* samples read at a time after the first page */
 
 struct api_samples_stream {
 	char *prefix; /* '{"device_id":…,"samples":[' … */
 	size_t prefix_len;
 	struct sample *v;
-	size_t n, next; /* samples, next to render */
-	bool done;	/* closing "]}" queued */
-	char *buf;	/* rendered, not yet read */
+	size_t n, next;		  /* samples, next to render */
+	size_t sent;		  /* rendered so far, over all pages */
+	api_samples_page_fn more; /* NULL: v is all there is */
+	void *more_ctx;
+	size_t more_left; /* samples still allowed, after v */
+	bool more_done;	  /* a short page came: nothing after v */
+	bool done;	  /* closing "]}" queued */
+	char *buf;	  /* rendered, not yet read */
 	size_t len, off, cap;
 };
 
@@ -95,25 +102,68 @@ int api_samples_stream_new(int64_t device_id, int64_t from_ms, int64_t to_ms, st
 	return 0;
 }
 
+void api_samples_stream_more(struct api_samples_stream *st, api_samples_page_fn fn, void *ctx,
+			     size_t limit)
+{
+	st->more = fn;
+	st->more_ctx = ctx;
+	st->more_left = limit > st->n ? limit - st->n : 0;
+	st->more_done = st->n == 0 || st->more_left == 0;
+}
+
+/* The page after the samples rendered so far; the old one is let go. */
+static int stream_next_page(struct api_samples_stream *st)
+{
+	int64_t from = st->v[st->n - 1].ts_ms + 1;
+	size_t want = st->more_left < STREAM_PAGE ? st->more_left : STREAM_PAGE;
+	struct sample *v = NULL;
+	size_t n = 0;
+	int r;
+
+	r = st->more(st->more_ctx, from, want, &v, &n);
+	if (r < 0)
+		return r;
+	free(st->v);
+	st->v = v;
+	st->n = n;
+	st->next = 0;
+	st->more_left -= n;
+	st->more_done = n < want || st->more_left == 0;
+	return 0;
+}
+
 /* Render samples (and at last the suffix) until STREAM_REFILL bytes wait. */
 static int stream_refill(struct api_samples_stream *st)
 {
 	st->len = st->off = 0;
-	while (st->len < STREAM_REFILL && st->next < st->n) {
-		json_t *o = render_sample(&st->v[st->next]);
+	while (st->len < STREAM_REFILL) {
+		json_t *o;
 		int r;
+
+		if (st->next == st->n) {
+			if (!st->more || st->more_done)
+				break;
+			r = stream_next_page(st);
+			if (r < 0)
+				return r;
+			if (st->n == 0)
+				break;
+		}
+		o = render_sample(&st->v[st->next]);
 
 		if (!o)
 			return -ENOMEM;
-		r = st->next > 0 ? buf_append(st, ",", 1) : 0;
+		r = st->sent > 0 ? buf_append(st, ",", 1) : 0;
 		if (r == 0 && json_dump_callback(o, dump_cb, st, JSON_COMPACT) < 0)
 			r = -ENOMEM;
 		json_decref(o);
 		if (r < 0)
 			return r;
 		st->next++;
+		st->sent++;
 	}
-	if (st->next == st->n && !st->done && st->len < STREAM_REFILL) {
+	if (st->next == st->n && (!st->more || st->more_done) && !st->done &&
+	    st->len < STREAM_REFILL) {
 		if (buf_append(st, stream_suffix, strlen(stream_suffix)) < 0)
 			return -ENOMEM;
 		st->done = true;

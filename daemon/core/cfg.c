@@ -129,6 +129,10 @@ static const struct cfg_key cfg_keys[] = {
 	DURATION("store", "keep_raw", keep_raw_ms, MS_PER_HOUR, 90 * MS_PER_DAY, "7d"),
 	UINT32("http", "threads", http_threads, 1, 64, "4"),
 	DURATION("http", "timeout", http_timeout_ms, MS_PER_SEC, MS_PER_HOUR, "30s"),
+	DURATION("http", "request_timeout", http_request_timeout_ms, MS_PER_SEC, MS_PER_HOUR,
+		 "30s"),
+	UINT32("http", "max_connections", http_max_connections, 4, 65536, "256"),
+	UINT32("http", "max_connections_per_ip", http_max_connections_per_ip, 1, 65536, "32"),
 	PATH("http", "token", http_token, 0, ""),
 	ENUM("http", "auth", http_auth, enum cfg_http_auth, cfg_http_auth_choices,
 	     "mutations or all", "mutations"),
@@ -339,8 +343,9 @@ static int cfg_key_apply(const struct cfg_key *k, void *base, const char *value,
 		if (len < (size_t)k->min)
 			return cfg_error(err, errsize, "%s: must not be empty", k->key);
 		if (len > (size_t)k->max)
-			return cfg_error(err, errsize, "%s: path too long (max %" PRId64 " bytes)",
-					 k->key, k->max);
+			return cfg_error(err, errsize,
+					 "%s: the value is too long (%zu bytes, max %" PRId64 ")",
+					 k->key, len, k->max);
 		/* Zero the tail too: the struct stays comparable byte for byte. */
 		memset(field, 0, (size_t)k->max + 1);
 		memcpy(field, value, len);

@@ -25,6 +25,8 @@ struct cfg_parse {
 	FILE *f;
 	const char *path;
 	struct cfg *c;
+	const struct cfg_check *checks;
+	size_t n_checks;
 	int line;	/* line most recently handed to inih */
 	bool after_key; /* inih's "previous name" is set: indented lines continue it */
 	int read_errno; /* fgets() failed */
@@ -112,18 +114,45 @@ static void cfg_parse_inspect(struct cfg_parse *p, const char *line)
 	p->after_key = true;
 }
 
+/*
+ * fgets(), telling a NUL byte apart: fgets() would hand inih a line cut at the NUL and
+ * the rest of it would be lost without a word. Return: the length read, 0 at the end.
+ */
+static size_t cfg_read_line(FILE *f, char *str, int num, bool *ret_nul)
+{
+	size_t len = 0;
+	int ch;
+
+	*ret_nul = false;
+	while (len + 1 < (size_t)num && (ch = getc(f)) != EOF) {
+		if (ch == '\0')
+			*ret_nul = true;
+		str[len++] = (char)ch;
+		if (ch == '\n')
+			break;
+	}
+	str[len] = '\0';
+	return len;
+}
+
 static char *cfg_parse_reader(char *str, int num, void *stream)
 {
 	struct cfg_parse *p = stream;
 	size_t len;
+	bool nul;
 
-	if (!fgets(str, num, p->f)) {
+	len = cfg_read_line(p->f, str, num, &nul);
+	if (len == 0) {
 		if (ferror(p->f))
 			p->read_errno = errno ? errno : EIO;
 		return NULL;
 	}
 	p->line++;
-	len = strlen(str);
+	if (nul) {
+		cfg_parse_fail(p, "NUL byte in the line (is this a text file?)");
+		str[0] = '\0'; /* inih skips it */
+		return str;
+	}
 	if (len > 0 && str[len - 1] != '\n' && !feof(p->f)) {
 		/* The buffer is full: read the rest of the line so inih's count stays right. */
 		bool more = false;
@@ -170,12 +199,31 @@ static int cfg_parse_handler(void *user, const char *section, const char *name, 
 		cfg_parse_fail(p, "%s", msg);
 		return 0;
 	}
+	for (size_t i = 0; i < p->n_checks; i++) {
+		const struct cfg_check *k = &p->checks[i];
+		size_t sl = strlen(k->section);
+		bool device = strcmp(k->section, "device") == 0;
+
+		if (strcmp(k->key, name) != 0 || strncmp(sect, k->section, sl) != 0 ||
+		    !(sect[sl] == '\0' || (device && (cfg_is_space(sect[sl]) || sect[sl] == '"'))))
+			continue;
+		if (k->fn(value, msg, sizeof(msg)) < 0) {
+			cfg_parse_fail(p, "[%s] %s: %s", sect, name, msg);
+			return 0;
+		}
+	}
 	return 1;
 }
 
 int cfg_load(struct cfg *c, const char *path, char ret_err[CFG_ERR_MAX])
 {
-	struct cfg_parse p = {.path = path};
+	return cfg_load_checked(c, path, NULL, 0, ret_err);
+}
+
+int cfg_load_checked(struct cfg *c, const char *path, const struct cfg_check *checks,
+		     size_t n_checks, char ret_err[CFG_ERR_MAX])
+{
+	struct cfg_parse p = {.path = path, .checks = checks, .n_checks = n_checks};
 	struct cfg *tmp = NULL;
 	int r;
 

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -124,7 +125,9 @@ static void reload(struct daemon *d)
 	if (strcmp(c.database, d->cfg.database) != 0 ||
 	    strcmp(c.listen_host, d->cfg.listen_host) != 0 || c.listen_port != d->cfg.listen_port ||
 	    c.demo != d->cfg.demo || c.demo_drives != d->cfg.demo_drives ||
-	    strcmp(c.web_root, d->cfg.web_root) != 0 || c.http_threads != d->cfg.http_threads)
+	    strcmp(c.web_root, d->cfg.web_root) != 0 || c.http_threads != d->cfg.http_threads ||
+	    c.http_max_connections != d->cfg.http_max_connections ||
+	    c.http_max_connections_per_ip != d->cfg.http_max_connections_per_ip)
 		log_warn("database, listen, web_root, demo and [http] changes take effect at "
 			 "the next start");
 	log_set_level(c.log_level);
@@ -143,6 +146,29 @@ static void reload(struct daemon *d)
 		log_error("%s: self-test schedules not reloaded", st_err);
 	d->cfg = c;
 	log_info("configuration reloaded: poll every %lld ms", (long long)c.poll_interval_ms);
+}
+
+/*
+ * Each HTTP connection holds a descriptor, and nothing in nvmond uses select(): raise the
+ * soft RLIMIT_NOFILE to the hard one, as systemd advises such programs to do, and say so
+ * when [http] max_connections still cannot fit.
+ */
+static void nofile_raise(const struct cfg *c)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return;
+	if (rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		(void)setrlimit(RLIMIT_NOFILE, &rl);
+		(void)getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	/* 64: the database, devices, the loop's own descriptors, a hook or webhook. */
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < (rlim_t)c->http_max_connections + 64)
+		log_warn("[http] max_connections = %u, but only %llu file descriptors are allowed "
+			 "(RLIMIT_NOFILE): raise LimitNOFILE= or lower max_connections",
+			 c->http_max_connections, (unsigned long long)rl.rlim_cur);
 }
 
 /* 127.0.0.0/8, ::1, ::ffff:127.x and "localhost": reachable from this machine only. */
@@ -246,6 +272,7 @@ static int run_daemon(const struct opts *o)
 	if (load_config(o, &d.cfg) < 0)
 		return EXIT_USAGE;
 	log_set_level(d.cfg.log_level);
+	nofile_raise(&d.cfg);
 	if (!d.cfg.http_token[0] && !listen_is_loopback(d.cfg.listen_host)) {
 		log_error("refusing to listen on '%s' without [http] token: set a token, or listen "
 			  "on 127.0.0.1 / ::1",
@@ -390,6 +417,9 @@ static int run_daemon(const struct opts *o)
 		.web_root = web_root(&d.cfg),
 		.threads = d.cfg.http_threads,
 		.timeout_ms = d.cfg.http_timeout_ms,
+		.request_timeout_ms = d.cfg.http_request_timeout_ms,
+		.max_connections = d.cfg.http_max_connections,
+		.max_connections_per_ip = d.cfg.http_max_connections_per_ip,
 		.fleet = fleet,
 		.endpoints = endpoints.v,
 		.n_endpoints = endpoints.n,

@@ -19,7 +19,9 @@
 #include "nvmond/core/cfg.h"
 #include "nvmond/core/log.h"
 #include "nvmond/dev/dev.h"
+#include "nvmond/analysis/selftest_sched.h"
 #include "nvmond/probe/probe_group.h"
+#include "nvmond/probe/probe_sched.h"
 #include "nvmond/probe/probe_series.h"
 #include "nvmond/probe/probe_svc.h"
 #include "nvmond/selftest/selftest_cli.h"
@@ -277,6 +279,59 @@ int parse_opts(int argc, char **argv, struct opts *o, const char **ret_cmd)
 	return 0;
 }
 
+/* ---- checks of values owned above core, run as the file is read --------- */
+
+static int check_probe_schedule(const char *value, char *err, size_t errsize)
+{
+	struct probe_sched v[PROBE_SCHED_MAX];
+	char e[PROBE_SCHED_ERR];
+	size_t n;
+
+	if (probe_sched_parse(value, v, &n, e) < 0) {
+		snprintf(err, errsize, "%s", e);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int check_selftest_schedule(const char *value, char *err, size_t errsize)
+{
+	struct selftest_sched v[SELFTEST_SCHED_MAX];
+	char e[SELFTEST_SCHED_ERR];
+	size_t n;
+
+	if (selftest_sched_parse(value, v, &n, e) < 0) {
+		snprintf(err, errsize, "%s", e);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* A web root that is not there is a mistake in the file, not a runtime failure. */
+static int check_web_root(const char *value, char *err, size_t errsize)
+{
+	struct stat st;
+
+	if (!value[0])
+		return 0;
+	if (stat(value, &st) < 0) {
+		snprintf(err, errsize, "%s: %s", value, strerror(errno));
+		return -EINVAL;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(err, errsize, "%s: not a directory", value);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static const struct cfg_check config_checks[] = {
+	{"device", "probe_schedule", check_probe_schedule},
+	{"device", "selftest_schedule", check_selftest_schedule},
+	{"selftests", "default_schedule", check_selftest_schedule},
+	{"daemon", "web_root", check_web_root},
+};
+
 /* Defaults, then the file, then the command line. Prints the error itself. */
 int load_config(const struct opts *o, struct cfg *ret)
 {
@@ -285,7 +340,8 @@ int load_config(const struct opts *o, struct cfg *ret)
 	int r;
 
 	cfg_defaults(&c);
-	r = cfg_load(&c, o->config, err);
+	r = cfg_load_checked(&c, o->config, config_checks,
+			     sizeof(config_checks) / sizeof(config_checks[0]), err);
 	if (r == -ENOENT && !o->config_given)
 		r = 0; /* no file at the default place: built-in defaults */
 	if (r < 0) {

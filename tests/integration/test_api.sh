@@ -310,6 +310,23 @@ expect_error 404 "" "$BASE/missing.html"
 expect_error 404 "" "$BASE/emptydir/"
 expect_error 404 "" "$BASE/index.html/"
 
+# ---- only the dashboard's own files: not the npm files of the source tree's web/
+mkdir -p "$TMP/web/node_modules/uplot" "$TMP/web/vendor"
+echo '{"secret": "'"$SECRET"'"}' >"$TMP/web/package.json"
+echo "$SECRET" >"$TMP/web/node_modules/uplot/index.js"
+echo "$SECRET" >"$TMP/web/notes.txt"
+echo "/* uPlot */" >"$TMP/web/vendor/uPlot.iife.min.js"
+for path in /package.json /node_modules/uplot/index.js /notes.txt; do
+	req "$BASE$path"
+	if [ "$CODE" = 404 ] && ! grep -q "$SECRET" "$TMP/body"; then
+		pass "$path → 404"
+	else
+		fail "$path → $CODE: $(head -c 200 "$TMP/body")"
+	fi
+done
+req "$BASE/vendor/uPlot.iife.min.js"
+check "vendor/uPlot.iife.min.js → 200 ($CODE)" [ "$CODE" = 200 ]
+
 # ---- no way out of the web root
 for path in '/../' '/../secret.txt' '/../../../../../../etc/passwd' \
 	'/%2e%2e/%2e%2e/etc/passwd' '/%2E%2E/secret.txt' '/..%2f..%2fetc/passwd' \

@@ -72,6 +72,26 @@ printf 'listen = :1\n' >"$f"
 expect_usage_error "key outside a section" "$f:1: key 'listen' outside any section" \
 	--config "$f" "${common[@]}"
 
+# A NUL byte used to cut its line silently (the rest of "poll_interval = 5s" was lost).
+f=$tmp/nul.conf
+printf '[daemon]\npoll_interval = 5s\000; junk\n' >"$f"
+expect_usage_error "NUL byte" "$f:2: NUL byte in the line" --config "$f" "${common[@]}"
+
+# Schedules are checked as the file is read: FILE:LINE, and `status` refuses them too
+# (it used to pass them, and the daemon stopped later without the line).
+f=$tmp/bad-schedule.conf
+printf '[daemon]\ndemo = yes\n[device "DEMO980PRO00002"]\n\nprobe_schedule = daily 25:00 seq1m-q1\n' >"$f"
+expect_usage_error "bad probe_schedule" \
+	"$f:5: [device \"DEMO980PRO00002\"] probe_schedule:" --config "$f" "${common[@]}"
+expect_usage_error "bad probe_schedule, status" \
+	"$f:5: [device \"DEMO980PRO00002\"] probe_schedule:" status --config "$f" "${common[@]}"
+
+# A web_root that does not exist is a mistake in the file (2), not a runtime failure (1).
+f=$tmp/web-root.conf
+printf '[daemon]\nweb_root = %s\n' "$tmp/no-such-dir" >"$f"
+expect_usage_error "missing web_root" "$f:2: [daemon] web_root: $tmp/no-such-dir: No such file" \
+	--config "$f" "${common[@]}"
+
 expect_usage_error "missing file" "$tmp/missing.conf" --config "$tmp/missing.conf" "${common[@]}"
 
 # wait_healthz PORT: the daemon ($pid) answers /healthz within 15 s.

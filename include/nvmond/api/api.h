@@ -49,6 +49,7 @@ struct api_request {
 	const char *body; /* NUL-terminated; "" when none */
 	size_t body_len;
 	struct store *store; /* read-only handle for this request (API_EP_STORE), else NULL */
+	struct api *api;     /* for a stream that reads later: api_store_take() */
 	struct fleet *fleet;
 	int64_t now_ms;
 };
@@ -118,6 +119,9 @@ struct api_config {
 	const char *web_root;		      /* directory of static files */
 	unsigned threads;		      /* worker threads */
 	int64_t timeout_ms;		      /* idle connection timeout */
+	int64_t request_timeout_ms;	      /* request line and headers within this; 0 = 30 s */
+	unsigned max_connections;	      /* open at once; 0 = 256 */
+	unsigned max_connections_per_ip;      /* open at once from one address; 0 = no limit */
 	struct fleet *fleet;		      /* borrowed; outlives the api */
 	const struct api_endpoint *endpoints; /* every route but static files; copied */
 	size_t n_endpoints;
@@ -126,6 +130,17 @@ struct api_config {
 	const char *metrics_token; /* for API_EP_METRICS; NULL/"" = like any other read */
 	struct api_tls *tls;	   /* borrowed, outlives the api: serve HTTPS; NULL = HTTP */
 };
+
+/**
+ * api_store_take() - A read-only store handle for this thread alone until it is given
+ * back, for a streamed body that reads as it is sent (the request's own handle goes
+ * back to the pool when the handler returns).
+ * Return: 0, or negative errno with @ret_err filled (STORE_ERR_MAX bytes).
+ */
+int api_store_take(struct api *a, struct store **ret, char *ret_err);
+
+/** api_store_give() - Give @s back; @broken: it failed, close it. */
+void api_store_give(struct api *a, struct store *s, bool broken);
 
 /**
  * api_start() - Bind and start serving.

@@ -92,8 +92,10 @@ int api_static_relpath(const char *url, char *ret);
 /**
  * api_static_open() - Open the file for @url under @root.
  * @root: realpath() of the web root
- * A directory serves its index.html; "file/" is not found. Every path is resolved
- * with realpath() and must stay inside @root, so symlinks pointing outside are refused.
+ * Only the dashboard's files (api_static_allowed()); "/" serves index.html, any other
+ * directory and "file/" are not found. The path is opened with openat2(RESOLVE_BENEATH)
+ * from @root (else resolved with realpath()), so no component of it, a symlink in the
+ * middle included, may lead outside @root.
  * @ret_fd: an O_RDONLY descriptor of a regular file (caller closes)
  * @ret_size: its size
  * @ret_type: its Content-Type (static string)
@@ -101,6 +103,13 @@ int api_static_relpath(const char *url, char *ret);
  */
 int api_static_open(const char *root, const char *url, int *ret_fd, uint64_t *ret_size,
 		    const char **ret_type);
+
+/**
+ * api_static_allowed() - Is @rel (as api_static_relpath() gives it; "" = the root) one
+ * of the dashboard's files: the root's own or vendor/'s, not hidden, of a type a page
+ * loads (html, htm, js, mjs, css, svg, png, ico, woff2)?
+ */
+bool api_static_allowed(const char *rel);
 
 /** api_content_type() - Content-Type by file name extension. Return: a static string. */
 const char *api_content_type(const char *path);
@@ -120,11 +129,31 @@ struct sample;
 int api_samples_stream_new(int64_t device_id, int64_t from_ms, int64_t to_ms, struct sample *v,
 			   size_t n, struct api_samples_stream **ret);
 
+/*
+ * Reads the next page of samples: those with @from_ms <= ts (and up to the stream's
+ * to_ms), oldest first, at most @max, into a malloc()ed *@ret (NULL when none).
+ * Return: 0, or negative errno.
+ */
+typedef int (*api_samples_page_fn)(void *ctx, int64_t from_ms, size_t max, struct sample **ret,
+				   size_t *ret_n);
+
+/**
+ * api_samples_stream_more() - When the samples given to api_samples_stream_new() are
+ * sent, read more with @fn (after the last one sent), a page at a time, until @limit
+ * samples in all or a short page: the body never holds more than a page in memory.
+ * Without it the stream sends the samples it was given only.
+ */
+void api_samples_stream_more(struct api_samples_stream *st, api_samples_page_fn fn, void *ctx,
+			     size_t limit);
+
 /**
  * api_samples_stream_read() - Copy the next bytes of the body into @buf.
  * Return: bytes copied (> 0), 0 at the end, or -ENOMEM.
  */
 ssize_t api_samples_stream_read(struct api_samples_stream *st, char *buf, size_t max);
 
-/** api_samples_stream_free() - Frees the samples too. Accepts NULL. Return: NULL. */
+/**
+ * api_samples_stream_free() - Frees the samples too (not the ctx of
+ * api_samples_stream_more(): the caller's). Accepts NULL. Return: NULL.
+ */
 struct api_samples_stream *api_samples_stream_free(struct api_samples_stream *st);

@@ -111,6 +111,9 @@ struct cfg {
 	/* [http] */
 	uint32_t http_threads;
 	int64_t http_timeout_ms;
+	int64_t http_request_timeout_ms;	/* a request's line and headers within this */
+	uint32_t http_max_connections;		/* open at once, all clients */
+	uint32_t http_max_connections_per_ip;	/* open at once from one address */
 	char http_token[CFG_TOKEN_MAX];		/* bearer token for mutating endpoints; "" = none */
 	enum cfg_http_auth http_auth;		/* which requests need http_token */
 	char http_metrics_token[CFG_TOKEN_MAX]; /* GET /metrics's own token; "" = none */
@@ -209,6 +212,25 @@ void cfg_defaults(struct cfg *c);
  * unknown section or key or a bad value; other negative errno on read errors.
  */
 int cfg_load(struct cfg *c, const char *path, char ret_err[CFG_ERR_MAX]);
+
+/*
+ * A check of one key's value that a layer above core owns (a schedule's syntax, a
+ * directory that must exist): cfg_load_checked() runs it on every value of that key
+ * read from the file, so that a bad one is reported as "FILE:LINE: key: message" when
+ * the file is read, by the daemon and by `nvmond status` alike.
+ */
+struct cfg_check {
+	const char *section; /* "device" stands for every [device "X"] */
+	const char *key;
+	int (*fn)(const char *value, char *err, size_t errsize); /* 0, or < 0 with @err */
+};
+
+/**
+ * cfg_load_checked() - cfg_load(), and each of @checks (@n_checks) on its key's values.
+ * Return: as cfg_load(); a failed check is -EINVAL.
+ */
+int cfg_load_checked(struct cfg *c, const char *path, const struct cfg_check *checks,
+		     size_t n_checks, char ret_err[CFG_ERR_MAX]);
 
 /**
  * cfg_set() - Set one key as if read from the file (used for --db, --listen, tests).

@@ -294,6 +294,40 @@ Test(api_static, relpath)
 	}
 }
 
+/* api_static.c: "the root's own files and those of vendor/, of the types a page loads,
+ * not hidden". */
+Test(api_static, allowlist)
+{
+	static const struct {
+		const char *rel;
+		bool ok;
+	} cases[] = {
+		{"", true},
+		{"index.html", true},
+		{"app.js", true},
+		{"style.CSS", true},
+		{"vendor/uPlot.iife.min.js", true},
+		{"vendor/uPlot.min.css", true},
+		{"favicon.ico", true},
+		{"package.json", false},
+		{"package-lock.json", false},
+		{"node_modules/uplot/dist/uPlot.iife.min.js", false},
+		{"vendor/uPlot.LICENSE", false},
+		{"vendor/sub/x.js", false},
+		{"vendorx/x.js", false},
+		{"sub/index.html", false},
+		{".hidden.js", false},
+		{"vendor/.x.js", false},
+		{"README", false},
+		{"notes.txt", false},
+		{"app.js.map", false},
+		{"vendor", false},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		cr_expect_eq(api_static_allowed(cases[i].rel), cases[i].ok, "%s", cases[i].rel);
+}
+
 Test(api_static, content_types)
 {
 	static const struct {
@@ -375,18 +409,23 @@ static void tree_setup(void)
 	snprintf(p, sizeof(p), "%s-private", root);
 	cr_assert_eq(mkdir(p, 0755), 0);
 	write_file(p, "key.txt", "KEY");
+	write_file(p, "key.js", "KEY");
 	in_root(p, sizeof(p), "sibling");
 	cr_assert_eq(symlink("../web-private", p), 0);
+	/* a link in the middle of a served path, leading out: vendor/ -> ../web-private */
+	in_root(p, sizeof(p), "vendor");
+	cr_assert_eq(symlink("../web-private", p), 0);
+	write_file(root, "package.json", "{}");
 }
 
 static void tree_teardown(void)
 {
 	static const char *const names[] = {
-		"web/index.html",      "web/app.js",  "web/.hidden",
-		"web/sub/index.html",  "web/out.txt", "web/in.js",
-		"web/outdir",	       "web/etc",     "web/sub",
-		"web/empty",	       "web/sibling", "web",
-		"web-private/key.txt", "web-private", "secret.txt",
+		"web/index.html",   "web/app.js", "web/.hidden",	 "web/sub/index.html",
+		"web/out.txt",	    "web/in.js",  "web/outdir",		 "web/etc",
+		"web/sub",	    "web/empty",  "web/sibling",	 "web/vendor",
+		"web/package.json", "web",	  "web-private/key.txt", "web-private/key.js",
+		"web-private",	    "secret.txt",
 	};
 	char p[PATH_MAX * 2];
 
@@ -418,9 +457,14 @@ Test(api_static, open_table, .init = tree_setup, .fini = tree_teardown)
 		{"/", 0, "<!doctype html>", "text/html; charset=utf-8"},
 		{"/index.html", 0, "<!doctype html>", "text/html; charset=utf-8"},
 		{"/app.js", 0, "console.log(1)", "text/javascript; charset=utf-8"},
-		{"/.hidden", 0, "dot", "application/octet-stream"},
-		{"/sub", 0, "sub index", "text/html; charset=utf-8"},
-		{"/sub/", 0, "sub index", "text/html; charset=utf-8"},
+		/* api_static.c: only the dashboard's files (the allowlist) */
+		{"/.hidden", -ENOENT, NULL, NULL},
+		{"/sub", -ENOENT, NULL, NULL},
+		{"/sub/", -ENOENT, NULL, NULL},
+		{"/sub/index.html", -ENOENT, NULL, NULL},
+		{"/package.json", -ENOENT, NULL, NULL},
+		/* "no component of it may lead outside": a link in the middle */
+		{"/vendor/key.js", -ENOENT, NULL, NULL},
 		{"/in.js", 0, "console.log(1)", "text/javascript; charset=utf-8"},
 		{"/empty/", -ENOENT, NULL, NULL},
 		{"/missing.html", -ENOENT, NULL, NULL},

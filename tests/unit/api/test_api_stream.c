@@ -101,3 +101,71 @@ Test(api_stream, free_accepts_null)
 {
 	cr_expect_null(api_samples_stream_free(NULL));
 }
+
+/* The "database" of the paged test: @n samples, pages of them as the store gives them. */
+struct pages {
+	const struct sample *all;
+	size_t n;
+	size_t calls, most; /* pages read; the largest asked for */
+};
+
+static int page_fn(void *ctx, int64_t from_ms, size_t max, struct sample **ret, size_t *ret_n)
+{
+	struct pages *p = ctx;
+	size_t i = 0, k = 0;
+	struct sample *v;
+
+	p->calls++;
+	if (max > p->most)
+		p->most = max;
+	while (i < p->n && p->all[i].ts_ms < from_ms)
+		i++;
+	v = calloc(max ? max : 1, sizeof(*v));
+	cr_assert_not_null(v);
+	while (i + k < p->n && k < max) {
+		v[k] = p->all[i + k];
+		k++;
+	}
+	*ret = v;
+	*ret_n = k;
+	return 0;
+}
+
+/*
+ * api_route.h, api_samples_stream_more(): "read more ... a page at a time, until @limit
+ * samples in all or a short page": the body equals the one tree of the first @limit
+ * samples, whatever the first page and the limit, and no page is asked for more than
+ * the stream's page (500).
+ */
+Test(api_stream, paged_equals_the_tree)
+{
+	static const struct {
+		size_t n, first, limit;
+	} cases[] = {
+		{0, 0, 100},	      {1, 1, 100},	  {1000, 1000, 1000}, {1000, 1000, 100000},
+		{2600, 1000, 100000}, {2600, 1000, 1500}, {2600, 1000, 2000}, {2500, 1000, 100000},
+		{1500, 1000, 1500},   {3, 2, 3},	  {3, 2, 100},
+	};
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		size_t n = cases[c].n, first = cases[c].first, limit = cases[c].limit;
+		size_t want_n = n < limit ? n : limit;
+		struct sample *all = samples_new(n);
+		struct sample *v = samples_new(first);
+		struct pages p = {.all = all, .n = n};
+		struct api_samples_stream *st = NULL;
+		char *want = expected_body(3, 1000, 2000, all, want_n);
+		char *got;
+
+		memcpy(v, all, first * sizeof(*v));
+		cr_assert_eq(api_samples_stream_new(3, 1000, 2000, v, first, &st), 0);
+		api_samples_stream_more(st, page_fn, &p, limit);
+		got = read_all(st, 4096);
+		cr_expect_str_eq(got, want, "n=%zu first=%zu limit=%zu", n, first, limit);
+		cr_expect_leq(p.most, 500, "n=%zu: a page of %zu", n, p.most);
+		free(got);
+		free(want);
+		free(all);
+		api_samples_stream_free(st);
+	}
+}

@@ -235,6 +235,9 @@ Test(cfg, defaults)
 	cr_expect_eq(c.retry_max_ms, 60000);
 	cr_expect_eq(c.http_threads, 4);
 	cr_expect_eq(c.http_timeout_ms, 30000);
+	cr_expect_eq(c.http_max_connections, 256);
+	cr_expect_eq(c.http_request_timeout_ms, 30000);
+	cr_expect_eq(c.http_max_connections_per_ip, 32);
 	cr_expect_neq(c.database[0], '\0');
 	cr_expect_eq(c.alert_selftest, 1, "self-test alerts on");
 	cr_expect_str_eq(c.selftest_default_schedule, "", "no scheduled self-tests");
@@ -440,7 +443,7 @@ Test(cfg, set_paths_and_listen)
 	longpath[CFG_PATH_MAX - 1] = 'p';
 	longpath[CFG_PATH_MAX] = '\0';
 	cr_expect_eq(cfg_set(&c, "daemon", "database", longpath, err), -EINVAL);
-	cr_expect_str_eq(err, "database: path too long (max 4095 bytes)");
+	cr_expect_str_eq(err, "database: the value is too long (4096 bytes, max 4095)");
 
 	cr_expect_eq(cfg_set(&c, "daemon", "listen", "[::1]:8080", err), 0, "%s", err);
 	cr_expect_str_eq(c.listen_host, "::1");
@@ -468,6 +471,9 @@ Test(cfg, load_all_keys)
 	cr_expect_eq(c.retry_max_ms, 120000);
 	cr_expect_eq(c.http_threads, 16);
 	cr_expect_eq(c.http_timeout_ms, 90000);
+	cr_expect_eq(c.http_max_connections, 1000);
+	cr_expect_eq(c.http_request_timeout_ms, 5000);
+	cr_expect_eq(c.http_max_connections_per_ip, 50);
 	cr_expect_eq(c.alert_throttling, 0);
 	cr_expect_eq(c.alert_spare, 0);
 	cr_expect_eq(c.alert_offline, 1);

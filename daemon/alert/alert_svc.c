@@ -312,6 +312,35 @@ static void store_event(struct alert_svc *a, const struct device_row *dev, struc
 		  u->ev.peak_k ? (int)u->ev.peak_k - 273 : 0);
 }
 
+/*
+ * The drive's state after @s, then every drive's state to the sinks that
+ * publish them: a copy handed over, so a slow broker never delays polling.
+ * A temperatures-only sample keeps the last full state (its counters are not
+ * known); before any, the drive is announced without values.
+ */
+static void publish_states(struct alert_svc *a, const struct device_row *dev, struct adev *d,
+			   const struct sample *s)
+{
+	bool hwmon = s->source == SAMPLE_SOURCE_HWMON;
+	bool throttling = false;
+
+	for (int k = 0; k < _THROTTLE_KIND_MAX; k++)
+		throttling |= d->th.open[k];
+	if (!hwmon || !d->have_state || !d->state.has_sample)
+		mqtt_drive_state_from(dev, hwmon ? NULL : &s->smart, throttling, &d->state);
+	d->have_state = true;
+
+	struct mqtt_drive_state *v = calloc(a->n_devs, sizeof(*v));
+	size_t n = 0;
+	if (!v)
+		return; /* the next sample tries again */
+	for (size_t i = 0; i < a->n_devs; i++)
+		if (a->devs[i].have_state)
+			v[n++] = a->devs[i].state;
+	alert_sinks_states(a->sinks, v, n);
+	free(v);
+}
+
 static void on_sample(void *ctx, const struct device_row *dev, const struct sample *s)
 {
 	struct alert_svc *a = ctx;
@@ -333,6 +362,7 @@ static void on_sample(void *ctx, const struct device_row *dev, const struct samp
 		conds[ALERT_OFFLINE] =
 			(struct alert_cond){.known = true, .severity = ALERT_SEV_CRITICAL};
 		run_rules(a, dev, d, conds, s->ts_ms);
+		publish_states(a, dev, d, s);
 		return;
 	}
 	if (!d->loaded) {
@@ -375,6 +405,7 @@ static void on_sample(void *ctx, const struct device_row *dev, const struct samp
 	run_rules(a, dev, d, conds, s->ts_ms);
 	d->have_prev = true;
 	d->prev = s->smart;
+	publish_states(a, dev, d, s);
 }
 
 static void on_online(void *ctx, const struct device_row *dev, bool online, int64_t now_ms)

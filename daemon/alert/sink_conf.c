@@ -250,7 +250,7 @@ static void conf_defaults(struct sink_conf *c, const char *name, const struct si
 	c->resolved = true;
 	c->queue = 256;
 	c->attempts = t->attempts;
-	c->timeout_ms = 10000;
+	c->timeout_ms = t->timeout_ms ? t->timeout_ms : 10000;
 	c->retry_min_ms = 1000;
 	c->retry_max_ms = 60000;
 	c->resend_ms = t->resend_ms;

@@ -285,7 +285,9 @@ static int conf_from_section(const struct cfg *cfg, const struct cfg_sink *s, st
 			return conf_error(err, errsize, file, kv->line, "%s", msg);
 		if (r == 1)
 			continue;
-		if (klen > 5 && !strcmp(kv->key + klen - 5, "_file")) {
+		/* ca_file names a file TLS reads itself: a path, not a secret's file. */
+		if (klen > 5 && !strcmp(kv->key + klen - 5, "_file") &&
+		    strcmp(kv->key, "ca_file")) {
 			char base[32], *secret = NULL;
 			snprintf(base, sizeof(base), "%.*s", (int)(klen - 5), kv->key);
 			if (cfg_sink_get(s, base, NULL))

@@ -298,14 +298,20 @@ for where in "$J" "$M" "$(cat "$DAEMON_LOG")"; do
 	case $where in *"$PASS"*) fail "the broker password leaked" ;; esac
 done
 
-# SIGHUP makes a new publisher: "offline" from the old one, "online" from the new.
+# SIGHUP makes a new publisher: "offline" from the old one, "online" from the new (over
+# TLS to the second listener, its CA from ca_file, when openssl made certificates).
 "${SUB[@]}" -C 3 -W 15 -t "nvmond/$H/status" > "$TMP/dstatus" &
 ST_SUB=$!
 PIDS+=("$ST_SUB")
 wait_for 5 test -s "$TMP/dstatus" || fail "no retained status from the daemon"
+if [ -n "$TLS_PORT" ]; then
+	sed -i -e "s/^port = $BPORT\$/port = $TLS_PORT/" "$TMP/nvmond.conf"
+	printf 'tls = yes\nca_file = %s\n' "$TMP/certs/ca.pem" >> "$TMP/nvmond.conf"
+fi
 kill -HUP "$DAEMON_PID"
 wait "$ST_SUB" || fail "no new publisher after SIGHUP: $(cat "$TMP/dstatus")"
 [ "$(cat "$TMP/dstatus")" = $'online\noffline\nonline' ] || fail "status over a reload: $(cat "$TMP/dstatus")"
+wait_log_for "configuration reloaded" 10
 
 # kill -9: the broker publishes the daemon's last will, "offline", retained.
 "${SUB[@]}" -C 2 -W 15 -t "nvmond/$H/status" > "$TMP/dstatus" &

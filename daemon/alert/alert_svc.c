@@ -16,6 +16,7 @@
 #include "nvmond/alert/alert_sink.h"
 #include "nvmond/alert/alert_svc.h"
 #include "nvmond/core/log.h"
+#include "nvmond/core/loop.h"
 #include "nvmond/store/store_alert.h"
 #include "nvmond/store/store_errlog.h"
 #include "nvmond/analysis/throttle.h"
@@ -312,10 +313,35 @@ static void store_event(struct alert_svc *a, const struct device_row *dev, struc
 		  u->ev.peak_k ? (int)u->ev.peak_k - 273 : 0);
 }
 
+/* Every drive's state to the sinks that publish them: a copy, so a slow broker never delays polling. */
+static void states_hand_over(struct alert_svc *a)
+{
+	struct mqtt_drive_state *v = calloc(a->n_devs ? a->n_devs : 1, sizeof(*v));
+	size_t n = 0;
+
+	if (!v)
+		return; /* the next poll tries again */
+	for (size_t i = 0; i < a->n_devs; i++)
+		if (a->devs[i].have_state)
+			v[n++] = a->devs[i].state;
+	alert_sinks_states(a->sinks, v, n);
+	free(v);
+}
+
+static int64_t on_states_due(struct loop *l, void *userdata)
+{
+	struct alert_svc *a = userdata;
+
+	(void)l;
+	a->states_timer = 0;
+	states_hand_over(a);
+	return -1;
+}
+
 /*
- * The drive's state after @s, then every drive's state to the sinks that
- * publish them: a copy handed over, so a slow broker never delays polling.
- * A temperatures-only sample keeps the last full state (its counters are not
+ * The drive's state after @s; the states of all drives are handed over once
+ * the poll that took @s is done (one snapshot per poll, not one per drive). A
+ * temperatures-only sample keeps the last full state (its counters are not
  * known); before any, the drive is announced without values.
  */
 static void publish_states(struct alert_svc *a, const struct device_row *dev, struct adev *d,
@@ -329,16 +355,13 @@ static void publish_states(struct alert_svc *a, const struct device_row *dev, st
 	if (!hwmon || !d->have_state || !d->state.has_sample)
 		mqtt_drive_state_from(dev, hwmon ? NULL : &s->smart, throttling, &d->state);
 	d->have_state = true;
-
-	struct mqtt_drive_state *v = calloc(a->n_devs, sizeof(*v));
-	size_t n = 0;
-	if (!v)
-		return; /* the next sample tries again */
-	for (size_t i = 0; i < a->n_devs; i++)
-		if (a->devs[i].have_state)
-			v[n++] = a->devs[i].state;
-	alert_sinks_states(a->sinks, v, n);
-	free(v);
+	if (a->states_timer > 0)
+		return;
+	int64_t id = a->loop ? loop_add_timer(a->loop, 0, on_states_due, a) : -1;
+	if (id > 0)
+		a->states_timer = id;
+	else
+		states_hand_over(a);
 }
 
 static void on_sample(void *ctx, const struct device_row *dev, const struct sample *s)
@@ -531,15 +554,16 @@ int alert_svc_feed(struct alert_svc *a, const struct device_row *dev,
 	return 0;
 }
 
-int alert_svc_attach(struct alert_svc *a, struct poller *p)
+int alert_svc_attach(struct alert_svc *a, struct poller *p, struct loop *l)
 {
-	struct poller_listener l = {.on_sample = on_sample,
-				    .on_online = on_online,
-				    .on_errors = on_errors,
-				    .on_facts = on_facts,
-				    .ctx = a};
+	struct poller_listener pl = {.on_sample = on_sample,
+				     .on_online = on_online,
+				     .on_errors = on_errors,
+				     .on_facts = on_facts,
+				     .ctx = a};
 
-	return poller_add_listener(p, &l);
+	a->loop = l;
+	return poller_add_listener(p, &pl);
 }
 
 const struct api_endpoint *alert_svc_endpoints(struct alert_svc *a, size_t *ret_n)
@@ -558,6 +582,8 @@ struct alert_svc *alert_svc_free(struct alert_svc *a)
 {
 	if (!a)
 		return NULL;
+	if (a->states_timer > 0)
+		loop_cancel_timer(a->loop, a->states_timer);
 	alert_sinks_free(a->sinks);
 	free(a->devs);
 	free(a);

@@ -43,6 +43,8 @@ struct alert_svc {
 	struct adev *devs;
 	size_t n_devs;
 	struct api_endpoint endpoints[ALERT_SVC_N_ENDPOINTS];
+	struct loop *loop;    /* of the poller: the states go out once per poll */
+	int64_t states_timer; /* > 0: the hand-off of the states is due */
 };
 
 /* alert_svc.c */

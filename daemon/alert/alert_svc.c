@@ -348,10 +348,8 @@ static void publish_states(struct alert_svc *a, const struct device_row *dev, st
 			   const struct sample *s)
 {
 	bool hwmon = s->source == SAMPLE_SOURCE_HWMON;
-	bool throttling = false;
-
-	for (int k = 0; k < _THROTTLE_KIND_MAX; k++)
-		throttling |= d->th.open[k];
+	/* As the throttling rule: a thermal management episode (T1 or T2), not a hot spell. */
+	bool throttling = d->th.open[THROTTLE_LIGHT] || d->th.open[THROTTLE_HEAVY];
 	if (!hwmon || !d->have_state || !d->state.has_sample)
 		mqtt_drive_state_from(dev, hwmon ? NULL : &s->smart, throttling, &d->state);
 	d->have_state = true;

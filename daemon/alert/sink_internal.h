@@ -65,7 +65,7 @@ struct sink_conf {
  * reload of it), before its thread; what it makes is conf->state in every
  * deliver(); stop() ends it after the thread stopped. states() (optional)
  * hands the drives' latest states to what start() made, on the caller's
- * thread: it must not block.
+ * thread: it must not block; so must status().
  */
 struct sink_type {
 	const char *name;
@@ -79,6 +79,8 @@ struct sink_type {
 	int (*start)(const struct sink_conf *c, void **ret_state);
 	void (*stop)(void *state);
 	void (*states)(void *state, const struct mqtt_drive_state *d, size_t n);
+	/* Whether the held connection is up; if not, why in @err (free of secrets), "" while trying. */
+	bool (*status)(void *state, char *err, size_t errsize);
 	int64_t timeout_ms; /* default timeout; 0: 10 s */
 };
 
@@ -176,3 +178,4 @@ int sink_mqtt_deliver(const struct sink_conf *c, const struct alert_note *n, cha
 int sink_mqtt_start(const struct sink_conf *c, void **ret_state);
 void sink_mqtt_stop(void *state);
 void sink_mqtt_states(void *state, const struct mqtt_drive_state *d, size_t n);
+bool sink_mqtt_status(void *state, char *err, size_t errsize);

@@ -174,3 +174,12 @@ void sink_mqtt_states(void *state, const struct mqtt_drive_state *d, size_t n)
 {
 	mqtt_pub_states(state, d, n);
 }
+
+bool sink_mqtt_status(void *state, char *err, size_t errsize)
+{
+	struct mqtt_pub_stats st;
+
+	mqtt_pub_stats(state, &st);
+	snprintf(err, errsize, "%s", st.connected ? "" : st.last_error);
+	return st.connected;
+}

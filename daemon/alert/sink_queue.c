@@ -38,6 +38,9 @@ struct sink {
 	struct alert_note *active;
 	size_t n_active;
 	int64_t next_resend_ms;
+	/* a held connection (mqtt): what was last logged of it, main loop only */
+	bool conn_told, conn_up;
+	char conn_err[160];
 };
 
 struct alert_sinks {
@@ -506,6 +509,36 @@ int alert_sinks_send_to(struct alert_sinks *s, const char *name, const struct al
 	return r;
 }
 
+/*
+ * A held connection's changes, logged once each (the publisher itself never
+ * logs): connected, or why not (a refused password, a broker that is down);
+ * nothing while the first attempt is under way. The reason is the sink's
+ * last_error while it lasts.
+ */
+static void sink_conn_check(struct sink *k)
+{
+	char err[sizeof(k->conn_err)] = "";
+	bool up;
+
+	if (!k->state || !k->conf.type->status)
+		return;
+	up = k->conf.type->status(k->state, err, sizeof(err));
+	if (up && (!k->conn_told || !k->conn_up))
+		log_info("sink %s: connected to the %s broker", k->st.name, k->st.type);
+	else if (!up && err[0] && (!k->conn_told || k->conn_up || strcmp(err, k->conn_err)))
+		log_warn("sink %s: %s", k->st.name, err);
+	else
+		return;
+	k->conn_told = true;
+	k->conn_up = up;
+	snprintf(k->conn_err, sizeof(k->conn_err), "%s", err);
+	if (!up) {
+		pthread_mutex_lock(&k->lock);
+		snprintf(k->st.last_error, sizeof(k->st.last_error), "%s", err);
+		pthread_mutex_unlock(&k->lock);
+	}
+}
+
 void alert_sinks_states(struct alert_sinks *s, const struct mqtt_drive_state *d, size_t n)
 {
 	pthread_mutex_lock(&s->lock);
@@ -524,6 +557,8 @@ void alert_sinks_states(struct alert_sinks *s, const struct mqtt_drive_state *d,
 	for (size_t i = 0; i < s->n; i++)
 		if (s->v[i]->state && s->v[i]->conf.type->states)
 			s->v[i]->conf.type->states(s->v[i]->state, d, n);
+	for (size_t i = 0; i < s->n; i++)
+		sink_conn_check(s->v[i]);
 	pthread_mutex_unlock(&s->lock);
 }
 

@@ -51,7 +51,8 @@ static const struct sink_type sink_types[] = {
 	 .attempts = 6,
 	 .start = sink_mqtt_start,
 	 .stop = sink_mqtt_stop,
-	 .states = sink_mqtt_states},
+	 .states = sink_mqtt_states,
+	 .status = sink_mqtt_status},
 };
 
 const struct sink_type *sink_type_find(const char *name)

@@ -209,6 +209,7 @@ for _ in $(seq 50); do
 done
 grep -q '^nvmond-test/sync' "$TMP/devents" || fail "the event subscriber did not subscribe"
 start_daemon -c "$TMP/nvmond.conf"
+wait_log_for "sink ha: connected to the mqtt broker" 10
 wait_for 15 sh -c "[ \$(grep -c '\"temperature_warning\"' '$TMP/devents') -ge 2 ]" ||
 	fail "no temperature_warning events from the daemon: $(cat "$TMP/devents")"
 code=$(curl -s -o "$TMP/t.json" -w '%{http_code}' -X POST -H "Authorization: Bearer $TOKEN" \
@@ -330,4 +331,14 @@ DAEMON_PID=
 wait "$ST_SUB" || fail "no last will within 15 s: $(cat "$TMP/dstatus")"
 [ "$(cat "$TMP/dstatus")" = $'online\noffline' ] || fail "status: $(cat "$TMP/dstatus")"
 [ "$("${SUB[@]}" -C 1 -W 5 -t "nvmond/$H/status")" = offline ] || fail "the will is not retained"
+
+# A wrong password: the daemon runs, says why once in the log and in the sink's last_error.
+printf 'wr0ng-%s\n' "$RANDOM" > "$TMP/broker.pw"
+WRONG=$(cat "$TMP/broker.pw")
+start_daemon -c "$TMP/nvmond.conf"
+wait_log_for "sink ha: mqtt: connection refused: .*not authori[sz]ed" 15
+wait_for 5 sh -c "curl -fsS http://127.0.0.1:$PORT/api/v1/alerts | grep -q 'connection refused'" ||
+	fail "no last_error: $(http_get /api/v1/alerts)"
+case "$(cat "$DAEMON_LOG") $(http_get /api/v1/alerts)" in *"$WRONG"*) fail "the wrong password leaked" ;; esac
+stop_daemon
 pass

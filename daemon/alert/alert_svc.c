@@ -16,6 +16,7 @@
 #include "nvmond/alert/alert_sink.h"
 #include "nvmond/alert/alert_svc.h"
 #include "nvmond/core/log.h"
+#include "nvmond/core/loop.h"
 #include "nvmond/store/store_alert.h"
 #include "nvmond/store/store_errlog.h"
 #include "nvmond/analysis/throttle.h"
@@ -312,6 +313,55 @@ static void store_event(struct alert_svc *a, const struct device_row *dev, struc
 		  u->ev.peak_k ? (int)u->ev.peak_k - 273 : 0);
 }
 
+/* Every drive's state to the sinks that publish them: a copy, so a slow broker never delays polling. */
+static void states_hand_over(struct alert_svc *a)
+{
+	struct mqtt_drive_state *v = calloc(a->n_devs ? a->n_devs : 1, sizeof(*v));
+	size_t n = 0;
+
+	if (!v)
+		return; /* the next poll tries again */
+	for (size_t i = 0; i < a->n_devs; i++)
+		if (a->devs[i].have_state)
+			v[n++] = a->devs[i].state;
+	alert_sinks_states(a->sinks, v, n);
+	free(v);
+}
+
+static int64_t on_states_due(struct loop *l, void *userdata)
+{
+	struct alert_svc *a = userdata;
+
+	(void)l;
+	a->states_timer = 0;
+	states_hand_over(a);
+	return -1;
+}
+
+/*
+ * The drive's state after @s; the states of all drives are handed over once
+ * the poll that took @s is done (one snapshot per poll, not one per drive). A
+ * temperatures-only sample keeps the last full state (its counters are not
+ * known); before any, the drive is announced without values.
+ */
+static void publish_states(struct alert_svc *a, const struct device_row *dev, struct adev *d,
+			   const struct sample *s)
+{
+	bool hwmon = s->source == SAMPLE_SOURCE_HWMON;
+	/* As the throttling rule: a thermal management episode (T1 or T2), not a hot spell. */
+	bool throttling = d->th.open[THROTTLE_LIGHT] || d->th.open[THROTTLE_HEAVY];
+	if (!hwmon || !d->have_state || !d->state.has_sample)
+		mqtt_drive_state_from(dev, hwmon ? NULL : &s->smart, throttling, &d->state);
+	d->have_state = true;
+	if (a->states_timer > 0)
+		return;
+	int64_t id = a->loop ? loop_add_timer(a->loop, 0, on_states_due, a) : -1;
+	if (id > 0)
+		a->states_timer = id;
+	else
+		states_hand_over(a);
+}
+
 static void on_sample(void *ctx, const struct device_row *dev, const struct sample *s)
 {
 	struct alert_svc *a = ctx;
@@ -333,6 +383,7 @@ static void on_sample(void *ctx, const struct device_row *dev, const struct samp
 		conds[ALERT_OFFLINE] =
 			(struct alert_cond){.known = true, .severity = ALERT_SEV_CRITICAL};
 		run_rules(a, dev, d, conds, s->ts_ms);
+		publish_states(a, dev, d, s);
 		return;
 	}
 	if (!d->loaded) {
@@ -375,6 +426,7 @@ static void on_sample(void *ctx, const struct device_row *dev, const struct samp
 	run_rules(a, dev, d, conds, s->ts_ms);
 	d->have_prev = true;
 	d->prev = s->smart;
+	publish_states(a, dev, d, s);
 }
 
 static void on_online(void *ctx, const struct device_row *dev, bool online, int64_t now_ms)
@@ -500,15 +552,16 @@ int alert_svc_feed(struct alert_svc *a, const struct device_row *dev,
 	return 0;
 }
 
-int alert_svc_attach(struct alert_svc *a, struct poller *p)
+int alert_svc_attach(struct alert_svc *a, struct poller *p, struct loop *l)
 {
-	struct poller_listener l = {.on_sample = on_sample,
-				    .on_online = on_online,
-				    .on_errors = on_errors,
-				    .on_facts = on_facts,
-				    .ctx = a};
+	struct poller_listener pl = {.on_sample = on_sample,
+				     .on_online = on_online,
+				     .on_errors = on_errors,
+				     .on_facts = on_facts,
+				     .ctx = a};
 
-	return poller_add_listener(p, &l);
+	a->loop = l;
+	return poller_add_listener(p, &pl);
 }
 
 const struct api_endpoint *alert_svc_endpoints(struct alert_svc *a, size_t *ret_n)
@@ -527,6 +580,8 @@ struct alert_svc *alert_svc_free(struct alert_svc *a)
 {
 	if (!a)
 		return NULL;
+	if (a->states_timer > 0)
+		loop_cancel_timer(a->loop, a->states_timer);
 	alert_sinks_free(a->sinks);
 	free(a->devs);
 	free(a);

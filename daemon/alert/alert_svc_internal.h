@@ -11,6 +11,7 @@
 
 #include "nvmond/alert/alert_sink.h"
 #include "nvmond/alert/alert_svc.h"
+#include "nvmond/alert/mqtt_ha.h"
 #include "nvmond/analysis/alert.h"
 #include "nvmond/analysis/throttle.h"
 #include "nvmond/api/api_route.h"
@@ -27,6 +28,8 @@ struct adev {
 	char last_active[_ALERT_RULE_MAX][160]; /* latest message while firing (for "resolved") */
 	int64_t io_error_ms; /* newest media / io error log entry read, 0 = none */
 	char io_error_desc[150];
+	bool have_state;
+	struct mqtt_drive_state state; /* the latest, for the sinks that publish states (mqtt) */
 };
 
 struct alert_svc {
@@ -40,6 +43,8 @@ struct alert_svc {
 	struct adev *devs;
 	size_t n_devs;
 	struct api_endpoint endpoints[ALERT_SVC_N_ENDPOINTS];
+	struct loop *loop;    /* of the poller: the states go out once per poll */
+	int64_t states_timer; /* > 0: the hand-off of the states is due */
 };
 
 /* alert_svc.c */

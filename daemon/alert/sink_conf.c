@@ -250,7 +250,7 @@ static void conf_defaults(struct sink_conf *c, const char *name, const struct si
 	c->resolved = true;
 	c->queue = 256;
 	c->attempts = t->attempts;
-	c->timeout_ms = 10000;
+	c->timeout_ms = t->timeout_ms ? t->timeout_ms : 10000;
 	c->retry_min_ms = 1000;
 	c->retry_max_ms = 60000;
 	c->resend_ms = t->resend_ms;
@@ -285,7 +285,9 @@ static int conf_from_section(const struct cfg *cfg, const struct cfg_sink *s, st
 			return conf_error(err, errsize, file, kv->line, "%s", msg);
 		if (r == 1)
 			continue;
-		if (klen > 5 && !strcmp(kv->key + klen - 5, "_file")) {
+		/* ca_file names a file TLS reads itself: a path, not a secret's file. */
+		if (klen > 5 && !strcmp(kv->key + klen - 5, "_file") &&
+		    strcmp(kv->key, "ca_file")) {
 			char base[32], *secret = NULL;
 			snprintf(base, sizeof(base), "%.*s", (int)(klen - 5), kv->key);
 			if (cfg_sink_get(s, base, NULL))

@@ -32,6 +32,7 @@ enum sink_sev {
 };
 
 struct sink_type;
+struct mqtt_drive_state;
 
 /* The settings of one sink, as checked; owned strings. */
 struct sink_conf {
@@ -62,7 +63,9 @@ struct sink_conf {
  * negative errno when it may (up to the sink's attempts), with @err filled and
  * free of secrets. start() runs when the sink starts (and again after each
  * reload of it), before its thread; what it makes is conf->state in every
- * deliver(); stop() ends it after the thread stopped.
+ * deliver(); stop() ends it after the thread stopped. states() (optional)
+ * hands the drives' latest states to what start() made, on the caller's
+ * thread: it must not block; so must status().
  */
 struct sink_type {
 	const char *name;
@@ -75,6 +78,10 @@ struct sink_type {
 	int64_t resend_ms; /* default resend_interval; 0: the type does not resend */
 	int (*start)(const struct sink_conf *c, void **ret_state);
 	void (*stop)(void *state);
+	void (*states)(void *state, const struct mqtt_drive_state *d, size_t n);
+	/* Whether the held connection is up; if not, why in @err (free of secrets), "" while trying. */
+	bool (*status)(void *state, char *err, size_t errsize);
+	int64_t timeout_ms; /* default timeout; 0: 10 s */
 };
 
 /** sink_type_find() - The type called @name, or NULL. */
@@ -154,3 +161,21 @@ int sink_exec_check_key(const struct sink_type *t, const char *key, const char *
 			size_t errsize);
 int sink_exec_deliver(const struct sink_conf *c, const struct alert_note *n, char *err,
 		      size_t errsize);
+
+/* ---- email (sink_email_type.c) --------------------------------------------- */
+
+int sink_email_check_key(const struct sink_type *t, const char *key, const char *value, char *err,
+			 size_t errsize);
+int sink_email_deliver(const struct sink_conf *c, const struct alert_note *n, char *err,
+		       size_t errsize);
+
+/* ---- MQTT (sink_mqtt.c) ------------------------------------------------------ */
+
+int sink_mqtt_check_key(const struct sink_type *t, const char *key, const char *value, char *err,
+			size_t errsize);
+int sink_mqtt_deliver(const struct sink_conf *c, const struct alert_note *n, char *err,
+		      size_t errsize);
+int sink_mqtt_start(const struct sink_conf *c, void **ret_state);
+void sink_mqtt_stop(void *state);
+void sink_mqtt_states(void *state, const struct mqtt_drive_state *d, size_t n);
+bool sink_mqtt_status(void *state, char *err, size_t errsize);

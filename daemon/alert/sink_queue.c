@@ -16,6 +16,7 @@
 
 #include <curl/curl.h>
 
+#include "nvmond/alert/mqtt_ha.h"
 #include "nvmond/core/log.h"
 #include "nvmond/util/timefmt.h"
 #include "sink_internal.h"
@@ -37,12 +38,18 @@ struct sink {
 	struct alert_note *active;
 	size_t n_active;
 	int64_t next_resend_ms;
+	/* a held connection (mqtt): what was last logged of it, main loop only */
+	bool conn_told, conn_up;
+	char conn_err[160];
 };
 
 struct alert_sinks {
 	pthread_mutex_t lock; /* the list; each sink has its own lock */
 	struct sink *v[ALERT_SINKS_MAX];
 	size_t n;
+	/* the drives' latest states, for a sink that starts (a reload) before the next poll */
+	struct mqtt_drive_state *snap;
+	size_t n_snap;
 };
 
 json_t *alert_note_json(const struct alert_note *n)
@@ -430,8 +437,11 @@ int alert_sinks_reconfigure(struct alert_sinks *s, const struct cfg *c, char *er
 		sink_free(old[k]);
 	pthread_mutex_lock(&s->lock);
 	for (size_t i = 0; i < n; i++)
-		if (v[i])
+		if (v[i]) {
 			s->v[s->n++] = v[i];
+			if (v[i]->state && v[i]->conf.type->states && s->n_snap)
+				v[i]->conf.type->states(v[i]->state, s->snap, s->n_snap);
+		}
 	pthread_mutex_unlock(&s->lock);
 	sink_confs_free(confs, n);
 	return r;
@@ -444,6 +454,7 @@ struct alert_sinks *alert_sinks_free(struct alert_sinks *s)
 	for (size_t i = 0; i < s->n; i++)
 		sink_free(s->v[i]);
 	pthread_mutex_destroy(&s->lock);
+	free(s->snap);
 	free(s);
 	return NULL;
 }
@@ -496,6 +507,59 @@ int alert_sinks_send_to(struct alert_sinks *s, const char *name, const struct al
 		}
 	pthread_mutex_unlock(&s->lock);
 	return r;
+}
+
+/*
+ * A held connection's changes, logged once each (the publisher itself never
+ * logs): connected, or why not (a refused password, a broker that is down);
+ * nothing while the first attempt is under way. The reason is the sink's
+ * last_error while it lasts.
+ */
+static void sink_conn_check(struct sink *k)
+{
+	char err[sizeof(k->conn_err)] = "";
+	bool up;
+
+	if (!k->state || !k->conf.type->status)
+		return;
+	up = k->conf.type->status(k->state, err, sizeof(err));
+	if (up && (!k->conn_told || !k->conn_up))
+		log_info("sink %s: connected to the %s broker", k->st.name, k->st.type);
+	else if (!up && err[0] && (!k->conn_told || k->conn_up || strcmp(err, k->conn_err)))
+		log_warn("sink %s: %s", k->st.name, err);
+	else
+		return;
+	k->conn_told = true;
+	k->conn_up = up;
+	snprintf(k->conn_err, sizeof(k->conn_err), "%s", err);
+	if (!up) {
+		pthread_mutex_lock(&k->lock);
+		snprintf(k->st.last_error, sizeof(k->st.last_error), "%s", err);
+		pthread_mutex_unlock(&k->lock);
+	}
+}
+
+void alert_sinks_states(struct alert_sinks *s, const struct mqtt_drive_state *d, size_t n)
+{
+	pthread_mutex_lock(&s->lock);
+	if (n && n != s->n_snap) {
+		struct mqtt_drive_state *v = realloc(s->snap, (n ? n : 1) * sizeof(*v));
+		if (!v) {
+			pthread_mutex_unlock(&s->lock);
+			return; /* the next poll tries again */
+		}
+		s->snap = v;
+	}
+	if (n)
+		memcpy(s->snap, d, n * sizeof(*d));
+	s->n_snap = n;
+	/* The type's states() copies them and returns: no network here. */
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i]->state && s->v[i]->conf.type->states)
+			s->v[i]->conf.type->states(s->v[i]->state, d, n);
+	for (size_t i = 0; i < s->n; i++)
+		sink_conn_check(s->v[i]);
+	pthread_mutex_unlock(&s->lock);
 }
 
 void alert_sinks_seed(struct alert_sinks *s, const struct alert_note *n)

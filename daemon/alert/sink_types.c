@@ -19,6 +19,8 @@ static const char *const req_url[] = {"url|url_file", NULL};
 static const char *const req_gotify[] = {"url", "token|token_file", NULL};
 static const char *const req_telegram[] = {"token|token_file", "chat_id", NULL};
 static const char *const req_exec[] = {"path", NULL};
+static const char *const req_email[] = {"url", "from", "to", NULL};
+static const char *const req_mqtt[] = {"host", NULL};
 
 static const struct sink_type sink_types[] = {
 	{.name = "exec",
@@ -34,6 +36,23 @@ static const struct sink_type sink_types[] = {
 	HTTP_TYPE("telegram", req_telegram, 0),
 	/* Like Prometheus: a firing alert is sent again until it resolves. */
 	HTTP_TYPE("alertmanager", req_url, 60000),
+	/* One mail per notification; an SMTP transaction may take a while. */
+	{.name = "email",
+	 .required = req_email,
+	 .check_key = sink_email_check_key,
+	 .deliver = sink_email_deliver,
+	 .attempts = 6,
+	 .timeout_ms = 30000},
+	/* A held connection: events through the sink, the drives' states beside it. */
+	{.name = "mqtt",
+	 .required = req_mqtt,
+	 .check_key = sink_mqtt_check_key,
+	 .deliver = sink_mqtt_deliver,
+	 .attempts = 6,
+	 .start = sink_mqtt_start,
+	 .stop = sink_mqtt_stop,
+	 .states = sink_mqtt_states,
+	 .status = sink_mqtt_status},
 };
 
 const struct sink_type *sink_type_find(const char *name)
@@ -46,5 +65,5 @@ const struct sink_type *sink_type_find(const char *name)
 
 const char *sink_type_names(void)
 {
-	return "exec, webhook, ntfy, gotify, slack, discord, telegram or alertmanager";
+	return "exec, webhook, ntfy, gotify, slack, discord, telegram, alertmanager, email or mqtt";
 }

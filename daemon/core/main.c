@@ -343,7 +343,7 @@ static int run_daemon(const struct opts *o)
 	}
 	size_t n_alert_ep;
 	const struct api_endpoint *alert_ep = alert_svc_endpoints(d.alerts, &n_alert_ep);
-	if (alert_svc_attach(d.alerts, d.poller) < 0 ||
+	if (alert_svc_attach(d.alerts, d.poller, d.loop) < 0 ||
 	    endpoints_add(&endpoints, alert_ep, n_alert_ep) < 0)
 		goto out;
 	r = poller_start(d.poller, d.loop);

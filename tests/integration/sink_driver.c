@@ -2,7 +2,9 @@
 /*
  * nvmond-test-sink: drives the email and MQTT deliveries alone, against a real
  * SMTP server and a real broker (tests/integration/test_sink_email.sh,
- * test_sink_mqtt.sh), until they are wired into the [sink] sections.
+ * test_sink_mqtt.sh), beside the daemon's [sink] sections that the same
+ * tests drive: here the cases a daemon cannot easily stage (bad addresses,
+ * TLS refusals, a broker that starts late).
  *
  *   nvmond-test-sink email URL FROM TO[,TO…] [starttls] [username] [password]
  *       Sends one notification (NVMOND_TEST_MODEL, NVMOND_TEST_RULE,

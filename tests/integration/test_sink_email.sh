@@ -4,7 +4,8 @@
 # and its headers and body are checked (RFC 5322 fields, a Subject naming
 # severity, rule, host and drive, RFC 2047 for non-ASCII, CRLF, no header
 # injection); AUTH right and wrong, STARTTLS required against a server without
-# it, a server that is down: each a clear error, never the password.
+# it, a server that is down: each a clear error, never the password. Then the daemon
+# itself with a [sink] of type email: alert mails, a test mail, counters, no secrets.
 set -u
 . "$(dirname "$0")/lib.sh"
 DIR=$(dirname "$0")
@@ -145,4 +146,74 @@ DOWN=$(free_port)
 OUT=$("$SINK" email "smtp://127.0.0.1:$DOWN" nvmond@nas.example ops@example.org no) && fail "sent to a closed port"
 echo "$OUT" | grep -qi "connect" || fail "connection failure unclear: $OUT"
 echo "errors as reported: $OUT"
+
+# 8. The daemon itself (demo drives): a [sink] of type email, AUTH with the password from
+# a file. warning_margin = 50 makes both demo drives fire temperature_warning (as in
+# test_sinks.sh; demo0 also throttles, which the sink's rules filter out): one mail each;
+# then POST /alerts/test?sink=mail, one more. The password
+# never shows in the log, the API or /metrics.
+DMAIL=$TMP/dmail
+SMTP_PW="pw-$RANDOM$RANDOM"
+start_smtp "$DMAIL" --auth alice "$SMTP_PW"
+printf '%s\n' "$SMTP_PW" > "$TMP/smtp.pw"
+chmod 600 "$TMP/smtp.pw"
+TOKEN="t0k-$RANDOM$RANDOM"
+cat > "$TMP/nvmond.conf" << EOF
+[daemon]
+database = $TMP/mail.db
+poll_interval = 200ms
+demo = yes
+[http]
+token = $TOKEN
+[alerts]
+warning_margin = 50
+[sink "mail"]
+type = email
+url = smtp://127.0.0.1:$SMTP_PORT
+from = nvmond@nas.example
+to = ops@example.org, pager@example.net
+username = alice
+password_file = $TMP/smtp.pw
+starttls = no
+rules = temperature_warning
+EOF
+start_daemon -c "$TMP/nvmond.conf"
+wait_for 15 test -f "$DMAIL/2.eml" || fail "the daemon sent no alert mails: $(ls "$DMAIL")"
+http_get /api/v1/devices > "$TMP/devices.json"
+for i in 1 2; do
+	check_mail "$DMAIL/$i.eml" '
+import json
+devs = {d["name"]: d for d in json.load(open(sys.argv[1].rsplit("/", 2)[0] + "/devices.json"))["devices"]}
+assert env[0] == "nvmond@nas.example" and env[1:3] == ["ops@example.org", "pager@example.net"], env
+s = str(m["Subject"])
+name = [n for n in devs if n in s]
+assert len(name) == 1, (s, list(devs))
+d = devs[name[0]]
+for word in ("warning", "temperature_warning", "firing", d["serial"].strip()):
+    assert word in s, (word, s)
+assert "WCTEMP" in m.get_content(), m.get_content()
+assert email.utils.parsedate_to_datetime(m["Date"]) and m["Message-ID"]
+'
+done
+code=$(curl -s -o "$TMP/t.json" -w '%{http_code}' -X POST -H "Authorization: Bearer $TOKEN" \
+	"http://127.0.0.1:$PORT/api/v1/alerts/test?sink=mail")
+[ "$code" = 200 ] || fail "test?sink=mail: $code $(cat "$TMP/t.json")"
+wait_for 10 test -f "$DMAIL/3.eml" || fail "no test mail"
+check_mail "$DMAIL/3.eml" '
+s = str(m["Subject"])
+assert "test" in s and "info" in s, s
+assert "POST /api/v1/alerts/test" in m.get_content(), m.get_content()
+'
+J=$(http_get /api/v1/alerts)
+jq_py "$J" '
+s = j["sinks"]["mail"]
+assert s["type"] == "email" and s["delivered"] == 3 and s["failed"] == 0, s
+' || fail "sink counters: $J"
+M=$(http_get /metrics)
+echo "$M" | grep -Eq '^nvmond_alert_deliveries_total\{sink="mail",result="delivered"\} 3$' ||
+	fail "metrics: $(echo "$M" | grep alert_deliveries)"
+for where in "$J" "$M" "$(cat "$DAEMON_LOG")"; do
+	case $where in *"$SMTP_PW"*) fail "the SMTP password leaked" ;; esac
+done
+stop_daemon
 pass

@@ -7,6 +7,10 @@
 #  - an alert event arrives, not retained;
 #  - after kill -9 of the publisher, the broker publishes the last will: "offline",
 #    retained; a clean stop says "offline" too.
+# Then the daemon itself (demo drives) with a [sink] of type mqtt: alert events (its
+# rules filter applied), a test event, the discovery configs of each drive, the retained
+# states (agreeing with GET /api/v1/devices), a new publisher on SIGHUP, the last will
+# after kill -9, the password (password_file) nowhere in the log, the API or /metrics.
 set -u
 . "$(dirname "$0")/lib.sh"
 SINK=${NVMOND_TEST_SINK:-}
@@ -167,4 +171,174 @@ start_pub pub3 wrong
 wait_for 10 grep -q '^lost 2 .*not authorised' "$TMP/pub3.out" ||
 	fail "no second refused attempt: $(cat "$TMP/pub3.out")"
 ! grep -q '^ready' "$TMP/pub3.out" || fail "connected with a wrong password"
+
+# ---- The daemon itself (demo drives) with a [sink] of type mqtt, its password from a
+# file. warning_margin = 50 makes both demo drives fire temperature_warning (as in
+# test_sinks.sh); demo0 also throttles, which the sink's rules filter out of the events.
+command -v mosquitto_pub > /dev/null || fail "mosquitto_pub missing (mosquitto-clients)"
+H=$(python3 -c 'import re, socket; print(re.sub("[^A-Za-z0-9_-]", "_", socket.gethostname()) or "unknown")')
+printf '%s\n' "$PASS" > "$TMP/broker.pw"
+chmod 600 "$TMP/broker.pw"
+TOKEN="t0k-$RANDOM$RANDOM"
+cat > "$TMP/nvmond.conf" << EOF
+[daemon]
+database = $TMP/mqtt.db
+poll_interval = 1s
+demo = yes
+[http]
+token = $TOKEN
+[alerts]
+warning_margin = 50
+[sink "ha"]
+type = mqtt
+host = 127.0.0.1
+port = $BPORT
+username = $USER
+password_file = $TMP/broker.pw
+keepalive = 10s
+rules = temperature_warning
+EOF
+# Events are not retained: a subscriber first, known to be subscribed once it sees a
+# message of its own on a sync topic.
+"${SUB[@]}" -v -R -t "nvmond/$H/+/event" -t "nvmond/$H/event" -t "nvmond-test/sync" > "$TMP/devents" &
+PIDS+=($!)
+for _ in $(seq 50); do
+	mosquitto_pub -h 127.0.0.1 -p "$BPORT" -u "$USER" -P "$PASS" -t nvmond-test/sync -m x
+	grep -q '^nvmond-test/sync' "$TMP/devents" && break
+	sleep 0.1
+done
+grep -q '^nvmond-test/sync' "$TMP/devents" || fail "the event subscriber did not subscribe"
+start_daemon -c "$TMP/nvmond.conf"
+wait_log_for "sink ha: connected to the mqtt broker" 10
+wait_for 15 sh -c "[ \$(grep -c '\"temperature_warning\"' '$TMP/devents') -ge 2 ]" ||
+	fail "no temperature_warning events from the daemon: $(cat "$TMP/devents")"
+code=$(curl -s -o "$TMP/t.json" -w '%{http_code}' -X POST -H "Authorization: Bearer $TOKEN" \
+	"http://127.0.0.1:$PORT/api/v1/alerts/test?sink=ha")
+[ "$code" = 200 ] || fail "test?sink=ha: $code $(cat "$TMP/t.json")"
+wait_for 10 grep -q "^nvmond/$H/event " "$TMP/devents" || fail "no test event: $(cat "$TMP/devents")"
+http_get /api/v1/devices > "$TMP/devices.json"
+python3 - "$TMP/devents" "$TMP/devices.json" "$H" << 'PYEOF' || fail "daemon events: $(cat "$TMP/devents")"
+import json, sys
+devs = {d["serial"].strip(): d for d in json.load(open(sys.argv[2]))["devices"]}
+h = sys.argv[3]
+seen = set()
+for line in open(sys.argv[1]):
+    topic, _, payload = line.rstrip("\n").partition(" ")
+    if topic.startswith("nvmond-test/"):
+        continue
+    e = json.loads(payload)
+    assert e["rule"] != "throttling", "the rules filter let an event through: %s" % e
+    if topic == "nvmond/%s/event" % h:
+        assert e["state"] == "test", e
+        continue
+    serial = topic.split("/")[2]
+    assert serial in devs and e["serial"].strip() == serial, (topic, e)
+    assert e["rule"] == "temperature_warning" and e["event_type"] == "firing", e
+    seen.add(serial)
+assert seen == set(devs), (seen, list(devs))
+PYEOF
+
+# Retained: the discovery configs of each demo drive, its states, "online".
+# states_agree: one retained snapshot against GET /api/v1/devices read before and after
+# it (two new polls in between make it inconclusive: try again).
+states_agree() {
+	http_get /api/v1/devices > "$TMP/dev1.json"
+	"${SUB[@]}" -v -W 3 --retained-only -t "nvmond/$H/#" -t 'homeassistant/+/+/+/config' > "$TMP/dret" 2> /dev/null
+	http_get /api/v1/devices > "$TMP/dev2.json"
+	python3 - "$TMP/dret" "$TMP/dev1.json" "$TMP/dev2.json" "$H" "$PORT" << 'PYEOF'
+import json, sys
+msgs = {}
+for line in open(sys.argv[1], encoding="utf-8"):
+    topic, _, payload = line.rstrip("\n").partition(" ")
+    msgs[topic] = payload
+d1 = {d["serial"].strip(): d for d in json.load(open(sys.argv[2]))["devices"]}
+d2 = {d["serial"].strip(): d for d in json.load(open(sys.argv[3]))["devices"]}
+h = sys.argv[4]
+assert msgs["nvmond/%s/status" % h] == "online", msgs.get("nvmond/%s/status" % h)
+assert len(d1) == 2 and set(d1) == set(d2), list(d1)
+def want(l):
+    tb = (l["data_units_written"] * 512000 + 500000000) // 1000000000
+    return {"temperature": str(l["temperature_c"]), "percentage_used": str(l["percent_used"]),
+            "available_spare": str(l["avail_spare"]),
+            "data_written": "%d.%03d" % (tb // 1000, tb % 1000),
+            "problem": "ON" if l["critical_warning"] or l["endurance_grp_crit_warn"] else "OFF"}
+for s, d in d1.items():
+    disc = [t for t in msgs if t.startswith("homeassistant/") and "/nvmond_%s/" % s in t]
+    assert len(disc) == 7, disc
+    t = json.loads(msgs["homeassistant/sensor/nvmond_%s/temperature/config" % s])
+    assert t["state_topic"] == "nvmond/%s/%s/temperature" % (h, s), t
+    assert t["availability_topic"] == "nvmond/%s/status" % h, t
+    assert t["device"]["model"] == d["model"] and t["device"]["identifiers"] == ["nvmond_" + s], t
+    p = "nvmond/%s/%s/" % (h, s)
+    got = {k: msgs.get(p + k) for k in want(d["latest"])}
+    # the snapshot was taken between the two reads: it is the sample of one of them
+    if got not in (want(d["latest"]), want(d2[s]["latest"])):
+        print("%s: %s; the API says %s, then %s" % (s, got, want(d["latest"]), want(d2[s]["latest"])))
+        sys.exit(4)
+    # throttling: an ongoing thermal management episode (light or heavy), not a hot spell
+    import urllib.request
+    url = "http://127.0.0.1:%s/api/v1/devices/%d/events?limit=1000" % (sys.argv[5], d["id"])
+    ev = json.load(urllib.request.urlopen(url, timeout=5))["events"]
+    th = any(e["ongoing"] and e["kind"] in ("light", "heavy") for e in ev)
+    if msgs[p + "throttling"] != ("ON" if th else "OFF"):
+        print("%sthrottling: %s, ongoing episodes %s" % (p, msgs[p + "throttling"], [e["kind"] for e in ev if e["ongoing"]]))
+        sys.exit(4)
+    assert p + "event" not in msgs, "an event was retained"
+PYEOF
+}
+ok=
+for _ in $(seq 8); do
+	rc=0
+	states_agree > "$TMP/why" 2>&1 || rc=$?
+	[ "$rc" = 0 ] && ok=1 && break
+	[ "$rc" = 4 ] || fail "retained messages of the daemon: $(cat "$TMP/why" "$TMP/dret")"
+done
+[ -n "$ok" ] || fail "the retained states never agreed with the API: $(cat "$TMP/why")"
+
+# Counters by name; the password nowhere.
+J=$(http_get /api/v1/alerts)
+M=$(http_get /metrics)
+jq_py "$J" '
+s = j["sinks"]["ha"]
+assert s["type"] == "mqtt" and s["delivered"] >= 3 and s["failed"] == 0, s
+' || fail "sink counters: $J"
+for where in "$J" "$M" "$(cat "$DAEMON_LOG")"; do
+	case $where in *"$PASS"*) fail "the broker password leaked" ;; esac
+done
+
+# SIGHUP makes a new publisher: "offline" from the old one, "online" from the new (over
+# TLS to the second listener, its CA from ca_file, when openssl made certificates).
+"${SUB[@]}" -C 3 -W 15 -t "nvmond/$H/status" > "$TMP/dstatus" &
+ST_SUB=$!
+PIDS+=("$ST_SUB")
+wait_for 5 test -s "$TMP/dstatus" || fail "no retained status from the daemon"
+if [ -n "$TLS_PORT" ]; then
+	sed -i -e "s/^port = $BPORT\$/port = $TLS_PORT/" "$TMP/nvmond.conf"
+	printf 'tls = yes\nca_file = %s\n' "$TMP/certs/ca.pem" >> "$TMP/nvmond.conf"
+fi
+kill -HUP "$DAEMON_PID"
+wait "$ST_SUB" || fail "no new publisher after SIGHUP: $(cat "$TMP/dstatus")"
+[ "$(cat "$TMP/dstatus")" = $'online\noffline\nonline' ] || fail "status over a reload: $(cat "$TMP/dstatus")"
+wait_log_for "configuration reloaded" 10
+
+# kill -9: the broker publishes the daemon's last will, "offline", retained.
+"${SUB[@]}" -C 2 -W 15 -t "nvmond/$H/status" > "$TMP/dstatus" &
+ST_SUB=$!
+PIDS+=("$ST_SUB")
+wait_for 5 test -s "$TMP/dstatus" || fail "no retained status after the reload"
+kill -9 "$DAEMON_PID"
+DAEMON_PID=
+wait "$ST_SUB" || fail "no last will within 15 s: $(cat "$TMP/dstatus")"
+[ "$(cat "$TMP/dstatus")" = $'online\noffline' ] || fail "status: $(cat "$TMP/dstatus")"
+[ "$("${SUB[@]}" -C 1 -W 5 -t "nvmond/$H/status")" = offline ] || fail "the will is not retained"
+
+# A wrong password: the daemon runs, says why once in the log and in the sink's last_error.
+printf 'wr0ng-%s\n' "$RANDOM" > "$TMP/broker.pw"
+WRONG=$(cat "$TMP/broker.pw")
+start_daemon -c "$TMP/nvmond.conf"
+wait_log_for "sink ha: mqtt: connection refused: .*not authori[sz]ed" 15
+wait_for 5 sh -c "curl -fsS http://127.0.0.1:$PORT/api/v1/alerts | grep -q 'connection refused'" ||
+	fail "no last_error: $(http_get /api/v1/alerts)"
+case "$(cat "$DAEMON_LOG") $(http_get /api/v1/alerts)" in *"$WRONG"*) fail "the wrong password leaked" ;; esac
+stop_daemon
 pass

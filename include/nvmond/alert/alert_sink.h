@@ -13,7 +13,7 @@
  * Where notifications go besides the journal: named sinks ([sink "NAME"]
  * sections, and the [alerts] exec / webhook keys as the sinks "exec" and
  * "webhook"), each of a type (exec, webhook, ntfy, gotify, slack, discord,
- * telegram, alertmanager). Each sink runs in its own thread behind a bounded
+ * telegram, alertmanager, email, mqtt). Each sink runs in its own thread behind a bounded
  * queue with retries and backoff: sending never blocks the caller, and a dead
  * destination costs at most its queue.
  */
@@ -95,6 +95,15 @@ int alert_sinks_send_to(struct alert_sinks *s, const char *name, const struct al
  * at the next resend, not as a new notification.
  */
 void alert_sinks_seed(struct alert_sinks *s, const struct alert_note *n);
+
+struct mqtt_drive_state;
+
+/**
+ * alert_sinks_states() - Hand the latest states of all @n drives to the sinks
+ * that publish them (mqtt), and keep a copy for a sink that starts later (a
+ * reload). Copies and returns: never waits on the network.
+ */
+void alert_sinks_states(struct alert_sinks *s, const struct mqtt_drive_state *d, size_t n);
 
 /** alert_sinks_stats() - Copies of the counters of each sink, in configuration order. Return: how many. */
 size_t alert_sinks_stats(struct alert_sinks *s, struct alert_sink_stats ret[ALERT_SINKS_MAX]);

@@ -30,8 +30,14 @@ struct alert_svc;
 int alert_svc_new(const struct cfg *c, struct store *s, struct fleet *f, struct mainq *q,
 		  struct alert_svc **ret, char ret_err[256]);
 
-/** alert_svc_attach() - Listen to @p's samples and online changes. Return: 0 or negative errno. */
-int alert_svc_attach(struct alert_svc *a, struct poller *p);
+struct loop;
+
+/**
+ * alert_svc_attach() - Listen to @p's samples and online changes. The drives'
+ * states go to the sinks that publish them once per poll, from a timer on @l
+ * (the poller's loop; NULL: after each sample). Return: 0 or negative errno.
+ */
+int alert_svc_attach(struct alert_svc *a, struct poller *p, struct loop *l);
 
 /**
  * alert_svc_feed() - Conditions evaluated outside the sample path (the wear

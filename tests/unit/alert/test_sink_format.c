@@ -326,7 +326,7 @@ Test(sink_format, mistakes_name_their_line)
 		{"url = https://n/t", NULL, "5: [sink \"s\"]: type is missing"},
 		{"type = pager", NULL,
 		 "5: type: 'pager' is not one of exec, webhook, ntfy, "
-		 "gotify, slack, discord, telegram or alertmanager"},
+		 "gotify, slack, discord, telegram, alertmanager, email or mqtt"},
 		{"type = ntfy", "url = ftp://n/t", "6: url: not an http:// or https:// URL"},
 		{"type = ntfy", "chat_id = 1", "6: unknown key 'chat_id' for a sink of type ntfy"},
 		{"type = ntfy", "min_severity = high",
@@ -340,6 +340,25 @@ Test(sink_format, mistakes_name_their_line)
 		{"type = ntfy", "resend_interval = 1m",
 		 "6: unknown key 'resend_interval' for a sink of type ntfy"},
 		{"type = exec", "path = bin/hook", "6: path: bin/hook: not an absolute path"},
+		/* email: libcurl's SMTP URLs, addr-specs (mail_msg.h), starttls no|try|required */
+		{"type = email", "url = https://m", "6: url: not an smtp:// or smtps:// URL"},
+		{"type = email", "to = ops@example.org, bad",
+		 "6: to: 'ops@example.org, bad' is not a list of 1 to 16 addresses "
+		 "(local@domain, ...)"},
+		{"type = email", "from = a b@example.org",
+		 "6: from: 'a b@example.org' is not an address (local@domain)"},
+		{"type = email", "starttls = maybe",
+		 "6: starttls: 'maybe' is not no, try or required"},
+		{"type = email", "url = smtp://m", "5: [sink \"s\"]: type email needs from"},
+		/* mqtt: a TCP port, whole seconds of keepalive, topics without wildcards */
+		{"type = mqtt", "port = 70000", "6: port: '70000' is not a number in 1 .. 65535"},
+		{"type = mqtt", "keepalive = 1500ms",
+		 "6: keepalive: '1500ms' is not whole seconds in 5s .. 1h"},
+		{"type = mqtt", "topic_prefix = a/+/b",
+		 "6: topic_prefix: 'a/+/b' is not a topic (no +, #, spaces or empty levels)"},
+		{"type = mqtt", "discovery = maybe", "6: discovery: 'maybe' is not yes or no"},
+		{"type = mqtt", "token = x", "6: unknown key 'token' for a sink of type mqtt"},
+		{"type = mqtt", "port = 1883", "5: [sink \"s\"]: type mqtt needs host"},
 	};
 
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
@@ -351,6 +370,44 @@ Test(sink_format, mistakes_name_their_line)
 		cr_expect_lt(load(cf, &v, &nv, err, sizeof(err)), 0, "%zu", i);
 		cr_expect_str_eq(err, t[i].msg);
 	}
+}
+
+/* The email type's defaults (docs/configuration.md): a 30 s timeout, six attempts;
+ * password_file gives the password, kept secret; ca_file is no secret's file. */
+Test(sink_format, email_and_mqtt_defaults)
+{
+	char path[] = "/tmp/nvmond-secret-XXXXXX", line[64];
+	int fd = mkstemp(path);
+	struct sink_conf *v;
+	size_t nv;
+	char err[256];
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, "pw\n", 3), 3);
+	close(fd);
+	snprintf(line, sizeof(line), "password_file = %s", path);
+	const char *const em[] = {"type = email",
+				  "url = smtp://m:25",
+				  "from = n@example.org",
+				  "to = a@example.org, b@example.org",
+				  line,
+				  "ca_file = /nonexistent/ca.pem",
+				  NULL};
+	cr_assert_eq(load(em, &v, &nv, err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(v[0].timeout_ms, 30000);
+	cr_expect_eq(v[0].attempts, 6);
+	cr_expect_str_eq(sink_conf_get(&v[0], "password"), "pw");
+	cr_expect(v[0].kv[v[0].n - 2].secret);
+	/* ca_file is a path TLS reads, not a secret's file: kept as written, not opened */
+	cr_expect_str_eq(sink_conf_get(&v[0], "ca_file"), "/nonexistent/ca.pem");
+	sink_confs_free(v, nv);
+
+	const char *const mq[] = {"type = mqtt", "host = broker", "keepalive = 30s", line, NULL};
+	cr_assert_eq(load(mq, &v, &nv, err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(v[0].timeout_ms, 10000);
+	cr_expect_str_eq(sink_conf_get(&v[0], "password"), "pw");
+	sink_confs_free(v, nv);
+	unlink(path);
 }
 
 /* token_file: the first line of the file, the setting itself never written out. */
@@ -375,4 +432,58 @@ Test(sink_format, secrets_from_files)
 	cr_assert_lt(load(both, &v, &nv, err, sizeof(err)), 0);
 	cr_assert(strstr(err, "token is set as well"), "%s", err);
 	unlink(path);
+}
+
+/* "systemd/nvmond.conf … has a sample section of each type" (configuration.md): each
+ * commented-out [sink] section, uncommented, loads as a sink (files made for its *_file
+ * keys, the exec hook made /bin/true), and every type has one. */
+Test(sink_format, sample_sections_load)
+{
+	char secret[] = "/tmp/nvmond-secret-XXXXXX", conf[] = "/tmp/nvmond-sample-XXXXXX";
+	char line[512], key[64], cerr[CFG_ERR_MAX], err[256];
+	int sfd = mkstemp(secret), cfd = mkstemp(conf);
+	bool in_sink = false;
+	FILE *in = fopen(FIXTURES_DIR "/../../systemd/nvmond.conf", "r"), *out;
+	struct cfg *c = malloc(sizeof(*c));
+	struct sink_conf *v;
+	size_t nv;
+
+	cr_assert(sfd >= 0 && cfd >= 0 && in && c);
+	cr_assert_eq(write(sfd, "x\n", 2), 2);
+	close(sfd);
+	out = fdopen(cfd, "w");
+	while (fgets(line, sizeof(line), in)) {
+		if (line[0] == '[')
+			in_sink = false;
+		if (!strncmp(line, "#[sink ", 7))
+			in_sink = true;
+		if (!in_sink || line[0] != '#' || line[1] == ' ' || line[1] == '\n')
+			continue;
+		if (sscanf(line + 1, "%63[a-z_] =", key) == 1 && strlen(key) > 5 &&
+		    !strcmp(key + strlen(key) - 5, "_file") && strcmp(key, "ca_file"))
+			fprintf(out, "%s = %s\n", key, secret);
+		else if (!strncmp(line + 1, "path = ", 7))
+			fprintf(out, "path = /bin/true\n");
+		else
+			fputs(line + 1, out);
+	}
+	fclose(in);
+	fclose(out);
+	cfg_defaults(c);
+	cr_assert_eq(cfg_load(c, conf, cerr), 0, "%s", cerr);
+	cr_assert_eq(sink_confs_load(c, &v, &nv, err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(nv, c->n_sinks);
+	static const char *const types[] = {"exec",  "webhook", "ntfy",	    "gotify",
+					    "slack", "discord", "telegram", "alertmanager",
+					    "email", "mqtt"};
+	for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++) {
+		bool found = false;
+		for (size_t i = 0; i < nv; i++)
+			found |= !strcmp(v[i].type->name, types[t]);
+		cr_expect(found, "no sample section of type %s", types[t]);
+	}
+	sink_confs_free(v, nv);
+	free(c);
+	unlink(secret);
+	unlink(conf);
 }

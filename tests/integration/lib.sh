@@ -6,6 +6,9 @@ DAEMON_LOG=$TMP/daemon.log
 LAST_STDERR=$TMP/last.stderr
 cleanup() {
 	[ -n "$DAEMON_PID" ] && kill -9 "$DAEMON_PID" 2>/dev/null || true
+	# NVMOND_TEST_KEEP=DIR: keep what the test made (logs, what listeners received) there.
+	[ -n "${NVMOND_TEST_KEEP:-}" ] && mkdir -p "$NVMOND_TEST_KEEP" &&
+		cp -r "$TMP" "$NVMOND_TEST_KEEP/$(basename "$0" .sh)" 2>/dev/null
 	rm -rf "$TMP"
 }
 trap cleanup EXIT

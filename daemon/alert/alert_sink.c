@@ -25,6 +25,7 @@
 struct sink_worker {
 	struct alert_sinks *owner;
 	const char *name;
+	unsigned bit; /* ALERT_SINK_* */
 	pthread_t thread;
 	bool running;
 	pthread_mutex_t lock;
@@ -49,6 +50,8 @@ struct alert_sinks {
 	uint32_t webhook_attempts;
 	int64_t retry_min_ms, retry_max_ms;
 	struct sink_worker exec, webhook;
+	alert_sink_done_fn done; /* set before any note is sent */
+	void *done_ctx;
 };
 
 /* What one webhook delivery works with. */
@@ -62,14 +65,26 @@ struct webhook_settings {
 json_t *alert_note_json(const struct alert_note *n)
 {
 	char started[TIMEFMT_MAX], ts[TIMEFMT_MAX], resolved[TIMEFMT_MAX];
+	json_t *j;
 
-	return json_pack("{s:I, s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s*}",
-			 "alert_id", (json_int_t)n->alert_id, "device_id", (json_int_t)n->device_id,
-			 "device", n->device, "model", n->model, "serial", n->serial, "rule",
-			 n->rule, "severity", n->severity, "state", n->state, "message", n->message,
-			 "time", timefmt_rfc3339(n->ts_ms, ts), "started",
-			 timefmt_rfc3339(n->started_ms, started), "resolved",
-			 n->resolved_ms ? timefmt_rfc3339(n->resolved_ms, resolved) : NULL);
+	j = json_pack("{s:I, s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s*}", "alert_id",
+		      (json_int_t)n->alert_id, "device_id", (json_int_t)n->device_id, "device",
+		      n->device, "model", n->model, "serial", n->serial, "rule", n->rule,
+		      "severity", n->severity, "state", n->state, "message", n->message, "time",
+		      timefmt_rfc3339(n->ts_ms, ts), "started",
+		      timefmt_rfc3339(n->started_ms, started), "resolved",
+		      n->resolved_ms ? timefmt_rfc3339(n->resolved_ms, resolved) : NULL);
+	/* The receiver's key against a duplicate after a crash (alerts.md). */
+	if (j && n->note_id)
+		json_object_set_new(j, "notification_id", json_integer(n->note_id));
+	return j;
+}
+
+/* The sink is done with @n (delivered or given up): the outbox may forget it. */
+static void done(struct sink_worker *w, const struct alert_note *n)
+{
+	if (n->note_id && w->owner->done)
+		w->owner->done(w->owner->done_ctx, w->bit, n->note_id);
 }
 
 static void fail(struct sink_worker *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -263,10 +278,19 @@ static bool worker_push(struct sink_worker *w, const struct alert_note *n)
 
 /* ---- exec hook ---------------------------------------------------------- */
 
+static void exec_run(struct sink_worker *w, const struct alert_note *n);
+
+/* A hook run that ended, however it ended, is not run again after a restart. */
 static void exec_deliver(struct sink_worker *w, const struct alert_note *n)
 {
+	exec_run(w, n);
+	done(w, n);
+}
+
+static void exec_run(struct sink_worker *w, const struct alert_note *n)
+{
 	struct alert_sinks *s = w->owner;
-	char env_store[12][256], ts[TIMEFMT_MAX], started[TIMEFMT_MAX];
+	char env_store[13][256], ts[TIMEFMT_MAX], started[TIMEFMT_MAX];
 	const char *path = getenv("PATH");
 	int in[2], status = 0;
 	size_t ne = 0;
@@ -300,6 +324,7 @@ static void exec_deliver(struct sink_worker *w, const struct alert_note *n)
 	ENV("NVMOND_MESSAGE=%s", n->message);
 	ENV("NVMOND_TIME=%s", timefmt_rfc3339(n->ts_ms, ts));
 	ENV("NVMOND_STARTED=%s", timefmt_rfc3339(n->started_ms, started));
+	ENV("NVMOND_NOTIFICATION_ID=%lld", (long long)n->note_id);
 	ENV("PATH=%s", path ? path : "/usr/sbin:/usr/bin:/sbin:/bin");
 #undef ENV
 	envp[ne] = NULL;
@@ -444,10 +469,12 @@ static void webhook_deliver(struct sink_worker *w, const struct alert_note *n)
 	for (uint32_t attempt = 1;; attempt++) {
 		if (webhook_post(&ws, body, err, sizeof(err)) == 0) {
 			count(w, &w->st.delivered);
+			done(w, n);
 			break;
 		}
 		if (attempt >= ws.attempts) {
 			fail(w, "%s: %s; gave up after %u attempts", ws.url, err, attempt);
+			done(w, n);
 			break;
 		}
 		count(w, &w->st.retries);
@@ -470,6 +497,8 @@ int alert_sinks_new(const struct alert_sink_cfg *c, struct alert_sinks **ret)
 		return -ENOMEM;
 	worker_init(&s->exec, s, "exec", exec_deliver);
 	worker_init(&s->webhook, s, "webhook", webhook_deliver);
+	s->exec.bit = ALERT_SINK_EXEC;
+	s->webhook.bit = ALERT_SINK_WEBHOOK;
 	r = alert_sinks_reconfigure(s, c);
 	if (r < 0) {
 		alert_sinks_free(s);
@@ -549,6 +578,39 @@ struct alert_sinks *alert_sinks_free(struct alert_sinks *s)
 int alert_sinks_send(struct alert_sinks *s, const struct alert_note *n)
 {
 	return worker_push(&s->exec, n) + worker_push(&s->webhook, n);
+}
+
+unsigned alert_sinks_send_to(struct alert_sinks *s, const struct alert_note *n, unsigned mask)
+{
+	unsigned got = 0;
+
+	if ((mask & ALERT_SINK_EXEC) && worker_push(&s->exec, n))
+		got |= ALERT_SINK_EXEC;
+	if ((mask & ALERT_SINK_WEBHOOK) && worker_push(&s->webhook, n))
+		got |= ALERT_SINK_WEBHOOK;
+	return got;
+}
+
+static bool worker_running(struct sink_worker *w)
+{
+	bool on;
+
+	pthread_mutex_lock(&w->lock);
+	on = w->running;
+	pthread_mutex_unlock(&w->lock);
+	return on;
+}
+
+unsigned alert_sinks_enabled(struct alert_sinks *s)
+{
+	return (worker_running(&s->exec) ? ALERT_SINK_EXEC : 0) |
+	       (worker_running(&s->webhook) ? ALERT_SINK_WEBHOOK : 0);
+}
+
+void alert_sinks_on_done(struct alert_sinks *s, alert_sink_done_fn fn, void *ctx)
+{
+	s->done = fn;
+	s->done_ctx = ctx;
 }
 
 static void worker_stats(struct sink_worker *w, struct alert_sink_stats *ret)

@@ -419,6 +419,8 @@ out:
 	api = api_stop(api); /* no reader after this point */
 	/* Cancel probes and wait for their threads (each stores what it measured). */
 	d.probes = probe_svc_free(d.probes);
+	/* The sinks wake the main loop through the queue: stop them before it goes. */
+	alert_svc_stop_sinks(d.alerts);
 	d.mainq = mainq_free(d.mainq);
 	d.selftests = selftest_svc_free(d.selftests);
 	if (store)

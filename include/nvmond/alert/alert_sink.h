@@ -27,7 +27,17 @@ struct alert_note {
 	int64_t started_ms;
 	int64_t resolved_ms; /* 0 unless resolved */
 	int64_t ts_ms;	     /* when this notification was made */
+	int64_t note_id;     /* its row in the outbox (notification_id); 0 = not kept */
 };
+
+/* The sinks, as bits of a mask (the outbox's pending column). */
+enum { ALERT_SINK_EXEC = 1u << 0, ALERT_SINK_WEBHOOK = 1u << 1 };
+
+/*
+ * Called on a sink's thread once it is done with a kept notification (@note_id
+ * != 0): delivered, or given up after its attempts. Must not block.
+ */
+typedef void (*alert_sink_done_fn)(void *ctx, unsigned sink, int64_t note_id);
 
 struct alert_sink_cfg {
 	const char *exec_path; /* NULL or "": no exec hook */
@@ -77,6 +87,18 @@ struct alert_sinks *alert_sinks_free(struct alert_sinks *s);
  * Return: the number of sinks that accepted it.
  */
 int alert_sinks_send(struct alert_sinks *s, const struct alert_note *n);
+
+/**
+ * alert_sinks_send_to() - As alert_sinks_send(), to the sinks of @mask only.
+ * Return: the mask of the sinks that accepted it.
+ */
+unsigned alert_sinks_send_to(struct alert_sinks *s, const struct alert_note *n, unsigned mask);
+
+/** alert_sinks_enabled() - The mask of the sinks configured now. */
+unsigned alert_sinks_enabled(struct alert_sinks *s);
+
+/** alert_sinks_on_done() - Call @fn(@ctx, …) when a sink is done with a kept note. */
+void alert_sinks_on_done(struct alert_sinks *s, alert_sink_done_fn fn, void *ctx);
 
 /** alert_sinks_stats() - Consistent copies of the counters. */
 void alert_sinks_stats(struct alert_sinks *s, struct alert_sink_stats *ret_exec,

@@ -68,6 +68,8 @@ struct daemon {
 	int sigfd;
 	struct fleet *fleet; /* borrowed, for STATUS= */
 	int64_t watchdog_ms; /* WatchdogSec=, 0 = off */
+	struct store *store;
+	bool reexec; /* the database file went: start again on what is there now */
 };
 
 /* Endpoints the feature modules add to the API (see api.h). */
@@ -194,6 +196,30 @@ static int64_t on_svc_tick(struct loop *l, void *userdata)
 		   d->watchdog_ms ? "WATCHDOG=1\n" : "", online, n,
 		   (unsigned long long)ps.samples_stored, ps.samples_pending);
 	return d->watchdog_ms && d->watchdog_ms / 2 < 10000 ? d->watchdog_ms / 2 : 10000;
+}
+
+/* How often the database file is checked for having been deleted or replaced. */
+#define DB_CHECK_MS 1000
+
+/*
+ * SQLite writes on to a deleted database file, or to the old one when another
+ * was moved to its path, and nobody will ever read it. Stop cleanly and run the
+ * daemon again in this process (execv: same pid for systemd), on the file at the
+ * path now: a new one, migrated, or the one moved there (docs/reliability.md).
+ */
+static int64_t on_db_check(struct loop *l, void *userdata)
+{
+	struct daemon *d = userdata;
+	int r = store_file_check(d->store);
+
+	if (r == 0)
+		return DB_CHECK_MS;
+	log_error("database %s was %s underneath the daemon: restarting on the file at that "
+		  "path now (samples since then are lost)",
+		  d->cfg.database, r == -ENOENT ? "deleted" : "replaced");
+	d->reexec = true;
+	loop_stop(l);
+	return -1;
 }
 
 /*
@@ -407,6 +433,11 @@ static int run_daemon(const struct opts *o)
 		log_error("cannot arm the watchdog timer");
 		goto out;
 	}
+	d.store = store;
+	if (loop_add_timer(d.loop, DB_CHECK_MS, on_db_check, &d) < 0) {
+		log_error("cannot arm the database check");
+		goto out;
+	}
 	svc_notify("READY=1\nSTATUS=Started");
 	r = loop_run(d.loop);
 	if (r < 0)
@@ -448,6 +479,12 @@ out:
 	store = store_close(store);
 	if (d.sigfd >= 0)
 		close(d.sigfd);
+	if (d.reexec) {
+		svc_notify("STATUS=Restarting on a new database file");
+		execv("/proc/self/exe", o->argv);
+		log_error("cannot restart: %s", strerror(errno));
+		status = EXIT_RUNTIME;
+	}
 	return status;
 }
 
@@ -464,5 +501,6 @@ int main(int argc, char **argv)
 		return cmd_selftest(&o);
 	if (cmd)
 		return cmd_status(&o);
+	o.argv = argv;
 	return run_daemon(&o);
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# kill -9 of the daemon, counted (issue 15 §6): N times (default 20 under ctest;
+# kill -9 of the daemon, counted (issue 15 §6): N times (default 15 under ctest;
 # `bash test_crash_kill9.sh 100` by hand) at a random moment while it polls the
 # demo drives every 200 ms, rolls up at start, runs a probe (demo1/demo2, never
 # demo0) and delivers alert notifications to a real webhook listener that records
@@ -11,7 +11,9 @@
 #  - after the restart, no probe run of the killed process is left `running`.
 # At the end (a clean stop after the last restart): every notification the database
 # says was made (one `firing` per alert, one `resolved` per resolved alert) reached
-# the listener exactly once, counted per alert id + state.
+# the listener, counted per alert id + state; one received twice is a failure
+# unless a kill came right after the listener's first answer (the daemon died
+# before it recorded the delivery; both carry the same notification_id).
 # Env (ctest): NVMOND_BIN. Exit 77 = skipped.
 set -u
 for tool in curl python3 sqlite3; do
@@ -19,7 +21,7 @@ for tool in curl python3 sqlite3; do
 done
 . "$(dirname "$0")/lib.sh"
 
-N=${1:-20}
+N=${1:-15}
 POLL_MS=200
 SLACK_MS=${KILL9_SLACK_MS:-300} # a loaded machine may run a poll late by this much
 TOKEN=k9-$RANDOM$RANDOM
@@ -28,7 +30,7 @@ HOOK_OUT=$TMP/webhook.log
 
 # The listener, a slow one (it answers 150 ms after each request, so that kills
 # find notifications queued and in flight): one line "ALERT_ID STATE
-# NOTIFICATION_ID" per request once its 2xx answer is out. A request whose
+# NOTIFICATION_ID ANSWER_MS" per request once its 2xx answer is out. A request whose
 # sender was killed before the answer does not count as received: the daemon
 # sends it again.
 WH_PORT=$(free_port)
@@ -52,7 +54,8 @@ class H(http.server.BaseHTTPRequestHandler):
         except OSError:
             return
         with open(out, "a") as f:
-            f.write("%s %s %s\n" % (j["alert_id"], j["state"], j.get("notification_id", "-")))
+            f.write("%s %s %s %d\n" % (j["alert_id"], j["state"], j.get("notification_id", "-"),
+                                        time.time() * 1000))
     def log_message(self, *a):
         pass
 http.server.ThreadingHTTPServer(("127.0.0.1", port), H).serve_forever()
@@ -118,6 +121,7 @@ for i in $(seq "$N"); do
 	[ $((RANDOM % 4)) = 0 ] && sleep 0.$((RANDOM % 10))
 	grep -q 'rollup' "$DAEMON_LOG" 2>/dev/null && in_rollup=$((in_rollup + 1))
 	kill_ms=$(date +%s%3N)
+	echo "$kill_ms" >>"$TMP/kills"
 	kill -9 "$DAEMON_PID"
 	wait "$DAEMON_PID" 2>/dev/null
 	DAEMON_PID=
@@ -153,13 +157,40 @@ integrity_ok final
 notes_made=$(expect_from_db | wc -l)
 received=$(wc -l <"$HOOK_OUT")
 lost=$(comm -23 <(expect_from_db) <(cut -d' ' -f1,2 "$HOOK_OUT" | sort -u) | wc -l)
-twice=$(cut -d' ' -f1,2 "$HOOK_OUT" | sort | uniq -d | wc -l)
+# Sent twice: the same alert id + state received again. At-least-once is all a
+# crash allows: a duplicate is explained only when a kill came within
+# DUP_WINDOW_MS after the receiver's first answer (the daemon died before it
+# recorded the delivery) and both requests carry the same notification_id.
+DUP_WINDOW_MS=100
+dups=$(python3 - "$HOOK_OUT" "$TMP/kills" "$DUP_WINDOW_MS" <<'PYEOF'
+import sys
+seen, kills = {}, [int(x) for x in open(sys.argv[2])]
+explained = unexplained = 0
+for line in open(sys.argv[1]):
+    aid, state, nid, t = line.split()
+    key = (aid, state)
+    if key not in seen:
+        seen[key] = (nid, int(t))
+        continue
+    nid0, t0 = seen[key]
+    if nid == nid0 and any(t0 <= k <= t0 + int(sys.argv[3]) for k in kills):
+        explained += 1
+    else:
+        unexplained += 1
+        print("unexplained: alert %s %s (notification %s, then %s)" % (aid, state, nid0, nid),
+              file=sys.stderr)
+print(explained, unexplained)
+PYEOF
+)
+read -r twice_ok twice_bad <<<"$dups"
 runs=$(sqlite3 "$DB" "SELECT group_concat(state || ':' || n, ' ') FROM
 	(SELECT state, count(*) AS n FROM probe_runs GROUP BY state)")
 echo "kills: $kills; probes started then killed: $probes_killed (runs by state: $runs)"
 echo "largest sample loss at a kill: $max_lost ms (poll interval $POLL_MS ms)"
-echo "notifications the database made: $notes_made; requests received: $received; lost: $lost; sent twice: $twice"
+echo "notifications the database made: $notes_made; requests received: $received; lost: $lost;" \
+	"sent twice: $((twice_ok + twice_bad)) ($twice_ok with the same notification_id," \
+	"a kill within ${DUP_WINDOW_MS} ms of the receiver's answer)"
 [ "$notes_made" -gt 0 ] || fail "no alert was ever made: the test did not exercise delivery"
 [ "$lost" = 0 ] || fail "$lost notification(s) lost: $(comm -23 <(expect_from_db) <(cut -d' ' -f1,2 "$HOOK_OUT" | sort -u) | head -5 | tr '\n' ';')"
-[ "$twice" = 0 ] || fail "$twice notification(s) sent twice: $(cut -d' ' -f1,2 "$HOOK_OUT" | sort | uniq -d | head -5 | tr '\n' ';')"
+[ "$twice_bad" = 0 ] || fail "$twice_bad notification(s) sent twice without a kill right after their delivery"
 pass

@@ -109,5 +109,14 @@ int store_begin(struct store *s);
  */
 int store_end(struct store *s, int r);
 
+/**
+ * store_file_check() - Whether @s's path still names the file it opened. SQLite
+ * keeps writing to a deleted file, and to the old one when another was moved in
+ * its place: such writes are lost to anyone who reads the path.
+ * Return: 0 (the same file, or a stat() error that proves nothing), -ENOENT
+ * (deleted) or -ESTALE (another file there now).
+ */
+int store_file_check(struct store *s);
+
 /** store_checkpoint() - Checkpoint the WAL (at shutdown). Return: 0 or negative errno. */
 int store_checkpoint(struct store *s);

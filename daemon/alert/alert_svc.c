@@ -242,7 +242,7 @@ static void apply_decision(struct alert_svc *a, const struct device_row *dev, st
 	if (dec->action == ALERT_ACT_RESOLVE) {
 		n.resolved_ms = now_ms;
 		snprintf(n.message, sizeof(n.message), "resolved after %llds; last: %.100s",
-			 (long long)((now_ms - n.started_ms) / 1000),
+			 (long long)(timefmt_span_ms(n.started_ms, now_ms) / 1000),
 			 row.message[0] ? row.message : alert_rule_name(rule));
 	}
 	n.alert_id = row.id;

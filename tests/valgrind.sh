@@ -40,7 +40,7 @@ for t in $tests; do
 	script=$SRC/tests/integration/test_$t.sh
 	[ -f "$script" ] || { echo "no $script"; exit 2; }
 	start=$(date +%s)
-	NVMOND_BIN=$OUT/nvmond NVMOND_SRC=$SRC NVMOND_BUILD=$BUILD \
+	NVMOND_BIN=$OUT/nvmond NVMOND_SRC=$SRC NVMOND_BUILD=$BUILD NVMOND_START_TIMEOUT=120 \
 		NVMOND_HISTGEN=$BUILD/tests/nvmond-histgen \
 		bash "$script" >"$OUT/test_$t.out" 2>&1
 	rc=$?

@@ -1,11 +1,41 @@
 // nvmond dashboard: talking to the daemon's HTTP API.
 "use strict";
 
-// GET (or POST) a JSON endpoint. Optional features answer 404 when absent.
-async function api(path, opts) {
-  const res = await fetch(path, Object.assign({ cache: "no-store" }, opts || {}));
+// The API token ([http] token), kept in this browser once given. With
+// [http] auth = all reads need it too: a 401 asks for it once (one prompt for
+// the requests waiting on it) and the request is tried again with it.
+let tokenAsked = null;
+function askToken(what) {
+  if (!tokenAsked) {
+    tokenAsked = Promise.resolve(prompt("API token ([http] token) to " + what + ":")).then((t) => {
+      tokenAsked = null;
+      if (t) localStorage.setItem("nvmond.token", t);
+      return t || null;
+    });
+  }
+  return tokenAsked;
+}
+
+async function fetchJson(path, opts, token) {
+  const o = Object.assign({ cache: "no-store" }, opts || {});
+  if (token) o.headers = Object.assign({ Authorization: "Bearer " + token }, o.headers || {});
+  const res = await fetch(path, o);
   const body = await res.json().catch(() => null);
   return { ok: res.ok, status: res.status, body };
+}
+
+// GET (or POST) a JSON endpoint. Optional features answer 404 when absent.
+async function api(path, opts) {
+  const sent = localStorage.getItem("nvmond.token");
+  const r = await fetchJson(path, opts, sent);
+  if (r.status !== 401 || (opts && opts.headers && opts.headers.Authorization)) return r;
+  let token = localStorage.getItem("nvmond.token");
+  if (token === sent) {
+    // No other request got a newer token meanwhile: this one is missing or wrong.
+    localStorage.removeItem("nvmond.token");
+    token = await askToken("read the data");
+  }
+  return token ? fetchJson(path, opts, token) : r;
 }
 
 // The optional endpoints (events, alerts, probes) may not exist: null then.
@@ -18,14 +48,14 @@ async function optional(path) {
   }
 }
 
+// POST to a token-guarded endpoint: the token is asked once and kept in this
 // browser (localStorage); a 401 forgets it. Return: the api() answer, or null
 // when no token was given.
 async function authPost(path, body, what) {
   let token = localStorage.getItem("nvmond.token");
   if (!token) {
-    token = prompt("API token ([http] token) to " + what + ":");
+    token = await askToken(what);
     if (!token) return null;
-    localStorage.setItem("nvmond.token", token);
   }
   const opts = { method: "POST", headers: { Authorization: "Bearer " + token } };
   if (body !== undefined) {

@@ -106,20 +106,36 @@ static json_t *alert_json(struct fleet *f, const struct alert_row *r)
 
 static json_t *stats_json(const struct alert_sink_stats *s)
 {
-	return json_pack("{s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:s}", "enabled", s->enabled,
-			 "queued", (json_int_t)s->queued, "delivered", (json_int_t)s->delivered,
-			 "failed", (json_int_t)s->failed, "dropped", (json_int_t)s->dropped,
-			 "retries", (json_int_t)s->retries, "pending", (json_int_t)s->pending,
-			 "last_error", s->last_error);
+	return json_pack("{s:s, s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:s}", "type", s->type,
+			 "enabled", s->enabled, "queued", (json_int_t)s->queued, "delivered",
+			 (json_int_t)s->delivered, "failed", (json_int_t)s->failed, "dropped",
+			 (json_int_t)s->dropped, "retries", (json_int_t)s->retries, "resent",
+			 (json_int_t)s->resent, "pending", (json_int_t)s->pending, "last_error",
+			 s->last_error);
 }
 
+/*
+ * Each sink by name with its counters (never its settings: they may hold
+ * secrets). "exec" and "webhook" are there even when not configured, as before
+ * named sinks, with enabled false.
+ */
 static json_t *sinks_json(struct alert_svc *a)
 {
-	struct alert_sink_stats e, w;
+	struct alert_sink_stats v[ALERT_SINKS_MAX];
+	size_t n = alert_sinks_stats(a->sinks, v);
+	json_t *j = json_pack("{s:{s:b}}", "journal", "enabled", 1);
 
-	alert_sinks_stats(a->sinks, &e, &w);
-	return json_pack("{s:{s:b}, s:o, s:o}", "journal", "enabled", 1, "exec", stats_json(&e),
-			 "webhook", stats_json(&w));
+	for (size_t i = 0; j && i < n; i++)
+		json_object_set_new(j, v[i].name, stats_json(&v[i]));
+	for (int k = 0; j && k < 2; k++) {
+		const char *name = k ? "webhook" : "exec";
+		if (!json_object_get(j, name)) {
+			struct alert_sink_stats off = {.enabled = false};
+			snprintf(off.type, sizeof(off.type), "%s", name);
+			json_object_set_new(j, name, stats_json(&off));
+		}
+	}
+	return j;
 }
 
 static void handle_alerts(void *ctx, const struct api_request *req, struct api_reply *ret)
@@ -203,13 +219,30 @@ static void handle_test(void *ctx, const struct api_request *req, struct api_rep
 {
 	struct alert_svc *a = ctx;
 	struct alert_note n;
+	const char *sink = NULL;
+	const struct api_param params[] = {
+		{.name = "sink", .kind = API_PARAM_STRING, .dest.str = &sink},
+	};
+	int accepted;
 
+	if (api_params_parse(req, params, sizeof(params) / sizeof(params[0]), ret) < 0)
+		return;
 	alert_svc_note_fill(&n, NULL, "test", "info", "test",
 			    "test notification from nvmond (POST /api/v1/alerts/test)", req->now_ms,
 			    req->now_ms);
 	snprintf(n.device, sizeof(n.device), "-");
-	log_warn("alert test: %s", n.message);
-	int accepted = alert_sinks_send(a->sinks, &n);
+	if (sink) {
+		int r = alert_sinks_send_to(a->sinks, sink, &n);
+		if (r == -ENOENT)
+			return api_reply_error(ret, 404, "no such sink");
+		if (r < 0)
+			return api_reply_error(ret, 503, "the sink's queue is full");
+		log_warn("alert test (sink %s): %s", sink, n.message);
+		accepted = 1;
+	} else {
+		log_warn("alert test: %s", n.message);
+		accepted = alert_sinks_send(a->sinks, &n);
+	}
 	ret->json = json_pack("{s:s, s:i, s:o}", "sent", "journal", "queued_sinks", accepted,
 			      "sinks", sinks_json(a));
 }
@@ -222,6 +255,6 @@ void alert_svc_endpoints_init(struct alert_svc *a)
 						API_EP_STORE | API_EP_QUERY, handle_alerts, a};
 	a->endpoints[2] = (struct api_endpoint){"POST", "/api/v1/alerts/{id}/ack", API_EP_AUTH,
 						handle_ack, a};
-	a->endpoints[3] =
-		(struct api_endpoint){"POST", "/api/v1/alerts/test", API_EP_AUTH, handle_test, a};
+	a->endpoints[3] = (struct api_endpoint){"POST", "/api/v1/alerts/test",
+						API_EP_AUTH | API_EP_QUERY, handle_test, a};
 }

@@ -28,7 +28,6 @@
 
 struct outbox_done {
 	int64_t id;
-	unsigned bits;
 };
 
 struct alert_outbox {
@@ -102,7 +101,7 @@ void alert_outbox_drain(struct alert_svc *a)
 	o->n = o->cap = 0;
 	pthread_mutex_unlock(&o->lock);
 	for (size_t i = 0; i < n; i++) {
-		int r = store_outbox_done(a->store, v[i].id, v[i].bits);
+		int r = store_outbox_done(a->store, v[i].id);
 		if (r < 0)
 			log_warn("alerts: cannot clear notification %" PRId64
 				 " from the outbox (it may be sent again after a restart): %s",
@@ -118,8 +117,9 @@ static int drain_cb(void *arg)
 }
 
 /* A sink's thread: remember, and wake the main loop when the list was empty. */
-static void on_done(void *ctx, unsigned sink, int64_t note_id)
+static void on_done(void *ctx, const char *sink, int64_t note_id)
 {
+	(void)sink;
 	struct alert_svc *a = ctx;
 	struct alert_outbox *o = a->outbox;
 	bool wake;
@@ -135,47 +135,58 @@ static void on_done(void *ctx, unsigned sink, int64_t note_id)
 		o->v = v;
 		o->cap = cap;
 	}
-	o->v[o->n++] = (struct outbox_done){note_id, sink};
+	o->v[o->n++] = (struct outbox_done){note_id};
 	wake = o->n == 1;
 	pthread_mutex_unlock(&o->lock);
 	if (wake && a->mainq)
 		(void)mainq_post(a->mainq, drain_cb, a);
 }
 
-int alert_outbox_keep(struct alert_svc *a, struct alert_note *n)
+int alert_outbox_keep(struct alert_svc *a, struct alert_note *n, struct alert_outbox_kept *ret)
 {
-	unsigned mask = a->sinks ? alert_sinks_enabled(a->sinks) : 0;
 	char *note;
-	int r;
+	int r = 0;
 
+	ret->n = 0;
 	n->note_id = 0;
-	if (!mask || !n->alert_id)
+	if (!a->sinks || !n->alert_id)
+		return 0;
+	size_t k = alert_sinks_targets(a->sinks, n, ret->sink);
+	if (!k)
 		return 0;
 	note = note_dump(n);
 	if (!note)
 		return -ENOMEM;
-	r = store_outbox_add(a->store, n->alert_id, mask, n->ts_ms, note, &n->note_id);
+	for (size_t i = 0; i < k && r == 0; i++)
+		r = store_outbox_add(a->store, n->alert_id, ret->sink[i], n->ts_ms, note,
+				     &ret->id[i]);
 	free(note);
+	if (r == 0)
+		ret->n = k;
 	return r;
 }
 
-void alert_outbox_send(struct alert_svc *a, const struct alert_note *n)
+void alert_outbox_send(struct alert_svc *a, const struct alert_note *n,
+		       const struct alert_outbox_kept *kept)
 {
 	if (!a->sinks)
 		return; /* stopping: a kept note goes at the next start */
-	if (!n->note_id) {
+	if (!kept || !kept->n) {
 		alert_sinks_send(a->sinks, n);
 		return;
 	}
-	/* A sink that refuses it (queue full) still has its bit: sent at the next start. */
-	(void)alert_sinks_send_to(a->sinks, n, ALERT_SINK_EXEC | ALERT_SINK_WEBHOOK);
+	/* A sink that refuses it (queue full) keeps its row: sent at the next start. */
+	for (size_t i = 0; i < kept->n; i++) {
+		struct alert_note copy = *n;
+		copy.note_id = kept->id[i];
+		(void)alert_sinks_send_to(a->sinks, kept->sink[i], &copy);
+	}
 }
 
 int alert_outbox_start(struct alert_svc *a, int64_t now_ms)
 {
 	struct outbox_row *v = NULL;
 	size_t n = 0, sent = 0;
-	unsigned enabled;
 	int r;
 
 	a->outbox = calloc(1, sizeof(*a->outbox));
@@ -191,19 +202,15 @@ int alert_outbox_start(struct alert_svc *a, int64_t now_ms)
 			 store_strerror(a->store));
 		return 0; /* the daemon runs; notifications made from now on are kept */
 	}
-	enabled = alert_sinks_enabled(a->sinks);
 	for (size_t i = 0; i < n; i++) {
 		struct alert_note note;
-		unsigned gone = v[i].pending & ~enabled;
 
 		/* A sink no longer configured will never deliver it. */
-		if (gone)
-			(void)store_outbox_done(a->store, v[i].id, gone);
-		if (!(v[i].pending & enabled) || note_load(&v[i], &note) < 0) {
-			(void)store_outbox_done(a->store, v[i].id, v[i].pending);
+		if (!alert_sinks_has(a->sinks, v[i].sink) || note_load(&v[i], &note) < 0) {
+			(void)store_outbox_done(a->store, v[i].id);
 			continue;
 		}
-		alert_sinks_send_to(a->sinks, &note, v[i].pending & enabled);
+		(void)alert_sinks_send_to(a->sinks, v[i].sink, &note);
 		sent++;
 	}
 	if (sent)

@@ -115,6 +115,30 @@ static int load_alerts(struct alert_svc *a)
 	return 0;
 }
 
+/*
+ * The alerts of @d still firing from before a restart, already notified: the
+ * sinks that send firing alerts again (Alertmanager) keep doing so; no sink
+ * gets them as new notifications.
+ */
+static void seed_sinks(struct alert_svc *a, const struct device_row *dev, struct adev *d,
+		       int64_t now_ms)
+{
+	for (int rule = 0; rule < _ALERT_RULE_MAX; rule++) {
+		const struct alert_slot *slot = &d->slots[rule];
+		struct alert_row row;
+		struct alert_note n;
+
+		if (!slot->firing || !slot->notified ||
+		    store_alert_get(a->store, slot->alert_id, &row) < 0)
+			continue;
+		alert_svc_note_fill(&n, dev, alert_rule_name(rule),
+				    alert_severity_name(slot->severity), "firing", row.message,
+				    slot->since_ms, now_ms);
+		n.alert_id = slot->alert_id;
+		alert_sinks_seed(a->sinks, &n);
+	}
+}
+
 /* Open events and the newest stored sample: what happened while we were down shows. */
 static void adev_load(struct alert_svc *a, struct adev *d, const struct sample *s)
 {
@@ -161,14 +185,15 @@ void alert_svc_note_fill(struct alert_note *n, const struct device_row *dev, con
 	snprintf(n->message, sizeof(n->message), "%s", message);
 }
 
-/* The journal always; the exec hook and the webhook through their queues. */
-static void notify(struct alert_svc *a, const struct alert_note *n)
+/* The journal always; the sinks through their queues. */
+static void notify(struct alert_svc *a, const struct alert_note *n,
+		   const struct alert_outbox_kept *kept)
 {
 	log_event(strcmp(n->state, "resolved") == 0 ? LOG_LVL_INFO : LOG_LVL_WARNING, n->device,
 		  n->serial, "alert", "alert %" PRId64 " %s: %s %s on %s (%s, serial %s): %s",
 		  n->alert_id, n->state, n->severity, n->rule, n->device, n->model, n->serial,
 		  n->message);
-	alert_outbox_send(a, n);
+	alert_outbox_send(a, n, kept);
 }
 
 static void apply_decision(struct alert_svc *a, const struct device_row *dev, struct adev *d,
@@ -246,7 +271,8 @@ static void apply_decision(struct alert_svc *a, const struct device_row *dev, st
 			 row.message[0] ? row.message : alert_rule_name(rule));
 	}
 	n.alert_id = row.id;
-	int k = r == 0 ? alert_outbox_keep(a, &n) : 0;
+	struct alert_outbox_kept kept = {0};
+	int k = r == 0 ? alert_outbox_keep(a, &n, &kept) : 0;
 	if (txn) {
 		/* A note that could not be kept does not hold back its alert row. */
 		int e = store_end(a->store, r);
@@ -256,11 +282,11 @@ static void apply_decision(struct alert_svc *a, const struct device_row *dev, st
 			k = e;
 	}
 	if (k < 0) {
-		n.note_id = 0; /* not kept: sent all the same, as before the outbox */
+		kept.n = 0; /* not kept: sent all the same, as before the outbox */
 		log_warn("alerts: cannot keep the %s notification of %s for a restart: %s",
 			 alert_rule_name(rule), dev->key, store_strerror(a->store));
 	}
-	notify(a, &n);
+	notify(a, &n, &kept);
 }
 
 static void run_rules(struct alert_svc *a, const struct device_row *dev, struct adev *d,
@@ -329,8 +355,10 @@ static void on_sample(void *ctx, const struct device_row *dev, const struct samp
 		run_rules(a, dev, d, conds, s->ts_ms);
 		return;
 	}
-	if (!d->loaded)
+	if (!d->loaded) {
 		adev_load(a, d, s);
+		seed_sinks(a, dev, d, s->ts_ms);
+	}
 
 	struct cfg_device cd;
 	cfg_device_for(&a->cfg, dev->model, dev->serial, &cd);
@@ -444,38 +472,6 @@ static void on_facts(void *ctx, const struct device_row *dev, const struct fleet
 
 /* ---- life cycle ---------------------------------------------------------- */
 
-/* A hook that cannot run or a webhook that is no URL is refused, with why. */
-static int sinks_check(const struct cfg *c, char ret_err[256])
-{
-	if (c->alert_exec[0] && access(c->alert_exec, X_OK) < 0) {
-		snprintf(ret_err, 256, "[alerts] exec: %.180s: %s", c->alert_exec, strerror(errno));
-		return -EINVAL;
-	}
-	if (c->alert_webhook[0] && strncmp(c->alert_webhook, "http://", 7) != 0 &&
-	    strncmp(c->alert_webhook, "https://", 8) != 0) {
-		snprintf(ret_err, 256,
-			 "[alerts] webhook: '%.160s' is not an http:// or https:// URL",
-			 c->alert_webhook);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static void sinks_cfg(const struct cfg *c, struct alert_sink_cfg *ret)
-{
-	*ret = (struct alert_sink_cfg){
-		.exec_path = c->alert_exec,
-		.exec_timeout_ms = c->alert_exec_timeout_ms,
-		.exec_queue = 64,
-		.webhook_url = c->alert_webhook,
-		.webhook_timeout_ms = c->alert_webhook_timeout_ms,
-		.webhook_queue = c->alert_webhook_queue,
-		.webhook_attempts = c->alert_webhook_attempts,
-		.webhook_retry_min_ms = 1000,
-		.webhook_retry_max_ms = c->alert_webhook_retry_max_ms,
-	};
-}
-
 int alert_svc_new(const struct cfg *c, struct store *s, struct fleet *f, struct mainq *q,
 		  struct alert_svc **ret, char ret_err[256])
 {
@@ -490,17 +486,10 @@ int alert_svc_new(const struct cfg *c, struct store *s, struct fleet *f, struct 
 	a->fleet = f;
 	a->mainq = q;
 	/* Configuration mistakes show at start, not at the first alert. */
-	r = sinks_check(c, ret_err);
+	configure(a, c);
+	r = alert_sinks_new(c, &a->sinks, ret_err, 256);
 	if (r < 0)
 		goto fail;
-	configure(a, c);
-	struct alert_sink_cfg sc;
-	sinks_cfg(c, &sc);
-	r = alert_sinks_new(&sc, &a->sinks);
-	if (r < 0) {
-		snprintf(ret_err, 256, "cannot start the alert sinks: %s", strerror(-r));
-		goto fail;
-	}
 	r = load_alerts(a);
 	if (r < 0) {
 		snprintf(ret_err, 256, "cannot load the alert state: %s", strerror(-r));
@@ -555,18 +544,8 @@ const struct api_endpoint *alert_svc_endpoints(struct alert_svc *a, size_t *ret_
 
 int alert_svc_reconfigure(struct alert_svc *a, const struct cfg *c, char ret_err[256])
 {
-	struct alert_sink_cfg sc;
-	int r;
-
 	configure(a, c);
-	r = sinks_check(c, ret_err);
-	if (r < 0)
-		return r;
-	sinks_cfg(c, &sc);
-	r = alert_sinks_reconfigure(a->sinks, &sc);
-	if (r < 0)
-		snprintf(ret_err, 256, "cannot reconfigure the alert sinks: %s", strerror(-r));
-	return r;
+	return alert_sinks_reconfigure(a->sinks, c, ret_err, 256);
 }
 
 struct alert_svc *alert_svc_free(struct alert_svc *a)
@@ -579,14 +558,11 @@ struct alert_svc *alert_svc_free(struct alert_svc *a)
 	return NULL;
 }
 
-void alert_svc_sink_stats(struct alert_svc *a, struct alert_sink_stats *ret_exec,
-			  struct alert_sink_stats *ret_webhook)
+size_t alert_svc_sink_stats(struct alert_svc *a, struct alert_sink_stats ret[ALERT_SINKS_MAX])
 {
-	if (!a->sinks) {
-		*ret_exec = *ret_webhook = (struct alert_sink_stats){0};
-		return;
-	}
-	alert_sinks_stats(a->sinks, ret_exec, ret_webhook);
+	if (!a->sinks)
+		return 0;
+	return alert_sinks_stats(a->sinks, ret);
 }
 
 void alert_svc_stop_sinks(struct alert_svc *a)

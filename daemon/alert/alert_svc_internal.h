@@ -51,10 +51,17 @@ void alert_svc_note_fill(struct alert_note *n, const struct device_row *dev, con
 /* alert_outbox.c */
 /* Queue the kept notifications of the last run again; hook the sinks' reports. */
 int alert_outbox_start(struct alert_svc *a, int64_t now_ms);
-/* Keep @n (an alert's) in the outbox, in the caller's transaction: sets n->note_id. */
-int alert_outbox_keep(struct alert_svc *a, struct alert_note *n);
-/* Queue @n for the sinks (a kept one for those it is pending with). */
-void alert_outbox_send(struct alert_svc *a, const struct alert_note *n);
+/* The outbox rows of one notification: a sink's name and its row (notification_id). */
+struct alert_outbox_kept {
+	size_t n;
+	char sink[ALERT_SINKS_MAX][CFG_SINK_NAME_MAX];
+	int64_t id[ALERT_SINKS_MAX];
+};
+/* Keep @n (an alert's) in the outbox for each sink it is for, in the caller's transaction. */
+int alert_outbox_keep(struct alert_svc *a, struct alert_note *n, struct alert_outbox_kept *ret);
+/* Queue @n for the sinks: a kept one to each of its rows' sinks, else as alert_sinks_send(). */
+void alert_outbox_send(struct alert_svc *a, const struct alert_note *n,
+		       const struct alert_outbox_kept *kept);
 /* Clear what the sinks reported as done (main loop). */
 void alert_outbox_drain(struct alert_svc *a);
 /* Stop the sinks, then record what they finished. */

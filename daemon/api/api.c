@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -47,6 +48,9 @@ struct api {
 	struct api_endpoint *endpoints; /* copied from the config */
 	size_t n_endpoints;
 	char *token; /* NULL: none configured */
+	enum api_auth auth;
+	char *metrics_token; /* NULL: /metrics follows auth */
+	struct api_tls *tls; /* borrowed; NULL: plain HTTP */
 
 	pthread_mutex_t lock; /* guards the idle handles below */
 	struct store **idle;
@@ -117,19 +121,36 @@ struct req_ctx {
 };
 
 /* Constant-time: the token must not leak through timing. */
-static bool token_ok(const struct api *a, struct MHD_Connection *c)
+static bool token_ok(const char *token, struct MHD_Connection *c)
 {
 	const char *h =
 		MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
 	unsigned char diff = 0;
 
-	if (!a->token || !h || strncmp(h, "Bearer ", 7) != 0)
+	/* The scheme is case-insensitive (RFC 7235 section 2.1). */
+	if (!token || !h || strncasecmp(h, "Bearer ", 7) != 0)
 		return false;
 	h += 7;
-	size_t n = strlen(a->token), m = strlen(h);
+	size_t n = strlen(token), m = strlen(h);
 	for (size_t i = 0; i < n; i++)
-		diff |= (unsigned char)a->token[i] ^ (unsigned char)(i < m ? h[i] : 0);
+		diff |= (unsigned char)token[i] ^ (unsigned char)(i < m ? h[i] : 0);
 	return diff == 0 && n == m;
+}
+
+/*
+ * Whether the request may reach @ep: /healthz always; /metrics with its own
+ * token when one is set (or the API token), else as any read; a mutating
+ * endpoint with the token; a read with the token when auth = all.
+ */
+static bool auth_ok(const struct api *a, const struct api_endpoint *ep, struct MHD_Connection *c)
+{
+	if (ep->flags & API_EP_OPEN)
+		return true;
+	if ((ep->flags & API_EP_METRICS) && a->metrics_token)
+		return token_ok(a->metrics_token, c) || token_ok(a->token, c);
+	if ((ep->flags & API_EP_AUTH) || a->auth == API_AUTH_ALL)
+		return token_ok(a->token, c);
+	return true;
 }
 
 static enum MHD_Result handle_ext(struct api *a, struct MHD_Connection *c, const char *url,
@@ -144,10 +165,11 @@ static enum MHD_Result handle_ext(struct api *a, struct MHD_Connection *c, const
 
 	if (rc->too_big)
 		return api_http_error(c, MHD_HTTP_CONTENT_TOO_LARGE, "request body too large");
-	if ((ep->flags & API_EP_AUTH) && !token_ok(a, c))
+	if (!auth_ok(a, ep, c))
 		return api_http_error(c, MHD_HTTP_UNAUTHORIZED,
-				      a->token ? "missing or wrong bearer token"
-					       : "this endpoint needs a token: set [http] token");
+				      a->token || (ep->flags & API_EP_METRICS)
+					      ? "missing or wrong bearer token"
+					      : "this endpoint needs a token: set [http] token");
 	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, param_collect, &p);
 	if (p.overflow)
 		return api_http_error(c, MHD_HTTP_BAD_REQUEST, "too many query parameters");
@@ -340,10 +362,32 @@ static int listen_open(const char *host, uint16_t port, int *ret_fd, uint16_t *r
 	return 0;
 }
 
+/*
+ * HTTPS when the server has a certificate (api_tls.c): the flag and the options
+ * to add to MHD_start_daemon(); @ret_opts always ends with MHD_OPTION_END.
+ */
+static int tls_options(struct api *a, unsigned *ret_flags,
+		       struct MHD_OptionItem ret_opts[API_TLS_MHD_OPTIONS + 1],
+		       char ret_err[API_ERR_MAX])
+{
+	int n = 0;
+
+	*ret_flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL;
+	if (a->tls) {
+		n = api_tls_mhd_options(a->tls, ret_opts, ret_err);
+		if (n < 0)
+			return n;
+		*ret_flags |= MHD_USE_TLS;
+	}
+	ret_opts[n] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
+	return 0;
+}
+
 int api_start(const struct api_config *c, struct api **ret, char ret_err[API_ERR_MAX])
 {
 	unsigned threads = c->threads ? c->threads : 1;
-	unsigned timeout_s;
+	struct MHD_OptionItem tls_opts[API_TLS_MHD_OPTIONS + 1];
+	unsigned timeout_s, flags;
 	struct api *a;
 	int fd = -1, r;
 
@@ -368,11 +412,15 @@ int api_start(const struct api_config *c, struct api **ret, char ret_err[API_ERR
 		memcpy(a->endpoints, c->endpoints, c->n_endpoints * sizeof(*a->endpoints));
 		a->n_endpoints = c->n_endpoints;
 	}
-	if (c->token && c->token[0] && !(a->token = strdup(c->token))) {
+	if ((c->token && c->token[0] && !(a->token = strdup(c->token))) ||
+	    (c->metrics_token && c->metrics_token[0] &&
+	     !(a->metrics_token = strdup(c->metrics_token)))) {
 		snprintf(ret_err, API_ERR_MAX, "out of memory");
 		r = -ENOMEM;
 		goto fail;
 	}
+	a->auth = c->auth;
+	a->tls = c->tls;
 	a->cap_idle = threads;
 	a->idle = calloc(threads, sizeof(*a->idle));
 	a->db_path = strdup(c->db_path);
@@ -395,10 +443,15 @@ int api_start(const struct api_config *c, struct api **ret, char ret_err[API_ERR
 	if (r < 0)
 		goto fail;
 
+	r = tls_options(a, &flags, tls_opts, ret_err);
+	if (r < 0) {
+		close(fd);
+		goto fail;
+	}
 	/* MHD counts whole seconds; round up so a short timeout never becomes "none". */
 	timeout_s = c->timeout_ms > 0 ? (unsigned)((c->timeout_ms + 999) / 1000) : 0;
 	a->mhd = MHD_start_daemon(
-		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL, 0, NULL, NULL, api_handle, a,
+		flags, 0, NULL, NULL, api_handle, a, MHD_OPTION_ARRAY, tls_opts,
 		MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd, MHD_OPTION_THREAD_POOL_SIZE, threads,
 		MHD_OPTION_CONNECTION_TIMEOUT, timeout_s, MHD_OPTION_CONNECTION_LIMIT,
 		(unsigned)(threads > API_CONNECTION_LIMIT ? threads : API_CONNECTION_LIMIT),
@@ -435,6 +488,7 @@ struct api *api_stop(struct api *a)
 	free(a->idle);
 	free(a->endpoints);
 	free(a->token);
+	free(a->metrics_token);
 	free(a->web_root);
 	free(a->db_path);
 	free(a);

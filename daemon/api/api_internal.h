@@ -26,3 +26,14 @@ enum MHD_Result api_http_static(const char *web_root, struct MHD_Connection *c, 
 				bool read);
 /** api_http_reply_ext() - An endpoint's answer @r (consumed); @validate as above. */
 enum MHD_Result api_http_reply_ext(struct MHD_Connection *c, struct api_reply *r, bool validate);
+
+struct api_tls;
+#define API_TLS_MHD_OPTIONS 1
+/**
+ * api_tls_mhd_options() - The start options that make libmicrohttpd serve HTTPS
+ * with @t's certificate (it must then be started with MHD_USE_TLS), and make @t
+ * the one served. Return: how many items were written to @ret, or negative errno
+ * with @ret_err filled (libmicrohttpd built without the callback; a second server).
+ */
+int api_tls_mhd_options(struct api_tls *t, struct MHD_OptionItem ret[API_TLS_MHD_OPTIONS],
+			char ret_err[API_ERR_MAX]);

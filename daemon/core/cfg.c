@@ -66,6 +66,12 @@ static const struct cfg_choice cfg_log_level_choices[] = {
 	{NULL, 0},
 };
 
+static const struct cfg_choice cfg_http_auth_choices[] = {
+	{"mutations", CFG_HTTP_AUTH_MUTATIONS},
+	{"all", CFG_HTTP_AUTH_ALL},
+	{NULL, 0},
+};
+
 static const struct cfg_choice cfg_bool_choices[] = {
 	{"yes", 1}, {"no", 0}, {"true", 1}, {"false", 0}, {"on", 1},
 	{"off", 0}, {"1", 1},  {"0", 0},    {NULL, 0},
@@ -74,6 +80,7 @@ static const struct cfg_choice cfg_bool_choices[] = {
 /* CFG_T_ENUM stores through an int *: the enums must be int-sized. */
 _Static_assert(sizeof(enum cfg_demo) == sizeof(int), "enum cfg_demo is not int-sized");
 _Static_assert(sizeof(enum log_level) == sizeof(int), "enum log_level is not int-sized");
+_Static_assert(sizeof(enum cfg_http_auth) == sizeof(int), "enum cfg_http_auth is not int-sized");
 
 /* The field must have the C type the key type writes; a mismatch fails to compile. */
 #define CFG_OFF(field, ctype)                                                                      \
@@ -123,6 +130,12 @@ static const struct cfg_key cfg_keys[] = {
 	UINT32("http", "threads", http_threads, 1, 64, "4"),
 	DURATION("http", "timeout", http_timeout_ms, MS_PER_SEC, MS_PER_HOUR, "30s"),
 	PATH("http", "token", http_token, 0, ""),
+	ENUM("http", "auth", http_auth, enum cfg_http_auth, cfg_http_auth_choices,
+	     "mutations or all", "mutations"),
+	PATH("http", "metrics_token", http_metrics_token, 0, ""),
+	PATH("http", "metrics_token_file", http_metrics_token_file, 0, ""),
+	PATH("http", "tls_cert", http_tls_cert, 0, ""),
+	PATH("http", "tls_key", http_tls_key, 0, ""),
 	ENUM("alerts", "throttling", alert_throttling, int, cfg_bool_choices, "yes or no", "yes"),
 	ENUM("alerts", "temperature", alert_temperature, int, cfg_bool_choices, "yes or no", "yes"),
 	ENUM("alerts", "critical_warning", alert_critical_warning, int, cfg_bool_choices,
@@ -265,6 +278,8 @@ bool cfg_section_known(const char *section)
 {
 	char match[sizeof(((struct cfg_device *)0)->match)];
 
+	if (cfg_sink_section(section, match))
+		return true;
 	if (cfg_device_section(section, match, sizeof(match)))
 		return true;
 	for (size_t i = 0; i < ELEMENTSOF(cfg_keys); i++)
@@ -501,9 +516,15 @@ bool cfg_device_sets(const struct cfg_device *d, const char *key)
 	return false;
 }
 
-/* Look up [@section] @key and apply @value: the common path of the file and cfg_set(). */
 int cfg_apply(struct cfg *c, const char *section, const char *key, const char *value, char *err,
 	      size_t errsize)
+{
+	return cfg_apply_at(c, section, key, value, 0, err, errsize);
+}
+
+/* Look up [@section] @key and apply @value: the common path of the file and cfg_set(). */
+int cfg_apply_at(struct cfg *c, const char *section, const char *key, const char *value, int line,
+		 char *err, size_t errsize)
 {
 	const struct cfg_key *k;
 
@@ -511,6 +532,8 @@ int cfg_apply(struct cfg *c, const char *section, const char *key, const char *v
 
 	if (!section || !*section)
 		return cfg_error(err, errsize, "key '%s' outside any section", key);
+	if (cfg_sink_section(section, match))
+		return cfg_sink_apply(c, match, key, value, line, err, errsize);
 	if (cfg_device_section(section, match, sizeof(match)))
 		return cfg_device_apply(c, match, key, value, err, errsize);
 	if (!cfg_section_known(section))

@@ -165,7 +165,7 @@ static int cfg_parse_handler(void *user, const char *section, const char *name, 
 		n--;
 	snprintf(sect, sizeof(sect), "%.*s", (int)n, section);
 
-	r = cfg_apply(p->c, sect, name, value, msg, sizeof(msg));
+	r = cfg_apply_at(p->c, sect, name, value, p->line, msg, sizeof(msg));
 	if (r < 0) {
 		cfg_parse_fail(p, "%s", msg);
 		return 0;
@@ -218,6 +218,8 @@ int cfg_load(struct cfg *c, const char *path, char ret_err[CFG_ERR_MAX])
 		r = -EINVAL;
 		goto finish;
 	}
+	if (tmp->n_sinks)
+		snprintf(tmp->sinks_file, sizeof(tmp->sinks_file), "%s", path);
 	*c = *tmp;
 	r = 0;
 finish:

@@ -48,3 +48,14 @@ bool cfg_section_known(const char *section);
  */
 int cfg_apply(struct cfg *c, const char *section, const char *key, const char *value, char *err,
 	      size_t errsize);
+
+/** cfg_apply_at() - cfg_apply() for a value read at @line of the file (0: none). */
+int cfg_apply_at(struct cfg *c, const char *section, const char *key, const char *value, int line,
+		 char *err, size_t errsize);
+
+/** cfg_sink_section() - [sink "NAME"]: Return: true with NAME in @ret_name. */
+bool cfg_sink_section(const char *section, char ret_name[CFG_SINK_NAME_MAX]);
+
+/** cfg_sink_apply() - Keep [sink "@name"] @key = @value (read at @line). Return: 0 or -EINVAL. */
+int cfg_sink_apply(struct cfg *c, const char *name, const char *key, const char *value, int line,
+		   char *err, size_t errsize);

@@ -47,6 +47,7 @@
 #include "nvmond/alert/wear_mon.h"
 
 #include "main_cli.h"
+#include "main_http.h"
 
 struct daemon {
 	struct opts opts;
@@ -66,6 +67,7 @@ struct daemon {
 	struct probe_svc *probes;	/* throughput probes: schedules, threads, endpoints */
 	struct selftest_svc *selftests; /* device self-tests: schedules, the log, endpoints */
 	int sigfd;
+	struct api_tls *tls; /* HTTPS: the certificate, reloaded on SIGHUP; NULL = HTTP */
 	struct fleet *fleet; /* borrowed, for STATUS= */
 	int64_t watchdog_ms; /* WatchdogSec=, 0 = off */
 	struct store *store;
@@ -116,6 +118,7 @@ static void reload(struct daemon *d)
 	struct cfg c;
 
 	log_info("SIGHUP: reloading %s", d->opts.config);
+	http_reload_tls(d->tls);
 	if (load_config(&d->opts, &c) < 0) {
 		log_error("configuration not reloaded; keeping the running one");
 		return;
@@ -275,6 +278,12 @@ static int run_daemon(const struct opts *o)
 			  d.cfg.listen_host);
 		return EXIT_USAGE;
 	}
+	if (http_setup(&d.cfg, &d.tls) < 0)
+		return EXIT_USAGE;
+	if (!d.tls && !listen_is_loopback(d.cfg.listen_host))
+		log_warn("listening on '%s' without TLS: the bearer token and the data travel in "
+			 "clear over the network; set [http] tls_cert and tls_key",
+			 d.cfg.listen_host);
 
 	/* Signals go to a signalfd; block them before any thread starts. */
 	sigemptyset(&mask);
@@ -411,6 +420,9 @@ static int run_daemon(const struct opts *o)
 		.endpoints = endpoints.v,
 		.n_endpoints = endpoints.n,
 		.token = d.cfg.http_token,
+		.auth = d.cfg.http_auth == CFG_HTTP_AUTH_ALL ? API_AUTH_ALL : API_AUTH_MUTATIONS,
+		.metrics_token = d.cfg.http_metrics_token,
+		.tls = d.tls,
 	};
 	r = api_start(&ac, &api, err);
 	if (r < 0) {
@@ -422,9 +434,10 @@ static int run_daemon(const struct opts *o)
 		log_error("cannot watch signals: %s", strerror(errno));
 		goto out;
 	}
-	log_info("nvmond %s: %s backend, database %s, http://%s%s%s:%u/", NVMOND_VERSION,
-		 backend->ops->name, d.cfg.database, strchr(d.cfg.listen_host, ':') ? "[" : "",
-		 d.cfg.listen_host, strchr(d.cfg.listen_host, ':') ? "]" : "", api_port(api));
+	log_info("nvmond %s: %s backend, database %s, %s://%s%s%s:%u/", NVMOND_VERSION,
+		 backend->ops->name, d.cfg.database, d.tls ? "https" : "http",
+		 strchr(d.cfg.listen_host, ':') ? "[" : "", d.cfg.listen_host,
+		 strchr(d.cfg.listen_host, ':') ? "]" : "", api_port(api));
 
 	/* systemd: ready only now (database migrated, HTTP listening); then the tick. */
 	d.fleet = fleet;
@@ -479,6 +492,7 @@ out:
 	store = store_close(store);
 	if (d.sigfd >= 0)
 		close(d.sigfd);
+	d.tls = api_tls_free(d.tls); /* after api_stop(): no handshake uses it */
 	if (d.reexec) {
 		svc_notify("STATUS=Restarting on a new database file");
 		execv("/proc/self/exe", o->argv);

@@ -579,50 +579,75 @@ static void render_probes(FILE *f, const struct metrics_input *in, char (*labels
 
 static void render_alerts(FILE *f, const struct metrics_input *in)
 {
-	const struct {
-		const char *sink;
-		const struct alert_sink_stats *s;
-	} sinks[] = {{"exec", &in->alert_exec}, {"webhook", &in->alert_webhook}};
-	const size_t n = sizeof(sinks) / sizeof(sinks[0]);
+	struct alert_sink_stats v[ALERT_SINKS_MAX + 2];
+	const struct alert_sink_stats *webhook = NULL;
+	size_t n = 0;
 
 	if (!in->has_alert_sinks)
 		return;
-	family(f, "nvmond_alert_sink_enabled", "gauge",
-	       "1 when the alert sink (exec hook, webhook) is configured.");
+	for (size_t i = 0; i < in->n_alert_sinks && i < ALERT_SINKS_MAX; i++)
+		v[n++] = in->alert_sinks[i];
+	/* "exec" and "webhook" were the only sinks once: their series stay, 0 when absent. */
+	for (int k = 0; k < 2; k++) {
+		const char *name = k ? "webhook" : "exec";
+		bool found = false;
+		for (size_t i = 0; i < n; i++)
+			found |= strcmp(v[i].name, name) == 0;
+		if (!found) {
+			v[n] = (struct alert_sink_stats){.enabled = false};
+			snprintf(v[n].name, sizeof(v[n].name), "%s", name);
+			n++;
+		}
+	}
 	for (size_t i = 0; i < n; i++)
-		fprintf(f, "nvmond_alert_sink_enabled{sink=\"%s\"} %d\n", sinks[i].sink,
-			sinks[i].s->enabled ? 1 : 0);
+		if (!strcmp(v[i].name, "webhook"))
+			webhook = &v[i];
+	/* Sink names are [A-Za-z0-9._-] (cfg_sink.c): no label escaping needed. */
+	family(f, "nvmond_alert_sink_enabled", "gauge", "1 when the alert sink is configured.");
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "nvmond_alert_sink_enabled{sink=\"%s\"} %d\n", v[i].name,
+			v[i].enabled ? 1 : 0);
 	family(f, "nvmond_alert_notifications_queued_total", "counter",
 	       "Alert notifications accepted into a sink's queue.");
 	for (size_t i = 0; i < n; i++)
 		fprintf(f, "nvmond_alert_notifications_queued_total{sink=\"%s\"} %" PRIu64 "\n",
-			sinks[i].sink, sinks[i].s->queued);
+			v[i].name, v[i].queued);
 	family(f, "nvmond_alert_deliveries_total", "counter",
-	       "Alert notifications delivered (hook exited 0, webhook answered 2xx) or "
+	       "Alert notifications delivered (hook exited 0, server answered 2xx) or "
 	       "given up on after every attempt.");
 	for (size_t i = 0; i < n; i++) {
 		fprintf(f,
 			"nvmond_alert_deliveries_total{sink=\"%s\",result=\"delivered\"} %" PRIu64
 			"\n",
-			sinks[i].sink, sinks[i].s->delivered);
+			v[i].name, v[i].delivered);
 		fprintf(f,
 			"nvmond_alert_deliveries_total{sink=\"%s\",result=\"failed\"} %" PRIu64
 			"\n",
-			sinks[i].sink, sinks[i].s->failed);
+			v[i].name, v[i].failed);
 	}
 	family(f, "nvmond_alert_notifications_dropped_total", "counter",
 	       "Alert notifications refused because the sink's queue was full.");
 	for (size_t i = 0; i < n; i++)
 		fprintf(f, "nvmond_alert_notifications_dropped_total{sink=\"%s\"} %" PRIu64 "\n",
-			sinks[i].sink, sinks[i].s->dropped);
+			v[i].name, v[i].dropped);
+	family(f, "nvmond_alert_retries_total", "counter", "Delivery attempts after the first.");
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "nvmond_alert_retries_total{sink=\"%s\"} %" PRIu64 "\n", v[i].name,
+			v[i].retries);
+	family(f, "nvmond_alert_resent_total", "counter",
+	       "Firing alerts sent again while active (Alertmanager sinks).");
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "nvmond_alert_resent_total{sink=\"%s\"} %" PRIu64 "\n", v[i].name,
+			v[i].resent);
 	family(f, "nvmond_alert_webhook_retries_total", "counter",
-	       "Webhook attempts after the first.");
-	fprintf(f, "nvmond_alert_webhook_retries_total %" PRIu64 "\n", in->alert_webhook.retries);
+	       "Attempts after the first of the sink \"webhook\" (deprecated: "
+	       "nvmond_alert_retries_total).");
+	fprintf(f, "nvmond_alert_webhook_retries_total %" PRIu64 "\n",
+		webhook ? webhook->retries : 0);
 	family(f, "nvmond_alert_queue_depth", "gauge",
 	       "Alert notifications waiting in a sink's queue.");
 	for (size_t i = 0; i < n; i++)
-		fprintf(f, "nvmond_alert_queue_depth{sink=\"%s\"} %zu\n", sinks[i].sink,
-			sinks[i].s->pending);
+		fprintf(f, "nvmond_alert_queue_depth{sink=\"%s\"} %zu\n", v[i].name, v[i].pending);
 }
 
 static void render_daemon(FILE *f, const struct metrics_input *in)

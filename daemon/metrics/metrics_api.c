@@ -27,7 +27,8 @@ struct gather {
 	size_t n_devs;
 	struct poller_stats stats;
 	bool has_alert_sinks;
-	struct alert_sink_stats exec, webhook;
+	struct alert_sink_stats sinks[ALERT_SINKS_MAX];
+	size_t n_sinks;
 };
 
 /* On the main loop: the counters, and what the configuration says per drive. */
@@ -37,7 +38,7 @@ static int gather_on_main(void *arg)
 
 	poller_stats(g->src->poller, &g->stats);
 	if (g->src->alerts) {
-		alert_svc_sink_stats(g->src->alerts, &g->exec, &g->webhook);
+		g->n_sinks = alert_svc_sink_stats(g->src->alerts, g->sinks);
 		g->has_alert_sinks = true;
 	}
 	for (size_t i = 0; i < g->n_devs; i++) {
@@ -188,11 +189,11 @@ static void metrics_handle(void *ctx, const struct api_request *req, struct api_
 		.n_devs = g.n_devs,
 		.poller = g.stats,
 		.has_alert_sinks = g.has_alert_sinks,
-		.alert_exec = g.exec,
-		.alert_webhook = g.webhook,
+		.n_alert_sinks = g.n_sinks,
 		.start_ms = g.src->start_ms,
 		.version = NVMOND_VERSION,
 	};
+	memcpy(in.alert_sinks, g.sinks, sizeof(in.alert_sinks));
 	r = metrics_render(&in, &text, &len);
 	if (r < 0)
 		goto fail;
@@ -216,7 +217,7 @@ struct api_endpoint metrics_endpoint(struct metrics_source *src)
 	return (struct api_endpoint){
 		.method = "GET",
 		.pattern = "/metrics",
-		.flags = API_EP_STORE,
+		.flags = API_EP_STORE | API_EP_METRICS,
 		.fn = metrics_handle,
 		.ctx = src,
 	};

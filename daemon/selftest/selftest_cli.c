@@ -17,6 +17,7 @@
 #include <curl/curl.h>
 #include <jansson.h>
 
+#include "nvmond/api/api_tls.h"
 #include "nvmond/selftest/selftest_cli.h"
 #include "nvmond/util/timefmt.h"
 
@@ -48,6 +49,7 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *ctx)
 struct client {
 	char base[300]; /* "http://127.0.0.1:9450" */
 	char auth[CFG_TOKEN_MAX + 32];
+	char pin[API_TLS_PIN_MAX]; /* HTTPS: the daemon's own public key; "" = HTTP */
 };
 
 /*
@@ -81,6 +83,12 @@ static long call(const struct client *c, const char *method, const char *path, c
 	curl_easy_setopt(cu, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(cu, CURLOPT_WRITEFUNCTION, on_body);
 	curl_easy_setopt(cu, CURLOPT_WRITEDATA, &b);
+	if (c->pin[0]) {
+		/* The daemon's own key, pinned: the names in its certificate do not matter. */
+		curl_easy_setopt(cu, CURLOPT_PINNEDPUBLICKEY, c->pin);
+		curl_easy_setopt(cu, CURLOPT_SSL_VERIFYPEER, 0L);
+		curl_easy_setopt(cu, CURLOPT_SSL_VERIFYHOST, 0L);
+	}
 	if (body)
 		curl_easy_setopt(cu, CURLOPT_POSTFIELDS, body);
 	CURLcode cr = curl_easy_perform(cu);
@@ -283,20 +291,28 @@ static int wait_result(const struct client *c, json_int_t id, const char *name, 
 	}
 }
 
-static void client_init(const struct cfg *cfg, struct client *c)
+static int client_init(const struct cfg *cfg, struct client *c)
 {
 	const char *host = cfg->listen_host;
+	const char *scheme = cfg->http_tls_cert[0] ? "https" : "http";
+	char err[API_ERR_MAX];
 
 	/* A wildcard address is reached through the loopback. */
 	if (strcmp(host, "0.0.0.0") == 0 || host[0] == '\0')
 		host = "127.0.0.1";
 	else if (strcmp(host, "::") == 0)
 		host = "::1";
-	snprintf(c->base, sizeof(c->base), strchr(host, ':') ? "http://[%s]:%u" : "http://%s:%u",
-		 host, cfg->listen_port);
+	snprintf(c->base, sizeof(c->base), strchr(host, ':') ? "%s://[%s]:%u" : "%s://%s:%u",
+		 scheme, host, cfg->listen_port);
 	c->auth[0] = '\0';
 	if (cfg->http_token[0])
 		snprintf(c->auth, sizeof(c->auth), "Authorization: Bearer %s", cfg->http_token);
+	c->pin[0] = '\0';
+	if (cfg->http_tls_cert[0] && api_tls_pin(cfg->http_tls_cert, c->pin, err) < 0) {
+		fprintf(stderr, "nvmond: %s\n", err);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 int selftest_cli(const struct cfg *cfg, const char *device, uint8_t stc, uint32_t nsid, bool wait,
@@ -307,7 +323,8 @@ int selftest_cli(const struct cfg *cfg, const char *device, uint8_t stc, uint32_
 	json_t *j = NULL, *st;
 	int status = 1;
 
-	client_init(cfg, &c);
+	if (client_init(cfg, &c) < 0)
+		return 1;
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	json_int_t id = find_device(&c, device, name, sizeof(name));
 	if (id < 0)

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The notification outbox: notifications of alerts kept until every sink is done
- * with them, so that a crash neither loses one nor (but for a crash inside the
+ * The notification outbox: notifications of alerts kept, one row per sink, until
+ * that sink is done with them, so that a crash neither loses one nor (but for a crash inside the
  * moment of delivery) sends one twice. Named, parameter-bound statements.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,17 +14,14 @@
 #include "nvmond/store/store_outbox.h"
 #include "store_internal.h"
 
-static const char sql_outbox_add[] =
-	"INSERT INTO notify_outbox (alert_id, pending, created_ms, note) "
-	"VALUES (:alert_id, :pending, :created_ms, :note)";
-static const char sql_outbox_clear[] =
-	"UPDATE notify_outbox SET pending = pending & ~:bits WHERE id = :id";
-static const char sql_outbox_drop[] = "DELETE FROM notify_outbox WHERE id = :id AND pending = 0";
-static const char sql_outbox_pending[] = "SELECT id, alert_id, pending, note FROM notify_outbox "
-					 "WHERE pending != 0 ORDER BY id LIMIT :limit";
+static const char sql_outbox_add[] = "INSERT INTO notify_outbox (alert_id, sink, created_ms, note) "
+				     "VALUES (:alert_id, :sink, :created_ms, :note)";
+static const char sql_outbox_drop[] = "DELETE FROM notify_outbox WHERE id = :id";
+static const char sql_outbox_pending[] =
+	"SELECT id, alert_id, sink, note FROM notify_outbox ORDER BY id LIMIT :limit";
 static const char sql_outbox_prune[] = "DELETE FROM notify_outbox WHERE created_ms < :before_ms";
 
-int store_outbox_add(struct store *s, int64_t alert_id, unsigned pending, int64_t now_ms,
+int store_outbox_add(struct store *s, int64_t alert_id, const char *sink, int64_t now_ms,
 		     const char *note, int64_t *ret_id)
 {
 	sqlite3_stmt *st;
@@ -31,7 +29,7 @@ int store_outbox_add(struct store *s, int64_t alert_id, unsigned pending, int64_
 
 	if (r == 0)
 		r = store_bind(s, st, store_p_i64(":alert_id", alert_id),
-			       store_p_i64(":pending", pending), store_p_i64(":created_ms", now_ms),
+			       store_p_text(":sink", sink), store_p_i64(":created_ms", now_ms),
 			       store_p_text(":note", note));
 	if (r == 0)
 		r = store_run(s, st, false);
@@ -41,41 +39,28 @@ int store_outbox_add(struct store *s, int64_t alert_id, unsigned pending, int64_
 	return 0;
 }
 
-static int outbox_done(struct store *s, void *ctx)
+int store_outbox_done(struct store *s, int64_t id)
 {
-	const int64_t *a = ctx;
 	sqlite3_stmt *st;
-	int r = store_stmt(s, sql_outbox_clear, &st);
+	int r = store_stmt(s, sql_outbox_drop, &st);
 
 	if (r == 0)
-		r = store_bind(s, st, store_p_i64(":id", a[0]), store_p_i64(":bits", a[1]));
-	if (r == 0)
-		r = store_run(s, st, false);
-	if (r == 0)
-		r = store_stmt(s, sql_outbox_drop, &st);
-	if (r == 0)
-		r = store_bind(s, st, store_p_i64(":id", a[0]));
+		r = store_bind(s, st, store_p_i64(":id", id));
 	return r < 0 ? r : store_run(s, st, false);
-}
-
-int store_outbox_done(struct store *s, int64_t id, unsigned bits)
-{
-	int64_t a[2] = {id, bits};
-
-	return store_transaction(s, "clearing a notification", outbox_done, a);
 }
 
 static int read_outbox(struct store *s, sqlite3_stmt *st, void *ret)
 {
 	struct outbox_row *o = ret;
+	const unsigned char *sink = sqlite3_column_text(st, 2);
 	const unsigned char *note = sqlite3_column_text(st, 3);
 
 	*o = (struct outbox_row){
 		.id = sqlite3_column_int64(st, 0),
 		.alert_id = sqlite3_column_int64(st, 1),
-		.pending = (unsigned)sqlite3_column_int64(st, 2),
 		.note = strdup(note ? (const char *)note : ""),
 	};
+	snprintf(o->sink, sizeof(o->sink), "%s", sink ? (const char *)sink : "");
 	return o->note ? 0 : store_failf(s, -ENOMEM, "reading the outbox: out of memory");
 }
 

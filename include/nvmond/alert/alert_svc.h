@@ -66,6 +66,5 @@ struct alert_svc *alert_svc_free(struct alert_svc *a);
 
 struct alert_sink_stats;
 
-/** alert_svc_sink_stats() - Counters of the exec hook and the webhook (GET /metrics). */
-void alert_svc_sink_stats(struct alert_svc *a, struct alert_sink_stats *ret_exec,
-			  struct alert_sink_stats *ret_webhook);
+/** alert_svc_sink_stats() - Counters of each sink (GET /metrics). Return: how many. */
+size_t alert_svc_sink_stats(struct alert_svc *a, struct alert_sink_stats ret[ALERT_SINKS_MAX]);

@@ -27,7 +27,8 @@ struct store;
  * ("/api/v1/devices/{id}/events": {id} is a positive integer, anything else
  * there is a 400), answers 405 with Allow when only the method differs and 404
  * for any other path under /api/ (and /healthz, /metrics), checks the bearer
- * token for API_EP_AUTH, reads a request body up to API_BODY_MAX, and calls the
+ * token (API_EP_AUTH; every endpoint but API_EP_OPEN with API_AUTH_ALL; the
+ * metrics token for API_EP_METRICS), reads a request body up to API_BODY_MAX, and calls the
  * handler on an HTTP thread. Any other path is a static file of the web root.
  * A handler reads its query with api_params_parse() (api_params.h) and says so
  * with API_EP_QUERY; for any other endpoint every query parameter is a 400.
@@ -76,9 +77,11 @@ struct api_reply {
 typedef void (*api_handler_fn)(void *ctx, const struct api_request *req, struct api_reply *ret);
 
 enum api_endpoint_flags {
-	API_EP_AUTH = 1 << 0,  /* needs "Authorization: Bearer <token>": else 401 */
-	API_EP_STORE = 1 << 1, /* give the handler a read-only store handle */
-	API_EP_QUERY = 1 << 2, /* reads its query (api_params_parse()); else any is a 400 */
+	API_EP_AUTH = 1 << 0,	 /* needs "Authorization: Bearer <token>": else 401 */
+	API_EP_STORE = 1 << 1,	 /* give the handler a read-only store handle */
+	API_EP_QUERY = 1 << 2,	 /* reads its query (api_params_parse()); else any is a 400 */
+	API_EP_OPEN = 1 << 3,	 /* never needs a token, whatever api_config.auth says (/healthz) */
+	API_EP_METRICS = 1 << 4, /* takes api_config.metrics_token (or the token) when set */
 };
 
 struct api_endpoint {
@@ -100,6 +103,14 @@ void api_reply_error(struct api_reply *ret, unsigned status, const char *fmt, ..
 void api_reply_stream(struct api_reply *ret, api_stream_read_fn read_fn, api_stream_free_fn free_fn,
 		      void *cls, const char *content_type);
 
+/* Which requests need the bearer token ([http] auth). */
+enum api_auth {
+	API_AUTH_MUTATIONS, /* API_EP_AUTH endpoints only */
+	API_AUTH_ALL,	    /* every endpoint but API_EP_OPEN (static files stay open) */
+};
+
+struct api_tls;
+
 struct api_config {
 	const char *host;		      /* address to bind, e.g. "127.0.0.1", "::" */
 	uint16_t port;			      /* 0 = pick a free port (tests), see api_port() */
@@ -111,6 +122,9 @@ struct api_config {
 	const struct api_endpoint *endpoints; /* every route but static files; copied */
 	size_t n_endpoints;
 	const char *token; /* bearer token for API_EP_AUTH endpoints; NULL/"" = none set */
+	enum api_auth auth;
+	const char *metrics_token; /* for API_EP_METRICS; NULL/"" = like any other read */
+	struct api_tls *tls;	   /* borrowed, outlives the api: serve HTTPS; NULL = HTTP */
 };
 
 /**

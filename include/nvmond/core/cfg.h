@@ -16,6 +16,11 @@ enum cfg_demo {
 	CFG_DEMO_NO,
 };
 
+enum cfg_http_auth {
+	CFG_HTTP_AUTH_MUTATIONS, /* the token guards the mutating endpoints */
+	CFG_HTTP_AUTH_ALL,	 /* and every read but /healthz and the dashboard's files */
+};
+
 enum log_level {
 	LOG_LVL_ERROR,
 	LOG_LVL_WARNING,
@@ -62,6 +67,30 @@ struct cfg_device {
 	char selftest_schedule[256];
 };
 
+/*
+ * A [sink "NAME"] section, kept as written: the alert subsystem owns the sink
+ * types and checks the keys (core does not call alert), reporting FILE:LINE
+ * from the lines kept here. Values of secret keys stay here too; nothing in
+ * core logs them.
+ */
+#define CFG_MAX_SINKS	  16
+#define CFG_SINK_KEYS	  20
+#define CFG_SINK_NAME_MAX 48
+#define CFG_SINK_VAL_MAX  400
+
+struct cfg_sink_kv {
+	char key[32];
+	char value[CFG_SINK_VAL_MAX];
+	int line; /* in cfg.sinks_file; 0: set by cfg_set() */
+};
+
+struct cfg_sink {
+	char name[CFG_SINK_NAME_MAX];
+	int line; /* of the first key */
+	size_t n;
+	struct cfg_sink_kv kv[CFG_SINK_KEYS];
+};
+
 struct cfg {
 	/* [daemon] */
 	char listen_host[256];
@@ -82,7 +111,12 @@ struct cfg {
 	/* [http] */
 	uint32_t http_threads;
 	int64_t http_timeout_ms;
-	char http_token[CFG_TOKEN_MAX]; /* bearer token for mutating endpoints; "" = none */
+	char http_token[CFG_TOKEN_MAX];		/* bearer token for mutating endpoints; "" = none */
+	enum cfg_http_auth http_auth;		/* which requests need http_token */
+	char http_metrics_token[CFG_TOKEN_MAX]; /* GET /metrics's own token; "" = none */
+	char http_metrics_token_file[CFG_PATH_MAX]; /* or read from this file */
+	char http_tls_cert[CFG_PATH_MAX];	    /* PEM chain: serve HTTPS; "" = HTTP */
+	char http_tls_key[CFG_PATH_MAX];	    /* its PEM private key */
 	/* [alerts] (rules: 1 on, 0 off) */
 	int alert_throttling;
 	int alert_temperature;
@@ -129,7 +163,14 @@ struct cfg {
 	/* [device "…"] */
 	struct cfg_device devices[CFG_MAX_DEVICES];
 	size_t n_devices;
+	/* [sink "…"] */
+	struct cfg_sink sinks[CFG_MAX_SINKS];
+	size_t n_sinks;
+	char sinks_file[CFG_PATH_MAX]; /* the file the sections came from, for messages */
 };
+
+/** cfg_sink_get() - The value of @key in @s, or NULL; @ret_line (may be NULL) gets its line. */
+const char *cfg_sink_get(const struct cfg_sink *s, const char *key, int *ret_line);
 
 /** cfg_device_sets() - Whether a section of @d sets @key (a [device] key name). */
 bool cfg_device_sets(const struct cfg_device *d, const char *key);

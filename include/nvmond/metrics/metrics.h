@@ -49,7 +49,9 @@ struct metrics_input {
 	size_t n_devs;
 	struct poller_stats poller;
 	bool has_alert_sinks;
-	struct alert_sink_stats alert_exec, alert_webhook;
+	/* each sink by name; "exec" and "webhook" are rendered (disabled) when absent */
+	struct alert_sink_stats alert_sinks[ALERT_SINKS_MAX];
+	size_t n_alert_sinks;
 	int64_t start_ms; /* when the daemon started, unix ms */
 	const char *version;
 };

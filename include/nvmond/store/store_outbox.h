@@ -15,24 +15,24 @@
 struct outbox_row {
 	int64_t id;
 	int64_t alert_id;
-	unsigned pending; /* one bit per sink still to deliver */
-	char *note;	  /* malloc()ed */
+	char sink[64]; /* the sink's name */
+	char *note;    /* malloc()ed */
 };
 
 /**
- * store_outbox_add() - Record @note (JSON) about @alert_id for the sinks in
- * @pending (not 0). Call it in the transaction that writes the alert row.
+ * store_outbox_add() - Record @note (JSON) about @alert_id for the sink named
+ * @sink. Call it in the transaction that writes the alert row.
  * Return: 0 with *ret_id, or negative errno.
  */
-int store_outbox_add(struct store *s, int64_t alert_id, unsigned pending, int64_t now_ms,
+int store_outbox_add(struct store *s, int64_t alert_id, const char *sink, int64_t now_ms,
 		     const char *note, int64_t *ret_id);
 
 /**
- * store_outbox_done() - The sinks in @bits are done with notification @id
- * (delivered or gave up); the row goes once no sink is left.
+ * store_outbox_done() - Its sink is done with notification @id (delivered or
+ * gave up): the row goes.
  * Return: 0 (also when @id is gone), or negative errno.
  */
-int store_outbox_done(struct store *s, int64_t id, unsigned bits);
+int store_outbox_done(struct store *s, int64_t id);
 
 /**
  * store_outbox_pending() - The notifications still pending, oldest first, at

@@ -32,6 +32,7 @@ struct listener {
 	pthread_mutex_t lock;
 	int received;
 	char last_body[2048];
+	char all[32768]; /* every body, one a line */
 	volatile bool stop;
 };
 
@@ -67,6 +68,8 @@ static void *listener_main(void *arg)
 		pthread_mutex_lock(&l->lock);
 		l->received++;
 		snprintf(l->last_body, sizeof(l->last_body), "%s", body ? body + 4 : "");
+		size_t used = strlen(l->all);
+		snprintf(l->all + used, sizeof(l->all) - used, "%s\n", l->last_body);
 		pthread_mutex_unlock(&l->lock);
 		static const char ok[] =
 			"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
@@ -143,19 +146,68 @@ static struct alert_note note(int64_t id)
 	return n;
 }
 
+/* The counters of the sink @name; a zeroed struct (enabled false) when there is none. */
+static struct alert_sink_stats stats_of(struct alert_sinks *s, const char *name)
+{
+	struct alert_sink_stats v[ALERT_SINKS_MAX], none = {0};
+	size_t n = alert_sinks_stats(s, v);
+
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(v[i].name, name))
+			return v[i];
+	return none;
+}
+
 static struct alert_sink_stats webhook_stats(struct alert_sinks *s)
 {
-	struct alert_sink_stats e, w;
-	alert_sinks_stats(s, &e, &w);
-	return w;
+	return stats_of(s, "webhook");
 }
 
 static struct alert_sink_stats exec_stats(struct alert_sinks *s)
 {
-	struct alert_sink_stats e, w;
-	alert_sinks_stats(s, &e, &w);
-	return e;
+	return stats_of(s, "exec");
 }
+
+/* A configuration: built-in defaults plus { section, key, value } triples, NULL-ended. */
+static struct cfg *cfg_of(const char *const *kv)
+{
+	struct cfg *c = malloc(sizeof(*c));
+	char err[CFG_ERR_MAX];
+
+	cr_assert_not_null(c);
+	cfg_defaults(c);
+	for (; kv && kv[0]; kv += 3)
+		cr_assert_eq(cfg_set(c, kv[0], kv[1], kv[2], err), 0, "%s %s: %s", kv[0], kv[1],
+			     err);
+	return c;
+}
+
+static struct alert_sinks *sinks_of(const char *const *kv)
+{
+	struct cfg *c = cfg_of(kv);
+	struct alert_sinks *s = NULL;
+	char err[256];
+
+	cr_assert_eq(alert_sinks_new(c, &s, err, sizeof(err)), 0, "%s", err);
+	free(c);
+	return s;
+}
+
+static void sinks_reconfigure(struct alert_sinks *s, const char *const *kv)
+{
+	struct cfg *c = cfg_of(kv);
+	char err[256];
+
+	cr_assert_eq(alert_sinks_reconfigure(s, c, err, sizeof(err)), 0, "%s", err);
+	free(c);
+}
+
+/* A webhook sink called "webhook" at @url, backing off from 100 ms. */
+#define WEBHOOK(url, queue, attempts, retry_max)                                                   \
+	"sink \"webhook\"", "type", "webhook", "sink \"webhook\"", "url", url, "sink \"webhook\"", \
+		"queue", queue, "sink \"webhook\"", "attempts", attempts, "sink \"webhook\"",      \
+		"retry_min", "100ms", "sink \"webhook\"", "retry_max", retry_max,                  \
+		"sink \"webhook\"", "timeout", "2s"
 
 #define WAIT_UNTIL(cond, ms)                                                                       \
 	do {                                                                                       \
@@ -174,13 +226,10 @@ Test(alert_sink, webhook_delivers_json)
 
 	listener_start(&l, 0, false);
 	snprintf(url, sizeof(url), "http://127.0.0.1:%u/hook", l.port);
-	struct alert_sink_cfg c = {.webhook_url = url,
-				   .webhook_timeout_ms = 2000,
-				   .webhook_queue = 8,
-				   .webhook_attempts = 3,
-				   .webhook_retry_min_ms = 100,
-				   .webhook_retry_max_ms = 200};
-	cr_assert_eq(alert_sinks_new(&c, &s), 0);
+	/* The [alerts] webhook key is the sink "webhook", as before named sinks. */
+	const char *const kv[] = {"alerts",	      "webhook", url, "alerts",
+				  "webhook_attempts", "3",	 NULL};
+	s = sinks_of(kv);
 	for (int i = 1; i <= 3; i++) {
 		struct alert_note n = note(i);
 		cr_assert_eq(alert_sinks_send(s, &n), 1);
@@ -212,13 +261,8 @@ Test(alert_sink, webhook_retries_while_the_listener_is_down)
 	char url[64];
 
 	snprintf(url, sizeof(url), "http://127.0.0.1:%u/hook", port);
-	struct alert_sink_cfg c = {.webhook_url = url,
-				   .webhook_timeout_ms = 1000,
-				   .webhook_queue = 8,
-				   .webhook_attempts = 20,
-				   .webhook_retry_min_ms = 100,
-				   .webhook_retry_max_ms = 300};
-	cr_assert_eq(alert_sinks_new(&c, &s), 0);
+	const char *const kv[] = {WEBHOOK(url, "8", "20", "300ms"), NULL};
+	s = sinks_of(kv);
 	struct alert_note n = note(7);
 	cr_assert_eq(alert_sinks_send(s, &n), 1);
 	WAIT_UNTIL(webhook_stats(s).retries >= 3, 10000);
@@ -241,13 +285,8 @@ Test(alert_sink, webhook_gives_up_after_its_attempts)
 	char url[64];
 
 	snprintf(url, sizeof(url), "http://127.0.0.1:%u/hook", dead_port());
-	struct alert_sink_cfg c = {.webhook_url = url,
-				   .webhook_timeout_ms = 1000,
-				   .webhook_queue = 8,
-				   .webhook_attempts = 3,
-				   .webhook_retry_min_ms = 50,
-				   .webhook_retry_max_ms = 100};
-	cr_assert_eq(alert_sinks_new(&c, &s), 0);
+	const char *const kv[] = {WEBHOOK(url, "8", "3", "100ms"), NULL};
+	s = sinks_of(kv);
 	struct alert_note n = note(1);
 	alert_sinks_send(s, &n);
 	WAIT_UNTIL(webhook_stats(s).failed == 1, 10000);
@@ -266,13 +305,8 @@ Test(alert_sink, dead_webhook_drops_and_counts_when_the_queue_is_full)
 
 	listener_start(&l, 0, true); /* accepts, never answers */
 	snprintf(url, sizeof(url), "http://127.0.0.1:%u/hook", l.port);
-	struct alert_sink_cfg c = {.webhook_url = url,
-				   .webhook_timeout_ms = 2000,
-				   .webhook_queue = 2,
-				   .webhook_attempts = 1,
-				   .webhook_retry_min_ms = 100,
-				   .webhook_retry_max_ms = 100};
-	cr_assert_eq(alert_sinks_new(&c, &s), 0);
+	const char *const kv[] = {WEBHOOK(url, "2", "1", "100ms"), NULL};
+	s = sinks_of(kv);
 	struct alert_note n = note(1);
 	alert_sinks_send(s, &n);
 	WAIT_UNTIL(webhook_stats(s).pending == 0, 5000); /* the first one is in flight */
@@ -330,8 +364,8 @@ Test(alert_sink, exec_hook_gets_env_and_json_on_stdin)
 		 "$NVMOND_DEVICE $NVMOND_ALERT_ID\"; cat; echo; } >> %s",
 		 out);
 	write_script(hook, cmd);
-	struct alert_sink_cfg c = {.exec_path = hook, .exec_timeout_ms = 5000, .exec_queue = 8};
-	cr_assert_eq(alert_sinks_new(&c, &s), 0);
+	const char *const kv[] = {"alerts", "exec", hook, NULL};
+	s = sinks_of(kv);
 	struct alert_note n = note(42);
 	cr_assert_eq(alert_sinks_send(s, &n), 1);
 	WAIT_UNTIL(exec_stats(s).delivered == 1, 10000);
@@ -353,15 +387,16 @@ Test(alert_sink, exec_hook_is_killed_after_its_timeout)
 	cr_assert_not_null(mkdtemp(dir));
 	snprintf(hook, sizeof(hook), "%s/slow.sh", dir);
 	write_script(hook, "sleep 30");
-	struct alert_sink_cfg c = {.exec_path = hook, .exec_timeout_ms = 300, .exec_queue = 8};
-	cr_assert_eq(alert_sinks_new(&c, &s), 0);
+	const char *const kv[] = {"alerts", "exec", hook, "alerts", "exec_timeout", "300ms", NULL};
+	s = sinks_of(kv);
 	struct alert_note n = note(1);
 	int64_t t0 = timefmt_mono_ms();
 	alert_sinks_send(s, &n);
 	WAIT_UNTIL(exec_stats(s).failed == 1, 10000);
 	cr_assert_eq(exec_stats(s).failed, 1);
 	cr_assert_lt(timefmt_mono_ms() - t0, 5000);
-	cr_assert(strstr(exec_stats(s).last_error, "exec_timeout"), "%s", exec_stats(s).last_error);
+	cr_assert(strstr(exec_stats(s).last_error, "killed after 300 ms"), "%s",
+		  exec_stats(s).last_error);
 	alert_sinks_free(s);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	cr_assert_eq(system(cmd), 0);
@@ -369,11 +404,9 @@ Test(alert_sink, exec_hook_is_killed_after_its_timeout)
 
 Test(alert_sink, failing_hook_is_counted)
 {
-	struct alert_sinks *s;
-	struct alert_sink_cfg c = {
-		.exec_path = "/bin/false", .exec_timeout_ms = 2000, .exec_queue = 8};
+	const char *const kv[] = {"alerts", "exec", "/bin/false", NULL};
+	struct alert_sinks *s = sinks_of(kv);
 
-	cr_assert_eq(alert_sinks_new(&c, &s), 0);
 	struct alert_note n = note(1);
 	alert_sinks_send(s, &n);
 	WAIT_UNTIL(exec_stats(s).failed == 1, 10000);
@@ -401,24 +434,16 @@ Test(alert_sink, reconfigure_moves_the_webhook_adds_a_hook_and_keeps_the_counter
 	snprintf(cmd, sizeof(cmd), "echo \"$NVMOND_ALERT_ID\" >> %s", out);
 	write_script(hook, cmd);
 
-	struct alert_sink_cfg c = {.webhook_url = url_a,
-				   .webhook_timeout_ms = 2000,
-				   .webhook_queue = 8,
-				   .webhook_attempts = 1,
-				   .webhook_retry_min_ms = 100,
-				   .webhook_retry_max_ms = 100};
-	cr_assert_eq(alert_sinks_new(&c, &s), 0);
+	const char *const kv1[] = {WEBHOOK(url_a, "8", "1", "100ms"), NULL};
+	s = sinks_of(kv1);
 	struct alert_note n1 = note(1), n2 = note(2), n3 = note(3);
 	cr_assert_eq(alert_sinks_send(s, &n1), 1, "only the webhook");
 	WAIT_UNTIL(webhook_stats(s).delivered == 1, 10000);
 	cr_assert_eq(listener_received(&a), 1);
 
 	/* The webhook moves to b and a hook appears. */
-	c.webhook_url = url_b;
-	c.exec_path = hook;
-	c.exec_timeout_ms = 5000;
-	c.exec_queue = 8;
-	cr_assert_eq(alert_sinks_reconfigure(s, &c), 0);
+	const char *const kv2[] = {WEBHOOK(url_b, "8", "1", "100ms"), "alerts", "exec", hook, NULL};
+	sinks_reconfigure(s, kv2);
 	cr_assert_eq(alert_sinks_send(s, &n2), 2, "webhook and hook");
 	WAIT_UNTIL(webhook_stats(s).delivered == 2 && exec_stats(s).delivered == 1, 10000);
 	struct alert_sink_stats w = webhook_stats(s);
@@ -430,8 +455,8 @@ Test(alert_sink, reconfigure_moves_the_webhook_adds_a_hook_and_keeps_the_counter
 	cr_assert_eq(exec_stats(s).delivered, 1);
 
 	/* The webhook goes away: only the hook is left. */
-	c.webhook_url = NULL;
-	cr_assert_eq(alert_sinks_reconfigure(s, &c), 0);
+	const char *const kv3[] = {"alerts", "exec", hook, NULL};
+	sinks_reconfigure(s, kv3);
 	cr_assert_not(webhook_stats(s).enabled);
 	cr_assert_eq(alert_sinks_send(s, &n3), 1, "only the hook");
 	WAIT_UNTIL(exec_stats(s).delivered == 2, 10000);
@@ -455,24 +480,65 @@ Test(alert_sink, a_smaller_queue_keeps_the_oldest_and_counts_the_rest)
 
 	listener_start(&l, 0, true); /* hangs: the first note stays in flight */
 	snprintf(url, sizeof(url), "http://127.0.0.1:%u/hook", l.port);
-	struct alert_sink_cfg c = {.webhook_url = url,
-				   .webhook_timeout_ms = 3000,
-				   .webhook_queue = 8,
-				   .webhook_attempts = 1,
-				   .webhook_retry_min_ms = 100,
-				   .webhook_retry_max_ms = 100};
-	cr_assert_eq(alert_sinks_new(&c, &s), 0);
+	const char *const kv1[] = {WEBHOOK(url, "8", "1", "100ms"), NULL};
+	s = sinks_of(kv1);
 	for (int i = 1; i <= 6; i++) {
 		struct alert_note n = note(i);
 		cr_assert_eq(alert_sinks_send(s, &n), 1);
 	}
 	WAIT_UNTIL(webhook_stats(s).pending == 5, 5000); /* one in flight */
 	cr_assert_eq(webhook_stats(s).pending, 5);
-	c.webhook_queue = 2;
-	cr_assert_eq(alert_sinks_reconfigure(s, &c), 0);
+	const char *const kv2[] = {WEBHOOK(url, "2", "1", "100ms"), NULL};
+	sinks_reconfigure(s, kv2);
 	struct alert_sink_stats st = webhook_stats(s);
 	cr_assert_eq(st.pending, 2);
 	cr_assert_eq(st.dropped, 3);
+	alert_sinks_free(s);
+	listener_stop(&l);
+}
+
+/* ---- Alertmanager: re-sent while firing ------------------------------------- */
+
+static bool listener_has(struct listener *l, const char *needle)
+{
+	pthread_mutex_lock(&l->lock);
+	bool has = strstr(l->all, needle) != NULL;
+	pthread_mutex_unlock(&l->lock);
+	return has;
+}
+
+/* Prometheus' way (prometheus.io/docs/alerting/clients: "clients are expected to
+ * continuously re-send alerts as long as they are still active"); an escalation
+ * changes the severity label, so the alert under the old label is resolved. */
+Test(alert_sink, alertmanager_resends_while_firing_and_resolves_the_old_label)
+{
+	struct listener l;
+	struct alert_sinks *s;
+	char url[64];
+
+	listener_start(&l, 0, false);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%u", l.port);
+	const char *const kv[] = {"sink \"am\"", "type", "alertmanager", "sink \"am\"",
+				  "url",	 url,	 "sink \"am\"",	 "resend_interval",
+				  "100ms",	 NULL};
+	s = sinks_of(kv);
+	struct alert_note n = note(5);
+	cr_assert_eq(alert_sinks_send(s, &n), 1);
+	WAIT_UNTIL(stats_of(s, "am").resent >= 2, 10000);
+	cr_assert_geq(stats_of(s, "am").resent, 2, "re-sent while firing");
+	cr_assert_eq(stats_of(s, "am").delivered, 1, "one notification");
+
+	n = note(5);
+	snprintf(n.severity, sizeof(n.severity), "critical");
+	snprintf(n.state, sizeof(n.state), "escalated");
+	n.ts_ms = 1764460802000LL;
+	cr_assert_eq(alert_sinks_send(s, &n), 1);
+	WAIT_UNTIL(stats_of(s, "am").delivered == 2, 10000);
+	cr_assert_eq(stats_of(s, "am").delivered, 2);
+	/* the warning ended when the critical one began */
+	cr_assert(listener_has(&l, "\"severity\":\"warning\""));
+	cr_assert(listener_has(&l, "\"endsAt\":\"2025-11-30T00:00:02.000Z\""), "%s", l.all);
+	cr_assert(strstr(l.last_body, "\"severity\":\"critical\""), "%s", l.last_body);
 	alert_sinks_free(s);
 	listener_stop(&l);
 }

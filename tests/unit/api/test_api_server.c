@@ -407,3 +407,105 @@ Test(api_server, query_refusals_are_the_same_everywhere, .init = setup, .fini = 
 	mainq_free(mq);
 	loop_free(l);
 }
+
+/* A request with an optional Authorization header; returns the status. */
+static int http_status(uint16_t port, const char *method, const char *path, const char *auth)
+{
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(port)};
+	char buf[4096];
+	size_t len = 0;
+	ssize_t k;
+	int fd, status = -1;
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0, "%s", strerror(errno));
+	dprintf(fd, "%s %s HTTP/1.0\r\nHost: test\r\nContent-Length: 0\r\n%s%s%s\r\n", method, path,
+		auth ? "Authorization: " : "", auth ? auth : "", auth ? "\r\n" : "");
+	while (len + 1 < sizeof(buf) && (k = read(fd, buf + len, sizeof(buf) - len - 1)) > 0)
+		len += (size_t)k;
+	close(fd);
+	buf[len] = '\0';
+	sscanf(buf, "HTTP/1.%*d %d", &status);
+	return status;
+}
+
+static void nop_handler(void *ctx, const struct api_request *req, struct api_reply *ret)
+{
+	(void)ctx;
+	(void)req;
+	ret->json = json_pack("{s:b}", "ok", 1);
+}
+
+/*
+ * [http] auth (docs/api.md "Read access"): with mutations only API_EP_AUTH
+ * needs the token; with all every endpoint but API_EP_OPEN and static files
+ * does; /metrics (API_EP_METRICS) takes its own token when one is set, or the
+ * API token, and that token opens nothing else. The scheme is any case.
+ */
+Test(api_server, auth_modes, .init = setup, .fini = teardown)
+{
+	static const struct api_endpoint eps[] = {
+		{"GET", "/healthz", API_EP_OPEN, nop_handler, NULL},
+		{"GET", "/api/v1/read", 0, nop_handler, NULL},
+		{"POST", "/api/v1/write", API_EP_AUTH, nop_handler, NULL},
+		{"GET", "/metrics", API_EP_METRICS, nop_handler, NULL},
+	};
+	static const struct {
+		enum api_auth auth;
+		const char *metrics_token;
+		const char *method, *path, *header;
+		int want;
+	} cases[] = {
+		{API_AUTH_MUTATIONS, NULL, "GET", "/healthz", NULL, 200},
+		{API_AUTH_MUTATIONS, NULL, "GET", "/api/v1/read", NULL, 200},
+		{API_AUTH_MUTATIONS, NULL, "POST", "/api/v1/write", NULL, 401},
+		{API_AUTH_MUTATIONS, NULL, "POST", "/api/v1/write", "Bearer api-token", 200},
+		{API_AUTH_MUTATIONS, NULL, "POST", "/api/v1/write", "bearer api-token", 200},
+		{API_AUTH_MUTATIONS, NULL, "POST", "/api/v1/write", "BEARER api-token", 200},
+		{API_AUTH_MUTATIONS, NULL, "POST", "/api/v1/write", "Basic api-token", 401},
+		{API_AUTH_MUTATIONS, NULL, "POST", "/api/v1/write", "Bearer api-toke", 401},
+		{API_AUTH_MUTATIONS, NULL, "GET", "/metrics", NULL, 200},
+		{API_AUTH_MUTATIONS, "scrape-token", "GET", "/metrics", NULL, 401},
+		{API_AUTH_MUTATIONS, "scrape-token", "GET", "/metrics", "Bearer scrape-token", 200},
+		{API_AUTH_MUTATIONS, "scrape-token", "GET", "/metrics", "Bearer api-token", 200},
+		{API_AUTH_MUTATIONS, "scrape-token", "POST", "/api/v1/write", "Bearer scrape-token",
+		 401},
+		{API_AUTH_ALL, NULL, "GET", "/healthz", NULL, 200},
+		{API_AUTH_ALL, NULL, "GET", "/index.html", NULL, 200},
+		{API_AUTH_ALL, NULL, "GET", "/api/v1/read", NULL, 401},
+		{API_AUTH_ALL, NULL, "GET", "/api/v1/read", "Bearer api-token", 200},
+		{API_AUTH_ALL, NULL, "GET", "/metrics", NULL, 401},
+		{API_AUTH_ALL, NULL, "GET", "/metrics", "Bearer api-token", 200},
+		{API_AUTH_ALL, "scrape-token", "GET", "/metrics", "Bearer scrape-token", 200},
+		{API_AUTH_ALL, "scrape-token", "GET", "/api/v1/read", "Bearer scrape-token", 401},
+		{API_AUTH_ALL, "scrape-token", "GET", "/healthz", "Bearer wrong", 200},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct api_config c = {
+			.host = "127.0.0.1",
+			.db_path = db,
+			.web_root = web,
+			.threads = 1,
+			.timeout_ms = 5000,
+			.fleet = fleet,
+			.endpoints = eps,
+			.n_endpoints = sizeof(eps) / sizeof(eps[0]),
+			.token = "api-token",
+			.auth = cases[i].auth,
+			.metrics_token = cases[i].metrics_token,
+		};
+		char err[API_ERR_MAX] = "";
+		struct api *a = NULL;
+
+		cr_assert_eq(api_start(&c, &a, err), 0, "%s", err);
+		int got = http_status(api_port(a), cases[i].method, cases[i].path, cases[i].header);
+		cr_expect_eq(got, cases[i].want,
+			     "case %zu: auth %d, metrics_token %s: %s %s (%s): %d", i,
+			     cases[i].auth, cases[i].metrics_token ? cases[i].metrics_token : "-",
+			     cases[i].method, cases[i].path,
+			     cases[i].header ? cases[i].header : "no header", got);
+		api_stop(a);
+	}
+}

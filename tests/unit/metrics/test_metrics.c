@@ -63,7 +63,8 @@ static char *render(const struct metrics_device *devs, size_t n)
 			   .samples_pending = 5,
 			   .buffer_capacity = 100},
 		.has_alert_sinks = true,
-		.alert_webhook = {.enabled = true, .delivered = 1},
+		.alert_sinks = {{.name = "webhook", .enabled = true, .delivered = 1}},
+		.n_alert_sinks = 1,
 		.start_ms = 1699999999000,
 		.version = "9.9.9",
 	};
@@ -208,7 +209,7 @@ Test(metrics, well_formed)
 			"\\\\.)*\")*\\})? -?[0-9]+(\\.[0-9]+)?(e[-+][0-9]+)?$",
 			REG_EXTENDED),
 		0);
-	char typed[64][96];
+	char typed[96][96];
 	size_t n_typed = 0;
 	char *save = NULL;
 	for (char *line = strtok_r(t, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
@@ -217,7 +218,7 @@ Test(metrics, well_formed)
 		if (sscanf(line, "# TYPE %95s", name) == 1) {
 			for (size_t i = 0; i < n_typed; i++)
 				cr_expect_str_neq(typed[i], name, "TYPE twice: %s", name);
-			cr_assert_lt(n_typed, 64);
+			cr_assert_lt(n_typed, 96);
 			strcpy(typed[n_typed++], name);
 			continue;
 		}
@@ -266,14 +267,16 @@ Test(metrics, wear_probes_alerts)
 		.devs = devs,
 		.n_devs = 2,
 		.has_alert_sinks = true,
-		.alert_exec = {.enabled = false},
-		.alert_webhook = {.enabled = true,
-				  .queued = 7,
-				  .delivered = 5,
-				  .failed = 1,
-				  .dropped = 2,
-				  .retries = 3,
-				  .pending = 1},
+		.alert_sinks = {{.name = "webhook",
+				 .enabled = true,
+				 .queued = 7,
+				 .delivered = 5,
+				 .failed = 1,
+				 .dropped = 2,
+				 .retries = 3,
+				 .pending = 1},
+				{.name = "phone", .type = "ntfy", .enabled = true, .resent = 4}},
+		.n_alert_sinks = 2,
 		.start_ms = 1,
 		.version = "x",
 	};
@@ -307,6 +310,9 @@ Test(metrics, wear_probes_alerts)
 		"nvmond_alert_notifications_dropped_total{sink=\"webhook\"} 2",
 		"nvmond_alert_webhook_retries_total 3",
 		"nvmond_alert_queue_depth{sink=\"webhook\"} 1",
+		"nvmond_alert_retries_total{sink=\"webhook\"} 3",
+		"nvmond_alert_sink_enabled{sink=\"phone\"} 1",
+		"nvmond_alert_resent_total{sink=\"phone\"} 4",
 	};
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
 		cr_expect(has_line(t, want[i]), "missing line: %s", want[i]);

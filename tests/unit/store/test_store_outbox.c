@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The notification outbox in a real SQLite file (migrations/0014_notify_outbox.sql):
- * a note stays pending until every sink it was meant for is done with it; a
+ * a note is kept per sink until that sink is done with it; a
  * rolled-back transaction keeps neither the alert nor its note; pending notes come
  * back oldest first; pruning forgets old ones.
  */
@@ -38,22 +38,24 @@ static size_t pending(struct outbox_row **ret)
 	return n;
 }
 
-/* "the row goes when no bit is left" */
-Test(store_outbox, a_note_stays_until_every_sink_is_done)
+/* "A sink's row goes once that sink delivered the notification or gave up on it" */
+Test(store_outbox, a_row_per_sink_stays_until_that_sink_is_done)
 {
 	struct outbox_row *v;
-	int64_t id;
+	int64_t a = alert(), id1, id2;
 
-	cr_assert_eq(store_outbox_add(s, alert(), 3, 2000, "{\"a\":1}", &id), 0);
-	cr_assert_eq(store_outbox_done(s, id, 2), 0);
+	cr_assert_eq(store_outbox_add(s, a, "exec", 2000, "{\"a\":1}", &id1), 0);
+	cr_assert_eq(store_outbox_add(s, a, "webhook", 2000, "{\"a\":1}", &id2), 0);
+	cr_assert_eq(store_outbox_done(s, id2), 0);
 	cr_assert_eq(pending(&v), 1);
-	cr_assert_eq(v[0].pending, 1);
+	cr_assert_eq(v[0].id, id1);
+	cr_assert_str_eq(v[0].sink, "exec");
 	cr_assert_str_eq(v[0].note, "{\"a\":1}");
 	store_outbox_free(v, 1);
-	cr_assert_eq(store_outbox_done(s, id, 1), 0);
+	cr_assert_eq(store_outbox_done(s, id1), 0);
 	cr_assert_eq(pending(&v), 0);
 	store_outbox_free(v, 0);
-	cr_assert_eq(store_outbox_done(s, id, 1), 0, "a note already gone is no error");
+	cr_assert_eq(store_outbox_done(s, id1), 0, "a note already gone is no error");
 }
 
 /* "written here in the same transaction as the alert row it reports" */
@@ -63,12 +65,12 @@ Test(store_outbox, a_rolled_back_alert_keeps_no_note)
 	int64_t id;
 
 	cr_assert_eq(store_begin(s), 0);
-	cr_assert_eq(store_outbox_add(s, alert(), 2, 2000, "{}", &id), 0);
+	cr_assert_eq(store_outbox_add(s, alert(), "webhook", 2000, "{}", &id), 0);
 	cr_assert_eq(store_end(s, -EIO), -EIO);
 	cr_assert_eq(pending(&v), 0);
 	store_outbox_free(v, 0);
 	cr_assert_eq(store_begin(s), 0);
-	cr_assert_eq(store_outbox_add(s, alert(), 2, 2000, "{}", &id), 0);
+	cr_assert_eq(store_outbox_add(s, alert(), "webhook", 2000, "{}", &id), 0);
 	cr_assert_eq(store_end(s, 0), 0);
 	cr_assert_eq(pending(&v), 1);
 	store_outbox_free(v, 1);
@@ -80,8 +82,8 @@ Test(store_outbox, pending_oldest_first_and_pruned_by_age)
 	struct outbox_row *v;
 	int64_t a = alert(), id1, id2;
 
-	cr_assert_eq(store_outbox_add(s, a, 1, 1000, "{\"n\":1}", &id1), 0);
-	cr_assert_eq(store_outbox_add(s, a, 1, 5000, "{\"n\":2}", &id2), 0);
+	cr_assert_eq(store_outbox_add(s, a, "exec", 1000, "{\"n\":1}", &id1), 0);
+	cr_assert_eq(store_outbox_add(s, a, "exec", 5000, "{\"n\":2}", &id2), 0);
 	cr_assert_eq(pending(&v), 2);
 	cr_assert_eq(v[0].id, id1);
 	cr_assert_eq(v[1].id, id2);

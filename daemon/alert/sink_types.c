@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The sink types: one entry each. A type names its own keys (beside the common
+ * ones of sink_conf.c), which of them are required, a checker of their values
+ * and its deliver(); see struct sink_type.
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include "sink_internal.h"
+
+#define HTTP_TYPE(tname, req, resend)                                                              \
+	{                                                                                          \
+		.name = tname, .required = req, .check_key = sink_http_check_key,                  \
+		.deliver = sink_http_deliver, .attempts = 6, .resend_ms = resend                   \
+	}
+
+static const char *const req_url[] = {"url|url_file", NULL};
+static const char *const req_gotify[] = {"url", "token|token_file", NULL};
+static const char *const req_telegram[] = {"token|token_file", "chat_id", NULL};
+static const char *const req_exec[] = {"path", NULL};
+
+static const struct sink_type sink_types[] = {
+	{.name = "exec",
+	 .required = req_exec,
+	 .check_key = sink_exec_check_key,
+	 .deliver = sink_exec_deliver,
+	 .attempts = 1},
+	HTTP_TYPE("webhook", req_url, 0),
+	HTTP_TYPE("ntfy", req_url, 0),
+	HTTP_TYPE("gotify", req_gotify, 0),
+	HTTP_TYPE("slack", req_url, 0),
+	HTTP_TYPE("discord", req_url, 0),
+	HTTP_TYPE("telegram", req_telegram, 0),
+	/* Like Prometheus: a firing alert is sent again until it resolves. */
+	HTTP_TYPE("alertmanager", req_url, 60000),
+};
+
+const struct sink_type *sink_type_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(sink_types) / sizeof(sink_types[0]); i++)
+		if (strcmp(sink_types[i].name, name) == 0)
+			return &sink_types[i];
+	return NULL;
+}
+
+const char *sink_type_names(void)
+{
+	return "exec, webhook, ntfy, gotify, slack, discord, telegram or alertmanager";
+}

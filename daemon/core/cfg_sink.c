@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * [sink "NAME"] sections, kept as key = value lines with their line numbers.
+ * The alert subsystem owns the sink types and checks the keys (core may not
+ * call it); what is checked here is only the shape: the name, how many
+ * sections and keys, the length of each value.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "nvmond/core/cfg.h"
+#include "cfg_internal.h"
+
+static __attribute__((format(printf, 3, 4))) int sink_error(char *buf, size_t size, const char *fmt,
+							    ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+/* A sink name: letters, digits, '-', '_' and '.', so it fits a URL and a metric label. */
+static bool sink_name_ok(const char *s, size_t len)
+{
+	if (len == 0)
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		char ch = s[i];
+		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || cfg_is_digit(ch) ||
+		      ch == '-' || ch == '_' || ch == '.'))
+			return false;
+	}
+	return true;
+}
+
+bool cfg_sink_section(const char *section, char ret_name[CFG_SINK_NAME_MAX])
+{
+	const char *q, *end;
+
+	if (strncmp(section, "sink", 4) != 0)
+		return false;
+	q = section + 4;
+	while (cfg_is_space(*q))
+		q++;
+	if (*q != '"')
+		return false;
+	q++;
+	end = strchr(q, '"');
+	if (!end || end[1] != '\0' || (size_t)(end - q) >= CFG_SINK_NAME_MAX ||
+	    !sink_name_ok(q, (size_t)(end - q)))
+		return false;
+	snprintf(ret_name, CFG_SINK_NAME_MAX, "%.*s", (int)(end - q), q);
+	return true;
+}
+
+int cfg_sink_apply(struct cfg *c, const char *name, const char *key, const char *value, int line,
+		   char *err, size_t errsize)
+{
+	struct cfg_sink *s = NULL;
+	struct cfg_sink_kv *kv = NULL;
+
+	if (strlen(key) >= sizeof(kv->key))
+		return sink_error(err, errsize, "unknown key '%.40s' in section [sink \"%s\"]", key,
+				  name);
+	if (strlen(value) >= CFG_SINK_VAL_MAX)
+		return sink_error(err, errsize, "%s: value too long (max %d characters)", key,
+				  CFG_SINK_VAL_MAX - 1);
+	for (size_t i = 0; i < c->n_sinks; i++)
+		if (strcmp(c->sinks[i].name, name) == 0)
+			s = &c->sinks[i];
+	if (!s) {
+		if (c->n_sinks == CFG_MAX_SINKS)
+			return sink_error(err, errsize, "too many [sink] sections (max %d)",
+					  CFG_MAX_SINKS);
+		s = &c->sinks[c->n_sinks++];
+		memset(s, 0, sizeof(*s));
+		snprintf(s->name, sizeof(s->name), "%s", name);
+		s->line = line;
+	}
+	for (size_t i = 0; i < s->n; i++)
+		if (strcmp(s->kv[i].key, key) == 0)
+			kv = &s->kv[i]; /* set again: the last one wins, as for other keys */
+	if (!kv) {
+		if (s->n == CFG_SINK_KEYS)
+			return sink_error(err, errsize, "too many keys in [sink \"%s\"] (max %d)",
+					  name, CFG_SINK_KEYS);
+		kv = &s->kv[s->n++];
+		snprintf(kv->key, sizeof(kv->key), "%s", key);
+	}
+	snprintf(kv->value, sizeof(kv->value), "%s", value);
+	kv->line = line;
+	return 0;
+}
+
+const char *cfg_sink_get(const struct cfg_sink *s, const char *key, int *ret_line)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (strcmp(s->kv[i].key, key) == 0) {
+			if (ret_line)
+				*ret_line = s->kv[i].line;
+			return s->kv[i].value;
+		}
+	return NULL;
+}

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * [http] at the daemon's start: keys that must go together, the metrics token
+ * read from its file, the TLS certificate (api_tls.h) and its reload.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "nvmond/core/log.h"
+
+#include "main_http.h"
+
+/* The token in @path: its first line, trailing blanks cut; "" and overlong are errors. */
+static int token_file_read(const char *path, char ret[CFG_TOKEN_MAX])
+{
+	char buf[CFG_TOKEN_MAX + 1];
+	FILE *f = fopen(path, "re");
+	size_t n;
+
+	if (!f) {
+		int r = -errno;
+		log_error("[http] metrics_token_file %s: %s", path, strerror(-r));
+		return -EINVAL;
+	}
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	n = strcspn(buf, "\r\n");
+	if (n >= CFG_TOKEN_MAX) {
+		log_error("[http] metrics_token_file %s: the token is longer than %d bytes", path,
+			  CFG_TOKEN_MAX - 1);
+		return -EINVAL;
+	}
+	while (n > 0 && (buf[n - 1] == ' ' || buf[n - 1] == '\t'))
+		n--;
+	buf[n] = '\0';
+	if (n == 0) {
+		log_error("[http] metrics_token_file %s: no token in its first line", path);
+		return -EINVAL;
+	}
+	memcpy(ret, buf, n + 1);
+	return 0;
+}
+
+int http_setup(struct cfg *c, struct api_tls **ret_tls)
+{
+	char err[API_ERR_MAX], desc[API_TLS_DESC_MAX];
+	struct api_tls *t = NULL;
+	int r;
+
+	*ret_tls = NULL;
+	if (c->http_auth == CFG_HTTP_AUTH_ALL && !c->http_token[0]) {
+		log_error("[http] auth = all needs [http] token");
+		return -EINVAL;
+	}
+	if (c->http_metrics_token[0] && c->http_metrics_token_file[0]) {
+		log_error("[http] metrics_token and metrics_token_file: set one of them");
+		return -EINVAL;
+	}
+	if (c->http_metrics_token_file[0] &&
+	    token_file_read(c->http_metrics_token_file, c->http_metrics_token) < 0)
+		return -EINVAL;
+	if (!c->http_tls_cert[0] != !c->http_tls_key[0]) {
+		log_error("[http] tls_cert and tls_key go together: %s is not set",
+			  c->http_tls_cert[0] ? "tls_key" : "tls_cert");
+		return -EINVAL;
+	}
+	if (!c->http_tls_cert[0])
+		return 0;
+	r = api_tls_new(c->http_tls_cert, c->http_tls_key, &t, err);
+	if (r < 0) {
+		log_error("%s", err);
+		return r == -ENOMEM ? r : -EINVAL;
+	}
+	api_tls_describe(t, desc);
+	log_info("HTTPS with the certificate %s", desc);
+	*ret_tls = t;
+	return 0;
+}
+
+void http_reload_tls(struct api_tls *t)
+{
+	char err[API_ERR_MAX], desc[API_TLS_DESC_MAX];
+
+	if (!t)
+		return;
+	if (api_tls_reload(t, err) < 0) {
+		api_tls_describe(t, desc);
+		log_error("TLS certificate not reloaded, still serving %s: %s", desc, err);
+		return;
+	}
+	api_tls_describe(t, desc);
+	log_info("TLS certificate reloaded: %s", desc);
+}

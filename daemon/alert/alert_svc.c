@@ -19,6 +19,7 @@
 #include "nvmond/core/loop.h"
 #include "nvmond/store/store_alert.h"
 #include "nvmond/store/store_errlog.h"
+#include "nvmond/store/store.h"
 #include "nvmond/analysis/throttle.h"
 #include "nvmond/util/timefmt.h"
 #include "alert_svc_internal.h"
@@ -186,13 +187,14 @@ void alert_svc_note_fill(struct alert_note *n, const struct device_row *dev, con
 }
 
 /* The journal always; the sinks through their queues. */
-static void notify(struct alert_svc *a, const struct alert_note *n)
+static void notify(struct alert_svc *a, const struct alert_note *n,
+		   const struct alert_outbox_kept *kept)
 {
 	log_event(strcmp(n->state, "resolved") == 0 ? LOG_LVL_INFO : LOG_LVL_WARNING, n->device,
 		  n->serial, "alert", "alert %" PRId64 " %s: %s %s on %s (%s, serial %s): %s",
 		  n->alert_id, n->state, n->severity, n->rule, n->device, n->model, n->serial,
 		  n->message);
-	alert_sinks_send(a->sinks, n);
+	alert_outbox_send(a, n, kept);
 }
 
 static void apply_decision(struct alert_svc *a, const struct device_row *dev, struct adev *d,
@@ -206,6 +208,8 @@ static void apply_decision(struct alert_svc *a, const struct device_row *dev, st
 
 	if (dec->action == ALERT_ACT_NONE)
 		return;
+	/* The alert row and its notification (the outbox) land together or not at all. */
+	bool txn = store_begin(a->store) == 0;
 	if (dec->action == ALERT_ACT_FIRE) {
 		row = (struct alert_row){
 			.device_id = d->id,
@@ -246,11 +250,12 @@ static void apply_decision(struct alert_svc *a, const struct device_row *dev, st
 	if (r < 0)
 		log_warn("alerts: cannot store the %s alert of %s: %s", alert_rule_name(rule),
 			 dev->key, strerror(-r));
-	if (!state)
-		return;
-	if (!dec->notify) {
-		log_info("alert %s on %s %s inside the cooldown: not notified",
-			 alert_rule_name(rule), dev->name, state);
+	if (!state || !dec->notify) {
+		if (txn)
+			(void)store_end(a->store, r);
+		if (state)
+			log_info("alert %s on %s %s inside the cooldown: not notified",
+				 alert_rule_name(rule), dev->name, state);
 		return;
 	}
 	struct alert_note n;
@@ -263,11 +268,26 @@ static void apply_decision(struct alert_svc *a, const struct device_row *dev, st
 	if (dec->action == ALERT_ACT_RESOLVE) {
 		n.resolved_ms = now_ms;
 		snprintf(n.message, sizeof(n.message), "resolved after %llds; last: %.100s",
-			 (long long)((now_ms - n.started_ms) / 1000),
+			 (long long)(timefmt_span_ms(n.started_ms, now_ms) / 1000),
 			 row.message[0] ? row.message : alert_rule_name(rule));
 	}
 	n.alert_id = row.id;
-	notify(a, &n);
+	struct alert_outbox_kept kept = {0};
+	int k = r == 0 ? alert_outbox_keep(a, &n, &kept) : 0;
+	if (txn) {
+		/* A note that could not be kept does not hold back its alert row. */
+		int e = store_end(a->store, r);
+		if (e < 0 && r == 0 && dec->action == ALERT_ACT_FIRE)
+			slot->alert_id = 0; /* its row did not land */
+		if (k == 0)
+			k = e;
+	}
+	if (k < 0) {
+		kept.n = 0; /* not kept: sent all the same, as before the outbox */
+		log_warn("alerts: cannot keep the %s notification of %s for a restart: %s",
+			 alert_rule_name(rule), dev->key, store_strerror(a->store));
+	}
+	notify(a, &n, &kept);
 }
 
 static void run_rules(struct alert_svc *a, const struct device_row *dev, struct adev *d,
@@ -527,6 +547,11 @@ int alert_svc_new(const struct cfg *c, struct store *s, struct fleet *f, struct 
 		snprintf(ret_err, 256, "cannot load the alert state: %s", strerror(-r));
 		goto fail;
 	}
+	r = alert_outbox_start(a, timefmt_now_ms());
+	if (r < 0) {
+		snprintf(ret_err, 256, "cannot start the notification outbox: %s", strerror(-r));
+		goto fail;
+	}
 	alert_svc_endpoints_init(a);
 	*ret = a;
 	return 0;
@@ -582,7 +607,7 @@ struct alert_svc *alert_svc_free(struct alert_svc *a)
 		return NULL;
 	if (a->states_timer > 0)
 		loop_cancel_timer(a->loop, a->states_timer);
-	alert_sinks_free(a->sinks);
+	alert_outbox_stop(a);
 	free(a->devs);
 	free(a);
 	return NULL;
@@ -590,5 +615,13 @@ struct alert_svc *alert_svc_free(struct alert_svc *a)
 
 size_t alert_svc_sink_stats(struct alert_svc *a, struct alert_sink_stats ret[ALERT_SINKS_MAX])
 {
+	if (!a->sinks)
+		return 0;
 	return alert_sinks_stats(a->sinks, ret);
+}
+
+void alert_svc_stop_sinks(struct alert_svc *a)
+{
+	if (a)
+		alert_outbox_stop(a);
 }

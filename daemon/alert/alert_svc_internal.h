@@ -36,7 +36,8 @@ struct alert_svc {
 	struct store *store; /* writer, main loop only */
 	struct fleet *fleet;
 	struct mainq *mainq;
-	struct alert_sinks *sinks;
+	struct alert_sinks *sinks; /* NULL once stopped (alert_svc_stop_sinks) */
+	struct alert_outbox *outbox;
 	struct alert_cfg acfg;
 	struct throttle_cfg tcfg; /* without the per-drive limits and margins */
 	struct cfg cfg;		  /* for the [device] margins */
@@ -51,6 +52,25 @@ struct alert_svc {
 void alert_svc_note_fill(struct alert_note *n, const struct device_row *dev, const char *rule,
 			 const char *severity, const char *state, const char *message,
 			 int64_t started_ms, int64_t now_ms);
+
+/* alert_outbox.c */
+/* Queue the kept notifications of the last run again; hook the sinks' reports. */
+int alert_outbox_start(struct alert_svc *a, int64_t now_ms);
+/* The outbox rows of one notification: a sink's name and its row (notification_id). */
+struct alert_outbox_kept {
+	size_t n;
+	char sink[ALERT_SINKS_MAX][CFG_SINK_NAME_MAX];
+	int64_t id[ALERT_SINKS_MAX];
+};
+/* Keep @n (an alert's) in the outbox for each sink it is for, in the caller's transaction. */
+int alert_outbox_keep(struct alert_svc *a, struct alert_note *n, struct alert_outbox_kept *ret);
+/* Queue @n for the sinks: a kept one to each of its rows' sinks, else as alert_sinks_send(). */
+void alert_outbox_send(struct alert_svc *a, const struct alert_note *n,
+		       const struct alert_outbox_kept *kept);
+/* Clear what the sinks reported as done (main loop). */
+void alert_outbox_drain(struct alert_svc *a);
+/* Stop the sinks, then record what they finished. */
+void alert_outbox_stop(struct alert_svc *a);
 
 /* alert_http.c */
 /* Fill a->endpoints: /events, /alerts, ack and test, each with @a as its context. */

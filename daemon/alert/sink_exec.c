@@ -44,7 +44,7 @@ static int pidfd_open_(pid_t pid)
 }
 
 /* The child's environment: the note's fields and PATH, nothing of the daemon's. */
-static void env_fill(const struct alert_note *n, char store[12][256], char *envp[13])
+static void env_fill(const struct alert_note *n, char store[13][256], char *envp[14])
 {
 	char ts[TIMEFMT_MAX], started[TIMEFMT_MAX];
 	const char *path = getenv("PATH");
@@ -62,6 +62,7 @@ static void env_fill(const struct alert_note *n, char store[12][256], char *envp
 	ENV("NVMOND_MESSAGE=%s", n->message);
 	ENV("NVMOND_TIME=%s", timefmt_rfc3339(n->ts_ms, ts));
 	ENV("NVMOND_STARTED=%s", timefmt_rfc3339(n->started_ms, started));
+	ENV("NVMOND_NOTIFICATION_ID=%lld", (long long)n->note_id);
 	ENV("PATH=%s", path ? path : "/usr/sbin:/usr/bin:/sbin:/bin");
 #undef ENV
 	envp[ne] = NULL;
@@ -96,7 +97,7 @@ int sink_exec_deliver(const struct sink_conf *c, const struct alert_note *n, cha
 		      size_t errsize)
 {
 	const char *path = sink_conf_get(c, "path");
-	char store[12][256], *envp[13];
+	char store[13][256], *envp[14];
 	int in[2], status = 0, pfd, r;
 	json_t *j = alert_note_json(n);
 	char *body = j ? json_dumps(j, JSON_COMPACT) : NULL;

@@ -24,6 +24,7 @@
 #define ACTIVE_MAX 256 /* firing alerts a resending sink keeps track of */
 
 struct sink {
+	struct alert_sinks *owner; /* for the outbox's done hook */
 	pthread_t thread;
 	bool running;
 	pthread_mutex_t lock;
@@ -50,19 +51,25 @@ struct alert_sinks {
 	/* the drives' latest states, for a sink that starts (a reload) before the next poll */
 	struct mqtt_drive_state *snap;
 	size_t n_snap;
+	alert_sink_done_fn done; /* the outbox's: set before any note is sent */
+	void *done_ctx;
 };
 
 json_t *alert_note_json(const struct alert_note *n)
 {
 	char started[TIMEFMT_MAX], ts[TIMEFMT_MAX], resolved[TIMEFMT_MAX];
 
-	return json_pack("{s:I, s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s*}",
-			 "alert_id", (json_int_t)n->alert_id, "device_id", (json_int_t)n->device_id,
-			 "device", n->device, "model", n->model, "serial", n->serial, "rule",
-			 n->rule, "severity", n->severity, "state", n->state, "message", n->message,
-			 "time", timefmt_rfc3339(n->ts_ms, ts), "started",
-			 timefmt_rfc3339(n->started_ms, started), "resolved",
-			 n->resolved_ms ? timefmt_rfc3339(n->resolved_ms, resolved) : NULL);
+	json_t *j = json_pack(
+		"{s:I, s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s*}", "alert_id",
+		(json_int_t)n->alert_id, "device_id", (json_int_t)n->device_id, "device", n->device,
+		"model", n->model, "serial", n->serial, "rule", n->rule, "severity", n->severity,
+		"state", n->state, "message", n->message, "time", timefmt_rfc3339(n->ts_ms, ts),
+		"started", timefmt_rfc3339(n->started_ms, started), "resolved",
+		n->resolved_ms ? timefmt_rfc3339(n->resolved_ms, resolved) : NULL);
+	/* The receiver's key against a duplicate after a crash (alerts.md). */
+	if (j && n->note_id)
+		json_object_set_new(j, "notification_id", json_integer(n->note_id));
+	return j;
 }
 
 static void count(struct sink *s, uint64_t *field)
@@ -104,6 +111,13 @@ static bool sleep_or_stop(struct sink *s, int64_t ms)
 	return stop;
 }
 
+/* The sink is done with @n (delivered or given up): the outbox may forget it. */
+static void done(struct sink *s, const struct alert_note *n)
+{
+	if (n->note_id && s->owner && s->owner->done)
+		s->owner->done(s->owner->done_ctx, s->st.name, n->note_id);
+}
+
 /* Deliver @n with @c, trying up to its attempts with a doubling backoff. */
 static void deliver(struct sink *s, const struct sink_conf *c, const struct alert_note *n,
 		    bool resend)
@@ -115,6 +129,8 @@ static void deliver(struct sink *s, const struct sink_conf *c, const struct aler
 		int r = c->type->deliver(c, n, err, sizeof(err));
 		if (r == 0) {
 			count(s, resend ? &s->st.resent : &s->st.delivered);
+			if (!resend)
+				done(s, n);
 			return;
 		}
 		if (r == -EPROTO || attempt >= c->attempts) {
@@ -124,6 +140,8 @@ static void deliver(struct sink *s, const struct sink_conf *c, const struct aler
 			else
 				snprintf(why, sizeof(why), "%s", err);
 			fail(s, why);
+			if (!resend)
+				done(s, n);
 			return;
 		}
 		count(s, &s->st.retries);
@@ -308,7 +326,7 @@ static void sink_free(struct sink *s)
 }
 
 /* A new sink, running, that takes over @c. */
-static int sink_new(struct sink_conf *c, struct sink **ret)
+static int sink_new(struct alert_sinks *owner, struct sink_conf *c, struct sink **ret)
 {
 	struct sink *s = calloc(1, sizeof(*s));
 	pthread_condattr_t ca;
@@ -316,6 +334,7 @@ static int sink_new(struct sink_conf *c, struct sink **ret)
 
 	if (!s)
 		return -ENOMEM;
+	s->owner = owner;
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -427,7 +446,7 @@ int alert_sinks_reconfigure(struct alert_sinks *s, const struct cfg *c, char *er
 					sink_free(old[k]);
 					old[k] = NULL;
 				}
-			r = sink_new(&confs[i], &v[i]);
+			r = sink_new(s, &confs[i], &v[i]);
 		}
 		if (r < 0)
 			snprintf(err, errsize, "sink %s: cannot start: %s", confs[i].name,
@@ -593,4 +612,38 @@ size_t alert_sinks_stats(struct alert_sinks *s, struct alert_sink_stats ret[ALER
 	}
 	pthread_mutex_unlock(&s->lock);
 	return n;
+}
+
+size_t alert_sinks_targets(struct alert_sinks *s, const struct alert_note *n,
+			   char ret[ALERT_SINKS_MAX][CFG_SINK_NAME_MAX])
+{
+	size_t k = 0;
+
+	pthread_mutex_lock(&s->lock);
+	for (size_t i = 0; i < s->n && k < ALERT_SINKS_MAX; i++) {
+		struct sink *x = s->v[i];
+		pthread_mutex_lock(&x->lock);
+		if (sink_wants(&x->conf, n))
+			snprintf(ret[k++], CFG_SINK_NAME_MAX, "%s", x->st.name);
+		pthread_mutex_unlock(&x->lock);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return k;
+}
+
+bool alert_sinks_has(struct alert_sinks *s, const char *name)
+{
+	bool has = false;
+
+	pthread_mutex_lock(&s->lock);
+	for (size_t i = 0; i < s->n && !has; i++)
+		has = !strcmp(s->v[i]->st.name, name);
+	pthread_mutex_unlock(&s->lock);
+	return has;
+}
+
+void alert_sinks_on_done(struct alert_sinks *s, alert_sink_done_fn fn, void *ctx)
+{
+	s->done = fn;
+	s->done_ctx = ctx;
 }

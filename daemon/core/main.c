@@ -71,6 +71,8 @@ struct daemon {
 	struct api_tls *tls; /* HTTPS: the certificate, reloaded on SIGHUP; NULL = HTTP */
 	struct fleet *fleet; /* borrowed, for STATUS= */
 	int64_t watchdog_ms; /* WatchdogSec=, 0 = off */
+	struct store *store;
+	bool reexec; /* the database file went: start again on what is there now */
 };
 
 /* Endpoints the feature modules add to the API (see api.h). */
@@ -223,6 +225,30 @@ static int64_t on_svc_tick(struct loop *l, void *userdata)
 		   d->watchdog_ms ? "WATCHDOG=1\n" : "", online, n,
 		   (unsigned long long)ps.samples_stored, ps.samples_pending);
 	return d->watchdog_ms && d->watchdog_ms / 2 < 10000 ? d->watchdog_ms / 2 : 10000;
+}
+
+/* How often the database file is checked for having been deleted or replaced. */
+#define DB_CHECK_MS 1000
+
+/*
+ * SQLite writes on to a deleted database file, or to the old one when another
+ * was moved to its path, and nobody will ever read it. Stop cleanly and run the
+ * daemon again in this process (execv: same pid for systemd), on the file at the
+ * path now: a new one, migrated, or the one moved there (docs/reliability.md).
+ */
+static int64_t on_db_check(struct loop *l, void *userdata)
+{
+	struct daemon *d = userdata;
+	int r = store_file_check(d->store);
+
+	if (r == 0)
+		return DB_CHECK_MS;
+	log_error("database %s was %s underneath the daemon: restarting on the file at that "
+		  "path now (samples since then are lost)",
+		  d->cfg.database, r == -ENOENT ? "deleted" : "replaced");
+	d->reexec = true;
+	loop_stop(l);
+	return -1;
 }
 
 /*
@@ -450,6 +476,11 @@ static int run_daemon(const struct opts *o)
 		log_error("cannot arm the watchdog timer");
 		goto out;
 	}
+	d.store = store;
+	if (loop_add_timer(d.loop, DB_CHECK_MS, on_db_check, &d) < 0) {
+		log_error("cannot arm the database check");
+		goto out;
+	}
 	svc_notify("READY=1\nSTATUS=Started");
 	r = loop_run(d.loop);
 	if (r < 0)
@@ -462,6 +493,8 @@ out:
 	api = api_stop(api); /* no reader after this point */
 	/* Cancel probes and wait for their threads (each stores what it measured). */
 	d.probes = probe_svc_free(d.probes);
+	/* The sinks wake the main loop through the queue: stop them before it goes. */
+	alert_svc_stop_sinks(d.alerts);
 	d.mainq = mainq_free(d.mainq);
 	d.selftests = selftest_svc_free(d.selftests);
 	if (store)
@@ -490,6 +523,12 @@ out:
 	if (d.sigfd >= 0)
 		close(d.sigfd);
 	d.tls = api_tls_free(d.tls); /* after api_stop(): no handshake uses it */
+	if (d.reexec) {
+		svc_notify("STATUS=Restarting on a new database file");
+		execv("/proc/self/exe", o->argv);
+		log_error("cannot restart: %s", strerror(errno));
+		status = EXIT_RUNTIME;
+	}
 	return status;
 }
 
@@ -506,5 +545,6 @@ int main(int argc, char **argv)
 		return cmd_selftest(&o);
 	if (cmd)
 		return cmd_status(&o);
+	o.argv = argv;
 	return run_daemon(&o);
 }

@@ -22,6 +22,7 @@ enum {
 };
 
 struct opts {
+	char **argv; /* as main() got it: the daemon restarts itself with it */
 	const char *config;
 	bool config_given;
 	const char *db;

@@ -19,6 +19,7 @@ struct mainq_job {
 	void *arg;
 	int result;
 	bool done;
+	bool posted; /* mainq_post(): malloc()ed, nobody waits, freed once run */
 	struct mainq_job *next;
 };
 
@@ -50,6 +51,10 @@ static void mainq_dispatch(struct loop *l, int fd, void *userdata)
 		if (!j)
 			return;
 		int r = j->fn(j->arg);
+		if (j->posted) {
+			free(j);
+			continue;
+		}
 		pthread_mutex_lock(&q->lock);
 		j->result = r;
 		j->done = true;
@@ -86,7 +91,12 @@ void mainq_shutdown(struct mainq *q)
 {
 	pthread_mutex_lock(&q->lock);
 	q->shut = true;
-	for (struct mainq_job *j = q->head; j; j = j->next) {
+	for (struct mainq_job *j = q->head, *next; j; j = next) {
+		next = j->next;
+		if (j->posted) {
+			free(j);
+			continue;
+		}
 		j->result = -ECANCELED;
 		j->done = true;
 	}
@@ -130,4 +140,28 @@ int mainq_call(struct mainq *q, mainq_fn fn, void *arg)
 		pthread_cond_wait(&q->done, &q->lock);
 	pthread_mutex_unlock(&q->lock);
 	return j.result;
+}
+
+int mainq_post(struct mainq *q, mainq_fn fn, void *arg)
+{
+	struct mainq_job *j = calloc(1, sizeof(*j));
+	const uint64_t one = 1;
+
+	if (!j)
+		return -ENOMEM;
+	*j = (struct mainq_job){.fn = fn, .arg = arg, .posted = true};
+	pthread_mutex_lock(&q->lock);
+	if (q->shut) {
+		pthread_mutex_unlock(&q->lock);
+		free(j);
+		return -ECANCELED;
+	}
+	if (q->tail)
+		q->tail->next = j;
+	else
+		q->head = j;
+	q->tail = j;
+	pthread_mutex_unlock(&q->lock);
+	(void)!write(q->efd, &one, sizeof(one));
+	return 0;
 }

@@ -271,7 +271,8 @@ static void ask_sensor_limits(struct poller *p, struct pdev *d, const struct dev
 
 static void poller_poll(struct poller *p)
 {
-	int64_t now = timefmt_now_ms();
+	/* A wall clock set back does not reorder or overlap the series (timefmt.h). */
+	int64_t now = timefmt_steady_ms(&p->clock, timefmt_now_ms(), timefmt_mono_ms());
 
 	for (size_t i = 0; i < p->n_devs; i++) {
 		struct pdev *d = &p->devs[i];

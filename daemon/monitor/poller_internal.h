@@ -14,6 +14,7 @@
 #include "nvmond/dev/smart.h"
 #include "nvmond/monitor/fleet.h"
 #include "nvmond/monitor/poller.h"
+#include "nvmond/util/timefmt.h"
 #include "nvmond/monitor/sbuf.h"
 #include "nvmond/store/store_errlog.h"
 
@@ -59,7 +60,8 @@ struct poller {
 	struct pdev *devs;
 	size_t n_devs;
 	struct sbuf buf;
-	int64_t retry_at_ms; /* monotonic: no store attempt before this */
+	int64_t retry_at_ms;	     /* monotonic: no store attempt before this */
+	struct timefmt_steady clock; /* the samples' times: never backwards (timefmt.h) */
 	int64_t retry_delay_ms;
 	int last_store_err;
 	bool rescan_soon;

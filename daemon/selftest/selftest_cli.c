@@ -19,6 +19,7 @@
 
 #include "nvmond/api/api_tls.h"
 #include "nvmond/selftest/selftest_cli.h"
+#include "nvmond/util/timefmt.h"
 
 #define DEVICES		 "/api/v1/devices"
 #define CLI_TIMEOUT_S	 10
@@ -234,7 +235,7 @@ static int wait_result(const struct client *c, json_int_t id, const char *name, 
 		       bool json, bool tty)
 {
 	struct sigaction sa = {.sa_handler = on_int};
-	time_t start = time(NULL);
+	int64_t start = timefmt_mono_ms(); /* a wait: immune to steps of the wall clock */
 	int limit_s = WAIT_MIN_S;
 	bool drew = false;
 
@@ -276,7 +277,7 @@ static int wait_result(const struct client *c, json_int_t id, const char *name, 
 			return passed ? 0 : 1;
 		}
 		json_decref(st);
-		if (interrupted || time(NULL) - start > limit_s) {
+		if (interrupted || timefmt_mono_ms() - start > (int64_t)limit_s * 1000) {
 			if (drew)
 				fprintf(stderr, "\n");
 			fprintf(stderr,

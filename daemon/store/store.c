@@ -16,6 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 
 #include <sqlite3.h>
 
@@ -285,6 +288,24 @@ static int store_prepare_all(struct store *s, const char *const *sql, size_t n)
 	}
 	return 0;
 }
+/* Whether the file system that holds (or would hold) @path is mounted read-only. */
+static bool read_only_fs(const char *path)
+{
+	char dir[PATH_MAX];
+	struct statvfs v;
+	char *slash;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == dir)
+		dir[1] = '\0';
+	else
+		*slash = '\0';
+	return statvfs(dir, &v) == 0 && (v.f_flag & ST_RDONLY);
+}
+
 static int store_open_full(const char *path, bool readonly, struct store **ret,
 			   char ret_err[STORE_ERR_MAX])
 {
@@ -332,14 +353,40 @@ static int store_open_full(const char *path, bool readonly, struct store **ret,
 	if (r < 0)
 		goto fail;
 
+	struct stat st;
+	if (stat(path, &st) == 0) {
+		s->file_dev = st.st_dev;
+		s->file_ino = st.st_ino;
+	}
+	s->path = strdup(path);
+	if (!s->path) {
+		r = store_failf(s, -ENOMEM, "out of memory");
+		goto fail;
+	}
 	s->err[0] = '\0';
 	*ret = s;
 	return 0;
 
 fail:
+	if (!readonly && read_only_fs(path)) {
+		char was[STORE_ERR_MAX];
+		snprintf(was, sizeof(was), "%s", s->err);
+		r = store_failf(s, -EROFS, "the file system is read-only (%.200s)", was);
+	}
 	err_printf(ret_err, "%s: %s", path, s->err);
 	store_close(s);
 	return r;
+}
+
+int store_file_check(struct store *s)
+{
+	struct stat st;
+
+	if (!s->path || !s->file_ino)
+		return 0;
+	if (stat(s->path, &st) < 0)
+		return errno == ENOENT ? -ENOENT : 0; /* another error proves nothing */
+	return st.st_dev == s->file_dev && st.st_ino == s->file_ino ? 0 : -ESTALE;
 }
 
 int store_open(const char *path, struct store **ret, char ret_err[STORE_ERR_MAX])
@@ -359,6 +406,7 @@ struct store *store_close(struct store *s)
 	for (size_t i = 0; i < s->n_cache; i++)
 		sqlite3_finalize(s->cache[i].st);
 	sqlite3_close(s->db);
+	free(s->path);
 	free(s);
 	return NULL;
 }

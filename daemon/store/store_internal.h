@@ -9,6 +9,7 @@
 #include <sqlite3.h>
 
 #include <stdbool.h>
+#include <sys/types.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,6 +25,9 @@
 struct store {
 	sqlite3 *db;
 	bool readonly;
+	char *path;	/* as opened, for store_file_check() */
+	dev_t file_dev; /* the file it opened: a deleted or replaced one */
+	ino_t file_ino; /* shows as another inode (or none) at the path */
 	/* Every prepared statement, keyed by its SQL's address. */
 	struct {
 		const char *sql;

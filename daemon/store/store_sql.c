@@ -204,6 +204,23 @@ static void store_rollback(struct store *s)
 	sqlite3_reset(st);
 }
 
+int store_begin(struct store *s)
+{
+	return store_exec_sql(s, store_sql_begin);
+}
+
+int store_end(struct store *s, int r)
+{
+	if (r >= 0) {
+		int k = store_exec_sql(s, store_sql_commit);
+		if (k < 0)
+			r = k;
+	}
+	if (r < 0)
+		store_rollback(s);
+	return r;
+}
+
 int store_transaction(struct store *s, const char *what, store_txn_fn fn, void *ctx)
 {
 	int r, k;

@@ -148,3 +148,23 @@ int64_t timefmt_mono_ms(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
+
+int64_t timefmt_steady_ms(struct timefmt_steady *st, int64_t wall_ms, int64_t mono_ms)
+{
+	int64_t t = wall_ms;
+
+	if (st->last_ms && wall_ms < st->last_ms) {
+		int64_t since = mono_ms - st->last_mono_ms;
+		t = st->last_ms + (since > 0 ? since / 2 : 0);
+		if (t < st->last_ms + 1 && since > 0)
+			t = st->last_ms + 1;
+	}
+	st->last_ms = t;
+	st->last_mono_ms = mono_ms;
+	return t;
+}
+
+int64_t timefmt_span_ms(int64_t from_ms, int64_t to_ms)
+{
+	return to_ms > from_ms ? to_ms - from_ms : 0;
+}

@@ -32,17 +32,19 @@ expect_exit() {
 	[ "$rc" = "$want" ] || fail "'$*' exited $rc, expected $want: $(head -c 400 "$LAST_STDERR")"
 }
 
-# start_daemon ARGS...: start on a free port, wait until /healthz answers.
+# start_daemon ARGS...: start on a free port, wait until /healthz answers
+# (NVMOND_START_TIMEOUT seconds, 10 by default; tests/valgrind.sh needs more).
 start_daemon() {
+	local limit=${NVMOND_START_TIMEOUT:-10}
 	PORT=$(free_port)
 	"$NVMOND_BIN" --listen "127.0.0.1:$PORT" "$@" >> "$DAEMON_LOG" 2>&1 &
 	DAEMON_PID=$!
-	for _ in $(seq 100); do
+	for _ in $(seq $((limit * 10))); do
 		curl -fsS "http://127.0.0.1:$PORT/healthz" > /dev/null 2>&1 && return 0
 		kill -0 "$DAEMON_PID" 2>/dev/null || fail "daemon exited at start"
 		sleep 0.1
 	done
-	fail "daemon did not answer /healthz within 10 s"
+	fail "daemon did not answer /healthz within $limit s"
 }
 
 stop_daemon() {

@@ -57,7 +57,7 @@ EOF
 	>"$TMP/log" 2>&1 &
 PID=$!
 up=
-for _ in $(seq 50); do
+for _ in $(seq $((${NVMOND_START_TIMEOUT:-10} * 5))); do
 	if curl -s -o /dev/null "$BASE/healthz"; then
 		up=1
 		break

@@ -1,6 +1,7 @@
 # Guest half of test_metrics.sh: nvmond watches two emulated controllers; the
 # guest saves GET /metrics and nvme-cli's view of each controller, then waits for
 # the host's qom-set of the spare bit on NVMOND-VM-0001 to show in /metrics.
+# Then the wall clock steps back 1 h and forward 1 day under a second daemon.
 . /etc/vm/guest-lib.sh
 set -u
 out=$VM_OUT
@@ -39,4 +40,35 @@ done
 kill -TERM "$pid"
 wait "$pid"
 echo $? >"$out/daemon.rc"
+
+# Clock steps (issue 15 §6, docs/reliability.md), last in this script: nothing
+# after it cares about the wall time. A second daemon on a new database, 1 s
+# polls, alerts that fire at once (margin 50); once it has polled, the wall clock
+# is set back 1 h, then forward 1 day, 5 polls of each drive apart. The host
+# checks the database it leaves (test_metrics.sh).
+cat >/tmp/c.conf <<CONF
+[daemon]
+poll_interval = 1s
+demo = no
+web_root = /usr/share/nvmond/web
+[alerts]
+warning_margin = 50
+resolve_after = 0
+cooldown = 0
+CONF
+cbase=http://127.0.0.1:9471
+nvmond --db /tmp/c.db --listen 127.0.0.1:9471 --config /tmp/c.conf >"$out/clock-daemon.log" 2>&1 &
+cpid=$!
+vm_wait_http "$cbase/healthz" 60 || { echo "clock: daemon did not start"; exit 1; }
+polls_at() { vm_metric_ge "$cbase" nvmond_polls_total "$1"; }
+vm_until 60 0.2 polls_at 10 || { echo "clock: no polls"; exit 1; }
+echo "$(date +%s)000" >"$out/clock-back.ms" # busybox date has no %N
+date -s "@$(($(date +%s) - 3600))" >/dev/null || { echo "clock: date -s failed"; exit 1; }
+vm_until 60 0.2 polls_at 20 || { echo "clock: no polls after the step back"; exit 1; }
+date -s "@$(($(date +%s) + 86400))" >/dev/null || { echo "clock: date -s failed"; exit 1; }
+vm_until 60 0.2 polls_at 30 || { echo "clock: no polls after the step forward"; exit 1; }
+kill -TERM "$cpid"
+wait "$cpid"
+echo $? >"$out/clock.rc"
+cp /tmp/c.db "$out/clock.db"
 exit 0

@@ -71,4 +71,38 @@ check(get(m2, "nvmond_critical_warning", "NVMOND-VM-0000", warning="spare") == "
 check(open(os.path.join(out, "daemon.rc")).read().strip() == "0", "daemon exited 0")
 sys.exit(1 if bad else 0)
 PY
+# Clock steps (the end of metrics.guest.sh): back 1 h, forward 1 day.
+[ "$(cat "$VM_OUT/clock.rc" 2>/dev/null)" = 0 ] || vm_fail "clock steps: the daemon's exit: $(cat "$VM_OUT/clock.rc" 2>/dev/null)"
+python3 - "$VM_OUT/clock.db" "$(cat "$VM_OUT/clock-back.ms")" <<'PY' || vm_fail "clock-step checks"
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+back = int(sys.argv[2])  # the wall clock (ms) just before it was set back 1 h
+bad = []
+def check(ok, msg):
+    print(("ok   " if ok else "FAIL ") + "clock steps: " + msg)
+    if not ok: bad.append(msg)
+day, hour = 86400 * 1000, 3600 * 1000
+for dev, in db.execute("SELECT id FROM devices"):
+    # The table is keyed by (device, time): a sample stamped back in the hour before
+    # the step would sit there, overlapping what was stored then.
+    ts = [t for t, in db.execute("SELECT ts_ms FROM samples WHERE device_id = ? ORDER BY ts_ms", (dev,))]
+    gaps = [b - a for a, b in zip(ts, ts[1:])]
+    check(len(ts) >= 12, "device %d: %d samples" % (dev, len(ts)))
+    check(min(ts) > back - 120000,
+          "device %d: none stamped in the hour before the step back (first %d ms before it)" % (dev, back - min(ts)))
+    after = [t for t in ts if t > back]
+    check(len(after) >= 4, "device %d: %d samples after the step back, stamped after the last before it" % (dev, len(after)))
+    check(sum(1 for g in gaps if g > hour) == 1 and max(gaps) >= day - hour,
+          "device %d: the step forward is one gap of about a day (%d ms)" % (dev, max(gaps)))
+    dup = db.execute("SELECT count(*) FROM (SELECT 1 FROM rollups WHERE device_id = ? "
+                     "GROUP BY res_s, ts_ms HAVING count(*) > 1)", (dev,)).fetchone()[0]
+    check(dup == 0, "device %d: no duplicated rollup bucket" % dev)
+n, per = db.execute("SELECT count(*), max(c) FROM (SELECT count(*) AS c FROM alerts GROUP BY device_id, rule)").fetchone()
+check(n > 0 and per == 1, "no alert storm: %d alerts, at most %s per drive and rule" % (n, per))
+neg = db.execute("SELECT count(*) FROM alerts WHERE updated_ms < started_ms OR resolved_ms < started_ms").fetchone()[0]
+check(neg == 0, "no alert with a negative duration")
+ev = db.execute("SELECT count(*) FROM throttle_events WHERE end_ms < start_ms").fetchone()[0]
+check(ev == 0, "no throttle event with a negative duration")
+sys.exit(1 if bad else 0)
+PY
 echo "PASS: test_metrics"

@@ -30,7 +30,14 @@ struct alert_note {
 	int64_t started_ms;
 	int64_t resolved_ms; /* 0 unless resolved */
 	int64_t ts_ms;	     /* when this notification was made */
+	int64_t note_id;     /* its row in the outbox (notification_id); 0 = not kept */
 };
+
+/*
+ * Called on a sink's thread once it is done with a kept notification (@note_id
+ * != 0): delivered, or given up after its attempts. Must not block.
+ */
+typedef void (*alert_sink_done_fn)(void *ctx, const char *sink, int64_t note_id);
 
 #define ALERT_SINKS_MAX (CFG_MAX_SINKS + 2)
 
@@ -104,6 +111,19 @@ struct mqtt_drive_state;
  * reload). Copies and returns: never waits on the network.
  */
 void alert_sinks_states(struct alert_sinks *s, const struct mqtt_drive_state *d, size_t n);
+
+/**
+ * alert_sinks_targets() - The names of the sinks whose filters let @n through
+ * (the ones alert_sinks_send() would queue it for). Return: how many.
+ */
+size_t alert_sinks_targets(struct alert_sinks *s, const struct alert_note *n,
+			   char ret[ALERT_SINKS_MAX][CFG_SINK_NAME_MAX]);
+
+/** alert_sinks_has() - Whether a sink named @name runs now. */
+bool alert_sinks_has(struct alert_sinks *s, const char *name);
+
+/** alert_sinks_on_done() - Call @fn(@ctx, …) when a sink is done with a kept note. */
+void alert_sinks_on_done(struct alert_sinks *s, alert_sink_done_fn fn, void *ctx);
 
 /** alert_sinks_stats() - Copies of the counters of each sink, in configuration order. Return: how many. */
 size_t alert_sinks_stats(struct alert_sinks *s, struct alert_sink_stats ret[ALERT_SINKS_MAX]);

@@ -59,6 +59,14 @@ const struct api_endpoint *alert_svc_endpoints(struct alert_svc *a, size_t *ret_
  */
 int alert_svc_reconfigure(struct alert_svc *a, const struct cfg *c, char ret_err[256]);
 
+/**
+ * alert_svc_stop_sinks() - Stop the sink threads and record in the outbox what
+ * they delivered; notifications still queued are sent at the next start. Call it
+ * before the main queue is freed (the sinks wake the main loop through it).
+ * Accepts NULL.
+ */
+void alert_svc_stop_sinks(struct alert_svc *a);
+
 /** alert_svc_free() - Stop the sinks. Accepts NULL. Return: NULL. */
 struct alert_svc *alert_svc_free(struct alert_svc *a);
 

@@ -26,5 +26,13 @@ struct mainq *mainq_free(struct mainq *q);
  */
 int mainq_call(struct mainq *q, mainq_fn fn, void *arg);
 
+/**
+ * mainq_post() - Run fn(arg) on the main loop soon, without waiting for it
+ * (its result is dropped). A post still queued at mainq_shutdown() never runs:
+ * @fn must be a wake-up whose work is also done some other way at shutdown.
+ * Return: 0, -ECANCELED after mainq_shutdown(), or -ENOMEM.
+ */
+int mainq_post(struct mainq *q, mainq_fn fn, void *arg);
+
 /** mainq_shutdown() - Fail every pending and future call with -ECANCELED. */
 void mainq_shutdown(struct mainq *q);

@@ -95,5 +95,28 @@ int store_samples_range(struct store *s, int64_t device_id, int64_t from_ms, int
  */
 int store_sample_latest(struct store *s, int64_t device_id, struct sample *ret);
 
+/**
+ * store_begin() - Open a write transaction (BEGIN IMMEDIATE) on the writer, so
+ * that several writes of a caller land together or not at all.
+ * Return: 0, or negative errno.
+ */
+int store_begin(struct store *s);
+
+/**
+ * store_end() - COMMIT the transaction store_begin() opened when @r >= 0, else
+ * ROLLBACK it (also when the COMMIT fails).
+ * Return: @r, or the negative errno of a failed COMMIT.
+ */
+int store_end(struct store *s, int r);
+
+/**
+ * store_file_check() - Whether @s's path still names the file it opened. SQLite
+ * keeps writing to a deleted file, and to the old one when another was moved in
+ * its place: such writes are lost to anyone who reads the path.
+ * Return: 0 (the same file, or a stat() error that proves nothing), -ENOENT
+ * (deleted) or -ESTALE (another file there now).
+ */
+int store_file_check(struct store *s);
+
 /** store_checkpoint() - Checkpoint the WAL (at shutdown). Return: 0 or negative errno. */
 int store_checkpoint(struct store *s);

@@ -24,3 +24,25 @@ int64_t timefmt_now_ms(void);
 
 /** timefmt_mono_ms() - CLOCK_MONOTONIC in ms, for timers. */
 int64_t timefmt_mono_ms(void);
+
+/* A wall clock that never runs backwards: the last time it gave and when (monotonic). */
+struct timefmt_steady {
+	int64_t last_ms; /* 0 = none yet */
+	int64_t last_mono_ms;
+};
+
+/**
+ * timefmt_steady_ms() - The time to stamp a sample with, given the wall clock
+ * @wall_ms and the monotonic @mono_ms now (pure). The wall clock as long as it
+ * is not behind the last time given. After a step back it slews, as NTP does
+ * but faster: the last time plus half the monotonic time since, until the wall
+ * clock catches up (a step back of 1 h is absorbed in 2 h). So the stored series
+ * neither overlaps nor goes backwards, and durations computed from these times are
+ * never negative; the samples of those hours are stamped closer together than
+ * they were taken. A step forward is taken as it comes (a gap in the series).
+ * Return: the time, > the last one while the monotonic clock advances; @st updated.
+ */
+int64_t timefmt_steady_ms(struct timefmt_steady *st, int64_t wall_ms, int64_t mono_ms);
+
+/** timefmt_span_ms() - @to_ms - @from_ms, or 0 when the clock made it negative (pure). */
+int64_t timefmt_span_ms(int64_t from_ms, int64_t to_ms);

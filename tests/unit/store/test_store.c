@@ -749,7 +749,7 @@ Test(store, full_disk_is_enospc_and_recovers, .timeout = 60)
 	snprintf(path, sizeof(path), "%s/tmpfs", dir);
 	cr_assert_eq(mkdir(path, 0700), 0);
 	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
-	    mount("tmpfs", path, "tmpfs", 0, "size=512k") < 0)
+	    mount("tmpfs", path, "tmpfs", 0, "size=1m") < 0)
 		cr_skip_test("cannot mount a tmpfs here: %s", strerror(errno));
 	snprintf(mnt, sizeof(mnt), "%s", path);
 

@@ -59,7 +59,8 @@ struct poller {
 	struct pdev *devs;
 	size_t n_devs;
 	struct sbuf buf;
-	int64_t retry_at_ms; /* monotonic: no store attempt before this */
+	int64_t retry_at_ms;	  /* monotonic: no store attempt before this */
+	int64_t pending_since_ms; /* monotonic: when the oldest buffered sample came */
 	int64_t retry_delay_ms;
 	int last_store_err;
 	bool rescan_soon;

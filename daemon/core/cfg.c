@@ -464,8 +464,9 @@ static void cfg_selftest_schedule_resolve(struct cfg_device *d, const char *def)
 	const char *from = d->selftest_schedule[0] ? d->selftest_schedule : def;
 	char v[sizeof(d->selftest_schedule)] = {0};
 
+	/* A copy, not snprintf(): this runs twice per sample (cfg_device_for()). */
 	if (strcasecmp(from, "none") != 0)
-		snprintf(v, sizeof(v), "%s", from);
+		memcpy(v, from, strnlen(from, sizeof(v) - 1));
 	memcpy(d->selftest_schedule, v, sizeof(v));
 }
 

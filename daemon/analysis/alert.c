@@ -77,6 +77,11 @@ static void cond_set(struct alert_cond *c, bool active, enum alert_severity sev,
 	c->known = true;
 	c->active = active;
 	c->severity = sev;
+	/* Nothing reads the message of a condition that is not active: most rules,
+	 * most of the time, and every poll of every drive, so it is not written. */
+	c->message[0] = '\0';
+	if (!active)
+		return;
 	va_start(ap, fmt);
 	vsnprintf(c->message, sizeof(c->message), fmt, ap);
 	va_end(ap);

@@ -126,6 +126,7 @@ static const struct cfg_key cfg_keys[] = {
 	ENUM("daemon", "wake_sleeping", wake_sleeping, int, cfg_bool_choices, "yes or no", "no"),
 	UINT32("store", "buffer_samples", buffer_samples, 1, 10000000, "100000"),
 	DURATION("store", "retry_max", retry_max_ms, MS_PER_SEC, MS_PER_HOUR, "60s"),
+	DURATION("store", "commit_interval", commit_interval_ms, 0, MS_PER_MIN, "0"),
 	DURATION("store", "keep_raw", keep_raw_ms, MS_PER_HOUR, 90 * MS_PER_DAY, "7d"),
 	UINT32("http", "threads", http_threads, 1, 64, "4"),
 	DURATION("http", "timeout", http_timeout_ms, MS_PER_SEC, MS_PER_HOUR, "30s"),
@@ -483,8 +484,9 @@ static void cfg_selftest_schedule_resolve(struct cfg_device *d, const char *def)
 	const char *from = d->selftest_schedule[0] ? d->selftest_schedule : def;
 	char v[sizeof(d->selftest_schedule)] = {0};
 
+	/* A copy, not snprintf(): this runs twice per sample (cfg_device_for()). */
 	if (strcasecmp(from, "none") != 0)
-		snprintf(v, sizeof(v), "%s", from);
+		memcpy(v, from, strnlen(from, sizeof(v) - 1));
 	memcpy(d->selftest_schedule, v, sizeof(v));
 }
 

@@ -190,13 +190,17 @@ static int poller_rescan(struct poller *p)
 	return 0;
 }
 
-static void poller_store(struct poller *p)
+/* Store the buffered samples now (@force), or when poll_commit_due() says so. */
+static void poller_store(struct poller *p, bool force)
 {
 	int64_t mono = timefmt_mono_ms();
 	const struct sample *v;
 	size_t n;
 
 	if (mono < p->retry_at_ms)
+		return;
+	if (!force && !poll_commit_due(p->pending_since_ms, mono, p->cfg.poll_interval_ms,
+				       p->cfg.commit_interval_ms, p->buf.len, FLUSH_BATCH))
 		return;
 	while ((n = sbuf_peek(&p->buf, FLUSH_BATCH, &v)) > 0) {
 		int r = store_samples_insert(p->store, v, n);
@@ -218,6 +222,7 @@ static void poller_store(struct poller *p)
 		sbuf_pop(&p->buf, n);
 		p->n_stored += n;
 	}
+	p->pending_since_ms = 0;
 	if (p->last_store_err)
 		log_info("storing samples works again");
 	p->last_store_err = 0;
@@ -335,13 +340,17 @@ static void poller_poll(struct poller *p)
 		fleet_put_judged(p->fleet, &s, &t);
 		notify(p, d->id, &s, 1, now);
 		/* hwmon samples know the temperatures only: shown, never stored. */
-		if (s.source == SAMPLE_SOURCE_SMART && sbuf_push(&p->buf, &s))
-			log_debug("sample buffer full: dropped the oldest (%llu so far)",
-				  (unsigned long long)p->buf.dropped);
+		if (s.source == SAMPLE_SOURCE_SMART) {
+			if (p->buf.len == 0)
+				p->pending_since_ms = timefmt_mono_ms();
+			if (sbuf_push(&p->buf, &s))
+				log_debug("sample buffer full: dropped the oldest (%llu so far)",
+					  (unsigned long long)p->buf.dropped);
+		}
 	}
 	if (p->rescan_soon)
 		poller_rescan(p);
-	poller_store(p);
+	poller_store(p, false);
 }
 
 static int64_t on_poll(struct loop *l, void *userdata)
@@ -466,7 +475,7 @@ int poller_reconfigure(struct poller *p, const struct cfg *c)
 int poller_flush(struct poller *p)
 {
 	p->retry_at_ms = 0;
-	poller_store(p);
+	poller_store(p, true);
 	return p->buf.len ? p->last_store_err : 0;
 }
 

@@ -62,6 +62,7 @@ struct poller {
 	struct sbuf buf;
 	int64_t retry_at_ms;	     /* monotonic: no store attempt before this */
 	struct timefmt_steady clock; /* the samples' times: never backwards (timefmt.h) */
+	int64_t pending_since_ms;    /* monotonic: when the oldest buffered sample came */
 	int64_t retry_delay_ms;
 	int last_store_err;
 	bool rescan_soon;

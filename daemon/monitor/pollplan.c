@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* What one poll does with one controller. Pure. See pollplan.h. */
+/* What one poll does with one controller, and when its samples are committed. Pure.
+ * See pollplan.h. */
 #include "nvmond/monitor/pollplan.h"
 
 enum poll_action poll_plan(enum nvme_runtime_status rt, bool wake_sleeping, enum dev_access access)
@@ -20,4 +21,14 @@ const char *poll_action_name(enum poll_action a)
 		return "asleep";
 	}
 	return "unknown";
+}
+
+bool poll_commit_due(int64_t pending_since_ms, int64_t now_ms, int64_t poll_interval_ms,
+		     int64_t commit_interval_ms, size_t pending, size_t batch)
+{
+	if (pending == 0)
+		return false;
+	if (commit_interval_ms <= 0 || pending >= batch)
+		return true;
+	return now_ms - pending_since_ms + poll_interval_ms > commit_interval_ms;
 }

@@ -28,6 +28,18 @@
 #include "store_internal.h"
 
 #define STORE_BUSY_TIMEOUT_MS 2000
+/*
+ * Page caches, in KiB (SQLite's default is 2000 per handle). Each fills up to
+ * its cap and stays full, so the caps are most of what the daemon's memory
+ * grows by after the start. The main loop's handle writes at the end of the
+ * samples and rollups and reads recent rows: the paths to those pages stay in
+ * 1 MiB. The HTTP threads hold a read-only handle each; closed rollup buckets
+ * are served from the API's own cache, so these read a few recent pages per
+ * request, and the kernel's page cache holds the file anyway. At the default,
+ * 4 of them could hold 8 MiB.
+ */
+#define STORE_RW_CACHE_KIB "1024"
+#define STORE_RO_CACHE_KIB "256"
 
 static const char sql_user_version[] = "PRAGMA user_version";
 
@@ -342,6 +354,12 @@ static int store_open_full(const char *path, bool readonly, struct store **ret,
 			goto fail;
 	}
 	r = store_pragma(s, "PRAGMA foreign_keys = ON", NULL);
+	if (r < 0)
+		goto fail;
+	r = store_pragma(s,
+			 readonly ? "PRAGMA cache_size = -" STORE_RO_CACHE_KIB
+				  : "PRAGMA cache_size = -" STORE_RW_CACHE_KIB,
+			 NULL);
 	if (r < 0)
 		goto fail;
 

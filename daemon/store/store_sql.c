@@ -52,6 +52,15 @@ int store_stmt(struct store *s, const char *sql, sqlite3_stmt **ret)
 	return store_prepare(s, sql, ret);
 }
 
+/* What a failed bind names: formatted only on failure (binds run per row, per poll). */
+static void bind_what(const struct store_param *p, int i, char *buf, size_t size)
+{
+	if (p->name)
+		snprintf(buf, size, "binding %s", p->name);
+	else
+		snprintf(buf, size, "binding ?%d", i);
+}
+
 int store_bind_list(struct store *s, sqlite3_stmt *st, const struct store_param *p, size_t n)
 {
 	char what[80];
@@ -62,11 +71,8 @@ int store_bind_list(struct store *s, sqlite3_stmt *st, const struct store_param 
 		char dec[U128_DEC_MAX];
 		int rc;
 
-		if (p[k].name)
-			snprintf(what, sizeof(what), "binding %s", p[k].name);
-		else
-			snprintf(what, sizeof(what), "binding ?%d", i);
 		if (i == 0) {
+			bind_what(&p[k], i, what, sizeof(what));
 			r = store_failf(s, -EINVAL, "%s: no such parameter in \"%.60s\"", what,
 					sqlite3_sql(st));
 			goto fail;
@@ -99,6 +105,7 @@ int store_bind_list(struct store *s, sqlite3_stmt *st, const struct store_param 
 			break;
 		}
 		if (rc != SQLITE_OK) {
+			bind_what(&p[k], i, what, sizeof(what));
 			r = store_fail(s, rc, what);
 			goto fail;
 		}

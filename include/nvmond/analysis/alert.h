@@ -67,6 +67,8 @@ struct alert_cond {
 	bool known; /* false: no information (keep the state as it is) */
 	bool active;
 	enum alert_severity severity;
+	/* What an active condition says. Nothing reads it otherwise, and
+	 * alert_conditions() and alert_facts_conditions() leave it empty then. */
 	char message[160];
 };
 

@@ -105,9 +105,10 @@ struct cfg {
 	enum log_level log_level;
 	int wake_sleeping; /* 1: poll runtime-suspended drives anyway (wakes them) */
 	/* [store] */
-	uint32_t buffer_samples; /* samples held in memory while the database fails */
-	int64_t retry_max_ms;	 /* longest back-off between store retries */
-	int64_t keep_raw_ms;	 /* raw samples kept this long; older ones live on in rollups */
+	uint32_t buffer_samples;    /* samples held in memory while the database fails */
+	int64_t retry_max_ms;	    /* longest back-off between store retries */
+	int64_t commit_interval_ms; /* samples wait at most this long for one commit; 0 = every poll */
+	int64_t keep_raw_ms;	    /* raw samples kept this long; older ones live on in rollups */
 	/* [http] */
 	uint32_t http_threads;
 	int64_t http_timeout_ms;

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "nvmond/dev/dev.h"
 
@@ -26,3 +28,15 @@ enum poll_action poll_plan(enum nvme_runtime_status rt, bool wake_sleeping, enum
 
 /** poll_action_name() - "smart", "hwmon", "asleep". Pure. */
 const char *poll_action_name(enum poll_action a);
+
+/**
+ * poll_commit_due() - Whether the samples buffered since @pending_since_ms
+ * (monotonic; @pending of them, 0 = none) are committed at the end of the poll
+ * round at @now_ms, with [store] commit_interval @commit_interval_ms and
+ * [daemon] poll_interval @poll_interval_ms. 0 commits after every round. Else
+ * they wait, so that one commit covers several rounds, as long as the next
+ * round would not make the oldest wait longer than @commit_interval_ms; a
+ * buffer of @batch samples or more is committed at once. Pure.
+ */
+bool poll_commit_due(int64_t pending_since_ms, int64_t now_ms, int64_t poll_interval_ms,
+		     int64_t commit_interval_ms, size_t pending, size_t batch);

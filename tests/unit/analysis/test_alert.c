@@ -61,6 +61,38 @@ Test(alert_rules, spare_zero_with_threshold_zero_never_fires)
 	cr_assert_not(r[ALERT_SPARE].active, "at the threshold is not below it");
 }
 
+/*
+ * alert.h: an active condition says what fires; an inactive one has an empty
+ * message (nothing reads it, so the rules do not format one on every poll).
+ */
+Test(alert_rules, only_active_conditions_carry_a_message)
+{
+	struct alert_cfg c = all_on();
+	struct alert_cond r[_ALERT_RULE_MAX];
+	struct smart_log prev = healthy(), cur = healthy();
+	bool open[_THROTTLE_KIND_MAX] = {0};
+
+	conds_for(&c, &cur, &prev, open, r);
+	for (int k = 0; k < _ALERT_RULE_MAX; k++)
+		if (r[k].known)
+			cr_expect_str_empty(r[k].message, "%s inactive: \"%s\"", alert_rule_name(k),
+					    r[k].message);
+	cur.avail_spare = 5;
+	cur.percent_used = 95;
+	cur.media_errors = 2;
+	open[THROTTLE_OVER_WCTEMP] = true;
+	conds_for(&c, &cur, &prev, open, r);
+	static const enum alert_rule firing[] = {ALERT_SPARE, ALERT_USED_80, ALERT_USED_90,
+						 ALERT_MEDIA_ERRORS, ALERT_TEMP_WARNING};
+	for (size_t k = 0; k < sizeof(firing) / sizeof(firing[0]); k++) {
+		cr_expect(r[firing[k]].active, "%s active", alert_rule_name(firing[k]));
+		cr_expect_str_not_empty(r[firing[k]].message, "%s says why",
+					alert_rule_name(firing[k]));
+	}
+	cr_expect_str_eq(r[ALERT_SPARE].message, "available spare 5% is below its threshold 10%");
+	cr_expect_str_empty(r[ALERT_USED_100].message, "95 %% used is not 100 %%");
+}
+
 Test(alert_rules, temperature_bit_is_transient_other_bits_mean_failed)
 {
 	struct alert_cfg c = all_on();

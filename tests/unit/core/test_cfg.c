@@ -233,6 +233,7 @@ Test(cfg, defaults)
 	cr_expect_eq(c.log_level, LOG_LVL_INFO);
 	cr_expect_eq(c.buffer_samples, 100000);
 	cr_expect_eq(c.retry_max_ms, 60000);
+	cr_expect_eq(c.commit_interval_ms, 0, "every poll is committed");
 	cr_expect_eq(c.http_threads, 4);
 	cr_expect_eq(c.http_timeout_ms, 30000);
 	cr_expect_eq(c.http_max_connections, 256);
@@ -285,6 +286,8 @@ static int64_t field(const struct cfg *c, const char *key)
 		return c->buffer_samples;
 	if (strcmp(key, "retry_max") == 0)
 		return c->retry_max_ms;
+	if (strcmp(key, "commit_interval") == 0)
+		return c->commit_interval_ms;
 	if (strcmp(key, "threads") == 0)
 		return c->http_threads;
 	if (strcmp(key, "timeout") == 0)
@@ -325,6 +328,9 @@ Test(cfg, set_valid_values)
 		{"store", "retry_max", "1s", 1000},
 		{"store", "retry_max", "1h", 3600000},
 		{"store", "retry_max", "5m", 300000},
+		{"store", "commit_interval", "0", 0},
+		{"store", "commit_interval", "10s", 10000},
+		{"store", "commit_interval", "1m", 60000},
 		{"http", "threads", "1", 1},
 		{"http", "threads", "64", 64},
 		{"http", "timeout", "1s", 1000},
@@ -387,6 +393,8 @@ Test(cfg, set_invalid_values)
 		{"store", "retry_max", "61m", "retry_max: 61m is out of range (1s .. 1h)"},
 		{"store", "retry_max", "1m30s",
 		 "retry_max: invalid duration '1m30s' (use e.g. 500ms, 10s, 5m)"},
+		{"store", "commit_interval", "61s",
+		 "commit_interval: 61s is out of range (0ms .. 1m)"},
 		{"http", "threads", "0", "threads: 0 is out of range (1 .. 64)"},
 		{"http", "threads", "65", "threads: 65 is out of range (1 .. 64)"},
 		{"http", "threads", "four", "threads: invalid number 'four'"},
@@ -469,6 +477,7 @@ Test(cfg, load_all_keys)
 	cr_expect_eq(c.log_level, LOG_LVL_DEBUG);
 	cr_expect_eq(c.buffer_samples, 5000);
 	cr_expect_eq(c.retry_max_ms, 120000);
+	cr_expect_eq(c.commit_interval_ms, 5000);
 	cr_expect_eq(c.http_threads, 16);
 	cr_expect_eq(c.http_timeout_ms, 90000);
 	cr_expect_eq(c.http_max_connections, 1000);

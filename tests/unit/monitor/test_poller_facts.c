@@ -4,7 +4,7 @@
  * not read and stays online as asleep, and is read again when it wakes; a
  * drive without privileges is sampled from hwmon and nothing of it is stored;
  * a firmware revision is a baseline first and a change later; a link change
- * is recorded.
+ * is recorded; samples wait for [store] commit_interval.
  */
 #define _GNU_SOURCE /* nftw */
 #include <criterion/criterion.h>
@@ -302,5 +302,41 @@ Test(poller_facts, firmware_baseline_change_and_restart)
 	cr_expect_str_eq(d.facts.firmware_prev, "1.0", "the last change survives a restart");
 	free(v);
 	free(l);
+	rig_stop(&r);
+}
+
+/*
+ * configuration.md, [store] commit_interval: longer than the run, the samples
+ * of every poll wait in the buffer, all of them seen by the fleet; a stop
+ * stores them. At 0 (the default) each poll is committed as it ends.
+ */
+Test(poller_facts, commit_interval_holds_samples_until_due_or_stop)
+{
+	struct rig r;
+	struct poller_stats ps;
+	struct sample *v = NULL;
+	size_t n = 0;
+
+	rig_start(&r, false);
+	r.c.commit_interval_ms = 60000;
+	cr_assert_eq(poller_reconfigure(r.p, &r.c), 0);
+	rig_run(&r, 300);
+	poller_stats(r.p, &ps);
+	cr_assert_geq(ps.polls, 2, "polled");
+	cr_expect_eq(ps.samples_stored, 0, "a minute has not passed: nothing committed");
+	cr_expect_eq(ps.samples_pending, ps.polls, "every sample waits");
+	cr_expect(the_drive(&r).has_sample, "the fleet has the newest at once");
+	int64_t id = the_drive(&r).row.id;
+	cr_assert_eq(poller_flush(r.p), 0);
+	cr_assert_eq(store_samples_range(r.s, id, 0, INT64_MAX, 1000, &v, &n), 0);
+	cr_expect_eq(n, ps.polls, "the stop stored them all");
+	free(v);
+
+	r.c.commit_interval_ms = 0;
+	cr_assert_eq(poller_reconfigure(r.p, &r.c), 0);
+	rig_run(&r, 200);
+	poller_stats(r.p, &ps);
+	cr_expect_eq(ps.samples_pending, 0, "0: each poll committed as it ends");
+	cr_expect_eq(ps.samples_stored, ps.polls);
 	rig_stop(&r);
 }

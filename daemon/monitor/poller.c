@@ -137,7 +137,7 @@ static int poller_rescan(struct poller *p)
 
 		devrow_from_info(&v[i], now, &row);
 		struct pdev *d = pdev_by_key(p, row.key);
-		bool partial = v[i].asleep || v[i].access == DEV_ACCESS_SYSFS;
+		bool partial = v[i].asleep || v[i].unresponsive || v[i].access == DEV_ACCESS_SYSFS;
 		bool changed = !d || !d->online || strcmp(d->name, row.name) != 0 ||
 			       (d->ident_partial && !partial) ||
 			       (row.firmware[0] && strcmp(d->row_fw, row.firmware) != 0);
@@ -259,6 +259,10 @@ static void ask_sensor_limits(struct poller *p, struct pdev *d, const struct dev
 	int r = dev_read_sensor_limits(p->backend, d->name, who, want, k);
 	if (r == -EOPNOTSUPP)
 		return;
+	if (dev_timed_out(r)) {
+		d->limits_asked &= (uint8_t)~want; /* asked again once it answers */
+		return;
+	}
 	if (r < 0) {
 		log_info("%s: cannot read the sensors' temperature thresholds: %s", d->name,
 			 strerror(-r));
@@ -292,6 +296,11 @@ static void poller_poll(struct poller *p)
 		poller_set_asleep(p, d, act == POLL_ASLEEP, now);
 		if (act == POLL_ASLEEP)
 			continue;
+		/* A command stuck in the kernel: nothing more to it until it returns. */
+		if (dev_unresponsive(p->backend, d->name)) {
+			poller_set_unresponsive(p, d, true, now);
+			continue;
+		}
 		if (act == POLL_SMART) {
 			struct dev_ident who = {.model = d->model, .serial = d->serial};
 			r = dev_read_smart(p->backend, d->name, &who, now, page);
@@ -302,6 +311,10 @@ static void poller_poll(struct poller *p)
 				poller_tell_no_permission(p, d);
 				poller_notify_facts(p, d, now);
 				act = POLL_HWMON;
+			} else if (dev_timed_out(r)) {
+				/* Not offline: still there, not answering (issue 15). */
+				poller_set_unresponsive(p, d, true, now);
+				continue;
 			} else if (r < 0) {
 				poll_failed(p, d, r, now);
 				continue;
@@ -313,6 +326,10 @@ static void poller_poll(struct poller *p)
 		}
 		if (act == POLL_HWMON) {
 			r = poller_hwmon_sample(p, d, now, &s);
+			if (dev_timed_out(r)) {
+				poller_set_unresponsive(p, d, true, now);
+				continue;
+			}
 			if (r < 0) {
 				/* No hwmon (before Linux 5.5): identity only, nothing to sample. */
 				if (r != -ENOENT)
@@ -322,6 +339,7 @@ static void poller_poll(struct poller *p)
 			}
 		}
 		p->n_polls++;
+		poller_set_unresponsive(p, d, false, now);
 		struct temps_drive td = {
 			.model = d->model,
 			.serial = d->serial,
@@ -373,6 +391,11 @@ int poller_new(const struct cfg *c, struct dev_backend *b, struct store *s, stru
 		return -ENOMEM;
 	*p = (struct poller){.cfg = *c, .backend = b, .store = s, .fleet = f};
 	dev_configure(b, &(struct dev_opts){.wake_sleeping = c->wake_sleeping});
+	/* Every command of the daemon (polls, probes, self-tests) from now on
+	 * runs on its controller's worker, with a deadline (issue 15). */
+	r = dev_backend_guard(b, c->device_timeout_ms);
+	if (r < 0)
+		goto fail;
 	r = sbuf_init(&p->buf, c->buffer_samples);
 	if (r < 0)
 		goto fail;
@@ -459,7 +482,7 @@ int poller_reconfigure(struct poller *p, const struct cfg *c)
 	}
 	p->cfg = *c;
 	dev_configure(p->backend, &(struct dev_opts){.wake_sleeping = c->wake_sleeping});
-	return 0;
+	return dev_backend_guard(p->backend, c->device_timeout_ms);
 }
 
 int poller_flush(struct poller *p)

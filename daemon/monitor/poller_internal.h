@@ -83,3 +83,4 @@ void poller_facts_update(struct poller *p, struct pdev *d, const struct dev_info
 			 int64_t now);
 int poller_hwmon_sample(struct poller *p, struct pdev *d, int64_t now, struct sample *ret);
 void poller_set_asleep(struct poller *p, struct pdev *d, bool asleep, int64_t now);
+void poller_set_unresponsive(struct poller *p, struct pdev *d, bool hung, int64_t now);

@@ -142,7 +142,9 @@ void poller_facts_update(struct poller *p, struct pdev *d, const struct dev_info
 		d->facts.edstt_min = info->id.edstt;
 	}
 	facts_link(p, d, &info->facts.link, now);
-	facts_firmware(p, d, info, now);
+	/* A controller that did not answer Identify has only sysfs's revision. */
+	if (!info->unresponsive)
+		facts_firmware(p, d, info, now);
 	poller_notify_facts(p, d, now);
 }
 

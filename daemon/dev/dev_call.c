@@ -68,16 +68,22 @@ int dev_backend_guard(struct dev_backend *b, int64_t timeout_ms)
 	return 0;
 }
 
+static void backend_release(void *arg)
+{
+	struct dev_backend *b = arg;
+
+	if (b->ops->free)
+		b->ops->free(b->ctx);
+	free(b);
+}
+
 struct dev_backend *dev_backend_free(struct dev_backend *b)
 {
 	if (!b)
 		return NULL;
-	/* A command still stuck in the kernel keeps the backend it runs on. */
-	if (!dev_guard_free(b->guard))
-		return NULL;
-	if (b->ops->free)
-		b->ops->free(b->ctx);
-	free(b);
+	/* A command still stuck in the kernel keeps the backend it runs on: the
+	 * guard's last worker frees it once that command returns. */
+	(void)dev_guard_free(b->guard, backend_release, b);
 	return NULL;
 }
 

@@ -40,6 +40,11 @@ struct guard_ctrl {
 
 struct dev_guard {
 	pthread_mutex_t lock;
+	/* dev_guard_free() with a command stuck: the last worker out frees all. */
+	bool detached;
+	size_t n_running;
+	void (*release)(void *arg);
+	void *release_arg;
 	int64_t timeout_ms;
 	uint64_t n_timeouts;
 	size_t n, cap;
@@ -59,10 +64,25 @@ static struct timespec mono_at(int64_t ms)
 	return (struct timespec){.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000};
 }
 
+static void guard_destroy(struct dev_guard *g)
+{
+	for (size_t i = 0; i < g->n; i++) {
+		pthread_cond_destroy(&g->ctrls[i]->wake);
+		pthread_cond_destroy(&g->ctrls[i]->done);
+		free(g->ctrls[i]);
+	}
+	free(g->ctrls);
+	pthread_mutex_destroy(&g->lock);
+	if (g->release)
+		g->release(g->release_arg);
+	free(g);
+}
+
 static void *worker(void *arg)
 {
 	struct guard_ctrl *c = arg;
 	struct dev_guard *g = c->g;
+	bool last = false;
 
 	pthread_mutex_lock(&g->lock);
 	for (;;) {
@@ -84,7 +104,11 @@ static void *worker(void *arg)
 		}
 		pthread_cond_broadcast(&c->done);
 	}
+	if (g->detached)
+		last = --g->n_running == 0;
 	pthread_mutex_unlock(&g->lock);
+	if (last)
+		guard_destroy(g); /* nothing of c is used past this */
 	return NULL;
 }
 
@@ -149,30 +173,36 @@ int dev_guard_new(int64_t timeout_ms, struct dev_guard **ret)
 	return 0;
 }
 
-bool dev_guard_free(struct dev_guard *g)
+bool dev_guard_free(struct dev_guard *g, void (*release)(void *arg), void *arg)
 {
 	bool stuck = false;
 
-	if (!g)
+	if (!g) {
+		if (release)
+			release(arg);
 		return true;
+	}
 	pthread_mutex_lock(&g->lock);
+	g->release = release;
+	g->release_arg = arg;
 	for (size_t i = 0; i < g->n; i++) {
 		g->ctrls[i]->quit = true;
 		stuck |= g->ctrls[i]->job != NULL;
 		pthread_cond_signal(&g->ctrls[i]->wake);
 	}
-	pthread_mutex_unlock(&g->lock);
-	if (stuck)
-		return false; /* a worker still in the kernel keeps the guard */
-	for (size_t i = 0; i < g->n; i++) {
-		pthread_join(g->ctrls[i]->thread, NULL);
-		pthread_cond_destroy(&g->ctrls[i]->wake);
-		pthread_cond_destroy(&g->ctrls[i]->done);
-		free(g->ctrls[i]);
+	if (stuck) {
+		/* A worker still in the kernel: the last worker out frees it all. */
+		g->detached = true;
+		g->n_running = g->n;
+		for (size_t i = 0; i < g->n; i++)
+			pthread_detach(g->ctrls[i]->thread);
+		pthread_mutex_unlock(&g->lock);
+		return false;
 	}
-	free(g->ctrls);
-	pthread_mutex_destroy(&g->lock);
-	free(g);
+	pthread_mutex_unlock(&g->lock);
+	for (size_t i = 0; i < g->n; i++)
+		pthread_join(g->ctrls[i]->thread, NULL);
+	guard_destroy(g);
 	return true;
 }
 

@@ -195,7 +195,8 @@ int dev_demo_open_n(size_t n, struct dev_backend **ret);
 
 /**
  * dev_backend_free() - Accepts NULL. A backend with a command still stuck in
- * the kernel is left to it (the process is exiting). Return: NULL.
+ * the kernel is freed by the guard's last worker once that command returns
+ * (dev_guard_free()). Return: NULL.
  */
 struct dev_backend *dev_backend_free(struct dev_backend *b);
 

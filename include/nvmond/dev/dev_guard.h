@@ -27,13 +27,15 @@ typedef int (*dev_guard_fn)(void *io);
 int dev_guard_new(int64_t timeout_ms, struct dev_guard **ret);
 
 /**
- * dev_guard_free() - Stop the workers. A worker whose command is still stuck
- * cannot be joined: the guard is then left to it (leaked on purpose, the
- * process is exiting). Accepts NULL.
- * Return: true when everything was freed, false when a command was stuck
- * (the caller must then keep what the commands use, e.g. the backend).
+ * dev_guard_free() - Stop the workers, then call @release(@arg) (may be NULL)
+ * for what the commands use (the backend). A worker whose command is still
+ * stuck cannot be joined: the workers are then detached and the last one to
+ * finish frees the guard and calls @release, whenever the kernel lets its
+ * command return. Accepts NULL (then @release is called at once).
+ * Return: true when everything was freed now, false when it was left to a
+ * stuck worker.
  */
-bool dev_guard_free(struct dev_guard *g);
+bool dev_guard_free(struct dev_guard *g, void (*release)(void *arg), void *arg);
 
 /** dev_guard_set_timeout() - A new deadline (> 0) for the commands to come. */
 void dev_guard_set_timeout(struct dev_guard *g, int64_t timeout_ms);

@@ -103,20 +103,36 @@ Test(dev_guard, a_hung_controller_is_refused_until_its_command_returns)
 	ok.value = 0;
 	cr_expect_eq(dev_guard_run(g, "nvme1", cmd, &ok, sizeof(ok)), 0);
 	cr_expect_eq(ok.value, 42, "answers again");
-	cr_expect(dev_guard_free(g), "nothing stuck: freed");
+	cr_expect(dev_guard_free(g, NULL, NULL), "nothing stuck: freed");
 }
 
-/* dev_guard_free(): "A worker whose command is still stuck cannot be joined". */
-Test(dev_guard, free_with_a_stuck_command_leaves_the_guard_to_it)
+static atomic_bool released;
+
+static void on_release(void *arg)
 {
+	(void)arg;
+	atomic_store(&released, true);
+}
+
+/* dev_guard_free(): "the last one to finish frees the guard and calls
+ * @release, whenever the kernel lets its command return". */
+Test(dev_guard, free_with_a_stuck_command_leaves_the_guard_to_its_worker)
+{
+	const struct timespec tick = {.tv_nsec = 5 * 1000 * 1000};
 	struct dev_guard *g;
-	struct io hung = {.hang = true};
+	struct io hung = {.hang = true}, ok = {0};
 
 	atomic_store(&release, false);
+	atomic_store(&released, false);
 	cr_assert_eq(dev_guard_new(100, &g), 0);
+	cr_expect_eq(dev_guard_run(g, "nvme2", cmd, &ok, sizeof(ok)), 0);
 	cr_expect_eq(dev_guard_run(g, "nvme3", cmd, &hung, sizeof(hung)), -ETIMEDOUT);
-	cr_expect_not(dev_guard_free(g), "a stuck command keeps the guard");
-	atomic_store(&release, true); /* the worker frees its job and exits */
+	cr_expect_not(dev_guard_free(g, on_release, NULL), "a stuck command keeps the guard");
+	cr_expect_not(atomic_load(&released), "nothing released while the command is stuck");
+	atomic_store(&release, true);
+	for (int64_t end = mono_ms() + 10000; !atomic_load(&released) && mono_ms() < end;)
+		nanosleep(&tick, NULL);
+	cr_expect(atomic_load(&released), "the last worker out released it");
 }
 
 /* demo.h: NVMOND_DEMO_HANG names a demo drive whose every command blocks;

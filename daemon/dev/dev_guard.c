@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -24,7 +25,8 @@ struct guard_job {
 	bool done;
 	bool abandoned; /* the caller left at its deadline: the worker frees the job */
 	size_t size;
-	unsigned char io[];
+	/* Aligned as malloc() would: a block may hold a u128 (struct idctl). */
+	_Alignas(max_align_t) unsigned char io[];
 };
 
 struct guard_ctrl {

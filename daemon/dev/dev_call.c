@@ -97,9 +97,49 @@ bool dev_timed_out(int err)
 	return err == -ETIMEDOUT;
 }
 
+struct scan_io {
+	const struct dev_backend_ops *ops;
+	void *ctx;
+	int64_t now_ms;
+	struct dev_info *v;
+	size_t n;
+};
+
+static int scan_fn(void *arg)
+{
+	struct scan_io *io = arg;
+
+	return io->ops->scan(io->ctx, io->now_ms, &io->v, &io->n);
+}
+
+static void scan_discard(void *arg, int r)
+{
+	struct scan_io *io = arg;
+
+	if (r == 0)
+		free(io->v);
+}
+
+/*
+ * The scan on its own worker (DEV_GUARD_SCAN): libnvme's topology scan sends
+ * Identify Namespace to every controller itself, past the controllers' own
+ * workers, so a hung one would hold it. A scan past the deadline is
+ * -ETIMEDOUT (the poller keeps what it knows); no second scan starts while
+ * it is stuck.
+ */
 int dev_scan(struct dev_backend *b, int64_t now_ms, struct dev_info **ret, size_t *ret_n)
 {
-	return b->ops->scan(b->ctx, now_ms, ret, ret_n);
+	struct scan_io io = {.ops = b->ops, .ctx = b->ctx, .now_ms = now_ms};
+	int r;
+
+	if (!b->guard)
+		return b->ops->scan(b->ctx, now_ms, ret, ret_n);
+	r = dev_guard_run_discard(b->guard, DEV_GUARD_SCAN, scan_fn, scan_discard, &io, sizeof(io));
+	if (r < 0)
+		return r;
+	*ret = io.v;
+	*ret_n = io.n;
+	return 0;
 }
 
 struct smart_io {

@@ -21,6 +21,7 @@
 
 struct guard_job {
 	dev_guard_fn fn;
+	dev_guard_discard_fn discard;
 	int r;
 	bool done;
 	bool abandoned; /* the caller left at its deadline: the worker frees the job */
@@ -99,6 +100,8 @@ static void *worker(void *arg)
 		c->job = NULL;
 		(void)dev_guard_on_done(&c->slot);
 		if (j->abandoned) {
+			if (j->discard)
+				j->discard(j->io, r);
 			free(j);
 		} else {
 			j->r = r;
@@ -228,6 +231,12 @@ static bool wait_done(struct guard_ctrl *c, int64_t deadline)
 
 int dev_guard_run(struct dev_guard *g, const char *ctrl, dev_guard_fn fn, void *io, size_t io_size)
 {
+	return dev_guard_run_discard(g, ctrl, fn, NULL, io, io_size);
+}
+
+int dev_guard_run_discard(struct dev_guard *g, const char *ctrl, dev_guard_fn fn,
+			  dev_guard_discard_fn discard, void *io, size_t io_size)
+{
 	struct guard_ctrl *c;
 	struct guard_job *j;
 	int r;
@@ -235,7 +244,7 @@ int dev_guard_run(struct dev_guard *g, const char *ctrl, dev_guard_fn fn, void *
 	j = malloc(sizeof(*j) + io_size);
 	if (!j)
 		return -ENOMEM;
-	*j = (struct guard_job){.fn = fn, .size = io_size};
+	*j = (struct guard_job){.fn = fn, .discard = discard, .size = io_size};
 	memcpy(j->io, io, io_size);
 
 	pthread_mutex_lock(&g->lock);

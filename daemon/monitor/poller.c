@@ -121,6 +121,20 @@ static int poller_rescan(struct poller *p)
 	int r;
 
 	p->rescan_soon = false;
+	/*
+	 * libnvme's scan sends Identify Namespace to every controller, past the
+	 * controllers' workers: while one is unresponsive it would be a second
+	 * command to it. The scan waits until it answers again (issue 15).
+	 */
+	for (size_t i = 0; i < p->n_devs; i++)
+		if (p->devs[i].online && p->devs[i].facts.unresponsive) {
+			if (!p->rescans_paused)
+				log_info("rescans paused while %s (%s) is unresponsive",
+					 p->devs[i].key, p->devs[i].name);
+			p->rescans_paused = true;
+			return 0;
+		}
+	p->rescans_paused = false;
 	r = dev_scan(p->backend, now, &v, &n);
 	if (r < 0) {
 		log_warn("scanning for NVMe controllers failed: %s", strerror(-r));

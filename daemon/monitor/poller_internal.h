@@ -67,6 +67,7 @@ struct poller {
 	struct poller_listener listeners[MAX_LISTENERS];
 	size_t n_listeners;
 	bool told_no_permission; /* the one log line about missing privileges went out */
+	bool rescans_paused;	 /* a drive is unresponsive: no scan (it would reach it) */
 	uint64_t n_polls, n_poll_errors, n_store_errors, n_stored;
 	uint64_t n_errlog_reads, n_errlog_errors;
 };

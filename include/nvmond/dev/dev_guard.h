@@ -17,8 +17,13 @@
  */
 struct dev_guard;
 
+/* The worker of the scans (not a controller name: those are "nvmeN", "demoN"). */
+#define DEV_GUARD_SCAN "scan"
+
 /* A command: reads and writes only @io, a copy the guard owns (see dev_guard_run()). */
 typedef int (*dev_guard_fn)(void *io);
+/* What an abandoned command's late answer left in its @io (0 = its return), freed. */
+typedef void (*dev_guard_discard_fn)(void *io, int r);
 
 /**
  * dev_guard_new() - A guard with deadline @timeout_ms (> 0).
@@ -51,6 +56,13 @@ void dev_guard_set_timeout(struct dev_guard *g, int64_t timeout_ms);
  * stuck on @ctrl; -ENOMEM, or -EAGAIN when no thread could be started.
  */
 int dev_guard_run(struct dev_guard *g, const char *ctrl, dev_guard_fn fn, void *io, size_t io_size);
+
+/**
+ * dev_guard_run_discard() - dev_guard_run(), and when the command returns after
+ * its caller left, @discard(copy, its return) frees what it allocated.
+ */
+int dev_guard_run_discard(struct dev_guard *g, const char *ctrl, dev_guard_fn fn,
+			  dev_guard_discard_fn discard, void *io, size_t io_size);
 
 /**
  * dev_guard_unresponsive() - Whether a command to @ctrl is stuck past its

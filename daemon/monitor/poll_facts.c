@@ -169,8 +169,14 @@ int poller_hwmon_sample(struct poller *p, struct pdev *d, int64_t now, struct sa
  */
 void poller_set_unresponsive(struct poller *p, struct pdev *d, bool hung, int64_t now)
 {
-	if (d->facts.unresponsive == hung)
+	if (d->facts.unresponsive == hung) {
+		if (!hung && d->answered_ms) {
+			if (now - d->answered_ms > p->cfg.alert_resolve_after_ms)
+				d->answered_ms = 0; /* this call is the last */
+			poller_notify_facts(p, d, now);
+		}
 		return;
+	}
 	if (hung)
 		log_event(LOG_LVL_ERROR, d->name, d->serial, "unresponsive",
 			  "device %s (%s) is unresponsive: an admin command got no answer within "
@@ -181,6 +187,7 @@ void poller_set_unresponsive(struct poller *p, struct pdev *d, bool hung, int64_
 			  "device %s (%s) answers again: polling again", d->key, d->name);
 	d->facts.unresponsive = hung;
 	d->facts.unresponsive_since_ms = hung ? now : 0;
+	d->answered_ms = hung ? 0 : now;
 	if (!hung)
 		p->rescan_soon = true;
 	poller_notify_facts(p, d, now);

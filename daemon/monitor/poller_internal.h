@@ -26,7 +26,11 @@ struct pdev {
 	char name[DEV_NAME_MAX];
 	bool online;
 	bool online_stored; /* what the database believes; fixed up when it can */
-	bool was_online;    /* online when the last run ended: missing at the first scan = gone */
+	/* Answered again at this wall time: its facts go to the listeners at every
+	 * poll until [alerts] resolve_after has passed, so the unresponsive alert
+	 * resolves then rather than at the next scan. 0 = none. */
+	int64_t answered_ms;
+	bool was_online; /* online when the last run ended: missing at the first scan = gone */
 	/* The error log (log page 01h). */
 	unsigned el_kept;	  /* entries the controller keeps (ELPE + 1), from the scan */
 	bool el_ext;		  /* LPA bit 2: Get Log Page takes offsets */

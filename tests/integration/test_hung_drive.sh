@@ -27,7 +27,7 @@ demo_history = no
 poll_interval = 1s
 device_timeout = 1s
 [alerts]
-resolve_after = 0s
+resolve_after = 1s
 [http]
 token = $TOKEN
 [probes]

@@ -105,6 +105,9 @@ if u:
     check(json.loads(u[0][4])["severity"] == "critical", "unresponsive is critical")
     check(int(u[0][0]) - tl["hang"][0] <= 8000, "fired within 8 s of the hang (2 s deadline, 1 s polls): %d ms"
           % (int(u[0][0]) - tl["hang"][0]))
+if len(u) == 2:
+    check(int(u[1][0]) - tl["released"][0] <= 8000, "resolved within 8 s of the release (resolve_after 1 s): %d ms"
+          % (int(u[1][0]) - tl["released"][0]))
 timing = [l.split() for l in rd("hung_timing").splitlines()]
 check(all(len(t) == 4 for t in timing) and len(timing) == 6, "six rounds of requests while hung: %s" % timing)
 hz = [int(t[2]) - int(t[1]) for t in timing if len(t) == 4]
@@ -135,7 +138,7 @@ check(any('serial="NVMOND-VM-0001"' in l and l.endswith(" 0") for l in rd("metri
           if l.startswith("nvmond_device_unresponsive{")), "the gauge back to 0")
 wd = [int(l.split()[0]) for l in rd("notify.log").splitlines() if l.split()[1:] == ["WATCHDOG=1"]]
 gaps = [b - a for a, b in zip(wd, wd[1:])]
-check(len(wd) >= 5 and max(gaps or [0]) < 5500 and wd[0] <= tl["hang"][0] and wd[-1] >= tl["recovered"][0],
+check(len(wd) >= 5 and max(gaps or [0]) < 5500 and wd[0] <= tl["hang"][0] and wd[-1] >= tl["released"][0],
       "the watchdog fed throughout (WATCHDOG_USEC 6 s): %d pings, largest gap %s ms" % (len(wd), max(gaps or [0])))
 check("(nvme" in log and "is unresponsive: an admin command got no answer within 2000 ms" in log
       and "answers again" in log, "the journal lines of the hang and the recovery")

@@ -55,6 +55,8 @@ static void configure(struct alert_svc *a, const struct cfg *c)
 		{ALERT_SELFTEST_ABORTED, c->alert_selftest},
 		/* fed by the probes at the end of a repeated series (issue 13) */
 		{ALERT_BELOW_RATED, c->alert_below_rated},
+		/* fed by the poller's facts: a device command past its deadline (issue 15) */
+		{ALERT_UNRESPONSIVE, c->alert_unresponsive},
 	};
 	a->cfg = *c;
 	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
@@ -516,6 +518,8 @@ static void on_facts(void *ctx, const struct device_row *dev, const struct fleet
 		.firmware_changed_ms = f->firmware_changed_ms,
 		.firmware_prev = f->firmware_prev,
 		.firmware = f->firmware,
+		.unresponsive = f->unresponsive,
+		.timeout_ms = a->cfg.device_timeout_ms,
 		.now_ms = now_ms,
 	};
 	alert_facts_conditions(&a->acfg, &in, conds);

@@ -32,6 +32,7 @@ static const char *const rule_names[_ALERT_RULE_MAX] = {
 	[ALERT_SELFTEST_FAILED] = "selftest_failed",
 	[ALERT_SELFTEST_ABORTED] = "selftest_aborted",
 	[ALERT_BELOW_RATED] = "below_rated",
+	[ALERT_UNRESPONSIVE] = "unresponsive",
 };
 
 static const char *const severity_names[] = {
@@ -242,10 +243,16 @@ void alert_facts_conditions(const struct alert_cfg *c, const struct alert_facts_
 	cond_set(&ret[ALERT_FIRMWARE_CHANGED], recent, ALERT_SEV_INFO,
 		 "firmware changed from %.20s to %.20s", in->firmware_prev ? in->firmware_prev : "",
 		 in->firmware ? in->firmware : "");
-	for (int r = ALERT_LINK_DEGRADED; r <= ALERT_FIRMWARE_CHANGED; r++)
-		if (!c->rule_on[r]) {
-			ret[r].known = true;
-			ret[r].active = false;
+	cond_set(&ret[ALERT_UNRESPONSIVE], in->unresponsive, ALERT_SEV_CRITICAL,
+		 "the controller has not answered an admin command within %lld ms: nothing "
+		 "more is sent to it until that command returns",
+		 (long long)in->timeout_ms);
+	static const enum alert_rule facts_rules[] = {ALERT_LINK_DEGRADED, ALERT_FIRMWARE_CHANGED,
+						      ALERT_UNRESPONSIVE};
+	for (size_t i = 0; i < sizeof(facts_rules) / sizeof(facts_rules[0]); i++)
+		if (!c->rule_on[facts_rules[i]]) {
+			ret[facts_rules[i]].known = true;
+			ret[facts_rules[i]].active = false;
 		}
 }
 

@@ -63,10 +63,7 @@ static void facts_get(void *ctx, const struct api_request *req, struct api_reply
 	free(lv);
 	ret->json = json_pack(
 		"{s:I, s:s, s:s, s:o, s:o, s:o, s:o}", "device_id", (json_int_t)req->id, "state",
-		!d.row.online	 ? "offline"
-		: d.facts.asleep ? "asleep"
-				 : "online",
-		"source", d.facts.hwmon_only ? "hwmon" : "smart", "link",
+		fleet_device_state(&d), "source", d.facts.hwmon_only ? "hwmon" : "smart", "link",
 		render_link(&d.facts.link), "firmware_pending",
 		d.facts.firmware_pending[0] ? json_string(d.facts.firmware_pending) : json_null(),
 		"firmware_history", fw, "link_history", links);

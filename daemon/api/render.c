@@ -307,11 +307,9 @@ static int facts_fields_add(json_t *o, const struct fleet_device *d)
 	const struct fleet_facts *f = &d->facts;
 	int r = 0;
 
-	r |= obj_set(o, "state",
-		     json_string(!d->row.online ? "offline"
-				 : f->asleep	? "asleep"
-						: "online"));
+	r |= obj_set(o, "state", json_string(fleet_device_state(d)));
 	r |= obj_set(o, "asleep", json_boolean(d->row.online && f->asleep));
+	r |= obj_set(o, "unresponsive", json_boolean(d->row.online && f->unresponsive));
 	r |= obj_set(o, "source", json_string(f->hwmon_only ? "hwmon" : "smart"));
 	r |= obj_set(o, "link", render_link(&f->link));
 	r |= obj_set(o, "firmware_pending",

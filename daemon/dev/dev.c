@@ -17,6 +17,7 @@
 #include <libnvme.h>
 
 #include "nvmond/dev/dev.h"
+#include "nvmond/dev/dev_guard.h"
 #include "nvmond/dev/nvme_sysfs.h"
 
 /* Our decoders read the wire layout by offset; hold libnvme's structs to it. */
@@ -45,6 +46,7 @@ _Static_assert(SELFTEST_ST_IN_PROGRESS ==
 struct nvme_ctx {
 	char sysfs[PATH_MAX];
 	struct dev_opts opts;
+	struct dev_guard *guard; /* the scan's Identify goes through it; NULL: direct */
 };
 
 /* libnvme answers -1 + errno for a failed ioctl, or a positive NVMe status. */
@@ -92,7 +94,7 @@ static void add_ns(struct dev_info *d, nvme_ns_t n)
 }
 
 /* Identify Controller, then log 03h: Return: 0, or negative errno of Identify. */
-static int ctrl_identify(const char *name, struct dev_info *d)
+static int ctrl_identify_now(const char *name, struct dev_info *d)
 {
 	struct nvme_firmware_slot fw;
 	struct nvme_id_ctrl id;
@@ -119,11 +121,44 @@ static int ctrl_identify(const char *name, struct dev_info *d)
 	return r;
 }
 
+struct identify_io {
+	char name[DEV_NAME_MAX];
+	struct dev_info d;
+};
+
+static int identify_fn(void *arg)
+{
+	struct identify_io *io = arg;
+
+	return ctrl_identify_now(io->name, &io->d);
+}
+
+/* Through the guard when there is one: -ETIMEDOUT for a controller that hangs. */
+static int ctrl_identify(const struct nvme_ctx *x, const char *name, struct dev_info *d)
+{
+	struct identify_io *io;
+	int r;
+
+	if (!x->guard)
+		return ctrl_identify_now(name, d);
+	io = malloc(sizeof(*io));
+	if (!io)
+		return -ENOMEM;
+	snprintf(io->name, sizeof(io->name), "%s", name);
+	io->d = *d;
+	r = dev_guard_run(x->guard, name, identify_fn, io, sizeof(*io));
+	if (r != -ETIMEDOUT)
+		*d = io->d;
+	free(io);
+	return r;
+}
+
 /*
  * The identity the driver read at probe, for a controller nvmond may not (or
  * must not) send commands to; WCTEMP and CCTEMP from hwmon unless asleep.
  */
-static int ctrl_identify_sysfs(const struct nvme_ctx *x, const char *name, struct dev_info *d)
+static int ctrl_identify_sysfs(const struct nvme_ctx *x, const char *name, bool hung,
+			       struct dev_info *d)
 {
 	struct nvme_hwinfo_ident hi;
 	struct nvme_hwmon_temps t;
@@ -135,7 +170,8 @@ static int ctrl_identify_sysfs(const struct nvme_ctx *x, const char *name, struc
 	snprintf(d->id.model, sizeof(d->id.model), "%s", hi.model);
 	snprintf(d->id.serial, sizeof(d->id.serial), "%s", hi.serial);
 	snprintf(d->id.firmware, sizeof(d->id.firmware), "%s", hi.firmware);
-	if (!d->asleep && nvme_hwinfo_temps_read(x->sysfs, name, &t) == 0) {
+	/* hwmon's thresholds are Get Features the kernel sends: not to a hung one. */
+	if (!d->asleep && !hung && nvme_hwinfo_temps_read(x->sysfs, name, &t) == 0) {
 		d->id.wctemp_k = t.wctemp_k;
 		d->id.cctemp_k = t.cctemp_k;
 	}
@@ -146,6 +182,7 @@ static int ctrl_info(const struct nvme_ctx *x, nvme_subsystem_t s, nvme_ctrl_t c
 		     struct dev_info *ret)
 {
 	struct dev_info d = {0};
+	bool hung = false;
 	int r;
 
 	snprintf(d.name, sizeof(d.name), "%s", nvme_ctrl_get_name(c));
@@ -157,14 +194,18 @@ static int ctrl_info(const struct nvme_ctx *x, nvme_subsystem_t s, nvme_ctrl_t c
 		d.facts.runtime = NVME_RUNTIME_UNKNOWN;
 	d.asleep = nvme_runtime_asleep(d.facts.runtime) && !x->opts.wake_sleeping;
 	if (!d.asleep) {
-		r = ctrl_identify(d.name, &d);
+		r = ctrl_identify(x, d.name, &d);
+		/* A controller that does not answer stays listed, as sysfs knows it;
+		 * the poller then finds it unresponsive. */
+		hung = dev_timed_out(r);
+		d.unresponsive = hung;
 		if (dev_no_permission(r))
 			d.access = DEV_ACCESS_SYSFS;
-		else if (r < 0)
+		else if (r < 0 && !hung)
 			return r;
 	}
-	if (d.asleep || (d.access == DEV_ACCESS_SYSFS && !d.id.serial[0])) {
-		r = ctrl_identify_sysfs(x, d.name, &d);
+	if (d.asleep || hung || (d.access == DEV_ACCESS_SYSFS && !d.id.serial[0])) {
+		r = ctrl_identify_sysfs(x, d.name, hung, &d);
 		if (r < 0)
 			return r;
 	}
@@ -354,6 +395,13 @@ static void nvmond_configure(void *ctx, const struct dev_opts *o)
 	x->opts = *o;
 }
 
+static void nvmond_set_guard(void *ctx, struct dev_guard *g)
+{
+	struct nvme_ctx *x = ctx;
+
+	x->guard = g;
+}
+
 /*
  * Get Features 04h (Temperature Threshold), current value, of each sensor in
  * @sensors: CDW11 bits 19:16 TMPSEL = the sensor, bits 21:20 THSEL = 0 (over
@@ -461,6 +509,7 @@ static const struct dev_backend_ops nvme_ops = {
 	.read_runtime = nvmond_read_runtime,
 	.read_hwmon = nvmond_read_hwmon,
 	.configure = nvmond_configure,
+	.set_guard = nvmond_set_guard,
 	.read_sensor_limits = nvmond_read_sensor_limits,
 	.selftest_start = nvmond_selftest_start,
 	.read_selftest = nvmond_read_selftest,
@@ -488,96 +537,14 @@ int dev_nvme_open(struct dev_backend **ret)
 	return dev_nvme_open_at("/sys", ret);
 }
 
-struct dev_backend *dev_backend_free(struct dev_backend *b)
-{
-	if (!b)
-		return NULL;
-	if (b->ops->free)
-		b->ops->free(b->ctx);
-	free(b);
-	return NULL;
-}
-
-int dev_scan(struct dev_backend *b, int64_t now_ms, struct dev_info **ret, size_t *ret_n)
-{
-	return b->ops->scan(b->ctx, now_ms, ret, ret_n);
-}
-
-int dev_read_smart(struct dev_backend *b, const char *name, const struct dev_ident *who,
-		   int64_t now_ms, uint8_t ret_page[SMART_LOG_SIZE])
-{
-	return b->ops->read_smart(b->ctx, name, who, now_ms, ret_page);
-}
-
-int dev_read_errlog(struct dev_backend *b, const char *name, const struct dev_ident *who,
-		    int64_t now_ms, size_t n, bool ext_data, uint8_t *ret_page)
-{
-	if (!b->ops->read_errlog)
-		return -EOPNOTSUPP;
-	if (n == 0 || n > 256)
-		return -EINVAL;
-	return b->ops->read_errlog(b->ctx, name, who, now_ms, n, ext_data, ret_page);
-}
-
-int dev_read_runtime(struct dev_backend *b, const char *name, int64_t now_ms,
-		     enum nvme_runtime_status *ret)
-{
-	if (!b->ops->read_runtime) {
-		*ret = NVME_RUNTIME_UNSUPPORTED;
-		return 0;
-	}
-	return b->ops->read_runtime(b->ctx, name, now_ms, ret);
-}
-
-int dev_read_hwmon(struct dev_backend *b, const char *name, int64_t now_ms,
-		   struct nvme_hwmon_temps *ret)
-{
-	if (!b->ops->read_hwmon)
-		return -ENOENT;
-	return b->ops->read_hwmon(b->ctx, name, now_ms, ret);
-}
-
-void dev_configure(struct dev_backend *b, const struct dev_opts *o)
-{
-	if (b->ops->configure)
-		b->ops->configure(b->ctx, o);
-}
-
 bool dev_no_permission(int err)
 {
 	return err == -EACCES || err == -EPERM;
 }
 
-int dev_read_sensor_limits(struct dev_backend *b, const char *name, const struct dev_ident *who,
-			   uint8_t sensors, uint16_t ret_k[SMART_NUM_SENSORS])
-{
-	if (!b->ops->read_sensor_limits)
-		return -EOPNOTSUPP;
-	return b->ops->read_sensor_limits(b->ctx, name, who, sensors, ret_k);
-}
-
 bool dev_selftest_supported(const struct idctl *id)
 {
 	return id->oacs & (1u << 4);
-}
-
-int dev_selftest_start(struct dev_backend *b, const char *name, const struct dev_ident *who,
-		       int64_t now_ms, uint32_t nsid, uint8_t stc)
-{
-	if (stc != SELFTEST_CODE_SHORT && stc != SELFTEST_CODE_EXTENDED &&
-	    stc != SELFTEST_CODE_ABORT)
-		return -EINVAL;
-	if (!b->ops->selftest_start)
-		return -EOPNOTSUPP;
-	return b->ops->selftest_start(b->ctx, name, who, now_ms, nsid, stc);
-}
-
-int dev_read_selftest(struct dev_backend *b, const char *name, const struct dev_ident *who,
-		      int64_t now_ms, uint8_t ret_page[SELFTEST_LOG_SIZE])
-{
-	if (!b->ops->read_selftest)
-		return -EOPNOTSUPP;
-	return b->ops->read_selftest(b->ctx, name, who, now_ms, ret_page);
 }
 
 char *dev_key(const struct idctl *id, char *buf, size_t len)

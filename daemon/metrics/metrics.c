@@ -148,6 +148,13 @@ static void render_facts(FILE *f, const struct metrics_input *in, char (*labels)
 		if (in->devs[i].fd.row.online)
 			fprintf(f, "nvmond_device_asleep{%s} %d\n", labels[i],
 				in->devs[i].fd.facts.asleep ? 1 : 0);
+	family(f, "nvmond_device_unresponsive", "gauge",
+	       "1 while a command to the controller is stuck past [daemon] device_timeout: "
+	       "nothing more is sent to it until that command returns.");
+	for (size_t i = 0; i < in->n_devs; i++)
+		if (in->devs[i].fd.row.online)
+			fprintf(f, "nvmond_device_unresponsive{%s} %d\n", labels[i],
+				in->devs[i].fd.facts.unresponsive ? 1 : 0);
 	family(f, "nvmond_health_log_readable", "gauge",
 	       "1 when nvmond may read the health log; 0 when it lacks the privileges and "
 	       "exports the hwmon temperatures only.");

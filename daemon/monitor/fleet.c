@@ -271,3 +271,12 @@ int fleet_get(struct fleet *f, int64_t id, struct fleet_device *ret)
 	pthread_mutex_unlock(&f->lock);
 	return r;
 }
+
+const char *fleet_device_state(const struct fleet_device *d)
+{
+	if (!d->row.online)
+		return "offline";
+	if (d->facts.unresponsive)
+		return "unresponsive";
+	return d->facts.asleep ? "asleep" : "online";
+}

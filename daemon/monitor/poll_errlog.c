@@ -126,6 +126,11 @@ void poller_poll_errlog(struct poller *p, struct pdev *d, const struct dev_ident
 	if (!page || !e || !rows || !idx)
 		goto out;
 	r = dev_read_errlog(p->backend, d->name, who, now, want, d->el_ext, page);
+	if (dev_timed_out(r)) {
+		/* Unresponsive (the next poll says so): read it once it answers again. */
+		p->n_errlog_errors++;
+		goto out;
+	}
 	if (r < 0) {
 		p->n_errlog_errors++;
 		if (d->el_failed_count != cur || !d->el_retry_mono_ms)

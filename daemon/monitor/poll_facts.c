@@ -133,14 +133,18 @@ void poller_facts_update(struct poller *p, struct pdev *d, const struct dev_info
 	d->facts.known = true;
 	d->facts.asleep = info->asleep;
 	d->facts.hwmon_only = info->access == DEV_ACCESS_SYSFS;
-	if (info->access == DEV_ACCESS_ADMIN && !info->asleep) {
+	if (info->unresponsive)
+		poller_set_unresponsive(p, d, true, now);
+	if (info->access == DEV_ACCESS_ADMIN && !info->asleep && !info->unresponsive) {
 		/* Identify was answered: its capabilities hold until the next scan. */
 		d->facts.id_known = true;
 		d->facts.selftest_supported = dev_selftest_supported(&info->id);
 		d->facts.edstt_min = info->id.edstt;
 	}
 	facts_link(p, d, &info->facts.link, now);
-	facts_firmware(p, d, info, now);
+	/* A controller that did not answer Identify has only sysfs's revision. */
+	if (!info->unresponsive)
+		facts_firmware(p, d, info, now);
 	poller_notify_facts(p, d, now);
 }
 
@@ -156,6 +160,37 @@ int poller_hwmon_sample(struct poller *p, struct pdev *d, int64_t now, struct sa
 	ret->smart.temperature_k = t.composite_k;
 	memcpy(ret->smart.temp_sensor_k, t.sensor_k, sizeof(t.sensor_k));
 	return 0;
+}
+
+/*
+ * A command to the drive passed [daemon] device_timeout, or the stuck one
+ * returned: tell once, show it (the alert service hears it as a fact). Once it
+ * answers again, a rescan reads its Identify data anew.
+ */
+void poller_set_unresponsive(struct poller *p, struct pdev *d, bool hung, int64_t now)
+{
+	if (d->facts.unresponsive == hung) {
+		if (!hung && d->answered_ms) {
+			if (now - d->answered_ms > p->cfg.alert_resolve_after_ms)
+				d->answered_ms = 0; /* this call is the last */
+			poller_notify_facts(p, d, now);
+		}
+		return;
+	}
+	if (hung)
+		log_event(LOG_LVL_ERROR, d->name, d->serial, "unresponsive",
+			  "device %s (%s) is unresponsive: an admin command got no answer within "
+			  "%lld ms; no more commands are sent to it until that one returns",
+			  d->key, d->name, (long long)p->cfg.device_timeout_ms);
+	else
+		log_event(LOG_LVL_INFO, d->name, d->serial, "responsive",
+			  "device %s (%s) answers again: polling again", d->key, d->name);
+	d->facts.unresponsive = hung;
+	d->facts.unresponsive_since_ms = hung ? now : 0;
+	d->answered_ms = hung ? 0 : now;
+	if (!hung)
+		p->rescan_soon = true;
+	poller_notify_facts(p, d, now);
 }
 
 /* A drive fell asleep or woke: tell once, show it. */

@@ -121,6 +121,20 @@ static int poller_rescan(struct poller *p)
 	int r;
 
 	p->rescan_soon = false;
+	/*
+	 * libnvme's scan sends Identify Namespace to every controller, past the
+	 * controllers' workers: while one is unresponsive it would be a second
+	 * command to it. The scan waits until it answers again (issue 15).
+	 */
+	for (size_t i = 0; i < p->n_devs; i++)
+		if (p->devs[i].online && p->devs[i].facts.unresponsive) {
+			if (!p->rescans_paused)
+				log_info("rescans paused while %s (%s) is unresponsive",
+					 p->devs[i].key, p->devs[i].name);
+			p->rescans_paused = true;
+			return 0;
+		}
+	p->rescans_paused = false;
 	r = dev_scan(p->backend, now, &v, &n);
 	if (r < 0) {
 		log_warn("scanning for NVMe controllers failed: %s", strerror(-r));
@@ -137,7 +151,7 @@ static int poller_rescan(struct poller *p)
 
 		devrow_from_info(&v[i], now, &row);
 		struct pdev *d = pdev_by_key(p, row.key);
-		bool partial = v[i].asleep || v[i].access == DEV_ACCESS_SYSFS;
+		bool partial = v[i].asleep || v[i].unresponsive || v[i].access == DEV_ACCESS_SYSFS;
 		bool changed = !d || !d->online || strcmp(d->name, row.name) != 0 ||
 			       (d->ident_partial && !partial) ||
 			       (row.firmware[0] && strcmp(d->row_fw, row.firmware) != 0);
@@ -264,6 +278,10 @@ static void ask_sensor_limits(struct poller *p, struct pdev *d, const struct dev
 	int r = dev_read_sensor_limits(p->backend, d->name, who, want, k);
 	if (r == -EOPNOTSUPP)
 		return;
+	if (dev_timed_out(r)) {
+		d->limits_asked &= (uint8_t)~want; /* asked again once it answers */
+		return;
+	}
 	if (r < 0) {
 		log_info("%s: cannot read the sensors' temperature thresholds: %s", d->name,
 			 strerror(-r));
@@ -298,6 +316,11 @@ static void poller_poll(struct poller *p)
 		poller_set_asleep(p, d, act == POLL_ASLEEP, now);
 		if (act == POLL_ASLEEP)
 			continue;
+		/* A command stuck in the kernel: nothing more to it until it returns. */
+		if (dev_unresponsive(p->backend, d->name)) {
+			poller_set_unresponsive(p, d, true, now);
+			continue;
+		}
 		if (act == POLL_SMART) {
 			struct dev_ident who = {.model = d->model, .serial = d->serial};
 			r = dev_read_smart(p->backend, d->name, &who, now, page);
@@ -308,6 +331,10 @@ static void poller_poll(struct poller *p)
 				poller_tell_no_permission(p, d);
 				poller_notify_facts(p, d, now);
 				act = POLL_HWMON;
+			} else if (dev_timed_out(r)) {
+				/* Not offline: still there, not answering (issue 15). */
+				poller_set_unresponsive(p, d, true, now);
+				continue;
 			} else if (r < 0) {
 				poll_failed(p, d, r, now);
 				continue;
@@ -319,6 +346,10 @@ static void poller_poll(struct poller *p)
 		}
 		if (act == POLL_HWMON) {
 			r = poller_hwmon_sample(p, d, now, &s);
+			if (dev_timed_out(r)) {
+				poller_set_unresponsive(p, d, true, now);
+				continue;
+			}
 			if (r < 0) {
 				/* No hwmon (before Linux 5.5): identity only, nothing to sample. */
 				if (r != -ENOENT)
@@ -328,6 +359,7 @@ static void poller_poll(struct poller *p)
 			}
 		}
 		p->n_polls++;
+		poller_set_unresponsive(p, d, false, now);
 		struct temps_drive td = {
 			.model = d->model,
 			.serial = d->serial,
@@ -383,6 +415,11 @@ int poller_new(const struct cfg *c, struct dev_backend *b, struct store *s, stru
 		return -ENOMEM;
 	*p = (struct poller){.cfg = *c, .backend = b, .store = s, .fleet = f};
 	dev_configure(b, &(struct dev_opts){.wake_sleeping = c->wake_sleeping});
+	/* Every command of the daemon (polls, probes, self-tests) from now on
+	 * runs on its controller's worker, with a deadline (issue 15). */
+	r = dev_backend_guard(b, c->device_timeout_ms);
+	if (r < 0)
+		goto fail;
 	r = sbuf_init(&p->buf, c->buffer_samples);
 	if (r < 0)
 		goto fail;
@@ -469,7 +506,7 @@ int poller_reconfigure(struct poller *p, const struct cfg *c)
 	}
 	p->cfg = *c;
 	dev_configure(p->backend, &(struct dev_opts){.wake_sleeping = c->wake_sleeping});
-	return 0;
+	return dev_backend_guard(p->backend, c->device_timeout_ms);
 }
 
 int poller_flush(struct poller *p)

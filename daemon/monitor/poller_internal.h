@@ -27,7 +27,11 @@ struct pdev {
 	char name[DEV_NAME_MAX];
 	bool online;
 	bool online_stored; /* what the database believes; fixed up when it can */
-	bool was_online;    /* online when the last run ended: missing at the first scan = gone */
+	/* Answered again at this wall time: its facts go to the listeners at every
+	 * poll until [alerts] resolve_after has passed, so the unresponsive alert
+	 * resolves then rather than at the next scan. 0 = none. */
+	int64_t answered_ms;
+	bool was_online; /* online when the last run ended: missing at the first scan = gone */
 	/* The error log (log page 01h). */
 	unsigned el_kept;	  /* entries the controller keeps (ELPE + 1), from the scan */
 	bool el_ext;		  /* LPA bit 2: Get Log Page takes offsets */
@@ -70,6 +74,7 @@ struct poller {
 	struct poller_listener listeners[MAX_LISTENERS];
 	size_t n_listeners;
 	bool told_no_permission; /* the one log line about missing privileges went out */
+	bool rescans_paused;	 /* a drive is unresponsive: no scan (it would reach it) */
 	uint64_t n_polls, n_poll_errors, n_store_errors, n_stored;
 	uint64_t n_errlog_reads, n_errlog_errors;
 };
@@ -86,3 +91,4 @@ void poller_facts_update(struct poller *p, struct pdev *d, const struct dev_info
 			 int64_t now);
 int poller_hwmon_sample(struct poller *p, struct pdev *d, int64_t now, struct sample *ret);
 void poller_set_asleep(struct poller *p, struct pdev *d, bool asleep, int64_t now);
+void poller_set_unresponsive(struct poller *p, struct pdev *d, bool hung, int64_t now);

@@ -96,8 +96,19 @@ static int source_smart(struct exec_ctx *x, int64_t run_ms)
 	if (run_ms < sx->next_smart_ms)
 		return 0;
 	sx->next_smart_ms = run_ms + 1000;
-	if (!x->h->read_smart_source ||
-	    x->h->read_smart_source(x->h->ctx, sx->ctrl, x->out->run.started_ms + run_ms, &s) < 0)
+	int r = x->h->read_smart_source
+			? x->h->read_smart_source(x->h->ctx, sx->ctrl,
+						  x->out->run.started_ms + run_ms, &s)
+			: -EOPNOTSUPP;
+	if (r == -ETIMEDOUT) {
+		probe_run_set_reason(
+			x,
+			"drive copied from (%s): it did not answer a SMART read in "
+			"time (unresponsive): stopped, its temperature cannot be watched",
+			sx->plan->serial);
+		return 2;
+	}
+	if (r < 0)
 		return 0;
 	if (!probe_abort_check(0, 0, s.temperature_k, sx->plan->wctemp_k, why))
 		return 0;
@@ -156,9 +167,19 @@ static int sample_smart(struct exec_ctx *x, int64_t run_ms)
 {
 	struct probe_outcome *o = x->out;
 	struct smart_log s;
+	int r = x->h->read_smart
+			? x->h->read_smart(x->h->ctx, x->ctrl, o->run.started_ms + run_ms, &s)
+			: -EOPNOTSUPP;
 
-	if (!x->h->read_smart ||
-	    x->h->read_smart(x->h->ctx, x->ctrl, o->run.started_ms + run_ms, &s) < 0)
+	if (r == -ETIMEDOUT) {
+		/* A hung controller (the guard's deadline): never write on blind. */
+		x->smart_unanswered = true;
+		probe_run_set_reason(x, "the drive did not answer a SMART read in time "
+					"(unresponsive): stopped, its temperature cannot be "
+					"watched");
+		return 1;
+	}
+	if (r < 0)
 		return 0;
 	if (o->n_thermal == x->thermal_cap) {
 		size_t cap = x->thermal_cap ? 2 * x->thermal_cap : 64;
@@ -397,7 +418,11 @@ int probe_execute(const struct probe_plan *plan, const struct probe_hooks *h,
 		}
 		x.watch_disk = probe_drive_diskstat(plan->sysfs, x.ctrl, &x.ds) == 0;
 	}
-	(void)sample_smart(&x, 0);
+	if (sample_smart(&x, 0) && x.smart_unanswered) {
+		/* Refused before the first write. */
+		snprintf(out->run.reason, sizeof(out->run.reason), "%s", x.reason);
+		goto done;
+	}
 	x.next_smart_ms = 1000;
 	x.next_ds_ms = 1000;
 

@@ -56,6 +56,9 @@ struct exec_ctx {
 	uint64_t phase_sub;  /* the running phase's submitted bytes, as its leases saw them */
 	int64_t last_charge_ns;
 	bool charge_failed;
+	/* A SMART read got no answer within [daemon] device_timeout: the drive's
+	 * temperature cannot be watched, so the run does not go on (issue 15). */
+	bool smart_unanswered;
 	char reason[PROBE_REASON_MAX];
 	/* copy-to */
 	bool read_only;	      /* the source: opened read-only, never written */

@@ -93,6 +93,11 @@ static int source_check(struct probe_svc *p, struct start_call *c, struct fleet_
 		snprintf(c->reason, sizeof(c->reason), "the drive copied from is offline");
 		return -ENODEV;
 	}
+	if (ret_fd->facts.unresponsive) {
+		snprintf(c->reason, sizeof(c->reason),
+			 "the drive copied from is unresponsive (a command to it is stuck)");
+		return -ENODEV;
+	}
 	sd = probe_svc_dev_find(p, c->device_id, true);
 	if (!sd)
 		return -ENOMEM;
@@ -148,6 +153,13 @@ int probe_svc_start_on_loop(void *arg)
 	}
 	if (!fd.row.online) {
 		snprintf(c->reason, sizeof(c->reason), "the device is offline");
+		return -ENODEV;
+	}
+	if (fd.facts.unresponsive) {
+		/* Its temperature could not be watched, nor its identity re-read. */
+		snprintf(c->reason, sizeof(c->reason),
+			 "the device is unresponsive (a command to it is stuck past "
+			 "device_timeout)");
 		return -ENODEV;
 	}
 	d = probe_svc_dev_find(p, wr_id, true);

@@ -330,6 +330,12 @@ int selftest_start(struct selftest_svc *t, int64_t id, uint8_t stc, uint32_t nsi
 		snprintf(ret_reason, SELFTEST_SVC_ERR_MAX, "%s is offline", fd.row.name);
 		return -ENODEV;
 	}
+	if (fd.facts.unresponsive) {
+		snprintf(ret_reason, SELFTEST_SVC_ERR_MAX,
+			 "%s is unresponsive (a command to it is stuck past device_timeout)",
+			 fd.row.name);
+		return -ENODEV;
+	}
 	r = capable(&fd, ret_reason);
 	if (r < 0)
 		return r;
@@ -386,7 +392,10 @@ int selftest_start(struct selftest_svc *t, int64_t id, uint8_t stc, uint32_t nsi
 			 r == -EBUSY	    ? "the drive says a self-test is in progress"
 			 : r == -EOPNOTSUPP ? "the drive refused it (not supported)"
 			 : r == -ESTALE	    ? "the controller name now belongs to another drive"
-					    : strerror(-r));
+			 : r == -ETIMEDOUT
+				 ? "no answer within device_timeout: the drive is unresponsive "
+				   "(whether the test started shows in its log once it answers)"
+				 : strerror(-r));
 		return r;
 	}
 	struct store_selftest_action a = {

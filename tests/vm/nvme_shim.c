@@ -20,6 +20,7 @@
  *   NVMOND-VM-0000 elpe=3                         Identify ELPE (0's based)
  *   NVMOND-VM-0001 selftest=yes selftest_short_s=10 selftest_extended_s=60
  *   NVMOND-VM-0001 selftest_result=7,2,123456     RESULT[,SEGMENT,FAILING LBA]
+ *   NVMOND-VM-0001 hang=/tmp/hang1                a controller that stops answering
  *
  * Get Log Page 02h: the composite, sensors 1-8 and power-on hours replaced;
  *   num_err_log_entries = max(the controller's + configured entries, the
@@ -35,6 +36,10 @@
  *   result (default 0, "completed without error"). The state lives in
  *   "<conf>.state", shared by every process that loads the shim. A start
  *   while a test runs fails with Device Self-test In Progress.
+ * hang=PATH: while PATH exists, every admin command to the controller is held
+ *   in the ioctl (as a command to a hung controller waits in the kernel) and
+ *   goes to the controller once PATH is removed; each held command appends
+ *   "opcode=0x02 pid=123 tid=124" to "PATH.held" when it starts waiting.
  * Everything else, and every controller the file does not name, passes
  * through untouched. Problems go to stderr, prefixed "nvme-shim:".
  *
@@ -47,6 +52,12 @@
  * (status as the ioctl returns it: the Status Field without the phase tag;
  * 0x4000 is DNR). Commands the shim answers itself (a simulated self-test)
  * and its own Identify are not logged.
+ *
+ * $NVMOND_SHIM_NOTIFY_LOG=/path: the shim also stands in front of
+ * sd_notify(3) (libsystemd) and appends each call's state there, one line per
+ * assignment, after the uptime in ms (CLOCK_BOOTTIME): "12345 WATCHDOG=1".
+ * The real sd_notify then runs as usual (a no-op without $NOTIFY_SOCKET), so
+ * a VM test without systemd sees the watchdog being fed (WATCHDOG_USEC set).
  */
 #undef _FORTIFY_SOURCE
 #define _GNU_SOURCE
@@ -102,6 +113,7 @@ struct shim_ctrl {
 	int short_s, extended_s;
 	int st_result, st_seg;
 	long long st_lba; /* -1 = none */
+	char hang[128];	  /* hold every admin command while this file exists; "" = never */
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -224,6 +236,8 @@ static bool apply(struct shim_ctrl *c, const char *key, const char *val)
 		c->short_s = (int)a[0];
 	} else if (strcmp(key, "selftest_extended_s") == 0 && n == 1 && a[0] > 0) {
 		c->extended_s = (int)a[0];
+	} else if (strcmp(key, "hang") == 0 && val[0] == '/' && strlen(val) < sizeof(c->hang)) {
+		snprintf(c->hang, sizeof(c->hang), "%s", val);
 	} else if (strcmp(key, "selftest_result") == 0 && (n == 1 || n == 3) && a[0] < 16) {
 		c->st_result = (int)a[0];
 		c->st_seg = n == 3 ? (int)a[1] : 0;
@@ -782,6 +796,24 @@ static void set_result(unsigned long req, void *arg, uint64_t v)
 		((struct nvme_passthru_cmd *)arg)->result = (uint32_t)v;
 }
 
+/* hang=: hold the command while the file exists, as a hung controller would. */
+static void hold(const struct shim_ctrl *c, uint8_t opcode)
+{
+	const struct timespec tick = {.tv_nsec = 50 * 1000 * 1000};
+	char held[sizeof(c->hang) + 8];
+
+	if (!c->hang[0] || access(c->hang, F_OK) != 0)
+		return;
+	snprintf(held, sizeof(held), "%s.held", c->hang);
+	FILE *f = fopen(held, "ae");
+	if (f) {
+		fprintf(f, "opcode=0x%02x pid=%d tid=%d\n", opcode, (int)getpid(), (int)gettid());
+		fclose(f);
+	}
+	while (access(c->hang, F_OK) == 0)
+		nanosleep(&tick, NULL);
+}
+
 static int admin(int fd, unsigned long req, void *arg)
 {
 	/* Both layouts agree up to timeout_ms. */
@@ -811,6 +843,8 @@ static int admin(int fd, unsigned long req, void *arg)
 	uint8_t *buf = (uint8_t *)(uintptr_t)cmd->addr;
 	size_t len = cmd->data_len;
 	int rc;
+
+	hold(&c, cmd->opcode);
 
 	switch (cmd->opcode) {
 	case OPC_GET_LOG: {
@@ -867,4 +901,33 @@ int ioctl(int fd, unsigned long req, ...)
 		return rc;
 	}
 	return real_ioctl(fd, req, arg);
+}
+
+/* libsystemd's, interposed (sd-daemon.h is not needed for the one prototype). */
+int sd_notify(int unset_environment, const char *state);
+
+int sd_notify(int unset_environment, const char *state)
+{
+	static int (*real)(int, const char *);
+	const char *path = getenv("NVMOND_SHIM_NOTIFY_LOG");
+
+	if (path && *path && state) {
+		struct timespec ts;
+		FILE *f = fopen(path, "ae");
+
+		clock_gettime(CLOCK_BOOTTIME, &ts);
+		if (f) {
+			long long ms = (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+			for (const char *p = state; *p;) {
+				size_t n = strcspn(p, "\n");
+				if (n)
+					fprintf(f, "%lld %.*s\n", ms, (int)n, p);
+				p += n + (p[n] == '\n');
+			}
+			fclose(f);
+		}
+	}
+	if (!real)
+		real = (int (*)(int, const char *))dlsym(RTLD_NEXT, "sd_notify");
+	return real ? real(unset_environment, state) : 0;
 }

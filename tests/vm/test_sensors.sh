@@ -5,7 +5,13 @@
 # the API, /metrics and `nvmond status`, and no alert over 20 polls; with
 # [device] sensor_alerts = yes (SIGHUP) sensor_temperature fires once (exec
 # hook), at WCTEMP since QEMU answers 0 (none) for the sensor's own threshold;
-# the shim cools the sensor to 320 K and it resolves. One boot.
+# the shim cools the sensor to 320 K and it resolves. Then (issue 15) the shim
+# holds every admin command to NVMOND-VM-0001 (hang=): it turns unresponsive
+# (API state, nvmond_device_unresponsive, the unresponsive alert) while
+# NVMOND-VM-0000 is still polled every second, /healthz and /metrics answer
+# within 0.5 s and the watchdog is fed (WATCHDOG_USEC 6 s: pings at most 5.5 s
+# apart, seen through the shim's sd_notify log); exactly one command is held
+# (no second one sent); released, it recovers and the alert resolves. One boot.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -84,14 +90,62 @@ if r:
 check(js("alerts_end.json")["active"] == [], "nothing active at the end")
 d = dev("devices_end.json")
 check(not s2(d)["over_wctemp"] and d["notes"] == [], "no note at 320 K")
-check(len(hook) == 2, "two notifications in all (%d)" % len(hook))
+check(len([h for h in hook if h[2] == "sensor_temperature"]) == 2,
+      "two sensor_temperature notifications in all (%d)" % len(hook))
 log = rd("daemon.log")
 check("cannot read the sensors' temperature thresholds" not in log,
       "QEMU answered Get Features 04h for Sensor 2 without an error")
 check(rd("daemon.rc").strip() == "0", "daemon exited 0 on SIGTERM")
 
+# 4. NVMOND-VM-0001 hung (the shim holds its admin commands), then released
+u = [h for h in hook if h[2] == "unresponsive"]
+check([(h[1], h[3]) for h in u] == [("firing", "NVMOND-VM-0001"), ("resolved", "NVMOND-VM-0001")],
+      "unresponsive fired and resolved once, on NVMOND-VM-0001 only: %s" % [h[:4] for h in u])
+if u:
+    check(json.loads(u[0][4])["severity"] == "critical", "unresponsive is critical")
+    check(int(u[0][0]) - tl["hang"][0] <= 8000, "fired within 8 s of the hang (2 s deadline, 1 s polls): %d ms"
+          % (int(u[0][0]) - tl["hang"][0]))
+if len(u) == 2:
+    check(int(u[1][0]) - tl["released"][0] <= 8000, "resolved within 8 s of the release (resolve_after 1 s): %d ms"
+          % (int(u[1][0]) - tl["released"][0]))
+timing = [l.split() for l in rd("hung_timing").splitlines()]
+check(all(len(t) == 4 for t in timing) and len(timing) == 6, "six rounds of requests while hung: %s" % timing)
+hz = [int(t[2]) - int(t[1]) for t in timing if len(t) == 4]
+mx = [int(t[3]) - int(t[2]) for t in timing if len(t) == 4]
+check(hz and max(hz) < 500 and max(mx) < 500, "/healthz (max %s ms) and /metrics (max %s ms) within 0.5 s while hung"
+      % (max(hz or [0]), max(mx or [0])))
+seen = []
+for i in range(1, 7):
+    devs = js("devices_hung_%d.json" % i)["devices"]
+    d0 = [d for d in devs if d["serial"] == "NVMOND-VM-0000"][0]
+    d1 = [d for d in devs if d["serial"] == "NVMOND-VM-0001"][0]
+    check(d1["state"] == "unresponsive" and d1["unresponsive"] and d1["online"],
+          "round %d: NVMOND-VM-0001 unresponsive, still online: %s" % (i, d1["state"]))
+    check(d0["state"] == "online", "round %d: NVMOND-VM-0000 online" % i)
+    seen.append(d0["latest"]["ts_ms"])
+    g = [l for l in rd("metrics_hung_%d.txt" % i).splitlines() if l.startswith("nvmond_device_unresponsive{")]
+    check(any('serial="NVMOND-VM-0001"' in l and l.endswith(" 1") for l in g)
+          and any('serial="NVMOND-VM-0000"' in l and l.endswith(" 0") for l in g),
+          "round %d: nvmond_device_unresponsive 1 for NVMOND-VM-0001, 0 for the other: %s" % (i, g))
+check(len(set(seen)) >= 4, "NVMOND-VM-0000 polled while the other hung: %d new samples in 6 rounds" % len(set(seen)))
+held = rd("held").splitlines()
+check(len(held) == 1 and rd("held_while_hung").splitlines() == held,
+      "one admin command held, no second one sent while it was stuck: %s" % held)
+d1 = [d for d in js("devices_recovered.json")["devices"] if d["serial"] == "NVMOND-VM-0001"][0]
+check(d1["state"] == "online" and not d1["unresponsive"] and d1["latest"]["ts_ms"] > max(seen),
+      "NVMOND-VM-0001 online and polled again after the release: %s" % d1["state"])
+check(any('serial="NVMOND-VM-0001"' in l and l.endswith(" 0") for l in rd("metrics_recovered.txt").splitlines()
+          if l.startswith("nvmond_device_unresponsive{")), "the gauge back to 0")
+wd = [int(l.split()[0]) for l in rd("notify.log").splitlines() if l.split()[1:] == ["WATCHDOG=1"]]
+gaps = [b - a for a, b in zip(wd, wd[1:])]
+check(len(wd) >= 5 and max(gaps or [0]) < 5500 and wd[0] <= tl["hang"][0] and wd[-1] >= tl["released"][0],
+      "the watchdog fed throughout (WATCHDOG_USEC 6 s): %d pings, largest gap %s ms" % (len(wd), max(gaps or [0])))
+check("(nvme" in log and "is unresponsive: an admin command got no answer within 2000 ms" in log
+      and "answers again" in log, "the journal lines of the hang and the recovery")
+
 print("timeline (guest uptime ms, nvmond_polls_total):")
-for k in ("started", "default_checked", "sighup", "fired", "cooled", "resolved", "end"):
+for k in ("started", "default_checked", "sighup", "fired", "cooled", "resolved", "end", "hang", "hung",
+          "released", "recovered"):
     print("  %-16s %8d ms  %4d polls" % (k, tl[k][0], tl[k][1]))
 print("exec hook:")
 for h in hook:

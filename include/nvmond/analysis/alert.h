@@ -47,6 +47,8 @@ enum alert_rule {
 	/* Spec check (issue 13): fed by the probes when a repeated series ends
 	 * (rated_alert_condition()). */
 	ALERT_BELOW_RATED, /* the best of a repeated seq1m-q8 series under 80 % of the rating */
+	/* Issue 15: a facts rule (alert_facts_conditions()), fed by the poller. */
+	ALERT_UNRESPONSIVE, /* a command to the controller passed its deadline (critical) */
 	_ALERT_RULE_MAX,
 };
 
@@ -117,15 +119,18 @@ struct alert_facts_input {
 	const char *link;		      /* "PCIe 8.0 GT/s x2 (max 16.0 GT/s x4)" */
 	int64_t firmware_changed_ms;	      /* the last change nvmond saw; 0 none */
 	const char *firmware_prev, *firmware; /* from, to */
+	bool unresponsive;		      /* a command is stuck past its deadline */
+	int64_t timeout_ms;		      /* that deadline ([daemon] device_timeout) */
 	int64_t now_ms;
 };
 
 /**
  * alert_facts_conditions() - Evaluate the facts rules (link_degraded,
- * firmware_changed); every other rule is left unknown. link_degraded is
- * unknown while nothing of the link is known; firmware_changed is active for
- * ALERT_FIRMWARE_SHOW_MS after a change. Disabled rules are known and
- * inactive.
+ * firmware_changed, unresponsive); every other rule is left unknown.
+ * link_degraded is unknown while nothing of the link is known;
+ * firmware_changed is active for ALERT_FIRMWARE_SHOW_MS after a change;
+ * unresponsive is active while a command is stuck. Disabled rules are known
+ * and inactive.
  */
 void alert_facts_conditions(const struct alert_cfg *c, const struct alert_facts_input *in,
 			    struct alert_cond ret[_ALERT_RULE_MAX]);

@@ -103,7 +103,8 @@ struct cfg {
 	uint32_t demo_drives; /* how many demo drives (1 … 64) */
 	int demo_history;     /* 1: a first start backfills a year of demo history */
 	enum log_level log_level;
-	int wake_sleeping; /* 1: poll runtime-suspended drives anyway (wakes them) */
+	int wake_sleeping;	   /* 1: poll runtime-suspended drives anyway (wakes them) */
+	int64_t device_timeout_ms; /* a device command's deadline: past it, unresponsive */
 	/* [store] */
 	uint32_t buffer_samples;    /* samples held in memory while the database fails */
 	int64_t retry_max_ms;	    /* longest back-off between store retries */
@@ -129,6 +130,7 @@ struct cfg {
 	int alert_percent_used;
 	int alert_media_errors;
 	int alert_offline;
+	int alert_unresponsive;		  /* a device command passed [daemon] device_timeout */
 	int alert_wear;			  /* tbw_80/90/100 and write_rate */
 	int alert_io_errors;		  /* media / io entries in the error log */
 	int alert_link_degraded;	  /* the PCIe link runs below what the drive supports */

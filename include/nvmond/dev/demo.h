@@ -175,6 +175,17 @@ struct demo_selftest {
 	bool scheduled;		  /* a test of st_schedule (else st_fail_ms, st_reset_ms) */
 };
 
+/* The environment variable naming the demo backend's hang file (a test hook). */
+#define DEV_DEMO_HANG_ENV "NVMOND_DEMO_HANG"
+
+/**
+ * dev_demo_hang_wait() - Block while the file $NVMOND_DEMO_HANG names demo
+ * drive @name on a line: every command to a demo drive calls it first, so a
+ * test can make one controller stop answering (issue 15) and answer again by
+ * removing the line. Returns at once when the variable is not set.
+ */
+void dev_demo_hang_wait(const char *name);
+
 /* The environment variable naming the demo backend's busy file (a test hook). */
 #define DEV_DEMO_BUSY_ENV "NVMOND_DEMO_BUSY"
 

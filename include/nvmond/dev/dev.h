@@ -41,6 +41,8 @@ struct dev_facts {
 	struct fwlog fwlog;
 };
 
+struct dev_guard;
+
 /* One controller as a scan found it. */
 struct dev_info {
 	char name[DEV_NAME_MAX];     /* "nvme0" — changes across boots, never an identity */
@@ -54,6 +56,11 @@ struct dev_info {
 	 * the identity is sysfs's (WCTEMP, CCTEMP and capacity 0 = unknown).
 	 */
 	bool asleep;
+	/*
+	 * Identify was not answered within the guard's deadline (or a command is
+	 * stuck on it): the identity is sysfs's, as for a sleeping drive.
+	 */
+	bool unresponsive;
 	struct dev_facts facts;
 };
 
@@ -122,6 +129,11 @@ struct dev_backend_ops {
 	 * checking it is @who. */
 	int (*read_selftest)(void *ctx, const char *name, const struct dev_ident *who,
 			     int64_t now_ms, uint8_t ret_page[SELFTEST_LOG_SIZE]);
+	/*
+	 * Optional. The guard the backend's own commands (the scan's Identify)
+	 * go through; the other commands are guarded by the dev_*() calls.
+	 */
+	void (*set_guard)(void *ctx, struct dev_guard *g);
 };
 
 /* The Device Self-test command's NSID for the controller and every namespace. */
@@ -130,7 +142,30 @@ struct dev_backend_ops {
 struct dev_backend {
 	const struct dev_backend_ops *ops;
 	void *ctx;
+	struct dev_guard *guard; /* NULL: commands run on the caller's thread */
 };
+
+/**
+ * dev_backend_guard() - From now on, every command to a controller (the
+ * reads, Device Self-test, the scan's Identify) runs on that controller's
+ * worker with deadline @timeout_ms (dev_guard.h); called again, it sets a new
+ * deadline. Without it (the command line) commands run on the caller's thread.
+ * Return: 0, or negative errno.
+ */
+int dev_backend_guard(struct dev_backend *b, int64_t timeout_ms);
+
+/**
+ * dev_unresponsive() - Whether a command to controller @name is stuck past
+ * its deadline: until it returns, every command to @name fails at once with
+ * -ETIMEDOUT. Always false without a guard.
+ */
+bool dev_unresponsive(struct dev_backend *b, const char *name);
+
+/**
+ * dev_timed_out() - Whether @err (from a command) means the controller did
+ * not answer within the deadline, or has a command stuck: -ETIMEDOUT.
+ */
+bool dev_timed_out(int err);
 
 /**
  * dev_nvme_open() - The libnvme backend (the only code that includes <libnvme.h>).
@@ -158,7 +193,11 @@ int dev_demo_open(struct dev_backend **ret);
  */
 int dev_demo_open_n(size_t n, struct dev_backend **ret);
 
-/** dev_backend_free() - Accepts NULL. Return: NULL. */
+/**
+ * dev_backend_free() - Accepts NULL. A backend with a command still stuck in
+ * the kernel is freed by the guard's last worker once that command returns
+ * (dev_guard_free()). Return: NULL.
+ */
 struct dev_backend *dev_backend_free(struct dev_backend *b);
 
 /** dev_scan() - See &dev_backend_ops.scan. Return: 0 or negative errno. */
@@ -167,7 +206,8 @@ int dev_scan(struct dev_backend *b, int64_t now_ms, struct dev_info **ret, size_
 /**
  * dev_read_smart() - See &dev_backend_ops.read_smart.
  * Return: 0; -ESTALE when @name is now another drive than @who; -ENODEV when
- * it is gone; or negative errno.
+ * it is gone; -ETIMEDOUT when it did not answer in time (dev_timed_out(), the
+ * same for every command below); or negative errno.
  */
 int dev_read_smart(struct dev_backend *b, const char *name, const struct dev_ident *who,
 		   int64_t now_ms, uint8_t ret_page[SMART_LOG_SIZE]);

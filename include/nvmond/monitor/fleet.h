@@ -21,6 +21,10 @@ struct fleet_facts {
 	bool known;	 /* the poller has seen the device in this run */
 	bool asleep;	 /* runtime-suspended: not polled ([daemon] wake_sleeping = no) */
 	bool hwmon_only; /* no permission for admin commands: temperatures from hwmon */
+	/* A command to it passed [daemon] device_timeout and has not returned
+	 * (dev_unresponsive()): not polled, no command sent, not offline. */
+	bool unresponsive;
+	int64_t unresponsive_since_ms;	      /* wall clock, while unresponsive */
 	struct nvme_pcie_link link;	      /* as last read; all 0 = unknown */
 	char firmware[FWLOG_REV_MAX];	      /* the running revision last recorded */
 	char firmware_pending[FWLOG_REV_MAX]; /* staged for the next reset; "" none */
@@ -78,6 +82,13 @@ struct fleet *fleet_free(struct fleet *f);
 
 /** fleet_put_device() - Add or replace the device with row->id. Return: 0 or -ENOMEM. */
 int fleet_put_device(struct fleet *f, const struct device_row *row);
+
+/**
+ * fleet_device_state() - What the API shows as the device's state: "offline",
+ * "unresponsive" (a command stuck past [daemon] device_timeout), "asleep" or
+ * "online".
+ */
+const char *fleet_device_state(const struct fleet_device *d);
 
 /** fleet_set_online() - Return: 0, or -ENOENT for an unknown id. */
 int fleet_set_online(struct fleet *f, int64_t id, bool online, int64_t now_ms);

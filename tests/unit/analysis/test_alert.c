@@ -933,3 +933,39 @@ Test(alert_rules, facts_messages_and_sample_rules_leave_them_unknown)
 	cr_expect_str_eq(alert_rule_name(ALERT_LINK_DEGRADED), "link_degraded");
 	cr_expect_eq(alert_rule_from_name("firmware_changed"), ALERT_FIRMWARE_CHANGED);
 }
+
+/* alerts.md: "unresponsive (critical): a command to the controller passed
+ * [daemon] device_timeout and has not returned; resolves once it returns";
+ * [alerts] unresponsive = no resolves it. */
+Test(alert_rules, unresponsive_follows_the_stuck_command)
+{
+	static const struct {
+		const char *what;
+		bool unresponsive, rule_on;
+		bool known, active;
+	} t[] = {
+		{"a command stuck past its deadline fires", true, true, true, true},
+		{"the command returned: resolves", false, true, true, false},
+		{"turned off resolves", true, false, true, false},
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct alert_cfg c = all_on();
+		struct alert_cond r[_ALERT_RULE_MAX];
+		struct alert_facts_input in = {
+			.unresponsive = t[i].unresponsive, .timeout_ms = 5000, .now_ms = 1000};
+
+		c.rule_on[ALERT_UNRESPONSIVE] = t[i].rule_on;
+		alert_facts_conditions(&c, &in, r);
+		cr_expect_eq(r[ALERT_UNRESPONSIVE].known, t[i].known, "%s: known", t[i].what);
+		cr_expect_eq(r[ALERT_UNRESPONSIVE].active, t[i].active, "%s: active", t[i].what);
+		if (t[i].active) {
+			cr_expect_eq(r[ALERT_UNRESPONSIVE].severity, ALERT_SEV_CRITICAL, "%s",
+				     t[i].what);
+			cr_expect(strstr(r[ALERT_UNRESPONSIVE].message, "within 5000 ms"), "%s",
+				  t[i].what);
+		}
+		cr_expect_not(r[ALERT_OFFLINE].known, "%s: offline left to the poller", t[i].what);
+	}
+	cr_expect_eq(alert_rule_from_name("unresponsive"), ALERT_UNRESPONSIVE);
+}

@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# A hung drive never stalls the daemon (issue 15 §2): the demo backend's test
+# hook ($NVMOND_DEMO_HANG, demo.h) makes every command to demo1 block, as an
+# admin command to a hung controller blocks in the kernel. With poll_interval
+# 1s and device_timeout 1s:
+#  - demo1 turns "unresponsive" (API state, nvmond_device_unresponsive 1, the
+#    critical "unresponsive" alert) and is not offline;
+#  - demo0 is still polled every interval (its latest sample advances, no gap
+#    over 2.5 s), /healthz and /metrics answer within 0.5 s each;
+#  - the watchdog is fed ($NOTIFY_SOCKET listener, WATCHDOG_USEC=6 s: pings
+#    every 3 s, never 5.5 s apart (the loop waits one device_timeout, once), the same process throughout);
+#  - a probe running on demo1 stops (its SMART read got no answer: its
+#    temperature cannot be watched), a new probe or self-test is refused (409);
+#  - once the line is gone the stuck command returns: demo1 is "online" again,
+#    polled, the alert resolved, the gauge 0.
+# Env: NVMOND_BIN (ctest).
+set -u
+for tool in curl python3; do
+	command -v "$tool" >/dev/null || { echo "SKIP: $tool not installed"; exit 77; }
+done
+. "$(dirname "$0")/lib.sh"
+
+TOKEN=hung-$RANDOM
+cat > "$TMP/nvmond.conf" <<CONF
+[daemon]
+demo_history = no
+poll_interval = 1s
+device_timeout = 1s
+[alerts]
+resolve_after = 1s
+[http]
+token = $TOKEN
+[probes]
+lock_dir = $TMP/locks
+phase_duration = 3s
+CONF
+cat > "$TMP/notify.py" << 'PY'
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+s.settimeout(60)
+with open(sys.argv[2], "w", buffering=1) as f:
+    while True:
+        try:
+            msg = s.recv(4096).decode()
+        except socket.timeout:
+            break
+        for line in msg.split("\n"):
+            f.write("%.3f %s\n" % (time.monotonic(), line))
+        if "STOPPING=1" in msg.split("\n"):
+            break
+PY
+python3 "$TMP/notify.py" "$TMP/notify.sock" "$TMP/notify.log" &
+LISTENER=$!
+trap 'kill "$LISTENER" 2>/dev/null; cleanup' EXIT
+for _ in $(seq 50); do [ -S "$TMP/notify.sock" ] && break; sleep 0.1; done
+: > "$TMP/hang"
+export NVMOND_DEMO_HANG=$TMP/hang
+NOTIFY_SOCKET=$TMP/notify.sock WATCHDOG_USEC=6000000 \
+	start_daemon --demo -c "$TMP/nvmond.conf" --db "$TMP/nvmond.db"
+PID0=$DAEMON_PID
+wait_polls 2 10
+
+# state NAME: the device's state in GET /api/v1/devices
+state() {
+	jq_py "$(http_get /api/v1/devices)" "print([d['state'] for d in j['devices'] if d['name'] == '$1'][0])"
+}
+is_state() { [ "$(state "$1")" = "$2" ]; }
+# gauge NAME: nvmond_device_unresponsive of the drive
+gauge() {
+	http_get /metrics | grep '^nvmond_device_unresponsive{' | grep -F "device=\"$1\"" | awk '{ print $NF }'
+}
+# alert_active RULE DEVICE: the severity of the active alert of RULE on DEVICE, else "none"
+alert_active() {
+	jq_py "$(http_get /api/v1/alerts)" "
+a = [x for x in j['active'] if x['rule'] == '$1' and x['device'] == '$2']
+print(a[0]['severity'] if a else 'none')"
+}
+
+D1=$(demo_id demo1)
+out=$(api_post "/api/v1/devices/$D1/probes" '{"preset":"seq1m-q8"}')
+[ "${out%% *}" = 202 ] || fail "probe on demo1: $out"
+P=$(jq_py "${out#* }" "print(j['id'])")
+wait_probe "$P" "j['state'] == 'running'" 10 > /dev/null
+
+echo demo1 > "$TMP/hang"
+T_HANG=$(date +%s.%N)
+wait_for 10 is_state demo1 unresponsive || fail "demo1 not unresponsive within 10 s: $(state demo1)"
+echo "ok: demo1 unresponsive after $(python3 -c "import time; print(round(time.time() - $T_HANG, 2))") s"
+wait_log_for "\(demo1\) is unresponsive: an admin command got no answer within 1000 ms" 5
+[ "$(gauge demo1)" = 1 ] || fail "nvmond_device_unresponsive of demo1: '$(gauge demo1)'"
+[ "$(gauge demo0)" = 0 ] || fail "nvmond_device_unresponsive of demo0: '$(gauge demo0)'"
+wait_for 5 eval '[ "$(alert_active unresponsive demo1)" = critical ]' ||
+	fail "no critical unresponsive alert on demo1: $(http_get /api/v1/alerts)"
+[ "$(state demo0)" = online ] || fail "demo0: $(state demo0)"
+j=$(wait_probe "$P" "j['state'] != 'running'" 10)
+jq_py "$j" "
+assert j['state'] != 'done', j['state']
+assert 'did not answer a SMART read in time' in j['reason'], j['reason']" ||
+	fail "the probe on demo1 went on: $j"
+echo "ok: the probe on demo1 stopped: $(jq_py "$j" "print(j['state'], '-', j['reason'])")"
+out=$(api_post "/api/v1/devices/$D1/probes" '{"preset":"seq1m-q8"}')
+[ "${out%% *}" = 409 ] && [[ "$out" == *unresponsive* ]] || fail "probe on a hung drive: $out"
+out=$(api_post "/api/v1/devices/$D1/selftests" '{"type":"short"}')
+[ "${out%% *}" = 409 ] && [[ "$out" == *unresponsive* ]] || fail "self-test on a hung drive: $out"
+
+# While demo1 hangs: demo0's latest sample every interval, /healthz and
+# /metrics within 0.5 s, for 6 s.
+python3 - "$PORT" << 'PY' || fail "the daemon stalled while demo1 hung"
+import json, sys, time, urllib.request
+port = sys.argv[1]
+def get(path):
+    t = time.monotonic()
+    with urllib.request.urlopen("http://127.0.0.1:%s%s" % (port, path), timeout=5) as r:
+        body = r.read()
+    return body, time.monotonic() - t
+seen, worst = [], {"/healthz": 0, "/metrics": 0}
+end = time.monotonic() + 6
+while time.monotonic() < end:
+    for p in worst:
+        worst[p] = max(worst[p], get(p)[1])
+    devs = json.loads(get("/api/v1/devices")[0])["devices"]
+    d0 = [d for d in devs if d["name"] == "demo0"][0]
+    d1 = [d for d in devs if d["name"] == "demo1"][0]
+    assert d1["state"] == "unresponsive" and d1["unresponsive"] and d1["online"], d1["state"]
+    ts = d0["latest"]["ts_ms"]
+    if not seen or seen[-1] != ts:
+        seen.append(ts)
+    time.sleep(0.1)
+gaps = [(b - a) / 1000 for a, b in zip(seen, seen[1:])]
+print("demo0 samples while demo1 hung: %d in 6 s, largest gap %.2f s; slowest /healthz %.3f s, /metrics %.3f s"
+      % (len(seen), max(gaps), worst["/healthz"], worst["/metrics"]))
+assert len(seen) >= 5, seen
+assert max(gaps) <= 2.5, gaps
+assert worst["/healthz"] < 0.5 and worst["/metrics"] < 0.5, worst
+PY
+
+# Released: the stuck command returns, demo1 answers again.
+: > "$TMP/hang"
+wait_for 10 is_state demo1 online || fail "demo1 did not recover within 10 s: $(state demo1)"
+wait_log_for "\(demo1\) answers again" 5
+wait_for 5 eval '[ "$(alert_active unresponsive demo1)" = none ]' ||
+	fail "the unresponsive alert did not resolve: $(http_get /api/v1/alerts)"
+[ "$(gauge demo1)" = 0 ] || fail "nvmond_device_unresponsive of demo1 after recovery: '$(gauge demo1)'"
+T1=$(jq_py "$(http_get /api/v1/devices)" "print([d['latest']['ts_ms'] for d in j['devices'] if d['name'] == 'demo1'][0])")
+wait_polls 4 10
+T2=$(jq_py "$(http_get /api/v1/devices)" "print([d['latest']['ts_ms'] for d in j['devices'] if d['name'] == 'demo1'][0])")
+[ "$T2" -gt "$T1" ] || fail "demo1 not polled after recovery ($T1 → $T2)"
+[ "$DAEMON_PID" = "$PID0" ] && kill -0 "$DAEMON_PID" || fail "the daemon is not the one started"
+stop_daemon
+wait "$LISTENER" || fail "notify listener failed"
+python3 - "$TMP/notify.log" << 'PY' || fail "watchdog pings too far apart: $(cat "$TMP/notify.log")"
+import sys
+t = [float(l.split()[0]) for l in open(sys.argv[1]) if l.split()[1:] == ["WATCHDOG=1"]]
+gaps = [b - a for a, b in zip(t, t[1:])]
+print("watchdog: %d pings, largest gap %.2f s (WATCHDOG_USEC 6 s)" % (len(t), max(gaps)))
+assert len(t) >= 4 and max(gaps) < 5.5, gaps
+PY
+pass

@@ -57,9 +57,10 @@ int series_plan(int64_t from_ms, int64_t to_ms, unsigned points, int64_t step_ms
 	struct series_query q = {.from_ms = from_ms, .to_ms = to_ms};
 	int64_t span;
 
-	/* Times from 1970 to far beyond any drive's life: no overflow below. */
+	/* Times and steps from 0 to far beyond any drive's life: no overflow below
+	 * (rounding a step up to whole hours stays below INT64_MAX / 2). */
 	if (from_ms < 0 || to_ms > SERIES_TIME_MAX_MS || from_ms > to_ms ||
-	    points > SERIES_POINTS_MAX || step_ms < 0)
+	    points > SERIES_POINTS_MAX || step_ms < 0 || step_ms > SERIES_TIME_MAX_MS)
 		return -EINVAL;
 	span = to_ms - from_ms;
 	if (step_ms == 0) {

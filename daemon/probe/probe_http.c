@@ -15,6 +15,7 @@
 
 #include "nvmond/api/api_params.h"
 #include "nvmond/core/log.h"
+#include "nvmond/probe/probe_body.h"
 #include "nvmond/store/store_probe.h"
 #include "nvmond/store/store_probe_group.h"
 #include "nvmond/store/store_probe_cache.h"
@@ -301,63 +302,16 @@ void probe_http_post(void *ctx, const struct api_request *req, struct api_reply 
 {
 	struct probe_svc *p = ctx;
 	struct start_call c = {.svc = p, .device_id = req->id, .trigger = "api"};
-	json_error_t jerr;
-	json_t *body = json_loadb(req->body, req->body_len, 0, &jerr);
-	const char *preset = json_string_value(json_object_get(body, "preset"));
-	json_t *repeat = json_object_get(body, "repeat"),
-	       *cooldown = json_object_get(body, "cooldown"), *to = json_object_get(body, "to");
+	struct probe_body b;
+	char err[API_ERR_MAX];
 	int r;
 
-	if (!body || !json_is_object(body)) {
-		json_decref(body);
-		return api_reply_error(ret, 400, "body: a JSON object {\"preset\": \"…\"}");
-	}
-	c.repeat = 1;
-	c.cooldown_ms = PROBE_COOLDOWN_DEFAULT_MS;
-	if (repeat && (!json_is_integer(repeat) || json_integer_value(repeat) < 1 ||
-		       json_integer_value(repeat) > PROBE_REPEAT_MAX)) {
-		json_decref(body);
-		return api_reply_error(ret, 400, "repeat: an integer, 1 … %d", PROBE_REPEAT_MAX);
-	}
-	if (repeat)
-		c.repeat = (uint32_t)json_integer_value(repeat);
-	if (cooldown && (!json_is_string(cooldown) ||
-			 cfg_parse_duration_ms(json_string_value(cooldown), &c.cooldown_ms) < 0 ||
-			 c.cooldown_ms < 0 || c.cooldown_ms > PROBE_COOLDOWN_MAX_MS)) {
-		json_decref(body);
-		return api_reply_error(ret, 400,
-				       "cooldown: a duration (\"30s\", \"2m\"), at most 1 h");
-	}
-	if (!preset || !probe_preset_find(preset, &c.preset)) {
-		json_decref(body);
-		return api_reply_error(
-			ret, 400,
-			"preset: one of seq1m-q8, seq1m-q1, rnd4k-q32, rnd4k-q1, "
-			"copy-self, sustained-write, sweep, cache-recovery, copy-to");
-	}
-	if (probe_preset_get(c.preset)->study && (repeat || cooldown)) {
-		json_decref(body);
-		return api_reply_error(ret, 400,
-				       "cache-recovery is a study: its runs follow [probes] "
-				       "recovery_intervals (no repeat, no cooldown)");
-	}
-	/* copy-to: this drive is read, "to" (a device id) written. */
-	if (probe_preset_get(c.preset)->copy_to != !!to) {
-		json_decref(body);
-		return api_reply_error(ret, 400,
-				       to ? "to: only copy-to copies to another drive"
-					  : "copy-to: \"to\", the id of the drive to copy to");
-	}
-	if (to && (!json_is_integer(to) || json_integer_value(to) <= 0 ||
-		   json_integer_value(to) == req->id || repeat || cooldown)) {
-		json_decref(body);
-		return api_reply_error(ret, 400,
-				       "to: the id of another drive (copy-self copies a drive onto "
-				       "itself); copy-to runs once (no repeat, no cooldown)");
-	}
-	if (to)
-		c.to_device_id = json_integer_value(to);
-	json_decref(body);
+	if (probe_body_parse(req->body, req->body_len, req->id, &b, err) < 0)
+		return api_reply_error(ret, 400, "%s", err);
+	c.preset = b.preset;
+	c.repeat = b.repeat;
+	c.cooldown_ms = b.cooldown_ms;
+	c.to_device_id = b.to_device_id;
 	r = mainq_call(p->mainq, probe_svc_start_on_loop, &c);
 	switch (r) {
 	case 0:

@@ -18,6 +18,7 @@
 #include <jansson.h>
 
 #include "nvmond/core/log.h"
+#include "nvmond/probe/probe_body.h"
 #include "nvmond/util/timefmt.h"
 
 #include "probe_svc_internal.h"
@@ -136,41 +137,16 @@ void probe_http_group_post(void *ctx, const struct api_request *req, struct api_
 {
 	struct probe_svc *p = ctx;
 	struct group_call c = {.svc = p, .trigger = "api"};
-	json_error_t jerr;
-	json_t *body = json_loadb(req->body, req->body_len, 0, &jerr);
-	const char *preset = json_string_value(json_object_get(body, "preset"));
-	json_t *devices = json_object_get(body, "devices"), *v;
+	struct probe_group_body b;
+	char err[API_ERR_MAX];
 	size_t i;
 	int r;
 
-	if (!body || !json_is_object(body) || !json_is_array(devices) ||
-	    json_array_size(devices) < 2 || json_array_size(devices) > PROBE_GROUP_MAX) {
-		json_decref(body);
-		return api_reply_error(ret, 400,
-				       "body: {\"preset\": \"…\", \"devices\": [id, id, …]} (2 … "
-				       "%d drives)",
-				       PROBE_GROUP_MAX);
-	}
-	json_array_foreach(devices, i, v)
-	{
-		if (!json_is_integer(v)) {
-			json_decref(body);
-			return api_reply_error(ret, 400, "devices: drive ids (integers)");
-		}
-		c.device_id[c.n++] = json_integer_value(v);
-	}
-	if (!preset || !probe_preset_find(preset, &c.preset) || probe_preset_get(c.preset)->study) {
-		json_decref(body);
-		return api_reply_error(ret, 400,
-				       "preset: one of seq1m-q8, seq1m-q1, rnd4k-q32, rnd4k-q1, "
-				       "copy-self, sustained-write, sweep (a group runs no study)");
-	}
-	if (json_object_get(body, "repeat") || json_object_get(body, "cooldown")) {
-		json_decref(body);
-		return api_reply_error(ret, 400,
-				       "a group run is run once (no repeat, no cooldown)");
-	}
-	json_decref(body);
+	if (probe_group_body_parse(req->body, req->body_len, &b, err) < 0)
+		return api_reply_error(ret, 400, "%s", err);
+	c.preset = b.preset;
+	c.n = b.n;
+	memcpy(c.device_id, b.device_id, sizeof(c.device_id));
 	r = mainq_call(p->mainq, probe_svc_group_start_on_loop, &c);
 	if (r == 0) {
 		json_t *runs = json_array();

@@ -20,6 +20,7 @@
 #include "nvmond/api/render.h"
 #include "nvmond/api/selftest_render.h"
 #include "nvmond/core/log.h"
+#include "nvmond/selftest/selftest_body.h"
 #include "nvmond/store/store_selftest.h"
 #include "nvmond/util/timefmt.h"
 
@@ -205,69 +206,31 @@ static void reply_request(struct request_call *c, int r, struct api_reply *ret)
 	}
 }
 
-/* The body's "origin": "cli" from `nvmond selftest`, else "api". */
-static int origin_of(json_t *body, enum selftest_origin *ret)
-{
-	json_t *o = json_object_get(body, "origin");
-
-	*ret = SELFTEST_ORIGIN_API;
-	if (!o)
-		return 0;
-	if (!json_is_string(o))
-		return -EINVAL;
-	if (strcmp(json_string_value(o), "cli") == 0)
-		*ret = SELFTEST_ORIGIN_CLI;
-	else if (strcmp(json_string_value(o), "api") != 0)
-		return -EINVAL;
-	return 0;
-}
-
 static void selftests_post(void *ctx, const struct api_request *req, struct api_reply *ret)
 {
-	struct request_call c = {.t = ctx, .id = req->id, .nsid = DEV_SELFTEST_NSID_ALL};
-	json_error_t jerr;
-	json_t *body = json_loadb(req->body, req->body_len, 0, &jerr);
-	const char *type = json_string_value(json_object_get(body, "type"));
-	json_t *nsid = json_object_get(body, "nsid");
+	struct request_call c = {.t = ctx, .id = req->id};
+	struct selftest_body b;
+	char err[API_ERR_MAX];
 
-	if (!body || !json_is_object(body)) {
-		json_decref(body);
-		return api_reply_error(ret, 400,
-				       "body: a JSON object {\"type\": \"short\" or \"extended\"}");
-	}
-	if (type && strcmp(type, "short") == 0)
-		c.stc = SELFTEST_CODE_SHORT;
-	else if (type && strcmp(type, "extended") == 0)
-		c.stc = SELFTEST_CODE_EXTENDED;
-	if (!c.stc || origin_of(body, &c.origin) < 0 ||
-	    (nsid && (!json_is_integer(nsid) || json_integer_value(nsid) < 1 ||
-		      json_integer_value(nsid) > DEV_SELFTEST_NSID_ALL))) {
-		json_decref(body);
-		return api_reply_error(ret, 400,
-				       "type: \"short\" or \"extended\"; nsid (optional): 1 to "
-				       "4294967295 (the controller, the default); origin "
-				       "(optional): \"api\" or \"cli\"");
-	}
-	if (nsid)
-		c.nsid = (uint32_t)json_integer_value(nsid);
-	json_decref(body);
+	if (selftest_body_parse(req->body, req->body_len, false, &b, err) < 0)
+		return api_reply_error(ret, 400, "%s", err);
+	c.stc = b.stc;
+	c.nsid = b.nsid;
+	c.origin = b.origin;
 	reply_request(&c, mainq_call(c.t->mainq, request_on_loop, &c), ret);
 }
 
 static void selftests_abort(void *ctx, const struct api_request *req, struct api_reply *ret)
 {
-	struct request_call c = {
-		.t = ctx, .id = req->id, .stc = SELFTEST_CODE_ABORT, .nsid = DEV_SELFTEST_NSID_ALL};
-	json_error_t jerr;
-	json_t *body =
-		req->body_len ? json_loadb(req->body, req->body_len, 0, &jerr) : json_object();
+	struct request_call c = {.t = ctx, .id = req->id};
+	struct selftest_body b;
+	char err[API_ERR_MAX];
 
-	if (!body || !json_is_object(body) || origin_of(body, &c.origin) < 0) {
-		json_decref(body);
-		return api_reply_error(
-			ret, 400, "body: none, or a JSON object {\"origin\": \"api\" or \"cli\"}");
-	}
-	json_decref(body);
+	if (selftest_body_parse(req->body, req->body_len, true, &b, err) < 0)
+		return api_reply_error(ret, 400, "%s", err);
+	c.stc = b.stc;
+	c.nsid = b.nsid;
+	c.origin = b.origin;
 	reply_request(&c, mainq_call(c.t->mainq, request_on_loop, &c), ret);
 }
 

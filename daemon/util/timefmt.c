@@ -110,15 +110,31 @@ static int parse_rfc3339(const char *s, int64_t *ret)
 
 int timefmt_parse(const char *s, int64_t *ret_ms)
 {
+	int64_t v;
+	int r;
+
 	if (!s || !*s)
 		return -EINVAL;
 	if (strchr(s, 'T') || strchr(s, 't') || strchr(s, ':'))
-		return parse_rfc3339(s, ret_ms);
-	return parse_ms(s, ret_ms);
+		r = parse_rfc3339(s, &v);
+	else
+		r = parse_ms(s, &v);
+	if (r < 0)
+		return r;
+	if (v < TIMEFMT_MIN_MS || v > TIMEFMT_MAX_MS)
+		return -ERANGE;
+	*ret_ms = v;
+	return 0;
 }
 
 char *timefmt_rfc3339(int64_t ms, char buf[TIMEFMT_MAX])
 {
+	/* Within the years 0000 to 9999 first: then nothing below can overflow, and
+	 * gmtime_r() always fills @tm. */
+	if (ms < TIMEFMT_MIN_MS)
+		ms = TIMEFMT_MIN_MS;
+	if (ms > TIMEFMT_MAX_MS)
+		ms = TIMEFMT_MAX_MS;
 	int64_t secs = ms >= 0 ? ms / 1000 : (ms - 999) / 1000;
 	int msec = (int)(ms - secs * 1000);
 	time_t t = (time_t)secs;

@@ -197,6 +197,25 @@ expect_error 404 "" "$BASE/api/v1/devices/999999/samples"
 expect_error 404 "" "$BASE/api/v1/nothing"
 expect_error 404 "" "$BASE/api/v1/devices/$ID/other"
 
+# ---- issue 15: three GETs that overflowed int64 (an abort under UBSan, a negative
+# step in release) and a time past year 9999 written as year 0000: each a 400 that
+# says why, and the daemon still answers the next request
+YEARS="RFC 3339 time or unix milliseconds, years 0000 to 9999"
+for q in "series?step=9223372036854775s|step|from 1s to 3650d" \
+	"samples?from=-9223372036854775808|from|$YEARS" \
+	"events?to=-9223372036854775000|to|$YEARS" \
+	"samples?to=253402300800000|to|$YEARS" \
+	"events?from=10000-01-01T00:00:00Z|from|$YEARS"; do
+	IFS='|' read -r url name msg <<<"$q"
+	expect_error 400 "$msg" "$BASE/api/v1/devices/$ID/$url"
+	check "$url names '$name'" [ "$(py "d['error'].startswith(\"parameter '$name'\")")" = True ]
+	req "$BASE/healthz"
+	check "after $url the next request works" [ "$CODE" = 200 ]
+done
+req "$BASE/api/v1/devices/$ID/samples?from=0000-01-01T00:00:00Z&to=253402300799999&limit=1"
+check "years 0000 and 9999 themselves are taken and echoed" \
+	[ "$CODE:$(py "d['from'] + ' ' + d['to']")" = "200:0000-01-01T00:00:00.000Z 9999-12-31T23:59:59.999Z" ]
+
 # ---- the error log: the demo 950 PRO counts 63 errors, as its demo year read them:
 # 14 admin commands its controller refused there before nvmond first read it, a
 # burst of more such each month, and two Unrecovered Read Errors (errors 42, 43)

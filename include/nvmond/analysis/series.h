@@ -61,7 +61,8 @@ void series_row_from_sample(const struct sample *s, struct series_row *ret);
  * @keep_raw_ms, @keep_1m_ms: how far back raw samples and 1-minute rollups go
  * The resolution is the coarsest whose width is not above the step, moved to a
  * coarser one when the range starts before the finer one is kept.
- * Return: 0, or -EINVAL (from > to, points > SERIES_POINTS_MAX, step too small).
+ * Return: 0, or -EINVAL (from > to, points > SERIES_POINTS_MAX, step too small, a time
+ * or a step beyond SERIES_TIME_MAX_MS).
  */
 int series_plan(int64_t from_ms, int64_t to_ms, unsigned points, int64_t step_ms, int64_t now_ms,
 		int64_t keep_raw_ms, int64_t keep_1m_ms, struct series_query *ret);

@@ -23,9 +23,7 @@
 
 #include "nvmond/api/api.h"
 
-/* Times are refused outside years 0000 to 9999 (UTC): what RFC 3339 can write. */
-#define API_TIME_MIN_MS (-62167219200000LL) /* 0000-01-01T00:00:00Z */
-#define API_TIME_MAX_MS 253402300799999LL   /* 9999-12-31T23:59:59.999Z */
+/* Times are refused outside years 0000 to 9999 (UTC) by timefmt_parse(). */
 
 enum api_param_kind {
 	API_PARAM_INT,	    /* a decimal integer ("-" allowed, no "+", no spaces) in [min, max] */

@@ -66,6 +66,31 @@ Test(series, plan_refuses)
 	cr_assert_eq(q.res_s, SERIES_RES_RAW);
 }
 
+/*
+ * series.h: a step beyond SERIES_TIME_MAX_MS is refused, so rounding a step up to
+ * whole rollup buckets never overflows (issue 15: step=9223372036854775s gave a
+ * negative step; the API's own bound on step is checked in test_api_server).
+ */
+Test(series, plan_refuses_a_step_it_cannot_round)
+{
+	struct series_query q;
+
+	cr_assert_eq(series_plan(NOW - DAY, NOW, 0, INT64_MAX, NOW, keep_raw, keep_1m, &q),
+		     -EINVAL);
+	cr_assert_eq(
+		series_plan(NOW - DAY, NOW, 0, 9223372036854775000LL, NOW, keep_raw, keep_1m, &q),
+		-EINVAL);
+	cr_assert_eq(
+		series_plan(NOW - DAY, NOW, 0, SERIES_TIME_MAX_MS + 1, NOW, keep_raw, keep_1m, &q),
+		-EINVAL);
+	/* The largest step taken is rounded up to whole hours, still positive. */
+	cr_assert_eq(series_plan(NOW - DAY, NOW, 0, SERIES_TIME_MAX_MS, NOW, keep_raw, keep_1m, &q),
+		     0);
+	cr_assert_eq(q.res_s, SERIES_RES_1H);
+	cr_assert_geq(q.step_ms, SERIES_TIME_MAX_MS);
+	cr_assert_eq(q.step_ms % (SERIES_RES_1H * S), 0);
+}
+
 static struct series_row raw(int64_t ts, uint16_t k, uint64_t written)
 {
 	struct sample s = {.ts_ms = ts};

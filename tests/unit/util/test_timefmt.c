@@ -72,3 +72,52 @@ Test(timefmt, formats_utc_with_ms)
 	cr_assert_eq(timefmt_parse(timefmt_rfc3339(1709164800007, buf), &back), 0);
 	cr_expect_eq(back, 1709164800007);
 }
+
+/*
+ * timefmt.h: times are the years 0000 to 9999 (what RFC 3339 writes), refused
+ * outside with -ERANGE in timefmt_parse(), the one place times are parsed
+ * (issue 15: samples?from=-9223372036854775808 overflowed in the formatting,
+ * events?to=-9223372036854775000 in the default from = to - 7 d, and
+ * samples?to=253402300800000 was written as year 0000).
+ */
+Test(timefmt, refuses_times_outside_years_0000_to_9999)
+{
+	const struct {
+		const char *in;
+		int r;
+		int64_t ms;
+	} cases[] = {
+		{"-62167219200000", 0, TIMEFMT_MIN_MS},
+		{"0000-01-01T00:00:00Z", 0, TIMEFMT_MIN_MS},
+		{"253402300799999", 0, TIMEFMT_MAX_MS},
+		{"9999-12-31T23:59:59.999Z", 0, TIMEFMT_MAX_MS},
+		{"-62167219200001", -ERANGE, 0},
+		{"253402300800000", -ERANGE, 0},
+		{"-9223372036854775808", -ERANGE, 0},
+		{"-9223372036854775000", -ERANGE, 0},
+		{"9223372036854775807", -ERANGE, 0},
+		/* An offset moves a written year out of the range. */
+		{"0000-01-01T00:00:00+00:01", -ERANGE, 0},
+		{"9999-12-31T23:59:59-00:01", -ERANGE, 0},
+		{"0000-01-01T00:00:00-00:01", 0, TIMEFMT_MIN_MS + 60000},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int64_t ms = 42;
+		cr_expect_eq(timefmt_parse(cases[i].in, &ms), cases[i].r, "%s", cases[i].in);
+		cr_expect_eq(ms, cases[i].r ? 42 : cases[i].ms, "%s: %lld", cases[i].in,
+			     (long long)ms);
+	}
+}
+
+/* Formatting is defined for every int64: outside the range, the nearest bound. */
+Test(timefmt, formats_any_int64_within_the_range)
+{
+	char buf[TIMEFMT_MAX];
+
+	cr_expect_str_eq(timefmt_rfc3339(TIMEFMT_MIN_MS, buf), "0000-01-01T00:00:00.000Z");
+	cr_expect_str_eq(timefmt_rfc3339(TIMEFMT_MAX_MS, buf), "9999-12-31T23:59:59.999Z");
+	cr_expect_str_eq(timefmt_rfc3339(INT64_MIN, buf), "0000-01-01T00:00:00.000Z");
+	cr_expect_str_eq(timefmt_rfc3339(INT64_MAX, buf), "9999-12-31T23:59:59.999Z");
+	cr_expect_str_eq(timefmt_rfc3339(TIMEFMT_MAX_MS + 1, buf), "9999-12-31T23:59:59.999Z");
+	cr_expect_str_eq(timefmt_rfc3339(TIMEFMT_MIN_MS - 1, buf), "0000-01-01T00:00:00.000Z");
+}

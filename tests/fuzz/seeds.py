@@ -1,0 +1,227 @@
+#!/usr/bin/env python3
+"""Writes the seed corpora of tests/fuzz/corpus/ (run from anywhere; idempotent).
+
+Log pages and identify data are laid out as the NVMe 2.0 base specification
+writes them (the same offsets as tests/unit/dev/test_*.c): a drive's SMART
+page, a 950 PRO's identify data, error-log, self-test and firmware-slot pages.
+Text seeds come from docs/ (api.md's URLs and bodies, configuration.md's
+schedules) and the repository's real configuration files. Crash regression
+cases are added by hand (corpus/<name>/regress-*), never by this script.
+"""
+import os
+import shutil
+import struct
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.path.dirname(os.path.dirname(HERE))
+CORPUS = os.path.join(HERE, "corpus")
+
+
+def put(name, fname, data):
+    d = os.path.join(CORPUS, name)
+    os.makedirs(d, exist_ok=True)
+    if isinstance(data, str):
+        data = data.encode()
+    with open(os.path.join(d, fname), "wb") as f:
+        f.write(data)
+
+
+def le(v, n):
+    return (v & ((1 << (8 * n)) - 1)).to_bytes(n, "little")
+
+
+def smart_page(crit, temp_k, spare, used, written, poh, media, errors, sensors):
+    p = bytearray(512)
+    p[0] = crit
+    p[1:3] = le(temp_k, 2)
+    p[3], p[4], p[5] = spare, 10, used
+    p[32:48] = le(written // 2, 16)  # data units read
+    p[48:64] = le(written, 16)
+    p[64:80] = le(written * 40, 16)
+    p[80:96] = le(written * 60, 16)
+    p[96:112] = le(poh * 3, 16)
+    p[112:128] = le(120, 16)  # power cycles
+    p[128:144] = le(poh, 16)
+    p[144:160] = le(7, 16)  # unsafe shutdowns
+    p[160:176] = le(media, 16)
+    p[176:192] = le(errors, 16)
+    p[192:196] = le(12, 4)
+    p[196:200] = le(1, 4)
+    for i, k in enumerate(sensors):
+        p[200 + 2 * i:202 + 2 * i] = le(k, 2)
+    p[216:232] = struct.pack("<IIII", 3, 1, 40, 2)
+    return bytes(p)
+
+
+def idctl_page(vid, sn, mn, fr, wctemp, cctemp, cap, elpe, oacs, lpa, edstt):
+    p = bytearray(4096)
+    p[0:2] = le(vid, 2)
+    p[4:24] = sn.ljust(20).encode()
+    p[24:64] = mn.ljust(40).encode()
+    p[64:72] = fr.ljust(8).encode()
+    p[256:258] = le(oacs, 2)
+    p[262] = elpe
+    p[261] = lpa
+    p[266:268] = le(wctemp, 2)
+    p[268:270] = le(cctemp, 2)
+    p[280:296] = le(cap, 16)
+    p[316:318] = le(edstt, 2)
+    p[516:520] = le(1, 4)
+    return bytes(p)
+
+
+def errlog_entry(count, sqid, cid, sct, sc, lba, nsid, dnr=True):
+    e = bytearray(64)
+    e[0:8] = le(count, 8)
+    e[8:10] = le(sqid, 2)
+    e[10:12] = le(cid, 2)
+    status = (sc << 1) | (sct << 9) | ((1 << 15) if dnr else 0)
+    e[12:14] = le(status, 2)
+    e[14:16] = le(0xFFFF, 2)
+    e[16:24] = le(lba, 8)
+    e[24:28] = le(nsid, 4)
+    return bytes(e)
+
+
+def selftest_page(current, percent, results):
+    p = bytearray(564)
+    p[0], p[1] = current, percent
+    for i in range(20):
+        e = bytearray(28)
+        e[0] = 0x0F  # unused
+        if i < len(results):
+            code, res, seg, poh, nsid, lba, sct, sc = results[i]
+            e[0] = (code << 4) | res
+            e[1] = seg
+            e[2] = 0x0F if nsid else 0
+            e[4:12] = le(poh, 8)
+            e[12:16] = le(nsid, 4)
+            e[16:24] = le(lba, 8)
+            e[24], e[25] = sct, sc
+        p[4 + 28 * i:4 + 28 * (i + 1)] = e
+    return bytes(p)
+
+
+def fwlog_page(afi, revs):
+    p = bytearray(512)
+    p[0] = afi
+    for i, r in enumerate(revs):
+        p[8 + 8 * i:16 + 8 * i] = r.ljust(8).encode() if r else bytes(8)
+    return bytes(p)
+
+
+def main():
+    # ---- log pages and identify data
+    put("smart", "healthy-980pro", smart_page(0, 311, 100, 3, 42_000_000, 8123, 0, 12,
+                                               [311, 325] + [0] * 6))
+    put("smart", "worn-950pro", smart_page(0x05, 347, 9, 118, 1_500_000_000, 41_234, 17, 63,
+                                            [347, 360, 339] + [0] * 5))
+    put("smart", "all-ones", b"\xff" * 512)
+    put("smart", "short", smart_page(0, 300, 100, 0, 1, 1, 0, 0, [0] * 8)[:40])
+
+    put("idctl", "950pro", idctl_page(0x144D, "S2GMNX0H600001D", "Samsung SSD 950 PRO 512GB",
+                                      "2B0QBXX7", 343, 353, 512110190592, 63, 0x17, 0x0E, 0))
+    put("idctl", "qemu", idctl_page(0x1B36, "deadbeef", "QEMU NVMe Ctrl", "8.0.0", 343, 373,
+                                    0, 3, 0x1E, 0x06, 10))
+    raw = bytearray(idctl_page(0x8086, "BTxx\x01\x7f", "INTEL\x00SSDPEKNW", "\xff\xfe", 0, 0,
+                               (1 << 64) + 5, 255, 0xFFFF, 0xFF, 0xFFFF))
+    put("idctl", "garbage-strings", bytes(raw))
+
+    page = b"".join(errlog_entry(c, 0 if c < 60 else 2, c, 0 if c < 42 else 2,
+                                 0x09 if c < 42 else 0x81, 0x1000 + c, 1) for c in range(63, 59, -1))
+    put("errlog", "four-entries", le(59, 8) + le(63, 8) + page)
+    put("errlog", "empty-entries", le(0, 8) + le(0, 8) + bytes(64 * 4))
+    put("errlog", "wrapped", le(0xFFFFFFFFFFFFFFFE, 8) + le(2, 8) +
+        errlog_entry(2, 0, 1, 0, 2, 0, 0) + errlog_entry(1, 0, 1, 0, 2, 0, 0) +
+        errlog_entry(0xFFFFFFFFFFFFFFFF, 1, 3, 1, 4, 5, 1) + b"torn")
+
+    put("selftest_log", "idle-two-results", bytes(8) + selftest_page(
+        0, 0, [(1, 0, 0, 8100, 0xFFFFFFFF, 0, 0, 0), (2, 7, 3, 8000, 1, 0x123456789, 2, 0x81)]))
+    put("selftest_log", "running-extended", b"\x01" + bytes(7) + selftest_page(
+        2, 37, [(1, 0, 0, 5, 0xFFFFFFFF, 0, 0, 0)] * 20))
+    put("selftest_log", "short-page", bytes(8) + bytes(100))
+
+    put("fwlog", "two-slots", b"2B0QBXX6" + b"2B0QBXX7" + fwlog_page(0x21, ["2B0QBXX7", "2B0QBXX8"]))
+    put("fwlog", "pending", b"GXA7801Q" + bytes(8) + fwlog_page(0x12, ["GXA7801Q", "GXA7802Q"]))
+    put("fwlog", "invalid-slot", bytes(16) + fwlog_page(0x77, ["\x01\x02", "", "", "", "", "", "ZZZZZZZZ"]))
+
+    # ---- the configuration file: the repository's own, whole
+    for src, dst in [("systemd/nvmond.conf", "nvmond.conf"),
+                     ("tests/fixtures/cfg/all-keys.conf", "all-keys.conf"),
+                     ("tests/fixtures/cfg/bad-value.conf", "bad-value.conf"),
+                     ("tests/fixtures/cfg/unknown-key.conf", "unknown-key.conf")]:
+        os.makedirs(os.path.join(CORPUS, "cfg"), exist_ok=True)
+        shutil.copy(os.path.join(SRC, src), os.path.join(CORPUS, "cfg", dst))
+    put("cfg", "devices.conf", """[daemon]
+poll_interval = 10s
+[device "Samsung SSD 950 PRO*"]
+probe_schedule = daily 03:00 seq1m-q8 x3 cooldown 30s, weekly Sun 04:00 sustained-write
+selftest_schedule = weekly Sun 02:00 short, monthly 1 03:00 extended
+[selftests]
+default_schedule = daily 02:00 short
+""")
+    put("cfg", "continuation-bom", "\ufeff[daemon]\nlog_level = debug\n  continued\n; comment\n# comment\n")
+
+    # ---- request lines: docs/api.md's URLs and the ones of issue 15
+    urls = [
+        "GET /api/v1/devices",
+        "GET /api/v1/devices/1",
+        "GET /api/v1/devices/1/facts",
+        "GET /api/v1/devices/1/samples?from=2026-11-30T00:00:00Z&to=1796005160000&limit=100",
+        "GET /api/v1/devices/1/series?from=2025-11-30T00:00:00Z&points=2000",
+        "GET /api/v1/devices/1/series?step=9223372036854775s",
+        "GET /api/v1/devices/1/samples?from=-9223372036854775808",
+        "GET /api/v1/devices/1/events?to=-9223372036854775000",
+        "GET /api/v1/devices/1/samples?to=253402300800000",
+        "GET /api/v1/devices/1/wear",
+        "GET /api/v1/devices/1/events",
+        "GET /api/v1/devices/1/errors?limit=1",
+        "GET /api/v1/alerts?limit=5",
+        "POST /api/v1/alerts/2/ack",
+        "POST /api/v1/alerts/test",
+        "GET /api/v1/devices/1/probes?limit=3&preset=seq1m-q8",
+        "GET /api/v1/probes/8",
+        "POST /api/v1/probes/8/cancel",
+        "POST /api/v1/devices/1/probes",
+        "POST /api/v1/probes",
+        "GET /api/v1/devices/1/selftests?limit=1&type=short&all=true",
+        "POST /api/v1/devices/1/selftests/abort",
+        "HEAD /metrics",
+        "GET /healthz?bogus=1",
+        "DELETE /api/v1/devices/9223372036854775808",
+        "GET /index.html",
+        "GET /a//b/./../c%00.png?x=%2",
+    ]
+    for i, u in enumerate(urls):
+        put("url", "docs-%02d" % i, u)
+
+    # ---- times, durations, sizes, listen addresses
+    for i, t in enumerate(["2026-11-30T02:19:20Z", "2026-11-30T02:19:20.123456+01:00",
+                           "1796005160000", "-62167219200000", "253402300799999",
+                           "0000-01-01T00:00:00-00:01", "9999-12-31T23:59:60Z", "250ms",
+                           "90s", "5m", "1h", "3650d", "9223372036854775s", "64KiB", "1.5G",
+                           "127.0.0.1:9470", "[::1]:9470", "localhost:0"]):
+        put("time", "seed-%02d" % i, t)
+
+    # ---- POST bodies: docs/api.md's
+    for i, b in enumerate(['{"preset": "seq1m-q8"}',
+                           '{"preset": "seq1m-q8", "repeat": 3, "cooldown": "30s"}',
+                           '{"preset": "cache-recovery"}', '{"preset": "copy-to", "to": 5}',
+                           '{"preset": "sustained-write", "devices": [1, 2]}',
+                           '{"type": "short"}', '{"type": "extended", "nsid": 1, "origin": "cli"}',
+                           '{"origin": "api"}', '', '[1]', '{"preset": 1e999}']):
+        put("body", "docs-%02d" % i, b)
+
+    # ---- schedules: docs/configuration.md's
+    for i, s in enumerate(["daily 03:00 seq1m-q8, weekly Sun 04:00 sustained-write",
+                           "daily 03:00 seq1m-q8 x3 cooldown 30s", "", "weekly Sat 23:59 copy-self x10 cooldown 1h"]):
+        put("probe_sched", "docs-%02d" % i, s)
+    put("probe_sched", "times", b"daily 00:00 rnd4k-q1\0" + le(1796005160000, 8) + le(2**63 + 5, 8))
+    for i, s in enumerate(["weekly Sun 02:00 short, monthly 1 03:00 extended",
+                           "daily 02:00 short, monthly 1 03:00 extended", "none", "NONE", "monthly 28 23:59 short"]):
+        put("selftest_sched", "docs-%02d" % i, s)
+    put("selftest_sched", "times", b"monthly 28 00:00 extended\0" + le(253402300799999, 8) + le(7, 8))
+
+
+if __name__ == "__main__":
+    main()

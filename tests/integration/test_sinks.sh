@@ -223,7 +223,7 @@ wait_for 10 at_least 1 "r['path'] == '/demo1'" || fail "demo1-only got nothing"
 wait_for 10 sh -c "[ \"\$(amtool --alertmanager.url=http://127.0.0.1:$AMP alert query alertname=temperature_warning -o json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')\" = 2 ]" ||
 	fail "Alertmanager has not both alerts: $(am_alerts)"
 curl -fsS "http://127.0.0.1:$AMP/api/v2/alerts?filter=alertname%3D%22temperature_warning%22" |
-	python3 -c '
+	tee "$TMP/am-alerts.json" | python3 -c '
 import datetime, json, socket, sys
 a = json.load(sys.stdin)
 for x in a:

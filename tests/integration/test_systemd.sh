@@ -7,7 +7,12 @@
 #  2. journal: in a private mount namespace a listener on
 #     /run/systemd/journal/socket receives native-protocol entries with the
 #     structured fields DEVICE=, SERIAL=, EVENT=, PRIORITY= (needs root + unshare).
-#  3. the shipped unit rates "OK" or better in `systemd-analyze security`.
+#  3. the shipped unit rates 2.0 or better in `systemd-analyze security`
+#     (issue 15: at most 2.0 for the single unit).
+#  4. the daemon runs under what of the unit's sandbox its own code could trip
+#     on: ProcSubset=pid + ProtectProc=invisible (a /proc of process directories
+#     only) and SystemCallFilter=~@resources (EPERM): it starts, raises its
+#     RLIMIT_NOFILE, serves, runs the exec hook (posix_spawn) and stops cleanly.
 # Env: NVMOND_BIN, NVMOND_SRC (set by ctest).
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -161,8 +166,8 @@ else
 	line=$(grep 'Overall exposure level' "$TMP/security.txt")
 	exposure=$(echo "$line" | sed -n 's/.*: \([0-9.]*\) .*/\1/p')
 	[ -n "$exposure" ] || fail "no exposure figure: $(tail -3 "$TMP/security.txt")"
-	python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) <= 4.0 else 1)" "$exposure" ||
-		fail "exposure $exposure > 4.0: $(grep '✗' "$TMP/security.txt")"
+	python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) <= 2.0 else 1)" "$exposure" ||
+		fail "exposure $exposure > 2.0: $(grep '✗' "$TMP/security.txt")"
 	echo "ok: systemd-analyze security: $line"
 	# Every directive is known to this systemd (verify only warns about those; the
 	# binary path is not installed here, which it reports too).
@@ -172,5 +177,51 @@ else
 	[ -s "$TMP/verify.bad" ] && fail "systemd-analyze verify: $(cat "$TMP/verify.bad")"
 	grep -q '^Type=notify$' "$NVMOND_SRC/systemd/nvmond.service" || fail "unit is not Type=notify"
 	grep -q '^WatchdogSec=' "$NVMOND_SRC/systemd/nvmond.service" || fail "unit has no WatchdogSec="
+	for want in '^ProcSubset=pid$' '^SystemCallFilter=~@resources$'; do
+		grep -q "$want" "$NVMOND_SRC/systemd/nvmond.service" || fail "unit lacks $want (part 4 checks it)"
+	done
+fi
+
+# ---- 4. the daemon under the unit's /proc and @resources restrictions ----------------
+# Without systemd as PID 1: a private mount namespace whose /proc is mounted as
+# ProcSubset=pid and ProtectProc=invisible mount it, and a seccomp filter that
+# makes the @resources system calls fail with EPERM (unit_sandbox.py).
+if [ "$(id -u)" != 0 ] || [ "$(uname -m)" != x86_64 ] || ! command -v unshare > /dev/null ||
+	! unshare -m true 2> /dev/null; then
+	echo "SKIP (part): the sandboxed run needs root, x86_64 and unshare -m"
+else
+	REAL_BIN=$NVMOND_BIN
+	SANDBOX_PY=$(cd "$(dirname "$0")" && pwd)/unit_sandbox.py
+	cat > "$TMP/sandboxed.sh" << EOF
+#!/bin/sh
+# unshare and sh exec: the daemon keeps this process's pid (\$DAEMON_PID).
+exec unshare -m --propagation private sh -c '
+	mount -t proc -o subset=pid,hidepid=invisible proc /proc || exit 90
+	[ -e /proc/partitions ] && exit 91
+	[ "\$(ulimit -Hn)" = unlimited ] || [ "\$(ulimit -Hn)" -gt 256 ] && ulimit -Sn 256
+	exec python3 "\$0" "\$@"' "$SANDBOX_PY" "$REAL_BIN" "\$@"
+EOF
+	chmod +x "$TMP/sandboxed.sh"
+	cat > "$TMP/hook.sh" << EOF
+#!/bin/sh
+echo "\$NVMOND_STATE \$NVMOND_DEVICE" >> "$TMP/hook.log"
+EOF
+	chmod +x "$TMP/hook.sh"
+	# 50 °C below WCTEMP: demo1 fires an alert at once, and the hook runs.
+	printf '[daemon]\npoll_interval = 200ms\n[alerts]\nwarning_margin = 50\nexec = %s\n' \
+		"$TMP/hook.sh" > "$TMP/s.conf"
+	NVMOND_BIN=$TMP/sandboxed.sh start_daemon --demo --db "$TMP/sdb" --config "$TMP/s.conf"
+	[ "$(readlink "/proc/$DAEMON_PID/exe")" = "$(readlink -f "$REAL_BIN")" ] ||
+		fail "pid $DAEMON_PID is $(readlink "/proc/$DAEMON_PID/exe"), not the daemon"
+	nofile=$(awk '/^Max open files/ { print $4, $5 }' "/proc/$DAEMON_PID/limits")
+	set -- $nofile
+	[ "$1" = "$2" ] || fail "RLIMIT_NOFILE not raised under ~@resources: soft $1, hard $2"
+	http_get /api/v1/devices > /dev/null
+	hooked() { grep -q '^firing demo1$' "$TMP/hook.log" 2> /dev/null; }
+	wait_for 15 hooked || fail "the exec hook did not run under the sandbox: $(tail -5 "$DAEMON_LOG")"
+	stop_daemon
+	grep -qiE 'operation not permitted|/proc/' "$DAEMON_LOG" &&
+		fail "the sandboxed daemon logged: $(grep -iE 'operation not permitted|/proc/' "$DAEMON_LOG")"
+	echo "ok: sandboxed run: /proc subset=pid, ~@resources; RLIMIT_NOFILE $1/$2, exec hook ran"
 fi
 pass

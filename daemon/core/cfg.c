@@ -262,14 +262,14 @@ static __attribute__((format(printf, 3, 4))) int cfg_error(char *buf, size_t siz
 	return -EINVAL;
 }
 
-/* [device "X"]: Return: true with X in @ret_match. */
-static bool cfg_device_section(const char *section, char *ret_match, size_t len)
+bool cfg_quoted_section(const char *section, const char *kind, char *ret_name, size_t len)
 {
+	size_t k = strlen(kind);
 	const char *q, *end;
 
-	if (strncmp(section, "device", 6) != 0)
+	if (strncmp(section, kind, k) != 0)
 		return false;
-	q = section + 6;
+	q = section + k;
 	while (cfg_is_space(*q))
 		q++;
 	if (*q != '"')
@@ -278,8 +278,14 @@ static bool cfg_device_section(const char *section, char *ret_match, size_t len)
 	end = strchr(q, '"');
 	if (!end || end == q || end[1] != '\0' || (size_t)(end - q) >= len)
 		return false;
-	snprintf(ret_match, len, "%.*s", (int)(end - q), q);
+	snprintf(ret_name, len, "%.*s", (int)(end - q), q);
 	return true;
+}
+
+/* [device "X"]: Return: true with X in @ret_match. */
+static bool cfg_device_section(const char *section, char *ret_match, size_t len)
+{
+	return cfg_quoted_section(section, "device", ret_match, len);
 }
 
 bool cfg_section_known(const char *section)

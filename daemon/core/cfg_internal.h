@@ -53,6 +53,12 @@ int cfg_apply(struct cfg *c, const char *section, const char *key, const char *v
 int cfg_apply_at(struct cfg *c, const char *section, const char *key, const char *value, int line,
 		 char *err, size_t errsize);
 
+/**
+ * cfg_quoted_section() - A section named @kind "NAME" (`[device "X"]`, `[sink "NAME"]`):
+ * Return: true with NAME (not empty, shorter than @len) in @ret_name.
+ */
+bool cfg_quoted_section(const char *section, const char *kind, char *ret_name, size_t len);
+
 /** cfg_sink_section() - [sink "NAME"]: Return: true with NAME in @ret_name. */
 bool cfg_sink_section(const char *section, char ret_name[CFG_SINK_NAME_MAX]);
 

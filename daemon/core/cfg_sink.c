@@ -40,22 +40,8 @@ static bool sink_name_ok(const char *s, size_t len)
 
 bool cfg_sink_section(const char *section, char ret_name[CFG_SINK_NAME_MAX])
 {
-	const char *q, *end;
-
-	if (strncmp(section, "sink", 4) != 0)
-		return false;
-	q = section + 4;
-	while (cfg_is_space(*q))
-		q++;
-	if (*q != '"')
-		return false;
-	q++;
-	end = strchr(q, '"');
-	if (!end || end[1] != '\0' || (size_t)(end - q) >= CFG_SINK_NAME_MAX ||
-	    !sink_name_ok(q, (size_t)(end - q)))
-		return false;
-	snprintf(ret_name, CFG_SINK_NAME_MAX, "%.*s", (int)(end - q), q);
-	return true;
+	return cfg_quoted_section(section, "sink", ret_name, CFG_SINK_NAME_MAX) &&
+	       sink_name_ok(ret_name, strlen(ret_name));
 }
 
 int cfg_sink_apply(struct cfg *c, const char *name, const char *key, const char *value, int line,

@@ -46,7 +46,7 @@ static int sev_parse(const char *s, enum sink_sev *ret)
 	return -EINVAL;
 }
 
-static int bool_parse(const char *s, bool *ret)
+int sink_bool_parse(const char *s, bool *ret)
 {
 	if (!strcasecmp(s, "yes") || !strcasecmp(s, "true") || !strcasecmp(s, "on") ||
 	    !strcmp(s, "1"))
@@ -204,7 +204,7 @@ static int common_key(struct sink_conf *c, const char *key, const char *v, char 
 		return c->devices ? 1 : -ENOMEM;
 	}
 	if (!strcmp(key, "resolved"))
-		return bool_parse(v, &c->resolved) < 0
+		return sink_bool_parse(v, &c->resolved) < 0
 			       ? (snprintf(msg, msgsize, "resolved: '%s' is not yes or no", v),
 				  -EINVAL)
 			       : 1;

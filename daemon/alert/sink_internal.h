@@ -90,6 +90,9 @@ const struct sink_type *sink_type_find(const char *name);
 /** sink_type_names() - "exec, webhook, …" for messages. */
 const char *sink_type_names(void);
 
+/** sink_bool_parse() - yes/no, true/false, on/off, 1/0. Return: 0 or -EINVAL. */
+int sink_bool_parse(const char *s, bool *ret);
+
 /** sink_conf_get() - The value of the type's key @key in @c, or NULL. */
 const char *sink_conf_get(const struct sink_conf *c, const char *key);
 

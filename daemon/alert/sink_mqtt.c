@@ -20,19 +20,6 @@ static const char *const mqtt_keys[] = {
 	"ca_file", "client_id", "topic_prefix", "discovery", "discovery_prefix", "keepalive",
 };
 
-static int yes_no(const char *s, bool *ret)
-{
-	if (!strcasecmp(s, "yes") || !strcasecmp(s, "true") || !strcasecmp(s, "on") ||
-	    !strcmp(s, "1"))
-		*ret = true;
-	else if (!strcasecmp(s, "no") || !strcasecmp(s, "false") || !strcasecmp(s, "off") ||
-		 !strcmp(s, "0"))
-		*ret = false;
-	else
-		return -EINVAL;
-	return 0;
-}
-
 static int port_parse(const char *s, uint16_t *ret)
 {
 	char *end;
@@ -96,7 +83,7 @@ int sink_mqtt_check_key(const struct sink_type *t, const char *key, const char *
 		snprintf(err, errsize, "port: '%.40s' is not a number in 1 .. 65535", value);
 		return -EINVAL;
 	}
-	if ((!strcmp(key, "tls") || !strcmp(key, "discovery")) && yes_no(value, &b) < 0) {
+	if ((!strcmp(key, "tls") || !strcmp(key, "discovery")) && sink_bool_parse(value, &b) < 0) {
 		snprintf(err, errsize, "%s: '%.40s' is not yes or no", key, value);
 		return -EINVAL;
 	}
@@ -143,9 +130,9 @@ int sink_mqtt_start(const struct sink_conf *c, void **ret_state)
 	if ((v = sink_conf_get(c, "port")))
 		(void)port_parse(v, &m.port);
 	if ((v = sink_conf_get(c, "tls")))
-		(void)yes_no(v, &m.tls);
+		(void)sink_bool_parse(v, &m.tls);
 	if ((v = sink_conf_get(c, "discovery")))
-		(void)yes_no(v, &m.discovery);
+		(void)sink_bool_parse(v, &m.discovery);
 	if ((v = sink_conf_get(c, "keepalive")))
 		(void)keepalive_parse(v, &m.keepalive_s);
 	r = mqtt_pub_new(&m, &p);

@@ -89,23 +89,31 @@ fio_mem() {
 fio_run() {
 	[ "$huge_mem" = shmhuge ] && [ "$2" -ge 65536 ] && ! huge_raise &&
 		echo "fewer than $huge_need free huge pages: fio's shmhuge may fail" >&2
-	fio --name=p --filename="$target" --ioengine=io_uring --direct=1 --rw="$1" --bs="$2" \
-		--iodepth="$depth" --size="$size" --io_size="$3" --runtime="${ms}ms" \
+	local out
+	out=$(fio --name=p --filename="$target" --ioengine=io_uring --direct=1 --rw="$1" \
+		--bs="$2" --iodepth="$depth" --size="$size" --io_size="$3" --runtime="${ms}ms" \
 		--iomem="$(fio_mem "$2")" --output-format=json --refill_buffers=0 \
-		--buffer_compress_percentage=0 | python3 -c '
+		--buffer_compress_percentage=0)
+	python3 -c '
 import json, sys
 x = json.load(sys.stdin)["jobs"][0]
 d = x[sys.argv[1]]
 secs = d["runtime"] / 1000.0
 cpu = (x["usr_cpu"] + x["sys_cpu"]) / 100.0 * secs
-print(d["io_bytes"] / secs / 1e6, d["total_ios"] / secs, cpu / max(d["total_ios"], 1) * 1e6)' "$1"
+print(d["io_bytes"] / secs / 1e6, d["total_ios"] / secs, cpu / max(d["total_ios"], 1) * 1e6)' "$1" \
+		<<< "$out"
 }
-# nv_run RW BS MAX_BYTES [BENCH]: the same with nvmond's engine
+# nv_run RW BS MAX_BYTES [BENCH]: the same with nvmond's engine. Each side's
+# output is parsed after its run, never piped: a python3 started beside the
+# run competes for the CPUs during its first ~50 ms. fio's 0.3 s start hid that
+# from fio, but nvmond's engine lost 15-30 % on its short write points.
 nv_run() {
-	"${4:-$bench}" "$target" "$1" "$2" "$depth" "$size" "$secs" "$3" | python3 -c '
+	local out
+	out=$("${4:-$bench}" "$target" "$1" "$2" "$depth" "$size" "$secs" "$3")
+	python3 -c '
 import json, sys
 j = json.load(sys.stdin)
-print(j["mb_per_s"], j["iops"], j["cpu_s"] / max(j["ios"], 1) * 1e6)'
+print(j["mb_per_s"], j["iops"], j["cpu_s"] / max(j["ios"], 1) * 1e6)' <<< "$out"
 }
 
 echo "sweep on $target: $size bytes, depth $depth, per point ${secs} s and at most 1 GiB" \

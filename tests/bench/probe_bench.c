@@ -10,7 +10,8 @@
  *       group-read, group-write (PATH is "A,B,…": one thread per file, started
  *       together at the group runs' barrier, as a group run's phase; prints the
  *       members' figures and the total)
- *   PLAIN_RING=1 in the environment: no COOP/DEFER taskrun ring flags.
+ *   PLAIN_RING=1 in the environment: no COOP/DEFER taskrun ring flags (fio 3.33
+ *   asks for them too, with SINGLE_ISSUER: strace).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -125,7 +126,7 @@ int main(int argc, char **argv)
 	j.duration_ms = (int64_t)(atof(argv[6]) * 1000);
 	j.max_bytes = argc > 7 ? strtoull(argv[7], NULL, 0) : 0;
 	j.random = strncmp(rw, "rand", 4) == 0;
-	/* PLAIN_RING=1: set the ring up as fio 3.33 does (no taskrun flags). */
+	/* PLAIN_RING=1: set the ring up without the taskrun flags. */
 	j.plain_ring = getenv("PLAIN_RING") && strcmp(getenv("PLAIN_RING"), "1") == 0;
 	if (strncmp(rw, "group-", 6) == 0) {
 		j.op = strcmp(rw, "group-write") == 0 ? PROBE_OP_WRITE : PROBE_OP_READ;

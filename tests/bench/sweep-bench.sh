@@ -23,6 +23,15 @@
 #   1048576" (only these transfer sizes, in bytes), WRITE_BYTES=N (a write
 #   point's limit instead of 256 MiB; a longer point measures more than the
 #   start of the queue).
+#   SETTLE=S: seconds of idle before every run, on both sides (default 0).
+#   fio takes about 0.3 s to start, nvmond's bench a few ms, so the run after
+#   a write run starts sooner on nvmond's side; SETTLE evens that out. (On the
+#   VM this was written on, 0 to 3 s of idle made no difference a 6-round
+#   median could show.)
+#   NVBENCH_OLD=PATH: another nvmond-probe-bench (e.g. a copy of the old build)
+#   measured in the same rounds, taking turns with the other two; its columns
+#   are added to the table.
+#   PER_ROUND=1: every round's MB/s on stderr, in the order they ran.
 set -euo pipefail
 build=${1:?usage: $0 BUILD_DIR DIR [SIZE] [SECONDS]}
 dir=${2:?usage: $0 BUILD_DIR DIR [SIZE] [SECONDS]}
@@ -31,6 +40,8 @@ secs=${4:-1.5}
 depth=${DEPTH:-4}
 rounds=${ROUNDS:-2}
 bench=${NVBENCH:-$build/tests/nvmond-probe-bench}
+old_bench=${NVBENCH_OLD:-}
+settle=${SETTLE:-0}
 [ -x "$bench" ] || { echo "$bench missing: build the tests first" >&2; exit 1; }
 [ -d "$dir" ] || { echo "$dir is not a directory" >&2; exit 1; }
 command -v fio > /dev/null || { echo "fio is not installed (apt-get install fio)" >&2; exit 1; }
@@ -78,32 +89,54 @@ fio_mem() {
 fio_run() {
 	[ "$huge_mem" = shmhuge ] && [ "$2" -ge 65536 ] && ! huge_raise &&
 		echo "fewer than $huge_need free huge pages: fio's shmhuge may fail" >&2
-	fio --name=p --filename="$target" --ioengine=io_uring --direct=1 --rw="$1" --bs="$2" \
-		--iodepth="$depth" --size="$size" --io_size="$3" --runtime="${ms}ms" \
+	local out
+	out=$(fio --name=p --filename="$target" --ioengine=io_uring --direct=1 --rw="$1" \
+		--bs="$2" --iodepth="$depth" --size="$size" --io_size="$3" --runtime="${ms}ms" \
 		--iomem="$(fio_mem "$2")" --output-format=json --refill_buffers=0 \
-		--buffer_compress_percentage=0 | python3 -c '
+		--buffer_compress_percentage=0)
+	python3 -c '
 import json, sys
 x = json.load(sys.stdin)["jobs"][0]
 d = x[sys.argv[1]]
 secs = d["runtime"] / 1000.0
 cpu = (x["usr_cpu"] + x["sys_cpu"]) / 100.0 * secs
-print(d["io_bytes"] / secs / 1e6, d["total_ios"] / secs, cpu / max(d["total_ios"], 1) * 1e6)' "$1"
+print(d["io_bytes"] / secs / 1e6, d["total_ios"] / secs, cpu / max(d["total_ios"], 1) * 1e6)' "$1" \
+		<<< "$out"
 }
-# nv_run RW BS MAX_BYTES: the same with nvmond's engine
+# nv_run RW BS MAX_BYTES [BENCH]: the same with nvmond's engine. Each side's
+# output is parsed after its run, never piped: a python3 started beside the
+# run competes for the CPUs during its first ~50 ms. fio's 0.3 s start hid that
+# from fio, but nvmond's engine lost 15-30 % on its short write points.
 nv_run() {
-	"$bench" "$target" "$1" "$2" "$depth" "$size" "$secs" "$3" | python3 -c '
+	local out
+	out=$("${4:-$bench}" "$target" "$1" "$2" "$depth" "$size" "$secs" "$3")
+	python3 -c '
 import json, sys
 j = json.load(sys.stdin)
-print(j["mb_per_s"], j["iops"], j["cpu_s"] / max(j["ios"], 1) * 1e6)'
+print(j["mb_per_s"], j["iops"], j["cpu_s"] / max(j["ios"], 1) * 1e6)' <<< "$out"
 }
 
 echo "sweep on $target: $size bytes, depth $depth, per point ${secs} s and at most 1 GiB" \
 	"(writes: $((write_bytes >> 20)) MiB and the file), median of $rounds alternating rounds," \
-	"fio $(fio --version), fio buffers from 64 KiB: $huge_mem"
+	"fio $(fio --version), fio buffers from 64 KiB: $huge_mem, ${settle} s idle before every run"
 [ -n "${SIZES:-}${DIRS:-}${WRITE_BYTES:-}" ] &&
 	echo "not the sweep: DIRS=${DIRS:-} SIZES=${SIZES:-} WRITE_BYTES=${WRITE_BYTES:-}"
-printf '%-5s %8s | %10s %10s %7s | %7s %7s\n' dir size "nvmond MB/s" "fio MB/s" "ratio" \
+[ -n "$old_bench" ] && echo "old: $old_bench"
+printf '%-5s %8s | %10s %10s %7s | %7s %7s' dir size "nvmond MB/s" "fio MB/s" "ratio" \
 	"nv µs/IO" "fio µs/IO"
+[ -n "$old_bench" ] && printf ' | %8s %7s %7s' "old MB/s" "ratio" "µs/IO"
+printf '\n'
+# one_run WHO RW BS MAX: one run after the idle pause; prints MB/s IOPS CPU-µs/IO
+one_run() {
+	sleep "$settle"
+	case $1 in
+	nv) nv_run "$2" "$3" "$4" ;;
+	old) nv_run "$2" "$3" "$4" "$old_bench" ;;
+	fio) fio_run "$2" "$3" "$4" ;;
+	esac
+}
+who=(nv fio)
+[ -n "$old_bench" ] && who=(nv fio old)
 for rw in $dirs; do
 	for ((bs = align; bs <= 67108864 && bs <= size; bs *= 2)); do
 		[ -n "${SIZES:-}" ] && [[ " $SIZES " != *" $bs "* ]] && continue
@@ -111,26 +144,33 @@ for rw in $dirs; do
 		[ "$rw" = write ] && max=$write_bytes
 		[ "$rw" = write ] && [ "$size" -lt "$max" ] && max=$size
 		rows=()
+		n=${#who[@]}
 		for ((i = 0; i < rounds; i++)); do
-			if ((i % 2 == 0)); then
-				nv=$(nv_run "$rw" "$bs" "$max")
-				fi=$(fio_run "$rw" "$bs" "$max")
-			else
-				fi=$(fio_run "$rw" "$bs" "$max")
-				nv=$(nv_run "$rw" "$bs" "$max")
-			fi
-			rows+=("$nv" "$fi")
+			# Each goes first in turn: round i starts with who[i mod n].
+			declare -A got=()
+			order=""
+			for ((k = 0; k < n; k++)); do
+				w=${who[(i + k) % n]}
+				got[$w]=$(one_run "$w" "$rw" "$bs" "$max")
+				order+=" $w ${got[$w]%% *}"
+			done
+			[ "${PER_ROUND:-}" = 1 ] && echo "$rw $bs round $i:$order" >&2
+			rows+=("${got[nv]}" "${got[fio]}" "${got[old]:-0 0 0}")
+			unset got
 		done
 		python3 -c '
 import statistics, sys
-rw, bs = sys.argv[1], int(sys.argv[2])
-v = [list(map(float, a.split())) for a in sys.argv[3:]]
-nv, fi = v[0::2], v[1::2]
+rw, bs, has_old = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "1"
+v = [list(map(float, a.split())) for a in sys.argv[4:]]
+nv, fi, old = v[0::3], v[1::3], v[2::3]
 med = statistics.median
-nm, fm = med(r[0] for r in nv), med(r[0] for r in fi)
-nc, fc = med(r[2] for r in nv), med(r[2] for r in fi)
+nm, fm, om = (med(r[0] for r in x) for x in (nv, fi, old))
+nc, fc, oc = (med(r[2] for r in x) for x in (nv, fi, old))
 size = "%d B" % bs if bs < 1024 else "%d KiB" % (bs >> 10) if bs < 1 << 20 else "%d MiB" % (bs >> 20)
-print("%-5s %8s | %10.1f %10.1f %7.3f | %7.2f %7.2f" % (rw, size, nm, fm, nm / fm, nc, fc))' \
-			"$rw" "$bs" "${rows[@]}"
+line = "%-5s %8s | %10.1f %10.1f %7.3f | %7.2f %7.2f" % (rw, size, nm, fm, nm / fm, nc, fc)
+if has_old:
+    line += " | %8.1f %7.3f %7.2f" % (om, om / fm, oc)
+print(line)' \
+			"$rw" "$bs" "$([ -n "$old_bench" ] && echo 1 || echo 0)" "${rows[@]}"
 	done
 done

@@ -101,7 +101,7 @@ enum probe_stop {
 struct probe_result {
 	char engine[16]; /* "io_uring" or "psync" */
 	enum probe_stop stop;
-	int64_t elapsed_ns;
+	int64_t elapsed_ns; /* first submission to last completion (not the ring's set-up) */
 	struct probe_dir_stats rd, wr;
 	uint64_t wr_submitted;		 /* write bytes handed to the kernel, failed ones included:
 				  what may have reached the drive */

@@ -116,8 +116,7 @@ int api_static_relpath(const char *url, char *ret)
 	return 0;
 }
 
-/* Is the resolved @path @root itself or below it? */
-static bool path_inside(const char *root, const char *path)
+bool api_static_path_inside(const char *root, const char *path)
 {
 	size_t n = strlen(root);
 
@@ -133,7 +132,7 @@ static int resolve_inside(const char *root, const char *path, char **ret)
 
 	if (!real)
 		return errno == ENOMEM ? -ENOMEM : -ENOENT;
-	if (!path_inside(root, real)) {
+	if (!api_static_path_inside(root, real)) {
 		free(real);
 		return -ENOENT;
 	}

@@ -111,6 +111,12 @@ int api_static_open(const char *root, const char *url, int *ret_fd, uint64_t *re
  */
 bool api_static_allowed(const char *rel);
 
+/**
+ * api_static_path_inside() - Is the resolved @path @root itself or below it (the
+ * realpath() fallback of api_static_open())? "/srv/web-private" is not below "/srv/web".
+ */
+bool api_static_path_inside(const char *root, const char *path);
+
 /** api_content_type() - Content-Type by file name extension. Return: a static string. */
 const char *api_content_type(const char *path);
 

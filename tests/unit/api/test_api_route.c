@@ -328,6 +328,28 @@ Test(api_static, allowlist)
 		cr_expect_eq(api_static_allowed(cases[i].rel), cases[i].ok, "%s", cases[i].rel);
 }
 
+/* The realpath() fallback's rule (kernels without openat2): a resolved path is inside the
+ * web root only as the root itself or below it, never a sibling sharing its prefix. */
+Test(api_static, path_inside_table)
+{
+	static const struct {
+		const char *root, *path;
+		bool inside;
+	} t[] = {
+		{"/srv/web", "/srv/web", true},
+		{"/srv/web", "/srv/web/index.html", true},
+		{"/srv/web", "/srv/web/vendor/u.js", true},
+		{"/srv/web", "/srv/web-private", false},
+		{"/srv/web", "/srv/web-private/key.pem", false},
+		{"/srv/web", "/srv/we", false},
+		{"/srv/web", "/etc/passwd", false},
+		{"/", "/etc/passwd", true},
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		cr_expect_eq(api_static_path_inside(t[i].root, t[i].path), t[i].inside, "%s in %s",
+			     t[i].path, t[i].root);
+}
+
 Test(api_static, content_types)
 {
 	static const struct {

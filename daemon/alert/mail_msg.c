@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "nvmond/alert/mail_msg.h"
+#include "nvmond/util/timefmt.h"
 
 #define LINE_MAX_OCTETS 998 /* RFC 5322 2.1.1, without the CRLF */
 #define QP_LINE		76  /* RFC 2045 6.7 (5) */
@@ -22,7 +23,7 @@ void mail_date(int64_t ms, char *buf, size_t size)
 	static const char *const wd[] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
 	static const char *const mo[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
 					 "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
-	time_t t = (time_t)(ms >= 0 ? ms / 1000 : (ms - 999) / 1000);
+	time_t t = (time_t)timefmt_secs(ms);
 	struct tm tm;
 
 	if (!gmtime_r(&t, &tm)) {

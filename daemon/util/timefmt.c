@@ -127,15 +127,27 @@ int timefmt_parse(const char *s, int64_t *ret_ms)
 	return 0;
 }
 
+/* Within the years 0000 to 9999: then (ms - 999) cannot overflow, and gmtime_r() of
+ * the seconds always fills its struct tm. */
+static int64_t clamp_ms(int64_t ms)
+{
+	if (ms < TIMEFMT_MIN_MS)
+		return TIMEFMT_MIN_MS;
+	if (ms > TIMEFMT_MAX_MS)
+		return TIMEFMT_MAX_MS;
+	return ms;
+}
+
+int64_t timefmt_secs(int64_t ms)
+{
+	ms = clamp_ms(ms);
+	return ms >= 0 ? ms / 1000 : (ms - 999) / 1000;
+}
+
 char *timefmt_rfc3339(int64_t ms, char buf[TIMEFMT_MAX])
 {
-	/* Within the years 0000 to 9999 first: then nothing below can overflow, and
-	 * gmtime_r() always fills @tm. */
-	if (ms < TIMEFMT_MIN_MS)
-		ms = TIMEFMT_MIN_MS;
-	if (ms > TIMEFMT_MAX_MS)
-		ms = TIMEFMT_MAX_MS;
-	int64_t secs = ms >= 0 ? ms / 1000 : (ms - 999) / 1000;
+	ms = clamp_ms(ms);
+	int64_t secs = timefmt_secs(ms);
 	int msec = (int)(ms - secs * 1000);
 	time_t t = (time_t)secs;
 	struct tm tm;

@@ -31,6 +31,12 @@ int timefmt_parse(const char *s, int64_t *ret_ms);
  */
 char *timefmt_rfc3339(int64_t ms, char buf[TIMEFMT_MAX]);
 
+/**
+ * timefmt_secs() - Unix @ms as whole seconds, rounded down, after bringing it within the
+ * years 0000 to 9999 (as timefmt_rfc3339() writes it): defined for every int64.
+ */
+int64_t timefmt_secs(int64_t ms);
+
 /** timefmt_now_ms() - Wall clock, unix ms (edges only: pure code takes `now`). */
 int64_t timefmt_now_ms(void);
 

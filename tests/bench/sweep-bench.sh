@@ -32,6 +32,12 @@
 #   measured in the same rounds, taking turns with the other two; its columns
 #   are added to the table.
 #   PER_ROUND=1: every round's MB/s on stderr, in the order they ran.
+#   CPU=LIST: every run on every side under `taskset -c LIST` (e.g. CPU=1).
+#   Which CPU the submitting thread runs on, against the CPU that takes the
+#   disk's completion interrupts, moved a 1 KiB read point by up to 20 % on
+#   the VM this was written on, for fio and nvmond alike; the scheduler picks
+#   it afresh for every run. Pinning both sides to one CPU takes that out of a
+#   comparison of the two.
 set -euo pipefail
 build=${1:?usage: $0 BUILD_DIR DIR [SIZE] [SECONDS]}
 dir=${2:?usage: $0 BUILD_DIR DIR [SIZE] [SECONDS]}
@@ -42,6 +48,8 @@ rounds=${ROUNDS:-2}
 bench=${NVBENCH:-$build/tests/nvmond-probe-bench}
 old_bench=${NVBENCH_OLD:-}
 settle=${SETTLE:-0}
+pin=()
+[ -n "${CPU:-}" ] && pin=(taskset -c "$CPU")
 [ -x "$bench" ] || { echo "$bench missing: build the tests first" >&2; exit 1; }
 [ -d "$dir" ] || { echo "$dir is not a directory" >&2; exit 1; }
 command -v fio > /dev/null || { echo "fio is not installed (apt-get install fio)" >&2; exit 1; }
@@ -90,7 +98,7 @@ fio_run() {
 	[ "$huge_mem" = shmhuge ] && [ "$2" -ge 65536 ] && ! huge_raise &&
 		echo "fewer than $huge_need free huge pages: fio's shmhuge may fail" >&2
 	local out
-	out=$(fio --name=p --filename="$target" --ioengine=io_uring --direct=1 --rw="$1" \
+	out=$("${pin[@]}" fio --name=p --filename="$target" --ioengine=io_uring --direct=1 --rw="$1" \
 		--bs="$2" --iodepth="$depth" --size="$size" --io_size="$3" --runtime="${ms}ms" \
 		--iomem="$(fio_mem "$2")" --output-format=json --refill_buffers=0 \
 		--buffer_compress_percentage=0)
@@ -109,7 +117,7 @@ print(d["io_bytes"] / secs / 1e6, d["total_ios"] / secs, cpu / max(d["total_ios"
 # from fio, but nvmond's engine lost 15-30 % on its short write points.
 nv_run() {
 	local out
-	out=$("${4:-$bench}" "$target" "$1" "$2" "$depth" "$size" "$secs" "$3")
+	out=$("${pin[@]}" "${4:-$bench}" "$target" "$1" "$2" "$depth" "$size" "$secs" "$3")
 	python3 -c '
 import json, sys
 j = json.load(sys.stdin)
@@ -122,6 +130,7 @@ echo "sweep on $target: $size bytes, depth $depth, per point ${secs} s and at mo
 [ -n "${SIZES:-}${DIRS:-}${WRITE_BYTES:-}" ] &&
 	echo "not the sweep: DIRS=${DIRS:-} SIZES=${SIZES:-} WRITE_BYTES=${WRITE_BYTES:-}"
 [ -n "$old_bench" ] && echo "old: $old_bench"
+[ -n "${CPU:-}" ] && echo "every run pinned: taskset -c $CPU"
 printf '%-5s %8s | %10s %10s %7s | %7s %7s' dir size "nvmond MB/s" "fio MB/s" "ratio" \
 	"nv µs/IO" "fio µs/IO"
 [ -n "$old_bench" ] && printf ' | %8s %7s %7s' "old MB/s" "ratio" "µs/IO"

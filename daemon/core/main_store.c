@@ -149,7 +149,7 @@ int main_store_open(const struct cfg *c, struct api_tls *tls, struct store **ret
 		}
 		if (strcmp(err, last) != 0) {
 			log_error("cannot open the database (%s): %s; waiting for it, trying again "
-				  "every %d s at first, then every minute",
+				  "in %d s, then less often up to every minute",
 				  strerror(-r), err, RETRY_MIN_MS / 1000);
 			snprintf(last, sizeof(last), "%s", err);
 		}

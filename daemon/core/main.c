@@ -49,6 +49,7 @@
 
 #include "main_cli.h"
 #include "main_http.h"
+#include "main_store.h"
 
 struct daemon {
 	struct opts opts;
@@ -320,14 +321,9 @@ static int run_daemon(const struct opts *o)
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	r = make_parent_dirs(d.cfg.database);
+	r = main_store_open(&d.cfg, d.tls, &store); /* waits while it cannot be opened */
 	if (r < 0) {
-		log_error("cannot create the directory of %s: %s", d.cfg.database, strerror(-r));
-		goto out;
-	}
-	r = store_open(d.cfg.database, &store, err);
-	if (r < 0) {
-		log_error("%s", err);
+		status = r == -ECANCELED ? EXIT_OK : EXIT_RUNTIME;
 		goto out;
 	}
 	svc_notify("STATUS=Database %s open, schema migrated", d.cfg.database);

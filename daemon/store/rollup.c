@@ -17,14 +17,16 @@
 
 #define ROLLUP_PERIOD_MS  (60 * 1000) /* steady state: a step a minute */
 #define ROLLUP_CATCHUP_MS 20	      /* between steps while catching up */
-#define ROLLUP_RETRY_MS	  (60 * 1000)
+/* After a failure (a full disk): soon, then less often, so a freed disk is seen soon. */
+#define ROLLUP_RETRY_MIN_MS (5 * 1000)
+#define ROLLUP_RETRY_MAX_MS (60 * 1000)
 
 struct rollup {
 	struct store *store;
 	struct store_rollup_cfg cfg;
 	int64_t timer;
 	struct loop *loop;
-	bool failing;
+	int64_t retry_ms; /* the wait before the next try after a failure; 0 = not failing */
 };
 
 int rollup_new(struct store *s, const struct store_rollup_cfg *c, struct rollup **ret)
@@ -48,15 +50,19 @@ static int64_t rollup_tick(struct loop *l, void *userdata)
 	(void)l;
 	r = store_rollup_step(ru->store, &ru->cfg, timefmt_now_ms(), &more);
 	if (r < 0) {
-		if (!ru->failing)
-			log_warn("rollups: %s (%s); retrying every minute", strerror(-r),
-				 store_rollup_errmsg(ru->store));
-		ru->failing = true;
-		return ROLLUP_RETRY_MS;
+		if (!ru->retry_ms)
+			log_warn("rollups: %s (%s); retrying in %d s, then less often up to every "
+				 "minute",
+				 strerror(-r), store_rollup_errmsg(ru->store),
+				 ROLLUP_RETRY_MIN_MS / 1000);
+		ru->retry_ms = ru->retry_ms ? ru->retry_ms * 2 : ROLLUP_RETRY_MIN_MS;
+		if (ru->retry_ms > ROLLUP_RETRY_MAX_MS)
+			ru->retry_ms = ROLLUP_RETRY_MAX_MS;
+		return ru->retry_ms;
 	}
-	if (ru->failing)
+	if (ru->retry_ms)
 		log_info("rollups: building again");
-	ru->failing = false;
+	ru->retry_ms = 0;
 	return more ? ROLLUP_CATCHUP_MS : ROLLUP_PERIOD_MS;
 }
 

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The daemon's end of the device channel (dev_remote.h): a backend whose
- * commands are requests to the device process. Any thread may call; a reader
- * thread hands each answer to the call waiting for it.
+ * commands are requests to the device process. Each controller gets a channel
+ * of its own, opened at its first command (the daemon's guard sends one
+ * command per controller at a time); the caller writes the request and reads
+ * the answer itself.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -17,47 +19,74 @@
 #include "nvmond/dev/dev_wire.h"
 #include "nvmond/util/io.h"
 
-struct call {
-	struct dev_wire_req q;
-	void *buf;  /* the answer's payload goes here (DEV_OP_SCAN: allocated) */
-	size_t got; /* payload bytes received */
-	int ret;
-	bool done;
-	pthread_cond_t cond;
-	struct call *next;
+/* One channel: the requests for one controller (or the scans), one at a time. */
+struct chan {
+	char name[DEV_NAME_MAX]; /* "" = scans and options */
+	int fd;
+	bool broken; /* an answer went wrong: the next call opens a new channel */
+	uint32_t next_id;
+	pthread_mutex_t lock; /* held from a request's write to its answer's end */
+	struct chan *next;
 };
 
 struct remote {
-	int fd;
+	int fd;			    /* the device process's socket: new channels go there */
 	struct dev_backend_ops ops; /* the device process's backend, as its hello said */
 	char backend[16];
-	pthread_mutex_t lock;
-	struct call *calls; /* waiting for an answer */
-	uint32_t next_id;
-	bool dead; /* the device process went: every command fails */
-	pthread_t reader;
+	pthread_mutex_t lock; /* the list */
+	struct chan *chans;
 };
 
-static struct call *call_take(struct remote *m, uint32_t id)
+/* Send one end of a new socket pair to the device process. Under m->lock. */
+static struct chan *chan_open(struct remote *m, const char *name)
 {
-	for (struct call **p = &m->calls; *p; p = &(*p)->next)
-		if ((*p)->q.id == id) {
-			struct call *c = *p;
-			*p = c->next;
-			return c;
-		}
-	return NULL;
+	struct dev_wire_req q = {.magic = DEV_WIRE_MAGIC, .op = DEV_WIRE_CHANNEL};
+	char cbuf[CMSG_SPACE(sizeof(int))] = {0};
+	struct iovec iov = {.iov_base = &q, .iov_len = sizeof(q)};
+	struct msghdr mh = {.msg_iov = &iov,
+			    .msg_iovlen = 1,
+			    .msg_control = cbuf,
+			    .msg_controllen = sizeof(cbuf)};
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+	struct chan *c;
+	int sv[2];
+	ssize_t n;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		return NULL;
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &sv[1], sizeof(int));
+	do
+		n = sendmsg(m->fd, &mh, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	close(sv[1]);
+	c = n == (ssize_t)sizeof(q) ? calloc(1, sizeof(*c)) : NULL;
+	if (!c) {
+		close(sv[0]);
+		return NULL;
+	}
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	c->fd = sv[0];
+	pthread_mutex_init(&c->lock, NULL);
+	c->next = m->chans;
+	m->chans = c;
+	return c;
 }
 
-static void fail_all(struct remote *m)
+static struct chan *chan_get(struct remote *m, const char *name)
 {
-	m->dead = true;
-	for (struct call *c = m->calls; c; c = c->next) {
-		c->ret = -EPIPE;
-		c->done = true;
-		pthread_cond_signal(&c->cond);
-	}
-	m->calls = NULL;
+	struct chan *c;
+
+	pthread_mutex_lock(&m->lock);
+	for (c = m->chans; c; c = c->next)
+		if (!c->broken && strcmp(c->name, name) == 0)
+			break;
+	if (!c)
+		c = chan_open(m, name);
+	pthread_mutex_unlock(&m->lock);
+	return c;
 }
 
 /* Read and drop @len bytes. */
@@ -75,98 +104,78 @@ static int skip(int fd, size_t len)
 	return 0;
 }
 
-static void *reader(void *arg)
-{
-	struct remote *m = arg;
-	struct dev_wire_resp h;
-	int r;
-
-	for (;;) {
-		r = io_read_all(m->fd, &h, sizeof(h));
-		if (r < 0 || h.magic != DEV_WIRE_MAGIC)
-			break;
-		pthread_mutex_lock(&m->lock);
-		struct call *c = call_take(m, h.id);
-		pthread_mutex_unlock(&m->lock);
-		/* The caller waits for done: its buffer is ours until then. */
-		if (!c || h.op != c->q.op || !dev_wire_resp_ok(&c->q, h.ret, h.len)) {
-			if (c) {
-				log_error("device channel: a malformed answer to command %u", h.op);
-				r = skip(m->fd, h.len);
-				pthread_mutex_lock(&m->lock);
-				c->ret = -EPROTO;
-				c->done = true;
-				pthread_cond_signal(&c->cond);
-				pthread_mutex_unlock(&m->lock);
-			} else {
-				r = skip(m->fd, h.len);
-			}
-			if (r < 0)
-				break;
-			continue;
-		}
-		if (h.len && c->q.op == DEV_OP_SCAN) {
-			c->buf = malloc(h.len);
-			r = c->buf ? io_read_all(m->fd, c->buf, h.len) : skip(m->fd, h.len);
-			if (!c->buf && r == 0)
-				h.ret = -ENOMEM;
-		} else {
-			r = h.len ? io_read_all(m->fd, c->buf, h.len) : 0;
-		}
-		pthread_mutex_lock(&m->lock);
-		c->got = h.len;
-		c->ret = r < 0 ? -EPIPE : h.ret;
-		c->done = true;
-		pthread_cond_signal(&c->cond);
-		pthread_mutex_unlock(&m->lock);
-		if (r < 0)
-			break;
-	}
-	pthread_mutex_lock(&m->lock);
-	if (!m->dead)
-		log_error(
-			"the device process closed its channel: device commands fail from now on");
-	fail_all(m);
-	pthread_mutex_unlock(&m->lock);
-	return NULL;
-}
-
-/* Send @q, wait for its answer into @buf. Return: the command's return value. */
+/*
+ * Send @q on its controller's channel and wait for the answer: the payload
+ * into @buf (DEV_OP_SCAN: allocated, *(void **)@buf), its length in *@ret_got.
+ * Return: the command's return value; -EPIPE when the device process is gone;
+ * -EPROTO for an answer that does not fit the request.
+ */
 static int call(struct remote *m, struct dev_wire_req *q, void *buf, size_t *ret_got)
 {
-	/* DEV_OP_SCAN: the reader allocates the payload; @buf is where it goes. */
-	struct call c = {.buf = q->op == DEV_OP_SCAN ? NULL : buf};
-	int r;
+	bool scan = q->op == DEV_OP_SCAN || q->op == DEV_OP_CONFIGURE;
+	struct chan *c = chan_get(m, scan ? "" : q->name);
+	struct dev_wire_resp h;
+	/* A fixed-size answer comes whole in one read, as it was sent. */
+	size_t want = sizeof(h) + (q->op == DEV_OP_SCAN ? 0 : dev_wire_resp_len(q)), got = 0;
+	unsigned char small[sizeof(h) + SELFTEST_LOG_SIZE], *in = small;
+	void *dst = NULL;
+	int r = 0;
 
+	if (!c)
+		return -EPIPE;
+	if (want > sizeof(small) && !(in = malloc(want)))
+		return -ENOMEM;
 	q->magic = DEV_WIRE_MAGIC;
-	pthread_cond_init(&c.cond, NULL);
-	pthread_mutex_lock(&m->lock);
-	if (m->dead) {
-		pthread_mutex_unlock(&m->lock);
-		pthread_cond_destroy(&c.cond);
-		return -EPIPE;
+	pthread_mutex_lock(&c->lock);
+	q->id = ++c->next_id;
+	r = io_write_all(c->fd, q, sizeof(*q));
+	/* The header, and as much of the payload as came with it. */
+	while (r == 0 && got < sizeof(h)) {
+		ssize_t n = read(c->fd, in + got, want - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		r = n < 0 ? -errno : n == 0 ? -EPIPE : 0;
+		got += n > 0 ? (size_t)n : 0;
 	}
-	q->id = ++m->next_id;
-	c.q = *q;
-	c.next = m->calls;
-	m->calls = &c;
-	/* Under the lock: requests go whole, one after the other. */
-	r = io_write_all(m->fd, q, sizeof(*q));
-	if (r < 0) {
-		call_take(m, q->id);
-		pthread_mutex_unlock(&m->lock);
-		pthread_cond_destroy(&c.cond);
-		return -EPIPE;
+	if (r < 0)
+		goto broken;
+	memcpy(&h, in, sizeof(h));
+	if (h.magic != DEV_WIRE_MAGIC || h.op != q->op || h.id != q->id ||
+	    !dev_wire_resp_ok(q, h.ret, h.len) || got > sizeof(h) + h.len) {
+		log_error("device channel: a malformed answer to command %u", q->op);
+		r = -EPROTO;
+		goto broken;
 	}
-	while (!c.done)
-		pthread_cond_wait(&c.cond, &m->lock);
-	pthread_mutex_unlock(&m->lock);
-	pthread_cond_destroy(&c.cond);
+	if (q->op == DEV_OP_SCAN) {
+		dst = h.len ? malloc(h.len) : NULL;
+		r = !h.len ? 0 : dst ? io_read_all(c->fd, dst, h.len) : skip(c->fd, h.len);
+		if (r == 0 && h.len && !dst)
+			h.ret = -ENOMEM;
+		if (r < 0) {
+			free(dst);
+			dst = NULL;
+		}
+		*(void **)buf = dst;
+	} else {
+		if (got < sizeof(h) + h.len)
+			r = io_read_all(c->fd, in + got, sizeof(h) + h.len - got);
+		if (r == 0 && h.len)
+			memcpy(buf, in + sizeof(h), h.len);
+	}
+	if (r < 0)
+		goto broken;
+	pthread_mutex_unlock(&c->lock);
+	if (in != small)
+		free(in);
 	if (ret_got)
-		*ret_got = c.got;
-	if (c.q.op == DEV_OP_SCAN)
-		*(void **)buf = c.buf;
-	return c.ret;
+		*ret_got = h.len;
+	return h.ret;
+broken:
+	c->broken = true;
+	pthread_mutex_unlock(&c->lock);
+	if (in != small)
+		free(in);
+	return r == -EPROTO ? r : -EPIPE;
 }
 
 static void req_who(struct dev_wire_req *q, const char *name, const struct dev_ident *who)
@@ -299,10 +308,13 @@ static void r_free(void *ctx)
 {
 	struct remote *m = ctx;
 
-	/* The reader sees the end, fails what still waits, and returns. */
-	shutdown(m->fd, SHUT_RDWR);
-	pthread_join(m->reader, NULL);
-	close(m->fd);
+	for (struct chan *c = m->chans, *next; c; c = next) {
+		next = c->next;
+		close(c->fd);
+		pthread_mutex_destroy(&c->lock);
+		free(c);
+	}
+	close(m->fd); /* the device process sees the end and exits */
 	pthread_mutex_destroy(&m->lock);
 	free(m);
 }
@@ -313,9 +325,8 @@ int dev_remote_open(int fd, struct dev_backend **ret)
 	struct dev_wire_hello hello;
 	struct remote *m;
 	struct dev_backend *b;
-	int r;
+	int r = io_read_all(fd, &h, sizeof(h));
 
-	r = io_read_all(fd, &h, sizeof(h));
 	if (r < 0 || h.magic != DEV_WIRE_MAGIC || h.op != DEV_OP_HELLO) {
 		close(fd);
 		return r == -ENODATA ? -EPIPE : -EPROTO;
@@ -355,14 +366,6 @@ int dev_remote_open(int fd, struct dev_backend **ret)
 		.read_selftest = has & 1u << DEV_OP_READ_SELFTEST ? r_read_selftest : NULL,
 		.selftest_handover = has & 1u << DEV_OP_HANDOVER ? r_handover : NULL,
 	};
-	r = pthread_create(&m->reader, NULL, reader, m);
-	if (r) {
-		pthread_mutex_destroy(&m->lock);
-		free(m);
-		free(b);
-		close(fd);
-		return -r;
-	}
 	b->ops = &m->ops;
 	b->ctx = m;
 	*ret = b;

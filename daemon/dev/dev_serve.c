@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The device process's side of the channel (dev_remote.h): read a request,
- * check it (dev_wire_req_parse()), run it on a pool thread through the
- * backend's guarded calls, write the answer.
+ * The device process's side of the channel (dev_remote.h). The socket it is
+ * given carries only new channels: the daemon opens one per controller (and
+ * one for scans) and sends its end here (SCM_RIGHTS); a thread of its own
+ * serves each, one request at a time: read it, check it
+ * (dev_wire_req_parse()), run it on the backend, write the answer.
  */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "nvmond/core/log.h"
@@ -16,46 +19,61 @@
 #include "nvmond/dev/dev_wire.h"
 #include "nvmond/util/io.h"
 
-struct job {
-	struct dev_wire_req q;
-	struct job *next;
-};
-
 struct server {
-	int fd;
 	struct dev_backend *b;
-	pthread_mutex_t wlock; /* one answer at a time on the socket */
 	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	struct job *head, *tail;
-	unsigned threads, idle;
+	unsigned threads; /* channels being served */
 };
 
-static int answer(struct server *s, const struct dev_wire_req *q, int32_t ret, const void *p,
-		  size_t len)
+struct channel {
+	struct server *s;
+	int fd;
+};
+
+/* The answer: header and payload in one message, so the daemon wakes once. */
+static int answer(int fd, const struct dev_wire_req *q, int32_t ret, const void *p, size_t len)
 {
 	struct dev_wire_resp h = {.magic = DEV_WIRE_MAGIC,
 				  .op = q->op,
 				  .id = q->id,
 				  .ret = ret,
 				  .len = ret < 0 ? 0 : (uint32_t)len};
-	int r;
+	struct iovec iov[2] = {{.iov_base = &h, .iov_len = sizeof(h)},
+			       {.iov_base = (void *)p, .iov_len = h.len}};
+	struct msghdr m = {.msg_iov = iov, .msg_iovlen = h.len ? 2 : 1};
+	size_t total = sizeof(h) + h.len, done = 0;
 
-	pthread_mutex_lock(&s->wlock);
-	r = io_write_all(s->fd, &h, sizeof(h));
-	if (r == 0 && h.len)
-		r = io_write_all(s->fd, p, len);
-	pthread_mutex_unlock(&s->wlock);
-	return r;
+	while (done < total) {
+		ssize_t n = sendmsg(fd, &m, MSG_NOSIGNAL);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		done += (size_t)n;
+		/* A short send: step the vectors past what went. */
+		for (size_t k = (size_t)n; k && m.msg_iovlen;) {
+			if (k < m.msg_iov[0].iov_len) {
+				m.msg_iov[0].iov_base = (char *)m.msg_iov[0].iov_base + k;
+				m.msg_iov[0].iov_len -= k;
+				k = 0;
+			} else {
+				k -= m.msg_iov[0].iov_len;
+				m.msg_iov++;
+				m.msg_iovlen--;
+			}
+		}
+	}
+	return 0;
 }
 
 /*
- * Run @q on the backend. The scan goes through the backend's guard (its
- * Identify commands get the deadline there, a stuck one marks only its
- * controller); every other command is called as is: the daemon's guard,
- * waiting for this answer, owns the deadline and the unresponsive state.
+ * Run @q on the backend and answer on @fd. The scan goes through the
+ * backend's guard (its Identify commands get the deadline there, a stuck one
+ * marks only its controller); every other command is called as is: the
+ * daemon's guard, waiting for this answer, owns the deadline and the
+ * unresponsive state.
  */
-static void run(struct server *s, const struct dev_wire_req *q)
+static int run(struct server *s, int fd, const struct dev_wire_req *q)
 {
 	const struct dev_backend_ops *o = s->b->ops;
 	void *ctx = s->b->ctx;
@@ -78,9 +96,11 @@ static void run(struct server *s, const struct dev_wire_req *q)
 	switch (q->op) {
 	case DEV_OP_SCAN:
 		r = dev_scan(s->b, q->now_ms, &v, &n);
-		(void)answer(s, q, r, v, r < 0 ? 0 : n * sizeof(*v));
+		if (r >= 0 && n > DEV_WIRE_SCAN_MAX)
+			n = DEV_WIRE_SCAN_MAX;
+		r = answer(fd, q, r, v, r < 0 ? 0 : n * sizeof(*v));
 		free(v);
-		return;
+		return r;
 	case DEV_OP_READ_SMART:
 		r = o->read_smart(ctx, q->name, w, q->now_ms, u.page);
 		break;
@@ -90,9 +110,9 @@ static void run(struct server *s, const struct dev_wire_req *q)
 			r = -ENOMEM;
 		else if (o->read_errlog)
 			r = o->read_errlog(ctx, q->name, w, q->now_ms, q->n, q->ext_data, el);
-		(void)answer(s, q, r, el, dev_wire_resp_len(q));
+		r = answer(fd, q, r, el, dev_wire_resp_len(q));
 		free(el);
-		return;
+		return r;
 	case DEV_OP_READ_RUNTIME:
 		if (o->read_runtime)
 			r = o->read_runtime(ctx, q->name, q->now_ms, &rt);
@@ -126,86 +146,131 @@ static void run(struct server *s, const struct dev_wire_req *q)
 	default:
 		r = -EINVAL;
 	}
-	(void)answer(s, q, r, &u, dev_wire_resp_len(q));
+	return answer(fd, q, r, &u, dev_wire_resp_len(q));
 }
 
-static void *worker(void *arg)
+/* One channel: requests one after the other until the daemon closes it. */
+static void *serve_channel(void *arg)
 {
-	struct server *s = arg;
+	struct channel *c = arg;
+	struct server *s = c->s;
+	unsigned char buf[sizeof(struct dev_wire_req)];
+	int r;
 
-	pthread_mutex_lock(&s->lock);
 	for (;;) {
-		while (!s->head)
-			pthread_cond_wait(&s->cond, &s->lock);
-		struct job *j = s->head;
-		s->head = j->next;
-		if (!s->head)
-			s->tail = NULL;
-		s->idle--;
-		pthread_mutex_unlock(&s->lock);
-		run(s, &j->q);
-		free(j);
-		pthread_mutex_lock(&s->lock);
-		s->idle++;
+		struct dev_wire_req q;
+
+		r = io_read_all(c->fd, buf, sizeof(buf));
+		if (r < 0)
+			break;
+		memset(&q, 0, sizeof(q));
+		memcpy(&q, buf, sizeof(q));
+		r = dev_wire_req_parse(buf, sizeof(buf), &q);
+		if (r == -EPROTO) {
+			log_error("device process: a broken request on a channel; closing it");
+			break;
+		}
+		if (r < 0) {
+			log_warn("device process: command %u refused: %s", q.op, strerror(-r));
+			r = answer(c->fd, &q, r, NULL, 0);
+		} else {
+			r = run(s, c->fd, &q);
+		}
+		if (r < 0)
+			break;
 	}
+	close(c->fd);
+	free(c);
+	pthread_mutex_lock(&s->lock);
+	s->threads--;
+	pthread_mutex_unlock(&s->lock);
 	return NULL;
 }
 
-/* Queue @q for a pool thread; start one if none is idle. */
-static int dispatch(struct server *s, const struct dev_wire_req *q)
+/*
+ * A new channel's end, sent with a DEV_WIRE_CHANNEL request.
+ * Return: its fd; -ENODATA when the daemon closed the socket; -EPROTO for a
+ * broken frame (the socket is not trusted any more); -EINVAL for none sent.
+ */
+static int recv_channel(int fd)
 {
-	struct job *j = calloc(1, sizeof(*j));
-	pthread_t t;
-	int r = 0;
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct dev_wire_req q;
+	struct iovec iov = {.iov_base = &q, .iov_len = sizeof(q)};
+	struct msghdr m = {.msg_iov = &iov,
+			   .msg_iovlen = 1,
+			   .msg_control = cbuf,
+			   .msg_controllen = sizeof(cbuf)};
+	struct cmsghdr *cm;
+	ssize_t n;
+	int got = -1;
 
-	if (!j)
-		return -ENOMEM;
-	j->q = *q;
-	pthread_mutex_lock(&s->lock);
-	if (s->idle == 0) {
-		if (s->threads >= DEV_SERVE_THREADS) {
-			r = -EBUSY;
-		} else {
-			pthread_attr_t a;
-			pthread_attr_init(&a);
-			pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-			pthread_attr_setstacksize(&a, 256 * 1024);
-			if (pthread_create(&t, &a, worker, s) == 0) {
-				s->threads++;
-				s->idle++;
-			} else {
-				r = -EAGAIN;
-			}
-			pthread_attr_destroy(&a);
+	do
+		n = recvmsg(fd, &m, MSG_CMSG_CLOEXEC | MSG_WAITALL);
+	while (n < 0 && errno == EINTR);
+	if (n == 0)
+		return -ENODATA;
+	if (n < 0)
+		return -errno;
+	for (cm = CMSG_FIRSTHDR(&m); cm; cm = CMSG_NXTHDR(&m, cm))
+		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
+		    cm->cmsg_len == CMSG_LEN(sizeof(int))) {
+			if (got >= 0)
+				close(got);
+			memcpy(&got, CMSG_DATA(cm), sizeof(int));
 		}
+	if ((size_t)n != sizeof(q) || (m.msg_flags & (MSG_CTRUNC | MSG_TRUNC)) ||
+	    q.magic != DEV_WIRE_MAGIC || q.op != DEV_WIRE_CHANNEL) {
+		if (got >= 0)
+			close(got);
+		return -EPROTO;
 	}
-	if (r == 0) {
-		if (s->tail)
-			s->tail->next = j;
-		else
-			s->head = j;
-		s->tail = j;
-		pthread_cond_signal(&s->cond);
+	return got >= 0 ? got : -EINVAL;
+}
+
+static int start_channel(struct server *s, int cfd)
+{
+	struct channel *c = calloc(1, sizeof(*c));
+	pthread_attr_t a;
+	pthread_t t;
+	int r;
+
+	if (!c)
+		return -ENOMEM;
+	pthread_mutex_lock(&s->lock);
+	if (s->threads >= DEV_SERVE_THREADS) {
+		r = -EBUSY;
+	} else {
+		*c = (struct channel){.s = s, .fd = cfd};
+		pthread_attr_init(&a);
+		pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+		pthread_attr_setstacksize(&a, 256 * 1024);
+		r = -pthread_create(&t, &a, serve_channel, c);
+		pthread_attr_destroy(&a);
+		if (r == 0)
+			s->threads++;
 	}
 	pthread_mutex_unlock(&s->lock);
 	if (r < 0)
-		free(j);
+		free(c);
 	return r;
 }
 
 int dev_serve(int fd, struct dev_backend *b, int open_err)
 {
-	struct server s = {.fd = fd, .b = b};
+	struct server *s;
 	struct dev_wire_hello hello = {0};
 	struct dev_wire_req hq = {.op = DEV_OP_HELLO};
-	unsigned char buf[sizeof(struct dev_wire_req)];
-	int r;
 
-	pthread_mutex_init(&s.wlock, NULL);
-	pthread_mutex_init(&s.lock, NULL);
-	pthread_cond_init(&s.cond, NULL);
 	if (open_err < 0)
-		return answer(&s, &hq, open_err, NULL, 0);
+		return answer(fd, &hq, open_err, NULL, 0);
+	/* Never freed: a channel's thread may outlive this call while its
+	 * command is stuck in the kernel. */
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return answer(fd, &hq, -ENOMEM, NULL, 0);
+	s->b = b;
+	pthread_mutex_init(&s->lock, NULL);
 	snprintf(hello.backend, sizeof(hello.backend), "%s", b->ops->name);
 	const struct dev_backend_ops *o = b->ops;
 	hello.ops = 1u << DEV_OP_SCAN | 1u << DEV_OP_READ_SMART | 1u << DEV_OP_CONFIGURE |
@@ -216,29 +281,26 @@ int dev_serve(int fd, struct dev_backend *b, int open_err)
 		    (o->selftest_start ? 1u << DEV_OP_SELFTEST_START : 0) |
 		    (o->read_selftest ? 1u << DEV_OP_READ_SELFTEST : 0) |
 		    (o->selftest_handover ? 1u << DEV_OP_HANDOVER : 0);
-	r = answer(&s, &hq, 0, &hello, sizeof(hello));
-	while (r == 0) {
-		struct dev_wire_req q;
+	if (answer(fd, &hq, 0, &hello, sizeof(hello)) < 0)
+		return 0;
+	for (;;) {
+		int cfd = recv_channel(fd), r;
 
-		r = io_read_all(fd, buf, sizeof(buf));
-		if (r == -ENODATA) /* the daemon closed the channel */
-			return 0;
-		if (r < 0)
-			break;
-		memset(&q, 0, sizeof(q));
-		memcpy(&q, buf, sizeof(q));
-		r = dev_wire_req_parse(buf, sizeof(buf), &q);
-		if (r == -EPROTO) {
-			log_error("device process: a broken request on the channel; stopping");
-			return r;
+		if (cfd == -ENODATA)
+			return 0; /* the daemon closed it */
+		if (cfd == -EPROTO) {
+			log_error("device process: a broken frame from the daemon; stopping");
+			return cfd;
 		}
-		if (r == 0)
-			r = dispatch(&s, &q);
+		if (cfd < 0) {
+			log_warn("device process: a new channel without its socket: %s",
+				 strerror(-cfd));
+			continue;
+		}
+		r = start_channel(s, cfd);
 		if (r < 0) {
-			log_warn("device process: request %u (command %u) refused: %s", q.id, q.op,
-				 strerror(-r));
-			r = answer(&s, &q, r, NULL, 0);
+			log_warn("device process: a new channel refused: %s", strerror(-r));
+			close(cfd);
 		}
 	}
-	return r;
 }

@@ -10,16 +10,17 @@
 #include "nvmond/dev/dev.h"
 
 /**
- * dev_serve() - Answer requests on @fd with backend @b until the other end
- * closes (return 0) or sends a broken frame (-EPROTO). Each request runs on a
- * thread of a pool (at most DEV_SERVE_THREADS; a request beyond is answered
- * -EBUSY), so a command stuck in the kernel holds only its own. Sends the
- * hello first; @open_err < 0 sends it as a failed hello (the backend did not
- * open) and returns.
+ * dev_serve() - Serve backend @b on @fd: send the hello, then take the new
+ * channels the daemon sends (one per controller, DEV_WIRE_CHANNEL) until it
+ * closes @fd (return 0) or sends a broken frame (-EPROTO). Each channel has a
+ * thread of its own (at most DEV_SERVE_THREADS) that answers its requests one
+ * after the other, so a command stuck in the kernel holds only its channel.
+ * @open_err < 0 sends it as a failed hello (the backend did not open) and
+ * returns.
  */
 int dev_serve(int fd, struct dev_backend *b, int open_err);
 
-#define DEV_SERVE_THREADS 64
+#define DEV_SERVE_THREADS 1024
 
 /**
  * dev_remote_open() - A backend whose commands go to the device process at

@@ -30,6 +30,13 @@ enum dev_wire_op {
 	_DEV_OP_MAX,
 };
 
+/*
+ * On the device process's socket, the only request: a new channel, whose
+ * end comes with it (SCM_RIGHTS). Each channel then carries requests and
+ * answers one at a time; this command is refused on a channel.
+ */
+#define DEV_WIRE_CHANNEL 0x100u
+
 /* Most error log entries one read may ask for (the log holds ELPE + 1 ≤ 256). */
 #define DEV_WIRE_ERRLOG_MAX 256
 /* Most controllers one scan may answer with. */

@@ -206,3 +206,53 @@ Test(dev_remote, failed_hello)
 	cr_expect_null(remote);
 	close(sv[1]);
 }
+
+/* A command stuck on one controller holds only that controller's channel. */
+struct stuck {
+	struct dev_backend *remote;
+	int ret;
+	bool done;
+};
+
+static void *read_demo1(void *arg)
+{
+	struct stuck *x = arg;
+	uint8_t p[SMART_LOG_SIZE];
+
+	x->ret = dev_read_smart(x->remote, "demo1", NULL, NOW, p);
+	__atomic_store_n(&x->done, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+Test(dev_remote, stuck_controller_holds_only_its_channel)
+{
+	char path[] = "/tmp/nvmond-hang-XXXXXX";
+	int fd = mkstemp(path);
+	struct served s;
+	struct dev_backend *local, *remote;
+	struct stuck x = {0};
+	uint8_t p[SMART_LOG_SIZE];
+	pthread_t t;
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, "demo1\n", 6), 6);
+	close(fd);
+	setenv(DEV_DEMO_HANG_ENV, path, 1);
+	pair(&s, &local, &remote);
+	x.remote = remote;
+	cr_assert_eq(pthread_create(&t, NULL, read_demo1, &x), 0);
+	/* demo1 hangs as a controller stuck in the kernel would; demo0 answers meanwhile. */
+	for (int i = 0; i < 20; i++)
+		cr_expect_eq(dev_read_smart(remote, "demo0", NULL, NOW + i * 1000, p), 0);
+	cr_expect(!__atomic_load_n(&x.done, __ATOMIC_ACQUIRE), "demo1 answered while hung");
+	/* The line gone: the stuck command returns. */
+	cr_assert_eq(truncate(path, 0), 0);
+	pthread_join(t, NULL);
+	cr_expect_eq(x.ret, 0);
+	unlink(path);
+	unsetenv(DEV_DEMO_HANG_ENV);
+	dev_backend_free(remote);
+	pthread_join(s.t, NULL);
+	dev_backend_free(local);
+	dev_backend_free(s.b);
+}

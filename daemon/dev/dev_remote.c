@@ -21,7 +21,7 @@
 
 /* One channel: the requests for one controller (or the scans), one at a time. */
 struct chan {
-	char name[DEV_NAME_MAX]; /* "" = scans and options */
+	char name[DEV_NAME_MAX + 1]; /* the controller's name, "~name", "" or "~" (call()) */
 	int fd;
 	bool broken; /* an answer went wrong: the next call opens a new channel */
 	uint32_t next_id;
@@ -112,8 +112,8 @@ static int skip(int fd, size_t len)
  */
 static int call(struct remote *m, struct dev_wire_req *q, void *buf, size_t *ret_got)
 {
-	bool scan = q->op == DEV_OP_SCAN || q->op == DEV_OP_CONFIGURE;
-	struct chan *c = chan_get(m, scan ? "" : q->name);
+	char key[DEV_NAME_MAX + 1];
+	struct chan *c;
 	struct dev_wire_resp h;
 	/* A fixed-size answer comes whole in one read, as it was sent. */
 	size_t want = sizeof(h) + (q->op == DEV_OP_SCAN ? 0 : dev_wire_resp_len(q)), got = 0;
@@ -121,6 +121,20 @@ static int call(struct remote *m, struct dev_wire_req *q, void *buf, size_t *ret
 	void *dst = NULL;
 	int r = 0;
 
+	/*
+	 * A controller's commands go through the daemon's guard, one at a time,
+	 * and may get stuck: its channel. What a caller runs on its own thread
+	 * (the sysfs runtime state, the demo hand-over) must never wait behind
+	 * a stuck command: a second channel ("~name"). Scans and options: theirs.
+	 */
+	if (q->op == DEV_OP_SCAN)
+		key[0] = '\0';
+	else if (q->op == DEV_OP_READ_RUNTIME || q->op == DEV_OP_HANDOVER ||
+		 q->op == DEV_OP_CONFIGURE)
+		snprintf(key, sizeof(key), "~%s", q->name);
+	else
+		snprintf(key, sizeof(key), "%s", q->name);
+	c = chan_get(m, key);
 	if (!c)
 		return -EPIPE;
 	if (want > sizeof(small) && !(in = malloc(want)))

@@ -15,6 +15,7 @@
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "nvmond/alert/alert_svc.h"
@@ -49,6 +50,7 @@
 
 #include "main_cli.h"
 #include "main_http.h"
+#include "main_privsep.h"
 #include "main_store.h"
 
 struct daemon {
@@ -73,7 +75,9 @@ struct daemon {
 	struct fleet *fleet; /* borrowed, for STATUS= */
 	int64_t watchdog_ms; /* WatchdogSec=, 0 = off */
 	struct store *store;
-	bool reexec; /* the database file went: start again on what is there now */
+	bool reexec;		/* the database file went: start again on what is there now */
+	struct privsep privsep; /* the device process */
+	bool device_gone;	/* it exited: stop, and exit with a failure */
 };
 
 /* Endpoints the feature modules add to the API (see api.h). */
@@ -228,6 +232,21 @@ static int64_t on_svc_tick(struct loop *l, void *userdata)
 	return d->watchdog_ms && d->watchdog_ms / 2 < 10000 ? d->watchdog_ms / 2 : 10000;
 }
 
+/* The device process exited (killed, or its channel broke): without it no drive
+ * is polled, so stop and let the service manager start nvmond again. */
+static void on_device_exit(struct loop *l, int fd, void *userdata)
+{
+	struct daemon *d = userdata;
+
+	(void)fd;
+	if (d->device_gone)
+		return;
+	log_error("the device process %d exited: stopping (without it no drive can be read)",
+		  (int)d->privsep.pid);
+	d->device_gone = true;
+	loop_stop(l);
+}
+
 /* How often the database file is checked for having been deleted or replaced. */
 #define DB_CHECK_MS 1000
 
@@ -286,7 +305,7 @@ static void backfill_demo_year(const struct cfg *c, struct store *s, struct dev_
 
 static int run_daemon(const struct opts *o)
 {
-	struct daemon d = {.opts = *o, .sigfd = -1};
+	struct daemon d = {.opts = *o, .sigfd = -1, .privsep = {.pid = 0, .pidfd = -1}};
 	struct store *store = NULL;
 	struct dev_backend *backend = NULL;
 	struct fleet *fleet = NULL;
@@ -321,6 +340,14 @@ static int run_daemon(const struct opts *o)
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
+	/* A device process left by the image before a re-exec: reap it. */
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+	/* Device commands go to their own process; this one keeps no capability. */
+	r = privsep_start(&d.cfg, o->argv, &backend, &d.privsep);
+	if (r < 0)
+		goto out;
+
 	r = main_store_open(&d.cfg, d.tls, &store); /* waits while it cannot be opened */
 	if (r < 0) {
 		status = r == -ECANCELED ? EXIT_OK : EXIT_RUNTIME;
@@ -329,11 +356,6 @@ static int run_daemon(const struct opts *o)
 	svc_notify("STATUS=Database %s open, schema migrated", d.cfg.database);
 	/* Migrations may wait for a lock; polling must not: failed writes are retried. */
 	store_set_busy_timeout(store, 100);
-	r = open_backend(&d.cfg, &backend);
-	if (r < 0) {
-		log_error("cannot open the NVMe backend: %s", strerror(-r));
-		goto out;
-	}
 	/* Long history settings: the demo year and the rollup timer use them. */
 	d.rollup_cfg = (struct store_rollup_cfg){.keep_raw_ms = d.cfg.keep_raw_ms,
 						 .keep_1m_ms = ROLLUP_KEEP_1M_MS,
@@ -455,6 +477,10 @@ static int run_daemon(const struct opts *o)
 		log_error("%s", err);
 		goto out;
 	}
+	if (d.privsep.pidfd >= 0 && loop_add_fd(d.loop, d.privsep.pidfd, on_device_exit, &d) < 0) {
+		log_error("cannot watch the device process");
+		goto out;
+	}
 	d.sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (d.sigfd < 0 || loop_add_fd(d.loop, d.sigfd, on_signal, &d) < 0) {
 		log_error("cannot watch signals: %s", strerror(errno));
@@ -481,7 +507,7 @@ static int run_daemon(const struct opts *o)
 	r = loop_run(d.loop);
 	if (r < 0)
 		log_error("event loop failed: %s", strerror(-r));
-	status = r < 0 ? EXIT_RUNTIME : EXIT_OK;
+	status = r < 0 || d.device_gone ? EXIT_RUNTIME : EXIT_OK;
 out:
 	/* Release HTTP threads waiting on the main loop, then stop them. */
 	if (d.mainq)
@@ -514,7 +540,8 @@ out:
 	d.wear_mon = wear_mon_free(d.wear_mon);
 	d.loop = loop_free(d.loop);
 	fleet = fleet_free(fleet);
-	backend = dev_backend_free(backend);
+	backend = dev_backend_free(backend); /* closes the device channel */
+	(void)privsep_reap(&d.privsep);
 	store = store_close(store);
 	if (d.sigfd >= 0)
 		close(d.sigfd);

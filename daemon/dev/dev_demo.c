@@ -377,6 +377,20 @@ static void demo_free(void *ctx)
 	free(c);
 }
 
+static int demo_selftest_handover(void *ctx, const char *name, int64_t at_ms)
+{
+	struct demo_ctx *c = ctx;
+	unsigned long i;
+
+	if (!dev_demo_name_is(name) || (i = strtoul(name + 4, NULL, 10)) >= c->n)
+		return -ENODEV;
+	pthread_mutex_lock(&c->lock);
+	if (!c->st[i].own_until_ms || at_ms < c->st[i].own_until_ms)
+		c->st[i].own_until_ms = at_ms;
+	pthread_mutex_unlock(&c->lock);
+	return 0;
+}
+
 static const struct dev_backend_ops demo_ops = {
 	.name = "demo",
 	.scan = demo_scan,
@@ -386,6 +400,7 @@ static const struct dev_backend_ops demo_ops = {
 	.read_sensor_limits = demo_read_sensor_limits,
 	.selftest_start = demo_selftest_start,
 	.read_selftest = demo_read_selftest,
+	.selftest_handover = demo_selftest_handover,
 };
 
 int dev_demo_open_n(size_t n, struct dev_backend **ret)
@@ -414,21 +429,12 @@ int dev_demo_open_n(size_t n, struct dev_backend **ret)
 	return 0;
 }
 
+/* The demo backend here, or in the device process (dev_remote.h). */
 int dev_demo_selftest_handover(struct dev_backend *b, const char *name, int64_t at_ms)
 {
-	struct demo_ctx *c;
-	unsigned long i;
-
-	if (b->ops != &demo_ops)
+	if (!b->ops->selftest_handover)
 		return -EOPNOTSUPP;
-	c = b->ctx;
-	if (!dev_demo_name_is(name) || (i = strtoul(name + 4, NULL, 10)) >= c->n)
-		return -ENODEV;
-	pthread_mutex_lock(&c->lock);
-	if (!c->st[i].own_until_ms || at_ms < c->st[i].own_until_ms)
-		c->st[i].own_until_ms = at_ms;
-	pthread_mutex_unlock(&c->lock);
-	return 0;
+	return b->ops->selftest_handover(b->ctx, name, at_ms);
 }
 
 int dev_demo_open(struct dev_backend **ret)

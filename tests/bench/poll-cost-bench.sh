@@ -8,7 +8,8 @@
 # COMMIT, default "default" = its default), its idle baseline (poll_interval = 1d,
 # so only its timers run) and, with BEFORE=/path/to/an/older/nvmond, that binary
 # polling and idle too. CPU time is the sum of the first field of
-# /proc/PID/task/*/schedstat (nanoseconds on a CPU, every thread) over SECONDS after
+# /proc/PID/task/*/schedstat (nanoseconds on a CPU, every thread) of the daemon
+# and of its device process (docs/security.md#privilege-separation) over SECONDS after
 # a 5 s warm-up; polls are counted by nvmond_polls_total.
 # µs per drive-poll = (busy - idle) / polls.
 #
@@ -23,8 +24,11 @@ pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2> /dev/null; done; rm -rf "$tmp"' EXIT
 trap 'exit 1' INT TERM
 
-cpu_ns() { # cpu_ns PID: every thread's time on a CPU, in ns
-	cat /proc/"$1"/task/*/schedstat 2> /dev/null | awk '{ s += $1 } END { printf "%d", s }'
+cpu_ns() { # cpu_ns PID: every thread's time on a CPU, in ns, with the device process's
+	local p
+	for p in "$1" $(pgrep -P "$1" -x nvmond-dev); do
+		cat /proc/"$p"/task/*/schedstat 2> /dev/null
+	done | awk '{ s += $1 } END { printf "%d", s }'
 }
 polls() { # polls PORT
 	curl -fsS "http://127.0.0.1:$1/metrics" | awk '$1 == "nvmond_polls_total" { print $2 }'

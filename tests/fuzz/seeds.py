@@ -222,6 +222,20 @@ default_schedule = daily 02:00 short
         put("selftest_sched", "docs-%02d" % i, s)
     put("selftest_sched", "times", b"monthly 28 00:00 extended\0" + le(253402300799999, 8) + le(7, 8))
 
+    # ---- the device channel's requests (dev_wire.h: struct dev_wire_req, 160 bytes)
+    def wire(op, name=b"nvme0", n=1, stc=1, who=1, model=b"Samsung SSD 980 PRO 1TB",
+             serial=b"S5GXNX0R123456", magic=0x4E56444B):
+        r = struct.pack("<IIIIq", magic, op, 7, n, 1796005160000)
+        r += name.ljust(64, b"\0") + model.ljust(41, b"\0") + serial.ljust(21, b"\0")
+        r += bytes([who, 0, stc, 3, 0]) + b"\0" + struct.pack("<I", 0xFFFFFFFF)
+        return r.ljust(160, b"\0")
+    for op in range(1, 12):
+        put("dev_wire", "op-%02d" % op, wire(op))
+    put("dev_wire", "errlog-256", wire(4, n=256))
+    put("dev_wire", "selftest-abort", wire(9, stc=15))
+    put("dev_wire", "name-path", wire(3, name=b"nvme0/../sda"))
+    put("dev_wire", "bad-magic", wire(3, magic=0))
+
 
 if __name__ == "__main__":
     main()

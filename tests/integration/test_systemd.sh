@@ -11,8 +11,10 @@
 #     (issue 15: at most 2.0 for the single unit).
 #  4. the daemon runs under what of the unit's sandbox its own code could trip
 #     on: ProcSubset=pid + ProtectProc=invisible (a /proc of process directories
-#     only) and SystemCallFilter=~@resources (EPERM): it starts, raises its
-#     RLIMIT_NOFILE, serves, runs the exec hook (posix_spawn) and stops cleanly.
+#     only) and SystemCallFilter=~@resources ~@privileged (EPERM): it starts,
+#     drops its capabilities without capset() (it starts itself again, same pid),
+#     keeps its device process, raises its RLIMIT_NOFILE, serves, runs the exec
+#     hook (posix_spawn) and stops cleanly.
 # Env: NVMOND_BIN, NVMOND_SRC (set by ctest).
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -217,11 +219,18 @@ EOF
 	set -- $nofile
 	[ "$1" = "$2" ] || fail "RLIMIT_NOFILE not raised under ~@resources: soft $1, hard $2"
 	http_get /api/v1/devices > /dev/null
+	grep -q 'this process holds no capability (started again without them)' "$DAEMON_LOG" ||
+		fail "capset() refused: no restart without capabilities in the log"
+	eff=$(awk '$1 == "CapEff:" { print $2 }' "/proc/$DAEMON_PID/status")
+	[ "$eff" = 0000000000000000 ] || fail "the sandboxed daemon holds capabilities: CapEff $eff"
+	sdev=$(pgrep -P "$DAEMON_PID" -x nvmond-dev) || fail "no device process under the sandbox"
+	[ "$(awk '$1 == "Seccomp_filters:" { print $2 }' "/proc/$sdev/status")" -ge 2 ] ||
+		fail "the device process lacks its own seccomp filter under the sandbox's"
 	hooked() { grep -q '^firing demo1$' "$TMP/hook.log" 2> /dev/null; }
 	wait_for 15 hooked || fail "the exec hook did not run under the sandbox: $(tail -5 "$DAEMON_LOG")"
 	stop_daemon
 	grep -qiE 'operation not permitted|/proc/' "$DAEMON_LOG" &&
 		fail "the sandboxed daemon logged: $(grep -iE 'operation not permitted|/proc/' "$DAEMON_LOG")"
-	echo "ok: sandboxed run: /proc subset=pid, ~@resources; RLIMIT_NOFILE $1/$2, exec hook ran"
+	echo "ok: sandboxed run: /proc subset=pid, ~@resources ~@privileged; capabilities dropped by a restart; RLIMIT_NOFILE $1/$2, exec hook ran"
 fi
 pass

@@ -134,6 +134,8 @@ struct dev_backend_ops {
 	 * go through; the other commands are guarded by the dev_*() calls.
 	 */
 	void (*set_guard)(void *ctx, struct dev_guard *g);
+	/* Optional: the demo drives' self-test schedule hand-over (demo.h). */
+	int (*selftest_handover)(void *ctx, const char *name, int64_t at_ms);
 };
 
 /* The Device Self-test command's NSID for the controller and every namespace. */

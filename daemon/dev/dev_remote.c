@@ -1,0 +1,387 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The daemon's end of the device channel (dev_remote.h): a backend whose
+ * commands are requests to the device process. Each controller gets a channel
+ * of its own, opened at its first command (the daemon's guard sends one
+ * command per controller at a time); the caller writes the request and reads
+ * the answer itself.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "nvmond/core/log.h"
+#include "nvmond/dev/dev_remote.h"
+#include "nvmond/dev/dev_wire.h"
+#include "nvmond/util/io.h"
+
+/* One channel: the requests for one controller (or the scans), one at a time. */
+struct chan {
+	char name[DEV_NAME_MAX + 1]; /* the controller's name, "~name", "" or "~" (call()) */
+	int fd;
+	bool broken; /* an answer went wrong: the next call opens a new channel */
+	uint32_t next_id;
+	pthread_mutex_t lock; /* held from a request's write to its answer's end */
+	struct chan *next;
+};
+
+struct remote {
+	int fd;			    /* the device process's socket: new channels go there */
+	struct dev_backend_ops ops; /* the device process's backend, as its hello said */
+	char backend[16];
+	pthread_mutex_t lock; /* the list */
+	struct chan *chans;
+};
+
+/* Send one end of a new socket pair to the device process. Under m->lock. */
+static struct chan *chan_open(struct remote *m, const char *name)
+{
+	struct dev_wire_req q = {.magic = DEV_WIRE_MAGIC, .op = DEV_WIRE_CHANNEL};
+	char cbuf[CMSG_SPACE(sizeof(int))] = {0};
+	struct iovec iov = {.iov_base = &q, .iov_len = sizeof(q)};
+	struct msghdr mh = {.msg_iov = &iov,
+			    .msg_iovlen = 1,
+			    .msg_control = cbuf,
+			    .msg_controllen = sizeof(cbuf)};
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+	struct chan *c;
+	int sv[2];
+	ssize_t n;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		return NULL;
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &sv[1], sizeof(int));
+	do
+		n = sendmsg(m->fd, &mh, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	close(sv[1]);
+	c = n == (ssize_t)sizeof(q) ? calloc(1, sizeof(*c)) : NULL;
+	if (!c) {
+		close(sv[0]);
+		return NULL;
+	}
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	c->fd = sv[0];
+	pthread_mutex_init(&c->lock, NULL);
+	c->next = m->chans;
+	m->chans = c;
+	return c;
+}
+
+static struct chan *chan_get(struct remote *m, const char *name)
+{
+	struct chan *c;
+
+	pthread_mutex_lock(&m->lock);
+	for (c = m->chans; c; c = c->next)
+		if (!c->broken && strcmp(c->name, name) == 0)
+			break;
+	if (!c)
+		c = chan_open(m, name);
+	pthread_mutex_unlock(&m->lock);
+	return c;
+}
+
+/* Read and drop @len bytes. */
+static int skip(int fd, size_t len)
+{
+	char tmp[512];
+
+	while (len) {
+		size_t k = len < sizeof(tmp) ? len : sizeof(tmp);
+		int r = io_read_all(fd, tmp, k);
+		if (r < 0)
+			return r;
+		len -= k;
+	}
+	return 0;
+}
+
+/*
+ * Send @q on its controller's channel and wait for the answer: the payload
+ * into @buf (DEV_OP_SCAN: allocated, *(void **)@buf), its length in *@ret_got.
+ * Return: the command's return value; -EPIPE when the device process is gone;
+ * -EPROTO for an answer that does not fit the request.
+ */
+static int call(struct remote *m, struct dev_wire_req *q, void *buf, size_t *ret_got)
+{
+	char key[DEV_NAME_MAX + 1];
+	struct chan *c;
+	struct dev_wire_resp h;
+	/* A fixed-size answer comes whole in one read, as it was sent. */
+	size_t want = sizeof(h) + (q->op == DEV_OP_SCAN ? 0 : dev_wire_resp_len(q)), got = 0;
+	unsigned char small[sizeof(h) + SELFTEST_LOG_SIZE], *in = small;
+	void *dst = NULL;
+	int r = 0;
+
+	/*
+	 * A controller's commands go through the daemon's guard, one at a time,
+	 * and may get stuck: its channel. What a caller runs on its own thread
+	 * (the sysfs runtime state, the demo hand-over) must never wait behind
+	 * a stuck command: a second channel ("~name"). Scans and options: theirs.
+	 */
+	if (q->op == DEV_OP_SCAN)
+		key[0] = '\0';
+	else if (q->op == DEV_OP_READ_RUNTIME || q->op == DEV_OP_HANDOVER ||
+		 q->op == DEV_OP_CONFIGURE)
+		snprintf(key, sizeof(key), "~%s", q->name);
+	else
+		snprintf(key, sizeof(key), "%s", q->name);
+	c = chan_get(m, key);
+	if (!c)
+		return -EPIPE;
+	if (want > sizeof(small) && !(in = malloc(want)))
+		return -ENOMEM;
+	q->magic = DEV_WIRE_MAGIC;
+	pthread_mutex_lock(&c->lock);
+	q->id = ++c->next_id;
+	r = io_write_all(c->fd, q, sizeof(*q));
+	/* The header, and as much of the payload as came with it. */
+	while (r == 0 && got < sizeof(h)) {
+		ssize_t n = read(c->fd, in + got, want - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		r = n < 0 ? -errno : n == 0 ? -EPIPE : 0;
+		got += n > 0 ? (size_t)n : 0;
+	}
+	if (r < 0)
+		goto broken;
+	memcpy(&h, in, sizeof(h));
+	if (h.magic != DEV_WIRE_MAGIC || h.op != q->op || h.id != q->id ||
+	    !dev_wire_resp_ok(q, h.ret, h.len) || got > sizeof(h) + h.len) {
+		log_error("device channel: a malformed answer to command %u", q->op);
+		r = -EPROTO;
+		goto broken;
+	}
+	if (q->op == DEV_OP_SCAN) {
+		dst = h.len ? malloc(h.len) : NULL;
+		r = !h.len ? 0 : dst ? io_read_all(c->fd, dst, h.len) : skip(c->fd, h.len);
+		if (r == 0 && h.len && !dst)
+			h.ret = -ENOMEM;
+		if (r < 0) {
+			free(dst);
+			dst = NULL;
+		}
+		*(void **)buf = dst;
+	} else {
+		if (got < sizeof(h) + h.len)
+			r = io_read_all(c->fd, in + got, sizeof(h) + h.len - got);
+		if (r == 0 && h.len)
+			memcpy(buf, in + sizeof(h), h.len);
+	}
+	if (r < 0)
+		goto broken;
+	pthread_mutex_unlock(&c->lock);
+	if (in != small)
+		free(in);
+	if (ret_got)
+		*ret_got = h.len;
+	return h.ret;
+broken:
+	c->broken = true;
+	pthread_mutex_unlock(&c->lock);
+	if (in != small)
+		free(in);
+	return r == -EPROTO ? r : -EPIPE;
+}
+
+static void req_who(struct dev_wire_req *q, const char *name, const struct dev_ident *who)
+{
+	snprintf(q->name, sizeof(q->name), "%s", name);
+	if (who) {
+		q->has_who = 1;
+		snprintf(q->model, sizeof(q->model), "%s", who->model ? who->model : "");
+		snprintf(q->serial, sizeof(q->serial), "%s", who->serial ? who->serial : "");
+	}
+}
+
+static int r_scan(void *ctx, int64_t now_ms, struct dev_info **ret, size_t *ret_n)
+{
+	struct remote *m = ctx;
+	struct dev_wire_req q = {.op = DEV_OP_SCAN, .now_ms = now_ms};
+	size_t got = 0;
+	void *v = NULL;
+	int r;
+
+	r = call(m, &q, &v, &got);
+	if (r < 0) {
+		free(v);
+		return r;
+	}
+	struct dev_info *d = v;
+	size_t n = got / sizeof(*d);
+	for (size_t i = 0; i < n; i++) { /* the strings end inside their arrays */
+		d[i].name[sizeof(d[i].name) - 1] = '\0';
+		d[i].path[sizeof(d[i].path) - 1] = '\0';
+		if (d[i].n_ns > DEV_MAX_NS)
+			d[i].n_ns = DEV_MAX_NS;
+	}
+	*ret = d;
+	*ret_n = n;
+	return r;
+}
+
+static int r_read_smart(void *ctx, const char *name, const struct dev_ident *who, int64_t now_ms,
+			uint8_t ret_page[SMART_LOG_SIZE])
+{
+	struct dev_wire_req q = {.op = DEV_OP_READ_SMART, .now_ms = now_ms};
+
+	req_who(&q, name, who);
+	return call(ctx, &q, ret_page, NULL);
+}
+
+static int r_read_errlog(void *ctx, const char *name, const struct dev_ident *who, int64_t now_ms,
+			 size_t n, bool ext_data, uint8_t *ret_page)
+{
+	struct dev_wire_req q = {
+		.op = DEV_OP_READ_ERRLOG, .now_ms = now_ms, .n = (uint32_t)n, .ext_data = ext_data};
+
+	if (n < 1 || n > DEV_WIRE_ERRLOG_MAX)
+		return -EINVAL;
+	req_who(&q, name, who);
+	return call(ctx, &q, ret_page, NULL);
+}
+
+static int r_read_runtime(void *ctx, const char *name, int64_t now_ms,
+			  enum nvme_runtime_status *ret)
+{
+	struct dev_wire_req q = {.op = DEV_OP_READ_RUNTIME, .now_ms = now_ms};
+	int32_t v = 0;
+	int r;
+
+	req_who(&q, name, NULL);
+	r = call(ctx, &q, &v, NULL);
+	if (r >= 0)
+		*ret = v >= NVME_RUNTIME_UNKNOWN && v <= NVME_RUNTIME_UNSUPPORTED
+			       ? (enum nvme_runtime_status)v
+			       : NVME_RUNTIME_UNKNOWN;
+	return r;
+}
+
+static int r_read_hwmon(void *ctx, const char *name, int64_t now_ms, struct nvme_hwmon_temps *ret)
+{
+	struct dev_wire_req q = {.op = DEV_OP_READ_HWMON, .now_ms = now_ms};
+
+	req_who(&q, name, NULL);
+	return call(ctx, &q, ret, NULL);
+}
+
+static void r_configure(void *ctx, const struct dev_opts *o)
+{
+	struct dev_wire_req q = {.op = DEV_OP_CONFIGURE, .wake_sleeping = o->wake_sleeping};
+	int r = call(ctx, &q, NULL, NULL);
+
+	if (r < 0)
+		log_warn("device process: options not passed on: %s", strerror(-r));
+}
+
+static int r_sensor_limits(void *ctx, const char *name, const struct dev_ident *who,
+			   uint8_t sensors, uint16_t ret_k[SMART_NUM_SENSORS])
+{
+	struct dev_wire_req q = {.op = DEV_OP_SENSOR_LIMITS, .sensors = sensors};
+
+	req_who(&q, name, who);
+	return call(ctx, &q, ret_k, NULL);
+}
+
+static int r_selftest_start(void *ctx, const char *name, const struct dev_ident *who,
+			    int64_t now_ms, uint32_t nsid, uint8_t stc)
+{
+	struct dev_wire_req q = {
+		.op = DEV_OP_SELFTEST_START, .now_ms = now_ms, .nsid = nsid, .stc = stc};
+
+	req_who(&q, name, who);
+	return call(ctx, &q, NULL, NULL);
+}
+
+static int r_read_selftest(void *ctx, const char *name, const struct dev_ident *who, int64_t now_ms,
+			   uint8_t ret_page[SELFTEST_LOG_SIZE])
+{
+	struct dev_wire_req q = {.op = DEV_OP_READ_SELFTEST, .now_ms = now_ms};
+
+	req_who(&q, name, who);
+	return call(ctx, &q, ret_page, NULL);
+}
+
+static int r_handover(void *ctx, const char *name, int64_t at_ms)
+{
+	struct dev_wire_req q = {.op = DEV_OP_HANDOVER, .now_ms = at_ms};
+
+	req_who(&q, name, NULL);
+	return call(ctx, &q, NULL, NULL);
+}
+
+static void r_free(void *ctx)
+{
+	struct remote *m = ctx;
+
+	for (struct chan *c = m->chans, *next; c; c = next) {
+		next = c->next;
+		close(c->fd);
+		pthread_mutex_destroy(&c->lock);
+		free(c);
+	}
+	close(m->fd); /* the device process sees the end and exits */
+	pthread_mutex_destroy(&m->lock);
+	free(m);
+}
+
+int dev_remote_open(int fd, struct dev_backend **ret)
+{
+	struct dev_wire_resp h;
+	struct dev_wire_hello hello;
+	struct remote *m;
+	struct dev_backend *b;
+	int r = io_read_all(fd, &h, sizeof(h));
+
+	if (r < 0 || h.magic != DEV_WIRE_MAGIC || h.op != DEV_OP_HELLO) {
+		close(fd);
+		return r == -ENODATA ? -EPIPE : -EPROTO;
+	}
+	if (h.ret < 0) {
+		close(fd);
+		return h.ret;
+	}
+	if (h.len != sizeof(hello) || io_read_all(fd, &hello, sizeof(hello)) < 0) {
+		close(fd);
+		return -EPROTO;
+	}
+	m = calloc(1, sizeof(*m));
+	b = calloc(1, sizeof(*b));
+	if (!m || !b) {
+		free(m);
+		free(b);
+		close(fd);
+		return -ENOMEM;
+	}
+	m->fd = fd;
+	pthread_mutex_init(&m->lock, NULL);
+	hello.backend[sizeof(hello.backend) - 1] = '\0';
+	snprintf(m->backend, sizeof(m->backend), "%s", hello.backend);
+	uint32_t has = hello.ops;
+	m->ops = (struct dev_backend_ops){
+		.name = m->backend,
+		.scan = r_scan,
+		.read_smart = r_read_smart,
+		.read_errlog = has & 1u << DEV_OP_READ_ERRLOG ? r_read_errlog : NULL,
+		.free = r_free,
+		.read_runtime = has & 1u << DEV_OP_READ_RUNTIME ? r_read_runtime : NULL,
+		.read_hwmon = has & 1u << DEV_OP_READ_HWMON ? r_read_hwmon : NULL,
+		.configure = r_configure,
+		.read_sensor_limits = has & 1u << DEV_OP_SENSOR_LIMITS ? r_sensor_limits : NULL,
+		.selftest_start = has & 1u << DEV_OP_SELFTEST_START ? r_selftest_start : NULL,
+		.read_selftest = has & 1u << DEV_OP_READ_SELFTEST ? r_read_selftest : NULL,
+		.selftest_handover = has & 1u << DEV_OP_HANDOVER ? r_handover : NULL,
+	};
+	b->ops = &m->ops;
+	b->ctx = m;
+	*ret = b;
+	return 0;
+}

@@ -1,0 +1,306 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The device process's side of the channel (dev_remote.h). The socket it is
+ * given carries only new channels: the daemon opens one per controller (and
+ * one for scans) and sends its end here (SCM_RIGHTS); a thread of its own
+ * serves each, one request at a time: read it, check it
+ * (dev_wire_req_parse()), run it on the backend, write the answer.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "nvmond/core/log.h"
+#include "nvmond/dev/dev_remote.h"
+#include "nvmond/dev/dev_wire.h"
+#include "nvmond/util/io.h"
+
+struct server {
+	struct dev_backend *b;
+	pthread_mutex_t lock;
+	unsigned threads; /* channels being served */
+};
+
+struct channel {
+	struct server *s;
+	int fd;
+};
+
+/* The answer: header and payload in one message, so the daemon wakes once. */
+static int answer(int fd, const struct dev_wire_req *q, int32_t ret, const void *p, size_t len)
+{
+	struct dev_wire_resp h = {.magic = DEV_WIRE_MAGIC,
+				  .op = q->op,
+				  .id = q->id,
+				  .ret = ret,
+				  .len = ret < 0 ? 0 : (uint32_t)len};
+	struct iovec iov[2] = {{.iov_base = &h, .iov_len = sizeof(h)},
+			       {.iov_base = (void *)p, .iov_len = h.len}};
+	struct msghdr m = {.msg_iov = iov, .msg_iovlen = h.len ? 2 : 1};
+	size_t total = sizeof(h) + h.len, done = 0;
+
+	while (done < total) {
+		ssize_t n = sendmsg(fd, &m, MSG_NOSIGNAL);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		done += (size_t)n;
+		/* A short send: step the vectors past what went. */
+		for (size_t k = (size_t)n; k && m.msg_iovlen;) {
+			if (k < m.msg_iov[0].iov_len) {
+				m.msg_iov[0].iov_base = (char *)m.msg_iov[0].iov_base + k;
+				m.msg_iov[0].iov_len -= k;
+				k = 0;
+			} else {
+				k -= m.msg_iov[0].iov_len;
+				m.msg_iov++;
+				m.msg_iovlen--;
+			}
+		}
+	}
+	return 0;
+}
+
+/*
+ * Run @q on the backend and answer on @fd. The scan goes through the
+ * backend's guard (its Identify commands get the deadline there, a stuck one
+ * marks only its controller); every other command is called as is: the
+ * daemon's guard, waiting for this answer, owns the deadline and the
+ * unresponsive state.
+ */
+static int run(struct server *s, int fd, const struct dev_wire_req *q)
+{
+	const struct dev_backend_ops *o = s->b->ops;
+	void *ctx = s->b->ctx;
+	struct dev_ident who = {.model = q->model, .serial = q->serial};
+	const struct dev_ident *w = q->has_who ? &who : NULL;
+	union {
+		uint8_t page[SMART_LOG_SIZE > SELFTEST_LOG_SIZE ? SMART_LOG_SIZE
+								: SELFTEST_LOG_SIZE];
+		uint16_t limits[SMART_NUM_SENSORS];
+		struct nvme_hwmon_temps hw;
+		int32_t rt;
+	} u;
+	enum nvme_runtime_status rt = NVME_RUNTIME_UNKNOWN;
+	struct dev_info *v = NULL;
+	uint8_t *el = NULL;
+	size_t n = 0;
+	int r = -EOPNOTSUPP;
+
+	memset(&u, 0, sizeof(u));
+	switch (q->op) {
+	case DEV_OP_SCAN:
+		r = dev_scan(s->b, q->now_ms, &v, &n);
+		if (r >= 0 && n > DEV_WIRE_SCAN_MAX)
+			n = DEV_WIRE_SCAN_MAX;
+		r = answer(fd, q, r, v, r < 0 ? 0 : n * sizeof(*v));
+		free(v);
+		return r;
+	case DEV_OP_READ_SMART:
+		r = o->read_smart(ctx, q->name, w, q->now_ms, u.page);
+		break;
+	case DEV_OP_READ_ERRLOG:
+		el = calloc(q->n, ERRLOG_ENTRY_SIZE);
+		if (!el)
+			r = -ENOMEM;
+		else if (o->read_errlog)
+			r = o->read_errlog(ctx, q->name, w, q->now_ms, q->n, q->ext_data, el);
+		r = answer(fd, q, r, el, dev_wire_resp_len(q));
+		free(el);
+		return r;
+	case DEV_OP_READ_RUNTIME:
+		if (o->read_runtime)
+			r = o->read_runtime(ctx, q->name, q->now_ms, &rt);
+		u.rt = (int32_t)rt;
+		break;
+	case DEV_OP_READ_HWMON:
+		if (o->read_hwmon)
+			r = o->read_hwmon(ctx, q->name, q->now_ms, &u.hw);
+		break;
+	case DEV_OP_CONFIGURE:
+		if (o->configure)
+			o->configure(ctx, &(struct dev_opts){.wake_sleeping = q->wake_sleeping});
+		r = 0;
+		break;
+	case DEV_OP_SENSOR_LIMITS:
+		if (o->read_sensor_limits)
+			r = o->read_sensor_limits(ctx, q->name, w, q->sensors, u.limits);
+		break;
+	case DEV_OP_SELFTEST_START:
+		if (o->selftest_start)
+			r = o->selftest_start(ctx, q->name, w, q->now_ms, q->nsid, q->stc);
+		break;
+	case DEV_OP_READ_SELFTEST:
+		if (o->read_selftest)
+			r = o->read_selftest(ctx, q->name, w, q->now_ms, u.page);
+		break;
+	case DEV_OP_HANDOVER:
+		if (o->selftest_handover)
+			r = o->selftest_handover(ctx, q->name, q->now_ms);
+		break;
+	default:
+		r = -EINVAL;
+	}
+	return answer(fd, q, r, &u, dev_wire_resp_len(q));
+}
+
+/* One channel: requests one after the other until the daemon closes it. */
+static void *serve_channel(void *arg)
+{
+	struct channel *c = arg;
+	struct server *s = c->s;
+	unsigned char buf[sizeof(struct dev_wire_req)];
+	int r;
+
+	for (;;) {
+		struct dev_wire_req q;
+
+		r = io_read_all(c->fd, buf, sizeof(buf));
+		if (r < 0)
+			break;
+		memset(&q, 0, sizeof(q));
+		memcpy(&q, buf, sizeof(q));
+		r = dev_wire_req_parse(buf, sizeof(buf), &q);
+		if (r == -EPROTO) {
+			log_error("device process: a broken request on a channel; closing it");
+			break;
+		}
+		if (r < 0) {
+			log_warn("device process: command %u refused: %s", q.op, strerror(-r));
+			r = answer(c->fd, &q, r, NULL, 0);
+		} else {
+			r = run(s, c->fd, &q);
+		}
+		if (r < 0)
+			break;
+	}
+	close(c->fd);
+	free(c);
+	pthread_mutex_lock(&s->lock);
+	s->threads--;
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+/*
+ * A new channel's end, sent with a DEV_WIRE_CHANNEL request.
+ * Return: its fd; -ENODATA when the daemon closed the socket; -EPROTO for a
+ * broken frame (the socket is not trusted any more); -EINVAL for none sent.
+ */
+static int recv_channel(int fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct dev_wire_req q;
+	struct iovec iov = {.iov_base = &q, .iov_len = sizeof(q)};
+	struct msghdr m = {.msg_iov = &iov,
+			   .msg_iovlen = 1,
+			   .msg_control = cbuf,
+			   .msg_controllen = sizeof(cbuf)};
+	struct cmsghdr *cm;
+	ssize_t n;
+	int got = -1;
+
+	do
+		n = recvmsg(fd, &m, MSG_CMSG_CLOEXEC | MSG_WAITALL);
+	while (n < 0 && errno == EINTR);
+	if (n == 0)
+		return -ENODATA;
+	if (n < 0)
+		return -errno;
+	for (cm = CMSG_FIRSTHDR(&m); cm; cm = CMSG_NXTHDR(&m, cm))
+		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
+		    cm->cmsg_len == CMSG_LEN(sizeof(int))) {
+			if (got >= 0)
+				close(got);
+			memcpy(&got, CMSG_DATA(cm), sizeof(int));
+		}
+	if ((size_t)n != sizeof(q) || (m.msg_flags & (MSG_CTRUNC | MSG_TRUNC)) ||
+	    q.magic != DEV_WIRE_MAGIC || q.op != DEV_WIRE_CHANNEL) {
+		if (got >= 0)
+			close(got);
+		return -EPROTO;
+	}
+	return got >= 0 ? got : -EINVAL;
+}
+
+static int start_channel(struct server *s, int cfd)
+{
+	struct channel *c = calloc(1, sizeof(*c));
+	pthread_attr_t a;
+	pthread_t t;
+	int r;
+
+	if (!c)
+		return -ENOMEM;
+	pthread_mutex_lock(&s->lock);
+	if (s->threads >= DEV_SERVE_THREADS) {
+		r = -EBUSY;
+	} else {
+		*c = (struct channel){.s = s, .fd = cfd};
+		pthread_attr_init(&a);
+		pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+		pthread_attr_setstacksize(&a, 256 * 1024);
+		r = -pthread_create(&t, &a, serve_channel, c);
+		pthread_attr_destroy(&a);
+		if (r == 0)
+			s->threads++;
+	}
+	pthread_mutex_unlock(&s->lock);
+	if (r < 0)
+		free(c);
+	return r;
+}
+
+int dev_serve(int fd, struct dev_backend *b, int open_err)
+{
+	struct server *s;
+	struct dev_wire_hello hello = {0};
+	struct dev_wire_req hq = {.op = DEV_OP_HELLO};
+
+	if (open_err < 0)
+		return answer(fd, &hq, open_err, NULL, 0);
+	/* Never freed: a channel's thread may outlive this call while its
+	 * command is stuck in the kernel. */
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return answer(fd, &hq, -ENOMEM, NULL, 0);
+	s->b = b;
+	pthread_mutex_init(&s->lock, NULL);
+	snprintf(hello.backend, sizeof(hello.backend), "%s", b->ops->name);
+	const struct dev_backend_ops *o = b->ops;
+	hello.ops = 1u << DEV_OP_SCAN | 1u << DEV_OP_READ_SMART | 1u << DEV_OP_CONFIGURE |
+		    (o->read_errlog ? 1u << DEV_OP_READ_ERRLOG : 0) |
+		    (o->read_runtime ? 1u << DEV_OP_READ_RUNTIME : 0) |
+		    (o->read_hwmon ? 1u << DEV_OP_READ_HWMON : 0) |
+		    (o->read_sensor_limits ? 1u << DEV_OP_SENSOR_LIMITS : 0) |
+		    (o->selftest_start ? 1u << DEV_OP_SELFTEST_START : 0) |
+		    (o->read_selftest ? 1u << DEV_OP_READ_SELFTEST : 0) |
+		    (o->selftest_handover ? 1u << DEV_OP_HANDOVER : 0);
+	if (answer(fd, &hq, 0, &hello, sizeof(hello)) < 0)
+		return 0;
+	for (;;) {
+		int cfd = recv_channel(fd), r;
+
+		if (cfd == -ENODATA)
+			return 0; /* the daemon closed it */
+		if (cfd == -EPROTO) {
+			log_error("device process: a broken frame from the daemon; stopping");
+			return cfd;
+		}
+		if (cfd < 0) {
+			log_warn("device process: a new channel without its socket: %s",
+				 strerror(-cfd));
+			continue;
+		}
+		r = start_channel(s, cfd);
+		if (r < 0) {
+			log_warn("device process: a new channel refused: %s", strerror(-r));
+			close(cfd);
+		}
+	}
+}

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The device channel's checks (dev_wire.h): pure, so the privileged side's
+ * first look at a request is table-tested and fuzzed.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "nvmond/dev/dev_wire.h"
+#include "nvmond/dev/selftest.h"
+
+static bool terminated(const char *s, size_t size)
+{
+	return memchr(s, '\0', size) != NULL;
+}
+
+/* "nvme0", "demo12": what sysfs and the demo backend name controllers. */
+static bool name_ok(const char *s)
+{
+	if (!s[0])
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9')))
+			return false;
+	return true;
+}
+
+static bool op_needs_name(uint32_t op)
+{
+	return op != DEV_OP_SCAN && op != DEV_OP_CONFIGURE;
+}
+
+int dev_wire_req_parse(const void *buf, size_t len, struct dev_wire_req *ret)
+{
+	struct dev_wire_req q;
+
+	if (len != sizeof(q))
+		return -EPROTO;
+	memcpy(&q, buf, sizeof(q));
+	if (q.magic != DEV_WIRE_MAGIC)
+		return -EPROTO;
+	if (q.op <= DEV_OP_HELLO || q.op >= _DEV_OP_MAX)
+		return -EINVAL;
+	if (!terminated(q.name, sizeof(q.name)) || !terminated(q.model, sizeof(q.model)) ||
+	    !terminated(q.serial, sizeof(q.serial)))
+		return -EINVAL;
+	if (op_needs_name(q.op) && !name_ok(q.name))
+		return -EINVAL;
+	if (q.has_who > 1 || q.ext_data > 1 || q.wake_sleeping > 1)
+		return -EINVAL;
+	if (q.op == DEV_OP_READ_ERRLOG && (q.n < 1 || q.n > DEV_WIRE_ERRLOG_MAX))
+		return -EINVAL;
+	if (q.op == DEV_OP_SELFTEST_START && q.stc != SELFTEST_CODE_SHORT &&
+	    q.stc != SELFTEST_CODE_EXTENDED && q.stc != SELFTEST_CODE_ABORT)
+		return -EINVAL;
+	*ret = q;
+	return 0;
+}
+
+size_t dev_wire_resp_len(const struct dev_wire_req *q)
+{
+	switch (q->op) {
+	case DEV_OP_READ_SMART:
+		return SMART_LOG_SIZE;
+	case DEV_OP_READ_ERRLOG:
+		return (size_t)q->n * ERRLOG_ENTRY_SIZE;
+	case DEV_OP_READ_RUNTIME:
+		return sizeof(int32_t);
+	case DEV_OP_READ_HWMON:
+		return sizeof(struct nvme_hwmon_temps);
+	case DEV_OP_SENSOR_LIMITS:
+		return SMART_NUM_SENSORS * sizeof(uint16_t);
+	case DEV_OP_READ_SELFTEST:
+		return SELFTEST_LOG_SIZE;
+	default:
+		return 0;
+	}
+}
+
+bool dev_wire_resp_ok(const struct dev_wire_req *q, int32_t ret, size_t len)
+{
+	if (ret < 0)
+		return len == 0;
+	if (q->op == DEV_OP_SCAN)
+		return len % sizeof(struct dev_info) == 0 &&
+		       len / sizeof(struct dev_info) <= DEV_WIRE_SCAN_MAX;
+	return len == dev_wire_resp_len(q);
+}
+
+/* tests/fuzz/seeds.py writes requests with this layout. */
+_Static_assert(sizeof(struct dev_wire_req) == 160, "struct dev_wire_req layout");

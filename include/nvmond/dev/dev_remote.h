@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/*
+ * The device process and the daemon's end of its channel (docs/security.md).
+ * dev_serve() runs in the device process and answers device commands on a
+ * backend; dev_remote_open() gives the daemon a backend whose commands go
+ * over the channel. The channel is a connected SOCK_STREAM unix socket.
+ */
+#include "nvmond/dev/dev.h"
+
+/**
+ * dev_serve() - Serve backend @b on @fd: send the hello, then take the new
+ * channels the daemon sends (one per controller, DEV_WIRE_CHANNEL) until it
+ * closes @fd (return 0) or sends a broken frame (-EPROTO). Each channel has a
+ * thread of its own (at most DEV_SERVE_THREADS) that answers its requests one
+ * after the other, so a command stuck in the kernel holds only its channel.
+ * @open_err < 0 sends it as a failed hello (the backend did not open) and
+ * returns.
+ */
+int dev_serve(int fd, struct dev_backend *b, int open_err);
+
+#define DEV_SERVE_THREADS 1024
+
+/**
+ * dev_remote_open() - A backend whose commands go to the device process at
+ * the other end of @fd (taken over: closed by dev_backend_free()). Waits for
+ * the hello. When the device process goes away, every waiting and later
+ * command fails with -EPIPE.
+ * Return: 0, or the device process's error opening its backend, -EPROTO, -ENOMEM.
+ */
+int dev_remote_open(int fd, struct dev_backend **ret);

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/*
+ * The channel between the daemon and its device process (docs/security.md):
+ * one fixed-size request per device command, one answer with a payload. Both
+ * ends are the same binary, so the structs go as they are; every request is
+ * checked again on the privileged side (dev_wire_req_parse()).
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nvmond/dev/dev.h"
+
+#define DEV_WIRE_MAGIC 0x4e56444bu /* "NVDK" */
+
+enum dev_wire_op {
+	DEV_OP_HELLO = 1, /* the device process's first answer: its backend */
+	DEV_OP_SCAN,
+	DEV_OP_READ_SMART,
+	DEV_OP_READ_ERRLOG,
+	DEV_OP_READ_RUNTIME,
+	DEV_OP_READ_HWMON,
+	DEV_OP_CONFIGURE,
+	DEV_OP_SENSOR_LIMITS,
+	DEV_OP_SELFTEST_START,
+	DEV_OP_READ_SELFTEST,
+	DEV_OP_HANDOVER, /* a demo drive's self-test schedule (demo.h) */
+	_DEV_OP_MAX,
+};
+
+/*
+ * On the device process's socket, the only request: a new channel, whose
+ * end comes with it (SCM_RIGHTS). Each channel then carries requests and
+ * answers one at a time; this command is refused on a channel.
+ */
+#define DEV_WIRE_CHANNEL 0x100u
+
+/* Most error log entries one read may ask for (the log holds ELPE + 1 ≤ 256). */
+#define DEV_WIRE_ERRLOG_MAX 256
+/* Most controllers one scan may answer with. */
+#define DEV_WIRE_SCAN_MAX 1024
+
+struct dev_wire_req {
+	uint32_t magic, op, id;
+	uint32_t n; /* DEV_OP_READ_ERRLOG: entries */
+	int64_t now_ms;
+	char name[DEV_NAME_MAX];
+	char model[41], serial[21];
+	uint8_t has_who; /* model and serial are who the controller must be */
+	uint8_t ext_data, stc, sensors, wake_sleeping;
+	uint32_t nsid;
+};
+
+struct dev_wire_resp {
+	uint32_t magic, op, id;
+	int32_t ret;
+	uint32_t len; /* payload bytes after this header */
+	uint32_t pad;
+};
+
+/* DEV_OP_HELLO's payload: the backend, and which optional commands it answers. */
+struct dev_wire_hello {
+	char backend[16];
+	uint32_t ops; /* bit (1 << DEV_OP_x) */
+};
+
+/**
+ * dev_wire_req_parse() - Check a request as the device process received it:
+ * the size, the magic, a known command, NUL-terminated strings, a controller
+ * name of letters and digits where the command needs one, an entry count
+ * within 1..DEV_WIRE_ERRLOG_MAX, a self-test code that only starts a short or
+ * extended test or aborts one.
+ * Return: 0 with @ret filled, -EPROTO for a broken frame (wrong size or
+ * magic: the channel is not to be trusted any more), -EINVAL for a request
+ * to refuse.
+ */
+int dev_wire_req_parse(const void *buf, size_t len, struct dev_wire_req *ret);
+
+/**
+ * dev_wire_resp_len() - The payload length the answer to @q must have when
+ * it succeeded (DEV_OP_SCAN: a multiple of struct dev_info, see
+ * dev_wire_resp_ok()).
+ */
+size_t dev_wire_resp_len(const struct dev_wire_req *q);
+
+/* Whether an answer of @len payload bytes fits request @q. */
+bool dev_wire_resp_ok(const struct dev_wire_req *q, int32_t ret, size_t len);

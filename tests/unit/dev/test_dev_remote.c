@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The device channel end to end in one process (dev_remote.h): dev_serve() on
+ * a thread answering for the demo backend, dev_remote_open() as the daemon's
+ * backend. Every command answers as the backend itself does; the channel
+ * closing fails what waits; a broken frame stops the server.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <criterion/criterion.h>
+
+#include "nvmond/dev/demo.h"
+#include "nvmond/dev/dev.h"
+#include "nvmond/dev/dev_remote.h"
+#include "nvmond/dev/dev_wire.h"
+
+#define NOW 1764547200000LL /* 2025-12-01 00:00 UTC */
+
+struct served {
+	int fd;
+	struct dev_backend *b;
+	int ret;
+	pthread_t t;
+};
+
+static void *serve(void *arg)
+{
+	struct served *s = arg;
+
+	s->ret = dev_serve(s->fd, s->b, 0);
+	return NULL;
+}
+
+/* A demo backend behind a channel: @ret_local answers directly, @ret_remote through it. */
+static void pair(struct served *s, struct dev_backend **ret_local, struct dev_backend **ret_remote)
+{
+	int sv[2];
+
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	cr_assert_eq(dev_demo_open_n(2, &s->b), 0);
+	cr_assert_eq(dev_demo_open_n(2, ret_local), 0);
+	s->fd = sv[1];
+	cr_assert_eq(pthread_create(&s->t, NULL, serve, s), 0);
+	cr_assert_eq(dev_remote_open(sv[0], ret_remote), 0);
+}
+
+Test(dev_remote, answers_as_the_backend)
+{
+	struct served s;
+	struct dev_backend *local, *remote;
+	struct dev_info *a = NULL, *b = NULL;
+	size_t na = 0, nb = 0;
+
+	pair(&s, &local, &remote);
+	cr_expect_str_eq(remote->ops->name, "demo");
+	cr_assert_eq(dev_scan(local, NOW, &a, &na), 0);
+	cr_assert_eq(dev_scan(remote, NOW, &b, &nb), 0);
+	cr_assert_eq(na, 2);
+	cr_assert_eq(nb, na);
+	cr_expect(memcmp(a, b, na * sizeof(*a)) == 0, "the scan as the backend answers it");
+
+	struct dev_ident who = {.model = a[1].id.model, .serial = a[1].id.serial};
+	uint8_t p1[SMART_LOG_SIZE], p2[SMART_LOG_SIZE];
+	cr_assert_eq(dev_read_smart(local, "demo1", &who, NOW + 5000, p1), 0);
+	cr_assert_eq(dev_read_smart(remote, "demo1", &who, NOW + 5000, p2), 0);
+	cr_expect(memcmp(p1, p2, sizeof(p1)) == 0, "the SMART page as the backend answers it");
+
+	/* Someone else's identity: the backend's -ESTALE comes through. */
+	struct dev_ident other = {.model = a[0].id.model, .serial = a[0].id.serial};
+	cr_expect_eq(dev_read_smart(remote, "demo1", &other, NOW, p2),
+		     dev_read_smart(local, "demo1", &other, NOW, p1));
+	cr_expect_lt(dev_read_smart(remote, "demo1", &other, NOW, p2), 0);
+	/* A name the device process refuses before the backend sees it. */
+	cr_expect_eq(dev_read_smart(remote, "demo1/..", NULL, NOW, p2), -EINVAL);
+
+	uint8_t e1[4 * ERRLOG_ENTRY_SIZE], e2[4 * ERRLOG_ENTRY_SIZE];
+	cr_assert_eq(dev_read_errlog(local, "demo1", &who, NOW, 4, false, e1),
+		     dev_read_errlog(remote, "demo1", &who, NOW, 4, false, e2));
+	cr_expect(memcmp(e1, e2, sizeof(e1)) == 0, "the error log as the backend answers it");
+
+	uint16_t k1[SMART_NUM_SENSORS] = {0}, k2[SMART_NUM_SENSORS] = {0};
+	cr_assert_eq(dev_read_sensor_limits(local, "demo1", &who, 0x3, k1),
+		     dev_read_sensor_limits(remote, "demo1", &who, 0x3, k2));
+	cr_expect(memcmp(k1, k2, sizeof(k1)) == 0);
+
+	uint8_t t1[SELFTEST_LOG_SIZE], t2[SELFTEST_LOG_SIZE];
+	cr_assert_eq(dev_selftest_start(remote, "demo0", NULL, NOW, DEV_SELFTEST_NSID_ALL,
+					SELFTEST_CODE_SHORT),
+		     0);
+	cr_assert_eq(dev_selftest_start(local, "demo0", NULL, NOW, DEV_SELFTEST_NSID_ALL,
+					SELFTEST_CODE_SHORT),
+		     0);
+	cr_assert_eq(dev_read_selftest(local, "demo0", NULL, NOW + 1000, t1), 0);
+	cr_assert_eq(dev_read_selftest(remote, "demo0", NULL, NOW + 1000, t2), 0);
+	cr_expect(memcmp(t1, t2, sizeof(t1)) == 0, "the self-test log after the same start");
+	/* A vendor self-test never leaves the daemon's side as a valid request. */
+	cr_expect_eq(dev_selftest_start(remote, "demo0", NULL, NOW, DEV_SELFTEST_NSID_ALL,
+					SELFTEST_CODE_VENDOR),
+		     -EINVAL);
+	cr_expect_eq(dev_demo_selftest_handover(remote, "demo1", NOW), 0);
+	cr_expect_eq(dev_demo_selftest_handover(remote, "demo9", NOW), -ENODEV);
+
+	free(a);
+	free(b);
+	dev_backend_free(remote);
+	pthread_join(s.t, NULL);
+	cr_expect_eq(s.ret, 0, "the server ends cleanly when the daemon closes the channel");
+	dev_backend_free(local);
+	dev_backend_free(s.b);
+}
+
+/* Many threads at once: each gets its own answer (the ids route them). */
+struct hammer {
+	struct dev_backend *remote, *local;
+	int errors;
+};
+
+static void *hammer(void *arg)
+{
+	struct hammer *h = arg;
+	uint8_t p1[SMART_LOG_SIZE], p2[SMART_LOG_SIZE];
+
+	for (int i = 0; i < 200; i++) {
+		const char *name = i % 2 ? "demo1" : "demo0";
+		int64_t t = NOW + i * 1000;
+		if (dev_read_smart(h->remote, name, NULL, t, p2) != 0 ||
+		    dev_read_smart(h->local, name, NULL, t, p1) != 0 || memcmp(p1, p2, sizeof(p1)))
+			__atomic_add_fetch(&h->errors, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+Test(dev_remote, concurrent_calls)
+{
+	struct served s;
+	struct hammer h = {0};
+	pthread_t t[8];
+
+	pair(&s, &h.local, &h.remote);
+	for (int i = 0; i < 8; i++)
+		cr_assert_eq(pthread_create(&t[i], NULL, hammer, &h), 0);
+	for (int i = 0; i < 8; i++)
+		pthread_join(t[i], NULL);
+	cr_expect_eq(h.errors, 0, "%d answers went to the wrong call", h.errors);
+	dev_backend_free(h.remote);
+	pthread_join(s.t, NULL);
+	dev_backend_free(h.local);
+	dev_backend_free(s.b);
+}
+
+/* The device process gone: commands fail with -EPIPE instead of waiting. */
+Test(dev_remote, channel_closed)
+{
+	struct served s;
+	struct dev_backend *local, *remote;
+	uint8_t p[SMART_LOG_SIZE];
+
+	pair(&s, &local, &remote);
+	shutdown(s.fd, SHUT_RDWR);
+	pthread_join(s.t, NULL);
+	cr_expect_eq(dev_read_smart(remote, "demo0", NULL, NOW, p), -EPIPE);
+	cr_expect_eq(dev_read_smart(remote, "demo0", NULL, NOW, p), -EPIPE);
+	dev_backend_free(remote);
+	dev_backend_free(local);
+	dev_backend_free(s.b);
+}
+
+/* Rule: a broken frame (wrong magic) stops the server: the channel is not trusted. */
+Test(dev_remote, broken_frame_stops_the_server)
+{
+	struct served s = {0};
+	struct dev_wire_resp hello;
+	struct dev_wire_req q = {.magic = 0xdeadbeef, .op = DEV_OP_READ_SMART};
+	int sv[2];
+	char buf[256];
+
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	cr_assert_eq(dev_demo_open_n(1, &s.b), 0);
+	s.fd = sv[1];
+	cr_assert_eq(pthread_create(&s.t, NULL, serve, &s), 0);
+	cr_assert_eq(read(sv[0], &hello, sizeof(hello)), (ssize_t)sizeof(hello));
+	cr_assert_eq(hello.op, DEV_OP_HELLO);
+	cr_assert_eq(read(sv[0], buf, hello.len), (ssize_t)hello.len);
+	cr_assert_eq(write(sv[0], &q, sizeof(q)), (ssize_t)sizeof(q));
+	pthread_join(s.t, NULL);
+	cr_expect_eq(s.ret, -EPROTO);
+	close(sv[0]);
+	close(sv[1]);
+	dev_backend_free(s.b);
+}
+
+/* The backend did not open: the daemon gets that error from the hello. */
+Test(dev_remote, failed_hello)
+{
+	int sv[2];
+	struct dev_backend *remote = NULL;
+
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	cr_assert_eq(dev_serve(sv[1], NULL, -ENOENT), 0);
+	cr_expect_eq(dev_remote_open(sv[0], &remote), -ENOENT);
+	cr_expect_null(remote);
+	close(sv[1]);
+}
+
+/* A command stuck on one controller holds only that controller's channel. */
+struct stuck {
+	struct dev_backend *remote;
+	int ret;
+	bool done;
+};
+
+static void *read_demo1(void *arg)
+{
+	struct stuck *x = arg;
+	uint8_t p[SMART_LOG_SIZE];
+
+	x->ret = dev_read_smart(x->remote, "demo1", NULL, NOW, p);
+	__atomic_store_n(&x->done, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+Test(dev_remote, stuck_controller_holds_only_its_channel, .timeout = 20)
+{
+	char path[] = "/tmp/nvmond-hang-XXXXXX";
+	int fd = mkstemp(path);
+	struct served s;
+	struct dev_backend *local, *remote;
+	struct stuck x = {0};
+	uint8_t p[SMART_LOG_SIZE];
+	pthread_t t;
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, "demo1\n", 6), 6);
+	close(fd);
+	setenv(DEV_DEMO_HANG_ENV, path, 1);
+	pair(&s, &local, &remote);
+	x.remote = remote;
+	cr_assert_eq(pthread_create(&t, NULL, read_demo1, &x), 0);
+	/* demo1 hangs as a controller stuck in the kernel would; demo0 answers meanwhile. */
+	for (int i = 0; i < 20; i++)
+		cr_expect_eq(dev_read_smart(remote, "demo0", NULL, NOW + i * 1000, p), 0);
+	cr_expect(!__atomic_load_n(&x.done, __ATOMIC_ACQUIRE), "demo1 answered while hung");
+	/* What a caller runs on its own thread (the runtime state, the hand-over)
+	 * never waits behind the stuck command: its own channel. */
+	cr_expect_eq(dev_demo_selftest_handover(remote, "demo1", NOW), 0);
+	/* The line gone: the stuck command returns. */
+	cr_assert_eq(truncate(path, 0), 0);
+	pthread_join(t, NULL);
+	cr_expect_eq(x.ret, 0);
+	unlink(path);
+	unsetenv(DEV_DEMO_HANG_ENV);
+	dev_backend_free(remote);
+	pthread_join(s.t, NULL);
+	dev_backend_free(local);
+	dev_backend_free(s.b);
+}

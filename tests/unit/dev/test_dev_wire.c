@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The device channel's request check (dev_wire.h): what the privileged side
+ * accepts from the daemon. Each case states the rule it checks.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+
+#include "nvmond/dev/dev_wire.h"
+#include "nvmond/dev/selftest.h"
+
+static struct dev_wire_req good(uint32_t op)
+{
+	struct dev_wire_req q = {.magic = DEV_WIRE_MAGIC, .op = op, .id = 7, .n = 1};
+
+	strcpy(q.name, "nvme0");
+	strcpy(q.model, "Samsung SSD 980 PRO 1TB");
+	strcpy(q.serial, "S5GXNX0R123456");
+	q.has_who = 1;
+	q.stc = SELFTEST_CODE_SHORT;
+	return q;
+}
+
+struct wcase {
+	const char *rule;
+	void (*edit)(struct dev_wire_req *q);
+	uint32_t op;
+	int want;
+};
+
+static void none(struct dev_wire_req *q)
+{
+	(void)q;
+}
+static void bad_magic(struct dev_wire_req *q)
+{
+	q->magic ^= 1;
+}
+static void op_hello(struct dev_wire_req *q)
+{
+	q->op = DEV_OP_HELLO;
+}
+static void op_zero(struct dev_wire_req *q)
+{
+	q->op = 0;
+}
+static void op_max(struct dev_wire_req *q)
+{
+	q->op = _DEV_OP_MAX;
+}
+static void op_last(struct dev_wire_req *q)
+{
+	q->op = _DEV_OP_MAX - 1;
+	strcpy(q->name, "demo1");
+}
+static void name_unterminated(struct dev_wire_req *q)
+{
+	memset(q->name, 'a', sizeof(q->name));
+}
+static void name_path(struct dev_wire_req *q)
+{
+	strcpy(q->name, "nvme0/../sda");
+}
+static void name_dot(struct dev_wire_req *q)
+{
+	strcpy(q->name, "..");
+}
+static void name_slash(struct dev_wire_req *q)
+{
+	strcpy(q->name, "nvme0/nvme1");
+}
+static void name_space(struct dev_wire_req *q)
+{
+	strcpy(q->name, "nvme0 ");
+}
+static void name_empty(struct dev_wire_req *q)
+{
+	q->name[0] = '\0';
+}
+static void model_unterminated(struct dev_wire_req *q)
+{
+	memset(q->model, 'M', sizeof(q->model));
+}
+static void serial_unterminated(struct dev_wire_req *q)
+{
+	memset(q->serial, 'S', sizeof(q->serial));
+}
+static void who_two(struct dev_wire_req *q)
+{
+	q->has_who = 2;
+}
+static void ext_two(struct dev_wire_req *q)
+{
+	q->ext_data = 2;
+}
+static void wake_two(struct dev_wire_req *q)
+{
+	q->wake_sleeping = 2;
+}
+static void n_zero(struct dev_wire_req *q)
+{
+	q->n = 0;
+}
+static void n_max(struct dev_wire_req *q)
+{
+	q->n = DEV_WIRE_ERRLOG_MAX;
+}
+static void n_over(struct dev_wire_req *q)
+{
+	q->n = DEV_WIRE_ERRLOG_MAX + 1;
+}
+static void stc_ext(struct dev_wire_req *q)
+{
+	q->stc = SELFTEST_CODE_EXTENDED;
+}
+static void stc_abort(struct dev_wire_req *q)
+{
+	q->stc = SELFTEST_CODE_ABORT;
+}
+static void stc_vendor(struct dev_wire_req *q)
+{
+	q->stc = SELFTEST_CODE_VENDOR;
+}
+static void stc_none(struct dev_wire_req *q)
+{
+	q->stc = SELFTEST_CODE_NONE;
+}
+
+static const struct wcase cases[] = {
+	{"a well-formed SMART read is accepted", none, DEV_OP_READ_SMART, 0},
+	{"a wrong magic breaks the frame", bad_magic, DEV_OP_READ_SMART, -EPROTO},
+	{"HELLO is the device process's own answer, never a request", op_hello, DEV_OP_READ_SMART,
+	 -EINVAL},
+	{"command 0 is unknown", op_zero, DEV_OP_READ_SMART, -EINVAL},
+	{"a command past the last is unknown", op_max, DEV_OP_READ_SMART, -EINVAL},
+	{"the last command is known", op_last, DEV_OP_READ_SMART, 0},
+	{"a name must end inside its array", name_unterminated, DEV_OP_READ_SMART, -EINVAL},
+	{"a name is letters and digits: no path", name_path, DEV_OP_READ_SMART, -EINVAL},
+	{"a name is letters and digits: no dots", name_dot, DEV_OP_READ_SELFTEST, -EINVAL},
+	{"a name is letters and digits: no slash", name_slash, DEV_OP_READ_SMART, -EINVAL},
+	{"a name is letters and digits: no blank", name_space, DEV_OP_READ_SMART, -EINVAL},
+	{"a command for a controller needs its name", name_empty, DEV_OP_READ_SMART, -EINVAL},
+	{"a scan names no controller", name_empty, DEV_OP_SCAN, 0},
+	{"options name no controller", name_empty, DEV_OP_CONFIGURE, 0},
+	{"a scan's name is still checked for its end", name_unterminated, DEV_OP_SCAN, -EINVAL},
+	{"the model must end inside its array", model_unterminated, DEV_OP_READ_SMART, -EINVAL},
+	{"the serial must end inside its array", serial_unterminated, DEV_OP_READ_SMART, -EINVAL},
+	{"has_who is 0 or 1", who_two, DEV_OP_READ_SMART, -EINVAL},
+	{"ext_data is 0 or 1", ext_two, DEV_OP_READ_ERRLOG, -EINVAL},
+	{"wake_sleeping is 0 or 1", wake_two, DEV_OP_CONFIGURE, -EINVAL},
+	{"an error log read asks for at least one entry", n_zero, DEV_OP_READ_ERRLOG, -EINVAL},
+	{"an error log read may ask for 256 entries (ELPE max + 1)", n_max, DEV_OP_READ_ERRLOG, 0},
+	{"an error log read asks for at most 256 entries", n_over, DEV_OP_READ_ERRLOG, -EINVAL},
+	{"the entry count matters only to error log reads", n_over, DEV_OP_READ_SMART, 0},
+	{"a short self-test may start", none, DEV_OP_SELFTEST_START, 0},
+	{"an extended self-test may start", stc_ext, DEV_OP_SELFTEST_START, 0},
+	{"a self-test may be aborted (STC Fh)", stc_abort, DEV_OP_SELFTEST_START, 0},
+	{"a vendor self-test (STC Eh) is refused: nvmond never starts one", stc_vendor,
+	 DEV_OP_SELFTEST_START, -EINVAL},
+	{"STC 0 starts nothing: refused", stc_none, DEV_OP_SELFTEST_START, -EINVAL},
+	{"the self-test code matters only to a start", stc_vendor, DEV_OP_READ_SELFTEST, 0},
+};
+
+Test(dev_wire, request_table)
+{
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct dev_wire_req q = good(cases[i].op), out;
+
+		cases[i].edit(&q);
+		memset(&out, 0xee, sizeof(out));
+		int r = dev_wire_req_parse(&q, sizeof(q), &out);
+		cr_expect_eq(r, cases[i].want, "%s: got %d, want %d", cases[i].rule, r,
+			     cases[i].want);
+		if (r == 0)
+			cr_expect(memcmp(&out, &q, sizeof(q)) == 0, "%s: the request as sent",
+				  cases[i].rule);
+	}
+}
+
+/* Rule: a frame of any other size breaks the channel. */
+Test(dev_wire, frame_size)
+{
+	struct dev_wire_req q = good(DEV_OP_READ_SMART), out;
+	unsigned char big[sizeof(q) + 1] = {0};
+
+	cr_expect_eq(dev_wire_req_parse(&q, sizeof(q) - 1, &out), -EPROTO);
+	memcpy(big, &q, sizeof(q));
+	cr_expect_eq(dev_wire_req_parse(big, sizeof(big), &out), -EPROTO);
+	cr_expect_eq(dev_wire_req_parse(&q, 0, &out), -EPROTO);
+}
+
+/* Rule: an answer carries exactly the command's payload; a failure carries none. */
+Test(dev_wire, answer_lengths)
+{
+	struct dev_wire_req q = good(DEV_OP_READ_SMART);
+
+	cr_expect(dev_wire_resp_ok(&q, 0, SMART_LOG_SIZE));
+	cr_expect(!dev_wire_resp_ok(&q, 0, SMART_LOG_SIZE - 1));
+	cr_expect(!dev_wire_resp_ok(&q, 0, SMART_LOG_SIZE + 1));
+	cr_expect(dev_wire_resp_ok(&q, -EIO, 0));
+	cr_expect(!dev_wire_resp_ok(&q, -EIO, SMART_LOG_SIZE));
+	/* A positive NVMe status (the self-test in progress) is an answer without a page. */
+	q = good(DEV_OP_SELFTEST_START);
+	cr_expect(dev_wire_resp_ok(&q, 0, 0));
+	cr_expect(!dev_wire_resp_ok(&q, 0, 4));
+	q = good(DEV_OP_READ_ERRLOG);
+	q.n = 3;
+	cr_expect(dev_wire_resp_ok(&q, 0, 3 * ERRLOG_ENTRY_SIZE));
+	cr_expect(!dev_wire_resp_ok(&q, 0, 4 * ERRLOG_ENTRY_SIZE));
+	q = good(DEV_OP_SCAN);
+	cr_expect(dev_wire_resp_ok(&q, 0, 0));
+	cr_expect(dev_wire_resp_ok(&q, 0, 2 * sizeof(struct dev_info)));
+	cr_expect(!dev_wire_resp_ok(&q, 0, 2 * sizeof(struct dev_info) + 1));
+	cr_expect(dev_wire_resp_ok(&q, 0, DEV_WIRE_SCAN_MAX * sizeof(struct dev_info)));
+	cr_expect(!dev_wire_resp_ok(&q, 0, (DEV_WIRE_SCAN_MAX + 1) * sizeof(struct dev_info)));
+	q = good(DEV_OP_READ_RUNTIME);
+	cr_expect(dev_wire_resp_ok(&q, 0, sizeof(int32_t)));
+	q = good(DEV_OP_SENSOR_LIMITS);
+	cr_expect(dev_wire_resp_ok(&q, 0, SMART_NUM_SENSORS * 2));
+	q = good(DEV_OP_READ_SELFTEST);
+	cr_expect(dev_wire_resp_ok(&q, 0, SELFTEST_LOG_SIZE));
+	q = good(DEV_OP_READ_HWMON);
+	cr_expect(dev_wire_resp_ok(&q, 0, sizeof(struct nvme_hwmon_temps)));
+}

@@ -63,6 +63,26 @@ int loop_add_fd(struct loop *l, int fd, loop_fd_fn fn, void *userdata)
 	return 0;
 }
 
+int loop_remove_fd(struct loop *l, int fd)
+{
+	for (size_t i = 0; i < l->n_fds; i++)
+		if (l->fds[i].fd == fd) {
+			memmove(&l->fds[i], &l->fds[i + 1], (l->n_fds - i - 1) * sizeof(l->fds[0]));
+			l->n_fds--;
+			return 0;
+		}
+	return -ENOENT;
+}
+
+/* The watcher of @fd now: a callback may have removed or added watchers. */
+static const struct loop_fd *fd_watcher(const struct loop *l, int fd)
+{
+	for (size_t i = 0; i < l->n_fds; i++)
+		if (l->fds[i].fd == fd)
+			return &l->fds[i];
+	return NULL;
+}
+
 int64_t loop_add_timer(struct loop *l, int64_t delay_ms, loop_timer_fn fn, void *userdata)
 {
 	if (l->n_timers == l->cap_timers) {
@@ -153,9 +173,12 @@ int loop_run(struct loop *l)
 				continue;
 			return -errno;
 		}
-		for (size_t k = 0; k < l->n_fds && !l->stop; k++)
-			if (pfd[k].revents)
-				l->fds[k].fn(l, l->fds[k].fd, l->fds[k].userdata);
+		size_t n_pfd = l->n_fds;
+		for (size_t k = 0; k < n_pfd && !l->stop; k++) {
+			const struct loop_fd *w = pfd[k].revents ? fd_watcher(l, pfd[k].fd) : NULL;
+			if (w)
+				w->fn(l, w->fd, w->userdata);
+		}
 		run_due_timers(l);
 	}
 	return 0;

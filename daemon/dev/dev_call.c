@@ -5,15 +5,19 @@
  * self-contained block (the name and identity by value, the answer inside)
  * the guard may abandon to a worker stuck in the kernel; sysfs reads
  * (runtime state) and the scan itself run on the caller's thread (the scan's
- * Identify commands go through the guard inside the real backend).
+ * Identify commands go through the guard inside the real backend). The
+ * *_async() twins hand the same block to the guard without waiting
+ * (dev_async.c, for the main loop).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "nvmond/dev/dev.h"
 #include "nvmond/dev/dev_guard.h"
+#include "dev_async_internal.h"
 
 #define IDENT_MAX 64
 
@@ -101,15 +105,14 @@ struct scan_io {
 	const struct dev_backend_ops *ops;
 	void *ctx;
 	int64_t now_ms;
-	struct dev_info *v;
-	size_t n;
+	struct dev_scan_answer ans;
 };
 
 static int scan_fn(void *arg)
 {
 	struct scan_io *io = arg;
 
-	return io->ops->scan(io->ctx, io->now_ms, &io->v, &io->n);
+	return io->ops->scan(io->ctx, io->now_ms, &io->ans.v, &io->ans.n);
 }
 
 static void scan_discard(void *arg, int r)
@@ -117,7 +120,7 @@ static void scan_discard(void *arg, int r)
 	struct scan_io *io = arg;
 
 	if (r == 0)
-		free(io->v);
+		free(io->ans.v);
 }
 
 /*
@@ -137,9 +140,18 @@ int dev_scan(struct dev_backend *b, int64_t now_ms, struct dev_info **ret, size_
 	r = dev_guard_run_discard(b->guard, DEV_GUARD_SCAN, scan_fn, scan_discard, &io, sizeof(io));
 	if (r < 0)
 		return r;
-	*ret = io.v;
-	*ret_n = io.n;
+	*ret = io.ans.v;
+	*ret_n = io.ans.n;
 	return 0;
+}
+
+int dev_scan_async(struct dev_async *a, int64_t now_ms, dev_done_fn done, void *userdata)
+{
+	struct dev_backend *b = dev_async_backend(a);
+	struct scan_io io = {.ops = b->ops, .ctx = b->ctx, .now_ms = now_ms};
+
+	return dev_async_submit(a, DEV_GUARD_SCAN, scan_fn, scan_discard, &io, sizeof(io),
+				offsetof(struct scan_io, ans), done, userdata);
 }
 
 struct smart_io {
@@ -170,6 +182,18 @@ int dev_read_smart(struct dev_backend *b, const char *name, const struct dev_ide
 	if (r == 0)
 		memcpy(ret_page, io.page, SMART_LOG_SIZE);
 	return r;
+}
+
+int dev_read_smart_async(struct dev_async *a, const char *name, const struct dev_ident *who,
+			 int64_t now_ms, dev_done_fn done, void *userdata)
+{
+	struct smart_io io;
+	int r = head_init(&io.h, dev_async_backend(a), name, who, now_ms);
+
+	if (r < 0)
+		return r;
+	return dev_async_submit(a, name, smart_fn, NULL, &io, sizeof(io),
+				offsetof(struct smart_io, page), done, userdata);
 }
 
 struct errlog_io {
@@ -210,6 +234,32 @@ int dev_read_errlog(struct dev_backend *b, const char *name, const struct dev_id
 		r = dev_guard_run(b->guard, name, errlog_fn, io, sizeof(*io));
 	if (r == 0)
 		memcpy(ret_page, io->page, n * ERRLOG_ENTRY_SIZE);
+	free(io);
+	return r;
+}
+
+int dev_read_errlog_async(struct dev_async *a, const char *name, const struct dev_ident *who,
+			  int64_t now_ms, size_t n, bool ext_data, dev_done_fn done, void *userdata)
+{
+	struct dev_backend *b = dev_async_backend(a);
+	struct errlog_io *io;
+	int r;
+
+	if (!b->ops->read_errlog)
+		return -EOPNOTSUPP;
+	if (n == 0 || n > 256)
+		return -EINVAL;
+	io = malloc(sizeof(*io));
+	if (!io)
+		return -ENOMEM;
+	r = head_init(&io->h, b, name, who, now_ms);
+	io->n = n;
+	io->ext_data = ext_data;
+	/* Only the @n entries asked for travel (the page's tail is never read). */
+	if (r == 0)
+		r = dev_async_submit(a, name, errlog_fn, NULL, io,
+				     offsetof(struct errlog_io, page) + n * ERRLOG_ENTRY_SIZE,
+				     offsetof(struct errlog_io, page), done, userdata);
 	free(io);
 	return r;
 }
@@ -255,6 +305,22 @@ int dev_read_hwmon(struct dev_backend *b, const char *name, int64_t now_ms,
 	return r;
 }
 
+int dev_read_hwmon_async(struct dev_async *a, const char *name, int64_t now_ms, dev_done_fn done,
+			 void *userdata)
+{
+	struct dev_backend *b = dev_async_backend(a);
+	struct hwmon_io io;
+	int r;
+
+	if (!b->ops->read_hwmon)
+		return -ENOENT;
+	r = head_init(&io.h, b, name, NULL, now_ms);
+	if (r < 0)
+		return r;
+	return dev_async_submit(a, name, hwmon_fn, NULL, &io, sizeof(io),
+				offsetof(struct hwmon_io, t), done, userdata);
+}
+
 void dev_configure(struct dev_backend *b, const struct dev_opts *o)
 {
 	if (b->ops->configure)
@@ -294,6 +360,22 @@ int dev_read_sensor_limits(struct dev_backend *b, const char *name, const struct
 	if (r == 0)
 		memcpy(ret_k, io.k, sizeof(io.k));
 	return r;
+}
+
+int dev_read_sensor_limits_async(struct dev_async *a, const char *name, const struct dev_ident *who,
+				 uint8_t sensors, dev_done_fn done, void *userdata)
+{
+	struct dev_backend *b = dev_async_backend(a);
+	struct limits_io io = {.sensors = sensors};
+	int r;
+
+	if (!b->ops->read_sensor_limits)
+		return -EOPNOTSUPP;
+	r = head_init(&io.h, b, name, who, 0);
+	if (r < 0)
+		return r;
+	return dev_async_submit(a, name, limits_fn, NULL, &io, sizeof(io),
+				offsetof(struct limits_io, k), done, userdata);
 }
 
 struct selftest_start_io {

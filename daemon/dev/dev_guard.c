@@ -4,8 +4,11 @@
  * its first command, waiting on a condition variable for the next one. The
  * caller hands over a heap copy of the command's in/out block and waits on
  * CLOCK_MONOTONIC up to the deadline; a command past it is abandoned to the
- * worker, which frees the copy when the kernel finally returns. See
- * dev_guard.h; the rules are dev_guard_rule.c.
+ * worker, which frees the copy when the kernel finally returns. An
+ * asynchronous caller (dev_guard_submit()) does not wait: its command waits
+ * in the controller's queue while another runs, and the answer, or the
+ * deadline, reaches it through its client's eventfd and
+ * dev_guard_async_dispatch(). See dev_guard.h; the rules are dev_guard_rule.c.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -13,7 +16,9 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "nvmond/dev/dev.h"
 #include "nvmond/dev/dev_guard.h"
@@ -25,6 +30,17 @@ struct guard_job {
 	int r;
 	bool done;
 	bool abandoned; /* the caller left at its deadline: the worker frees the job */
+	/* dev_guard_submit(): whose answer it is (NULL for a waiting caller, or
+	 * once abandoned), on the client's list until dispatched; queued on its
+	 * controller (qnext) until the worker is free. */
+	struct dev_guard_async *owner;
+	struct guard_ctrl *ctrl;
+	dev_guard_done_fn on_done;
+	void *userdata;
+	size_t answer_off;
+	int64_t deadline_ms;
+	uint64_t seq;
+	struct guard_job *next, *qnext;
 	size_t size;
 	/* Aligned as malloc() would: a block may hold a u128 (struct idctl). */
 	_Alignas(max_align_t) unsigned char io[];
@@ -34,7 +50,8 @@ struct guard_ctrl {
 	struct dev_guard *g;
 	char name[DEV_NAME_MAX];
 	pthread_t thread;
-	struct guard_job *job; /* handed to the worker, until it returns */
+	struct guard_job *job;	 /* handed to the worker, until it returns */
+	struct guard_job *queue; /* asynchronous commands waiting for the worker, in order */
 	bool quit;
 	pthread_cond_t wake; /* the worker: a job or quit */
 	pthread_cond_t done; /* the callers: the job returned */
@@ -52,6 +69,14 @@ struct dev_guard {
 	uint64_t n_timeouts;
 	size_t n, cap;
 	struct guard_ctrl **ctrls;
+	uint64_t seq; /* of the asynchronous commands, in submit order */
+};
+
+/* An asynchronous caller: its commands not yet dispatched, in submit order. */
+struct dev_guard_async {
+	struct dev_guard *g;
+	int efd;
+	struct guard_job *head;
 };
 
 static int64_t mono_ms(void)
@@ -81,6 +106,37 @@ static void guard_destroy(struct dev_guard *g)
 	free(g);
 }
 
+/* Under g->lock: tell an asynchronous caller's loop an answer is there. */
+static void async_wake(struct dev_guard_async *a)
+{
+	const uint64_t one = 1;
+
+	/* An eventfd write only fails on counter overflow, which a reader clears. */
+	(void)!write(a->efd, &one, sizeof(one));
+}
+
+/*
+ * Under g->lock: the worker is free: hand it the first queued command whose
+ * deadline has not passed (those that did are dispatched as late, never sent).
+ */
+static void queue_start(struct guard_ctrl *c)
+{
+	int64_t now = mono_ms();
+
+	if (c->quit || dev_guard_admit(&c->slot) != DEV_GUARD_RUN)
+		return;
+	for (struct guard_job **pp = &c->queue; *pp; pp = &(*pp)->qnext) {
+		struct guard_job *j = *pp;
+		if (dev_guard_expired(now, j->deadline_ms, 0))
+			continue;
+		*pp = j->qnext;
+		j->qnext = NULL;
+		c->job = j;
+		dev_guard_on_start(&c->slot);
+		return;
+	}
+}
+
 static void *worker(void *arg)
 {
 	struct guard_ctrl *c = arg;
@@ -106,7 +162,10 @@ static void *worker(void *arg)
 		} else {
 			j->r = r;
 			j->done = true;
+			if (j->owner)
+				async_wake(j->owner);
 		}
+		queue_start(c);
 		pthread_cond_broadcast(&c->done);
 	}
 	if (g->detached)
@@ -303,4 +362,209 @@ uint64_t dev_guard_timeouts(struct dev_guard *g)
 	uint64_t n = g->n_timeouts;
 	pthread_mutex_unlock(&g->lock);
 	return n;
+}
+
+int dev_guard_async_new(struct dev_guard *g, struct dev_guard_async **ret)
+{
+	struct dev_guard_async *a = calloc(1, sizeof(*a));
+
+	if (!a)
+		return -ENOMEM;
+	a->g = g;
+	a->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (a->efd < 0) {
+		int r = -errno;
+		free(a);
+		return r;
+	}
+	*ret = a;
+	return 0;
+}
+
+/* Under g->lock: take @j off its controller's queue (it has not started). */
+static void queue_remove(struct guard_job *j)
+{
+	for (struct guard_job **pp = &j->ctrl->queue; *pp; pp = &(*pp)->qnext)
+		if (*pp == j) {
+			*pp = j->qnext;
+			return;
+		}
+}
+
+/* Under g->lock: take @j off its client's list. */
+static void async_unlink(struct dev_guard_async *a, struct guard_job *j)
+{
+	for (struct guard_job **pp = &a->head; *pp; pp = &(*pp)->next)
+		if (*pp == j) {
+			*pp = j->next;
+			return;
+		}
+}
+
+struct dev_guard_async *dev_guard_async_free(struct dev_guard_async *a)
+{
+	if (!a)
+		return NULL;
+	pthread_mutex_lock(&a->g->lock);
+	for (struct guard_job *j = a->head, *next; j; j = next) {
+		next = j->next;
+		if (j->ctrl->job == j) {
+			/* On the worker: it frees the job when the command returns. */
+			j->abandoned = true;
+			j->owner = NULL;
+			continue;
+		}
+		if (j->done) {
+			if (j->discard)
+				j->discard(j->io, j->r);
+		} else {
+			queue_remove(j);
+		}
+		free(j);
+	}
+	a->head = NULL;
+	pthread_mutex_unlock(&a->g->lock);
+	close(a->efd);
+	free(a);
+	return NULL;
+}
+
+int dev_guard_async_fd(const struct dev_guard_async *a)
+{
+	return a->efd;
+}
+
+int dev_guard_submit(struct dev_guard_async *a, const char *ctrl, dev_guard_fn fn,
+		     dev_guard_discard_fn discard, const void *io, size_t io_size,
+		     size_t answer_off, dev_guard_done_fn done, void *userdata)
+{
+	struct dev_guard *g = a->g;
+	struct guard_ctrl *c;
+	struct guard_job *j;
+	int r;
+
+	if (answer_off > io_size)
+		return -EINVAL;
+	j = malloc(sizeof(*j) + io_size);
+	if (!j)
+		return -ENOMEM;
+	*j = (struct guard_job){.fn = fn,
+				.discard = discard,
+				.size = io_size,
+				.owner = a,
+				.on_done = done,
+				.userdata = userdata,
+				.answer_off = answer_off};
+	memcpy(j->io, io, io_size);
+
+	pthread_mutex_lock(&g->lock);
+	r = ctrl_get(g, ctrl, &c);
+	if (r == 0 && dev_guard_admit(&c->slot) == DEV_GUARD_REFUSE)
+		r = -ETIMEDOUT; /* stuck: nothing more to it */
+	if (r < 0) {
+		pthread_mutex_unlock(&g->lock);
+		free(j);
+		return r;
+	}
+	j->ctrl = c;
+	j->deadline_ms = mono_ms() + g->timeout_ms;
+	j->seq = ++g->seq;
+	struct guard_job **pp = &a->head;
+	while (*pp)
+		pp = &(*pp)->next;
+	*pp = j;
+	/* Behind the commands already waiting for this worker, in order. */
+	pp = &c->queue;
+	while (*pp)
+		pp = &(*pp)->qnext;
+	*pp = j;
+	if (!c->job) {
+		queue_start(c);
+		pthread_cond_signal(&c->wake);
+	}
+	pthread_mutex_unlock(&g->lock);
+	return 0;
+}
+
+/*
+ * Under g->lock: the first command of @a (up to @last_seq) that returned or
+ * passed its deadline at @now, taken off the list; a late one is left to its
+ * worker (stuck) or dropped from the queue. Return: NULL when none.
+ */
+static struct guard_job *async_next(struct dev_guard_async *a, uint64_t last_seq, int64_t now,
+				    bool *ret_late)
+{
+	struct dev_guard *g = a->g;
+
+	for (struct guard_job *j = a->head; j && j->seq <= last_seq; j = j->next) {
+		if (j->done) {
+			async_unlink(a, j);
+			*ret_late = false;
+			return j;
+		}
+		if (!dev_guard_expired(now, j->deadline_ms, 0))
+			continue;
+		async_unlink(a, j);
+		*ret_late = true;
+		if (j->ctrl->job == j) {
+			/* Left to the worker, which frees it when the kernel returns. */
+			j->abandoned = true;
+			j->owner = NULL;
+			dev_guard_on_timeout(&j->ctrl->slot, now);
+			g->n_timeouts++;
+		} else {
+			/* Still waiting behind another command: never sent. */
+			queue_remove(j);
+		}
+		return j;
+	}
+	return NULL;
+}
+
+void dev_guard_async_dispatch(struct dev_guard_async *a)
+{
+	struct dev_guard *g = a->g;
+	uint64_t n;
+
+	if (read(a->efd, &n, sizeof(n)) < 0 && errno != EAGAIN)
+		return;
+	pthread_mutex_lock(&g->lock);
+	/* Only what was submitted before: a callback's new command waits for the next call. */
+	uint64_t last = g->seq;
+	for (;;) {
+		bool late = false, stuck;
+		struct guard_job *j = async_next(a, last, mono_ms(), &late);
+		if (!j)
+			break;
+		dev_guard_done_fn done = j->on_done;
+		void *userdata = j->userdata;
+		int r = late ? -ETIMEDOUT : j->r;
+		/* A stuck one is the worker's now: nothing of it is read past the lock. */
+		stuck = late && j->abandoned;
+		pthread_mutex_unlock(&g->lock);
+		done(userdata, r, !late && r == 0 ? j->io + j->answer_off : NULL);
+		if (!stuck) {
+			if (!late && r < 0 && j->discard)
+				j->discard(j->io, r);
+			free(j);
+		}
+		pthread_mutex_lock(&g->lock);
+	}
+	pthread_mutex_unlock(&g->lock);
+}
+
+int64_t dev_guard_async_next_ms(struct dev_guard_async *a)
+{
+	int64_t next = -1, now = mono_ms();
+
+	pthread_mutex_lock(&a->g->lock);
+	for (struct guard_job *j = a->head; j; j = j->next) {
+		int64_t ms = j->done ? 0 : j->deadline_ms - now;
+		if (ms < 0)
+			ms = 0;
+		if (next < 0 || ms < next)
+			next = ms;
+	}
+	pthread_mutex_unlock(&a->g->lock);
+	return next;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The poller's Error Information log (log page 01h): read when a health log
- * shows num_err_log_entries moved, the new entries classified and stored
+ * shows num_err_log_entries moved (the read itself is a step of the drive's
+ * poll, poll_drive.c), the new entries classified and stored
  * (store_errlog), their counts by class put into the fleet, logged, and the
  * listeners told (on_errors). See poller_internal.h.
  */
@@ -85,51 +86,56 @@ static void errlog_log(const struct pdev *d, const struct errlog_row *v, size_t 
  * The Error Information log, read only when num_err_log_entries moved since
  * the last read (and once for a drive nvmond never read, when it counts any
  * error: the baseline, whose entries are stored as before_watch). New entries
- * are those with an error count in (last read, now], one row each.
+ * are those with an error count in (last read, now], one row each. Before the
+ * read: how many entries to read (0: none, after storing the baseline of a
+ * drive that counts none).
  */
-void poller_poll_errlog(struct poller *p, struct pdev *d, const struct dev_ident *who,
-			const struct smart_log *smart, int64_t now)
+size_t poller_errlog_want(struct poller *p, struct pdev *d, const struct smart_log *smart,
+			  int64_t now)
 {
 	uint64_t cur = sat64(smart->num_err_log_entries);
-	int64_t mono = timefmt_mono_ms();
 	int r;
 
 	if (!d->el_loaded) {
 		r = store_errlog_state_get(p->store, d->id, &d->el);
 		if (r < 0 && r != -ENOENT)
-			return; /* the store answers later */
+			return 0; /* the store answers later */
 		d->el_have = r == 0;
 		d->el_loaded = true;
 		if (d->el_have)
 			poller_errlog_counts_to_fleet(p, d);
 	}
-	if (mono < d->el_retry_mono_ms)
-		return;
+	if (timefmt_mono_ms() < d->el_retry_mono_ms)
+		return 0;
 	size_t want = errlog_read_count(d->el_have, d->el.read_count, cur,
 					d->el_kept ? d->el_kept : 1, d->el_ext);
-	struct errlog_state st = {.read_count = cur, .read_ms = now, .lost = d->el.lost};
-	if (want == 0) {
-		if (d->el_have)
-			return;
+	if (want == 0 && !d->el_have) {
 		/* Never read and nothing counted: the baseline is 0. */
+		struct errlog_state st = {.read_count = cur, .read_ms = now, .lost = d->el.lost};
 		if (store_errors_add(p->store, d->id, NULL, 0, &st) == 0) {
 			d->el = st;
 			d->el_have = true;
 			poller_errlog_counts_to_fleet(p, d);
 		}
-		return;
 	}
-	uint8_t *page = malloc(want * ERRLOG_ENTRY_SIZE);
-	struct errlog_entry *e = calloc(want, sizeof(*e));
-	struct errlog_row *rows = calloc(want, sizeof(*rows));
-	size_t *idx = calloc(want, sizeof(*idx));
-	if (!page || !e || !rows || !idx)
-		goto out;
-	r = dev_read_errlog(p->backend, d->name, who, now, want, d->el_ext, page);
+	return want;
+}
+
+/*
+ * After the read of @want entries that poller_errlog_want() asked for with the
+ * health log @smart: @r its end, @page what it read (@r 0).
+ */
+void poller_errlog_take(struct poller *p, struct pdev *d, const struct smart_log *smart,
+			size_t want, int r, const uint8_t *page, int64_t now)
+{
+	uint64_t cur = sat64(smart->num_err_log_entries);
+	int64_t mono = timefmt_mono_ms();
+	struct errlog_state st = {.read_count = cur, .read_ms = now, .lost = d->el.lost};
+
 	if (dev_timed_out(r)) {
-		/* Unresponsive (the next poll says so): read it once it answers again. */
+		/* Unresponsive (the poll says so): read it once it answers again. */
 		p->n_errlog_errors++;
-		goto out;
+		return;
 	}
 	if (r < 0) {
 		p->n_errlog_errors++;
@@ -139,8 +145,13 @@ void poller_poll_errlog(struct poller *p, struct pdev *d, const struct dev_ident
 				 d->key, d->name, strerror(-r));
 		d->el_failed_count = cur;
 		d->el_retry_mono_ms = mono + ERRLOG_RETRY_MS;
-		goto out;
+		return;
 	}
+	struct errlog_entry *e = calloc(want, sizeof(*e));
+	struct errlog_row *rows = calloc(want, sizeof(*rows));
+	size_t *idx = calloc(want, sizeof(*idx));
+	if (!e || !rows || !idx)
+		goto out;
 	p->n_errlog_reads++;
 	size_t n = errlog_decode(page, want * ERRLOG_ENTRY_SIZE, e, want);
 	uint64_t lost = 0;
@@ -172,7 +183,6 @@ void poller_poll_errlog(struct poller *p, struct pdev *d, const struct dev_ident
 	if (!baseline)
 		notify_errors(p, d->id, rows, k);
 out:
-	free(page);
 	free(e);
 	free(rows);
 	free(idx);

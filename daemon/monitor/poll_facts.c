@@ -148,18 +148,13 @@ void poller_facts_update(struct poller *p, struct pdev *d, const struct dev_info
 	poller_notify_facts(p, d, now);
 }
 
-/* A sample of the temperatures hwmon shows; the other fields stay unknown. */
-int poller_hwmon_sample(struct poller *p, struct pdev *d, int64_t now, struct sample *ret)
+/* A sample of the temperatures hwmon showed (@t); the other fields stay unknown. */
+void poller_hwmon_sample(const struct pdev *d, int64_t now, const struct nvme_hwmon_temps *t,
+			 struct sample *ret)
 {
-	struct nvme_hwmon_temps t;
-	int r = dev_read_hwmon(p->backend, d->name, now, &t);
-
-	if (r < 0)
-		return r;
 	*ret = (struct sample){.device_id = d->id, .ts_ms = now, .source = SAMPLE_SOURCE_HWMON};
-	ret->smart.temperature_k = t.composite_k;
-	memcpy(ret->smart.temp_sensor_k, t.sensor_k, sizeof(t.sensor_k));
-	return 0;
+	ret->smart.temperature_k = t->composite_k;
+	memcpy(ret->smart.temp_sensor_k, t->sensor_k, sizeof(t->sensor_k));
 }
 
 /*

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The poller, on the main loop: rescans controllers, reads each health log
+ * The poller, on the main loop: rescans controllers, starts each drive's poll
  * every interval, keeps the fleet current, tells the listeners, and stores
- * the samples through the bounded buffer. poll_errlog.c reads the error log,
- * poll_facts.c records firmware, link and sleep. See poller.h.
+ * the samples through the bounded buffer. Its commands go out without waiting
+ * (dev_async.h): poll_drive.c takes a drive's poll from answer to answer,
+ * poll_errlog.c the error log, poll_facts.c records firmware, link and sleep.
+ * See poller.h.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -17,7 +19,6 @@
 #include "nvmond/monitor/poller.h"
 #include "nvmond/monitor/pollplan.h"
 #include "nvmond/monitor/sbuf.h"
-#include "nvmond/monitor/temps.h"
 #include "nvmond/util/timefmt.h"
 #include "poller_internal.h"
 
@@ -48,6 +49,12 @@ static void notify(struct poller *p, int64_t id, const struct sample *s, int onl
 	}
 }
 
+void poller_notify_sample(struct poller *p, const struct pdev *d, const struct sample *s,
+			  int64_t now)
+{
+	notify(p, d->id, s, 1, now);
+}
+
 static struct pdev *pdev_by_key(struct poller *p, const char *key)
 {
 	for (size_t i = 0; i < p->n_devs; i++)
@@ -58,13 +65,18 @@ static struct pdev *pdev_by_key(struct poller *p, const char *key)
 
 static int pdev_add(struct poller *p, const struct device_row *row, struct pdev **ret)
 {
-	struct pdev *v = realloc(p->devs, (p->n_devs + 1) * sizeof(*v));
+	struct pdev_poll *q = calloc(1, sizeof(*q));
+	struct pdev *v = q ? realloc(p->devs, (p->n_devs + 1) * sizeof(*v)) : NULL;
 
-	if (!v)
+	if (!v) {
+		free(q);
 		return -ENOMEM;
+	}
 	p->devs = v;
+	*q = (struct pdev_poll){.p = p, .idx = p->n_devs};
 	struct pdev *d = &p->devs[p->n_devs++];
-	*d = (struct pdev){.id = row->id,
+	*d = (struct pdev){.poll = q,
+			   .id = row->id,
 			   .online = row->online,
 			   .online_stored = row->online,
 			   .wctemp_k = row->wctemp_k,
@@ -112,34 +124,14 @@ static void announce_gone(struct poller *p, struct pdev *d, int64_t now_ms)
 	notify(p, d->id, NULL, false, now_ms);
 }
 
-/* Find controllers; new ones get a store id, known ones may have a new name. */
-static int poller_rescan(struct poller *p)
+/*
+ * What a scan at @now found (@v, @n, freed here): new controllers get a store
+ * id, known ones may have a new name, missing ones go offline.
+ */
+static int rescan_take(struct poller *p, struct dev_info *v, size_t n, int64_t now)
 {
-	int64_t now = timefmt_now_ms();
-	struct dev_info *v = NULL;
-	size_t n = 0;
 	int r;
 
-	p->rescan_soon = false;
-	/*
-	 * libnvme's scan sends Identify Namespace to every controller, past the
-	 * controllers' workers: while one is unresponsive it would be a second
-	 * command to it. The scan waits until it answers again (issue 15).
-	 */
-	for (size_t i = 0; i < p->n_devs; i++)
-		if (p->devs[i].online && p->devs[i].facts.unresponsive) {
-			if (!p->rescans_paused)
-				log_info("rescans paused while %s (%s) is unresponsive",
-					 p->devs[i].key, p->devs[i].name);
-			p->rescans_paused = true;
-			return 0;
-		}
-	p->rescans_paused = false;
-	r = dev_scan(p->backend, now, &v, &n);
-	if (r < 0) {
-		log_warn("scanning for NVMe controllers failed: %s", strerror(-r));
-		return r;
-	}
 	bool *seen = calloc(p->n_devs + n + 1, sizeof(*seen));
 	if (!seen) {
 		free(v);
@@ -204,6 +196,57 @@ static int poller_rescan(struct poller *p)
 	return 0;
 }
 
+/*
+ * libnvme's scan sends Identify Namespace to every controller, past the
+ * controllers' workers: while one is unresponsive it would be a second
+ * command to it. The scan waits until it answers again (issue 15).
+ */
+static bool rescan_paused(struct poller *p)
+{
+	for (size_t i = 0; i < p->n_devs; i++)
+		if (p->devs[i].online && p->devs[i].facts.unresponsive) {
+			if (!p->rescans_paused)
+				log_info("rescans paused while %s (%s) is unresponsive",
+					 p->devs[i].key, p->devs[i].name);
+			p->rescans_paused = true;
+			return true;
+		}
+	p->rescans_paused = false;
+	return false;
+}
+
+static void on_scan(void *userdata, int r, void *answer)
+{
+	struct poller *p = userdata;
+	struct dev_scan_answer *a = answer;
+
+	p->scan_busy = false;
+	if (r < 0) {
+		log_warn("scanning for NVMe controllers failed: %s", strerror(-r));
+		return;
+	}
+	(void)rescan_take(p, a->v, a->n, p->scan_now);
+}
+
+/* A rescan, answered on the loop (on_scan()); one at a time. */
+static void poller_rescan(struct poller *p)
+{
+	p->rescan_soon = false;
+	if (rescan_paused(p))
+		return;
+	if (p->scan_busy) {
+		p->rescan_soon = true; /* again once this one is answered */
+		return;
+	}
+	p->scan_now = timefmt_now_ms();
+	int r = dev_scan_async(p->async, p->scan_now, on_scan, p);
+	if (r < 0) {
+		log_warn("scanning for NVMe controllers failed: %s", strerror(-r));
+		return;
+	}
+	p->scan_busy = true;
+}
+
 /* Store the buffered samples now (@force), or when poll_commit_due() says so. */
 static void poller_store(struct poller *p, bool force)
 {
@@ -244,7 +287,7 @@ static void poller_store(struct poller *p, bool force)
 }
 
 /* A read failed: the drive is gone, or its name moved. */
-static void poll_failed(struct poller *p, struct pdev *d, int r, int64_t now)
+void poller_poll_failed(struct poller *p, struct pdev *d, int r, int64_t now)
 {
 	p->n_poll_errors++;
 	if (r == -ESTALE)
@@ -260,56 +303,36 @@ static void poll_failed(struct poller *p, struct pdev *d, int r, int64_t now)
 	p->rescan_soon = true;
 }
 
-/*
- * The drive's own threshold of each sensor it reports, asked once after it
- * came online (and again for a sensor that starts reporting), never every
- * poll: only for reported sensors, since a drive may log an Invalid Field
- * error for a sensor it does not have.
- */
-static void ask_sensor_limits(struct poller *p, struct pdev *d, const struct dev_ident *who,
-			      const struct smart_log *s)
+/* After a round's polls, or the last answer of one: a rescan asked for, the store. */
+void poller_round_end(struct poller *p)
 {
-	uint8_t want = temps_reported(s) & (uint8_t)~d->limits_asked;
-	uint16_t k[SMART_NUM_SENSORS];
-
-	if (!want)
-		return;
-	d->limits_asked |= want;
-	int r = dev_read_sensor_limits(p->backend, d->name, who, want, k);
-	if (r == -EOPNOTSUPP)
-		return;
-	if (dev_timed_out(r)) {
-		d->limits_asked &= (uint8_t)~want; /* asked again once it answers */
-		return;
-	}
-	if (r < 0) {
-		log_info("%s: cannot read the sensors' temperature thresholds: %s", d->name,
-			 strerror(-r));
-		return;
-	}
-	for (int i = 0; i < SMART_NUM_SENSORS; i++)
-		if (want & (1u << i))
-			d->drive_limit_k[i] = k[i];
+	if (p->rescan_soon)
+		poller_rescan(p);
+	poller_store(p, false);
 }
 
+/*
+ * A round: each online drive whose last poll is over gets a new one (its
+ * commands go out without waiting: poll_drive.c). A drive still waiting for
+ * an answer (a controller that hangs, until device_timeout) is left out.
+ */
 static void poller_poll(struct poller *p)
 {
 	/* A wall clock set back does not reorder or overlap the series (timefmt.h). */
 	int64_t now = timefmt_steady_ms(&p->clock, timefmt_now_ms(), timefmt_mono_ms());
 
+	p->in_tick = true;
 	for (size_t i = 0; i < p->n_devs; i++) {
 		struct pdev *d = &p->devs[i];
-		uint8_t page[SMART_LOG_SIZE];
-		struct sample s = {.device_id = d->id, .ts_ms = now};
 		enum nvme_runtime_status rt;
 		int r;
 
-		if (!d->online)
+		if (!d->online || d->poll->busy)
 			continue;
 		/* sysfs only: asking whether it sleeps never wakes it. */
 		r = dev_read_runtime(p->backend, d->name, now, &rt);
 		if (r < 0) {
-			poll_failed(p, d, r, now);
+			poller_poll_failed(p, d, r, now);
 			continue;
 		}
 		enum poll_action act = poll_plan(rt, p->cfg.wake_sleeping, d->access);
@@ -321,68 +344,10 @@ static void poller_poll(struct poller *p)
 			poller_set_unresponsive(p, d, true, now);
 			continue;
 		}
-		if (act == POLL_SMART) {
-			struct dev_ident who = {.model = d->model, .serial = d->serial};
-			r = dev_read_smart(p->backend, d->name, &who, now, page);
-			if (dev_no_permission(r)) {
-				/* Identify was allowed, the health log is not. */
-				d->access = DEV_ACCESS_SYSFS;
-				d->facts.hwmon_only = true;
-				poller_tell_no_permission(p, d);
-				poller_notify_facts(p, d, now);
-				act = POLL_HWMON;
-			} else if (dev_timed_out(r)) {
-				/* Not offline: still there, not answering (issue 15). */
-				poller_set_unresponsive(p, d, true, now);
-				continue;
-			} else if (r < 0) {
-				poll_failed(p, d, r, now);
-				continue;
-			} else {
-				smart_decode(page, &s.smart);
-				poller_poll_errlog(p, d, &who, &s.smart, now);
-				ask_sensor_limits(p, d, &who, &s.smart);
-			}
-		}
-		if (act == POLL_HWMON) {
-			r = poller_hwmon_sample(p, d, now, &s);
-			if (dev_timed_out(r)) {
-				poller_set_unresponsive(p, d, true, now);
-				continue;
-			}
-			if (r < 0) {
-				/* No hwmon (before Linux 5.5): identity only, nothing to sample. */
-				if (r != -ENOENT)
-					log_debug("reading the hwmon temperatures of %s failed: %s",
-						  d->name, strerror(-r));
-				continue;
-			}
-		}
-		p->n_polls++;
-		poller_set_unresponsive(p, d, false, now);
-		struct temps_drive td = {
-			.model = d->model,
-			.serial = d->serial,
-			.wctemp_k = d->wctemp_k,
-			.cctemp_k = d->cctemp_k,
-			.drive_limit_k = d->drive_limit_k,
-		};
-		struct fleet_temps t;
-		temps_judge(&p->cfg, &td, d->hist, &s.smart, now, &t);
-		fleet_put_judged(p->fleet, &s, &t);
-		notify(p, d->id, &s, 1, now);
-		/* hwmon samples know the temperatures only: shown, never stored. */
-		if (s.source == SAMPLE_SOURCE_SMART) {
-			if (p->buf.len == 0)
-				p->pending_since_ms = timefmt_mono_ms();
-			if (sbuf_push(&p->buf, &s))
-				log_debug("sample buffer full: dropped the oldest (%llu so far)",
-					  (unsigned long long)p->buf.dropped);
-		}
+		poller_poll_drive(p, d, act, now);
 	}
-	if (p->rescan_soon)
-		poller_rescan(p);
-	poller_store(p, false);
+	p->in_tick = false;
+	poller_round_end(p);
 }
 
 static int64_t on_poll(struct loop *l, void *userdata)
@@ -458,22 +423,44 @@ struct poller *poller_free(struct poller *p)
 {
 	if (!p)
 		return NULL;
+	/* First: no answer comes back after this. */
+	p->async = dev_async_free(p->async);
 	if (p->loop) {
 		loop_cancel_timer(p->loop, p->poll_timer);
 		loop_cancel_timer(p->loop, p->rescan_timer);
 	}
 	sbuf_done(&p->buf);
+	for (size_t i = 0; i < p->n_devs; i++)
+		free(p->devs[i].poll);
 	free(p->devs);
 	free(p);
 	return NULL;
 }
 
+/* The first scan, before the loop runs (nothing waits for it yet): at once. */
+static int poller_first_scan(struct poller *p)
+{
+	int64_t now = timefmt_now_ms();
+	struct dev_info *v = NULL;
+	size_t n = 0;
+	int r = dev_scan(p->backend, now, &v, &n);
+
+	if (r < 0) {
+		log_warn("scanning for NVMe controllers failed: %s", strerror(-r));
+		return r;
+	}
+	return rescan_take(p, v, n, now);
+}
+
 int poller_start(struct poller *p, struct loop *l)
 {
-	int r = poller_rescan(p);
+	int r = poller_first_scan(p);
 
 	if (r < 0 && r != -ENOMEM)
 		r = 0; /* a failed scan is retried by the timer */
+	if (r < 0)
+		return r;
+	r = dev_async_new(p->backend, l, &p->async);
 	if (r < 0)
 		return r;
 	p->loop = l;

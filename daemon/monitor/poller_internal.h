@@ -1,24 +1,44 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 /*
- * Private to the poller (poller.c, poll_errlog.c, poll_facts.c): its state, one
- * struct pdev per known controller, and the functions one file of it calls in
- * another. Nothing outside daemon/monitor includes this.
+ * Private to the poller (poller.c, poll_drive.c, poll_errlog.c, poll_facts.c):
+ * its state, one struct pdev per known controller, and the functions one file
+ * of it calls in another. Nothing outside daemon/monitor includes this.
  */
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "nvmond/analysis/sensors.h"
 #include "nvmond/dev/dev.h"
+#include "nvmond/dev/dev_async.h"
 #include "nvmond/dev/fwlog.h"
 #include "nvmond/dev/smart.h"
 #include "nvmond/monitor/fleet.h"
 #include "nvmond/monitor/poller.h"
+#include "nvmond/monitor/pollplan.h"
 #include "nvmond/util/timefmt.h"
 #include "nvmond/monitor/sbuf.h"
 #include "nvmond/store/store_errlog.h"
 
 #define MAX_LISTENERS 16
+
+struct poller;
+
+/*
+ * One drive's poll while its commands are out (poll_drive.c): they go one
+ * after the other to its controller's worker, and the loop goes on meanwhile.
+ * Allocated apart from its struct pdev, so that the callbacks' pointer
+ * outlives a rescan's realloc of the poller's devs.
+ */
+struct pdev_poll {
+	struct poller *p;
+	size_t idx;	     /* of the drive in p->devs */
+	bool busy;	     /* a command of this poll is out: no new poll of the drive */
+	int64_t now;	     /* the round's time: the sample's */
+	struct sample s;     /* being taken */
+	size_t el_want;	     /* the entries of the error log read out */
+	uint8_t limits_want; /* the sensors whose thresholds are asked */
+};
 
 struct pdev {
 	int64_t id;
@@ -53,6 +73,7 @@ struct pdev {
 	struct sensor_hist hist[SMART_NUM_SENSORS];
 	uint16_t drive_limit_k[SMART_NUM_SENSORS];
 	uint8_t limits_asked; /* sensors whose threshold was asked since it came online */
+	struct pdev_poll *poll;
 };
 
 struct poller {
@@ -75,20 +96,37 @@ struct poller {
 	size_t n_listeners;
 	bool told_no_permission; /* the one log line about missing privileges went out */
 	bool rescans_paused;	 /* a drive is unresponsive: no scan (it would reach it) */
+	struct dev_async *async; /* the commands of polls and rescans, answered on the loop */
+	bool scan_busy;		 /* a rescan is out */
+	int64_t scan_now;	 /* and its time */
+	size_t n_busy;		 /* drives whose poll is out */
+	bool in_tick;		 /* the poll timer's callback runs: it ends the round itself */
 	uint64_t n_polls, n_poll_errors, n_store_errors, n_stored;
 	uint64_t n_errlog_reads, n_errlog_errors;
 };
 
+/* poller.c */
+void poller_notify_sample(struct poller *p, const struct pdev *d, const struct sample *s,
+			  int64_t now);
+void poller_poll_failed(struct poller *p, struct pdev *d, int r, int64_t now);
+void poller_round_end(struct poller *p);
+
+/* poll_drive.c */
+void poller_poll_drive(struct poller *p, struct pdev *d, enum poll_action act, int64_t now);
+
 /* poll_errlog.c */
 void poller_errlog_counts_to_fleet(struct poller *p, struct pdev *d);
-void poller_poll_errlog(struct poller *p, struct pdev *d, const struct dev_ident *who,
-			const struct smart_log *smart, int64_t now);
+size_t poller_errlog_want(struct poller *p, struct pdev *d, const struct smart_log *smart,
+			  int64_t now);
+void poller_errlog_take(struct poller *p, struct pdev *d, const struct smart_log *smart,
+			size_t want, int r, const uint8_t *page, int64_t now);
 
 /* poll_facts.c */
 void poller_notify_facts(struct poller *p, const struct pdev *d, int64_t now_ms);
 void poller_tell_no_permission(struct poller *p, const struct pdev *d);
 void poller_facts_update(struct poller *p, struct pdev *d, const struct dev_info *info,
 			 int64_t now);
-int poller_hwmon_sample(struct poller *p, struct pdev *d, int64_t now, struct sample *ret);
+void poller_hwmon_sample(const struct pdev *d, int64_t now, const struct nvme_hwmon_temps *t,
+			 struct sample *ret);
 void poller_set_asleep(struct poller *p, struct pdev *d, bool asleep, int64_t now);
 void poller_set_unresponsive(struct poller *p, struct pdev *d, bool hung, int64_t now);

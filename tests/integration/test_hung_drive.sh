@@ -8,11 +8,18 @@
 #  - demo0 is still polled every interval (its latest sample advances, no gap
 #    over 2.5 s), /healthz and /metrics answer within 0.5 s each;
 #  - the watchdog is fed ($NOTIFY_SOCKET listener, WATCHDOG_USEC=6 s: pings
-#    every 3 s, never 5.5 s apart (the loop waits one device_timeout, once), the same process throughout);
+#    every 3 s, never 5.5 s apart, the same process throughout; the probe's
+#    SMART read, through the loop, may hold it one device_timeout, once);
 #  - a probe running on demo1 stops (its SMART read got no answer: its
 #    temperature cannot be watched), a new probe or self-test is refused (409);
 #  - once the line is gone the stuck command returns: demo1 is "online" again,
-#    polled, the alert resolved, the gauge 0.
+#    polled, the alert resolved, the gauge 0;
+#  - the first timeout holds nothing either: reloaded with device_timeout 20s,
+#    demo1 hangs for 6 s (released before its deadline). Its poll waits on its
+#    worker while demo0 gets a sample every interval (no gap over 2 s),
+#    /healthz and /metrics (gathered on the loop, through mainq) answer within
+#    0.2 s, the watchdog pings go on (no gap over 4.5 s) and demo1 stays
+#    "online"; once released, its read returns and it is polled again.
 # Env: NVMOND_BIN (ctest).
 set -u
 for tool in curl python3; do
@@ -146,6 +153,59 @@ T1=$(jq_py "$(http_get /api/v1/devices)" "print([d['latest']['ts_ms'] for d in j
 wait_polls 4 10
 T2=$(jq_py "$(http_get /api/v1/devices)" "print([d['latest']['ts_ms'] for d in j['devices'] if d['name'] == 'demo1'][0])")
 [ "$T2" -gt "$T1" ] || fail "demo1 not polled after recovery ($T1 → $T2)"
+
+# The first timeout: the poller never waits for a command (issue 15 §2).
+sed -i 's/^device_timeout = 1s$/device_timeout = 20s/' "$TMP/nvmond.conf"
+kill -HUP "$DAEMON_PID"
+wait_log_for "configuration reloaded" 5
+echo demo1 > "$TMP/hang"
+python3 - "$PORT" "$TMP/notify.log" << 'PY' || fail "the daemon stalled during demo1's first timeout"
+import json, sys, time, urllib.request
+port, notify_log = sys.argv[1], sys.argv[2]
+def get(path):
+    t = time.monotonic()
+    try:
+        with urllib.request.urlopen("http://127.0.0.1:%s%s" % (port, path), timeout=3) as r:
+            body = r.read()
+    except OSError:
+        body = None  # no answer within 3 s
+    return body, time.monotonic() - t
+start = time.monotonic()
+seen, states, worst = [], set(), {"/healthz": 0, "/metrics": 0}
+while time.monotonic() < start + 6:
+    for p in worst:
+        worst[p] = max(worst[p], get(p)[1])
+    body = get("/api/v1/devices")[0]
+    if body:
+        devs = {d["name"]: d for d in json.loads(body)["devices"]}
+        states.add(devs["demo1"]["state"])
+        ts = devs["demo0"]["latest"]["ts_ms"]
+        if not seen or seen[-1] != ts:
+            seen.append(ts)
+    time.sleep(0.1)
+end = time.monotonic()
+# Between demo0's samples, and from the last one to the end of the window.
+gaps = [(b - a) / 1000 for a, b in zip(seen, seen[1:] + [time.time() * 1000])]
+gaps = gaps or [float("inf")]
+pings = [float(l.split()[0]) for l in open(notify_log) if l.split()[1:] == ["WATCHDOG=1"]]
+pings = [t for t in pings if start - 4 <= t <= end]
+wd = [b - a for a, b in zip(pings, pings[1:])] + [end - pings[-1] if pings else float("inf")]
+print("during demo1's first 6 s of device_timeout 20 s: demo0 %d samples, largest gap %.2f s; "
+      "slowest /healthz %.3f s, /metrics %.3f s; watchdog largest gap %.2f s; demo1 %s"
+      % (len(seen), max(gaps), worst["/healthz"], worst["/metrics"], max(wd), sorted(states)))
+assert len(seen) >= 5 and max(gaps) <= 2.0, (seen, gaps)
+assert worst["/healthz"] <= 0.2 and worst["/metrics"] <= 0.2, worst
+assert max(wd) <= 4.5, pings
+assert states == {"online"}, states
+PY
+T1=$(jq_py "$(http_get /api/v1/devices)" "print([d['latest']['ts_ms'] for d in j['devices'] if d['name'] == 'demo1'][0])")
+: > "$TMP/hang"
+demo1_after() {
+	[ "$(jq_py "$(http_get /api/v1/devices)" "print([d['latest']['ts_ms'] for d in j['devices'] if d['name'] == 'demo1'][0])")" -gt "$T1" ]
+}
+wait_for 10 demo1_after || fail "demo1 not polled once released"
+[ "$(state demo1)" = online ] || fail "demo1 after its slow read: $(state demo1)"
+
 [ "$DAEMON_PID" = "$PID0" ] && kill -0 "$DAEMON_PID" || fail "the daemon is not the one started"
 stop_daemon
 wait "$LISTENER" || fail "notify listener failed"

@@ -22,6 +22,9 @@ struct loop *loop_free(struct loop *l);
 /** loop_add_fd() - Watch @fd for input. Return: 0 or negative errno. */
 int loop_add_fd(struct loop *l, int fd, loop_fd_fn fn, void *userdata);
 
+/** loop_remove_fd() - Stop watching @fd (also from a callback). Return: 0, or -ENOENT. */
+int loop_remove_fd(struct loop *l, int fd);
+
 /** loop_add_timer() - Run @fn after @delay_ms. Return: timer id (> 0) or negative errno. */
 int64_t loop_add_timer(struct loop *l, int64_t delay_ms, loop_timer_fn fn, void *userdata);
 

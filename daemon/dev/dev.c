@@ -192,7 +192,8 @@ static int ctrl_info(const struct nvme_ctx *x, nvme_subsystem_t s, nvme_ctrl_t c
 	(void)nvme_hwinfo_link_read(x->sysfs, d.name, &d.facts.link);
 	if (nvme_hwinfo_runtime_read(x->sysfs, d.name, &d.facts.runtime) < 0)
 		d.facts.runtime = NVME_RUNTIME_UNKNOWN;
-	d.asleep = nvme_runtime_asleep(d.facts.runtime) && !x->opts.wake_sleeping;
+	d.asleep = nvme_runtime_asleep(d.facts.runtime) &&
+		   !__atomic_load_n(&x->opts.wake_sleeping, __ATOMIC_RELAXED);
 	if (!d.asleep) {
 		r = ctrl_identify(x, d.name, &d);
 		/* A controller that does not answer stays listed, as sysfs knows it;
@@ -392,7 +393,8 @@ static void nvmond_configure(void *ctx, const struct dev_opts *o)
 {
 	struct nvme_ctx *x = ctx;
 
-	x->opts = *o;
+	/* A scan on another thread may read it meanwhile (the device process). */
+	__atomic_store_n(&x->opts.wake_sleeping, o->wake_sleeping, __ATOMIC_RELAXED);
 }
 
 static void nvmond_set_guard(void *ctx, struct dev_guard *g)

@@ -42,7 +42,11 @@ struct smart_call {
 	struct smart_log *ret;
 };
 
-static int smart_on_loop(void *arg)
+/*
+ * On the probe's thread: the guard is thread-safe and bounds the wait by
+ * [daemon] device_timeout, so a hung controller never holds the main loop.
+ */
+static int smart_read(void *arg)
 {
 	struct smart_call *c = arg;
 	uint8_t page[SMART_LOG_SIZE];
@@ -59,7 +63,7 @@ static int job_read_smart(void *ctx, const char *ctrl, int64_t now_ms, struct sm
 	struct dev_ident who = {.model = j->plan.model, .serial = j->plan.serial};
 	struct smart_call c = {j->svc, ctrl, &who, now_ms, ret};
 
-	return mainq_call(j->svc->mainq, smart_on_loop, &c);
+	return smart_read(&c);
 }
 
 /* copy-to: the drive read, looked up by its own identity. */
@@ -69,7 +73,7 @@ static int job_read_smart_source(void *ctx, const char *ctrl, int64_t now_ms, st
 	struct dev_ident who = {.model = j->src_plan.model, .serial = j->src_plan.serial};
 	struct smart_call c = {j->svc, ctrl, &who, now_ms, ret};
 
-	return mainq_call(j->svc->mainq, smart_on_loop, &c);
+	return smart_read(&c);
 }
 
 struct charge_call {

@@ -46,28 +46,34 @@ for f in "$a" "$b"; do
 	dd if=/dev/urandom of="$f" bs=1M count=$((size / 1048576)) oflag=direct status=none
 done
 
-# fio_run: prints read MB/s, write MB/s, CPU µs per I/O
+# fio_run: prints read MB/s, write MB/s, CPU µs per I/O. Each side's output is
+# parsed after its run, never piped: a python3 started beside the run competes
+# for the CPUs during its first ~50 ms (sweep-bench.sh, README).
 fio_run() {
 	[ "$mem" = malloc ] || huge_raise || true
-	fio --ioengine=io_uring --direct=1 --bs=$bs --iodepth=$depth --iomem=$mem \
+	local out
+	out=$(fio --ioengine=io_uring --direct=1 --bs=$bs --iodepth=$depth --iomem=$mem \
 		--time_based --runtime="$secs" --output-format=json --refill_buffers=0 \
 		--buffer_compress_percentage=0 \
 		--name=r --filename="$a" --rw=read --size="$size" \
-		--name=w --filename="$b" --rw=write --size="$size" | python3 -c '
+		--name=w --filename="$b" --rw=write --size="$size")
+	python3 -c '
 import json, sys
 jobs = json.load(sys.stdin)["jobs"]
 rd = sum(x["read"]["io_bytes"] for x in jobs); wr = sum(x["write"]["io_bytes"] for x in jobs)
 ios = sum(x["read"]["total_ios"] + x["write"]["total_ios"] for x in jobs)
 secs = max(max(x["read"]["runtime"], x["write"]["runtime"]) for x in jobs) / 1000.0
 cpu = sum((x["usr_cpu"] + x["sys_cpu"]) / 100.0 * max(x["read"]["runtime"], x["write"]["runtime"]) / 1000.0 for x in jobs)
-print(rd / secs / 1e6, wr / secs / 1e6, cpu / max(ios, 1) * 1e6)'
+print(rd / secs / 1e6, wr / secs / 1e6, cpu / max(ios, 1) * 1e6)' <<< "$out"
 }
 # nv_run: the same with nvmond's engine (probe_engine_run_copy, as copy-to runs it)
 nv_run() {
-	"$bench" "$a,$b" copy-to $bs $depth "$size" "$secs" | python3 -c '
+	local out
+	out=$("$bench" "$a,$b" copy-to $bs $depth "$size" "$secs")
+	python3 -c '
 import json, sys
 j = json.load(sys.stdin)
-print(j["rd_mb_per_s"], j["wr_mb_per_s"], j["cpu_s"] / max(j["ios"], 1) * 1e6)'
+print(j["rd_mb_per_s"], j["wr_mb_per_s"], j["cpu_s"] / max(j["ios"], 1) * 1e6)' <<< "$out"
 }
 
 : > "$tmp/nv"

@@ -54,34 +54,40 @@ for f in "$a" "$b"; do
 done
 
 # fio_run: one run, reads of both files together, then writes of both; prints
-# "readA readB writeA writeB" MB/s
+# "readA readB writeA writeB" MB/s. Each side's output is parsed after its run,
+# never piped: a python3 started beside the run competes for the CPUs during its
+# first ~50 ms (sweep-bench.sh, README).
 fio_run() {
 	[ "$mem" = malloc ] || huge_raise || true
-	fio --ioengine=io_uring --direct=1 --bs=$bs --iodepth=$depth --iomem=$mem \
+	local out
+	out=$(fio --ioengine=io_uring --direct=1 --bs=$bs --iodepth=$depth --iomem=$mem \
 		--output-format=json --refill_buffers=0 --buffer_compress_percentage=0 \
 		--size="$size" --runtime="$secs" \
 		--name=rA --filename="$a" --rw=read --time_based \
 		--name=rB --filename="$b" --rw=read --time_based \
 		--name=wA --stonewall --filename="$a" --rw=write \
-		--name=wB --filename="$b" --rw=write | python3 -c '
+		--name=wB --filename="$b" --rw=write)
+	python3 -c '
 import json, sys
 jobs = {x["jobname"]: x for x in json.load(sys.stdin)["jobs"]}
 def rate(name, d):
     x = jobs[name][d]
     return x["io_bytes"] / (x["runtime"] / 1000.0) / 1e6
-print(rate("rA", "read"), rate("rB", "read"), rate("wA", "write"), rate("wB", "write"))'
+print(rate("rA", "read"), rate("rB", "read"), rate("wA", "write"), rate("wB", "write"))' \
+		<<< "$out"
 }
 # nv_run: the same with nvmond's engine, a phase at a time (as the group run
 # meets at the barrier before each phase); the write phase stops after one
 # pass (probe_preset_job: max_bytes = the probe area)
 nv_run() {
-	{
-		"$bench" "$a,$b" group-read $bs $depth "$size" "$secs"
-		"$bench" "$a,$b" group-write $bs $depth "$size" "$secs" "$size"
-	} | python3 -c '
+	local rd wr
+	rd=$("$bench" "$a,$b" group-read $bs $depth "$size" "$secs")
+	wr=$("$bench" "$a,$b" group-write $bs $depth "$size" "$secs" "$size")
+	python3 -c '
 import json, sys
 v = [json.loads(l) for l in sys.stdin if l.strip()]
-print(*[m["mb_per_s"] for j in v for m in j["members"]])'
+print(*[m["mb_per_s"] for j in v for m in j["members"]])' <<< "$rd
+$wr"
 }
 
 : > "$tmp/nv"

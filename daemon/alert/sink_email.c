@@ -15,6 +15,7 @@
 
 #include "nvmond/alert/mail_msg.h"
 #include "nvmond/alert/sink_email.h"
+#include "sink_internal.h"
 
 int sink_email_starttls_parse(const char *s, enum sink_email_starttls *ret)
 {
@@ -101,7 +102,7 @@ int sink_email_send(const struct sink_email_cfg *c, const struct alert_note *n, 
 	char addr[300];
 	struct curl_slist *rcpt = NULL;
 	struct reader rd = {.p = msg, .left = strlen(msg)};
-	CURL *h = curl_easy_init();
+	CURL *h = sink_curl_init() == 0 ? curl_easy_init() : NULL;
 	if (!h) {
 		free(msg);
 		snprintf(err, errsize, "email: curl_easy_init failed");

@@ -89,7 +89,7 @@ static int http_perform(const struct sink_request *q, int64_t timeout_ms, char *
 	struct curl_slist *hdr = NULL;
 	char cerr[CURL_ERROR_SIZE] = "", where[256];
 	long code = 0;
-	CURL *c = curl_easy_init();
+	CURL *c = sink_curl_init() == 0 ? curl_easy_init() : NULL;
 	int r = -EAGAIN;
 
 	url_public(q->url, where, sizeof(where));

@@ -165,6 +165,12 @@ int sink_exec_check_key(const struct sink_type *t, const char *key, const char *
 int sink_exec_deliver(const struct sink_conf *c, const struct alert_note *n, char *err,
 		      size_t errsize);
 
+/**
+ * sink_curl_init() - libcurl's global init, once, before a sink's first transfer
+ * (sink_queue.c). Return: 0, or -ENOMEM when curl_global_init() failed.
+ */
+int sink_curl_init(void);
+
 /* ---- email (sink_email_type.c) --------------------------------------------- */
 
 int sink_email_check_key(const struct sink_type *t, const char *key, const char *value, char *err,

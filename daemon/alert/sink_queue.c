@@ -391,6 +391,25 @@ int alert_sinks_check(const struct cfg *c, char *err, size_t errsize)
 	return r;
 }
 
+static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+static CURLcode curl_init_rc = CURLE_FAILED_INIT;
+
+static void curl_init_once(void)
+{
+	curl_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
+/*
+ * At the first transfer, not at start: libcurl's global init sets OpenSSL up, and
+ * that maps about 2 MiB of libcrypto into the daemon (issue 14 §1, RSS under load),
+ * which a daemon with no HTTP or mail sink never needs.
+ */
+int sink_curl_init(void)
+{
+	pthread_once(&curl_once, curl_init_once);
+	return curl_init_rc == CURLE_OK ? 0 : -ENOMEM;
+}
+
 int alert_sinks_new(const struct cfg *c, struct alert_sinks **ret, char *err, size_t errsize)
 {
 	struct alert_sinks *s = calloc(1, sizeof(*s));
@@ -399,12 +418,6 @@ int alert_sinks_new(const struct cfg *c, struct alert_sinks **ret, char *err, si
 	if (!s)
 		return -ENOMEM;
 	pthread_mutex_init(&s->lock, NULL);
-	/* libcurl's global init is thread-safe since 7.84 and idempotent. */
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-		snprintf(err, errsize, "curl_global_init failed");
-		alert_sinks_free(s);
-		return -ENOMEM;
-	}
 	r = alert_sinks_reconfigure(s, c, err, errsize);
 	if (r < 0) {
 		alert_sinks_free(s);

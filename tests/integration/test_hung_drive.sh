@@ -9,7 +9,7 @@
 #    over 2.5 s), /healthz and /metrics answer within 0.5 s each;
 #  - the watchdog is fed ($NOTIFY_SOCKET listener, WATCHDOG_USEC=6 s: pings
 #    every 3 s, never 5.5 s apart, the same process throughout; the probe's
-#    SMART read, through the loop, may hold it one device_timeout, once);
+#    SMART read waits on the probe's own thread, not on the loop);
 #  - a probe running on demo1 stops (its SMART read got no answer: its
 #    temperature cannot be watched), a new probe or self-test is refused (409);
 #  - once the line is gone the stuck command returns: demo1 is "online" again,

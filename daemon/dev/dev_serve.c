@@ -23,7 +23,26 @@ struct server {
 	struct dev_backend *b;
 	pthread_mutex_t lock;
 	unsigned threads; /* channels being served */
+	bool done;	  /* dev_serve() returned: the last channel's thread frees this */
 };
+
+/* The last of dev_serve() and the channels' threads to finish frees @s. */
+static void server_put(struct server *s, bool serve_returns)
+{
+	bool last;
+
+	pthread_mutex_lock(&s->lock);
+	if (serve_returns)
+		s->done = true;
+	else
+		s->threads--;
+	last = s->done && s->threads == 0;
+	pthread_mutex_unlock(&s->lock);
+	if (last) {
+		pthread_mutex_destroy(&s->lock);
+		free(s);
+	}
+}
 
 struct channel {
 	struct server *s;
@@ -181,9 +200,7 @@ static void *serve_channel(void *arg)
 	}
 	close(c->fd);
 	free(c);
-	pthread_mutex_lock(&s->lock);
-	s->threads--;
-	pthread_mutex_unlock(&s->lock);
+	server_put(s, false);
 	return NULL;
 }
 
@@ -264,8 +281,8 @@ int dev_serve(int fd, struct dev_backend *b, int open_err)
 
 	if (open_err < 0)
 		return answer(fd, &hq, open_err, NULL, 0);
-	/* Never freed: a channel's thread may outlive this call while its
-	 * command is stuck in the kernel. */
+	/* A channel's thread may outlive this call while its command is stuck
+	 * in the kernel: the last one out frees it (server_put()). */
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return answer(fd, &hq, -ENOMEM, NULL, 0);
@@ -281,21 +298,30 @@ int dev_serve(int fd, struct dev_backend *b, int open_err)
 		    (o->selftest_start ? 1u << DEV_OP_SELFTEST_START : 0) |
 		    (o->read_selftest ? 1u << DEV_OP_READ_SELFTEST : 0) |
 		    (o->selftest_handover ? 1u << DEV_OP_HANDOVER : 0);
-	if (answer(fd, &hq, 0, &hello, sizeof(hello)) < 0)
+	if (answer(fd, &hq, 0, &hello, sizeof(hello)) < 0) {
+		server_put(s, true);
 		return 0;
+	}
 	for (;;) {
 		int cfd = recv_channel(fd), r;
 
-		if (cfd == -ENODATA)
-			return 0; /* the daemon closed it */
+		if (cfd == -ENODATA) { /* the daemon closed it */
+			server_put(s, true);
+			return 0;
+		}
 		if (cfd == -EPROTO) {
 			log_error("device process: a broken frame from the daemon; stopping");
+			server_put(s, true);
 			return cfd;
 		}
-		if (cfd < 0) {
-			log_warn("device process: a new channel without its socket: %s",
-				 strerror(-cfd));
+		if (cfd == -EINVAL) {
+			log_warn("device process: a new channel without its socket: refused");
 			continue;
+		}
+		if (cfd < 0) { /* the socket failed: nothing more will come */
+			log_error("device process: its socket failed: %s", strerror(-cfd));
+			server_put(s, true);
+			return cfd;
 		}
 		r = start_channel(s, cfd);
 		if (r < 0) {

@@ -132,30 +132,32 @@ check "one device has its id and a latest sample" \
 	[ "$(py "d['id'] == $ID and d['online'] is True and isinstance(d['latest'], dict)")" = True ]
 
 # ---- samples grow
-sample_stats() { # count and data_units_written of the newest sample of device $1
+# sample_stats ID: the count of samples in the default range, and data_units_written
+# and ts_ms of the newest (the range slides: its count stops growing once it is full)
+sample_stats() {
 	req "$BASE/api/v1/devices/$1/samples"
 	[ "$CODE" = 200 ] || {
-		echo "0 0"
+		echo "0 0 0"
 		return
 	}
-	py '"%d %d" % (len(d["samples"]), int(d["samples"][-1]["data_units_written"]) if d["samples"] else 0)'
+	py '"%d %d %d" % ((len(d["samples"]), int(d["samples"][-1]["data_units_written"]), d["samples"][-1]["ts_ms"]) if d["samples"] else (0, 0, 0))'
 }
-declare -A N1 W1
-for id in $IDS; do read -r "N1[$id]" "W1[$id]" <<<"$(sample_stats "$id")"; done
+declare -A N1 W1 T1
+for id in $IDS; do read -r "N1[$id]" "W1[$id]" "T1[$id]" <<<"$(sample_stats "$id")"; done
 # Wait for the polls rather than a fixed time: every device has more samples
 # and more data written than at the start, and the four samples the range
 # checks below need.
 grown() {
-	local id n2 w2
+	local id n2 w2 t2
 	for id in $IDS; do
-		read -r n2 w2 <<<"$(sample_stats "$id")"
-		[ "$n2" -gt "${N1[$id]}" ] && [ "$n2" -ge 4 ] && [ "$w2" -gt "${W1[$id]}" ] || return 1
+		read -r n2 w2 t2 <<<"$(sample_stats "$id")"
+		[ "$t2" -gt "${T1[$id]}" ] && [ "$n2" -ge 4 ] && [ "$w2" -gt "${W1[$id]}" ] || return 1
 	done
 }
 for _ in $(seq 150); do grown && break; sleep 0.1; done
 for id in $IDS; do
-	read -r n2 w2 <<<"$(sample_stats "$id")"
-	check "device $id: samples grow (${N1[$id]} → $n2)" [ "$n2" -gt "${N1[$id]}" ]
+	read -r n2 w2 t2 <<<"$(sample_stats "$id")"
+	check "device $id: a newer sample (${T1[$id]} → $t2), $n2 in the range" [ "$t2" -gt "${T1[$id]}" -a "$n2" -ge 4 ]
 	check "device $id: data_units_written grows (${W1[$id]} → $w2)" [ "$w2" -gt "${W1[$id]}" ]
 done
 req "$BASE/api/v1/devices/$ID/samples"

@@ -141,10 +141,11 @@ static void check_write(enum probe_engine_kind engine, const char *want_engine)
 	cr_expect_eq(res.wr.bytes, 40 * MiB);
 	cr_expect_eq(res.wr.ios, 40);
 	cr_expect_eq(res.rd.bytes, 0);
-	/* The kernel saw the bytes the engine reports: at most one page more, which
-	 * the file system may charge this process now and then (seen once under
-	 * load: 40 MiB + 4096; test_probe_sweep allows the same). */
-	cr_expect(io1 - io0 >= res.wr.bytes && io1 - io0 <= res.wr.bytes + 4096,
+	/* The kernel saw the bytes the engine reports: a piece io_uring retried
+	 * from its worker may be counted twice (seen under load: 40 MiB + 4096;
+	 * test_probe_sweep says more), so at most 64 KiB more, far less than one
+	 * 1 MiB transfer. */
+	cr_expect(io1 - io0 >= res.wr.bytes && io1 - io0 <= res.wr.bytes + 64 * 1024,
 		  "kernel %" PRIu64 ", engine %" PRIu64, io1 - io0, res.wr.bytes);
 	/* The series adds up to the total. */
 	uint64_t sum = 0;
@@ -285,8 +286,8 @@ Test(probe_engine, writes_stay_within_their_lease, .init = setup, .fini = teardo
 		cr_expect_eq(res.wr_submitted, 10 * MiB, "exactly the lease, engine %zu", e);
 		cr_expect_eq(res.wr.bytes, 10 * MiB);
 		uint64_t seen = proc_write_bytes() - lc.kernel0;
-		cr_expect(seen >= 10 * MiB && seen <= 10 * MiB + 4096,
-			  "the kernel saw no more (a page of slack, as above): %" PRIu64, seen);
+		cr_expect(seen >= 10 * MiB && seen <= 10 * MiB + 64 * 1024,
+			  "the kernel saw no more (64 KiB of slack, as above): %" PRIu64, seen);
 		cr_expect(lc.ahead, "a grant always came before the writes it covers");
 		cr_expect_gt(lc.calls, 1);
 		probe_result_clear(&res);

@@ -45,7 +45,8 @@ int dev_wire_req_parse(const void *buf, size_t len, struct dev_wire_req *ret)
 	if (!terminated(q.name, sizeof(q.name)) || !terminated(q.model, sizeof(q.model)) ||
 	    !terminated(q.serial, sizeof(q.serial)))
 		return -EINVAL;
-	if (op_needs_name(q.op) && !name_ok(q.name))
+	/* A controller's name where the command needs one, none where not. */
+	if (op_needs_name(q.op) ? !name_ok(q.name) : q.name[0] != '\0')
 		return -EINVAL;
 	if (q.has_who > 1 || q.ext_data > 1 || q.wake_sleeping > 1)
 		return -EINVAL;

@@ -229,8 +229,8 @@ default_schedule = daily 02:00 short
         r += name.ljust(64, b"\0") + model.ljust(41, b"\0") + serial.ljust(21, b"\0")
         r += bytes([who, 0, stc, 3, 0]) + b"\0" + struct.pack("<I", 0xFFFFFFFF)
         return r.ljust(160, b"\0")
-    for op in range(1, 12):
-        put("dev_wire", "op-%02d" % op, wire(op))
+    for op in range(1, 12):  # scans (2) and options (7) name no controller
+        put("dev_wire", "op-%02d" % op, wire(op, name=b"" if op in (2, 7) else b"nvme0"))
     put("dev_wire", "errlog-256", wire(4, n=256))
     put("dev_wire", "selftest-abort", wire(9, stc=15))
     put("dev_wire", "name-path", wire(3, name=b"nvme0/../sda"))

@@ -69,7 +69,8 @@ struct dev_wire_hello {
 /**
  * dev_wire_req_parse() - Check a request as the device process received it:
  * the size, the magic, a known command, NUL-terminated strings, a controller
- * name of letters and digits where the command needs one, an entry count
+ * name of letters and digits where the command needs one (none where not),
+ * an entry count
  * within 1..DEV_WIRE_ERRLOG_MAX, a self-test code that only starts a short or
  * extended test or aborts one.
  * Return: 0 with @ret filled, -EPROTO for a broken frame (wrong size or

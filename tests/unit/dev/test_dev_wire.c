@@ -145,6 +145,8 @@ static const struct wcase cases[] = {
 	{"a scan names no controller", name_empty, DEV_OP_SCAN, 0},
 	{"options name no controller", name_empty, DEV_OP_CONFIGURE, 0},
 	{"a scan's name is still checked for its end", name_unterminated, DEV_OP_SCAN, -EINVAL},
+	{"a scan names no controller: a name is refused", none, DEV_OP_SCAN, -EINVAL},
+	{"options name no controller: a name is refused", none, DEV_OP_CONFIGURE, -EINVAL},
 	{"the model must end inside its array", model_unterminated, DEV_OP_READ_SMART, -EINVAL},
 	{"the serial must end inside its array", serial_unterminated, DEV_OP_READ_SMART, -EINVAL},
 	{"has_who is 0 or 1", who_two, DEV_OP_READ_SMART, -EINVAL},

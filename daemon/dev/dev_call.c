@@ -212,6 +212,26 @@ static int errlog_fn(void *arg)
 				      io->n, io->ext_data, io->page);
 }
 
+/* The block an error log read carries (16 KiB of page: malloc()), filled. Return: 0 or -errno. */
+static int errlog_io_new(struct dev_backend *b, const char *name, const struct dev_ident *who,
+			 int64_t now_ms, size_t n, bool ext_data, struct errlog_io **ret)
+{
+	struct errlog_io *io = malloc(sizeof(*io));
+	int r;
+
+	if (!io)
+		return -ENOMEM;
+	io->n = n;
+	io->ext_data = ext_data;
+	r = head_init(&io->h, b, name, who, now_ms);
+	if (r < 0) {
+		free(io);
+		return r;
+	}
+	*ret = io;
+	return 0;
+}
+
 int dev_read_errlog(struct dev_backend *b, const char *name, const struct dev_ident *who,
 		    int64_t now_ms, size_t n, bool ext_data, uint8_t *ret_page)
 {
@@ -224,14 +244,10 @@ int dev_read_errlog(struct dev_backend *b, const char *name, const struct dev_id
 		return -EINVAL;
 	if (!b->guard)
 		return b->ops->read_errlog(b->ctx, name, who, now_ms, n, ext_data, ret_page);
-	io = malloc(sizeof(*io));
-	if (!io)
-		return -ENOMEM;
-	r = head_init(&io->h, b, name, who, now_ms);
-	io->n = n;
-	io->ext_data = ext_data;
-	if (r == 0)
-		r = dev_guard_run(b->guard, name, errlog_fn, io, sizeof(*io));
+	r = errlog_io_new(b, name, who, now_ms, n, ext_data, &io);
+	if (r < 0)
+		return r;
+	r = dev_guard_run(b->guard, name, errlog_fn, io, sizeof(*io));
 	if (r == 0)
 		memcpy(ret_page, io->page, n * ERRLOG_ENTRY_SIZE);
 	free(io);
@@ -249,17 +265,13 @@ int dev_read_errlog_async(struct dev_async *a, const char *name, const struct de
 		return -EOPNOTSUPP;
 	if (n == 0 || n > 256)
 		return -EINVAL;
-	io = malloc(sizeof(*io));
-	if (!io)
-		return -ENOMEM;
-	r = head_init(&io->h, b, name, who, now_ms);
-	io->n = n;
-	io->ext_data = ext_data;
+	r = errlog_io_new(b, name, who, now_ms, n, ext_data, &io);
+	if (r < 0)
+		return r;
 	/* Only the @n entries asked for travel (the page's tail is never read). */
-	if (r == 0)
-		r = dev_async_submit(a, name, errlog_fn, NULL, io,
-				     offsetof(struct errlog_io, page) + n * ERRLOG_ENTRY_SIZE,
-				     offsetof(struct errlog_io, page), done, userdata);
+	r = dev_async_submit(a, name, errlog_fn, NULL, io,
+			     offsetof(struct errlog_io, page) + n * ERRLOG_ENTRY_SIZE,
+			     offsetof(struct errlog_io, page), done, userdata);
 	free(io);
 	return r;
 }

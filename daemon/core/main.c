@@ -454,24 +454,11 @@ static int run_daemon(const struct opts *o)
 	const struct api_endpoint *core_ep = api_devices_endpoints(&n_core_ep);
 	if (endpoints_add(&endpoints, core_ep, n_core_ep) < 0)
 		goto out;
-	struct api_config ac = {
-		.host = d.cfg.listen_host,
-		.port = d.cfg.listen_port,
-		.db_path = d.cfg.database,
-		.web_root = web_root(&d.cfg),
-		.threads = d.cfg.http_threads,
-		.timeout_ms = d.cfg.http_timeout_ms,
-		.request_timeout_ms = d.cfg.http_request_timeout_ms,
-		.max_connections = d.cfg.http_max_connections,
-		.max_connections_per_ip = d.cfg.http_max_connections_per_ip,
-		.fleet = fleet,
-		.endpoints = endpoints.v,
-		.n_endpoints = endpoints.n,
-		.token = d.cfg.http_token,
-		.auth = d.cfg.http_auth == CFG_HTTP_AUTH_ALL ? API_AUTH_ALL : API_AUTH_MUTATIONS,
-		.metrics_token = d.cfg.http_metrics_token,
-		.tls = d.tls,
-	};
+	struct api_config ac = http_api_config(&d.cfg, d.tls);
+	ac.web_root = web_root(&d.cfg);
+	ac.fleet = fleet;
+	ac.endpoints = endpoints.v;
+	ac.n_endpoints = endpoints.n;
 	r = api_start(&ac, &api, err);
 	if (r < 0) {
 		log_error("%s", err);

@@ -93,3 +93,21 @@ void http_reload_tls(struct api_tls *t)
 	api_tls_describe(t, desc);
 	log_info("TLS certificate reloaded: %s", desc);
 }
+
+struct api_config http_api_config(const struct cfg *c, struct api_tls *tls)
+{
+	return (struct api_config){
+		.host = c->listen_host,
+		.port = c->listen_port,
+		.db_path = c->database,
+		.threads = c->http_threads,
+		.timeout_ms = c->http_timeout_ms,
+		.request_timeout_ms = c->http_request_timeout_ms,
+		.max_connections = c->http_max_connections,
+		.max_connections_per_ip = c->http_max_connections_per_ip,
+		.token = c->http_token,
+		.auth = c->http_auth == CFG_HTTP_AUTH_ALL ? API_AUTH_ALL : API_AUTH_MUTATIONS,
+		.metrics_token = c->http_metrics_token,
+		.tls = tls,
+	};
+}

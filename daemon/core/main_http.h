@@ -20,3 +20,9 @@ int http_setup(struct cfg *c, struct api_tls **ret_tls);
 
 /** http_reload_tls() - SIGHUP: read the certificate again; a bad one is logged and the old kept. */
 void http_reload_tls(struct api_tls *t);
+
+/**
+ * http_api_config() - The HTTP server's settings as [http] and `listen` give
+ * them, with @tls; the caller adds the endpoints, the fleet and the web root.
+ */
+struct api_config http_api_config(const struct cfg *c, struct api_tls *tls);

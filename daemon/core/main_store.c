@@ -26,6 +26,7 @@
 #include "nvmond/util/timefmt.h"
 
 #include "main_cli.h"
+#include "main_http.h"
 #include "main_store.h"
 
 #define RETRY_MIN_MS	5000
@@ -54,27 +55,16 @@ static int waiting_http_start(const struct cfg *c, struct api_tls *tls, struct w
 			      struct fleet *fleet, struct api **ret)
 {
 	const struct api_endpoint ep = {"GET", "/healthz", API_EP_OPEN, waiting_healthz, w};
-	struct api_config ac = {
-		.host = c->listen_host,
-		.port = c->listen_port,
-		.db_path = c->database,
-		.web_root = NULL, /* no static files */
-		.threads = 1,
-		.timeout_ms = c->http_timeout_ms,
-		.request_timeout_ms = c->http_request_timeout_ms,
-		.max_connections = c->http_max_connections,
-		.max_connections_per_ip = c->http_max_connections_per_ip,
-		.fleet = fleet,
-		.endpoints = &ep,
-		.n_endpoints = 1,
-		.token = c->http_token,
-		.auth = c->http_auth == CFG_HTTP_AUTH_ALL ? API_AUTH_ALL : API_AUTH_MUTATIONS,
-		.metrics_token = c->http_metrics_token,
-		.tls = tls,
-	};
+	struct api_config ac = http_api_config(c, tls);
 	char err[API_ERR_MAX];
-	int r = api_start(&ac, ret, err);
+	int r;
 
+	ac.web_root = NULL; /* no static files */
+	ac.threads = 1;
+	ac.fleet = fleet;
+	ac.endpoints = &ep;
+	ac.n_endpoints = 1;
+	r = api_start(&ac, ret, err);
 	if (r < 0)
 		log_error("%s", err);
 	return r;

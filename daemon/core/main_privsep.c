@@ -26,6 +26,7 @@
 #include "nvmond/core/log.h"
 #include "nvmond/dev/dev_remote.h"
 #include "nvmond/dev/dev_sandbox.h"
+#include "nvmond/probe/probe_nsopen.h"
 
 #include "main_cli.h"
 #include "main_privsep.h"
@@ -89,7 +90,7 @@ static _Noreturn void device_process(const struct cfg *c, int fd, pid_t parent)
 	 * guard bounds every other command it sends. */
 	if (r == 0)
 		r = dev_backend_guard(b, c->device_timeout_ms);
-	r = dev_serve(fd, b, r);
+	r = dev_serve_ns(fd, b, r, probe_ns_open);
 	_exit(r < 0 ? 1 : 0);
 }
 

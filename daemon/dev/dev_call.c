@@ -168,6 +168,14 @@ static int smart_fn(void *arg)
 				     io->page);
 }
 
+int dev_open_ns(struct dev_backend *b, const char *ns, const struct dev_ident *who, uint32_t nsid,
+		enum dev_ns_mode mode, char ret_reason[DEV_NS_REASON_MAX])
+{
+	if (!b->ops->open_ns)
+		return -EOPNOTSUPP;
+	return b->ops->open_ns(b->ctx, ns, who, nsid, mode, ret_reason);
+}
+
 int dev_read_smart(struct dev_backend *b, const char *name, const struct dev_ident *who,
 		   int64_t now_ms, uint8_t ret_page[SMART_LOG_SIZE])
 {

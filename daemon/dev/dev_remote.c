@@ -105,6 +105,47 @@ static int skip(int fd, size_t len)
 }
 
 /*
+ * recv() into @buf, and the descriptor that may come with it into *@passed
+ * (one at most: a second, or any other control message, breaks the frame).
+ */
+static ssize_t recv_part(int fd, void *buf, size_t len, int *passed)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = {.iov_base = buf, .iov_len = len};
+	struct msghdr m = {.msg_iov = &iov,
+			   .msg_iovlen = 1,
+			   .msg_control = cbuf,
+			   .msg_controllen = sizeof(cbuf)};
+	ssize_t n = recvmsg(fd, &m, MSG_CMSG_CLOEXEC);
+	bool bad = (m.msg_flags & MSG_CTRUNC) != 0;
+
+	if (n < 0)
+		return n;
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&m); cm; cm = CMSG_NXTHDR(&m, cm)) {
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS) {
+			bad = true;
+			continue;
+		}
+		size_t k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < k; i++) {
+			int f;
+			memcpy(&f, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
+			if (*passed < 0 && k == 1) {
+				*passed = f;
+			} else {
+				close(f);
+				bad = true;
+			}
+		}
+	}
+	if (bad) {
+		errno = EPROTO;
+		return -1;
+	}
+	return n;
+}
+
+/*
  * Send @q on its controller's channel and wait for the answer: the payload
  * into @buf (DEV_OP_SCAN: allocated, *(void **)@buf), its length in *@ret_got.
  * Return: the command's return value; -EPIPE when the device process is gone;
@@ -119,7 +160,7 @@ static int call(struct remote *m, struct dev_wire_req *q, void *buf, size_t *ret
 	size_t want = sizeof(h) + (q->op == DEV_OP_SCAN ? 0 : dev_wire_resp_len(q)), got = 0;
 	unsigned char small[sizeof(h) + SELFTEST_LOG_SIZE], *in = small;
 	void *dst = NULL;
-	int r = 0;
+	int r = 0, passed = -1;
 
 	/*
 	 * A controller's commands go through the daemon's guard, one at a time,
@@ -130,7 +171,7 @@ static int call(struct remote *m, struct dev_wire_req *q, void *buf, size_t *ret
 	if (q->op == DEV_OP_SCAN)
 		key[0] = '\0';
 	else if (q->op == DEV_OP_READ_RUNTIME || q->op == DEV_OP_HANDOVER ||
-		 q->op == DEV_OP_CONFIGURE)
+		 q->op == DEV_OP_CONFIGURE || q->op == DEV_OP_OPEN_NS)
 		snprintf(key, sizeof(key), "~%s", q->name);
 	else
 		snprintf(key, sizeof(key), "%s", q->name);
@@ -145,7 +186,7 @@ static int call(struct remote *m, struct dev_wire_req *q, void *buf, size_t *ret
 	r = io_write_all(c->fd, q, sizeof(*q));
 	/* The header, and as much of the payload as came with it. */
 	while (r == 0 && got < sizeof(h)) {
-		ssize_t n = read(c->fd, in + got, want - got);
+		ssize_t n = recv_part(c->fd, in + got, want - got, &passed);
 		if (n < 0 && errno == EINTR)
 			continue;
 		r = n < 0 ? -errno : n == 0 ? -EPIPE : 0;
@@ -155,7 +196,9 @@ static int call(struct remote *m, struct dev_wire_req *q, void *buf, size_t *ret
 		goto broken;
 	memcpy(&h, in, sizeof(h));
 	if (h.magic != DEV_WIRE_MAGIC || h.op != q->op || h.id != q->id ||
-	    !dev_wire_resp_ok(q, h.ret, h.len) || got > sizeof(h) + h.len) {
+	    !dev_wire_resp_ok(q, h.ret, h.len) || got > sizeof(h) + h.len ||
+	    /* A descriptor comes only with a namespace opened, and always then. */
+	    (passed >= 0) != (q->op == DEV_OP_OPEN_NS && h.ret >= 0)) {
 		log_error("device channel: a malformed answer to command %u", q->op);
 		r = -EPROTO;
 		goto broken;
@@ -183,10 +226,12 @@ static int call(struct remote *m, struct dev_wire_req *q, void *buf, size_t *ret
 		free(in);
 	if (ret_got)
 		*ret_got = h.len;
-	return h.ret;
+	return passed >= 0 ? passed : h.ret;
 broken:
 	c->broken = true;
 	pthread_mutex_unlock(&c->lock);
+	if (passed >= 0)
+		close(passed);
 	if (in != small)
 		free(in);
 	return r == -EPROTO ? r : -EPIPE;
@@ -318,6 +363,24 @@ static int r_handover(void *ctx, const char *name, int64_t at_ms)
 	return call(ctx, &q, NULL, NULL);
 }
 
+static int r_open_ns(void *ctx, const char *ns, const struct dev_ident *who, uint32_t nsid,
+		     enum dev_ns_mode mode, char ret_reason[DEV_NS_REASON_MAX])
+{
+	struct dev_wire_req q = {.op = DEV_OP_OPEN_NS, .nsid = nsid, .n = (uint32_t)mode};
+	char why[DEV_NS_REASON_MAX] = "";
+	int r;
+
+	req_who(&q, ns, who);
+	r = call(ctx, &q, why, NULL);
+	why[sizeof(why) - 1] = '\0';
+	if (r < 0)
+		snprintf(ret_reason, DEV_NS_REASON_MAX, "%s",
+			 why[0]	       ? why
+			 : r == -EPIPE ? "the device process is gone"
+				       : strerror(-r));
+	return r;
+}
+
 static void r_free(void *ctx)
 {
 	struct remote *m = ctx;
@@ -379,6 +442,7 @@ int dev_remote_open(int fd, struct dev_backend **ret)
 		.selftest_start = has & 1u << DEV_OP_SELFTEST_START ? r_selftest_start : NULL,
 		.read_selftest = has & 1u << DEV_OP_READ_SELFTEST ? r_read_selftest : NULL,
 		.selftest_handover = has & 1u << DEV_OP_HANDOVER ? r_handover : NULL,
+		.open_ns = has & 1u << DEV_OP_OPEN_NS ? r_open_ns : NULL,
 	};
 	b->ops = &m->ops;
 	b->ctx = m;

@@ -21,6 +21,7 @@
 
 struct server {
 	struct dev_backend *b;
+	dev_ns_opener_fn open_ns; /* NULL: DEV_OP_OPEN_NS is not served */
 	pthread_mutex_t lock;
 	unsigned threads; /* channels being served */
 	bool done;	  /* dev_serve() returned: the last channel's thread frees this */
@@ -49,18 +50,33 @@ struct channel {
 	int fd;
 };
 
-/* The answer: header and payload in one message, so the daemon wakes once. */
-static int answer(int fd, const struct dev_wire_req *q, int32_t ret, const void *p, size_t len)
+/*
+ * The answer: header and payload in one message, so the daemon wakes once;
+ * @pass_fd (>= 0) goes with its first byte (SCM_RIGHTS).
+ */
+static int answer_fd(int fd, const struct dev_wire_req *q, int32_t ret, const void *p, size_t len,
+		     int pass_fd)
 {
 	struct dev_wire_resp h = {.magic = DEV_WIRE_MAGIC,
 				  .op = q->op,
 				  .id = q->id,
 				  .ret = ret,
-				  .len = ret < 0 ? 0 : (uint32_t)len};
+				  .len = ret < 0 && q->op != DEV_OP_OPEN_NS ? 0 : (uint32_t)len};
 	struct iovec iov[2] = {{.iov_base = &h, .iov_len = sizeof(h)},
 			       {.iov_base = (void *)p, .iov_len = h.len}};
 	struct msghdr m = {.msg_iov = iov, .msg_iovlen = h.len ? 2 : 1};
+	char cbuf[CMSG_SPACE(sizeof(int))] = {0};
 	size_t total = sizeof(h) + h.len, done = 0;
+
+	if (pass_fd >= 0) {
+		m.msg_control = cbuf;
+		m.msg_controllen = sizeof(cbuf);
+		struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &pass_fd, sizeof(int));
+	}
 
 	while (done < total) {
 		ssize_t n = sendmsg(fd, &m, MSG_NOSIGNAL);
@@ -69,6 +85,8 @@ static int answer(int fd, const struct dev_wire_req *q, int32_t ret, const void 
 		if (n < 0)
 			return -errno;
 		done += (size_t)n;
+		m.msg_control = NULL; /* the descriptor went with the first bytes */
+		m.msg_controllen = 0;
 		/* A short send: step the vectors past what went. */
 		for (size_t k = (size_t)n; k && m.msg_iovlen;) {
 			if (k < m.msg_iov[0].iov_len) {
@@ -83,6 +101,36 @@ static int answer(int fd, const struct dev_wire_req *q, int32_t ret, const void 
 		}
 	}
 	return 0;
+}
+
+static int answer(int fd, const struct dev_wire_req *q, int32_t ret, const void *p, size_t len)
+{
+	return answer_fd(fd, q, ret, p, len, -1);
+}
+
+/* DEV_OP_OPEN_NS: the opener's checks, then the descriptor goes to the daemon. */
+static int run_open_ns(struct server *s, int fd, const struct dev_wire_req *q)
+{
+	char why[DEV_NS_REASON_MAX] = "";
+	int nfd = -EOPNOTSUPP, r;
+
+	if (s->open_ns)
+		nfd = s->open_ns(q->name,
+				 &(struct dev_ident){.model = q->model, .serial = q->serial},
+				 q->nsid, (enum dev_ns_mode)q->n, why);
+	if (nfd < 0 && !why[0])
+		snprintf(why, sizeof(why), "the device process cannot open /dev/%s: %s", q->name,
+			 strerror(-nfd));
+	if (nfd >= 0)
+		log_info("device process: /dev/%s (namespace %u of drive %s) opened for %s",
+			 q->name, q->nsid, q->serial,
+			 q->n == DEV_NS_WRITE  ? "writing"
+			 : q->n == DEV_NS_READ ? "reading"
+					       : "its signature check");
+	r = answer_fd(fd, q, nfd < 0 ? nfd : 0, why, sizeof(why), nfd);
+	if (nfd >= 0)
+		close(nfd); /* the daemon has its own now */
+	return r;
 }
 
 /*
@@ -162,6 +210,8 @@ static int run(struct server *s, int fd, const struct dev_wire_req *q)
 		if (o->selftest_handover)
 			r = o->selftest_handover(ctx, q->name, q->now_ms);
 		break;
+	case DEV_OP_OPEN_NS:
+		return run_open_ns(s, fd, q);
 	default:
 		r = -EINVAL;
 	}
@@ -190,8 +240,12 @@ static void *serve_channel(void *arg)
 			break;
 		}
 		if (r < 0) {
+			char why[DEV_NS_REASON_MAX];
 			log_warn("device process: command %u refused: %s", q.op, strerror(-r));
-			r = answer(c->fd, &q, r, NULL, 0);
+			/* A namespace's refusal carries its reason (only that answer has one). */
+			snprintf(why, sizeof(why), "the device process refused the request: %s",
+				 strerror(-r));
+			r = answer(c->fd, &q, r, why, dev_wire_resp_len(&q));
 		} else {
 			r = run(s, c->fd, &q);
 		}
@@ -275,6 +329,11 @@ static int start_channel(struct server *s, int cfd)
 
 int dev_serve(int fd, struct dev_backend *b, int open_err)
 {
+	return dev_serve_ns(fd, b, open_err, NULL);
+}
+
+int dev_serve_ns(int fd, struct dev_backend *b, int open_err, dev_ns_opener_fn open_ns)
+{
 	struct server *s;
 	struct dev_wire_hello hello = {0};
 	struct dev_wire_req hq = {.op = DEV_OP_HELLO};
@@ -287,6 +346,7 @@ int dev_serve(int fd, struct dev_backend *b, int open_err)
 	if (!s)
 		return answer(fd, &hq, -ENOMEM, NULL, 0);
 	s->b = b;
+	s->open_ns = open_ns;
 	pthread_mutex_init(&s->lock, NULL);
 	snprintf(hello.backend, sizeof(hello.backend), "%s", b->ops->name);
 	const struct dev_backend_ops *o = b->ops;
@@ -297,7 +357,8 @@ int dev_serve(int fd, struct dev_backend *b, int open_err)
 		    (o->read_sensor_limits ? 1u << DEV_OP_SENSOR_LIMITS : 0) |
 		    (o->selftest_start ? 1u << DEV_OP_SELFTEST_START : 0) |
 		    (o->read_selftest ? 1u << DEV_OP_READ_SELFTEST : 0) |
-		    (o->selftest_handover ? 1u << DEV_OP_HANDOVER : 0);
+		    (o->selftest_handover ? 1u << DEV_OP_HANDOVER : 0) |
+		    (open_ns ? 1u << DEV_OP_OPEN_NS : 0);
 	if (answer(fd, &hq, 0, &hello, sizeof(hello)) < 0) {
 		server_put(s, true);
 		return 0;

@@ -4,6 +4,7 @@
  * first look at a request is table-tested and fuzzed.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "nvmond/dev/dev_wire.h"
@@ -24,6 +25,15 @@ static bool name_ok(const char *s)
 		      (*s >= '0' && *s <= '9')))
 			return false;
 	return true;
+}
+
+/* "nvme0n1": a namespace's block device as the kernel names it, nothing else. */
+static bool ns_name_ok(const char *s)
+{
+	unsigned a, b;
+	int end = 0;
+
+	return name_ok(s) && sscanf(s, "nvme%un%u%n", &a, &b, &end) == 2 && s[end] == '\0';
 }
 
 static bool op_needs_name(uint32_t op)
@@ -55,6 +65,12 @@ int dev_wire_req_parse(const void *buf, size_t len, struct dev_wire_req *ret)
 	if (q.op == DEV_OP_SELFTEST_START && q.stc != SELFTEST_CODE_SHORT &&
 	    q.stc != SELFTEST_CODE_EXTENDED && q.stc != SELFTEST_CODE_ABORT)
 		return -EINVAL;
+	/* A namespace of the drive the probe names, opened one of three ways. */
+	if (q.op == DEV_OP_OPEN_NS &&
+	    (!ns_name_ok(q.name) || q.has_who != 1 || !q.serial[0] || q.nsid == 0 ||
+	     q.nsid == 0xffffffffu ||
+	     (q.n != DEV_NS_WRITE && q.n != DEV_NS_READ && q.n != DEV_NS_SIG)))
+		return -EINVAL;
 	*ret = q;
 	return 0;
 }
@@ -74,6 +90,8 @@ size_t dev_wire_resp_len(const struct dev_wire_req *q)
 		return SMART_NUM_SENSORS * sizeof(uint16_t);
 	case DEV_OP_READ_SELFTEST:
 		return SELFTEST_LOG_SIZE;
+	case DEV_OP_OPEN_NS:
+		return DEV_NS_REASON_MAX;
 	default:
 		return 0;
 	}
@@ -81,6 +99,8 @@ size_t dev_wire_resp_len(const struct dev_wire_req *q)
 
 bool dev_wire_resp_ok(const struct dev_wire_req *q, int32_t ret, size_t len)
 {
+	if (q->op == DEV_OP_OPEN_NS) /* its reason either way */
+		return len == DEV_NS_REASON_MAX;
 	if (ret < 0)
 		return len == 0;
 	if (q->op == DEV_OP_SCAN)

@@ -24,6 +24,7 @@
 #include "nvmond/core/log.h"
 #include "nvmond/dev/nvme_sysfs.h"
 #include "nvmond/probe/probe_lock.h"
+#include "nvmond/probe/probe_nsopen.h"
 #include "nvmond/probe/probe_progress.h"
 #include "nvmond/probe/probe_run.h"
 #include "nvmond/probe/probe_safety.h"
@@ -64,6 +65,21 @@ static int job_read_smart(void *ctx, const char *ctrl, int64_t now_ms, struct sm
 	struct smart_call c = {j->svc, ctrl, &who, now_ms, ret};
 
 	return smart_read(&c);
+}
+
+/*
+ * A raw target's namespace: the device process opens it (this process may
+ * open no block device); a backend without one (tests), here.
+ */
+static int job_open_ns(void *ctx, const char *ns, const struct dev_ident *who, uint32_t nsid,
+		       enum dev_ns_mode mode, char ret_reason[DEV_NS_REASON_MAX])
+{
+	struct probe_job_ctx *j = ctx;
+	int r = dev_open_ns(j->svc->backend, ns, who, nsid, mode, ret_reason);
+
+	if (r == -EOPNOTSUPP)
+		r = probe_ns_open(ns, who, nsid, mode, ret_reason);
+	return r;
 }
 
 /* copy-to: the drive read, looked up by its own identity. */
@@ -189,6 +205,7 @@ static void *job_thread(void *arg)
 		.cancelled = job_cancelled,
 		.charge = job_charge,
 		.file_made = job_file_made,
+		.open_ns = job_open_ns,
 		.phase_start = j->group ? job_phase_start : NULL,
 		.ctx = j,
 	};

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "nvmond/dev/nvme_sysfs.h"
+#include "nvmond/probe/probe_nsopen.h"
 #include "nvmond/probe/probe_run.h"
 #include "nvmond/probe/probe_safety.h"
 #include "nvmond/probe/probe_sig.h"
@@ -98,6 +99,29 @@ static bool preset_reads(enum probe_preset_id id)
 	return false;
 }
 
+/*
+ * Open the namespace found (x->ns) in @mode: the daemon's hook asks the
+ * device process, which checks it again and sends the descriptor; without
+ * one (the command line), the same checks here. Return: fd, or negative
+ * errno with the run's reason set.
+ */
+static int ns_open(struct exec_ctx *x, enum dev_ns_mode mode)
+{
+	const struct probe_plan *p = x->plan;
+	struct dev_ident who = {.model = p->model, .serial = p->serial};
+	char why[DEV_NS_REASON_MAX] = "";
+	int fd;
+
+	if (x->h->open_ns)
+		fd = x->h->open_ns(x->h->ctx, x->ns.name, &who, x->ns.nsid, mode, why);
+	else
+		fd = probe_ns_open_at(p->sysfs, p->mountinfo, x->ns.name, &who, x->ns.nsid, mode,
+				      why);
+	if (fd < 0)
+		probe_run_set_reason(x, "%s", why[0] ? why : strerror(-fd));
+	return fd;
+}
+
 /* Open namespace @plan->nsid of the drive: O_EXCL when it is to be written. */
 static int raw_open(struct exec_ctx *x, int *ret_fd, uint64_t *ret_area, bool *ret_writable)
 {
@@ -129,8 +153,8 @@ static int raw_open(struct exec_ctx *x, int *ret_fd, uint64_t *ret_area, bool *r
 	}
 	/* O_EXCL: the kernel refuses while anything, in any mount namespace, has it
 	 * mounted, swapped on or held, and refuses them while we hold it. */
-	fd = open(dev, (writable ? O_RDWR | O_EXCL : O_RDONLY) | O_DIRECT | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0 && errno == EBUSY && writable && preset_reads(p->preset)) {
+	fd = ns_open(x, writable ? DEV_NS_WRITE : DEV_NS_READ);
+	if (fd == -EBUSY && writable && preset_reads(p->preset)) {
 		/* In use, as a mounted namespace is (btrfs hides from mountinfo):
 		 * like one, it is only read. */
 		snprintf(why, sizeof(why),
@@ -138,26 +162,16 @@ static int raw_open(struct exec_ctx *x, int *ret_fd, uint64_t *ret_area, bool *r
 			 "on, or held by md/dm): only read",
 			 dev);
 		writable = false;
-		fd = open(dev, O_RDONLY | O_DIRECT | O_CLOEXEC | O_NOFOLLOW);
+		fd = ns_open(x, DEV_NS_READ);
 	}
-	if (fd < 0) {
-		r = -errno;
-		if (r == -EBUSY)
-			probe_run_set_reason(
-				x,
-				"%s is in use (mounted, in this or another mount namespace, "
-				"swapped on, or held by md/dm): refused",
-				dev);
-		else
-			probe_run_set_reason(x, "%s: %s", dev, strerror(-r));
-		return r;
-	}
+	if (fd < 0)
+		return fd;
 	r = raw_check(x, fd);
 	if (r < 0)
 		goto fail;
 	if (writable) {
 		struct stat a, b;
-		x->sig_fd = open(dev, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		x->sig_fd = ns_open(x, DEV_NS_SIG);
 		if (x->sig_fd < 0 || fstat(x->sig_fd, &a) < 0 || fstat(fd, &b) < 0 ||
 		    a.st_rdev != b.st_rdev) {
 			probe_run_set_reason(x, "%s changed while being opened: refused", dev);

@@ -4,10 +4,12 @@
  * (dev_wire_req_parse(), issue 15 §1: validated again on the privileged side).
  * Rules: an accepted request names a known command, its strings end inside
  * their fields, a controller name is letters and digits, an error log read
- * asks for 1..256 entries, a self-test start is short, extended or abort; its
- * answer's payload is at most 256 error log entries.
+ * asks for 1..256 entries, a self-test start is short, extended or abort, a
+ * namespace to open is "nvme<N>n<M>" of a named drive, NSID 1..FFFFFFFEh, in
+ * one of three modes; its answer's payload is at most 256 error log entries.
  */
 #include <errno.h>
+#include <stdio.h>
 
 #include "fuzz.h"
 #include "nvmond/dev/dev_wire.h"
@@ -34,6 +36,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (q.op == DEV_OP_SELFTEST_START)
 		FUZZ_CHECK(q.stc == SELFTEST_CODE_SHORT || q.stc == SELFTEST_CODE_EXTENDED ||
 			   q.stc == SELFTEST_CODE_ABORT);
+	if (q.op == DEV_OP_OPEN_NS) {
+		unsigned a, b;
+		int end = 0;
+		FUZZ_CHECK(sscanf(q.name, "nvme%un%u%n", &a, &b, &end) == 2 && !q.name[end]);
+		FUZZ_CHECK(q.has_who == 1 && q.serial[0]);
+		FUZZ_CHECK(q.nsid >= 1 && q.nsid < 0xffffffffu);
+		FUZZ_CHECK(q.n == DEV_NS_WRITE || q.n == DEV_NS_READ || q.n == DEV_NS_SIG);
+	}
 	FUZZ_CHECK(dev_wire_resp_len(&q) <= (size_t)DEV_WIRE_ERRLOG_MAX * ERRLOG_ENTRY_SIZE);
 	return 0;
 }

@@ -224,10 +224,10 @@ default_schedule = daily 02:00 short
 
     # ---- the device channel's requests (dev_wire.h: struct dev_wire_req, 160 bytes)
     def wire(op, name=b"nvme0", n=1, stc=1, who=1, model=b"Samsung SSD 980 PRO 1TB",
-             serial=b"S5GXNX0R123456", magic=0x4E56444B):
+             serial=b"S5GXNX0R123456", magic=0x4E56444B, nsid=0xFFFFFFFF):
         r = struct.pack("<IIIIq", magic, op, 7, n, 1796005160000)
         r += name.ljust(64, b"\0") + model.ljust(41, b"\0") + serial.ljust(21, b"\0")
-        r += bytes([who, 0, stc, 3, 0]) + b"\0" + struct.pack("<I", 0xFFFFFFFF)
+        r += bytes([who, 0, stc, 3, 0]) + b"\0" + struct.pack("<I", nsid)
         return r.ljust(160, b"\0")
     for op in range(1, 12):  # scans (2) and options (7) name no controller
         put("dev_wire", "op-%02d" % op, wire(op, name=b"" if op in (2, 7) else b"nvme0"))
@@ -235,6 +235,9 @@ default_schedule = daily 02:00 short
     put("dev_wire", "selftest-abort", wire(9, stc=15))
     put("dev_wire", "name-path", wire(3, name=b"nvme0/../sda"))
     put("dev_wire", "bad-magic", wire(3, magic=0))
+    for mode in (1, 2, 3):  # DEV_OP_OPEN_NS: write, read, signature check
+        put("dev_wire", "open-ns-%d" % mode, wire(12, name=b"nvme0n1", n=mode, nsid=1))
+    put("dev_wire", "open-ns-partition", wire(12, name=b"nvme0n1p1", n=1, nsid=1))
 
 
 if __name__ == "__main__":

@@ -78,6 +78,16 @@ struct dev_ident {
 	const char *model, *serial;
 };
 
+/* How a probe opens a namespace's block device (dev_backend_ops.open_ns). */
+enum dev_ns_mode {
+	DEV_NS_WRITE = 1, /* O_RDWR | O_EXCL | O_DIRECT: a blank namespace to write */
+	DEV_NS_READ,	  /* O_RDONLY | O_DIRECT: to read */
+	DEV_NS_SIG,	  /* O_RDONLY, buffered: for libblkid's signature check */
+};
+
+/* The reason an open_ns was refused, as the privileged side words it. */
+#define DEV_NS_REASON_MAX 256
+
 /*
  * A backend answers scans and SMART reads. Two exist: the real one (libnvme) and
  * the demo drives. @now_ms is wall-clock unix milliseconds, passed in so that the
@@ -136,6 +146,14 @@ struct dev_backend_ops {
 	void (*set_guard)(void *ctx, struct dev_guard *g);
 	/* Optional: the demo drives' self-test schedule hand-over (demo.h). */
 	int (*selftest_handover)(void *ctx, const char *name, int64_t at_ms);
+	/*
+	 * Optional: the device process opens block device /dev/@ns, namespace
+	 * @nsid of drive @who, for a probe (@mode), after its own checks, and
+	 * sends the descriptor back (dev_remote.h). NULL: the caller opens it.
+	 * Return: the descriptor, or negative errno with @ret_reason.
+	 */
+	int (*open_ns)(void *ctx, const char *ns, const struct dev_ident *who, uint32_t nsid,
+		       enum dev_ns_mode mode, char ret_reason[DEV_NS_REASON_MAX]);
 };
 
 /* The Device Self-test command's NSID for the controller and every namespace. */
@@ -204,6 +222,16 @@ struct dev_backend *dev_backend_free(struct dev_backend *b);
 
 /** dev_scan() - See &dev_backend_ops.scan. Return: 0 or negative errno. */
 int dev_scan(struct dev_backend *b, int64_t now_ms, struct dev_info **ret, size_t *ret_n);
+
+/**
+ * dev_open_ns() - See &dev_backend_ops.open_ns: the device process opens a
+ * probe's namespace. Not through the guard: opening a block device sends no
+ * command to the controller.
+ * Return: the descriptor; -EOPNOTSUPP when the backend has no device process
+ * (the caller opens it itself); or negative errno with @ret_reason.
+ */
+int dev_open_ns(struct dev_backend *b, const char *ns, const struct dev_ident *who, uint32_t nsid,
+		enum dev_ns_mode mode, char ret_reason[DEV_NS_REASON_MAX]);
 
 /**
  * dev_read_smart() - See &dev_backend_ops.read_smart.

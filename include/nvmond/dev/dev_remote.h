@@ -22,6 +22,22 @@ int dev_serve(int fd, struct dev_backend *b, int open_err);
 
 #define DEV_SERVE_THREADS 1024
 
+/*
+ * Open block device /dev/@ns, namespace @nsid of drive @who, in @mode, after
+ * checking it is that and may be opened so (the probes' rules: probe_nsopen.h).
+ * Return: the descriptor, or negative errno with @ret_reason.
+ */
+typedef int (*dev_ns_opener_fn)(const char *ns, const struct dev_ident *who, uint32_t nsid,
+				enum dev_ns_mode mode, char ret_reason[DEV_NS_REASON_MAX]);
+
+/**
+ * dev_serve_ns() - dev_serve(), and DEV_OP_OPEN_NS answered by @open_ns:
+ * the descriptor it opens goes to the daemon with the answer and is closed
+ * here. The daemon, without privilege, can then read or write that namespace
+ * and nothing else (docs/security.md).
+ */
+int dev_serve_ns(int fd, struct dev_backend *b, int open_err, dev_ns_opener_fn open_ns);
+
 /**
  * dev_remote_open() - A backend whose commands go to the device process at
  * the other end of @fd (taken over: closed by dev_backend_free()). Waits for

@@ -27,6 +27,13 @@ enum dev_wire_op {
 	DEV_OP_SELFTEST_START,
 	DEV_OP_READ_SELFTEST,
 	DEV_OP_HANDOVER, /* a demo drive's self-test schedule (demo.h) */
+	/*
+	 * A probe's namespace: name = "nvme0n1", who = the drive (required),
+	 * nsid, n = enum dev_ns_mode. The answer: DEV_NS_REASON_MAX bytes, the
+	 * reason when refused; when opened, the descriptor comes with it
+	 * (SCM_RIGHTS), the only answer that carries one.
+	 */
+	DEV_OP_OPEN_NS,
 	_DEV_OP_MAX,
 };
 
@@ -44,7 +51,7 @@ enum dev_wire_op {
 
 struct dev_wire_req {
 	uint32_t magic, op, id;
-	uint32_t n; /* DEV_OP_READ_ERRLOG: entries */
+	uint32_t n; /* DEV_OP_READ_ERRLOG: entries; DEV_OP_OPEN_NS: enum dev_ns_mode */
 	int64_t now_ms;
 	char name[DEV_NAME_MAX];
 	char model[41], serial[21];
@@ -72,7 +79,8 @@ struct dev_wire_hello {
  * name of letters and digits where the command needs one (none where not),
  * an entry count
  * within 1..DEV_WIRE_ERRLOG_MAX, a self-test code that only starts a short or
- * extended test or aborts one.
+ * extended test or aborts one; a namespace to open named "nvme<N>n<M>", with
+ * the drive it must belong to, an NSID and a known mode.
  * Return: 0 with @ret filled, -EPROTO for a broken frame (wrong size or
  * magic: the channel is not to be trusted any more), -EINVAL for a request
  * to refuse.
@@ -86,5 +94,6 @@ int dev_wire_req_parse(const void *buf, size_t len, struct dev_wire_req *ret);
  */
 size_t dev_wire_resp_len(const struct dev_wire_req *q);
 
-/* Whether an answer of @len payload bytes fits request @q. */
+/* Whether an answer of @len payload bytes fits request @q (DEV_OP_OPEN_NS:
+ * its reason, whether it succeeded or not). */
 bool dev_wire_resp_ok(const struct dev_wire_req *q, int32_t ret, size_t len);

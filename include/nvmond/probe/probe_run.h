@@ -11,6 +11,7 @@
 #include "nvmond/analysis/cliff.h"
 #include "nvmond/probe/probe.h"
 #include "nvmond/probe/probe_file.h"
+#include "nvmond/dev/dev.h"
 #include "nvmond/dev/smart.h"
 #include "nvmond/store/store_probe.h"
 
@@ -74,6 +75,15 @@ struct probe_hooks {
 	int (*charge)(void *ctx, uint64_t lease, uint64_t written);
 	/* Record the probe file just made, before it gets its name. May be NULL. */
 	int (*file_made)(void *ctx, const char *dir, const struct probe_file_id *id);
+	/*
+	 * Open block device @ns, namespace @nsid of drive @who, in @mode (a raw
+	 * target; copy-to's source too): the daemon's goes to the device
+	 * process, the only one that may open block devices. NULL: opened here
+	 * by probe_ns_open() (the command line). Return: fd, or negative errno
+	 * with @ret_reason.
+	 */
+	int (*open_ns)(void *ctx, const char *ns, const struct dev_ident *who, uint32_t nsid,
+		       enum dev_ns_mode mode, char ret_reason[DEV_NS_REASON_MAX]);
 	/* Right before phase @step starts (its checks passed): a group run waits
 	 * there for its other drives (probe_group.h). May be NULL. */
 	void (*phase_start)(void *ctx, size_t step);

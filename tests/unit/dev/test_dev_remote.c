@@ -5,11 +5,15 @@
  * backend. Every command answers as the backend itself does; the channel
  * closing fails what waits; a broken frame stops the server.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <criterion/criterion.h>
@@ -258,4 +262,181 @@ Test(dev_remote, stuck_controller_holds_only_its_channel, .timeout = 20)
 	pthread_join(s.t, NULL);
 	dev_backend_free(local);
 	dev_backend_free(s.b);
+}
+
+/* ---- DEV_OP_OPEN_NS: a descriptor from the device process ---- */
+
+static char opened_path[64];
+
+/* The test's opener: a temporary file stands for nvme0n1 of drive S1; nvme1n1 is busy. */
+static int test_opener(const char *ns, const struct dev_ident *who, uint32_t nsid,
+		       enum dev_ns_mode mode, char ret_reason[DEV_NS_REASON_MAX])
+{
+	if (strcmp(ns, "nvme0n1") || strcmp(who->serial, "S1") || nsid != 1 ||
+	    mode != DEV_NS_WRITE) {
+		snprintf(ret_reason, DEV_NS_REASON_MAX, "/dev/%s is in use: refused", ns);
+		return -EBUSY;
+	}
+	return open(opened_path, O_RDWR | O_CLOEXEC);
+}
+
+static void *serve_ns(void *arg)
+{
+	struct served *s = arg;
+
+	s->ret = dev_serve_ns(s->fd, s->b, 0, test_opener);
+	return NULL;
+}
+
+static int fd_count(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	cr_assert_not_null(d);
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+/* Rule: the namespace the device process opened reaches the daemon as a
+ * descriptor of that very file; a refusal comes with its reason and no descriptor. */
+Test(dev_remote, open_ns_passes_the_descriptor)
+{
+	struct served s = {0};
+	struct dev_backend *remote;
+	struct dev_ident who = {.model = "", .serial = "S1"};
+	char why[DEV_NS_REASON_MAX] = "";
+	struct stat a, b;
+	int sv[2], tfd;
+
+	snprintf(opened_path, sizeof(opened_path), "/tmp/nvmond-test-ns-XXXXXX");
+	tfd = mkstemp(opened_path);
+	cr_assert_geq(tfd, 0);
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	cr_assert_eq(dev_demo_open_n(1, &s.b), 0);
+	s.fd = sv[1];
+	cr_assert_eq(pthread_create(&s.t, NULL, serve_ns, &s), 0);
+	cr_assert_eq(dev_remote_open(sv[0], &remote), 0);
+	cr_assert_not_null(remote->ops->open_ns, "the hello announces DEV_OP_OPEN_NS");
+
+	/* The first call opens the channel: count after it. */
+	int fd = dev_open_ns(remote, "nvme0n1", &who, 1, DEV_NS_WRITE, why);
+	cr_assert_geq(fd, 0, "opened: %d %s", fd, why);
+	int before = fd_count();
+	cr_assert_eq(fstat(fd, &a), 0);
+	cr_assert_eq(fstat(tfd, &b), 0);
+	cr_expect(a.st_dev == b.st_dev && a.st_ino == b.st_ino, "the very file the opener opened");
+	cr_expect_eq(fcntl(fd, F_GETFD) & FD_CLOEXEC, FD_CLOEXEC, "close-on-exec, as opened");
+	cr_assert_eq(pwrite(fd, "nvmond", 6, 0), 6);
+	char got[8] = "";
+	cr_assert_eq(pread(tfd, got, 6, 0), 6);
+	cr_expect_str_eq(got, "nvmond");
+	close(fd);
+
+	why[0] = '\0';
+	cr_expect_eq(dev_open_ns(remote, "nvme1n1", &who, 1, DEV_NS_WRITE, why), -EBUSY);
+	cr_expect_str_eq(why, "/dev/nvme1n1 is in use: refused");
+	cr_expect_eq(dev_open_ns(remote, "nvme0n1", &who, 1, DEV_NS_READ, why), -EBUSY,
+		     "the opener sees the mode asked for");
+	/* Refused by the request check before the opener: a partition. */
+	why[0] = '\0';
+	cr_expect_eq(dev_open_ns(remote, "nvme0n1p1", &who, 1, DEV_NS_WRITE, why), -EINVAL);
+	cr_expect(why[0] != '\0', "a refusal has a reason");
+	/* The refusals left no descriptor: the one got is closed above, and each
+	 * other name has a channel of its own ("~nvme1n1", "~nvme0n1p1"), both of
+	 * whose ends are in this process. */
+	int after = fd_count();
+	cr_expect_eq(after, before - 1 + 2 * 2,
+		     "no descriptor left over by the refusals: %d, was %d", after, before);
+	dev_backend_free(remote);
+	pthread_join(s.t, NULL);
+	close(tfd);
+	unlink(opened_path);
+	dev_backend_free(s.b);
+}
+
+/* Without an opener (the device process of an older build) nothing is opened there. */
+Test(dev_remote, open_ns_unsupported)
+{
+	struct served s;
+	struct dev_backend *local, *remote;
+	char why[DEV_NS_REASON_MAX] = "";
+
+	pair(&s, &local, &remote);
+	cr_expect_null(remote->ops->open_ns);
+	cr_expect_eq(
+		dev_open_ns(remote, "nvme0n1", &(struct dev_ident){"", "S1"}, 1, DEV_NS_READ, why),
+		-EOPNOTSUPP);
+	dev_backend_free(remote);
+	pthread_join(s.t, NULL);
+	dev_backend_free(local);
+	dev_backend_free(s.b);
+}
+
+/* A device process that answers a SMART read with a descriptor. */
+static void *stray_fd_server(void *arg)
+{
+	int fd = *(int *)arg, cfd = -1, extra = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	struct dev_wire_req q;
+	char cbuf[CMSG_SPACE(sizeof(int))] = {0};
+	struct iovec iov = {.iov_base = &q, .iov_len = sizeof(q)};
+	struct msghdr m = {.msg_iov = &iov,
+			   .msg_iovlen = 1,
+			   .msg_control = cbuf,
+			   .msg_controllen = sizeof(cbuf)};
+
+	/* The new channel's end, then the request on it. */
+	if (recvmsg(fd, &m, MSG_WAITALL) != sizeof(q) || !CMSG_FIRSTHDR(&m))
+		return NULL;
+	memcpy(&cfd, CMSG_DATA(CMSG_FIRSTHDR(&m)), sizeof(int));
+	if (read(cfd, &q, sizeof(q)) != sizeof(q))
+		return NULL;
+	struct {
+		struct dev_wire_resp h;
+		uint8_t page[SMART_LOG_SIZE];
+	} a = {.h = {.magic = DEV_WIRE_MAGIC, .op = q.op, .id = q.id, .len = SMART_LOG_SIZE}};
+	struct iovec aiov = {.iov_base = &a, .iov_len = sizeof(a)};
+	struct msghdr am = {.msg_iov = &aiov,
+			    .msg_iovlen = 1,
+			    .msg_control = cbuf,
+			    .msg_controllen = sizeof(cbuf)};
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&am);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &extra, sizeof(int));
+	(void)sendmsg(cfd, &am, MSG_NOSIGNAL);
+	close(extra);
+	/* Wait for the daemon's end to close the channel. */
+	(void)read(cfd, &q, 1);
+	close(cfd);
+	return NULL;
+}
+
+/* Rule: a descriptor comes only with a namespace opened: one with any other
+ * answer breaks the channel, and is closed, not kept. */
+Test(dev_remote, stray_descriptor_breaks_the_channel)
+{
+	struct dev_wire_resp h = {
+		.magic = DEV_WIRE_MAGIC, .op = DEV_OP_HELLO, .len = sizeof(struct dev_wire_hello)};
+	struct dev_wire_hello hello = {.backend = "fake", .ops = 1u << DEV_OP_READ_SMART};
+	struct dev_backend *remote;
+	uint8_t page[SMART_LOG_SIZE];
+	pthread_t t;
+	int sv[2];
+
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	cr_assert_eq(write(sv[1], &h, sizeof(h)), (ssize_t)sizeof(h));
+	cr_assert_eq(write(sv[1], &hello, sizeof(hello)), (ssize_t)sizeof(hello));
+	cr_assert_eq(dev_remote_open(sv[0], &remote), 0);
+	int before = fd_count();
+	cr_assert_eq(pthread_create(&t, NULL, stray_fd_server, &sv[1]), 0);
+	cr_expect_eq(dev_read_smart(remote, "nvme0", NULL, NOW, page), -EPROTO);
+	dev_backend_free(remote);
+	pthread_join(t, NULL);
+	close(sv[1]);
+	/* The channel's socket and the stray descriptor are gone, both ends of the first too. */
+	cr_expect_eq(fd_count(), before - 2, "a stray descriptor was kept");
 }

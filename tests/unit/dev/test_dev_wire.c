@@ -53,7 +53,80 @@ static void op_max(struct dev_wire_req *q)
 static void op_last(struct dev_wire_req *q)
 {
 	q->op = _DEV_OP_MAX - 1;
-	strcpy(q->name, "demo1");
+	strcpy(q->name, "nvme1n1");
+	q->nsid = 1;
+}
+/* DEV_OP_OPEN_NS: a namespace of the drive named, one of three ways. */
+static void ns_ok(struct dev_wire_req *q)
+{
+	strcpy(q->name, "nvme0n1");
+	q->nsid = 1;
+	q->n = DEV_NS_WRITE;
+}
+static void ns_read(struct dev_wire_req *q)
+{
+	ns_ok(q);
+	q->n = DEV_NS_READ;
+}
+static void ns_sig(struct dev_wire_req *q)
+{
+	ns_ok(q);
+	q->n = DEV_NS_SIG;
+}
+static void ns_mode_zero(struct dev_wire_req *q)
+{
+	ns_ok(q);
+	q->n = 0;
+}
+static void ns_mode_over(struct dev_wire_req *q)
+{
+	ns_ok(q);
+	q->n = DEV_NS_SIG + 1;
+}
+static void ns_ctrl_name(struct dev_wire_req *q)
+{
+	ns_ok(q);
+	strcpy(q->name, "nvme0");
+}
+static void ns_other_disk(struct dev_wire_req *q)
+{
+	ns_ok(q);
+	strcpy(q->name, "sda");
+}
+static void ns_partition(struct dev_wire_req *q)
+{
+	ns_ok(q);
+	strcpy(q->name, "nvme0n1p1");
+}
+static void ns_generic(struct dev_wire_req *q)
+{
+	ns_ok(q);
+	strcpy(q->name, "ng0n1");
+}
+static void ns_path(struct dev_wire_req *q)
+{
+	ns_ok(q);
+	strcpy(q->name, "nvme0n1/../sda");
+}
+static void ns_no_who(struct dev_wire_req *q)
+{
+	ns_ok(q);
+	q->has_who = 0;
+}
+static void ns_no_serial(struct dev_wire_req *q)
+{
+	ns_ok(q);
+	q->serial[0] = '\0';
+}
+static void ns_nsid_zero(struct dev_wire_req *q)
+{
+	ns_ok(q);
+	q->nsid = 0;
+}
+static void ns_nsid_all(struct dev_wire_req *q)
+{
+	ns_ok(q);
+	q->nsid = 0xffffffffu;
 }
 static void name_unterminated(struct dev_wire_req *q)
 {
@@ -163,6 +236,27 @@ static const struct wcase cases[] = {
 	 DEV_OP_SELFTEST_START, -EINVAL},
 	{"STC 0 starts nothing: refused", stc_none, DEV_OP_SELFTEST_START, -EINVAL},
 	{"the self-test code matters only to a start", stc_vendor, DEV_OP_READ_SELFTEST, 0},
+	{"a probe's namespace may be opened to write (O_EXCL)", ns_ok, DEV_OP_OPEN_NS, 0},
+	{"a probe's namespace may be opened to read", ns_read, DEV_OP_OPEN_NS, 0},
+	{"a probe's namespace may be opened for its signature check", ns_sig, DEV_OP_OPEN_NS, 0},
+	{"mode 0 is no way to open: refused", ns_mode_zero, DEV_OP_OPEN_NS, -EINVAL},
+	{"a mode past the signature check's is unknown: refused", ns_mode_over, DEV_OP_OPEN_NS,
+	 -EINVAL},
+	{"only a namespace (nvme<N>n<M>) is opened, never a controller", ns_ctrl_name,
+	 DEV_OP_OPEN_NS, -EINVAL},
+	{"only a namespace is opened, never another disk", ns_other_disk, DEV_OP_OPEN_NS, -EINVAL},
+	{"only a whole namespace is opened, never a partition", ns_partition, DEV_OP_OPEN_NS,
+	 -EINVAL},
+	{"only a namespace's block device, never its generic char device", ns_generic,
+	 DEV_OP_OPEN_NS, -EINVAL},
+	{"a namespace's name is never a path", ns_path, DEV_OP_OPEN_NS, -EINVAL},
+	{"opening a namespace names the drive it must belong to", ns_no_who, DEV_OP_OPEN_NS,
+	 -EINVAL},
+	{"the drive a namespace must belong to has a serial", ns_no_serial, DEV_OP_OPEN_NS,
+	 -EINVAL},
+	{"NSID 0 is no namespace", ns_nsid_zero, DEV_OP_OPEN_NS, -EINVAL},
+	{"NSID FFFFFFFFh (every namespace) is no namespace", ns_nsid_all, DEV_OP_OPEN_NS, -EINVAL},
+	{"the open mode matters only to opening a namespace", ns_mode_over, DEV_OP_READ_SMART, 0},
 };
 
 Test(dev_wire, request_table)
@@ -225,4 +319,11 @@ Test(dev_wire, answer_lengths)
 	cr_expect(dev_wire_resp_ok(&q, 0, SELFTEST_LOG_SIZE));
 	q = good(DEV_OP_READ_HWMON);
 	cr_expect(dev_wire_resp_ok(&q, 0, sizeof(struct nvme_hwmon_temps)));
+	/* Opening a namespace answers with its reason, whether it opened or not. */
+	q = good(DEV_OP_OPEN_NS);
+	cr_expect(dev_wire_resp_ok(&q, 0, DEV_NS_REASON_MAX));
+	cr_expect(dev_wire_resp_ok(&q, -EBUSY, DEV_NS_REASON_MAX));
+	cr_expect(!dev_wire_resp_ok(&q, -EBUSY, 0));
+	cr_expect(!dev_wire_resp_ok(&q, 0, 0));
+	cr_expect(!dev_wire_resp_ok(&q, 0, DEV_NS_REASON_MAX + 1));
 }

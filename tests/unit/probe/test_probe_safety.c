@@ -17,6 +17,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "nvmond/probe/probe_nsopen.h"
 #include "nvmond/probe/probe_safety.h"
 
 #define MiB (1ull << 20)
@@ -286,6 +287,45 @@ Test(probe_target, raw_namespaces_on_a_fixture, .init = fx_setup, .fini = fx_tea
 	cr_expect(f.mounted);
 	cr_expect_str_eq(f.mountpoint, "/data");
 	cr_expect_eq(probe_raw_verdict(&f, "nvme0n2", true, true, why), -EPERM);
+}
+
+/*
+ * Rule (docs/security.md#privilege-separation): the device process opens a
+ * probe's namespace only when asked for one by name ("nvme<N>n<M>") of a
+ * named drive, and opens one to write only when nothing is on it: the checks
+ * that need no descriptor come before open(), so a refused namespace is never
+ * opened at all (this host has no /dev/nvme0n1: an open() would say ENOENT).
+ */
+Test(probe_target, namespace_opener_refuses_before_opening, .init = fx_setup, .fini = fx_teardown)
+{
+	struct dev_ident who = {.model = "", .serial = "S1"}, nobody = {.model = "", .serial = ""};
+	char why[DEV_NS_REASON_MAX], mi[PATH_MAX + 16];
+	static const char *const not_a_namespace[] = {
+		"sda", "nvme0", "nvme0n1p1", "ng0n1", "../nvme0n1", "nvme0n1/", "", "nvme0n1 "};
+
+	snprintf(mi, sizeof(mi), "%s/mountinfo", fx);
+	for (size_t i = 0; i < sizeof(not_a_namespace) / sizeof(not_a_namespace[0]); i++)
+		cr_expect_eq(
+			probe_ns_open_at(fx, mi, not_a_namespace[i], &who, 1, DEV_NS_READ, why),
+			-EINVAL, "\"%s\" is not a namespace's name", not_a_namespace[i]);
+	cr_expect_eq(probe_ns_open_at(fx, mi, "nvme0n2", &nobody, 2, DEV_NS_READ, why), -EINVAL,
+		     "a namespace of no drive");
+	cr_expect_eq(probe_ns_open_at(fx, mi, "nvme0n2", &who, 0, DEV_NS_READ, why), -EINVAL,
+		     "NSID 0");
+	cr_expect_eq(probe_ns_open_at(fx, mi, "nvme0n2", &who, 2, (enum dev_ns_mode)0, why),
+		     -EINVAL, "no such mode");
+	cr_expect_eq(probe_ns_open_at(fx, mi, "nvme0n2", &who, 2, (enum dev_ns_mode)4, why),
+		     -EINVAL, "no such mode");
+
+	/* To write: a partition, a holder, a mount refuse it before it is opened. */
+	cr_expect_eq(probe_ns_open_at(fx, mi, "nvme0n1", &who, 1, DEV_NS_WRITE, why), -EPERM);
+	cr_expect(strstr(why, "partition"), "%s", why);
+	cr_expect_eq(probe_ns_open_at(fx, mi, "nvme0n3", &who, 3, DEV_NS_WRITE, why), -EPERM);
+	cr_expect(strstr(why, "held"), "%s", why);
+	put("mountinfo2", "30 1 259:2 / /data rw - xfs /dev/nvme0n2 rw\n");
+	snprintf(mi, sizeof(mi), "%s/mountinfo2", fx);
+	cr_expect_eq(probe_ns_open_at(fx, mi, "nvme0n2", &who, 2, DEV_NS_WRITE, why), -EPERM);
+	cr_expect(strstr(why, "mounted"), "%s", why);
 }
 
 Test(probe_target, filesystem_through_dm_belongs_to_its_controller, .init = fx_setup,

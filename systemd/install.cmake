@@ -4,6 +4,9 @@
 #   <sbindir>/nvmond                             (CMakeLists.txt)
 #   <datadir>/nvmond/web/                        (CMakeLists.txt)
 #   <prefix>/lib/systemd/system/nvmond.service   ExecStart follows the prefix
+#   <prefix>/lib/sysusers.d/nvmond.conf          the user nvmond (User= of the unit);
+#                                                systemd-sysusers runs on it when
+#                                                installing to the real root
 #   /etc/nvmond/nvmond.conf                      only when there is none yet
 #   <docdir>/nvmond.conf                         the annotated sample, always
 #   <mandir>/man8/nvmond.8, man5/nvmond.conf.5
@@ -21,6 +24,23 @@ string(REPLACE "/usr/local/sbin/nvmond" "${CMAKE_INSTALL_FULL_SBINDIR}/nvmond" n
        "${nvmond_unit}")
 file(WRITE ${CMAKE_BINARY_DIR}/systemd/nvmond.service "${nvmond_unit}")
 install(FILES ${CMAKE_BINARY_DIR}/systemd/nvmond.service DESTINATION ${NVMOND_UNITDIR})
+
+# The unit's User=nvmond. Made at once when installing to this machine (no DESTDIR:
+# a package or an image build makes it at boot, systemd-sysusers.service).
+set(NVMOND_SYSUSERSDIR lib/sysusers.d CACHE STRING
+    "sysusers.d directory (relative paths are under the prefix)")
+install(FILES ${CMAKE_SOURCE_DIR}/systemd/nvmond.sysusers DESTINATION ${NVMOND_SYSUSERSDIR}
+        RENAME nvmond.conf)
+install(CODE "
+  find_program(NVMOND_SYSUSERS systemd-sysusers)
+  if(\"\$ENV{DESTDIR}\" STREQUAL \"\" AND NVMOND_SYSUSERS)
+    message(STATUS \"Running: \${NVMOND_SYSUSERS} ${CMAKE_SOURCE_DIR}/systemd/nvmond.sysusers\")
+    execute_process(COMMAND \${NVMOND_SYSUSERS} ${CMAKE_SOURCE_DIR}/systemd/nvmond.sysusers
+                    RESULT_VARIABLE nvmond_sysusers_rc)
+    if(NOT nvmond_sysusers_rc EQUAL 0)
+      message(WARNING \"systemd-sysusers failed (\${nvmond_sysusers_rc}): make the user nvmond by hand\")
+    endif()
+  endif()")
 
 # Man pages: nvmond.conf(5) lists the keys of systemd/nvmond.conf, generated so
 # that the two never disagree.
@@ -50,6 +70,17 @@ install(CODE "
   else()
     file(INSTALL DESTINATION /etc/nvmond TYPE FILE PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ
          FILES \"${CMAKE_SOURCE_DIR}/systemd/nvmond.conf\")
+  endif()
+  # The unit runs as nvmond, which reads it (again on reload): group nvmond when
+  # it has root's (0640 root:root before the unit had a User=).
+  if(\"\$ENV{DESTDIR}\" STREQUAL \"\")
+    execute_process(COMMAND getent group nvmond RESULT_VARIABLE nvmond_no_group OUTPUT_QUIET)
+    execute_process(COMMAND stat -c %g /etc/nvmond/nvmond.conf OUTPUT_VARIABLE nvmond_conf_gid
+                    OUTPUT_STRIP_TRAILING_WHITESPACE)
+    if(nvmond_no_group EQUAL 0 AND nvmond_conf_gid STREQUAL \"0\")
+      message(STATUS \"Group nvmond: /etc/nvmond/nvmond.conf\")
+      execute_process(COMMAND chgrp nvmond /etc/nvmond/nvmond.conf)
+    endif()
   endif()")
 
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/migrations/ DESTINATION ${CMAKE_INSTALL_DATADIR}/nvmond/migrations

@@ -32,6 +32,7 @@ enum cfg_type {
 	CFG_T_LISTEN,	/* listen_host + listen_port */
 	CFG_T_ENUM,	/* an enum (int-sized), value from a choice list */
 	CFG_T_SIZE,	/* uint64_t bytes ("400TB"), bounds in bytes */
+	CFG_T_USER,	/* char[]: "" or the name of a user that exists (getpwnam) */
 };
 
 struct cfg_choice {
@@ -106,6 +107,11 @@ _Static_assert(sizeof(enum cfg_http_auth) == sizeof(int), "enum cfg_http_auth is
 		.section = sec, .key = name, .type = CFG_T_ENUM, .offset = CFG_OFF(field, ctype),  \
 		.choices = list, .hint = hnt, .def = dflt                                          \
 	}
+#define USER(sec, name, field, dflt)                                                               \
+	{                                                                                          \
+		.section = sec, .key = name, .type = CFG_T_USER, .offset = CFG_OFF(field, char *), \
+		.max = sizeof(((struct cfg *)0)->field) - 1, .def = dflt                           \
+	}
 #define LISTEN(sec, name, dflt)                                                                    \
 	{                                                                                          \
 		.section = sec, .key = name, .type = CFG_T_LISTEN, .def = dflt                     \
@@ -125,6 +131,8 @@ static const struct cfg_key cfg_keys[] = {
 	     "error, warning, info or debug", "info"),
 	ENUM("daemon", "wake_sleeping", wake_sleeping, int, cfg_bool_choices, "yes or no", "no"),
 	DURATION("daemon", "device_timeout", device_timeout_ms, MS_PER_SEC, 60 * MS_PER_SEC, "5s"),
+	/* The user the HTTP process becomes when started as root (main_privsep.c). */
+	USER("daemon", "user", user, ""),
 	UINT32("store", "buffer_samples", buffer_samples, 1, 10000000, "100000"),
 	DURATION("store", "retry_max", retry_max_ms, MS_PER_SEC, MS_PER_HOUR, "60s"),
 	DURATION("store", "commit_interval", commit_interval_ms, 0, MS_PER_MIN, "0"),
@@ -375,6 +383,23 @@ static int cfg_key_apply(const struct cfg_key *k, void *base, const char *value,
 				k->key, value);
 		memcpy(c->listen_host, host, sizeof(host));
 		c->listen_port = port;
+		return 0;
+	}
+
+	case CFG_T_USER: {
+		size_t len = strlen(value);
+		struct passwd pw, *res = NULL;
+		char pwbuf[4096];
+
+		if (len > (size_t)k->max)
+			return cfg_error(err, errsize,
+					 "%s: the name is too long (%zu bytes, max %" PRId64 ")",
+					 k->key, len, k->max);
+		if (len && (getpwnam_r(value, &pw, pwbuf, sizeof(pwbuf), &res) != 0 || !res))
+			return cfg_error(err, errsize, "%s: no user '%s' on this system", k->key,
+					 value);
+		memset(field, 0, (size_t)k->max + 1);
+		memcpy(field, value, len);
 		return 0;
 	}
 

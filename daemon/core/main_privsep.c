@@ -4,10 +4,16 @@
  * process is forked first, while nothing else runs: it opens the controllers
  * and keeps the privileges device commands need, under a seccomp filter that
  * leaves it no network socket. This process, which goes on to serve HTTP,
- * then gives up every capability before its first thread starts.
+ * then gives up every capability before its first thread starts and, started
+ * as root with [daemon] user, becomes that user first.
  */
+#define _GNU_SOURCE /* setresuid(), getresuid() */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
+#include <grp.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <poll.h>
@@ -26,6 +32,7 @@
 #include "nvmond/core/log.h"
 #include "nvmond/dev/dev_remote.h"
 #include "nvmond/dev/dev_sandbox.h"
+#include "nvmond/probe/probe_lock.h"
 #include "nvmond/probe/probe_nsopen.h"
 
 #include "main_cli.h"
@@ -45,15 +52,23 @@ static int caps_limit(void)
 	return 0;
 }
 
+/*
+ * No effective or permitted capability (the ambient set is a part of the
+ * permitted one). An inheritable set is harmless under no_new_privs, which
+ * makes execve() grant nothing the process does not already hold; it is what
+ * a service started with AmbientCapabilities= keeps after its restart without
+ * capabilities, since only capset(), which the unit refuses, could clear it.
+ */
 static bool caps_none(void)
 {
 	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
 	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3] = {{0}};
+	bool nnp = prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1;
 
 	if (syscall(SYS_capget, &h, d) < 0)
 		return false;
 	for (size_t i = 0; i < _LINUX_CAPABILITY_U32S_3; i++)
-		if (d[i].effective || d[i].permitted || d[i].inheritable)
+		if (d[i].effective || d[i].permitted || (d[i].inheritable && !nnp))
 			return false;
 	return true;
 }
@@ -151,16 +166,146 @@ static int adopt(const char *v, struct dev_backend **ret_backend, struct privsep
 	return 0;
 }
 
+/*
+ * Before becoming @pw: the probe lock directory ([probes] lock_dir, by default
+ * /run/nvmond for root) made if missing and handed to the user when root owns
+ * it and it holds nothing but probe locks (a lock_dir of /run or /tmp is not
+ * given away), whose files root made are opened up to read (flock() works on
+ * a read-only descriptor). Logs what it cannot do: the probes then report it.
+ */
+static void lock_dir_prepare(const struct cfg *c, const struct passwd *pw)
+{
+	char buf[CFG_PATH_MAX];
+	const char *dir =
+		c->probe_lock_dir[0] ? c->probe_lock_dir : probe_lock_dir_default(buf, sizeof(buf));
+	struct dirent *e;
+	struct stat st;
+	bool locks_only = true;
+	DIR *d;
+	int fd;
+
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+		log_warn("cannot make the probe lock directory %s: %s", dir, strerror(errno));
+		return;
+	}
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		log_warn("cannot open the probe lock directory %s: %s", dir, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	if (st.st_uid != 0) {
+		if (st.st_uid != pw->pw_uid)
+			log_warn("the probe lock directory %s belongs to uid %u, not to %s: probes "
+				 "may fail to take their lock",
+				 dir, (unsigned)st.st_uid, pw->pw_name);
+		close(fd);
+		return;
+	}
+	d = fdopendir(dup(fd));
+	while (d && (e = readdir(d)))
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 &&
+		    fnmatch("probe-*.lock", e->d_name, FNM_PERIOD) != 0)
+			locks_only = false;
+	if (d && locks_only) {
+		rewinddir(d);
+		while ((e = readdir(d))) {
+			struct stat f;
+			if (fnmatch("probe-*.lock", e->d_name, FNM_PERIOD) == 0 &&
+			    fstatat(fd, e->d_name, &f, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    S_ISREG(f.st_mode) && f.st_uid == 0 && (f.st_mode & 0044) != 0044)
+				(void)fchmodat(fd, e->d_name, 0644, 0);
+		}
+	}
+	if (!d || !locks_only)
+		log_warn("the probe lock directory %s belongs to root and holds other files: not "
+			 "handing it to %s, whose probes may fail to take their lock",
+			 dir, pw->pw_name);
+	else if (fchown(fd, pw->pw_uid, pw->pw_gid) < 0)
+		log_warn("cannot hand the probe lock directory %s to %s: %s", dir, pw->pw_name,
+			 strerror(errno));
+	if (d)
+		closedir(d);
+	close(fd);
+}
+
+/*
+ * Started as root: become @pw for good. The bounding and ambient sets go
+ * first (the bounding set takes CAP_SETPCAP, which goes with uid 0), with
+ * no_new_privs; then the groups, gid and uid: without SECBIT_KEEP_CAPS the
+ * kernel clears the permitted and effective sets when the last uid 0 goes,
+ * and privsep_caps_drop() clears the inheritable one.
+ * Return: 0, or -errno of the call refused.
+ */
+static int user_become(const struct passwd *pw)
+{
+	gid_t g = pw->pw_gid;
+	int r = caps_limit();
+
+	if (r < 0)
+		return r;
+	if (setgroups(1, &g) < 0 || setresgid(g, g, g) < 0 ||
+	    setresuid(pw->pw_uid, pw->pw_uid, pw->pw_uid) < 0)
+		return -errno;
+	return privsep_caps_drop();
+}
+
+/* Every uid and gid is @pw's, its group the only one, no capability is left. */
+static bool user_is(const struct passwd *pw)
+{
+	uid_t ru, eu, su;
+	gid_t rg, eg, sg, groups[2];
+
+	return getresuid(&ru, &eu, &su) == 0 && getresgid(&rg, &eg, &sg) == 0 &&
+	       getgroups(2, groups) == 1 && groups[0] == pw->pw_gid && ru == pw->pw_uid &&
+	       eu == pw->pw_uid && su == pw->pw_uid && rg == pw->pw_gid && eg == pw->pw_gid &&
+	       sg == pw->pw_gid && caps_none();
+}
+
+/*
+ * [daemon] user: Return: 1 with *@ret_pw when started as root with it set
+ * (@pwbuf holds its strings), else 0, warning once about what is left as it is.
+ */
+static int user_wanted(const struct cfg *c, struct passwd *ret_pw, char *pwbuf, size_t len)
+{
+	struct passwd *res = NULL;
+
+	if (geteuid() == 0 && !c->user[0]) {
+		log_warn("the HTTP process keeps uid 0 (without a capability): set [daemon] user "
+			 "to run it as an unprivileged user");
+		return 0;
+	}
+	if (!c->user[0])
+		return 0;
+	if (getpwnam_r(c->user, ret_pw, pwbuf, len, &res) != 0 || !res)
+		return -ENOENT;
+	if (geteuid() != 0 && ret_pw->pw_uid != geteuid()) {
+		log_warn("[daemon] user = %s is ignored: nvmond was not started as root (it runs "
+			 "as uid %u)",
+			 c->user, (unsigned)geteuid());
+		return 0;
+	}
+	return geteuid() == 0;
+}
+
 int privsep_start(const struct cfg *c, char **argv, struct dev_backend **ret_backend,
 		  struct privsep *ret)
 {
 	const char *handed = getenv(PRIVSEP_ENV);
 	pid_t parent = getpid(), pid;
-	int sv[2], r;
+	struct passwd pw;
+	char pwbuf[4096];
+	int sv[2], r, as_user;
 
 	*ret = (struct privsep){.pid = 0, .pidfd = -1};
 	if (handed)
 		return adopt(handed, ret_backend, ret);
+	as_user = user_wanted(c, &pw, pwbuf, sizeof(pwbuf));
+	if (as_user < 0) {
+		log_error("[daemon] user = %s: no such user", c->user);
+		return as_user;
+	}
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
 		r = -errno;
 		log_error("cannot create the device channel: %s", strerror(-r));
@@ -181,8 +326,31 @@ int privsep_start(const struct cfg *c, char **argv, struct dev_backend **ret_bac
 	close(sv[1]);
 	ret->pid = pid;
 	ret->pidfd = pidfd_open(pid, 0);
-	r = privsep_caps_drop();
-	if (r == -EPERM && argv) {
+	if (as_user) {
+		lock_dir_prepare(c, &pw);
+		r = user_become(&pw);
+		if (r < 0 || !user_is(&pw)) {
+			if (r < 0)
+				log_error("cannot become user %s (uid %u): %s%s", pw.pw_name,
+					  (unsigned)pw.pw_uid, strerror(-r),
+					  r == -EPERM ? " (a system call filter, or not all of "
+							"root's capabilities?)"
+						      : "");
+			else
+				log_error("not user %s (uid %u, gid %u) without capabilities after "
+					  "switching to it: refusing to serve HTTP",
+					  pw.pw_name, (unsigned)pw.pw_uid, (unsigned)pw.pw_gid);
+			close(sv[0]);
+			privsep_reap(ret);
+			return r < 0 ? r : -EPERM;
+		}
+		log_info("this process runs as user %s (uid %u) without capabilities", pw.pw_name,
+			 (unsigned)pw.pw_uid);
+		r = 0;
+	} else {
+		r = privsep_caps_drop();
+	}
+	if (r == -EPERM && argv && !as_user) {
 		if (ret->pidfd >= 0)
 			close(ret->pidfd);
 		r = reexec_without_caps(argv, sv[0], pid);

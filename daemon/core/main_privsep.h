@@ -21,7 +21,8 @@ struct privsep {
  * privsep_start() - Fork the device process (it opens the backend as
  * open_backend() does, confines itself with dev_sandbox_apply() and answers
  * on a socket pair), then drop every capability of this process (see
- * PRIVSEP_ENV). Call it
+ * PRIVSEP_ENV) and, started as root with [daemon] user, become that user
+ * (a negative errno, logged, when it cannot). Call it
  * before any thread starts. @ret_backend: the device process's backend as
  * seen from here (dev_remote.h).
  * Return: 0, or negative errno (logged).

@@ -19,8 +19,11 @@
 char *probe_lock_dir_default(char *buf, size_t len)
 {
 	const char *xdg = getenv("XDG_RUNTIME_DIR");
+	struct stat st;
 
-	if (geteuid() == 0)
+	/* Its owner: the unit's User= (RuntimeDirectory=), or [daemon] user. */
+	if (geteuid() == 0 ||
+	    (stat(PROBE_LOCK_DIR_ROOT, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid()))
 		snprintf(buf, len, "%s", PROBE_LOCK_DIR_ROOT);
 	else if (xdg && xdg[0] == '/')
 		snprintf(buf, len, "%s/nvmond", xdg);
@@ -58,6 +61,7 @@ int probe_lock_take(const char *dir, const char *serial, const char *who, int *r
 		    char ret_reason[PROBE_LOCK_ERR_MAX])
 {
 	char name[128], path[PATH_MAX];
+	bool read_only = false;
 	struct stat st;
 	int fd, r;
 
@@ -77,7 +81,21 @@ int probe_lock_take(const char *dir, const char *serial, const char *who, int *r
 			 "cannot make the lock directory %.160s: %s", dir, strerror(-r));
 		return r;
 	}
-	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	/*
+	 * Root (`nvmond probe`) and the daemon's user share the directory: each
+	 * must open the other's files. A new file is made 0644 whatever the umask
+	 * (the unit's is 0077); one that is not ours to write is locked read-only
+	 * (flock() needs no write access), without our holder line.
+	 */
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd >= 0)
+		(void)fchmod(fd, 0644);
+	else if (errno == EEXIST)
+		fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == EACCES) {
+		fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		read_only = fd >= 0;
+	}
 	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		r = fd < 0 ? -errno : -EINVAL;
 		snprintf(ret_reason, PROBE_LOCK_ERR_MAX, "cannot open the probe lock %.160s: %s",
@@ -105,7 +123,7 @@ int probe_lock_take(const char *dir, const char *serial, const char *who, int *r
 	char line[96];
 	int len =
 		snprintf(line, sizeof(line), "pid %ld, %s\n", (long)getpid(), who ? who : "nvmond");
-	if (ftruncate(fd, 0) == 0 && pwrite(fd, line, (size_t)len, 0) < 0) {
+	if (!read_only && ftruncate(fd, 0) == 0 && pwrite(fd, line, (size_t)len, 0) < 0) {
 		/* Only the message of others depends on it. */
 	}
 	*ret_fd = fd;

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # `cmake --install` end to end:
 #  1. into a DESTDIR: binary, unit (ExecStart for this prefix, sandbox rated OK),
+#     the sysusers.d file of its User=nvmond (valid for systemd-sysusers; not run
+#     on this machine for a DESTDIR install),
 #     sample config (kept when one exists), man pages (render without warnings,
 #     name every option and key), migrations, web assets, Prometheus files;
 #  2. a build configured for a temporary prefix, installed there: the installed
@@ -20,7 +22,8 @@ PREFIX=$(cache CMAKE_INSTALL_PREFIX)
 D=$TMP/dest
 DESTDIR=$D cmake --install "$NVMOND_BUILD" > "$TMP/install.log" 2>&1 ||
 	fail "cmake --install: $(tail -5 "$TMP/install.log")"
-for f in sbin/nvmond lib/systemd/system/nvmond.service share/man/man8/nvmond.8 \
+for f in sbin/nvmond lib/systemd/system/nvmond.service lib/sysusers.d/nvmond.conf \
+	share/man/man8/nvmond.8 \
 	share/man/man5/nvmond.conf.5 share/doc/nvmond/nvmond.conf share/nvmond/web/index.html \
 	share/nvmond/migrations/0001_init.sql share/nvmond/prometheus/nvmond.rules.yml \
 	share/nvmond/prometheus/grafana-dashboard.json share/nvmond/prometheus/scrape.yml; do
@@ -43,6 +46,21 @@ if command -v systemd-analyze > /dev/null; then
 	python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) <= 4.0 else 1)" "$exposure" ||
 		fail "installed unit exposure $exposure > 4.0"
 	echo "ok: installed unit: exposure $exposure"
+fi
+
+# The unit's user: systemd-sysusers makes it from the installed file (in a root
+# of its own); a DESTDIR install leaves this machine's users alone.
+grep -q '^User=nvmond$' "$unit" || fail "installed unit without User=nvmond"
+grep 'Running: .*sysusers' "$TMP/install.log" &&
+	fail "a DESTDIR install ran systemd-sysusers on this machine"
+if command -v systemd-sysusers > /dev/null; then
+	mkdir -p "$TMP/sysroot/etc"
+	systemd-sysusers --root="$TMP/sysroot" "$D$PREFIX/lib/sysusers.d/nvmond.conf" \
+		> "$TMP/sysusers.log" 2>&1 || fail "systemd-sysusers: $(cat "$TMP/sysusers.log")"
+	grep -q '^nvmond:x:[0-9]*:[0-9]*:nvmond NVMe monitor:/var/lib/nvmond:' "$TMP/sysroot/etc/passwd" ||
+		fail "systemd-sysusers made no user nvmond: $(cat "$TMP/sysroot/etc/passwd" "$TMP/sysusers.log")"
+	grep -q '^nvmond:' "$TMP/sysroot/etc/group" || fail "systemd-sysusers made no group nvmond"
+	echo "ok: sysusers.d/nvmond.conf makes the user and group nvmond"
 fi
 
 # An existing configuration survives a reinstall.

@@ -11,9 +11,11 @@
 #     (issue 15: at most 2.0 for the single unit).
 #  4. the daemon runs under what of the unit's sandbox its own code could trip
 #     on: ProcSubset=pid + ProtectProc=invisible (a /proc of process directories
-#     only) and SystemCallFilter=~@resources ~@privileged (EPERM): it starts,
-#     drops its capabilities without capset() (it starts itself again, same pid),
-#     keeps its device process, raises its RLIMIT_NOFILE, serves, runs the exec
+#     only), SystemCallFilter=~@resources ~@privileged (EPERM), and User= with
+#     AmbientCapabilities=CAP_SYS_ADMIN CAP_DAC_OVERRIDE (setpriv: uid nobody,
+#     those two ambient): it starts, drops its capabilities without capset() (it
+#     starts itself again, same pid, still nobody), keeps its device process
+#     with the two capabilities, raises its RLIMIT_NOFILE, serves, runs the exec
 #     hook (posix_spawn) and stops cleanly.
 # Env: NVMOND_BIN, NVMOND_SRC (set by ctest).
 set -u
@@ -179,7 +181,9 @@ else
 	[ -s "$TMP/verify.bad" ] && fail "systemd-analyze verify: $(cat "$TMP/verify.bad")"
 	grep -q '^Type=notify$' "$NVMOND_SRC/systemd/nvmond.service" || fail "unit is not Type=notify"
 	grep -q '^WatchdogSec=' "$NVMOND_SRC/systemd/nvmond.service" || fail "unit has no WatchdogSec="
-	for want in '^ProcSubset=pid$' '^SystemCallFilter=~@resources$'; do
+	for want in '^ProcSubset=pid$' '^SystemCallFilter=~@resources$' '^User=nvmond$' \
+		'^AmbientCapabilities=CAP_SYS_ADMIN CAP_DAC_OVERRIDE$' \
+		'^CapabilityBoundingSet=CAP_SYS_ADMIN CAP_DAC_OVERRIDE$'; do
 		grep -q "$want" "$NVMOND_SRC/systemd/nvmond.service" || fail "unit lacks $want (part 4 checks it)"
 	done
 fi
@@ -187,11 +191,17 @@ fi
 # ---- 4. the daemon under the unit's /proc and @resources restrictions ----------------
 # Without systemd as PID 1: a private mount namespace whose /proc is mounted as
 # ProcSubset=pid and ProtectProc=invisible mount it, and a seccomp filter that
-# makes the @resources system calls fail with EPERM (unit_sandbox.py).
+# makes the @resources system calls fail with EPERM (unit_sandbox.py), started
+# as the unit starts it: a user's uid with two ambient capabilities (setpriv).
 if [ "$(id -u)" != 0 ] || [ "$(uname -m)" != x86_64 ] || ! command -v unshare > /dev/null ||
-	! unshare -m true 2> /dev/null; then
-	echo "SKIP (part): the sandboxed run needs root, x86_64 and unshare -m"
+	! unshare -m true 2> /dev/null || ! command -v setpriv > /dev/null ||
+	! id nobody > /dev/null 2>&1; then
+	echo "SKIP (part): the sandboxed run needs root, x86_64, unshare -m, setpriv and the user nobody"
 else
+	# The daemon (nobody) reads the config and runs the hook from $TMP, writes in $TMP/sbox.
+	chmod 711 "$TMP"
+	mkdir "$TMP/sbox" && chown nobody "$TMP/sbox" || fail "setup"
+	caps=+sys_admin,+dac_override
 	REAL_BIN=$NVMOND_BIN
 	SANDBOX_PY=$(cd "$(dirname "$0")" && pwd)/unit_sandbox.py
 	cat > "$TMP/sandboxed.sh" << EOF
@@ -201,18 +211,20 @@ exec unshare -m --propagation private sh -c '
 	mount -t proc -o subset=pid,hidepid=invisible proc /proc || exit 90
 	[ -e /proc/partitions ] && exit 91
 	[ "\$(ulimit -Hn)" = unlimited ] || [ "\$(ulimit -Hn)" -gt 256 ] && ulimit -Sn 256
-	exec python3 "\$0" "\$@"' "$SANDBOX_PY" "$REAL_BIN" "\$@"
+	exec setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=$caps \\
+		--ambient-caps=$caps python3 "\$0" "\$@"' "$SANDBOX_PY" "$REAL_BIN" "\$@"
 EOF
 	chmod +x "$TMP/sandboxed.sh"
 	cat > "$TMP/hook.sh" << EOF
 #!/bin/sh
-echo "\$NVMOND_STATE \$NVMOND_DEVICE" >> "$TMP/hook.log"
+echo "\$NVMOND_STATE \$NVMOND_DEVICE" >> "$TMP/sbox/hook.log"
 EOF
-	chmod +x "$TMP/hook.sh"
+	chmod 755 "$TMP/hook.sh"
 	# 50 °C below WCTEMP: demo1 fires an alert at once, and the hook runs.
-	printf '[daemon]\npoll_interval = 200ms\n[alerts]\nwarning_margin = 50\nexec = %s\n' \
-		"$TMP/hook.sh" > "$TMP/s.conf"
-	NVMOND_BIN=$TMP/sandboxed.sh start_daemon --demo --db "$TMP/sdb" --config "$TMP/s.conf"
+	printf '[daemon]\npoll_interval = 200ms\n[alerts]\nwarning_margin = 50\nexec = %s\n[probes]\nlock_dir = %s\n' \
+		"$TMP/hook.sh" "$TMP/sbox/locks" > "$TMP/s.conf"
+	chmod 644 "$TMP/s.conf"
+	NVMOND_BIN=$TMP/sandboxed.sh start_daemon --demo --db "$TMP/sbox/sdb" --config "$TMP/s.conf"
 	[ "$(readlink "/proc/$DAEMON_PID/exe")" = "$(readlink -f "$REAL_BIN")" ] ||
 		fail "pid $DAEMON_PID is $(readlink "/proc/$DAEMON_PID/exe"), not the daemon"
 	nofile=$(awk '/^Max open files/ { print $4, $5 }' "/proc/$DAEMON_PID/limits")
@@ -221,16 +233,27 @@ EOF
 	http_get /api/v1/devices > /dev/null
 	grep -q 'this process holds no capability (started again without them)' "$DAEMON_LOG" ||
 		fail "capset() refused: no restart without capabilities in the log"
-	eff=$(awk '$1 == "CapEff:" { print $2 }' "/proc/$DAEMON_PID/status")
-	[ "$eff" = 0000000000000000 ] || fail "the sandboxed daemon holds capabilities: CapEff $eff"
+	for f in CapEff CapPrm CapAmb; do
+		v=$(awk -v k="$f:" '$1 == k { print $2 }' "/proc/$DAEMON_PID/status")
+		[ "$v" = 0000000000000000 ] || fail "the sandboxed daemon holds capabilities: $f $v"
+	done
+	nuid=$(id -u nobody)
+	duid=$(awk '$1 == "Uid:" { print $2, $3, $4, $5 }' "/proc/$DAEMON_PID/status")
+	[ "$duid" = "$nuid $nuid $nuid $nuid" ] || fail "the sandboxed daemon's Uid: $duid, want $nuid"
 	sdev=$(pgrep -P "$DAEMON_PID" -x nvmond-dev) || fail "no device process under the sandbox"
+	# CAP_SYS_ADMIN (21) and CAP_DAC_OVERRIDE (1): the unit's two, and only those.
+	deff=$(awk '$1 == "CapEff:" { print $2 }' "/proc/$sdev/status")
+	[ "$deff" = 0000000000200002 ] ||
+		fail "the device process's CapEff $deff, want 0000000000200002 (sys_admin, dac_override)"
+	[ "$(awk '$1 == "Uid:" { print $2 }' "/proc/$sdev/status")" = "$nuid" ] ||
+		fail "the device process's uid is not nobody's"
 	[ "$(awk '$1 == "Seccomp_filters:" { print $2 }' "/proc/$sdev/status")" -ge 2 ] ||
 		fail "the device process lacks its own seccomp filter under the sandbox's"
-	hooked() { grep -q '^firing demo1$' "$TMP/hook.log" 2> /dev/null; }
+	hooked() { grep -q '^firing demo1$' "$TMP/sbox/hook.log" 2> /dev/null; }
 	wait_for 15 hooked || fail "the exec hook did not run under the sandbox: $(tail -5 "$DAEMON_LOG")"
 	stop_daemon
 	grep -qiE 'operation not permitted|/proc/' "$DAEMON_LOG" &&
 		fail "the sandboxed daemon logged: $(grep -iE 'operation not permitted|/proc/' "$DAEMON_LOG")"
-	echo "ok: sandboxed run: /proc subset=pid, ~@resources ~@privileged; capabilities dropped by a restart; RLIMIT_NOFILE $1/$2, exec hook ran"
+	echo "ok: sandboxed run as nobody with ambient sys_admin, dac_override: /proc subset=pid, ~@resources ~@privileged; capabilities dropped by a restart (device process CapEff $deff); RLIMIT_NOFILE $1/$2, exec hook ran"
 fi
 pass

@@ -9,6 +9,7 @@
 #define CFG_DEFAULT_LISTEN "127.0.0.1:9470"
 #define CFG_PATH_MAX	   4096
 #define CFG_ERR_MAX	   512
+#define CFG_USER_MAX	   64 /* [daemon] user: a login name */
 
 enum cfg_demo {
 	CFG_DEMO_AUTO, /* demo drives only when no NVMe controller is found */
@@ -105,6 +106,7 @@ struct cfg {
 	enum log_level log_level;
 	int wake_sleeping;	   /* 1: poll runtime-suspended drives anyway (wakes them) */
 	int64_t device_timeout_ms; /* a device command's deadline: past it, unresponsive */
+	char user[CFG_USER_MAX];   /* started as root: the HTTP process's user; "" = stay root */
 	/* [store] */
 	uint32_t buffer_samples;    /* samples held in memory while the database fails */
 	int64_t retry_max_ms;	    /* longest back-off between store retries */

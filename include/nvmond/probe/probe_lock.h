@@ -18,8 +18,9 @@
 
 /**
  * probe_lock_dir_default() - Where the locks live when [probes] lock_dir is
- * not set: /run/nvmond for root, else $XDG_RUNTIME_DIR/nvmond, else
- * /tmp/nvmond-UID.
+ * not set: /run/nvmond for root and for the user who owns it (the unit's
+ * User=, or [daemon] user, to whom the daemon hands it), else
+ * $XDG_RUNTIME_DIR/nvmond, else /tmp/nvmond-UID.
  * Return: @buf.
  */
 char *probe_lock_dir_default(char *buf, size_t len);
@@ -28,7 +29,10 @@ char *probe_lock_dir_default(char *buf, size_t len);
  * probe_lock_take() - Take the lock of the drive @serial without waiting,
  * making @dir (0700) when it is missing. The holder's pid and @who ("the
  * daemon", "nvmond probe") are written into the file for the refusal message
- * others get.
+ * others get. A new lock file is made 0644 (umask aside), so that root and
+ * the daemon's user can each open the other's; one this process may not
+ * write is locked through a read-only descriptor, and its holder line is
+ * then left as it was.
  * Return: 0 with *ret_fd (close it, or probe_lock_release(), to let go);
  * -EBUSY when another process holds it (@ret_reason says which); other
  * negative errno with @ret_reason filled.

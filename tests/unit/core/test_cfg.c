@@ -475,6 +475,7 @@ Test(cfg, load_all_keys)
 	cr_expect_eq(c.rescan_interval_ms, 300000);
 	cr_expect_eq(c.demo, CFG_DEMO_YES);
 	cr_expect_eq(c.log_level, LOG_LVL_DEBUG);
+	cr_expect_str_eq(c.user, "root");
 	cr_expect_eq(c.buffer_samples, 5000);
 	cr_expect_eq(c.retry_max_ms, 120000);
 	cr_expect_eq(c.commit_interval_ms, 5000);
@@ -930,4 +931,26 @@ Test(cfg, token)
 	cr_expect_str_eq(c.http_token, "abc123");
 	cfg_defaults(&c);
 	cr_expect_str_eq(c.http_token, "", "no token by default");
+}
+
+/*
+ * configuration.md, [daemon] user: empty by default (the daemon stays uid 0
+ * when started as root); a user that exists, else an error with the line.
+ */
+Test(cfg, user_must_exist)
+{
+	char err[CFG_ERR_MAX] = "";
+	struct cfg c;
+
+	cfg_defaults(&c);
+	cr_expect_str_eq(c.user, "", "no user by default");
+	cr_expect_eq(cfg_set(&c, "daemon", "user", "root", err), 0, "%s", err);
+	cr_expect_str_eq(c.user, "root");
+	cr_expect_eq(cfg_set(&c, "daemon", "user", "no-such-user-xyz", err), -EINVAL);
+	cr_expect_str_eq(err, "user: no user 'no-such-user-xyz' on this system");
+	cr_expect_str_eq(c.user, "root", "a refused value leaves the key as it was");
+	cr_expect_eq(cfg_set(&c, "daemon", "user", "", err), 0, "%s", err);
+	cr_expect_str_eq(c.user, "");
+	expect_load_error("[daemon]\n\nuser = no-such-user-xyz\n",
+			  "3: user: no user 'no-such-user-xyz' on this system");
 }

@@ -6,11 +6,13 @@
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <grp.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -100,6 +102,74 @@ Test(probe_lock, refuses_no_serial_and_a_bad_dir)
 	cr_expect(strstr(why, "lock directory"), "%s", why);
 	char buf[PATH_MAX];
 	cr_expect(probe_lock_dir_default(buf, sizeof(buf))[0] == '/');
+}
+
+/*
+ * probe_lock.h: root (`nvmond probe`) and the daemon's user share the lock
+ * directory. A lock file is made 0644 whatever the umask (the unit's is
+ * 0077), and one this process may not write is still locked, read-only,
+ * leaving the holder line as it was. As root the other side is a child that
+ * became nobody; otherwise the file is made 0400.
+ */
+Test(probe_lock, either_side_locks_the_others_file)
+{
+	char why[PROBE_LOCK_ERR_MAX], path[PATH_MAX + 32], before[96] = "", after[96] = "";
+	int fds[2], fd = -1;
+	struct stat st;
+	FILE *f;
+
+	mode_t old = umask(077);
+	cr_assert_eq(probe_lock_take(dir, "SER1", "nvmond probe", &fd, why), 0, "%s", why);
+	umask(old);
+	probe_lock_release(fd);
+	snprintf(path, sizeof(path), "%s/probe-SER1.lock", dir);
+	cr_assert_eq(stat(path, &st), 0);
+	cr_expect_eq(st.st_mode & 07777, 0644, "mode %o under umask 077", st.st_mode & 07777);
+	f = fopen(path, "r");
+	cr_assert_not_null(f);
+	cr_assert_not_null(fgets(before, sizeof(before), f));
+	fclose(f);
+
+	if (geteuid() == 0) {
+		cr_assert_eq(chmod(base, 0755), 0);
+		cr_assert_eq(chmod(dir, 0755), 0);
+	} else {
+		cr_assert_eq(chmod(path, 0400), 0);
+	}
+	cr_assert_eq(pipe(fds), 0);
+	pid_t pid = fork();
+	cr_assert(pid >= 0);
+	if (pid == 0) {
+		int l = -1;
+		char w[PROBE_LOCK_ERR_MAX];
+		if (geteuid() == 0 &&
+		    (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
+		     setresuid(65534, 65534, 65534) < 0))
+			_exit(2);
+		if (access(path, W_OK) == 0) /* the case under test: not ours to write */
+			_exit(3);
+		if (probe_lock_take(dir, "SER1", "the daemon", &l, w) < 0)
+			_exit(1);
+		(void)!write(fds[1], "x", 1);
+		pause(); /* killed below */
+		_exit(0);
+	}
+	close(fds[1]);
+	char c;
+	cr_assert_eq(read(fds[0], &c, 1), 1, "the other side could not lock the file");
+	cr_expect_eq(probe_lock_take(dir, "SER1", "nvmond probe", &fd, why), -EBUSY, "%s", why);
+	f = fopen(path, "r");
+	cr_assert_not_null(f);
+	cr_expect_not_null(fgets(after, sizeof(after), f));
+	fclose(f);
+	cr_expect_str_eq(after, before, "a read-only holder does not write its line");
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	close(fds[0]);
+	if (geteuid() != 0)
+		cr_assert_eq(chmod(path, 0600), 0);
+	cr_expect_eq(probe_lock_take(dir, "SER1", "nvmond probe", &fd, why), 0, "%s", why);
+	probe_lock_release(fd);
 }
 
 /*

@@ -134,6 +134,53 @@ smart "$c0" after9
 smart "$c1" after9
 umount /mnt/n1
 umount /mnt/n0
+
+# 10. The daemon as an unprivileged user (issue 15 §1): root starts it with
+# [daemon] user = nvmond; it serves HTTP as nvmond without a capability, and a
+# raw probe's namespace is opened by its device process (root), which sends the
+# descriptor back. nvmond itself can open no /dev/nvme*: su reproduces its
+# uid, gid and groups without root's capabilities.
+echo 'nvmond:x:990:990:nvmond:/nonexistent:/bin/sh' >>/etc/passwd
+echo 'nvmond:x:990:' >>/etc/group
+# n1's filesystem goes: the namespace is blank again (a signature refuses writes).
+dd if=/dev/zero of="/dev/$n1" bs=1M count=8 oflag=direct 2>/dev/null
+sync
+mkdir -p /tmp/ps && chown 990:990 /tmp/ps
+TOKEN=vm-probe-token-0123456789abcdef0123
+BASE=http://127.0.0.1:9470
+printf '[daemon]\ndemo = no\nuser = nvmond\nlisten = 127.0.0.1:9470\nweb_root = /usr/share/nvmond/web\npoll_interval = 1s\n[http]\ntoken = %s\n[probes]\nphase_duration = 1s\n%s\ndestructive = yes\nprobe_file_size = 32MiB\n' \
+	"$TOKEN" "$S1" >/tmp/ps.conf
+nvmond -c /tmp/ps.conf --db /tmp/ps/n.db >"$out/ps.log" 2>&1 &
+dpid=$!
+vm_wait_http "$BASE/healthz" 60 || echo "the daemon as nvmond did not answer"
+devpid=
+for p in /proc/[0-9]*; do
+	[ "$(cat "$p/comm" 2>/dev/null)" = nvmond-dev ] &&
+		grep -q "^PPid:[[:space:]]*$dpid\$" "$p/status" && devpid=${p#/proc/}
+done
+cat "/proc/$dpid/status" >"$out/ps.daemon.status"
+cat "/proc/$devpid/status" >"$out/ps.dev.status" 2>/dev/null
+su -s /bin/sh nvmond -c "exec 3</dev/$c1" 2>"$out/ps.open_ctrl.err"
+echo $? >"$out/ps.open_ctrl.rc"
+su -s /bin/sh nvmond -c "exec 3<>/dev/$n1" 2>"$out/ps.open_ns.err"
+echo $? >"$out/ps.open_ns.rc"
+sh -c "exec 3</dev/$c1 4<>/dev/$n1" 2>"$out/ps.root_open.err"
+echo $? >"$out/ps.root_open.rc"
+id1=
+vm_until 30 0.5 sh -c "curl -s $BASE/api/v1/devices | grep -q NVMOND-VM-0001"
+for i in 1 2 3; do
+	curl -s "$BASE/api/v1/devices/$i" | grep -q '"NVMOND-VM-0001"' && id1=$i
+done
+vm_http ps_post POST "/api/v1/devices/$id1/probes" '{"preset":"seq1m-q1"}'
+run=$(sed -n 's/.*"id": *\([0-9]*\).*/\1/p' "$out/ps_post.body")
+ended() { ! curl -s "$BASE/api/v1/probes/$run" | grep -q '"state": *"running"'; }
+[ -n "$run" ] && vm_until 90 0.5 ended
+curl -s "$BASE/api/v1/probes/$run" >"$out/ps.run.json"
+ls -l "/proc/$dpid/fd/" >"$out/ps.fds" 2>&1
+kill -TERM "$dpid"
+wait "$dpid"
+echo $? >"$out/ps.rc"
+echo "daemon as nvmond: run $run, rc $(cat "$out/ps.rc")"
 for f in "$out"/*.err "$out"/*.out; do
 	[ -s "$f" ] && { echo "--- $f"; head -c 400 "$f"; echo; }
 done

@@ -17,6 +17,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 vm_setup
 vm_add_bin "$NVMOND_BIN" /usr/bin/nvmond || vm_fail "could not copy $NVMOND_BIN and its libraries"
+# Part 10 runs the daemon (its web root, and curl for a POST with a token).
+curl_bin=$(command -v curl) || vm_skip "curl not installed on the host (copied into the guest)"
+vm_add_bin "$curl_bin" /usr/bin/curl || vm_fail "could not copy $curl_bin"
+mkdir -p "$VM_OVERLAY/usr/share/nvmond/web"
+echo '<!doctype html><title>nvmond</title>' >"$VM_OVERLAY/usr/share/nvmond/web/index.html"
 # ext4 (busybox mke2fs makes ext2; the ext4 driver mounts it), loaded by the guest script.
 vm_add_modules ext4 && grep -q ext4.ko "$VM_OVERLAY/vm/extra-modules" ||
 	vm_skip "no ext4 module for $VM_KVER"
@@ -204,5 +209,38 @@ fr, to = ct.get("from") or {}, ct.get("to") or {}
 check(fr.get("copy_self_id") == s["id"] and fr.get("copy_self_mb_s") and to.get("copy_self_mb_s") is None,
       "beside copy-self: from %s, to %s" % (fr.get("copy_self_mb_s"), to.get("copy_self_mb_s")))
 check("copy-self on" in ct.get("text", "") and "none" in ct.get("text", ""), "text: %s" % ct.get("text"))
+
+# 10. The daemon as user nvmond: no capability, no /dev/nvme*, and still a raw
+# probe, through the namespace its device process opened.
+def status(name):
+    f = {}
+    for line in text(name).splitlines():
+        k, _, v = line.partition(":")
+        f[k] = v.split()
+    return f
+ds, dv = status("ps.daemon.status"), status("ps.dev.status")
+check(ds.get("Uid") == ["990"] * 4 and ds.get("Gid") == ["990"] * 4 and ds.get("Groups") == ["990"],
+      "the daemon runs as nvmond: Uid %s Gid %s Groups %s" % (ds.get("Uid"), ds.get("Gid"), ds.get("Groups")))
+check(ds.get("CapEff") == ["0000000000000000"] and ds.get("CapPrm") == ["0000000000000000"]
+      and ds.get("NoNewPrivs") == ["1"], "the daemon holds no capability: CapEff %s CapPrm %s NoNewPrivs %s"
+      % (ds.get("CapEff"), ds.get("CapPrm"), ds.get("NoNewPrivs")))
+check(dv.get("Uid") == ["0"] * 4 and int((dv.get("CapEff") or ["0"])[0], 16) & (1 << 21),
+      "its device process is root with CAP_SYS_ADMIN: Uid %s CapEff %s" % (dv.get("Uid"), dv.get("CapEff")))
+for what in ("open_ctrl", "open_ns"):
+    check(rc("ps." + what) != 0 and "denied" in text("ps.%s.err" % what),
+          "nvmond's credentials cannot open the %s: rc %d, %s" % (
+              "controller" if what == "open_ctrl" else "namespace", rc("ps." + what),
+              text("ps.%s.err" % what).strip()[:120]))
+check(rc("ps.root_open") == 0, "root can (the device nodes exist): rc %d %s" % (rc("ps.root_open"), text("ps.root_open.err")[:120]))
+pr = json.load(open(os.path.join(out, "ps.run.json")))
+pr = pr.get("run", pr)
+check(pr.get("state") == "done" and pr.get("target", "").startswith("/dev/nvme") and pr.get("bytes_written", 0) > 0,
+      "a raw probe by the daemon as nvmond: %s %s on %s, %s bytes written" % (
+          pr.get("state"), pr.get("reason"), pr.get("target"), pr.get("bytes_written")))
+log = text("ps.log")
+check("runs as user nvmond" in log, "the daemon logged its user")
+check("opened for writing" in log, "the device process opened the namespace to write (log)")
+check("/dev/nvme" not in text("ps.fds"), "the daemon holds no /dev/nvme* after the run")
+check(rc("ps") == 0, "the daemon as nvmond stopped cleanly: rc %d" % rc("ps"))
 sys.exit(1 if errors else 0)
 PY

@@ -356,6 +356,16 @@ bool dev_guard_unresponsive(struct dev_guard *g, const char *ctrl)
 	return stuck;
 }
 
+int64_t dev_guard_timeout_ms(struct dev_guard *g)
+{
+	int64_t v;
+
+	pthread_mutex_lock(&g->lock);
+	v = g->timeout_ms;
+	pthread_mutex_unlock(&g->lock);
+	return v;
+}
+
 uint64_t dev_guard_timeouts(struct dev_guard *g)
 {
 	pthread_mutex_lock(&g->lock);

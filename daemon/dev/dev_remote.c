@@ -320,7 +320,9 @@ static int r_read_hwmon(void *ctx, const char *name, int64_t now_ms, struct nvme
 
 static void r_configure(void *ctx, const struct dev_opts *o)
 {
-	struct dev_wire_req q = {.op = DEV_OP_CONFIGURE, .wake_sleeping = o->wake_sleeping};
+	struct dev_wire_req q = {.op = DEV_OP_CONFIGURE,
+				 .wake_sleeping = o->wake_sleeping,
+				 .now_ms = o->device_timeout_ms};
 	int r = call(ctx, &q, NULL, NULL);
 
 	if (r < 0)

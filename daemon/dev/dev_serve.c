@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "nvmond/core/log.h"
+#include "nvmond/dev/dev_guard.h"
 #include "nvmond/dev/dev_remote.h"
 #include "nvmond/dev/dev_wire.h"
 #include "nvmond/util/io.h"
@@ -192,6 +193,9 @@ static int run(struct server *s, int fd, const struct dev_wire_req *q)
 	case DEV_OP_CONFIGURE:
 		if (o->configure)
 			o->configure(ctx, &(struct dev_opts){.wake_sleeping = q->wake_sleeping});
+		/* A reload's device_timeout reaches the scan's guard here too. */
+		if (q->now_ms > 0 && s->b->guard)
+			dev_guard_set_timeout(s->b->guard, q->now_ms);
 		r = 0;
 		break;
 	case DEV_OP_SENSOR_LIMITS:

@@ -379,7 +379,8 @@ int poller_new(const struct cfg *c, struct dev_backend *b, struct store *s, stru
 	if (!p)
 		return -ENOMEM;
 	*p = (struct poller){.cfg = *c, .backend = b, .store = s, .fleet = f};
-	dev_configure(b, &(struct dev_opts){.wake_sleeping = c->wake_sleeping});
+	dev_configure(b, &(struct dev_opts){.wake_sleeping = c->wake_sleeping,
+					    .device_timeout_ms = c->device_timeout_ms});
 	/* Every command of the daemon (polls, probes, self-tests) from now on
 	 * runs on its controller's worker, with a deadline (issue 15). */
 	r = dev_backend_guard(b, c->device_timeout_ms);
@@ -492,7 +493,8 @@ int poller_reconfigure(struct poller *p, const struct cfg *c)
 		p->buf = nb;
 	}
 	p->cfg = *c;
-	dev_configure(p->backend, &(struct dev_opts){.wake_sleeping = c->wake_sleeping});
+	dev_configure(p->backend, &(struct dev_opts){.wake_sleeping = c->wake_sleeping,
+						     .device_timeout_ms = c->device_timeout_ms});
 	return dev_backend_guard(p->backend, c->device_timeout_ms);
 }
 

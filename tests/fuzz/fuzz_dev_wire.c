@@ -36,6 +36,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (q.op == DEV_OP_SELFTEST_START)
 		FUZZ_CHECK(q.stc == SELFTEST_CODE_SHORT || q.stc == SELFTEST_CODE_EXTENDED ||
 			   q.stc == SELFTEST_CODE_ABORT);
+	if (q.op == DEV_OP_CONFIGURE)
+		FUZZ_CHECK(q.now_ms >= 0 && q.now_ms <= DEV_WIRE_TIMEOUT_MAX);
 	if (q.op == DEV_OP_OPEN_NS) {
 		unsigned a, b;
 		int end = 0;

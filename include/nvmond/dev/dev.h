@@ -67,6 +67,12 @@ struct dev_info {
 /* Backend options; the poller passes them (and again after a reload). */
 struct dev_opts {
 	bool wake_sleeping; /* [daemon] wake_sleeping: send commands to suspended drives */
+	/*
+	 * [daemon] device_timeout, for the device process's own guard (its scan's
+	 * Identify commands): 0 leaves it as it is. The daemon's guard has its
+	 * own (dev_backend_guard()).
+	 */
+	int64_t device_timeout_ms;
 };
 
 /*

@@ -71,6 +71,9 @@ int dev_guard_run_discard(struct dev_guard *g, const char *ctrl, dev_guard_fn fn
  */
 bool dev_guard_unresponsive(struct dev_guard *g, const char *ctrl);
 
+/** dev_guard_timeout_ms() - The deadline of every command, as last set. */
+int64_t dev_guard_timeout_ms(struct dev_guard *g);
+
 /** dev_guard_timeouts() - Commands that passed their deadline since the start. */
 uint64_t dev_guard_timeouts(struct dev_guard *g);
 

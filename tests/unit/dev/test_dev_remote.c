@@ -20,6 +20,7 @@
 
 #include "nvmond/dev/demo.h"
 #include "nvmond/dev/dev.h"
+#include "nvmond/dev/dev_guard.h"
 #include "nvmond/dev/dev_remote.h"
 #include "nvmond/dev/dev_wire.h"
 
@@ -258,6 +259,27 @@ Test(dev_remote, stuck_controller_holds_only_its_channel, .timeout = 20)
 	cr_expect_eq(x.ret, 0);
 	unlink(path);
 	unsetenv(DEV_DEMO_HANG_ENV);
+	dev_backend_free(remote);
+	pthread_join(s.t, NULL);
+	dev_backend_free(local);
+	dev_backend_free(s.b);
+}
+
+/* Rule: a reload's [daemon] device_timeout reaches the device process's own
+ * guard (its scan's Identify commands); 0 leaves it as it is. */
+Test(dev_remote, options_carry_the_device_timeout)
+{
+	struct served s;
+	struct dev_backend *local, *remote;
+
+	pair(&s, &local, &remote);
+	cr_assert_eq(dev_backend_guard(s.b, 5000), 0);
+	dev_configure(remote, &(struct dev_opts){.device_timeout_ms = 1234});
+	cr_expect_eq(dev_guard_timeout_ms(s.b->guard), 1234);
+	dev_configure(remote, &(struct dev_opts){.wake_sleeping = true});
+	cr_expect_eq(dev_guard_timeout_ms(s.b->guard), 1234, "0: as it is");
+	dev_configure(remote, &(struct dev_opts){.device_timeout_ms = 60000});
+	cr_expect_eq(dev_guard_timeout_ms(s.b->guard), 60000);
 	dev_backend_free(remote);
 	pthread_join(s.t, NULL);
 	dev_backend_free(local);

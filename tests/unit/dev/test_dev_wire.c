@@ -56,6 +56,31 @@ static void op_last(struct dev_wire_req *q)
 	strcpy(q->name, "nvme1n1");
 	q->nsid = 1;
 }
+/* DEV_OP_CONFIGURE: the device timeout rides in now_ms. */
+static void cfg_no_name(struct dev_wire_req *q)
+{
+	q->name[0] = '\0';
+}
+static void cfg_timeout_hour(struct dev_wire_req *q)
+{
+	cfg_no_name(q);
+	q->now_ms = DEV_WIRE_TIMEOUT_MAX;
+}
+static void cfg_timeout_over(struct dev_wire_req *q)
+{
+	cfg_no_name(q);
+	q->now_ms = DEV_WIRE_TIMEOUT_MAX + 1;
+}
+static void cfg_timeout_negative(struct dev_wire_req *q)
+{
+	cfg_no_name(q);
+	q->now_ms = -1;
+}
+static void cfg_timeout_zero(struct dev_wire_req *q)
+{
+	cfg_no_name(q);
+	q->now_ms = 0;
+}
 /* DEV_OP_OPEN_NS: a namespace of the drive named, one of three ways. */
 static void ns_ok(struct dev_wire_req *q)
 {
@@ -236,6 +261,10 @@ static const struct wcase cases[] = {
 	 DEV_OP_SELFTEST_START, -EINVAL},
 	{"STC 0 starts nothing: refused", stc_none, DEV_OP_SELFTEST_START, -EINVAL},
 	{"the self-test code matters only to a start", stc_vendor, DEV_OP_READ_SELFTEST, 0},
+	{"options may set the device timeout up to an hour", cfg_timeout_hour, DEV_OP_CONFIGURE, 0},
+	{"options set no device timeout over an hour", cfg_timeout_over, DEV_OP_CONFIGURE, -EINVAL},
+	{"a negative device timeout is refused", cfg_timeout_negative, DEV_OP_CONFIGURE, -EINVAL},
+	{"device timeout 0 leaves it as it is", cfg_timeout_zero, DEV_OP_CONFIGURE, 0},
 	{"a probe's namespace may be opened to write (O_EXCL)", ns_ok, DEV_OP_OPEN_NS, 0},
 	{"a probe's namespace may be opened to read", ns_read, DEV_OP_OPEN_NS, 0},
 	{"a probe's namespace may be opened for its signature check", ns_sig, DEV_OP_OPEN_NS, 0},

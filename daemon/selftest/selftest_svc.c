@@ -763,10 +763,10 @@ const struct api_endpoint *selftest_svc_endpoints(struct selftest_svc *t, size_t
 	return t->endpoints;
 }
 
-struct selftest_svc *selftest_svc_free(struct selftest_svc *t)
+void selftest_svc_stop(struct selftest_svc *t)
 {
 	if (!t)
-		return NULL;
+		return;
 	/* The answers not in yet never come: end what waited for them. */
 	t->async = dev_async_free(t->async);
 	while (t->ops) {
@@ -778,7 +778,14 @@ struct selftest_svc *selftest_svc_free(struct selftest_svc *t)
 		}
 		free(op);
 	}
-	free(t->dev);
-	free(t);
+}
+
+struct selftest_svc *selftest_svc_free(struct selftest_svc *t)
+{
+	selftest_svc_stop(t);
+	if (t) {
+		free(t->dev);
+		free(t);
+	}
 	return NULL;
 }

@@ -25,7 +25,9 @@
 #    and a short test running on demo1, demo1 hangs and a POST of a self-test
 #    on it waits on its HTTP thread only: demo0's samples (no gap over 2 s),
 #    /metrics within 1 s (also during that POST) and the watchdog go on, the
-#    POST answers; released, the test is aborted through the API.
+#    POST answers; released, the test is aborted through the API; stopped
+#    while such a POST waits (device_timeout 30s), the daemon and the POST
+#    end at once.
 # Env: NVMOND_BIN (ctest).
 set -u
 for tool in curl python3; do
@@ -310,7 +312,27 @@ out=$(api_post "/api/v1/devices/$D1/selftests/abort" '{}')
 echo "ok: demo1's self-test aborted once released: $out"
 
 [ "$DAEMON_PID" = "$PID0" ] && kill -0 "$DAEMON_PID" || fail "the daemon is not the one started"
+# Stopped while a self-test POST waits for hung demo1 (device_timeout 30s):
+# the daemon exits at once, the POST ends (503 "shutting down", or its
+# connection closed when the HTTP server stops first), never waits on.
+sed -i 's/^device_timeout = 4s$/device_timeout = 30s/' "$TMP/nvmond.conf"
+kill -HUP "$DAEMON_PID"
+wait_for 5 eval '[ "$(grep -c "configuration reloaded" "$DAEMON_LOG")" -ge 3 ]' ||
+	fail "the third reload was not logged"
+echo demo1 > "$TMP/hang"
+rm -f "$TMP/post.out"
+api_post "/api/v1/devices/$D1/selftests" '{"type":"short"}' > "$TMP/late.out" 2> /dev/null &
+POSTER=$!
+sleep 1 # the POST reaches the daemon and waits for demo1
+T_STOP=$(date +%s.%N)
 stop_daemon
+wait "$POSTER"
+T_STOP=$(python3 -c "import time; print(round(time.time() - $T_STOP, 2))")
+out=$(cat "$TMP/late.out")
+echo "ok: stopped while a self-test POST waited for demo1: the daemon and the POST ended after $T_STOP s, the POST: $out"
+python3 -c "assert $T_STOP < 10" || fail "stopping took $T_STOP s"
+[[ "$out" == "503 "*"shutting down"* || "$out" == "000 "* ]] || fail "the POST waiting at shutdown: $out"
+: > "$TMP/hang"
 wait "$LISTENER" || fail "notify listener failed"
 python3 - "$TMP/notify.log" << 'PY' || fail "watchdog pings too far apart: $(cat "$TMP/notify.log")"
 import sys

@@ -59,10 +59,14 @@ int selftest_svc_reconfigure(struct selftest_svc *t, const struct cfg *c,
 const struct api_endpoint *selftest_svc_endpoints(struct selftest_svc *t, size_t *ret_n);
 
 /**
- * selftest_svc_free() - Drop the commands still out (their requests end with
- * -ECANCELED). Before the loop and the backend are freed. Accepts NULL.
- * Return: NULL.
+ * selftest_svc_stop() - Once the loop stopped: drop the commands still out,
+ * and end their requests with -ECANCELED (an HTTP thread waiting for one
+ * answers 503 at once). Before the loop and the backend are freed. Accepts
+ * NULL.
  */
+void selftest_svc_stop(struct selftest_svc *t);
+
+/** selftest_svc_free() - selftest_svc_stop(), then free. Accepts NULL. Return: NULL. */
 struct selftest_svc *selftest_svc_free(struct selftest_svc *t);
 
 /* Who asks for a test: recorded with it ("schedule", "catch-up", "api", "cli"). */

@@ -496,9 +496,10 @@ static int run_daemon(const struct opts *o)
 		log_error("event loop failed: %s", strerror(-r));
 	status = r < 0 || d.device_gone ? EXIT_RUNTIME : EXIT_OK;
 out:
-	/* Release HTTP threads waiting on the main loop, then stop them. */
+	/* Release HTTP threads waiting on the main loop (or on a self-test's drive), then stop them. */
 	if (d.mainq)
 		mainq_shutdown(d.mainq);
+	selftest_svc_stop(d.selftests);
 	api = api_stop(api); /* no reader after this point */
 	/* Cancel probes and wait for their threads (each stores what it measured). */
 	d.probes = probe_svc_free(d.probes);

@@ -432,6 +432,29 @@ int dev_selftest_start(struct dev_backend *b, const char *name, const struct dev
 	return r < 0 ? r : dev_guard_run(b->guard, name, selftest_start_fn, &io, sizeof(io));
 }
 
+int dev_selftest_start_async(struct dev_async *a, const char *name, const struct dev_ident *who,
+			     int64_t now_ms, uint32_t nsid, uint8_t stc, dev_done_fn done,
+			     void *userdata)
+{
+	struct dev_backend *b = dev_async_backend(a);
+	struct selftest_start_io io;
+	int r;
+
+	if (stc != SELFTEST_CODE_SHORT && stc != SELFTEST_CODE_EXTENDED &&
+	    stc != SELFTEST_CODE_ABORT)
+		return -EINVAL;
+	if (!b->ops->selftest_start)
+		return -EOPNOTSUPP;
+	r = head_init(&io.h, b, name, who, now_ms);
+	if (r < 0)
+		return r;
+	io.nsid = nsid;
+	io.stc = stc;
+	/* No answer but the status: nothing after the block travels back. */
+	return dev_async_submit(a, name, selftest_start_fn, NULL, &io, sizeof(io), sizeof(io), done,
+				userdata);
+}
+
 struct selftest_log_io {
 	struct call_head h;
 	uint8_t page[SELFTEST_LOG_SIZE];
@@ -462,4 +485,20 @@ int dev_read_selftest(struct dev_backend *b, const char *name, const struct dev_
 	if (r == 0)
 		memcpy(ret_page, io.page, SELFTEST_LOG_SIZE);
 	return r;
+}
+
+int dev_read_selftest_async(struct dev_async *a, const char *name, const struct dev_ident *who,
+			    int64_t now_ms, dev_done_fn done, void *userdata)
+{
+	struct dev_backend *b = dev_async_backend(a);
+	struct selftest_log_io io;
+	int r;
+
+	if (!b->ops->read_selftest)
+		return -EOPNOTSUPP;
+	r = head_init(&io.h, b, name, who, now_ms);
+	if (r < 0)
+		return r;
+	return dev_async_submit(a, name, selftest_log_fn, NULL, &io, sizeof(io),
+				offsetof(struct selftest_log_io, page), done, userdata);
 }

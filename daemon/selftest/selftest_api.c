@@ -9,9 +9,11 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <jansson.h>
 
@@ -29,6 +31,7 @@
 #define HISTORY_LIMIT_DEFAULT 50
 #define HISTORY_LIMIT_MAX     1000
 #define SKIPS_LIMIT	      20
+#define REQUEST_PING_MS	      1000 /* whether the loop still runs, while a request waits */
 
 static json_t *time_pair(json_t *o, const char *key, const char *key_ms, int64_t ms)
 {
@@ -147,7 +150,17 @@ static void selftests_get(void *ctx, const struct api_request *req, struct api_r
 		api_reply_error(ret, 500, "out of memory");
 }
 
+/*
+ * A start or abort: the HTTP thread waits for its end, which comes on the loop
+ * (selftest_svc_request()'s @done) once the drive answered. Shared by both
+ * sides (@refs): whichever lets go last frees it.
+ */
 struct request_call {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int refs;
+	bool done;
+	int r;
 	struct selftest_svc *t;
 	int64_t id;
 	uint8_t stc;
@@ -157,18 +170,103 @@ struct request_call {
 	char reason[SELFTEST_SVC_ERR_MAX];
 };
 
+static void request_unref(struct request_call *c)
+{
+	pthread_mutex_lock(&c->mu);
+	bool last = --c->refs == 0;
+	pthread_mutex_unlock(&c->mu);
+	if (last) {
+		pthread_cond_destroy(&c->cv);
+		pthread_mutex_destroy(&c->mu);
+		free(c);
+	}
+}
+
+/* On the loop: the request ended. */
+static void request_done(void *arg, int r, uint8_t ended, const char *reason)
+{
+	struct request_call *c = arg;
+
+	pthread_mutex_lock(&c->mu);
+	c->r = r;
+	c->was_running = ended;
+	snprintf(c->reason, sizeof(c->reason), "%s", reason ? reason : "");
+	c->done = true;
+	pthread_cond_signal(&c->cv);
+	pthread_mutex_unlock(&c->mu);
+	request_unref(c);
+}
+
+/* Its first step, on the loop: the loop holds it from here to request_done(). */
 static int request_on_loop(void *arg)
 {
 	struct request_call *c = arg;
-	struct stdev *d = selftest_dev_find(c->t, c->id);
 
-	c->was_running = d ? d->st.running : 0;
-	int r = selftest_svc_request(c->t, c->id, c->stc, c->nsid, c->origin, c->reason);
-	if (c->stc == SELFTEST_CODE_ABORT && r == 0 && !c->was_running) {
-		d = selftest_dev_find(c->t, c->id);
-		c->was_running = d ? d->st.running : 0;
+	pthread_mutex_lock(&c->mu);
+	c->refs++;
+	pthread_mutex_unlock(&c->mu);
+	selftest_svc_request(c->t, c->id, c->stc, c->nsid, c->origin, request_done, c);
+	return 0;
+}
+
+static int ping_on_loop(void *arg)
+{
+	(void)arg;
+	return 0;
+}
+
+/*
+ * Send @c to the loop and wait for its end: its @r, or -ECANCELED when the
+ * loop stopped first (checked every REQUEST_PING_MS: a loop that stopped
+ * never ends it).
+ */
+static int request_wait(struct request_call *c)
+{
+	int r = mainq_call(c->t->mainq, request_on_loop, c);
+
+	if (r < 0)
+		return r; /* it never ran */
+	pthread_mutex_lock(&c->mu);
+	while (!c->done) {
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_sec += REQUEST_PING_MS / 1000;
+		if (pthread_cond_timedwait(&c->cv, &c->mu, &ts) != ETIMEDOUT || c->done)
+			continue;
+		pthread_mutex_unlock(&c->mu);
+		r = mainq_call(c->t->mainq, ping_on_loop, NULL);
+		pthread_mutex_lock(&c->mu);
+		if (r == -ECANCELED && !c->done) {
+			pthread_mutex_unlock(&c->mu);
+			return -ECANCELED;
+		}
 	}
+	r = c->r;
+	pthread_mutex_unlock(&c->mu);
 	return r;
+}
+
+/* A request for @req's device with @b, on the heap (request_unref()). */
+static struct request_call *request_new(struct selftest_svc *t, const struct api_request *req,
+					const struct selftest_body *b)
+{
+	struct request_call *c = calloc(1, sizeof(*c));
+	pthread_condattr_t ca;
+
+	if (!c)
+		return NULL;
+	*c = (struct request_call){.refs = 1,
+				   .t = t,
+				   .id = req->id,
+				   .stc = b->stc,
+				   .nsid = b->nsid,
+				   .origin = b->origin};
+	pthread_mutex_init(&c->mu, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&c->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	return c;
 }
 
 static void reply_request(struct request_call *c, int r, struct api_reply *ret)
@@ -206,32 +304,32 @@ static void reply_request(struct request_call *c, int r, struct api_reply *ret)
 	}
 }
 
-static void selftests_post(void *ctx, const struct api_request *req, struct api_reply *ret)
+/* POST …/selftests and …/selftests/abort: the HTTP thread waits for the drive, the loop does not. */
+static void request_reply(struct selftest_svc *t, const struct api_request *req, bool abort,
+			  struct api_reply *ret)
 {
-	struct request_call c = {.t = ctx, .id = req->id};
+	struct request_call *c;
 	struct selftest_body b;
 	char err[API_ERR_MAX];
 
-	if (selftest_body_parse(req->body, req->body_len, false, &b, err) < 0)
+	if (selftest_body_parse(req->body, req->body_len, abort, &b, err) < 0)
 		return api_reply_error(ret, 400, "%s", err);
-	c.stc = b.stc;
-	c.nsid = b.nsid;
-	c.origin = b.origin;
-	reply_request(&c, mainq_call(c.t->mainq, request_on_loop, &c), ret);
+	c = request_new(t, req, &b);
+	if (!c)
+		return api_reply_error(ret, 500, "out of memory");
+	int r = request_wait(c);
+	reply_request(c, r, ret);
+	request_unref(c);
+}
+
+static void selftests_post(void *ctx, const struct api_request *req, struct api_reply *ret)
+{
+	request_reply(ctx, req, false, ret);
 }
 
 static void selftests_abort(void *ctx, const struct api_request *req, struct api_reply *ret)
 {
-	struct request_call c = {.t = ctx, .id = req->id};
-	struct selftest_body b;
-	char err[API_ERR_MAX];
-
-	if (selftest_body_parse(req->body, req->body_len, true, &b, err) < 0)
-		return api_reply_error(ret, 400, "%s", err);
-	c.stc = b.stc;
-	c.nsid = b.nsid;
-	c.origin = b.origin;
-	reply_request(&c, mainq_call(c.t->mainq, request_on_loop, &c), ret);
+	request_reply(ctx, req, true, ret);
 }
 
 void selftest_api_init(struct selftest_svc *t)

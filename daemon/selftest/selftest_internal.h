@@ -10,6 +10,7 @@
 
 #include "nvmond/analysis/alert.h"
 #include "nvmond/analysis/selftest_sched.h"
+#include "nvmond/dev/dev_async.h"
 #include "nvmond/selftest/selftest_svc.h"
 
 /* Whether the self-test alert rules are on ([alerts] selftest). */
@@ -29,7 +30,8 @@ struct stdev {
 	 * watched (no selftest_aborted for either) */
 	bool aborted_by_nvmond;
 	struct fleet_selftest st;
-	int64_t last_read_mono; /* the last read of the log */
+	int64_t last_read_mono; /* the last read of the log (sent) */
+	int n_log_out;		/* reads of the log not answered yet */
 	bool read_failed;	/* logged once until it reads again */
 	bool alerts_fed;	/* the rules were evaluated since the start */
 	bool told_fleet;	/* an unsupported drive's stored results are in the fleet */
@@ -39,6 +41,14 @@ struct stdev {
 	size_t n_sched;
 	bool caught_up;	    /* the catch-up at start is done */
 	int64_t checked_ms; /* occurrences up to here are handled */
+};
+
+/* What the service has out on the loop: a read of a log, or a start or abort. */
+enum st_op_kind { ST_OP_LOG, ST_OP_REQ };
+
+struct st_op {
+	struct st_op *prev, *next;
+	enum st_op_kind kind;
 };
 
 struct selftest_svc {
@@ -52,6 +62,8 @@ struct selftest_svc {
 	struct probe_svc *probes;
 	bool demo; /* the demo backend: unconfigured drives run their demo schedule */
 	struct loop *loop;
+	struct dev_async *async; /* NULL: no guard, commands on the loop's thread (tests) */
+	struct st_op *ops;	 /* out or waiting, newest first */
 	struct stdev *dev;
 	size_t n_dev, cap_dev;
 	struct api_endpoint endpoints[SELFTEST_SVC_N_ENDPOINTS];
@@ -62,12 +74,9 @@ struct stdev *selftest_dev_find(struct selftest_svc *t, int64_t id);
 /* Whether the newest result of @d is an abort nvmond sent after @after_ms. */
 bool selftest_abort_was_ours(struct selftest_svc *t, const struct stdev *d, int64_t after_ms);
 
-/* Read the log of @d now: running state, new results stored, alerts. */
-int selftest_read_log(struct selftest_svc *t, struct stdev *d, int64_t now);
-
 /* Start (1h, 2h) or abort (Fh) a test: selftest_svc_request() without the code check. */
-int selftest_start(struct selftest_svc *t, int64_t id, uint8_t stc, uint32_t nsid,
-		   enum selftest_origin origin, char ret_reason[SELFTEST_SVC_ERR_MAX]);
+void selftest_start(struct selftest_svc *t, int64_t id, uint8_t stc, uint32_t nsid,
+		    enum selftest_origin origin, selftest_svc_done_fn done, void *arg);
 
 /* selftest_plan.c: schedules */
 int selftest_plan_check(const struct cfg *c, char ret_err[SELFTEST_SVC_ERR_MAX]);

@@ -139,24 +139,57 @@ static void record_skip(struct selftest_svc *t, struct stdev *d, uint8_t code,
 			  store_strerror(t->store));
 }
 
+/* A scheduled start out: what plan_started() records once it ends. */
+struct plan_call {
+	struct selftest_svc *t;
+	int64_t id, now;
+	bool due[SELFTEST_SCHED_TYPES];
+	uint8_t code;
+	enum selftest_origin origin;
+};
+
+static void plan_started(void *arg, int r, uint8_t ended, const char *reason)
+{
+	struct plan_call *pc = arg;
+	struct selftest_svc *t = pc->t;
+	struct stdev *d = selftest_dev_find(t, pc->id);
+
+	(void)ended;
+	if (r == -ECANCELED) { /* shutting down: nothing was sent */
+		free(pc);
+		return;
+	}
+	if (r == -ENOMEM || !d) {
+		log_error("self-test: out of memory");
+		free(pc);
+		return;
+	}
+	if (r < 0)
+		record_skip(t, d, pc->code, pc->origin, pc->now, reason);
+	if (pc->due[0] && pc->due[1])
+		record_skip(t, d, SELFTEST_CODE_SHORT, pc->origin, pc->now,
+			    "the extended self-test was due at the same time");
+	free(pc);
+}
+
 /* Run what is due (@due per type): the extended test when both are. */
 static void plan_run(struct selftest_svc *t, int64_t id, const bool due[2],
 		     enum selftest_origin origin, int64_t now)
 {
-	char reason[SELFTEST_SVC_ERR_MAX];
-	uint8_t code = due[1] ? SELFTEST_CODE_EXTENDED : SELFTEST_CODE_SHORT;
-	int r = selftest_start(t, id, code, DEV_SELFTEST_NSID_ALL, origin, reason);
-	struct stdev *d = selftest_dev_find(t, id); /* after selftest_start(): it may have moved */
+	struct plan_call *pc = malloc(sizeof(*pc));
 
-	if (r == -ENOMEM || !d) {
+	if (!pc) {
 		log_error("self-test: out of memory");
 		return;
 	}
-	if (r < 0)
-		record_skip(t, d, code, origin, now, reason);
-	if (due[0] && due[1])
-		record_skip(t, d, SELFTEST_CODE_SHORT, origin, now,
-			    "the extended self-test was due at the same time");
+	*pc = (struct plan_call){.t = t,
+				 .id = id,
+				 .now = now,
+				 .due = {due[0], due[1]},
+				 .code = due[1] ? SELFTEST_CODE_EXTENDED : SELFTEST_CODE_SHORT,
+				 .origin = origin};
+	/* What it did is recorded when it ends (plan_started()), on the loop. */
+	selftest_start(t, id, pc->code, DEV_SELFTEST_NSID_ALL, origin, plan_started, pc);
 }
 
 void selftest_plan_catch_up(struct selftest_svc *t, struct stdev *d, int64_t now)

@@ -14,6 +14,7 @@
 
 #include "nvmond/analysis/selftest_alert.h"
 #include "nvmond/core/log.h"
+#include "nvmond/dev/dev_async.h"
 #include "nvmond/store/store_selftest.h"
 #include "nvmond/util/timefmt.h"
 
@@ -219,17 +220,35 @@ static int dev_store_new(struct selftest_svc *t, struct stdev *d, const struct s
 	return 1;
 }
 
-int selftest_read_log(struct selftest_svc *t, struct stdev *d, int64_t now)
+/* Link @op into the service's list of what is out (selftest_svc_free() ends it). */
+static void op_link(struct selftest_svc *t, struct st_op *op, enum st_op_kind kind)
 {
-	uint8_t page[SELFTEST_LOG_SIZE];
-	struct dev_ident who = {.model = d->row.model, .serial = d->row.serial};
-	struct selftest_log log;
-	int r;
+	op->kind = kind;
+	op->prev = NULL;
+	op->next = t->ops;
+	if (t->ops)
+		t->ops->prev = op;
+	t->ops = op;
+}
 
-	d->last_read_mono = timefmt_mono_ms();
-	r = dev_read_selftest(t->backend, d->row.name, &who, now, page);
+static void op_unlink(struct selftest_svc *t, struct st_op *op)
+{
+	if (op->prev)
+		op->prev->next = op->next;
+	else
+		t->ops = op->next;
+	if (op->next)
+		op->next->prev = op->prev;
+}
+
+/* The answer @r (@page for 0) of a read of @d's log: running state, new results stored, alerts. */
+static int log_apply(struct selftest_svc *t, struct stdev *d, int r, const uint8_t *page,
+		     int64_t now)
+{
+	struct selftest_log log;
+
 	if (r == 0)
-		r = selftest_decode(page, sizeof(page), &log);
+		r = selftest_decode(page, SELFTEST_LOG_SIZE, &log);
 	if (r < 0) {
 		if (!d->read_failed)
 			log_warn("self-test: %s (%s): cannot read the Device Self-test log: %s",
@@ -273,6 +292,66 @@ int selftest_read_log(struct selftest_svc *t, struct stdev *d, int64_t now)
 	return 0;
 }
 
+/* The end of a read of the log: @r of log_apply(), on the loop. */
+typedef void (*log_read_fn)(struct selftest_svc *t, int64_t id, int r, int64_t now, void *arg);
+
+/* A read of a drive's log out: who it is for by id (the stdev may move, dev_get()). */
+struct log_read {
+	struct st_op op;
+	struct selftest_svc *t;
+	int64_t id, now;
+	log_read_fn fn;
+	void *arg;
+};
+
+static void log_answer(void *userdata, int r, void *answer)
+{
+	struct log_read *lr = userdata;
+	struct selftest_svc *t = lr->t;
+	struct stdev *d = selftest_dev_find(t, lr->id);
+
+	op_unlink(t, &lr->op);
+	if (d) {
+		d->n_log_out--;
+		r = log_apply(t, d, r, answer, lr->now);
+	} else if (r == 0) {
+		r = -ENODEV; /* never: a stdev is never removed */
+	}
+	lr->fn(t, lr->id, r, lr->now, lr->arg);
+	free(lr);
+}
+
+/*
+ * Read @d's log: the answer is applied (log_apply()) and @fn called on the
+ * loop, never before the command answers or reaches its deadline; without a
+ * guard (t->async NULL), before this returns.
+ */
+static void log_read(struct selftest_svc *t, struct stdev *d, int64_t now, log_read_fn fn,
+		     void *arg)
+{
+	struct dev_ident who = {.model = d->row.model, .serial = d->row.serial};
+	struct log_read *lr = malloc(sizeof(*lr));
+	int r;
+
+	d->last_read_mono = timefmt_mono_ms();
+	if (!lr) {
+		fn(t, d->id, log_apply(t, d, -ENOMEM, NULL, now), now, arg);
+		return;
+	}
+	*lr = (struct log_read){.t = t, .id = d->id, .now = now, .fn = fn, .arg = arg};
+	op_link(t, &lr->op, ST_OP_LOG);
+	d->n_log_out++;
+	if (!t->async) {
+		uint8_t page[SELFTEST_LOG_SIZE];
+		r = dev_read_selftest(t->backend, d->row.name, &who, now, page);
+		log_answer(lr, r, r == 0 ? page : NULL);
+		return;
+	}
+	r = dev_read_selftest_async(t->async, d->row.name, &who, now, log_answer, lr);
+	if (r < 0)
+		log_answer(lr, r, NULL); /* -ETIMEDOUT at once: a command to it is stuck */
+}
+
 /* Whether the scan found namespace @nsid on @row (its namespaces, as JSON). */
 static bool has_namespace(const struct device_row *row, uint32_t nsid)
 {
@@ -312,83 +391,61 @@ static int capable(const struct fleet_device *fd, char ret_reason[SELFTEST_SVC_E
 	return 0;
 }
 
-int selftest_start(struct selftest_svc *t, int64_t id, uint8_t stc, uint32_t nsid,
-		   enum selftest_origin origin, char ret_reason[SELFTEST_SVC_ERR_MAX])
-{
-	bool scheduled = origin == SELFTEST_ORIGIN_SCHEDULE || origin == SELFTEST_ORIGIN_CATCHUP;
+/*
+ * A start or abort, as steps on the loop: the checks, the log read (what runs
+ * now, from the drive itself rather than the last poll), the checks on what
+ * runs, Device Self-test, then what it did is recorded and @done told. One
+ * request per drive is out at a time; the others wait in t->ops, in order.
+ */
+struct st_req {
+	struct st_op op;
+	struct selftest_svc *t;
+	int64_t id, now;
+	uint8_t stc;
+	uint32_t nsid;
+	enum selftest_origin origin;
+	bool sent; /* its steps run (else it waits for the one before it) */
 	struct fleet_device fd;
-	struct stdev *d;
-	int64_t now = timefmt_now_ms();
-	int r;
+	selftest_svc_done_fn done;
+	void *arg;
+	char reason[SELFTEST_SVC_ERR_MAX];
+};
 
-	ret_reason[0] = '\0';
-	if (fleet_get(t->fleet, id, &fd) < 0) {
-		snprintf(ret_reason, SELFTEST_SVC_ERR_MAX, "no device %" PRId64, id);
-		return -ENOENT;
-	}
-	if (!fd.row.online) {
-		snprintf(ret_reason, SELFTEST_SVC_ERR_MAX, "%s is offline", fd.row.name);
-		return -ENODEV;
-	}
-	if (fd.facts.unresponsive) {
-		snprintf(ret_reason, SELFTEST_SVC_ERR_MAX,
-			 "%s is unresponsive (a command to it is stuck past device_timeout)",
-			 fd.row.name);
-		return -ENODEV;
-	}
-	r = capable(&fd, ret_reason);
-	if (r < 0)
-		return r;
-	if (nsid != DEV_SELFTEST_NSID_ALL && !has_namespace(&fd.row, nsid)) {
-		snprintf(ret_reason, SELFTEST_SVC_ERR_MAX,
-			 "%s has no namespace %" PRIu32
-			 " (the controller and all its namespaces: 4294967295, FFFFFFFFh)",
-			 fd.row.name, nsid);
-		return -EINVAL;
-	}
-	if (fd.facts.asleep && (scheduled || stc == SELFTEST_CODE_ABORT)) {
-		snprintf(ret_reason, SELFTEST_SVC_ERR_MAX,
-			 "the drive is asleep (runtime-suspended): a scheduled test does not wake "
-			 "it");
-		return -EAGAIN;
-	}
-	d = dev_get(t, &fd.row);
-	if (!d)
-		return -ENOMEM;
-	if (!d->loaded && (r = dev_load(t, d)) < 0) {
-		snprintf(ret_reason, SELFTEST_SVC_ERR_MAX, "database: %s",
-			 store_strerror(t->store));
-		return r;
-	}
-	/* What runs now, from the drive itself rather than the last poll. */
-	r = selftest_read_log(t, d, now);
+static void req_run(struct st_req *q);
+
+/* The end of @q: @done told, then the next request for the drive runs. */
+static void req_finish(struct st_req *q, int r)
+{
+	struct selftest_svc *t = q->t;
+	struct stdev *d = selftest_dev_find(t, q->id);
+	uint8_t ended = 0;
+	int64_t id = q->id;
+
+	op_unlink(t, &q->op);
+	if (r == 0 && q->stc == SELFTEST_CODE_ABORT && d)
+		ended = d->st.running;
+	q->done(q->arg, r, ended, q->reason);
+	free(q);
+	struct st_req *next = NULL;
+	for (struct st_op *op = t->ops; op; op = op->next)
+		if (op->kind == ST_OP_REQ && ((struct st_req *)op)->id == id &&
+		    !((struct st_req *)op)->sent)
+			next = (struct st_req *)op; /* the oldest: ops are newest first */
+	if (next)
+		req_run(next);
+}
+
+static void req_started(void *userdata, int r, void *answer)
+{
+	struct st_req *q = userdata;
+	struct selftest_svc *t = q->t;
+	const struct device_row *row = &q->fd.row;
+	struct stdev *d = selftest_dev_find(t, q->id);
+
+	(void)answer;
 	if (r < 0) {
-		snprintf(ret_reason, SELFTEST_SVC_ERR_MAX,
-			 "cannot read the Device Self-test log: %s", strerror(-r));
-		return r;
-	}
-	if (stc == SELFTEST_CODE_ABORT) {
-		if (!d->st.running) {
-			snprintf(ret_reason, SELFTEST_SVC_ERR_MAX, "no self-test is running on %s",
-				 fd.row.name);
-			return -EALREADY;
-		}
-	} else {
-		if (d->st.running) {
-			snprintf(ret_reason, SELFTEST_SVC_ERR_MAX,
-				 "%s %s self-test is already running on %s (%u %%)",
-				 d->st.running == SELFTEST_CODE_EXTENDED ? "an" : "a",
-				 selftest_code_name(d->st.running), fd.row.name, d->st.percent);
-			return -EBUSY;
-		}
-		if (t->probes && probe_svc_drive_blocked(t->probes, &fd.row, scheduled, ret_reason))
-			return -EBUSY;
-	}
-	struct dev_ident who = {.model = fd.row.model, .serial = fd.row.serial};
-	r = dev_selftest_start(t->backend, fd.row.name, &who, now, nsid, stc);
-	if (r < 0) {
-		snprintf(ret_reason, SELFTEST_SVC_ERR_MAX, "%s: Device Self-test (%s): %s",
-			 fd.row.name, selftest_code_name(stc),
+		snprintf(q->reason, SELFTEST_SVC_ERR_MAX, "%s: Device Self-test (%s): %s",
+			 row->name, selftest_code_name(q->stc),
 			 r == -EBUSY	    ? "the drive says a self-test is in progress"
 			 : r == -EOPNOTSUPP ? "the drive refused it (not supported)"
 			 : r == -ESTALE	    ? "the controller name now belongs to another drive"
@@ -396,46 +453,201 @@ int selftest_start(struct selftest_svc *t, int64_t id, uint8_t stc, uint32_t nsi
 				 ? "no answer within device_timeout: the drive is unresponsive "
 				   "(whether the test started shows in its log once it answers)"
 				 : strerror(-r));
-		return r;
+		req_finish(q, r);
+		return;
 	}
 	struct store_selftest_action a = {
-		.device_id = id,
-		.ts_ms = now,
-		.kind = stc == SELFTEST_CODE_ABORT ? STORE_SELFTEST_ABORT : STORE_SELFTEST_START,
-		.code = stc,
-		.nsid = nsid,
+		.device_id = q->id,
+		.ts_ms = q->now,
+		.kind = q->stc == SELFTEST_CODE_ABORT ? STORE_SELFTEST_ABORT : STORE_SELFTEST_START,
+		.code = q->stc,
+		.nsid = q->nsid,
 	};
-	snprintf(a.origin, sizeof(a.origin), "%s", selftest_origin_name(origin));
+	snprintf(a.origin, sizeof(a.origin), "%s", selftest_origin_name(q->origin));
 	if (store_selftest_action_add(t->store, &a) < 0)
-		log_error("self-test: %s: cannot record the %s: %s", fd.row.key,
-			  stc == SELFTEST_CODE_ABORT ? "abort" : "start", store_strerror(t->store));
-	if (stc == SELFTEST_CODE_ABORT) {
-		log_info("self-test: %s (%s): the %s self-test aborted (%s)", fd.row.key,
-			 fd.row.name, selftest_code_name(d->st.running),
-			 selftest_origin_name(origin));
+		log_error("self-test: %s: cannot record the %s: %s", row->key,
+			  q->stc == SELFTEST_CODE_ABORT ? "abort" : "start",
+			  store_strerror(t->store));
+	if (q->stc == SELFTEST_CODE_ABORT) {
+		log_info("self-test: %s (%s): the %s self-test aborted (%s)", row->key, row->name,
+			 selftest_code_name(d ? d->st.running : 0),
+			 selftest_origin_name(q->origin));
 	} else {
-		d->st.running = stc;
-		d->st.percent = 0;
-		d->st.running_since_ms = now;
-		d->st.running_nsid = nsid;
-		(void)fleet_put_selftest(t->fleet, id, &d->st);
-		log_info("self-test: %s (%s): %s self-test started (%s)%s", fd.row.key, fd.row.name,
-			 selftest_code_name(stc), selftest_origin_name(origin),
-			 nsid == DEV_SELFTEST_NSID_ALL ? "" : ", one namespace");
+		if (d) {
+			d->st.running = q->stc;
+			d->st.percent = 0;
+			d->st.running_since_ms = q->now;
+			d->st.running_nsid = q->nsid;
+			(void)fleet_put_selftest(t->fleet, q->id, &d->st);
+		}
+		log_info("self-test: %s (%s): %s self-test started (%s)%s", row->key, row->name,
+			 selftest_code_name(q->stc), selftest_origin_name(q->origin),
+			 q->nsid == DEV_SELFTEST_NSID_ALL ? "" : ", one namespace");
 	}
-	return 0;
+	req_finish(q, 0);
 }
 
-int selftest_svc_request(struct selftest_svc *t, int64_t id, uint8_t stc, uint32_t nsid,
-			 enum selftest_origin origin, char ret_reason[SELFTEST_SVC_ERR_MAX])
+static void req_log_read(struct selftest_svc *t, int64_t id, int r, int64_t now, void *arg)
+{
+	struct st_req *q = arg;
+	const struct device_row *row = &q->fd.row;
+	bool scheduled =
+		q->origin == SELFTEST_ORIGIN_SCHEDULE || q->origin == SELFTEST_ORIGIN_CATCHUP;
+	struct stdev *d = selftest_dev_find(t, id);
+
+	(void)now;
+	if (r < 0) {
+		snprintf(q->reason, SELFTEST_SVC_ERR_MAX,
+			 "cannot read the Device Self-test log: %s", strerror(-r));
+		req_finish(q, r);
+		return;
+	}
+	if (!d) { /* never: a stdev is never removed */
+		req_finish(q, -ENOMEM);
+		return;
+	}
+	if (q->stc == SELFTEST_CODE_ABORT) {
+		if (!d->st.running) {
+			snprintf(q->reason, SELFTEST_SVC_ERR_MAX, "no self-test is running on %s",
+				 row->name);
+			req_finish(q, -EALREADY);
+			return;
+		}
+	} else {
+		if (d->st.running) {
+			snprintf(q->reason, SELFTEST_SVC_ERR_MAX,
+				 "%s %s self-test is already running on %s (%u %%)",
+				 d->st.running == SELFTEST_CODE_EXTENDED ? "an" : "a",
+				 selftest_code_name(d->st.running), row->name, d->st.percent);
+			req_finish(q, -EBUSY);
+			return;
+		}
+		if (t->probes && probe_svc_drive_blocked(t->probes, row, scheduled, q->reason)) {
+			req_finish(q, -EBUSY);
+			return;
+		}
+	}
+	struct dev_ident who = {.model = row->model, .serial = row->serial};
+	if (!t->async) {
+		req_started(
+			q, dev_selftest_start(t->backend, row->name, &who, q->now, q->nsid, q->stc),
+			NULL);
+		return;
+	}
+	r = dev_selftest_start_async(t->async, row->name, &who, q->now, q->nsid, q->stc,
+				     req_started, q);
+	if (r < 0)
+		req_started(q, r, NULL); /* -ETIMEDOUT at once: a command to it is stuck */
+}
+
+/* The checks before anything is sent, then the log read. */
+static void req_run(struct st_req *q)
+{
+	struct selftest_svc *t = q->t;
+	bool scheduled =
+		q->origin == SELFTEST_ORIGIN_SCHEDULE || q->origin == SELFTEST_ORIGIN_CATCHUP;
+	struct fleet_device *fd = &q->fd;
+	struct stdev *d;
+	int r;
+
+	q->sent = true;
+	q->now = timefmt_now_ms();
+	if (fleet_get(t->fleet, q->id, fd) < 0) {
+		snprintf(q->reason, SELFTEST_SVC_ERR_MAX, "no device %" PRId64, q->id);
+		req_finish(q, -ENOENT);
+		return;
+	}
+	if (!fd->row.online) {
+		snprintf(q->reason, SELFTEST_SVC_ERR_MAX, "%s is offline", fd->row.name);
+		req_finish(q, -ENODEV);
+		return;
+	}
+	if (fd->facts.unresponsive) {
+		snprintf(q->reason, SELFTEST_SVC_ERR_MAX,
+			 "%s is unresponsive (a command to it is stuck past device_timeout)",
+			 fd->row.name);
+		req_finish(q, -ENODEV);
+		return;
+	}
+	r = capable(fd, q->reason);
+	if (r < 0) {
+		req_finish(q, r);
+		return;
+	}
+	if (q->nsid != DEV_SELFTEST_NSID_ALL && !has_namespace(&fd->row, q->nsid)) {
+		snprintf(q->reason, SELFTEST_SVC_ERR_MAX,
+			 "%s has no namespace %" PRIu32
+			 " (the controller and all its namespaces: 4294967295, FFFFFFFFh)",
+			 fd->row.name, q->nsid);
+		req_finish(q, -EINVAL);
+		return;
+	}
+	if (fd->facts.asleep && (scheduled || q->stc == SELFTEST_CODE_ABORT)) {
+		snprintf(q->reason, SELFTEST_SVC_ERR_MAX,
+			 "the drive is asleep (runtime-suspended): a scheduled test does not wake "
+			 "it");
+		req_finish(q, -EAGAIN);
+		return;
+	}
+	d = dev_get(t, &fd->row);
+	if (!d) {
+		req_finish(q, -ENOMEM);
+		return;
+	}
+	if (!d->loaded && (r = dev_load(t, d)) < 0) {
+		snprintf(q->reason, SELFTEST_SVC_ERR_MAX, "database: %s", store_strerror(t->store));
+		req_finish(q, r);
+		return;
+	}
+	log_read(t, d, q->now, req_log_read, q);
+}
+
+void selftest_start(struct selftest_svc *t, int64_t id, uint8_t stc, uint32_t nsid,
+		    enum selftest_origin origin, selftest_svc_done_fn done, void *arg)
+{
+	struct st_req *q = calloc(1, sizeof(*q));
+	bool waits = false;
+
+	if (!q) {
+		done(arg, -ENOMEM, 0, "out of memory");
+		return;
+	}
+	*q = (struct st_req){.t = t,
+			     .id = id,
+			     .stc = stc,
+			     .nsid = nsid,
+			     .origin = origin,
+			     .done = done,
+			     .arg = arg};
+	for (struct st_op *op = t->ops; op; op = op->next)
+		if (op->kind == ST_OP_REQ && ((struct st_req *)op)->id == id)
+			waits = true;
+	op_link(t, &q->op, ST_OP_REQ);
+	if (!waits)
+		req_run(q);
+}
+
+void selftest_svc_request(struct selftest_svc *t, int64_t id, uint8_t stc, uint32_t nsid,
+			  enum selftest_origin origin, selftest_svc_done_fn done, void *arg)
 {
 	if (stc != SELFTEST_CODE_SHORT && stc != SELFTEST_CODE_EXTENDED &&
 	    stc != SELFTEST_CODE_ABORT) {
-		snprintf(ret_reason, SELFTEST_SVC_ERR_MAX, "self-test code %u: 1 short, 2 extended",
-			 stc);
-		return -EINVAL;
+		char reason[SELFTEST_SVC_ERR_MAX];
+		snprintf(reason, sizeof(reason), "self-test code %u: 1 short, 2 extended", stc);
+		done(arg, -EINVAL, 0, reason);
+		return;
 	}
-	return selftest_start(t, id, stc, nsid, origin, ret_reason);
+	selftest_start(t, id, stc, nsid, origin, done, arg);
+}
+
+/* The read on_sample() sent: the catch-up at start once the log reads. */
+static void sample_log_read(struct selftest_svc *t, int64_t id, int r, int64_t now, void *arg)
+{
+	struct stdev *d = selftest_dev_find(t, id);
+
+	(void)arg;
+	if (r == 0 && d && !d->caught_up)
+		selftest_plan_catch_up(t, d, now);
 }
 
 static void on_sample(void *ctx, const struct device_row *dev, const struct sample *s)
@@ -457,10 +669,14 @@ static void on_sample(void *ctx, const struct device_row *dev, const struct samp
 		d->told_fleet = true;
 		return;
 	}
+	if (d->n_log_out)
+		return; /* a read is out: its answer does the rest */
 	bool due = !d->st.log_read || d->st.running ||
 		   timefmt_mono_ms() - d->last_read_mono >= SELFTEST_SVC_IDLE_READ_MS;
-	if (due && selftest_read_log(t, d, s->ts_ms) < 0)
+	if (due) {
+		log_read(t, d, s->ts_ms, sample_log_read, NULL);
 		return;
+	}
 	if (!d->caught_up)
 		selftest_plan_catch_up(t, d, s->ts_ms);
 }
@@ -515,8 +731,13 @@ int selftest_svc_new(const struct cfg *c, struct dev_backend *b, struct store *s
 int selftest_svc_start(struct selftest_svc *t, struct loop *l, struct poller *p)
 {
 	struct poller_listener pl = {.on_sample = on_sample, .on_online = on_online, .ctx = t};
-	int r = poller_add_listener(p, &pl);
+	int r = dev_async_new(t->backend, l, &t->async);
 
+	if (r == -EINVAL)
+		t->async = NULL; /* no guard: commands on the loop's thread (tests) */
+	else if (r < 0)
+		return r;
+	r = poller_add_listener(p, &pl);
 	if (r < 0)
 		return r;
 	return selftest_plan_start(t, l);
@@ -542,8 +763,26 @@ const struct api_endpoint *selftest_svc_endpoints(struct selftest_svc *t, size_t
 	return t->endpoints;
 }
 
+void selftest_svc_stop(struct selftest_svc *t)
+{
+	if (!t)
+		return;
+	/* The answers not in yet never come: end what waited for them. */
+	t->async = dev_async_free(t->async);
+	while (t->ops) {
+		struct st_op *op = t->ops;
+		op_unlink(t, op);
+		if (op->kind == ST_OP_REQ) {
+			struct st_req *q = (struct st_req *)op;
+			q->done(q->arg, -ECANCELED, 0, "shutting down");
+		}
+		free(op);
+	}
+}
+
 struct selftest_svc *selftest_svc_free(struct selftest_svc *t)
 {
+	selftest_svc_stop(t);
 	if (t) {
 		free(t->dev);
 		free(t);

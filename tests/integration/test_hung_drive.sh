@@ -19,7 +19,15 @@
 #    worker while demo0 gets a sample every interval (no gap over 2 s),
 #    /healthz and /metrics (gathered on the loop, through mainq) answer within
 #    0.2 s, the watchdog pings go on (no gap over 4.5 s) and demo1 stays
-#    "online"; once released, its read returns and it is polled again.
+#    "online"; once released, its read returns and it is polled again;
+#  - nor does a self-test on a drive that hangs (the self-test service's log
+#    reads and Device Self-test answered on the loop): with device_timeout 4s
+#    and a short test running on demo1, demo1 hangs and a POST of a self-test
+#    on it waits on its HTTP thread only: demo0's samples (no gap over 2 s),
+#    /metrics within 1 s (also during that POST) and the watchdog go on, the
+#    POST answers; released, the test is aborted through the API; stopped
+#    while such a POST waits (device_timeout 30s), the daemon and the POST
+#    end at once.
 # Env: NVMOND_BIN (ctest).
 set -u
 for tool in curl python3; do
@@ -206,8 +214,125 @@ demo1_after() {
 wait_for 10 demo1_after || fail "demo1 not polled once released"
 [ "$(state demo1)" = online ] || fail "demo1 after its slow read: $(state demo1)"
 
+# A self-test on a drive that hangs: the self-test service never waits for a
+# drive on the loop either (its log 06h reads and Device Self-test go to the
+# controller's worker, answered on the loop). Reloaded with device_timeout 4s,
+# demo1 runs a short self-test (read at every poll), then hangs; a POST of a
+# self-test on demo1 half a second later waits for demo1's worker on its HTTP
+# thread only: for 7 s demo0 gets a sample every interval (no gap over 2 s),
+# /metrics answers within 1 s (also while that POST waits), the watchdog pings
+# go on (no gap over 4.5 s), and the POST answers (no answer within
+# device_timeout, or unresponsive). Released, demo1's test is aborted
+# through the API.
+sed -i 's/^device_timeout = 20s$/device_timeout = 4s/' "$TMP/nvmond.conf"
+kill -HUP "$DAEMON_PID"
+wait_for 5 eval '[ "$(grep -c "configuration reloaded" "$DAEMON_LOG")" -ge 2 ]' ||
+	fail "the second reload was not logged"
+out=$(api_post "/api/v1/devices/$D1/selftests" '{"type":"short"}')
+[ "${out%% *}" = 202 ] || [[ "$out" == "409 "*"already running"* ]] ||
+	fail "self-test on demo1: $out"
+st_running() {
+	jq_py "$(http_get "/api/v1/devices/$D1/selftests")" "assert j['running'] is not None" 2> /dev/null
+}
+wait_for 10 st_running || fail "no self-test running on demo1: $(http_get "/api/v1/devices/$D1/selftests")"
+echo "ok: a self-test runs on demo1: $(jq_py "$(http_get "/api/v1/devices/$D1/selftests")" "print(j['running']['type'])")"
+echo demo1 > "$TMP/hang"
+python3 - "$PORT" "$TMP/notify.log" "$TOKEN" "$D1" << 'PY' || fail "the daemon stalled during a self-test on a hung drive"
+import json, sys, threading, time, urllib.error, urllib.request
+port, notify_log, token, d1 = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+base = "http://127.0.0.1:%s" % port
+def get(path):
+    t = time.monotonic()
+    try:
+        with urllib.request.urlopen(base + path, timeout=10) as r:
+            body = r.read()
+    except OSError:
+        body = None  # no answer within 10 s
+    return body, time.monotonic() - t
+post = {}
+def do_post():
+    time.sleep(0.5)
+    req = urllib.request.Request(base + "/api/v1/devices/%s/selftests" % d1,
+                                 data=b'{"type":"short"}', method="POST",
+                                 headers={"Authorization": "Bearer " + token,
+                                          "Content-Type": "application/json"})
+    t = time.monotonic()
+    post["start"] = t
+    try:
+        with urllib.request.urlopen(req, timeout=30) as r:
+            post["status"], post["body"] = r.status, r.read().decode()
+    except urllib.error.HTTPError as e:
+        post["status"], post["body"] = e.code, e.read().decode()
+    except OSError as e:
+        post["status"], post["body"] = None, str(e)
+    post["end"] = time.monotonic()
+    post["took"] = post["end"] - t
+th = threading.Thread(target=do_post)
+start = time.monotonic()
+th.start()
+seen, metrics = [], []  # metrics: (sent, took) of each GET /metrics
+while time.monotonic() < start + 7:
+    t = time.monotonic()
+    body, took = get("/metrics")
+    metrics.append((t, took if body else float("inf")))
+    body = get("/api/v1/devices")[0]
+    if body:
+        devs = {d["name"]: d for d in json.loads(body)["devices"]}
+        ts = devs["demo0"]["latest"]["ts_ms"]
+        if not seen or seen[-1] != ts:
+            seen.append(ts)
+    time.sleep(0.1)
+end = time.monotonic()
+th.join(30)
+worst = max(took for _, took in metrics)
+# The GETs that overlapped the POST (from another client, meanwhile).
+worst_during = max([took for t, took in metrics
+                    if t < post.get("end", end) and t + took > post.get("start", end)] or [0])
+gaps = [(b - a) / 1000 for a, b in zip(seen, seen[1:] + [time.time() * 1000])]
+gaps = gaps or [float("inf")]
+pings = [float(l.split()[0]) for l in open(notify_log) if l.split()[1:] == ["WATCHDOG=1"]]
+pings = [t for t in pings if start - 4 <= t <= end]
+wd = [b - a for a, b in zip(pings, pings[1:])] + [end - pings[-1] if pings else float("inf")]
+print("self-test on demo1, hung for 7 s (device_timeout 4 s): demo0 %d samples, largest gap "
+      "%.2f s; slowest /metrics %.3f s (%.3f s while the POST waited); watchdog largest gap "
+      "%.2f s; POST …/selftests on demo1: %s after %.2f s: %s"
+      % (len(seen), max(gaps), worst, worst_during, max(wd), post.get("status"),
+         post.get("took", -1), post.get("body", "")[:160]))
+assert len(seen) >= 5 and max(gaps) <= 2.0, (seen, gaps)
+assert worst < 1.0 and worst_during < 1.0, (worst, worst_during)
+assert max(wd) <= 4.5, pings
+assert post.get("status") in (409, 500, 503), post
+assert "device_timeout" in post["body"] or "timed out" in post["body"] or \
+    "unresponsive" in post["body"], post
+PY
+: > "$TMP/hang"
+wait_for 15 is_state demo1 online || fail "demo1 did not recover within 15 s: $(state demo1)"
+out=$(api_post "/api/v1/devices/$D1/selftests/abort" '{}')
+[ "${out%% *}" = 200 ] || fail "abort on demo1 once released: $out"
+echo "ok: demo1's self-test aborted once released: $out"
+
 [ "$DAEMON_PID" = "$PID0" ] && kill -0 "$DAEMON_PID" || fail "the daemon is not the one started"
+# Stopped while a self-test POST waits for hung demo1 (device_timeout 30s):
+# the daemon exits at once, the POST ends (503 "shutting down", or its
+# connection closed when the HTTP server stops first), never waits on.
+sed -i 's/^device_timeout = 4s$/device_timeout = 30s/' "$TMP/nvmond.conf"
+kill -HUP "$DAEMON_PID"
+wait_for 5 eval '[ "$(grep -c "configuration reloaded" "$DAEMON_LOG")" -ge 3 ]' ||
+	fail "the third reload was not logged"
+echo demo1 > "$TMP/hang"
+rm -f "$TMP/post.out"
+api_post "/api/v1/devices/$D1/selftests" '{"type":"short"}' > "$TMP/late.out" 2> /dev/null &
+POSTER=$!
+sleep 1 # the POST reaches the daemon and waits for demo1
+T_STOP=$(date +%s.%N)
 stop_daemon
+wait "$POSTER"
+T_STOP=$(python3 -c "import time; print(round(time.time() - $T_STOP, 2))")
+out=$(cat "$TMP/late.out")
+echo "ok: stopped while a self-test POST waited for demo1: the daemon and the POST ended after $T_STOP s, the POST: $out"
+python3 -c "assert $T_STOP < 10" || fail "stopping took $T_STOP s"
+[[ "$out" == "503 "*"shutting down"* || "$out" == "000 "* ]] || fail "the POST waiting at shutdown: $out"
+: > "$TMP/hang"
 wait "$LISTENER" || fail "notify listener failed"
 python3 - "$TMP/notify.log" << 'PY' || fail "watchdog pings too far apart: $(cat "$TMP/notify.log")"
 import sys

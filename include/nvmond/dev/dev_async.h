@@ -71,3 +71,15 @@ int dev_read_hwmon_async(struct dev_async *a, const char *name, int64_t now_ms, 
  */
 int dev_read_sensor_limits_async(struct dev_async *a, const char *name, const struct dev_ident *who,
 				 uint8_t sensors, dev_done_fn done, void *userdata);
+
+/** dev_read_selftest_async() - dev_read_selftest(). Answer: the SELFTEST_LOG_SIZE bytes of log 06h. */
+int dev_read_selftest_async(struct dev_async *a, const char *name, const struct dev_ident *who,
+			    int64_t now_ms, dev_done_fn done, void *userdata);
+
+/**
+ * dev_selftest_start_async() - dev_selftest_start(): Device Self-test code
+ * @stc for @nsid. Answer: none (@r says it all).
+ */
+int dev_selftest_start_async(struct dev_async *a, const char *name, const struct dev_ident *who,
+			     int64_t now_ms, uint32_t nsid, uint8_t stc, dev_done_fn done,
+			     void *userdata);

@@ -21,6 +21,7 @@
 #include "nvmond/dev/dev.h"
 #include "nvmond/dev/dev_async.h"
 #include "nvmond/dev/dev_guard.h"
+#include "nvmond/dev/selftest.h"
 
 static atomic_bool release;
 static atomic_int running;
@@ -251,6 +252,85 @@ Test(dev_guard_async, the_loop_goes_on_while_a_demo_drive_hangs)
 	cr_expect(demo1_at - t0 >= 300 && demo1_at - t0 < 1500, "demo1 at its deadline: %lld ms",
 		  (long long)(demo1_at - t0));
 	cr_expect(dev_unresponsive(b, "demo1"));
+	a = dev_async_free(a);
+	unlink(path);
+	unsetenv(DEV_DEMO_HANG_ENV);
+	b = dev_backend_free(b);
+	loop_free(l);
+}
+
+#define QUIET 1796126400000LL /* Tue 2026-12-01 12:00Z: no demo drive runs a test of its own */
+
+static struct loop *loop_of_test;
+
+/* What each self-test callback saw: its tag, r, and the log's current test. */
+static int st_n, st_r[4], st_current[4];
+static int64_t st_at[4];
+
+static void on_selftest(void *userdata, int r, void *answer)
+{
+	struct selftest_log log;
+	int i = st_n++;
+
+	st_r[i] = r;
+	st_current[i] = -1;
+	st_at[i] = mono_ms();
+	if ((intptr_t)userdata == 1 && r == 0 &&
+	    selftest_decode(answer, SELFTEST_LOG_SIZE, &log) == 0)
+		st_current[i] = log.current;
+	if (st_n == 4)
+		loop_stop(loop_of_test);
+}
+
+/* dev_async.h: dev_selftest_start_async() and dev_read_selftest_async() are
+ * dev_selftest_start() and dev_read_selftest() answered on the loop (a start
+ * then the log that shows it running); a hung drive's command ends with
+ * -ETIMEDOUT at its deadline, the next at once (a command to it is stuck),
+ * and the synchronous twins' checks come before anything is sent. */
+Test(dev_guard_async, selftest_start_and_log_on_the_loop)
+{
+	char path[] = "/tmp/nvmond-hang-XXXXXX";
+	int fd = mkstemp(path);
+	struct dev_backend *b;
+	struct dev_async *a;
+	struct loop *l = loop_new();
+
+	cr_assert(fd >= 0);
+	cr_assert_eq(write(fd, "demo1\n", 6), 6);
+	close(fd);
+	setenv(DEV_DEMO_HANG_ENV, path, 1);
+	cr_assert_eq(dev_demo_open(&b), 0);
+	cr_assert_eq(dev_backend_guard(b, 300), 0);
+	cr_assert_eq(dev_async_new(b, l, &a), 0);
+	loop_of_test = l;
+	cr_expect_eq(dev_selftest_start_async(a, "demo0", NULL, QUIET, DEV_SELFTEST_NSID_ALL, 0x3,
+					      on_selftest, NULL),
+		     -EINVAL, "only 1h, 2h and Fh are sent");
+	int64_t t0 = mono_ms();
+	cr_assert_eq(dev_selftest_start_async(a, "demo0", NULL, QUIET, DEV_SELFTEST_NSID_ALL,
+					      SELFTEST_CODE_SHORT, on_selftest, (void *)0),
+		     0);
+	cr_assert_eq(
+		dev_read_selftest_async(a, "demo0", NULL, QUIET + 1000, on_selftest, (void *)1), 0);
+	cr_assert_eq(dev_read_selftest_async(a, "demo1", NULL, QUIET, on_selftest, (void *)2), 0);
+	cr_assert_eq(dev_selftest_start_async(a, "demo1", NULL, QUIET, DEV_SELFTEST_NSID_ALL,
+					      SELFTEST_CODE_SHORT, on_selftest, (void *)3),
+		     0);
+	cr_assert_geq(loop_add_timer(l, 3000, stop_cb, NULL), 0);
+	cr_assert_eq(loop_run(l), 0);
+	cr_assert_eq(st_n, 4);
+	/* demo0's answers come at once; demo1's two at their deadline, in order. */
+	cr_expect_eq(st_r[0], 0, "demo0's short test started");
+	cr_expect_eq(st_r[1], 0);
+	cr_expect_eq(st_current[1], SELFTEST_CODE_SHORT, "its log shows it running");
+	cr_expect(st_at[1] - t0 < 200, "demo0 at once: %lld ms", (long long)(st_at[1] - t0));
+	cr_expect_eq(st_r[2], -ETIMEDOUT);
+	cr_expect_eq(st_r[3], -ETIMEDOUT);
+	cr_expect(st_at[2] - t0 >= 300 && st_at[2] - t0 < 1500, "demo1 at its deadline: %lld ms",
+		  (long long)(st_at[2] - t0));
+	cr_expect(dev_unresponsive(b, "demo1"));
+	cr_expect_eq(dev_read_selftest_async(a, "demo1", NULL, QUIET, on_selftest, NULL),
+		     -ETIMEDOUT, "a command to demo1 is stuck: at once, nothing sent");
 	a = dev_async_free(a);
 	unlink(path);
 	unsetenv(DEV_DEMO_HANG_ENV);

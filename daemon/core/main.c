@@ -194,6 +194,8 @@ static bool listen_is_loopback(const char *host)
 	return false;
 }
 
+static void on_device_exit(struct loop *l, int fd, void *userdata);
+
 static void on_signal(struct loop *l, int fd, void *userdata)
 {
 	struct daemon *d = userdata;
@@ -201,6 +203,14 @@ static void on_signal(struct loop *l, int fd, void *userdata)
 
 	if (read(fd, &si, sizeof(si)) != sizeof(si))
 		return;
+	if (si.ssi_signo == SIGCHLD) { /* only without a pidfd: is it the device process? */
+		pid_t pid = d->privsep.pid;
+		if (pid > 0 && waitpid(pid, NULL, WNOHANG) == pid) {
+			on_device_exit(l, fd, d);
+			d->privsep.pid = 0; /* reaped */
+		}
+		return;
+	}
 	if (si.ssi_signo == SIGHUP) {
 		svc_notify("RELOADING=1");
 		reload(d);
@@ -347,6 +357,11 @@ static int run_daemon(const struct opts *o)
 	r = privsep_start(&d.cfg, o->argv, &backend, &d.privsep);
 	if (r < 0)
 		goto out;
+	/* Without a pidfd (a kernel before 5.3, valgrind) the device process's end comes as SIGCHLD. */
+	if (d.privsep.pidfd < 0 && d.privsep.pid > 0) {
+		sigaddset(&mask, SIGCHLD);
+		sigprocmask(SIG_BLOCK, &mask, NULL);
+	}
 
 	r = main_store_open(&d.cfg, d.tls, &store); /* waits while it cannot be opened */
 	if (r < 0) {

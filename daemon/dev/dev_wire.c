@@ -4,10 +4,10 @@
  * first look at a request is table-tested and fuzzed.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "nvmond/dev/dev_wire.h"
+#include "nvmond/dev/nvme_sysfs.h"
 #include "nvmond/dev/selftest.h"
 
 static bool terminated(const char *s, size_t size)
@@ -25,15 +25,6 @@ static bool name_ok(const char *s)
 		      (*s >= '0' && *s <= '9')))
 			return false;
 	return true;
-}
-
-/* "nvme0n1": a namespace's block device as the kernel names it, nothing else. */
-static bool ns_name_ok(const char *s)
-{
-	unsigned a, b;
-	int end = 0;
-
-	return name_ok(s) && sscanf(s, "nvme%un%u%n", &a, &b, &end) == 2 && s[end] == '\0';
 }
 
 static bool op_needs_name(uint32_t op)
@@ -69,7 +60,7 @@ int dev_wire_req_parse(const void *buf, size_t len, struct dev_wire_req *ret)
 		return -EINVAL;
 	/* A namespace of the drive the probe names, opened one of three ways. */
 	if (q.op == DEV_OP_OPEN_NS &&
-	    (!ns_name_ok(q.name) || q.has_who != 1 || !q.serial[0] || q.nsid == 0 ||
+	    (!nvme_sysfs_ns_name_ok(q.name) || q.has_who != 1 || !q.serial[0] || q.nsid == 0 ||
 	     q.nsid == 0xffffffffu ||
 	     (q.n != DEV_NS_WRITE && q.n != DEV_NS_READ && q.n != DEV_NS_SIG)))
 		return -EINVAL;

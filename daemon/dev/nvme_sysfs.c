@@ -47,14 +47,20 @@ bool nvme_sysfs_ctrl_name_ok(const char *s)
 	return true;
 }
 
-/* "nvme<S>n<N>": a namespace or multipath head; not a path (c) or partition (p). */
-static bool ns_name_ok(const char *s)
+bool nvme_sysfs_ns_name_ok(const char *s)
 {
-	unsigned a, b;
-	int end = 0;
+	static const char digits[] = "0123456789";
+	size_t n;
 
-	return strlen(s) < NVME_SYSFS_NAME_MAX && sscanf(s, "nvme%un%u%n", &a, &b, &end) == 2 &&
-	       s[end] == '\0';
+	if (strncmp(s, "nvme", 4) != 0 || strlen(s) >= NVME_SYSFS_NAME_MAX)
+		return false;
+	s += 4;
+	n = strspn(s, digits);
+	if (!n || s[n] != 'n')
+		return false;
+	s += n + 1;
+	n = strspn(s, digits);
+	return n && !s[n];
 }
 
 /* Identity from a controller's own sysfs directory. */
@@ -197,7 +203,7 @@ static void ns_scan_dir(const char *dir, struct nvme_sysfs_ns *v, size_t cap, si
 		return;
 	while ((de = readdir(d)) && *n < cap) {
 		char sub[PATH_MAX];
-		if (!ns_name_ok(de->d_name))
+		if (!nvme_sysfs_ns_name_ok(de->d_name))
 			continue;
 		snprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name);
 		if (ns_from_dir(sub, de->d_name, &v[*n]) == 0)
@@ -287,7 +293,7 @@ int nvme_sysfs_ns_of_dev(const char *sysfs, dev_t dev, struct nvme_sysfs_ns *ret
 	if (!realpath(link, real))
 		return errno == ENOENT ? -ENOENT : -errno;
 	char *base = strrchr(real, '/');
-	if (!base || !ns_name_ok(base + 1))
+	if (!base || !nvme_sysfs_ns_name_ok(base + 1))
 		return -ENOENT;
 	r = ns_from_dir(real, base + 1, &ns);
 	if (r < 0)

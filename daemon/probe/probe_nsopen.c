@@ -16,17 +16,6 @@
 #include "nvmond/probe/probe_safety.h"
 #include "nvmond/probe/probe_sig.h"
 
-/* "nvme0n1" and nothing else: never a path. */
-static bool ns_name_ok(const char *ns)
-{
-	unsigned a, b;
-	int end = 0;
-
-	if (strlen(ns) >= NVME_SYSFS_NAME_MAX || strchr(ns, '/') || strchr(ns, ' '))
-		return false;
-	return sscanf(ns, "nvme%un%u%n", &a, &b, &end) == 2 && ns[end] == '\0';
-}
-
 /* Whether @fd is namespace @nsid of drive @who, through every controller. */
 static int is_the_drives(const char *sysfs, int fd, const char *ns, const struct dev_ident *who,
 			 uint32_t nsid, char *why)
@@ -89,7 +78,8 @@ int probe_ns_open_at(const char *sysfs, const char *mountinfo, const char *ns,
 	int flags, fd, r;
 
 	ret_reason[0] = '\0';
-	if (!ns || !ns_name_ok(ns) || !who || !who->serial || !who->serial[0] || nsid == 0) {
+	if (!ns || !nvme_sysfs_ns_name_ok(ns) || !who || !who->serial || !who->serial[0] ||
+	    nsid == 0) {
 		snprintf(ret_reason, DEV_NS_REASON_MAX, "not a namespace of a drive: refused");
 		return -EINVAL;
 	}

@@ -40,6 +40,13 @@ int nvme_sysfs_read_attr(const char *dir, const char *attr, char *buf, size_t le
 bool nvme_sysfs_ctrl_name_ok(const char *s);
 
 /**
+ * nvme_sysfs_ns_name_ok() - Whether @s is "nvme<digits>n<digits>": a namespace or
+ * multipath head; not a controller, a path (nvme0c1n1), a partition, a generic
+ * char device (ng0n1) or a file path.
+ */
+bool nvme_sysfs_ns_name_ok(const char *s);
+
+/**
  * nvme_sysfs_ctrl_read() - The identity of controller @name ("nvme3").
  * Return: 0, -ENOENT (no such controller), -EINVAL (not a controller name),
  * or negative errno.

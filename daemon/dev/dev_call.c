@@ -419,8 +419,7 @@ int dev_selftest_start(struct dev_backend *b, const char *name, const struct dev
 	struct selftest_start_io io;
 	int r;
 
-	if (stc != SELFTEST_CODE_SHORT && stc != SELFTEST_CODE_EXTENDED &&
-	    stc != SELFTEST_CODE_ABORT)
+	if (!selftest_code_sendable(stc))
 		return -EINVAL;
 	if (!b->ops->selftest_start)
 		return -EOPNOTSUPP;
@@ -440,8 +439,7 @@ int dev_selftest_start_async(struct dev_async *a, const char *name, const struct
 	struct selftest_start_io io;
 	int r;
 
-	if (stc != SELFTEST_CODE_SHORT && stc != SELFTEST_CODE_EXTENDED &&
-	    stc != SELFTEST_CODE_ABORT)
+	if (!selftest_code_sendable(stc))
 		return -EINVAL;
 	if (!b->ops->selftest_start)
 		return -EOPNOTSUPP;

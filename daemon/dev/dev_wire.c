@@ -55,8 +55,7 @@ int dev_wire_req_parse(const void *buf, size_t len, struct dev_wire_req *ret)
 		return -EINVAL;
 	if (q.op == DEV_OP_READ_ERRLOG && (q.n < 1 || q.n > DEV_WIRE_ERRLOG_MAX))
 		return -EINVAL;
-	if (q.op == DEV_OP_SELFTEST_START && q.stc != SELFTEST_CODE_SHORT &&
-	    q.stc != SELFTEST_CODE_EXTENDED && q.stc != SELFTEST_CODE_ABORT)
+	if (q.op == DEV_OP_SELFTEST_START && !selftest_code_sendable(q.stc))
 		return -EINVAL;
 	/* A namespace of the drive the probe names, opened one of three ways. */
 	if (q.op == DEV_OP_OPEN_NS &&

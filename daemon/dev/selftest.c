@@ -113,6 +113,12 @@ const char *selftest_result_name(uint8_t result)
 	return "reserved";
 }
 
+bool selftest_code_sendable(uint8_t stc)
+{
+	return stc == SELFTEST_CODE_SHORT || stc == SELFTEST_CODE_EXTENDED ||
+	       stc == SELFTEST_CODE_ABORT;
+}
+
 const char *selftest_code_name(uint8_t code)
 {
 	switch (code) {

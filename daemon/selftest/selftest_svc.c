@@ -630,8 +630,7 @@ void selftest_start(struct selftest_svc *t, int64_t id, uint8_t stc, uint32_t ns
 void selftest_svc_request(struct selftest_svc *t, int64_t id, uint8_t stc, uint32_t nsid,
 			  enum selftest_origin origin, selftest_svc_done_fn done, void *arg)
 {
-	if (stc != SELFTEST_CODE_SHORT && stc != SELFTEST_CODE_EXTENDED &&
-	    stc != SELFTEST_CODE_ABORT) {
+	if (!selftest_code_sendable(stc)) {
 		char reason[SELFTEST_SVC_ERR_MAX];
 		snprintf(reason, sizeof(reason), "self-test code %u: 1 short, 2 extended", stc);
 		done(arg, -EINVAL, 0, reason);

@@ -94,6 +94,13 @@ const char *selftest_result_name(uint8_t result);
  */
 const char *selftest_code_name(uint8_t code);
 
+/**
+ * selftest_code_sendable() - Whether nvmond sends Device Self-test with code
+ * @stc: a short (1h) or extended (2h) test, or an abort (Fh); never a vendor
+ * test (Eh) or a reserved code.
+ */
+bool selftest_code_sendable(uint8_t stc);
+
 /*
  * What identifies a result across reads of the log: a drive keeps no sequence
  * number, so the power-on hours and the result fields (raw, whatever the valid

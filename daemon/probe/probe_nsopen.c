@@ -16,39 +16,56 @@
 #include "nvmond/probe/probe_safety.h"
 #include "nvmond/probe/probe_sig.h"
 
-/* Whether @fd is namespace @nsid of drive @who, through every controller. */
-static int is_the_drives(const char *sysfs, int fd, const char *ns, const struct dev_ident *who,
-			 uint32_t nsid, char *why)
+_Static_assert(DEV_NS_REASON_MAX == PROBE_REASON_MAX, "a probe run's reason holds the opener's");
+
+int probe_ns_check_fd(const char *sysfs, int fd, const char *ns, const struct dev_ident *who,
+		      uint32_t nsid, const struct nvme_sysfs_ns *first,
+		      char ret_reason[DEV_NS_REASON_MAX])
 {
+	const char *verdict = first ? "stopped" : "refused";
 	char ctrls[8][NVME_SYSFS_NAME_MAX];
 	struct nvme_sysfs_ns n;
 	size_t k = 0;
 	struct stat st;
 
-	if (fstat(fd, &st) < 0 || !S_ISBLK(st.st_mode) ||
+	if (fstat(fd, &st) < 0 || !S_ISBLK(st.st_mode) || (first && st.st_rdev != first->dev) ||
 	    nvme_sysfs_ns_of_dev(sysfs, st.st_rdev, &n, ctrls, 8, &k) < 0 || k == 0 ||
-	    strcmp(n.name, ns) != 0 || n.nsid != nsid) {
-		snprintf(why, DEV_NS_REASON_MAX, "/dev/%s is not namespace %u of drive %s: refused",
-			 ns, nsid, who->serial);
+	    strcmp(n.name, ns) != 0 || n.nsid != nsid || (first && strcmp(n.wwid, first->wwid))) {
+		snprintf(ret_reason, DEV_NS_REASON_MAX,
+			 "/dev/%s is %s namespace %u of drive %s: %s", ns,
+			 first ? "no longer" : "not", nsid, who->serial, verdict);
 		return -ESTALE;
 	}
 	for (size_t i = 0; i < k; i++) {
 		struct nvme_sysfs_ctrl c;
 		if (nvme_sysfs_ctrl_read(sysfs, ctrls[i], &c) < 0 ||
 		    !nvme_sysfs_ident_eq(&c, who->serial, who->model)) {
-			snprintf(why, DEV_NS_REASON_MAX,
-				 "/dev/%s is reached through %s, which is not drive %s: refused",
-				 ns, ctrls[i], who->serial);
+			snprintf(ret_reason, DEV_NS_REASON_MAX,
+				 "/dev/%s is reached through %s, which is not drive %s: %s", ns,
+				 ctrls[i], who->serial, verdict);
 			return -ESTALE;
 		}
 	}
 	return 0;
 }
 
+int probe_ns_blank(int sig_fd, const char *ns, const char *when, char ret_reason[DEV_NS_REASON_MAX])
+{
+	char what[PROBE_SIG_MAX];
+	int r = probe_sig_find(sig_fd, what);
+
+	if (r == 0)
+		return 0;
+	snprintf(ret_reason, DEV_NS_REASON_MAX, "%s %s on /dev/%s%s: %s",
+		 r < 0 ? "cannot tell whether anything is" : what, r < 0 ? "written" : "is", ns,
+		 when, r < 0 ? "refused" : "it is never written");
+	return 1;
+}
+
 /* DEV_NS_WRITE: blank, as libblkid reads it through a second, buffered handle. */
 static int blank(int fd, const char *ns, char *why)
 {
-	char dev[NVME_SYSFS_NAME_MAX + 8], what[PROBE_SIG_MAX];
+	char dev[NVME_SYSFS_NAME_MAX + 8];
 	struct stat a, b;
 	int sfd, r;
 
@@ -60,14 +77,9 @@ static int blank(int fd, const char *ns, char *why)
 		snprintf(why, DEV_NS_REASON_MAX, "%s changed while being opened: refused", dev);
 		return -ESTALE;
 	}
-	r = probe_sig_find(sfd, what);
+	r = probe_ns_blank(sfd, ns, "", why);
 	close(sfd);
-	if (r == 0)
-		return 0;
-	snprintf(why, DEV_NS_REASON_MAX, "%s %s on %s: %s",
-		 r < 0 ? "cannot tell whether anything is" : what, r < 0 ? "written" : "is", dev,
-		 r < 0 ? "refused" : "it is never written");
-	return -EPERM;
+	return r ? -EPERM : 0;
 }
 
 int probe_ns_open_at(const char *sysfs, const char *mountinfo, const char *ns,
@@ -125,7 +137,7 @@ int probe_ns_open_at(const char *sysfs, const char *mountinfo, const char *ns,
 			snprintf(ret_reason, DEV_NS_REASON_MAX, "%s: %s", dev, strerror(-r));
 		return r;
 	}
-	r = is_the_drives(sysfs, fd, ns, who, nsid, ret_reason);
+	r = probe_ns_check_fd(sysfs, fd, ns, who, nsid, NULL, ret_reason);
 	if (r == 0 && mode == DEV_NS_WRITE)
 		r = blank(fd, ns, ret_reason);
 	if (r < 0) {

@@ -19,7 +19,6 @@
 #include "nvmond/probe/probe_nsopen.h"
 #include "nvmond/probe/probe_run.h"
 #include "nvmond/probe/probe_safety.h"
-#include "nvmond/probe/probe_sig.h"
 
 #include "probe_run_internal.h"
 
@@ -48,44 +47,16 @@ static int drive_lookup(struct exec_ctx *x)
 /* Whether @fd is the namespace @x->ns of the configured drive still. */
 static int raw_check(struct exec_ctx *x, int fd)
 {
-	char ctrls[8][NVME_SYSFS_NAME_MAX];
-	struct nvme_sysfs_ns ns;
-	size_t n = 0;
-	struct stat st;
+	struct dev_ident who = {.model = x->plan->model, .serial = x->plan->serial};
 
-	if (fstat(fd, &st) < 0 || !S_ISBLK(st.st_mode) || st.st_rdev != x->ns.dev ||
-	    nvme_sysfs_ns_of_dev(x->plan->sysfs, st.st_rdev, &ns, ctrls, 8, &n) < 0 ||
-	    ns.nsid != x->plan->nsid || strcmp(ns.wwid, x->ns.wwid) != 0) {
-		probe_run_set_reason(x, "/dev/%s is no longer namespace %u of drive %s: stopped",
-				     x->ns.name, x->plan->nsid, x->plan->serial);
-		return -ESTALE;
-	}
-	for (size_t i = 0; i < n; i++) {
-		struct nvme_sysfs_ctrl c;
-		if (nvme_sysfs_ctrl_read(x->plan->sysfs, ctrls[i], &c) < 0 ||
-		    !nvme_sysfs_ident_eq(&c, x->plan->serial, x->plan->model)) {
-			probe_run_set_reason(
-				x, "/dev/%s is reached through %s, which is not drive %s: stopped",
-				x->ns.name, ctrls[i], x->plan->serial);
-			return -ESTALE;
-		}
-	}
-	return 0;
+	return probe_ns_check_fd(x->plan->sysfs, fd, x->ns.name, &who, x->plan->nsid, &x->ns,
+				 x->reason);
 }
 
 /* 1 when a signature is on the raw namespace (or it cannot be read). */
 int probe_target_signature(struct exec_ctx *x, const char *when)
 {
-	char what[PROBE_SIG_MAX];
-	int r = probe_sig_find(x->sig_fd, what);
-
-	if (r == 0)
-		return 0;
-	probe_run_set_reason(x, "%s %s on /dev/%s%s: %s",
-			     r < 0 ? "cannot tell whether anything is" : what,
-			     r < 0 ? "written" : "is", x->ns.name, when,
-			     r < 0 ? "refused" : "it is never written");
-	return 1;
+	return probe_ns_blank(x->sig_fd, x->ns.name, when, x->reason);
 }
 
 /* Whether @id has a read phase (it can run when writing is refused). */

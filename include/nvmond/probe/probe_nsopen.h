@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "nvmond/dev/dev.h"
+#include "nvmond/dev/nvme_sysfs.h"
 
 /**
  * probe_ns_open_at() - Open block device /dev/@ns in @mode when it is
@@ -28,6 +29,26 @@
 int probe_ns_open_at(const char *sysfs, const char *mountinfo, const char *ns,
 		     const struct dev_ident *who, uint32_t nsid, enum dev_ns_mode mode,
 		     char ret_reason[DEV_NS_REASON_MAX]);
+
+/**
+ * probe_ns_check_fd() - Whether @fd is block device @ns, namespace @nsid of
+ * drive @who, through every controller that reaches it (sysfs, by the device
+ * number of @fd); with @first (a probe run's check before each phase), still
+ * the device and namespace (WWID) first opened.
+ * Return: 0, or -ESTALE with @ret_reason ("… is not … : refused", or with
+ * @first "… is no longer … : stopped").
+ */
+int probe_ns_check_fd(const char *sysfs, int fd, const char *ns, const struct dev_ident *who,
+		      uint32_t nsid, const struct nvme_sysfs_ns *first,
+		      char ret_reason[DEV_NS_REASON_MAX]);
+
+/**
+ * probe_ns_blank() - Whether libblkid finds nothing on namespace @ns through
+ * @sig_fd (a buffered read-only handle). Return: 0 blank; 1 with @ret_reason
+ * ("… is on /dev/NS@when: it is never written"), also when it cannot tell.
+ */
+int probe_ns_blank(int sig_fd, const char *ns, const char *when,
+		   char ret_reason[DEV_NS_REASON_MAX]);
 
 /* probe_ns_open_at() on "/sys" and "/proc/self/mountinfo" (a dev_ns_opener_fn). */
 int probe_ns_open(const char *ns, const struct dev_ident *who, uint32_t nsid, enum dev_ns_mode mode,

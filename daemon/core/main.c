@@ -354,7 +354,7 @@ static int run_daemon(const struct opts *o)
 	while (waitpid(-1, NULL, WNOHANG) > 0)
 		;
 	/* Device commands go to their own process; this one keeps no capability. */
-	r = privsep_start(&d.cfg, o->argv, &backend, &d.privsep);
+	r = privsep_start(&d.cfg, o, &backend, &d.privsep);
 	if (r < 0)
 		goto out;
 	/* Without a pidfd (a kernel before 5.3, valgrind) the device process's end comes as SIGCHLD. */

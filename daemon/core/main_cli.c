@@ -336,11 +336,13 @@ static const struct cfg_check config_checks[] = {
 int load_config(const struct opts *o, struct cfg *ret)
 {
 	char err[CFG_ERR_MAX];
-	struct cfg c;
+	/* Built in place: a struct cfg is a few hundred KiB, more than the
+	 * device process's channel threads have on their stacks. */
+	struct cfg *c = ret;
 	int r;
 
-	cfg_defaults(&c);
-	r = cfg_load_checked(&c, o->config, config_checks,
+	cfg_defaults(c);
+	r = cfg_load_checked(c, o->config, config_checks,
 			     sizeof(config_checks) / sizeof(config_checks[0]), err);
 	if (r == -ENOENT && !o->config_given)
 		r = 0; /* no file at the default place: built-in defaults */
@@ -359,13 +361,12 @@ int load_config(const struct opts *o, struct cfg *ret)
 	for (size_t i = 0; i < sizeof(overrides) / sizeof(overrides[0]); i++) {
 		if (!overrides[i].value)
 			continue;
-		r = cfg_set(&c, overrides[i].section, overrides[i].key, overrides[i].value, err);
+		r = cfg_set(c, overrides[i].section, overrides[i].key, overrides[i].value, err);
 		if (r < 0) {
 			fprintf(stderr, "nvmond: %s: %s\n", overrides[i].flag, err);
 			return r;
 		}
 	}
-	*ret = c;
 	return 0;
 }
 

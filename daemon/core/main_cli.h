@@ -44,7 +44,11 @@ struct opts {
 /** parse_opts() - argv into @o and the command (NULL: the daemon). Prints errors. Return: 0 or -EINVAL. */
 int parse_opts(int argc, char **argv, struct opts *o, const char **ret_cmd);
 
-/** load_config() - Defaults, then the file, then the command line. Prints errors. Return: 0 or negative errno. */
+/**
+ * load_config() - Defaults, then the file, then the command line, into @ret
+ * (left half-filled on failure: load into a scratch copy to keep one). Prints
+ * errors. Return: 0 or negative errno.
+ */
 int load_config(const struct opts *o, struct cfg *ret);
 
 /** open_backend() - The real controllers, or the demo drives. Return: 0 or negative errno. */

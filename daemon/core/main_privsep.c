@@ -33,9 +33,9 @@
 #include "nvmond/dev/dev_remote.h"
 #include "nvmond/dev/dev_sandbox.h"
 #include "nvmond/probe/probe_lock.h"
-#include "nvmond/probe/probe_nsopen.h"
 
 #include "main_cli.h"
+#include "main_devpolicy.h"
 #include "main_privsep.h"
 
 /* Drop the bounding and ambient sets and set no_new_privs: all prctl(). */
@@ -87,9 +87,11 @@ int privsep_caps_drop(void)
 }
 
 /* The device process: never returns. */
-static _Noreturn void device_process(const struct cfg *c, int fd, pid_t parent)
+static _Noreturn void device_process(const struct cfg *c, const struct opts *o, int fd,
+				     pid_t parent)
 {
 	struct dev_backend *b = NULL;
+	struct dev_serve_policy pol = {0};
 	int r;
 
 	/* It lives only as long as the daemon. */
@@ -105,7 +107,11 @@ static _Noreturn void device_process(const struct cfg *c, int fd, pid_t parent)
 	 * guard bounds every other command it sends. */
 	if (r == 0)
 		r = dev_backend_guard(b, c->device_timeout_ms);
-	r = dev_serve_ns(fd, b, r, probe_ns_open);
+	/* Its options and the raw-namespace policy: its own reading of the
+	 * configuration, never the daemon's (issue 23 §1). */
+	if (r == 0)
+		r = devpolicy_new(o, c, &pol);
+	r = dev_serve_policy(fd, b, r, &pol);
 	_exit(r < 0 ? 1 : 0);
 }
 
@@ -289,9 +295,10 @@ static int user_wanted(const struct cfg *c, struct passwd *ret_pw, char *pwbuf, 
 	return geteuid() == 0;
 }
 
-int privsep_start(const struct cfg *c, char **argv, struct dev_backend **ret_backend,
+int privsep_start(const struct cfg *c, const struct opts *o, struct dev_backend **ret_backend,
 		  struct privsep *ret)
 {
+	char **argv = o->argv;
 	const char *handed = getenv(PRIVSEP_ENV);
 	pid_t parent = getpid(), pid;
 	struct passwd pw;
@@ -321,7 +328,7 @@ int privsep_start(const struct cfg *c, char **argv, struct dev_backend **ret_bac
 	}
 	if (pid == 0) {
 		close(sv[0]);
-		device_process(c, sv[1], parent);
+		device_process(c, o, sv[1], parent);
 	}
 	close(sv[1]);
 	ret->pid = pid;

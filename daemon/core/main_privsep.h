@@ -12,6 +12,8 @@
 #include "nvmond/core/cfg.h"
 #include "nvmond/dev/dev.h"
 
+#include "main_cli.h"
+
 struct privsep {
 	pid_t pid; /* the device process, 0 = none */
 	int pidfd; /* readable once it exited; -1 = none */
@@ -20,14 +22,15 @@ struct privsep {
 /**
  * privsep_start() - Fork the device process (it opens the backend as
  * open_backend() does, confines itself with dev_sandbox_apply() and answers
- * on a socket pair), then drop every capability of this process (see
- * PRIVSEP_ENV) and, started as root with [daemon] user, become that user
- * (a negative errno, logged, when it cannot). Call it
+ * on a socket pair, holding @c and reading @o's configuration file again
+ * itself: main_devpolicy.h), then drop every capability of this process (see
+ * PRIVSEP_ENV; @o->argv restarts it) and, started as root with [daemon]
+ * user, become that user (a negative errno, logged, when it cannot). Call it
  * before any thread starts. @ret_backend: the device process's backend as
  * seen from here (dev_remote.h).
  * Return: 0, or negative errno (logged).
  */
-int privsep_start(const struct cfg *c, char **argv, struct dev_backend **ret_backend,
+int privsep_start(const struct cfg *c, const struct opts *o, struct dev_backend **ret_backend,
 		  struct privsep *ret);
 
 /*

@@ -318,15 +318,18 @@ static int r_read_hwmon(void *ctx, const char *name, int64_t now_ms, struct nvme
 	return call(ctx, &q, ret, NULL);
 }
 
+/*
+ * The options are the device process's own: it reads its configuration
+ * again when told to (a reload here), and takes nothing from this side.
+ */
 static void r_configure(void *ctx, const struct dev_opts *o)
 {
-	struct dev_wire_req q = {.op = DEV_OP_CONFIGURE,
-				 .wake_sleeping = o->wake_sleeping,
-				 .now_ms = o->device_timeout_ms};
+	struct dev_wire_req q = {.op = DEV_OP_CONFIGURE};
 	int r = call(ctx, &q, NULL, NULL);
 
+	(void)o;
 	if (r < 0)
-		log_warn("device process: options not passed on: %s", strerror(-r));
+		log_warn("device process: its configuration not read again: %s", strerror(-r));
 }
 
 static int r_sensor_limits(void *ctx, const char *name, const struct dev_ident *who,

@@ -22,7 +22,7 @@
 
 struct server {
 	struct dev_backend *b;
-	dev_ns_opener_fn open_ns; /* NULL: DEV_OP_OPEN_NS is not served */
+	struct dev_serve_policy pol; /* zeroed: nothing to reload, no namespace opened */
 	pthread_mutex_t lock;
 	unsigned threads; /* channels being served */
 	bool done;	  /* dev_serve() returned: the last channel's thread frees this */
@@ -115,10 +115,10 @@ static int run_open_ns(struct server *s, int fd, const struct dev_wire_req *q)
 	char why[DEV_NS_REASON_MAX] = "";
 	int nfd = -EOPNOTSUPP, r;
 
-	if (s->open_ns)
-		nfd = s->open_ns(q->name,
-				 &(struct dev_ident){.model = q->model, .serial = q->serial},
-				 q->nsid, (enum dev_ns_mode)q->n, why);
+	if (s->pol.open_ns)
+		nfd = s->pol.open_ns(s->pol.ctx, q->name,
+				     &(struct dev_ident){.model = q->model, .serial = q->serial},
+				     q->nsid, (enum dev_ns_mode)q->n, why);
 	if (nfd < 0 && !why[0])
 		snprintf(why, sizeof(why), "the device process cannot open /dev/%s: %s", q->name,
 			 strerror(-nfd));
@@ -155,6 +155,7 @@ static int run(struct server *s, int fd, const struct dev_wire_req *q)
 		int32_t rt;
 	} u;
 	enum nvme_runtime_status rt = NVME_RUNTIME_UNKNOWN;
+	struct dev_opts opts = {0};
 	struct dev_info *v = NULL;
 	uint8_t *el = NULL;
 	size_t n = 0;
@@ -191,12 +192,16 @@ static int run(struct server *s, int fd, const struct dev_wire_req *q)
 			r = o->read_hwmon(ctx, q->name, q->now_ms, &u.hw);
 		break;
 	case DEV_OP_CONFIGURE:
-		if (o->configure)
-			o->configure(ctx, &(struct dev_opts){.wake_sleeping = q->wake_sleeping});
-		/* A reload's device_timeout reaches the scan's guard here too. */
-		if (q->now_ms > 0 && s->b->guard)
-			dev_guard_set_timeout(s->b->guard, q->now_ms);
-		r = 0;
+		/* The options come from the device process's own reading of the
+		 * configuration, never from the request (the daemon is not
+		 * trusted with them). A reload's device_timeout reaches the
+		 * scan's guard here. */
+		r = s->pol.reload ? s->pol.reload(s->pol.ctx, &opts) : -EOPNOTSUPP;
+		if (r == 0 && o->configure)
+			o->configure(ctx, &opts);
+		if (r == 0 && opts.device_timeout_ms > 0 && s->b->guard)
+			dev_guard_set_timeout(s->b->guard, opts.device_timeout_ms);
+		r = r == -EOPNOTSUPP ? 0 : r;
 		break;
 	case DEV_OP_SENSOR_LIMITS:
 		if (o->read_sensor_limits)
@@ -333,10 +338,10 @@ static int start_channel(struct server *s, int cfd)
 
 int dev_serve(int fd, struct dev_backend *b, int open_err)
 {
-	return dev_serve_ns(fd, b, open_err, NULL);
+	return dev_serve_policy(fd, b, open_err, NULL);
 }
 
-int dev_serve_ns(int fd, struct dev_backend *b, int open_err, dev_ns_opener_fn open_ns)
+int dev_serve_policy(int fd, struct dev_backend *b, int open_err, const struct dev_serve_policy *p)
 {
 	struct server *s;
 	struct dev_wire_hello hello = {0};
@@ -350,7 +355,8 @@ int dev_serve_ns(int fd, struct dev_backend *b, int open_err, dev_ns_opener_fn o
 	if (!s)
 		return answer(fd, &hq, -ENOMEM, NULL, 0);
 	s->b = b;
-	s->open_ns = open_ns;
+	if (p)
+		s->pol = *p;
 	pthread_mutex_init(&s->lock, NULL);
 	snprintf(hello.backend, sizeof(hello.backend), "%s", b->ops->name);
 	const struct dev_backend_ops *o = b->ops;
@@ -362,7 +368,7 @@ int dev_serve_ns(int fd, struct dev_backend *b, int open_err, dev_ns_opener_fn o
 		    (o->selftest_start ? 1u << DEV_OP_SELFTEST_START : 0) |
 		    (o->read_selftest ? 1u << DEV_OP_READ_SELFTEST : 0) |
 		    (o->selftest_handover ? 1u << DEV_OP_HANDOVER : 0) |
-		    (open_ns ? 1u << DEV_OP_OPEN_NS : 0);
+		    (s->pol.open_ns ? 1u << DEV_OP_OPEN_NS : 0);
 	if (answer(fd, &hq, 0, &hello, sizeof(hello)) < 0) {
 		server_put(s, true);
 		return 0;

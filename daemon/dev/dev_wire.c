@@ -51,7 +51,9 @@ int dev_wire_req_parse(const void *buf, size_t len, struct dev_wire_req *ret)
 		return -EINVAL;
 	if (q.has_who > 1 || q.ext_data > 1 || q.wake_sleeping > 1)
 		return -EINVAL;
-	if (q.op == DEV_OP_CONFIGURE && (q.now_ms < 0 || q.now_ms > DEV_WIRE_TIMEOUT_MAX))
+	/* "Read your configuration again": the options are the device
+	 * process's own, so a request that carries one is refused. */
+	if (q.op == DEV_OP_CONFIGURE && (q.now_ms != 0 || q.wake_sleeping != 0))
 		return -EINVAL;
 	if (q.op == DEV_OP_READ_ERRLOG && (q.n < 1 || q.n > DEV_WIRE_ERRLOG_MAX))
 		return -EINVAL;

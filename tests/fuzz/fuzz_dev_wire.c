@@ -5,6 +5,7 @@
  * Rules: an accepted request names a known command, its strings end inside
  * their fields, a controller name is letters and digits, an error log read
  * asks for 1..256 entries, a self-test start is short, extended or abort, a
+ * reload of the options carries none (the device process reads its own), a
  * namespace to open is "nvme<N>n<M>" of a named drive, NSID 1..FFFFFFFEh, in
  * one of three modes; its answer's payload is at most 256 error log entries.
  */
@@ -37,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(q.stc == SELFTEST_CODE_SHORT || q.stc == SELFTEST_CODE_EXTENDED ||
 			   q.stc == SELFTEST_CODE_ABORT);
 	if (q.op == DEV_OP_CONFIGURE)
-		FUZZ_CHECK(q.now_ms >= 0 && q.now_ms <= DEV_WIRE_TIMEOUT_MAX);
+		FUZZ_CHECK(q.now_ms == 0 && q.wake_sleeping == 0);
 	if (q.op == DEV_OP_OPEN_NS) {
 		unsigned a, b;
 		int end = 0;

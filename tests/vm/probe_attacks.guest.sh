@@ -181,6 +181,69 @@ X=$(ns $SX) && Y=$(ns $SY) && M1=$(ns $SM 1) && M2=$(ns $SM 2) && E=$(ns $SE) ||
 }
 log "X=$X Y=$Y M=$M1,$M2 E=$E"
 
+# --- 0. a daemon taken over ----------------------------------------------
+attack c00 "a daemon taken over asks its device process for namespaces the configuration does not let it write"
+# nvmond-test-chan starts the device process as nvmond does (user = nvmond:
+# it then holds no capability) and sends DEV_OP_OPEN_NS and DEV_OP_CONFIGURE
+# on the channel, as an attacker holding the HTTP process would. M2 holds data
+# without any signature (a raw database, a disk image): the prize.
+echo 'nvmond:x:990:990:nvmond:/nonexistent:/bin/sh' >>/etc/passwd
+echo 'nvmond:x:990:' >>/etc/group
+dd if=/tmp/canary of="/dev/$M2" bs=1M oflag=direct 2>/dev/null
+fact "c00.m2_md5_before $(md5 /dev/$M2)"
+fact "c00.m2_blkid $(blkid -p "/dev/$M2" >/dev/null 2>&1 && echo found || echo none)"
+fact "c00.x_md5_before $(md5 /dev/$X)"
+MODEL=$(sed 's/ *$//' "/sys/class/nvme/$(vm_ctrl_by_serial $SX)/model")
+# c00_conf DESTRUCTIVE_X [LINES...] - the configuration both halves read.
+c00_conf() {
+	local d=$1
+	shift
+	conf /tmp/c00.conf 'user = nvmond' '[probes]' 'lock_dir = /tmp/c00-locks' \
+		"[device \"$SX\"]" "destructive = $d" "$@"
+}
+c00_conf yes
+rm -f /tmp/c00.in && mkfifo /tmp/c00.in
+nvmond-test-chan /tmp/c00.conf </tmp/c00.in >"$out/c00.out" 2>"$out/c00.err" &
+cpid=$!
+exec 7>/tmp/c00.in
+c00_n=0
+# ask NAME LINE - send LINE, wait for its answer, keep it as fact c00.NAME.
+ask() {
+	c00_n=$((c00_n + 1))
+	echo "$2" >&7
+	until_ok 20 grep -q "^$c00_n " "$out/c00.out" || log "c00: no answer to $2"
+	fact "c00.$1 $(grep "^$c00_n " "$out/c00.out" | cut -d' ' -f2-)"
+}
+until_ok 20 grep -q '^0 ' "$out/c00.out"
+fact "c00.ids $(grep '^0 ' "$out/c00.out" | cut -d' ' -f2-)"
+ask w_m2 "open|write|$M2|$SM|$MODEL|2"
+ask w_m2_as_nsid1 "open|write|$M2|$SM|$MODEL|1"
+ask w_m2_as_x "open|write|$M2|$SX|$MODEL|1"
+ask w_m2_no_model "open|write|$M2|$SM||2"
+ask r_m2 "open|read|$M2|$SM|$MODEL|2"
+ask w_m1 "open|write|$M1|$SM|$MODEL|1"
+ask w_x "open|write|$X|$SX|$MODEL|1"
+ask w_x_nsid2 "open|write|$X|$SX|$MODEL|2"
+# The configuration changes between two requests.
+c00_conf no
+ask w_x_off_now "open|write|$X|$SX|$MODEL|1"
+ask reload_off reload
+ask w_x_off "open|write|$X|$SX|$MODEL|1"
+ask r_x_off "open|read|$X|$SX|$MODEL|1"
+c00_conf yes "[device \"$SM\"]" 'destructive = yes' 'probe_namespace = 2'
+ask w_x_on_now "open|write|$X|$SX|$MODEL|1"
+ask w_m2_on_now "open|write|$M2|$SM|$MODEL|2"
+ask reload_on reload
+ask w_x_on "open|write|$X|$SX|$MODEL|1"
+c00_conf yes "[device \"$SM\"]" 'destructive = yes' 'probe_namespace = 2'
+printf 'this is no configuration\n' >>/tmp/c00.conf
+ask w_x_broken "open|write|$X|$SX|$MODEL|1"
+exec 7>&-
+wait $cpid
+fact "c00.rc $?"
+fact "c00.m2_md5_after $(md5 /dev/$M2)"
+fact "c00.x_md5_after $(md5 /dev/$X)"
+
 # --- 1. renumbering ------------------------------------------------------
 attack a01 "renumbering by re-binding the driver: Y takes X's old name"
 # Y: 128 MiB written (its data_units_written far above anything X reaches

@@ -146,6 +146,48 @@ def http_status(name):
 canary = fact("canary.md5")
 
 # ---- 1. renumbering ------------------------------------------------------
+# ---- 0. a daemon taken over (issue 23 §1) ------------------------------------------
+print("--- c00: a daemon taken over asks its device process")
+
+
+def c00(key, want):
+    """The device process's answer to one request is @want (a part of it)."""
+    got = fact("c00." + key)
+    note("c00." + key, got, key)
+    return check(want in got, "c00 %s: %r in %r" % (key, want, got))
+
+
+check(fact("c00.ids") == "uid 990 euid 990",
+      "c00: the attacker holds the daemon's user, without capability: %s" % fact("c00.ids"))
+check(fact("c00.m2_blkid") == "none", "c00: M2 holds data without a signature libblkid knows")
+# Rule: the device process refuses every write open the configuration does not allow,
+# with a reason, before it opens anything.
+c00("w_m2", "refused: namespace 2 of drive NVMOND-VM-0002 is not its probe_namespace (1)")
+c00("w_m2_as_nsid1", "not configured to be written")
+c00("w_m2_as_x", "is not namespace 1 of drive NVMOND-VM-0000: refused")
+c00("w_m2_no_model", "only for a drive named by model and serial")
+c00("r_m2", "not its probe_namespace")
+c00("w_m1", "namespace 1 of drive NVMOND-VM-0002 is not configured to be written")
+# The namespace the configuration names is granted: the refusals are the policy's.
+c00("w_x", "granted: O_RDWR")
+c00("w_x_nsid2", "not its probe_namespace (1)")
+# Rule: the configuration read between two requests decides: a write taken out of the
+# file is refused at once, before and after a reload; one added is granted only after
+# a reload, which the daemon cannot fake (it carries nothing).
+c00("w_x_off_now", "/tmp/c00.conf as it is now: namespace 1 of drive NVMOND-VM-0000 is not "
+    "configured to be written")
+c00("reload_off", "reloaded")
+c00("w_x_off", "refused: namespace 1 of drive NVMOND-VM-0000 is not configured to be written")
+c00("r_x_off", "granted: O_RDONLY")
+c00("w_x_on_now", "not configured to be written")
+c00("w_m2_on_now", "not its probe_namespace (1)")
+c00("reload_on", "reloaded")
+c00("w_x_on", "granted: O_RDWR")
+c00("w_x_broken", "/tmp/c00.conf cannot be read now")
+check(fact("c00.rc") == "0", "c00: the attacker ran to its end (%s)" % fact("c00.rc"))
+same("c00.m2_md5_before", "c00.m2_md5_after", "c00: M2 (data, no signature) byte-identical")
+same("c00.x_md5_before", "c00.x_md5_after", "c00: X byte-identical (granted, never written)")
+
 print("--- a01: renumbering")
 nb, na = fact("a01.names_before").split(), fact("a01.names_after").split()
 check(len(nb) == 2 and len(na) == 2 and nb == na[::-1],

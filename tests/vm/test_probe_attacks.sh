@@ -17,6 +17,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 shim=${NVMOND_TEST_SWAP_LIB:-${NVMOND_BUILD:-}/tests/libnvmond-test-swap.so}
 [ -f "$shim" ] || vm_skip "the LD_PRELOAD shim nvmond-test-swap is not built ($shim)"
+chan=${NVMOND_TEST_CHAN:-${NVMOND_BUILD:-}/tests/nvmond-test-chan}
+[ -x "$chan" ] || vm_skip "the channel attacker nvmond-test-chan is not built ($chan)"
 # host_tool NAME - the path of a host program (sbin included), or skip.
 host_tool() {
 	local d
@@ -39,6 +41,7 @@ fallocate=$(host_tool fallocate)
 
 vm_setup_nvmond "$here/probe_attacks.guest.sh"
 vm_add_file "$shim" /usr/lib/nvmond-test-swap.so || vm_fail "could not copy $shim"
+vm_add_bin "$chan" /usr/bin/nvmond-test-chan || vm_fail "could not copy $chan"
 vm_add_bin "$sqlite3" /usr/bin/sqlite3 && vm_add_bin "$curl" /usr/bin/curl &&
 	vm_add_bin "$btrfs" /usr/sbin/mkfs.btrfs && vm_add_bin "$mke2fs" /usr/sbin/mkfs.ext4 &&
 	vm_add_bin "$e2fsck" /usr/sbin/e2fsck && vm_add_bin "$sfdisk" /usr/sbin/sfdisk &&

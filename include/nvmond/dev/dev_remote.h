@@ -23,20 +23,38 @@ int dev_serve(int fd, struct dev_backend *b, int open_err);
 #define DEV_SERVE_THREADS 1024
 
 /*
- * Open block device /dev/@ns, namespace @nsid of drive @who, in @mode, after
- * checking it is that and may be opened so (the probes' rules: probe_nsopen.h).
- * Return: the descriptor, or negative errno with @ret_reason.
+ * What the device process holds itself, never taken from the daemon
+ * (docs/security.md#privilege-separation): its options, read from its own
+ * configuration, and the write policy of raw namespaces.
  */
-typedef int (*dev_ns_opener_fn)(const char *ns, const struct dev_ident *who, uint32_t nsid,
-				enum dev_ns_mode mode, char ret_reason[DEV_NS_REASON_MAX]);
+struct dev_serve_policy {
+	void *ctx;
+	/*
+	 * DEV_OP_CONFIGURE: read the configuration again (the daemon's request
+	 * carries nothing it takes) and fill @ret with the options it sets
+	 * ([daemon] wake_sleeping and device_timeout). Return: 0, or negative
+	 * errno (logged by the callee): the options in effect stay.
+	 */
+	int (*reload)(void *ctx, struct dev_opts *ret);
+	/*
+	 * DEV_OP_OPEN_NS (NULL: not served): open block device /dev/@ns,
+	 * namespace @nsid of drive @who, in @mode, when the configuration lets
+	 * it be opened so and it is that namespace (probe_nsopen.h). Return: the
+	 * descriptor, or negative errno with @ret_reason.
+	 */
+	int (*open_ns)(void *ctx, const char *ns, const struct dev_ident *who, uint32_t nsid,
+		       enum dev_ns_mode mode, char ret_reason[DEV_NS_REASON_MAX]);
+};
 
 /**
- * dev_serve_ns() - dev_serve(), and DEV_OP_OPEN_NS answered by @open_ns:
- * the descriptor it opens goes to the daemon with the answer and is closed
- * here. The daemon, without privilege, can then read or write that namespace
- * and nothing else (docs/security.md).
+ * dev_serve_policy() - dev_serve() with @p (may be NULL: DEV_OP_CONFIGURE
+ * then changes nothing, DEV_OP_OPEN_NS is not served). DEV_OP_CONFIGURE
+ * applies what @p->reload read, whatever the request carries; a descriptor
+ * @p->open_ns opens goes to the daemon with the answer and is closed here.
+ * The daemon, without privilege, can then read or write that namespace and
+ * nothing else (docs/security.md).
  */
-int dev_serve_ns(int fd, struct dev_backend *b, int open_err, dev_ns_opener_fn open_ns);
+int dev_serve_policy(int fd, struct dev_backend *b, int open_err, const struct dev_serve_policy *p);
 
 /**
  * dev_remote_open() - A backend whose commands go to the device process at

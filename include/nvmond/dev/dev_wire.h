@@ -22,6 +22,11 @@ enum dev_wire_op {
 	DEV_OP_READ_ERRLOG,
 	DEV_OP_READ_RUNTIME,
 	DEV_OP_READ_HWMON,
+	/*
+	 * Read the configuration again (the daemon was sent SIGHUP): the
+	 * device process takes its options and its write policy from its own
+	 * reading (dev_serve_policy()); the request carries none of them.
+	 */
 	DEV_OP_CONFIGURE,
 	DEV_OP_SENSOR_LIMITS,
 	DEV_OP_SELFTEST_START,
@@ -46,15 +51,13 @@ enum dev_wire_op {
 
 /* Most error log entries one read may ask for (the log holds ELPE + 1 ≤ 256). */
 #define DEV_WIRE_ERRLOG_MAX 256
-/* The longest device timeout DEV_OP_CONFIGURE may set (an hour, in ms). */
-#define DEV_WIRE_TIMEOUT_MAX (3600 * 1000)
 /* Most controllers one scan may answer with. */
 #define DEV_WIRE_SCAN_MAX 1024
 
 struct dev_wire_req {
 	uint32_t magic, op, id;
 	uint32_t n;	/* DEV_OP_READ_ERRLOG: entries; DEV_OP_OPEN_NS: enum dev_ns_mode */
-	int64_t now_ms; /* DEV_OP_CONFIGURE: the device timeout in ms, 0 = as it is */
+	int64_t now_ms; /* 0 in DEV_OP_CONFIGURE, which carries nothing */
 	char name[DEV_NAME_MAX];
 	char model[41], serial[21];
 	uint8_t has_who; /* model and serial are who the controller must be */

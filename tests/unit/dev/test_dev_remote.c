@@ -265,9 +265,71 @@ Test(dev_remote, stuck_controller_holds_only_its_channel, .timeout = 20)
 	dev_backend_free(s.b);
 }
 
-/* Rule: a reload's [daemon] device_timeout reaches the device process's own
- * guard (its scan's Identify commands); 0 leaves it as it is. */
-Test(dev_remote, options_carry_the_device_timeout)
+/* A device process's own configuration, as its policy reads it. */
+struct test_policy {
+	int reloads;
+	int r;		    /* what a reload returns */
+	int64_t timeout_ms; /* the device_timeout it read */
+};
+
+static int test_reload(void *ctx, struct dev_opts *ret)
+{
+	struct test_policy *p = ctx;
+
+	p->reloads++;
+	if (p->r < 0)
+		return p->r;
+	*ret = (struct dev_opts){.device_timeout_ms = p->timeout_ms};
+	return 0;
+}
+
+struct served_pol {
+	struct served s;
+	struct dev_serve_policy pol;
+};
+
+static void *serve_pol(void *arg)
+{
+	struct served_pol *sp = arg;
+
+	sp->s.ret = dev_serve_policy(sp->s.fd, sp->s.b, 0, &sp->pol);
+	return NULL;
+}
+
+/* Rule (issue 23 §1): a reload's options, [daemon] device_timeout among them,
+ * come from the device process's own reading of the configuration and reach
+ * its own guard (its scan's Identify commands); what the daemon's request
+ * would carry is never taken; a reload that fails leaves them as they are. */
+Test(dev_remote, options_come_from_the_device_process)
+{
+	struct test_policy tp = {.timeout_ms = 1234};
+	struct served_pol sp = {.pol = {.ctx = &tp, .reload = test_reload}};
+	struct dev_backend *remote;
+	int sv[2];
+
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	cr_assert_eq(dev_demo_open_n(1, &sp.s.b), 0);
+	cr_assert_eq(dev_backend_guard(sp.s.b, 5000), 0);
+	sp.s.fd = sv[1];
+	cr_assert_eq(pthread_create(&sp.s.t, NULL, serve_pol, &sp), 0);
+	cr_assert_eq(dev_remote_open(sv[0], &remote), 0);
+	dev_configure(remote, &(struct dev_opts){.device_timeout_ms = 60000});
+	cr_expect_eq(tp.reloads, 1, "a reload reads the configuration again");
+	cr_expect_eq(dev_guard_timeout_ms(sp.s.b->guard), 1234, "its own, not the daemon's 60000");
+	tp.timeout_ms = 7000;
+	dev_configure(remote, &(struct dev_opts){.wake_sleeping = true});
+	cr_expect_eq(dev_guard_timeout_ms(sp.s.b->guard), 7000);
+	tp.r = -EINVAL;
+	dev_configure(remote, &(struct dev_opts){.device_timeout_ms = 100});
+	cr_expect_eq(tp.reloads, 3);
+	cr_expect_eq(dev_guard_timeout_ms(sp.s.b->guard), 7000, "a failed reload keeps them");
+	dev_backend_free(remote);
+	pthread_join(sp.s.t, NULL);
+	dev_backend_free(sp.s.b);
+}
+
+/* Without a policy (nothing of its own to read) a reload changes nothing. */
+Test(dev_remote, options_without_a_policy_change_nothing)
 {
 	struct served s;
 	struct dev_backend *local, *remote;
@@ -275,11 +337,7 @@ Test(dev_remote, options_carry_the_device_timeout)
 	pair(&s, &local, &remote);
 	cr_assert_eq(dev_backend_guard(s.b, 5000), 0);
 	dev_configure(remote, &(struct dev_opts){.device_timeout_ms = 1234});
-	cr_expect_eq(dev_guard_timeout_ms(s.b->guard), 1234);
-	dev_configure(remote, &(struct dev_opts){.wake_sleeping = true});
-	cr_expect_eq(dev_guard_timeout_ms(s.b->guard), 1234, "0: as it is");
-	dev_configure(remote, &(struct dev_opts){.device_timeout_ms = 60000});
-	cr_expect_eq(dev_guard_timeout_ms(s.b->guard), 60000);
+	cr_expect_eq(dev_guard_timeout_ms(s.b->guard), 5000);
 	dev_backend_free(remote);
 	pthread_join(s.t, NULL);
 	dev_backend_free(local);
@@ -291,9 +349,10 @@ Test(dev_remote, options_carry_the_device_timeout)
 static char opened_path[64];
 
 /* The test's opener: a temporary file stands for nvme0n1 of drive S1; nvme1n1 is busy. */
-static int test_opener(const char *ns, const struct dev_ident *who, uint32_t nsid,
+static int test_opener(void *ctx, const char *ns, const struct dev_ident *who, uint32_t nsid,
 		       enum dev_ns_mode mode, char ret_reason[DEV_NS_REASON_MAX])
 {
+	(void)ctx;
 	if (strcmp(ns, "nvme0n1") || strcmp(who->serial, "S1") || nsid != 1 ||
 	    mode != DEV_NS_WRITE) {
 		snprintf(ret_reason, DEV_NS_REASON_MAX, "/dev/%s is in use: refused", ns);
@@ -306,7 +365,8 @@ static void *serve_ns(void *arg)
 {
 	struct served *s = arg;
 
-	s->ret = dev_serve_ns(s->fd, s->b, 0, test_opener);
+	s->ret = dev_serve_policy(s->fd, s->b, 0,
+				  &(struct dev_serve_policy){.open_ns = test_opener});
 	return NULL;
 }
 

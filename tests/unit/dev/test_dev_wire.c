@@ -56,30 +56,25 @@ static void op_last(struct dev_wire_req *q)
 	strcpy(q->name, "nvme1n1");
 	q->nsid = 1;
 }
-/* DEV_OP_CONFIGURE: the device timeout rides in now_ms. */
+/* DEV_OP_CONFIGURE: a reload, which carries no option (issue 23 §1). */
 static void cfg_no_name(struct dev_wire_req *q)
 {
 	q->name[0] = '\0';
 }
-static void cfg_timeout_hour(struct dev_wire_req *q)
+static void cfg_timeout(struct dev_wire_req *q)
 {
 	cfg_no_name(q);
-	q->now_ms = DEV_WIRE_TIMEOUT_MAX;
-}
-static void cfg_timeout_over(struct dev_wire_req *q)
-{
-	cfg_no_name(q);
-	q->now_ms = DEV_WIRE_TIMEOUT_MAX + 1;
+	q->now_ms = 5000;
 }
 static void cfg_timeout_negative(struct dev_wire_req *q)
 {
 	cfg_no_name(q);
 	q->now_ms = -1;
 }
-static void cfg_timeout_zero(struct dev_wire_req *q)
+static void cfg_wake(struct dev_wire_req *q)
 {
 	cfg_no_name(q);
-	q->now_ms = 0;
+	q->wake_sleeping = 1;
 }
 /* DEV_OP_OPEN_NS: a namespace of the drive named, one of three ways. */
 static void ns_ok(struct dev_wire_req *q)
@@ -249,7 +244,7 @@ static const struct wcase cases[] = {
 	{"the serial must end inside its array", serial_unterminated, DEV_OP_READ_SMART, -EINVAL},
 	{"has_who is 0 or 1", who_two, DEV_OP_READ_SMART, -EINVAL},
 	{"ext_data is 0 or 1", ext_two, DEV_OP_READ_ERRLOG, -EINVAL},
-	{"wake_sleeping is 0 or 1", wake_two, DEV_OP_CONFIGURE, -EINVAL},
+	{"wake_sleeping is 0 or 1", wake_two, DEV_OP_READ_SMART, -EINVAL},
 	{"an error log read asks for at least one entry", n_zero, DEV_OP_READ_ERRLOG, -EINVAL},
 	{"an error log read may ask for 256 entries (ELPE max + 1)", n_max, DEV_OP_READ_ERRLOG, 0},
 	{"an error log read asks for at most 256 entries", n_over, DEV_OP_READ_ERRLOG, -EINVAL},
@@ -261,10 +256,12 @@ static const struct wcase cases[] = {
 	 DEV_OP_SELFTEST_START, -EINVAL},
 	{"STC 0 starts nothing: refused", stc_none, DEV_OP_SELFTEST_START, -EINVAL},
 	{"the self-test code matters only to a start", stc_vendor, DEV_OP_READ_SELFTEST, 0},
-	{"options may set the device timeout up to an hour", cfg_timeout_hour, DEV_OP_CONFIGURE, 0},
-	{"options set no device timeout over an hour", cfg_timeout_over, DEV_OP_CONFIGURE, -EINVAL},
-	{"a negative device timeout is refused", cfg_timeout_negative, DEV_OP_CONFIGURE, -EINVAL},
-	{"device timeout 0 leaves it as it is", cfg_timeout_zero, DEV_OP_CONFIGURE, 0},
+	{"a reload carries no device timeout: the device process reads its own", cfg_timeout,
+	 DEV_OP_CONFIGURE, -EINVAL},
+	{"a reload carries no (negative) device timeout", cfg_timeout_negative, DEV_OP_CONFIGURE,
+	 -EINVAL},
+	{"a reload carries no wake_sleeping: the device process reads its own", cfg_wake,
+	 DEV_OP_CONFIGURE, -EINVAL},
 	{"a probe's namespace may be opened to write (O_EXCL)", ns_ok, DEV_OP_OPEN_NS, 0},
 	{"a probe's namespace may be opened to read", ns_read, DEV_OP_OPEN_NS, 0},
 	{"a probe's namespace may be opened for its signature check", ns_sig, DEV_OP_OPEN_NS, 0},

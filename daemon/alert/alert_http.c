@@ -18,6 +18,7 @@
 #include "nvmond/core/log.h"
 #include "nvmond/store/store_alert.h"
 #include "nvmond/util/timefmt.h"
+#include "nvmond/util/utf8.h"
 #include "alert_svc_internal.h"
 
 #define EVENTS_DEFAULT_SPAN_MS (7 * 24 * 3600 * 1000LL)
@@ -88,20 +89,53 @@ static void handle_events(void *ctx, const struct api_request *req, struct api_r
 			      time_or_null(q.from_ms), "to", time_or_null(q.to_ms), "events", arr);
 }
 
+/*
+ * @s as a JSON string even when it is not valid UTF-8 (a message an older
+ * nvmond cut inside a character, a broken drive's serial): jansson refuses
+ * those, and the whole alert would drop out of the answer. Bytes that are not
+ * UTF-8 become U+FFFD (utf8_copy()). NULL only when out of memory.
+ */
+static json_t *text_json(const char *s)
+{
+	json_t *j = json_string(s);
+	size_t size = strlen(s) * 3 + 1; /* each byte at worst U+FFFD */
+	char *buf;
+
+	if (j)
+		return j;
+	buf = malloc(size);
+	if (!buf)
+		return NULL;
+	utf8_copy(buf, size, s);
+	j = json_string(buf);
+	free(buf);
+	return j;
+}
+
+/* NULL only when out of memory. */
 static json_t *alert_json(struct fleet *f, const struct alert_row *r)
 {
 	struct fleet_device fd;
 	bool known = fleet_get(f, r->device_id, &fd) == 0;
 
-	return json_pack("{s:I, s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o}", "id",
-			 (json_int_t)r->id, "device_id", (json_int_t)r->device_id, "device",
-			 known ? fd.row.name : "", "serial", known ? fd.row.serial : "", "rule",
-			 alert_rule_name(r->rule), "severity", alert_severity_name(r->severity),
-			 "state", r->firing ? "firing" : "resolved", "message", r->message,
-			 "started", time_or_null(r->started_ms), "updated",
-			 time_or_null(r->updated_ms), "resolved", time_or_null(r->resolved_ms),
-			 "acked", time_or_null(r->acked_ms), "notified",
-			 time_or_null(r->notified_ms));
+	return json_pack(
+		"{s:I, s:I, s:o, s:o, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o}", "id",
+		(json_int_t)r->id, "device_id", (json_int_t)r->device_id, "device",
+		text_json(known ? fd.row.name : ""), "serial",
+		text_json(known ? fd.row.serial : ""), "rule", alert_rule_name(r->rule), "severity",
+		alert_severity_name(r->severity), "state", r->firing ? "firing" : "resolved",
+		"message", text_json(r->message), "started", time_or_null(r->started_ms), "updated",
+		time_or_null(r->updated_ms), "resolved", time_or_null(r->resolved_ms), "acked",
+		time_or_null(r->acked_ms), "notified", time_or_null(r->notified_ms));
+}
+
+/* Each of the @n alerts @v as JSON into the array @arr. Return: 0, or -ENOMEM. */
+static int alerts_append(json_t *arr, struct fleet *f, const struct alert_row *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!arr || json_array_append_new(arr, alert_json(f, &v[i])) < 0)
+			return -ENOMEM;
+	return 0;
 }
 
 static json_t *stats_json(const struct alert_sink_stats *s)
@@ -164,12 +198,17 @@ static void handle_alerts(void *ctx, const struct api_request *req, struct api_r
 		return api_reply_error(ret, 500, "database error");
 	}
 	json_t *ja = json_array(), *jh = json_array();
-	for (size_t i = 0; i < n_act; i++)
-		json_array_append_new(ja, alert_json(req->fleet, &act[i]));
-	for (size_t i = 0; i < n_hist; i++)
-		json_array_append_new(jh, alert_json(req->fleet, &hist[i]));
+	/* An alert missing from the answer would be a lie: all of them, or a 500. */
+	r = alerts_append(ja, req->fleet, act, n_act);
+	if (r == 0)
+		r = alerts_append(jh, req->fleet, hist, n_hist);
 	free(act);
 	free(hist);
+	if (r < 0) {
+		json_decref(ja);
+		json_decref(jh);
+		return api_reply_error(ret, 500, "out of memory");
+	}
 	ret->json =
 		json_pack("{s:o, s:o, s:o}", "active", ja, "history", jh, "sinks", sinks_json(a));
 }
@@ -213,6 +252,8 @@ static void handle_ack(void *ctx, const struct api_request *req, struct api_repl
 	}
 	log_info("alert %" PRId64 " (%s) acknowledged", c.id, alert_rule_name(c.row.rule));
 	ret->json = alert_json(req->fleet, &c.row);
+	if (!ret->json)
+		api_reply_error(ret, 500, "out of memory"); /* never a 200 with {} */
 }
 
 static void handle_test(void *ctx, const struct api_request *req, struct api_reply *ret)

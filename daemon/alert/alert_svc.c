@@ -22,6 +22,7 @@
 #include "nvmond/store/store.h"
 #include "nvmond/analysis/throttle.h"
 #include "nvmond/util/timefmt.h"
+#include "nvmond/util/utf8.h"
 #include "alert_svc_internal.h"
 
 static void configure(struct alert_svc *a, const struct cfg *c)
@@ -177,15 +178,20 @@ void alert_svc_note_fill(struct alert_note *n, const struct device_row *dev, con
 {
 	*n = (struct alert_note){
 		.device_id = dev ? dev->id : 0, .started_ms = started_ms, .ts_ms = now_ms};
+	/*
+	 * Valid UTF-8, cut at a character: the JSON sinks, the outbox and the API
+	 * refuse anything else. A drive's strings and an older database's message
+	 * may not be.
+	 */
 	if (dev) {
-		snprintf(n->device, sizeof(n->device), "%s", dev->name);
-		snprintf(n->model, sizeof(n->model), "%s", dev->model);
-		snprintf(n->serial, sizeof(n->serial), "%s", dev->serial);
+		utf8_copy(n->device, sizeof(n->device), dev->name);
+		utf8_copy(n->model, sizeof(n->model), dev->model);
+		utf8_copy(n->serial, sizeof(n->serial), dev->serial);
 	}
-	snprintf(n->rule, sizeof(n->rule), "%s", rule);
-	snprintf(n->severity, sizeof(n->severity), "%s", severity);
-	snprintf(n->state, sizeof(n->state), "%s", state);
-	snprintf(n->message, sizeof(n->message), "%s", message);
+	utf8_copy(n->rule, sizeof(n->rule), rule);
+	utf8_copy(n->severity, sizeof(n->severity), severity);
+	utf8_copy(n->state, sizeof(n->state), state);
+	utf8_copy(n->message, sizeof(n->message), message);
 }
 
 /* The journal always; the sinks through their queues. */
@@ -269,9 +275,10 @@ static void apply_decision(struct alert_svc *a, const struct device_row *dev, st
 		now_ms);
 	if (dec->action == ALERT_ACT_RESOLVE) {
 		n.resolved_ms = now_ms;
-		snprintf(n.message, sizeof(n.message), "resolved after %llds; last: %.100s",
-			 (long long)(timefmt_span_ms(n.started_ms, now_ms) / 1000),
-			 row.message[0] ? row.message : alert_rule_name(rule));
+		const char *last = row.message[0] ? row.message : alert_rule_name(rule);
+		utf8_format(n.message, sizeof(n.message), "resolved after %llds; last: %.*s",
+			    (long long)(timefmt_span_ms(n.started_ms, now_ms) / 1000),
+			    (int)utf8_cut(last, 100), last);
 	}
 	n.alert_id = row.id;
 	struct alert_outbox_kept kept = {0};

@@ -49,6 +49,7 @@ struct alert_svc {
 };
 
 /* alert_svc.c */
+/* A notification of @dev (NULL: none); its strings valid UTF-8, cut at a character. */
 void alert_svc_note_fill(struct alert_note *n, const struct device_row *dev, const char *rule,
 			 const char *severity, const char *state, const char *message,
 			 int64_t started_ms, int64_t now_ms);

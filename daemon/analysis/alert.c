@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "nvmond/analysis/alert.h"
+#include "nvmond/util/utf8.h"
 
 static const char *const rule_names[_ALERT_RULE_MAX] = {
 	[ALERT_THROTTLING] = "throttling",
@@ -84,7 +85,7 @@ static void cond_set(struct alert_cond *c, bool active, enum alert_severity sev,
 	if (!active)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(c->message, sizeof(c->message), fmt, ap);
+	utf8_vformat(c->message, sizeof(c->message), fmt, ap); /* cut at a character */
 	va_end(ap);
 }
 

@@ -13,6 +13,7 @@
 
 #include "nvmond/analysis/alert.h"
 #include "nvmond/analysis/rated.h"
+#include "nvmond/util/utf8.h"
 
 /*
  * Rated sequential read and write, MB/s, of models whose manufacturer
@@ -220,6 +221,7 @@ void rated_alert_condition(const struct rated_verdict *v, struct alert_cond *ret
 {
 	*ret = (struct alert_cond){
 		.known = v->known, .active = v->below, .severity = ALERT_SEV_INFO};
-	snprintf(ret->message, sizeof(ret->message), "%.159s",
-		 v->below ? v->message : "the best of the last repeated run reached its rating");
+	/* The alert keeps 159 bytes: cut at a character, never inside "°C". */
+	utf8_copy(ret->message, sizeof(ret->message),
+		  v->below ? v->message : "the best of the last repeated run reached its rating");
 }

@@ -133,15 +133,30 @@ code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/api/v1/ale
 [ "$code" = 405 ] || fail "GET on ack: $code"
 stop_daemon
 
+# ---- a message that is not valid UTF-8 in the database (as an older nvmond cut one inside
+# "°C", issue 23 §7): the alert stays in the API, its ack answers with it. The tail
+# byte goes; the rest of the message is as stored.
+command -v sqlite3 > /dev/null || fail "sqlite3 missing (.ci/deps)"
+MSG=$(sqlite3 "$TMP/alerts.db" "SELECT message FROM alerts WHERE id = $DEMO1_ALERT")
+sqlite3 "$TMP/alerts.db" "UPDATE alerts SET message = message || CAST(X'C2' AS TEXT) WHERE id = $DEMO1_ALERT"
+[ "$(sqlite3 "$TMP/alerts.db" "SELECT hex(substr(CAST(message AS BLOB), -1)) FROM alerts WHERE id = $DEMO1_ALERT")" = C2 ] ||
+	fail "the invalid message was not stored"
+
 # ---- a restart neither re-sends nor loses
 start_daemon -c "$TMP/nvmond.conf"
 wait_polls 10
 [ "$(count '^firing temperature_warning' "$HOOK_LOG")" = 2 ] || fail "re-sent after restart: $(cat "$HOOK_LOG")"
 J=$(http_get /api/v1/alerts)
-jq_py "$J" "
+MSG=$MSG jq_py "$J" "
+import os
 a = [a for a in j['active'] if a['id'] == $DEMO1_ALERT]
 assert a and a[0]['acked'] is not None, j['active']
-" || fail "alert lost across the restart: $J"
+assert a[0]['message'] == os.environ['MSG'], a[0]
+" || fail "alert lost across the restart (its message ends in 0xC2): $J"
+A=$(curl -fsS -X POST -H "Authorization: Bearer $TOKEN" "http://127.0.0.1:$PORT/api/v1/alerts/$DEMO1_ALERT/ack") ||
+	fail "ack of the alert with the invalid message"
+jq_py "$A" "assert j['id'] == $DEMO1_ALERT and j['rule'] == 'temperature_warning', j" ||
+	fail "ack reply of the alert with the invalid message: $A"
 stop_daemon
 
 # ---- margin 0: the cool drive (WCTEMP 82 °C) is no longer over: resolved, once

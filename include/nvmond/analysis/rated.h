@@ -80,7 +80,8 @@ void rated_check(const struct rated_check_input *in, struct rated_verdict *ret);
  * rated_alert_condition() - The below_rated rule's condition from @v (info):
  * active when the series was below its rating, inactive (it resolves) when a
  * later series measured up to it; every other rule is left unknown, and so is
- * this one when nothing was compared.
+ * this one when nothing was compared. The message is the verdict's, cut to the
+ * alert's 159 bytes at a character (valid UTF-8: the API and the JSON sinks need it).
  */
 struct alert_cond;
 void rated_alert_condition(const struct rated_verdict *v, struct alert_cond *ret);

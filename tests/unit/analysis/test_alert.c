@@ -13,6 +13,7 @@
 #include "nvmond/analysis/errclass.h"
 #include "nvmond/store/store.h"
 #include "nvmond/store/store_alert.h"
+#include "nvmond/util/utf8.h"
 
 static struct alert_cfg all_on(void)
 {
@@ -932,6 +933,37 @@ Test(alert_rules, facts_messages_and_sample_rules_leave_them_unknown)
 	cr_expect_not(r[ALERT_FIRMWARE_CHANGED].known);
 	cr_expect_str_eq(alert_rule_name(ALERT_LINK_DEGRADED), "link_degraded");
 	cr_expect_eq(alert_rule_from_name("firmware_changed"), ALERT_FIRMWARE_CHANGED);
+}
+
+/*
+ * A condition's message is valid UTF-8, cut at a character (issue 23 §7: the
+ * API and the JSON sinks refuse anything else): a link text from sysfs with a
+ * multi-byte character over the 159-byte cut, and one with a byte that is not
+ * UTF-8 (U+FFFD).
+ */
+Test(alert_rules, messages_are_valid_utf8_cut_at_a_character)
+{
+	struct alert_cfg c = all_on();
+	struct alert_cond r[_ALERT_RULE_MAX];
+	char link[200];
+	int over_cut = 0;
+
+	for (size_t pad = 80; pad < 100; pad++) {
+		memset(link, 'x', pad);
+		snprintf(link + pad, sizeof(link) - pad, "\xE2\x80\xA6 x4");
+		struct alert_facts_input in = {
+			.link_known = true, .link_degraded = true, .link = link, .now_ms = 1};
+		alert_facts_conditions(&c, &in, r);
+		const char *m = r[ALERT_LINK_DEGRADED].message;
+		cr_expect(utf8_valid(m, strlen(m)), "pad %zu: %s", pad, m);
+		over_cut += strlen(m) < 159; /* the ellipsis did not fit whole */
+	}
+	cr_expect_gt(over_cut, 0, "the cut never fell inside the ellipsis");
+	struct alert_facts_input bad = {
+		.link_known = true, .link_degraded = true, .link = "PCIe \xFF x2", .now_ms = 1};
+	alert_facts_conditions(&c, &bad, r);
+	cr_expect(!strncmp(r[ALERT_LINK_DEGRADED].message, "PCIe " UTF8_REPLACEMENT " x2:", 11),
+		  "%s", r[ALERT_LINK_DEGRADED].message);
 }
 
 /* alerts.md: "unresponsive (critical): a command to the controller passed

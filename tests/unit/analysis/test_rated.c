@@ -7,6 +7,7 @@
 
 #include "nvmond/analysis/alert.h"
 #include "nvmond/analysis/rated.h"
+#include "nvmond/util/utf8.h"
 #include <stdio.h>
 
 Test(rated, builtin_table)
@@ -151,4 +152,37 @@ Test(rated, alert_condition)
 	rated_alert_condition(&none, &c);
 	cr_expect_not(c.known);
 	cr_expect_str_eq(alert_rule_name(ALERT_BELOW_RATED), "below_rated");
+}
+
+/*
+ * The alert keeps 159 bytes of the verdict's message, cut at a character
+ * (issue 23 §7: a cut inside "°C" left 0xC2, which jansson refuses, and the
+ * alert fell out of the API). Links of each length move the degree sign over
+ * the cut: every message is valid UTF-8 and a prefix of the verdict's.
+ */
+Test(rated, alert_message_cut_at_a_character)
+{
+	char link[64];
+	int split = 0;
+
+	for (size_t len = 1; len < sizeof(link); len++) {
+		memset(link, 'x', len);
+		link[len] = '\0';
+		struct rated_check_input in = {.runs = 3,
+					       .best_mbps = {1000, 900},
+					       .rated_mbps = {2500, 1500},
+					       .preset = "seq1m-q8",
+					       .link = link,
+					       .temp_c = 41};
+		struct rated_verdict v;
+		struct alert_cond c;
+		rated_check(&in, &v);
+		rated_alert_condition(&v, &c);
+		size_t n = strlen(c.message);
+		cr_expect(utf8_valid(c.message, n), "link of %zu: ends in %02x", len,
+			  (unsigned char)c.message[n - 1]);
+		cr_expect(n <= 159 && !strncmp(c.message, v.message, n), "link of %zu", len);
+		split += (unsigned char)v.message[158] == 0xC2;
+	}
+	cr_assert_eq(split, 1, "no link length put the degree sign over the cut");
 }

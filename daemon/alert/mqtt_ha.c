@@ -18,6 +18,7 @@
 #include "nvmond/alert/mqtt_ha.h"
 #include "nvmond/dev/sample.h"
 #include "nvmond/dev/smart.h"
+#include "nvmond/util/utf8.h"
 
 void mqtt_msgs_clear(struct mqtt_msgs *m)
 {
@@ -80,10 +81,11 @@ void mqtt_drive_state_from(const struct device_row *dev, const struct smart_log 
 			   bool throttling, struct mqtt_drive_state *ret)
 {
 	*ret = (struct mqtt_drive_state){0};
-	snprintf(ret->device, sizeof(ret->device), "%s", dev->name);
-	snprintf(ret->model, sizeof(ret->model), "%s", dev->model);
-	snprintf(ret->serial, sizeof(ret->serial), "%s", dev->serial);
-	snprintf(ret->firmware, sizeof(ret->firmware), "%s", dev->firmware);
+	/* Valid UTF-8 (the payloads are JSON): bytes that are not become U+FFFD. */
+	utf8_copy(ret->device, sizeof(ret->device), dev->name);
+	utf8_copy(ret->model, sizeof(ret->model), dev->model);
+	utf8_copy(ret->serial, sizeof(ret->serial), dev->serial);
+	utf8_copy(ret->firmware, sizeof(ret->firmware), dev->firmware);
 	if (!smart)
 		return;
 	ret->has_sample = true;

@@ -277,3 +277,30 @@ Test(mqtt_ha, state_from_store_row_and_smart_log)
 	cr_assert_eq(m.n, 0);
 	free(m.v);
 }
+
+/*
+ * A drive's strings that are not UTF-8 (a row an older version stored, a broken
+ * drive) still make a discovery config: jansson refuses such strings, and the
+ * drive would have no entities. The bytes become U+FFFD (issue 23 §7).
+ */
+Test(mqtt_ha, drive_strings_not_utf8_still_publish)
+{
+	struct device_row dev = {.id = 1};
+	strcpy(dev.name, "nvme1");
+	strcpy(dev.model, "WD \xC2 SN850X");
+	strcpy(dev.serial, "23123A800123");
+	strcpy(dev.firmware, "62\xFF");
+	struct mqtt_drive_state d;
+	mqtt_drive_state_from(&dev, NULL, false, &d);
+	cr_assert_str_eq(d.model, "WD \xEF\xBF\xBD SN850X");
+	cr_assert_str_eq(d.firmware, "62\xEF\xBF\xBD");
+	struct mqtt_msgs m = {0};
+	cr_assert_eq(mqtt_ha_discovery(&CFG, &d, &m), 0);
+	cr_assert_eq(m.n, 7);
+	json_t *j = json_loads(m.v[0].payload, 0, NULL);
+	cr_assert_not_null(j, "%s", m.v[0].payload);
+	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(j, "device"), "model")),
+			 "WD \xEF\xBF\xBD SN850X");
+	json_decref(j);
+	mqtt_msgs_clear(&m);
+}

@@ -145,7 +145,7 @@ int sink_email_send(const struct sink_email_cfg *c, const struct alert_note *n, 
 
 	CURLcode rc = curl_easy_perform(h);
 	if (rc != CURLE_OK) {
-		snprintf(err, errsize, "email: %s", cerr[0] ? cerr : curl_easy_strerror(rc));
+		sink_curl_error(c->url, rc, cerr, "email", err, errsize);
 		r = -EIO;
 	}
 out:

@@ -2,7 +2,8 @@
 /*
  * The HTTP sink types: their keys, and delivery of what sink_format() makes
  * with libcurl. Messages name the sink's scheme and host only: the rest of a
- * URL may hold a secret (Slack, Discord, Telegram).
+ * URL may hold a secret (Slack, Discord, Telegram), and so may its userinfo
+ * (redact.h: never shown, however the URL parses).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 
 #include <curl/curl.h>
 
+#include "nvmond/util/redact.h"
 #include "nvmond/util/timefmt.h"
 #include "sink_internal.h"
 
@@ -69,20 +71,6 @@ static size_t discard(char *ptr, size_t size, size_t nmemb, void *userdata)
 	return size * nmemb;
 }
 
-/* "https://hooks.slack.com": what a message may say of @url. */
-static void url_public(const char *url, char *buf, size_t size)
-{
-	const char *host = strstr(url, "://");
-	size_t len = host ? (size_t)(host + 3 - url) + strcspn(host + 3, "/?#") : 0;
-	const char *at = host ? memchr(host + 3, '@', len - (size_t)(host + 3 - url)) : NULL;
-
-	if (at) /* user:password@host */
-		snprintf(buf, size, "%.*s%.*s", (int)(host + 3 - url), url,
-			 (int)(len - (size_t)(at + 1 - url)), at + 1);
-	else
-		snprintf(buf, size, "%.*s", (int)len, url);
-}
-
 /* One request. Return: 0 on 2xx; -EAGAIN (retry) or -EPROTO (4xx: would fail again). */
 static int http_perform(const struct sink_request *q, int64_t timeout_ms, char *err, size_t errsize)
 {
@@ -92,7 +80,7 @@ static int http_perform(const struct sink_request *q, int64_t timeout_ms, char *
 	CURL *c = sink_curl_init() == 0 ? curl_easy_init() : NULL;
 	int r = -EAGAIN;
 
-	url_public(q->url, where, sizeof(where));
+	redact_url_origin(q->url, where, sizeof(where));
 	if (!c) {
 		snprintf(err, errsize, "curl_easy_init failed");
 		return -ENOMEM;
@@ -113,7 +101,7 @@ static int http_perform(const struct sink_request *q, int64_t timeout_ms, char *
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
 	CURLcode rc = curl_easy_perform(c);
 	if (rc != CURLE_OK) {
-		snprintf(err, errsize, "%s: %s", where, cerr[0] ? cerr : curl_easy_strerror(rc));
+		sink_curl_error(q->url, rc, cerr, where, err, errsize);
 	} else {
 		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
 		if (code >= 200 && code < 300)

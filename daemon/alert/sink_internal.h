@@ -166,6 +166,24 @@ int sink_exec_deliver(const struct sink_conf *c, const struct alert_note *n, cha
 		      size_t errsize);
 
 /**
+ * sink_msg_clean() - @msg (a delivery's failure, a connection's error) as a
+ * sink may log and serve it: no URL's userinfo (redact_userinfo()), valid
+ * UTF-8 (the API's JSON). @dst may be @msg. Every last_error goes through it.
+ */
+void sink_msg_clean(char *dst, size_t size, const char *msg);
+
+/**
+ * sink_curl_error() - A failed transfer to @url as "@where: why" in @err.
+ * libcurl's message @cerr (its CURLOPT_ERRORBUFFER; may be NULL or "") only
+ * when it cannot hold a piece of @url's userinfo: when the usual parse splits
+ * the userinfo early (redact_url_ambiguous()), libcurl took a piece of it for a
+ * host or a port and may name it, so then its fixed text for @rc (a CURLcode)
+ * with a hint. Any URL in the message loses its userinfo.
+ */
+void sink_curl_error(const char *url, int rc, const char *cerr, const char *where, char *err,
+		     size_t errsize);
+
+/**
  * sink_curl_init() - libcurl's global init, once, before a sink's first transfer
  * (sink_queue.c). Return: 0, or -ENOMEM when curl_global_init() failed.
  */

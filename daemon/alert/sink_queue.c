@@ -18,7 +18,9 @@
 
 #include "nvmond/alert/mqtt_ha.h"
 #include "nvmond/core/log.h"
+#include "nvmond/util/redact.h"
 #include "nvmond/util/timefmt.h"
+#include "nvmond/util/utf8.h"
 #include "sink_internal.h"
 
 #define ACTIVE_MAX 256 /* firing alerts a resending sink keeps track of */
@@ -79,15 +81,42 @@ static void count(struct sink *s, uint64_t *field)
 	pthread_mutex_unlock(&s->lock);
 }
 
-/* A delivery failed: count it and say why in one step. */
+void sink_msg_clean(char *dst, size_t size, const char *msg)
+{
+	redact_userinfo(dst, size, msg);
+	utf8_copy(dst, size, dst);
+}
+
+void sink_curl_error(const char *url, int rc, const char *cerr, const char *where, char *err,
+		     size_t errsize)
+{
+	char why[CURL_ERROR_SIZE];
+	bool ambiguous = redact_url_ambiguous(url);
+
+	/*
+	 * libcurl names hosts in its messages; where the usual parse splits the
+	 * userinfo early, its "host" is a piece of it ("Could not resolve host:
+	 * admin"): then only its fixed text for @rc.
+	 */
+	redact_userinfo(why, sizeof(why),
+			!ambiguous && cerr && cerr[0] ? cerr : curl_easy_strerror((CURLcode)rc));
+	snprintf(err, errsize, "%s: %s%s", where, why,
+		 ambiguous ? " (percent-encode the URL's user:password: %2F for a slash, %3F ?, "
+			     "%23 #, %40 the at sign)"
+			   : "");
+}
+
+/* A delivery failed: count it and say why in one step (never a URL's userinfo). */
 static void fail(struct sink *s, const char *why)
 {
+	char msg[sizeof(s->st.last_error)];
+
+	sink_msg_clean(msg, sizeof(msg), why);
 	pthread_mutex_lock(&s->lock);
 	s->st.failed++;
-	snprintf(s->st.last_error, sizeof(s->st.last_error), "%.*s",
-		 (int)sizeof(s->st.last_error) - 1, why);
+	memcpy(s->st.last_error, msg, sizeof(msg));
 	pthread_mutex_unlock(&s->lock);
-	log_warn("alert sink %s: %s", s->st.name, why);
+	log_warn("alert sink %s: %s", s->st.name, msg);
 }
 
 /* Sleep @ms unless asked to stop. Return: true when stopping. */
@@ -555,6 +584,7 @@ static void sink_conn_check(struct sink *k)
 	if (!k->state || !k->conf.type->status)
 		return;
 	up = k->conf.type->status(k->state, err, sizeof(err));
+	sink_msg_clean(err, sizeof(err), err);
 	if (up && (!k->conn_told || !k->conn_up))
 		log_info("sink %s: connected to the %s broker", k->st.name, k->st.type);
 	else if (!up && err[0] && (!k->conn_told || k->conn_up || strcmp(err, k->conn_err)))

@@ -59,6 +59,11 @@ trap 'kill $LPID $AMPID 2>/dev/null; cleanup' EXIT
 wait_for 20 curl -fsS "http://127.0.0.1:$AMP/-/ready" -o /dev/null ||
 	fail "alertmanager did not start: $(tail -5 "$TMP/am/log")"
 
+# Userinfo with a raw '#', '/' or '?' in its password (issue 23 §6): the usual parse ends the
+# host early, and libcurl takes a piece of the userinfo for a host or a port.
+LEAK_USER="usr$RANDOM$RANDOM"
+LEAK_PW="S3cr$RANDOM"
+
 # Secrets, each only in a file.
 NTFY_TOKEN="tk_ntfy$RANDOM$RANDOM"
 GOTIFY_TOKEN="AgotifY$RANDOM$RANDOM"
@@ -128,6 +133,24 @@ type = webhook
 url = http://127.0.0.1:$LP/demo1
 devices = DEMO980PRO00002
 resolved = no
+
+[sink "leak-hash"]
+type = webhook
+url = http://$LEAK_USER:$LEAK_PW#x@127.0.0.1:$LP/leak
+rules = media_errors
+attempts = 1
+
+[sink "leak-slash"]
+type = ntfy
+url = http://$LEAK_USER:12/$LEAK_PW@127.0.0.1:$LP/leak
+rules = media_errors
+attempts = 1
+
+[sink "leak-query"]
+type = webhook
+url = http://$LEAK_USER:$LEAK_PW?x@127.0.0.1:$LP/leak
+rules = media_errors
+attempts = 1
 EOF
 }
 
@@ -268,6 +291,30 @@ for secret in "$NTFY_TOKEN" "$GOTIFY_TOKEN" "$TG_TOKEN" "$SLACK_SECRET"; do
 	for where in "$J" "$M" "$(cat "$DAEMON_LOG")"; do
 		case $where in *"$secret"*) fail "a secret leaked: $secret" ;; esac
 	done
+done
+
+# ---- userinfo never shown: each leak-* sink fails, and its last_error and the log say why
+# without a byte of the user or the password
+for k in hash slash query; do
+	curl -fsS -o /dev/null -X POST -H "Authorization: Bearer $TOKEN" \
+		"http://127.0.0.1:$PORT/api/v1/alerts/test?sink=leak-$k" || fail "test?sink=leak-$k"
+done
+leaks_failed() {
+	jq_py "$(http_get /api/v1/alerts)" '
+s = j["sinks"]
+assert all(s["leak-" + k]["failed"] == 1 for k in ("hash", "slash", "query")), s'
+}
+wait_for 10 leaks_failed || fail "the leak-* sinks did not fail: $(http_get /api/v1/alerts)"
+J=$(http_get /api/v1/alerts)
+jq_py "$J" '
+s = j["sinks"]
+print("\n".join("leak-%s: %s" % (k, s["leak-" + k]["last_error"]) for k in ("hash", "slash", "query")))
+for k in ("hash", "slash", "query"):
+    e = s["leak-" + k]["last_error"]
+    assert e.startswith("http://127.0.0.1:"), (k, e)
+' || fail "leak-* last_error (above)"
+for where in "$J" "$(cat "$DAEMON_LOG")"; do
+	case $where in *"$LEAK_USER"* | *"$LEAK_PW"*) fail "userinfo shown: $(echo "$where" | grep -o ".\{40\}$LEAK_USER.\{30\}" | head -3)" ;; esac
 done
 
 # ---- a restart sends nothing twice; Alertmanager's alerts are kept alive

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "nvmond/analysis/alert.h"
+#include "nvmond/util/fperm.h"
 #include "sink_internal.h"
 
 #define SECRET_MAX 4096
@@ -74,26 +75,48 @@ static int uint_parse(const char *s, uint32_t lo, uint32_t hi, uint32_t *ret)
 	return 0;
 }
 
-/* The first line of the file @path, without its newline: a secret. */
-static int secret_read(const char *path, char **ret)
+/*
+ * The first line of the file @path, without its newline: a secret. Nobody but
+ * its owner may read or write it (fperm.h). Return: 0, or -errno with why in
+ * @err (never the secret).
+ */
+static int secret_read(const char *path, char **ret, char *err, size_t errsize)
 {
 	char buf[SECRET_MAX];
 	ssize_t k;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY), r;
 
-	if (fd < 0)
-		return -errno;
+	if (fd < 0) {
+		r = -errno;
+		snprintf(err, errsize, "%.200s: %s", path, strerror(-r));
+		return r;
+	}
+	r = fperm_check(fd, path, FPERM_SECRET, err, errsize);
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
 	k = read(fd, buf, sizeof(buf) - 1);
 	int e = errno;
 	close(fd);
-	if (k < 0)
+	if (k < 0) {
+		snprintf(err, errsize, "%.200s: %s", path, strerror(e));
 		return -e;
+	}
 	buf[k] = '\0';
 	buf[strcspn(buf, "\r\n")] = '\0';
-	if (!buf[0])
+	if (!buf[0]) {
+		explicit_bzero(buf, sizeof(buf));
+		snprintf(err, errsize, "%.200s: empty", path);
 		return -ENODATA;
+	}
 	*ret = strdup(buf);
-	return *ret ? 0 : -ENOMEM;
+	explicit_bzero(buf, sizeof(buf));
+	if (!*ret) {
+		snprintf(err, errsize, "out of memory");
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 const char *sink_conf_get(const struct sink_conf *c, const char *key)
@@ -294,11 +317,10 @@ static int conf_from_section(const struct cfg *cfg, const struct cfg_sink *s, st
 				return conf_error(err, errsize, file, kv->line,
 						  "%s: %s is set as well; use one of them", kv->key,
 						  base);
-			r = secret_read(kv->value, &secret);
+			r = secret_read(kv->value, &secret, msg, sizeof(msg));
 			if (r < 0)
-				return conf_error(err, errsize, file, kv->line, "%s: %.200s: %s",
-						  kv->key, kv->value,
-						  r == -ENODATA ? "empty" : strerror(-r));
+				return conf_error(err, errsize, file, kv->line, "%s: %s", kv->key,
+						  msg);
 			r = kv_add(c, base, secret, true, true);
 		} else {
 			r = kv_add(c, kv->key, kv->value,

@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "nvmond/util/fperm.h"
 #include "nvmond/util/timefmt.h"
 #include "sink_internal.h"
 
@@ -33,6 +34,12 @@ int sink_exec_check_key(const struct sink_type *t, const char *key, const char *
 	if (value[0] != '/' || access(value, X_OK) < 0) {
 		snprintf(err, errsize, "path: %.180s: %s", value,
 			 value[0] != '/' ? "not an absolute path" : strerror(errno));
+		return -EINVAL;
+	}
+	/* nvmond runs it: nobody but its owner (root or this user) may change it (fperm.h). */
+	char why[SINK_ERR_MAX];
+	if (fperm_check(-1, value, FPERM_TRUSTED, why, sizeof(why)) < 0) {
+		snprintf(err, errsize, "path: %s", why);
 		return -EINVAL;
 	}
 	return 0;

@@ -20,6 +20,7 @@
 #include <microhttpd.h>
 
 #include "nvmond/api/api_tls.h"
+#include "nvmond/util/fperm.h"
 
 #include "api_internal.h"
 
@@ -57,8 +58,11 @@ static void pair_free(struct tls_pair *p)
 	free(p);
 }
 
-/* The whole of @path (what: "tls_cert" or "tls_key", for the message), NUL-ended. */
-static int file_read(const char *what, const char *path, gnutls_datum_t *ret,
+/*
+ * The whole of @path (what: "tls_cert" or "tls_key", for the message), NUL-ended;
+ * a @secret one (the key) only when others cannot read or write it.
+ */
+static int file_read(const char *what, const char *path, bool secret, gnutls_datum_t *ret,
 		     char ret_err[API_ERR_MAX])
 {
 	FILE *f = fopen(path, "re");
@@ -69,6 +73,13 @@ static int file_read(const char *what, const char *path, gnutls_datum_t *ret,
 	if (!f) {
 		r = -errno;
 		snprintf(ret_err, API_ERR_MAX, "%s %s: %s", what, path, strerror(-r));
+		return r;
+	}
+	/* The key is a secret: nobody but its owner (and group) may read it (fperm.h). */
+	char why[API_ERR_MAX - 16];
+	if (secret && (r = fperm_check(fileno(f), path, FPERM_SECRET, why, sizeof(why))) < 0) {
+		fclose(f);
+		snprintf(ret_err, API_ERR_MAX, "%s %s", what, why);
 		return r;
 	}
 	buf = malloc(TLS_FILE_MAX + 1);
@@ -134,10 +145,10 @@ static int pair_load(const char *cert_path, const char *key_path, struct tls_pai
 		snprintf(ret_err, API_ERR_MAX, "out of memory");
 		return -ENOMEM;
 	}
-	r = file_read("tls_cert", cert_path, &cert_pem, ret_err);
+	r = file_read("tls_cert", cert_path, false, &cert_pem, ret_err);
 	if (r < 0)
 		goto out;
-	r = file_read("tls_key", key_path, &key_pem, ret_err);
+	r = file_read("tls_key", key_path, true, &key_pem, ret_err);
 	if (r < 0)
 		goto out;
 	r = -EINVAL;
@@ -222,7 +233,7 @@ int api_tls_pin(const char *cert_path, char ret[API_TLS_PIN_MAX], char ret_err[A
 	size_t id_len = sizeof(id);
 	int r, g;
 
-	r = file_read("tls_cert", cert_path, &pem, ret_err);
+	r = file_read("tls_cert", cert_path, false, &pem, ret_err);
 	if (r < 0)
 		return r;
 	g = gnutls_x509_crt_init(&crt);

@@ -12,8 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "nvmond/core/cfg.h"
+#include "nvmond/util/fperm.h"
 #include "cfg_internal.h"
 
 /*
@@ -231,6 +233,17 @@ int cfg_load_checked(struct cfg *c, const char *path, const struct cfg_check *ch
 	if (!p.f) {
 		r = -errno;
 		snprintf(ret_err, CFG_ERR_MAX, "%s: %m", path);
+		return r;
+	}
+	/*
+	 * It names the programs nvmond runs and where it sends what: nobody but its
+	 * owner (root or this user) may write it or its directory (fperm.h). Not a
+	 * file (a directory): the read below says so.
+	 */
+	struct stat st;
+	if (fstat(fileno(p.f), &st) == 0 && S_ISREG(st.st_mode) &&
+	    (r = fperm_check(fileno(p.f), path, FPERM_TRUSTED, ret_err, CFG_ERR_MAX)) < 0) {
+		fclose(p.f);
 		return r;
 	}
 	/* Parse into a copy: on any error @c stays as it was. */

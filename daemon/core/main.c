@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "nvmond/alert/alert_sink.h"
 #include "nvmond/alert/alert_svc.h"
 #include "nvmond/api/api.h"
 #include "nvmond/api/api_devices.h"
@@ -127,6 +128,12 @@ static void reload(struct daemon *d)
 	http_reload_tls(d->tls);
 	if (load_config(&d->opts, &c) < 0) {
 		log_error("configuration not reloaded; keeping the running one");
+		return;
+	}
+	/* The sinks' settings and files (hooks, secrets) first: a reload applies whole or not. */
+	char sink_err[256];
+	if (d->alerts && alert_sinks_check(&c, sink_err, sizeof(sink_err)) < 0) {
+		log_error("%s: configuration not reloaded; keeping the running one", sink_err);
 		return;
 	}
 	if (strcmp(c.database, d->cfg.database) != 0 ||

@@ -26,6 +26,7 @@
 #include "nvmond/probe/probe_svc.h"
 #include "nvmond/selftest/selftest_cli.h"
 #include "nvmond/store/store.h"
+#include "nvmond/util/fperm.h"
 #include "nvmond/util/timefmt.h"
 
 #include "main_cli.h"
@@ -325,11 +326,39 @@ static int check_web_root(const char *value, char *err, size_t errsize)
 	return 0;
 }
 
+/*
+ * The files the configuration names that nvmond trusts (fperm.h), judged as the
+ * file is read so that a refusal says FILE:LINE. A file that is not there, or
+ * that this user cannot reach, is left to the code that reads it (its message
+ * is the one the docs show; `nvmond status` run by another user reads none).
+ */
+static int check_perm(const char *value, enum fperm_use use, char *err, size_t errsize)
+{
+	struct stat st;
+
+	if (!value[0] || stat(value, &st) < 0)
+		return 0;
+	return fperm_check(-1, value, use, err, errsize) < 0 ? -EINVAL : 0;
+}
+
+static int check_trusted(const char *value, char *err, size_t errsize)
+{
+	return check_perm(value, FPERM_TRUSTED, err, errsize);
+}
+
+static int check_secret(const char *value, char *err, size_t errsize)
+{
+	return check_perm(value, FPERM_SECRET, err, errsize);
+}
+
 static const struct cfg_check config_checks[] = {
 	{"device", "probe_schedule", check_probe_schedule},
 	{"device", "selftest_schedule", check_selftest_schedule},
 	{"selftests", "default_schedule", check_selftest_schedule},
 	{"daemon", "web_root", check_web_root},
+	{"alerts", "exec", check_trusted},
+	{"http", "tls_key", check_secret},
+	{"http", "metrics_token_file", check_secret},
 };
 
 /* Defaults, then the file, then the command line. Prints the error itself. */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "nvmond/core/log.h"
+#include "nvmond/util/fperm.h"
 
 #include "main_http.h"
 
@@ -21,6 +22,12 @@ static int token_file_read(const char *path, char ret[CFG_TOKEN_MAX])
 	if (!f) {
 		int r = -errno;
 		log_error("[http] metrics_token_file %s: %s", path, strerror(-r));
+		return -EINVAL;
+	}
+	char why[512];
+	if (fperm_check(fileno(f), path, FPERM_SECRET, why, sizeof(why)) < 0) {
+		fclose(f);
+		log_error("[http] metrics_token_file %s", why);
 		return -EINVAL;
 	}
 	if (!fgets(buf, sizeof(buf), f))

@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fuzz.h"
@@ -23,8 +24,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (fd < 0) {
 		fd = memfd_create("nvmond-fuzz.conf", MFD_CLOEXEC);
 		FUZZ_CHECK(fd >= 0);
+		/* A memfd is 0777: cfg_load() refuses a file others can write (fperm.h). */
+		FUZZ_CHECK(fchmod(fd, 0600) == 0);
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 		cfg_defaults(&before);
+		c = before;
+		FUZZ_CHECK(cfg_load(&c, path, err) == 0); /* an empty file is read, not refused */
 	}
 	FUZZ_CHECK(ftruncate(fd, 0) == 0);
 	FUZZ_CHECK(pwrite(fd, data, size, 0) == (ssize_t)size);

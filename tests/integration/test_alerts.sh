@@ -202,7 +202,7 @@ sleep 0.5
 [ "$(count '"state":"test"' "$HOOK_OUT")" = "$posted" ] || fail "the removed webhook still posts"
 sed -i -e "s|^exec = .*|exec = $TMP/gone.sh|" "$TMP/nvmond.conf"
 kill -HUP "$DAEMON_PID"
-wait_for 10 grep -q "gone.sh: No such file or directory: alert sinks not reloaded" "$DAEMON_LOG" ||
+wait_for 10 grep -q "gone.sh: No such file or directory: configuration not reloaded" "$DAEMON_LOG" ||
 	fail "a missing hook on reload: $(tail -5 "$DAEMON_LOG")"
 curl -fsS -X POST -H "Authorization: Bearer $TOKEN" "http://127.0.0.1:$PORT/api/v1/alerts/test" > /dev/null ||
 	fail "POST /api/v1/alerts/test after a refused reload"

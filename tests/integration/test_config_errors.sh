@@ -94,6 +94,61 @@ expect_usage_error "missing web_root" "$f:2: [daemon] web_root: $tmp/no-such-dir
 
 expect_usage_error "missing file" "$tmp/missing.conf" --config "$tmp/missing.conf" "${common[@]}"
 
+# Files nvmond trusts (issue 23 §8; docs/security.md#files-nvmond-trusts): a configuration
+# or a hook others can write, a secret others can read, is refused (exit 2) with what to do.
+hook=$tmp/hook.sh
+printf '#!/bin/sh
+exit 0
+' >"$hook"
+chmod 755 "$hook"
+f=$tmp/open.conf
+printf '[daemon]
+demo = yes
+[alerts]
+exec = %s
+' "$hook" >"$f"
+chmod 666 "$f"
+expect_usage_error "configuration anyone can write" \
+	"$f is writable by anyone (mode 0666): chmod o-w $f" --config "$f" "${common[@]}"
+chmod 664 "$f"
+expect_usage_error "configuration its group can write" \
+	"$f is writable by its group (mode 0664): chmod g-w $f" --config "$f" "${common[@]}"
+expect_usage_error "configuration its group can write, status" \
+	"$f is writable by its group (mode 0664)" status --config "$f" "${common[@]}"
+chmod 644 "$f"
+mkdir -m 777 "$tmp/open-dir"
+cp "$f" "$tmp/open-dir/nvmond.conf"
+expect_usage_error "configuration in a directory anyone can write" \
+	"$tmp/open-dir/nvmond.conf: its directory $tmp/open-dir is writable by anyone (mode 0777)" \
+	--config "$tmp/open-dir/nvmond.conf" "${common[@]}"
+if [ "$(id -u)" = 0 ]; then
+	chown 4242 "$f"
+	expect_usage_error "configuration of another user" \
+		"$f is owned by uid 4242, neither root nor the user nvmond runs as (uid 0)" \
+		--config "$f" "${common[@]}"
+	chown 0 "$f"
+else
+	echo "NOTE: not root: a configuration of another user not checked"
+fi
+chmod 777 "$hook"
+expect_usage_error "hook anyone can write" \
+	"$f:4: [alerts] exec: $hook is writable by anyone (mode 0777): chmod o-w $hook" \
+	--config "$f" "${common[@]}"
+chmod 755 "$hook"
+printf 'pw\n' >"$tmp/smtp.pw"
+chmod 644 "$tmp/smtp.pw"
+printf 'https://hooks.slack.com/services/T0/B0/x\n' >"$tmp/slack.url"
+chmod 666 "$tmp/slack.url"
+f=$tmp/secrets.conf
+printf '[daemon]\ndemo = yes\ndemo_history = no\n[sink "mail"]\ntype = email\nurl = smtps://mail.example\nfrom = a@b.example\nto = c@d.example\nusername = u\npassword_file = %s\n' \
+	"$tmp/smtp.pw" >"$f"
+expect_usage_error "password_file anyone can read" \
+	"$f:10: password_file: $tmp/smtp.pw holds a secret and anyone can read it (mode 0644): chmod o-rwx $tmp/smtp.pw" \
+	--config "$f" "${common[@]}"
+printf '[daemon]\ndemo = yes\ndemo_history = no\n[sink "s"]\ntype = slack\nurl_file = %s\n' "$tmp/slack.url" >"$f"
+expect_usage_error "url_file anyone can write" \
+	"$f:6: url_file: $tmp/slack.url is writable by anyone (mode 0666)" --config "$f" "${common[@]}"
+
 # wait_healthz PORT: the daemon ($pid) answers /healthz within 15 s.
 wait_healthz() {
 	local _
@@ -140,5 +195,36 @@ EOF
 pid=$!
 wait_healthz "$port2"
 [ -f "$tmp/custom.db" ] || fail "database from the config file was not created: $tmp/custom.db"
-stop_daemon
 echo "ok: listen and database taken from the config file"
+
+# A reload applies whole or not at all: a configuration anyone can write, then a hook anyone
+# can write, are refused with the reason; the daemon runs on with the configuration it had.
+# wait_err PATTERN: a line of the daemon's stderr matches PATTERN (grep -F) within 10 s.
+wait_err() {
+	local _
+	for _ in $(seq 1 100); do
+		grep -qF -- "$1" "$tmp/daemon.err" && return 0
+		sleep 0.1
+	done
+	fail "no '$1' in the daemon's stderr: $(tail -5 "$tmp/daemon.err")"
+}
+sed -i -e 's/^poll_interval = 500ms/poll_interval = 2s/' "$f"
+chmod 666 "$f"
+kill -HUP "$pid"
+wait_err "$f is writable by anyone (mode 0666)"
+wait_err "configuration not reloaded; keeping the running one"
+chmod 644 "$f"
+printf '[alerts]\nexec = %s\n' "$hook" >>"$f"
+chmod 777 "$hook"
+kill -HUP "$pid"
+wait_err "[alerts] exec: $hook is writable by anyone (mode 0777): chmod o-w $hook"
+n=$(grep -c "configuration not reloaded" "$tmp/daemon.err")
+[ "$n" = 2 ] || fail "two reloads refused, the log says $n: $(tail -5 "$tmp/daemon.err")"
+! grep -q "configuration reloaded" "$tmp/daemon.err" ||
+	fail "a refused reload applied: $(grep "configuration reloaded" "$tmp/daemon.err")"
+curl -fsS --max-time 2 "http://127.0.0.1:$port2/healthz" >/dev/null || fail "the daemon stopped after refused reloads"
+chmod 755 "$hook"
+kill -HUP "$pid"
+wait_err "configuration reloaded: poll every 2000 ms"
+stop_daemon
+echo "ok: reloads with a configuration or a hook anyone can write refused, the running configuration kept"

@@ -42,6 +42,7 @@ FP2=$(fingerprint_of "$C/s2.pem")
 TOKEN=api-$RANDOM$RANDOM
 MTOKEN=scrape-$RANDOM$RANDOM
 printf '%s\n' "$MTOKEN" > "$TMP/metrics.token"
+chmod 600 "$TMP/metrics.token"
 conf() { # conf NAME LINES…: a config file with [http] LINES
 	local f=$TMP/$1.conf
 	shift
@@ -65,6 +66,17 @@ grep -q "auth = all needs \[http\] token" "$LAST_STDERR" || fail "auth=all: $(ca
 expect_exit 2 run -c "$(conf nofile "metrics_token_file = $TMP/none")"
 grep -q "metrics_token_file $TMP/none: No such file" "$LAST_STDERR" ||
 	fail "metrics_token_file: $(cat "$LAST_STDERR")"
+# Secrets others can read or write (issue 23 §8): refused at FILE:LINE, with what to do.
+chmod 644 "$TMP/metrics.token"
+expect_exit 2 run -c "$(conf opentoken "metrics_token_file = $TMP/metrics.token")"
+grep -qF "$TMP/opentoken.conf:5: [http] metrics_token_file: $TMP/metrics.token holds a secret and anyone can read it (mode 0644): chmod o-rwx $TMP/metrics.token" "$LAST_STDERR" ||
+	fail "a metrics_token_file anyone can read: $(cat "$LAST_STDERR")"
+chmod 600 "$TMP/metrics.token"
+cp "$C/s1.key" "$C/open.key"
+chmod 666 "$C/open.key"
+expect_exit 2 run -c "$(conf openkey "tls_cert = $C/s1.pem" "tls_key = $C/open.key")"
+grep -qF "$TMP/openkey.conf:6: [http] tls_key: $C/open.key is writable by anyone (mode 0666): chmod o-w $C/open.key" "$LAST_STDERR" ||
+	fail "a tls_key anyone can write: $(cat "$LAST_STDERR")"
 echo "ok: bad certificate, key, pairing and tokens refused at start (exit 2, naming the file)"
 
 # ---- HTTP on a non-loopback address: a warning that names the risk
@@ -174,8 +186,15 @@ cp "$C/stray.key" "$C/key.pem"
 kill -HUP "$DAEMON_PID"
 wait_log_for "TLS certificate not reloaded, still serving .*SHA-256 $FP2: tls_key $C/key.pem does not fit" 10
 [ "$(served_fp)" = "$FP2" ] || fail "after a bad SIGHUP served $(served_fp), want $FP2"
+cp "$C/s2.pem" "$C/cert.pem" # the pair served, its key now readable by anyone
+cp "$C/s2.key" "$C/key.pem"
+chmod 644 "$C/key.pem"
+kill -HUP "$DAEMON_PID"
+wait_log_for "TLS certificate not reloaded, still serving .*SHA-256 $FP2: tls_key $C/key.pem holds a secret and anyone can read it \(mode 0644\)" 10
+[ "$(served_fp)" = "$FP2" ] || fail "after a SIGHUP with a key anyone can read served $(served_fp), want $FP2"
+chmod 600 "$C/key.pem"
 check 200 "$URL/healthz"
-echo "ok: SIGHUP: certificate 2 served ($FP2); a mismatched key refused, certificate 2 kept"
+echo "ok: SIGHUP: certificate 2 served ($FP2); a mismatched key and one anyone can read refused, certificate 2 kept"
 
 # nvmond selftest talks to the daemon over HTTPS, trusting the key of the configured
 # certificate (pinned: "localhost" or not), with the token (auth = all).

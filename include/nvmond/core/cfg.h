@@ -214,7 +214,9 @@ void cfg_defaults(struct cfg *c);
  * cfg_load() - Apply the INI file @path on top of @c.
  * @ret_err: "file:line: message" on failure (CFG_ERR_MAX bytes)
  * Return: 0; -ENOENT when the file does not exist (@ret_err filled); -EINVAL on an
- * unknown section or key or a bad value; other negative errno on read errors.
+ * unknown section or key or a bad value; -EPERM when others than its owner (root or
+ * this process's user) can write the file or its directory (fperm.h); other negative
+ * errno on read errors.
  */
 int cfg_load(struct cfg *c, const char *path, char ret_err[CFG_ERR_MAX]);
 

@@ -341,6 +341,14 @@ static int conf_from_section(const struct cfg *cfg, const struct cfg_sink *s, st
 					  "[sink \"%s\"]: type %s needs %s%s%s", s->name, t->name,
 					  alt, bar ? " or " : "", bar ? bar + 1 : "");
 	}
+	const char *blame = NULL;
+	msg[0] = '\0';
+	if (t->check_conf && t->check_conf(c, &blame, msg, sizeof(msg)) < 0) {
+		line = s->line;
+		if (blame)
+			(void)cfg_sink_get(s, blame, &line);
+		return conf_error(err, errsize, file, line, "%s", msg);
+	}
 	return 0;
 }
 

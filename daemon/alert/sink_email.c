@@ -34,6 +34,31 @@ int sink_email_starttls_parse(const char *s, enum sink_email_starttls *ret)
 	return -EINVAL;
 }
 
+bool sink_email_has_credentials(const struct sink_email_cfg *c)
+{
+	const char *sep = c->url ? strstr(c->url, "://") : NULL;
+
+	return (c->username && c->username[0]) || (sep && strchr(sep + 3, '@'));
+}
+
+int sink_email_auth_check(const struct sink_email_cfg *c, char *err, size_t errsize)
+{
+	bool tls = (c->url && !strncmp(c->url, "smtps://", 8)) ||
+		   c->starttls == SINK_EMAIL_STARTTLS_REQUIRED;
+
+	if (!sink_email_has_credentials(c) || tls || c->allow_plaintext_password)
+		return 0;
+	snprintf(err, errsize,
+		 "starttls = %s would send the password in clear text%s: set starttls = "
+		 "required or use smtps://, or allow_plaintext_password = yes",
+		 c->starttls == SINK_EMAIL_STARTTLS_NO ? "no" : "try",
+		 c->starttls == SINK_EMAIL_STARTTLS_NO
+			 ? ""
+			 : " to a server that does not offer STARTTLS, or whose offer someone "
+			   "on the path strips");
+	return -EINVAL;
+}
+
 struct reader {
 	const char *p;
 	size_t left;
@@ -70,6 +95,12 @@ int sink_email_send(const struct sink_email_cfg *c, const struct alert_note *n, 
 	if (!c->url ||
 	    (strncmp(c->url, "smtp://", 7) != 0 && strncmp(c->url, "smtps://", 8) != 0)) {
 		snprintf(err, errsize, "email: url must start with smtp:// or smtps://");
+		return -EINVAL;
+	}
+
+	char why[SINK_ERR_MAX];
+	if (sink_email_auth_check(c, why, sizeof(why)) < 0) {
+		snprintf(err, errsize, "email: %s", why);
 		return -EINVAL;
 	}
 

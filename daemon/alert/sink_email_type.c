@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The email sink type: its keys (url, from, to, username, password, starttls,
- * ca_file) checked at load, and deliver(): one mail per notification through
+ * ca_file, allow_plaintext_password) checked at load, each and together (a
+ * password only under TLS), and deliver(): one mail per notification through
  * sink_email_send(). Messages never hold the password (nor the URL, which
  * may carry one).
  */
@@ -15,8 +16,9 @@
 
 #define EMAIL_TO_MAX 16
 
-static const char *const email_keys[] = {"url",	     "from",	      "to",	  "username",
-					 "password", "password_file", "starttls", "ca_file"};
+static const char *const email_keys[] = {"url",	     "from",	 "to",
+					 "username", "password", "password_file",
+					 "starttls", "ca_file",	 "allow_plaintext_password"};
 
 /* Split the comma list @list (in @buf) into @to. Return: how many, or -EINVAL (a bad address, too many). */
 static int to_split(const char *list, char *buf, size_t size, const char *to[EMAIL_TO_MAX])
@@ -39,6 +41,7 @@ int sink_email_check_key(const struct sink_type *t, const char *key, const char 
 	char buf[CFG_SINK_VAL_MAX];
 	const char *to[EMAIL_TO_MAX];
 	enum sink_email_starttls st;
+	bool b;
 	size_t i;
 
 	(void)t;
@@ -72,6 +75,59 @@ int sink_email_check_key(const struct sink_type *t, const char *key, const char 
 		snprintf(err, errsize, "starttls: '%.40s' is not no, try or required", value);
 		return -EINVAL;
 	}
+	if (!strcmp(key, "allow_plaintext_password") && sink_bool_parse(value, &b) < 0) {
+		snprintf(err, errsize, "allow_plaintext_password: '%.40s' is not yes or no", value);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * The settings of @c as sink_email_send() takes them, the recipients split into
+ * @to (in @buf). starttls unset: required when it logs in, else try.
+ * Return: 0, or -EINVAL (checked at load: does not happen).
+ */
+static int email_cfg(const struct sink_conf *c, char buf[CFG_SINK_VAL_MAX],
+		     const char *to[EMAIL_TO_MAX], struct sink_email_cfg *ret)
+{
+	const char *st = sink_conf_get(c, "starttls"),
+		   *allow = sink_conf_get(c, "allow_plaintext_password");
+	const char *list = sink_conf_get(c, "to");
+	int k = list ? to_split(list, buf, CFG_SINK_VAL_MAX, to) : -EINVAL;
+
+	*ret = (struct sink_email_cfg){
+		.url = sink_conf_get(c, "url"),
+		.from = sink_conf_get(c, "from"),
+		.to = to,
+		.n_to = k > 0 ? (size_t)k : 0,
+		.username = sink_conf_get(c, "username"),
+		.password = sink_conf_get(c, "password"),
+		.ca_file = sink_conf_get(c, "ca_file"),
+		.timeout_ms = c->timeout_ms,
+	};
+	ret->starttls = sink_email_has_credentials(ret) ? SINK_EMAIL_STARTTLS_REQUIRED
+							: SINK_EMAIL_STARTTLS_TRY;
+	if (k < 0 || (st && sink_email_starttls_parse(st, &ret->starttls) < 0) ||
+	    (allow && sink_bool_parse(allow, &ret->allow_plaintext_password) < 0))
+		return -EINVAL;
+	return 0;
+}
+
+int sink_email_check_conf(const struct sink_conf *c, const char **ret_key, char *err,
+			  size_t errsize)
+{
+	char buf[CFG_SINK_VAL_MAX];
+	const char *to[EMAIL_TO_MAX];
+	struct sink_email_cfg ec;
+
+	if (email_cfg(c, buf, to, &ec) < 0)
+		return 0; /* the keys' own checks said why */
+	if (sink_email_auth_check(&ec, err, errsize) < 0) {
+		*ret_key = sink_conf_get(c, "starttls")	  ? "starttls"
+			   : sink_conf_get(c, "username") ? "username"
+							  : "url";
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -80,24 +136,12 @@ int sink_email_deliver(const struct sink_conf *c, const struct alert_note *n, ch
 {
 	char buf[CFG_SINK_VAL_MAX];
 	const char *to[EMAIL_TO_MAX];
-	const char *st = sink_conf_get(c, "starttls");
-	struct sink_email_cfg ec = {
-		.url = sink_conf_get(c, "url"),
-		.from = sink_conf_get(c, "from"),
-		.to = to,
-		.username = sink_conf_get(c, "username"),
-		.password = sink_conf_get(c, "password"),
-		.starttls = SINK_EMAIL_STARTTLS_TRY,
-		.ca_file = sink_conf_get(c, "ca_file"),
-		.timeout_ms = c->timeout_ms,
-	};
-	int k = to_split(sink_conf_get(c, "to"), buf, sizeof(buf), to);
+	struct sink_email_cfg ec;
 
-	if (k < 0 || (st && sink_email_starttls_parse(st, &ec.starttls) < 0)) {
+	if (email_cfg(c, buf, to, &ec) < 0) {
 		snprintf(err, errsize, "email: bad settings");
 		return -EPROTO;
 	}
-	ec.n_to = (size_t)k;
 	int r = sink_email_send(&ec, n, err, errsize);
 	/* Bad settings fail the same way each time; a transaction may pass on a retry. */
 	return r == -EINVAL ? -EPROTO : r;

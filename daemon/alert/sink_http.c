@@ -64,6 +64,21 @@ int sink_http_check_key(const struct sink_type *t, const char *key, const char *
 	return -EINVAL;
 }
 
+int sink_http_check_conf(const struct sink_conf *c, const char **ret_key, char *err, size_t errsize)
+{
+	const char *url = sink_conf_get(c, "url");
+
+	/* A url written in the file was checked as its key; one read from url_file was not. */
+	if (url && !is_http_url(url)) {
+		*ret_key = "url_file";
+		/* Not the value: it is a secret. */
+		snprintf(err, errsize,
+			 "url_file: its first line is not an http:// or https:// URL");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static size_t discard(char *ptr, size_t size, size_t nmemb, void *userdata)
 {
 	(void)ptr;

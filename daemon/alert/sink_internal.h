@@ -82,6 +82,13 @@ struct sink_type {
 	/* Whether the held connection is up; if not, why in @err (free of secrets), "" while trying. */
 	bool (*status)(void *state, char *err, size_t errsize);
 	int64_t timeout_ms; /* default timeout; 0: 10 s */
+	/*
+	 * Optional: the keys checked together, once each is checked and every secret
+	 * read from its file. Return: 0, or -EINVAL with @err (free of secrets) and
+	 * in @ret_key the key whose line the message names (NULL: the section's).
+	 */
+	int (*check_conf)(const struct sink_conf *c, const char **ret_key, char *err,
+			  size_t errsize);
 };
 
 /** sink_type_find() - The type called @name, or NULL. */
@@ -158,6 +165,10 @@ int sink_http_deliver(const struct sink_conf *c, const struct alert_note *n, cha
 int sink_http_check_key(const struct sink_type *t, const char *key, const char *value, char *err,
 			size_t errsize);
 
+/** sink_http_check_conf() - check_conf() of the HTTP types: a url_file's URL is http(s) too. */
+int sink_http_check_conf(const struct sink_conf *c, const char **ret_key, char *err,
+			 size_t errsize);
+
 /* ---- exec ----------------------------------------------------------------- */
 
 int sink_exec_check_key(const struct sink_type *t, const char *key, const char *value, char *err,
@@ -195,6 +206,9 @@ int sink_email_check_key(const struct sink_type *t, const char *key, const char 
 			 size_t errsize);
 int sink_email_deliver(const struct sink_conf *c, const struct alert_note *n, char *err,
 		       size_t errsize);
+/* The password only under TLS, unless allow_plaintext_password (sink_email_auth_check()). */
+int sink_email_check_conf(const struct sink_conf *c, const char **ret_key, char *err,
+			  size_t errsize);
 
 /* ---- MQTT (sink_mqtt.c) ------------------------------------------------------ */
 

@@ -12,7 +12,8 @@
 #define HTTP_TYPE(tname, req, resend)                                                              \
 	{                                                                                          \
 		.name = tname, .required = req, .check_key = sink_http_check_key,                  \
-		.deliver = sink_http_deliver, .attempts = 6, .resend_ms = resend                   \
+		.deliver = sink_http_deliver, .attempts = 6, .resend_ms = resend,                  \
+		.check_conf = sink_http_check_conf                                                 \
 	}
 
 static const char *const req_url[] = {"url|url_file", NULL};
@@ -42,7 +43,8 @@ static const struct sink_type sink_types[] = {
 	 .check_key = sink_email_check_key,
 	 .deliver = sink_email_deliver,
 	 .attempts = 6,
-	 .timeout_ms = 30000},
+	 .timeout_ms = 30000,
+	 .check_conf = sink_email_check_conf},
 	/* A held connection: events through the sink, the drives' states beside it. */
 	{.name = "mqtt",
 	 .required = req_mqtt,

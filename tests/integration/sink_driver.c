@@ -10,6 +10,7 @@
  *       Sends one notification (NVMOND_TEST_MODEL, NVMOND_TEST_RULE,
  *       NVMOND_TEST_STATE override the note); exit 0, or 1 with the error.
  *       NVMOND_TEST_CA: the CA file (email: ca_file; mqtt: tls = yes with it).
+ *       NVMOND_TEST_ALLOW_PLAINTEXT=1: email: allow_plaintext_password.
  *   nvmond-test-sink mqtt HOST PORT NODE [username] [password]
  *       Publishes two drives' states; prints "ready" once they are handed to
  *       the broker; SIGUSR1 queues an alert event; SIGUSR2 hands over a new
@@ -74,7 +75,9 @@ static int cmd_email(int argc, char **argv)
 				   .timeout_ms = 10000,
 				   .ca_file = getenv("NVMOND_TEST_CA"),
 				   .base_url = "http://nas:9841",
-				   .host = "nas"};
+				   .host = "nas",
+				   .allow_plaintext_password =
+					   getenv("NVMOND_TEST_ALLOW_PLAINTEXT") != NULL};
 	if (argc > 5 && sink_email_starttls_parse(argv[5], &c.starttls) < 0) {
 		fprintf(stderr, "starttls: no, try or required\n");
 		return 2;

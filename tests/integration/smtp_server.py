@@ -4,12 +4,16 @@
 usage: smtp_server.py DIR [--auth USER PASSWORD] [--starttls CERT KEY | --smtps CERT KEY]
 Listens on 127.0.0.1 on a free port, prints "port N" once it accepts mail, and
 saves each message as DIR/N.eml (the DATA as received) with DIR/N.env (MAIL
-FROM, then one RCPT TO a line), each written atomically.
+FROM, then one RCPT TO a line), each written atomically. DIR/transcript gets
+each command line a client sends, as aiosmtpd logs it (an AUTH line's
+credentials are masked: "AUTH PLAIN ********"), and "tls" once a connection
+is under TLS (STARTTLS or smtps).
   --auth      AUTH (PLAIN, LOGIN) offered and required before MAIL
   --starttls  STARTTLS offered and required before anything else
   --smtps     TLS from the first byte (implicit TLS, as on port 465)
 """
 import argparse
+import logging
 import os
 import socket
 import ssl
@@ -28,8 +32,31 @@ args = ap.parse_args()
 creds = (args.auth[0].encode(), args.auth[1].encode()) if args.auth else None
 
 
+class Transcript(logging.Handler):
+    """aiosmtpd's "peer >> b'LINE'" log lines, one LINE a line in DIR/transcript."""
+
+    def emit(self, record):
+        msg = record.getMessage()
+        if " >> " in msg:
+            line = msg.split(" >> ", 1)[1]
+            with open(os.path.join(args.dir, "transcript"), "a") as f:
+                f.write(line + "\n")
+
+
+log = logging.getLogger("mail.log")
+log.setLevel(logging.INFO)
+log.addHandler(Transcript())
+
+
 class Handler:
     n = 0
+
+    async def handle_EHLO(self, server, session, envelope, hostname, responses):
+        if session.ssl:
+            with open(os.path.join(args.dir, "transcript"), "a") as f:
+                f.write("tls\n")
+        session.host_name = hostname
+        return responses
 
     async def handle_DATA(self, server, session, envelope):
         Handler.n += 1

@@ -3,9 +3,11 @@
 # python3-aiosmtpd): the mail that arrives is parsed with Python's email module
 # and its headers and body are checked (RFC 5322 fields, a Subject naming
 # severity, rule, host and drive, RFC 2047 for non-ASCII, CRLF, no header
-# injection); AUTH right and wrong, STARTTLS required against a server without
-# it, a server that is down: each a clear error, never the password. Then the daemon
-# itself with a [sink] of type email: alert mails, a test mail, counters, no secrets.
+# injection); the password only under TLS (refused with starttls try or no, STARTTLS
+# required against a server without it: no AUTH in what the server received), AUTH
+# right and wrong with the explicit opt-out, a server that is down: each a clear error,
+# never the password. Then the daemon itself with a [sink] of type email: alert mails,
+# a test mail, counters, no secrets.
 set -u
 . "$(dirname "$0")/lib.sh"
 DIR=$(dirname "$0")
@@ -109,15 +111,44 @@ echo "$OUT" | grep -q "invalid from/to address" || fail "a bad address refused u
 OUT=$("$SINK" email "$URL" nvmond@nas.example ops@example.org required) && fail "STARTTLS required passed without TLS"
 echo "$OUT" | grep -qiE 'ssl|tls' || fail "STARTTLS failure unclear: $OUT"
 
-# 5. AUTH: the right password delivers; a wrong one fails clearly, without the password.
+# 5. The password goes out only under TLS (issue 23 §3). This server offers AUTH but no
+# STARTTLS, as one would whose offer someone on the path stripped. starttls = try or no
+# with a username is refused before connecting; required fails at the missing STARTTLS,
+# before AUTH; the transcript of what the server received has no AUTH line either way.
 AUTH=$TMP/auth
 start_smtp "$AUTH" --auth alice 's3cret pass'
-expect_exit 0 "$SINK" email "smtp://127.0.0.1:$SMTP_PORT" nvmond@nas.example ops@example.org no alice 's3cret pass'
+for st in try no; do
+	OUT=$("$SINK" email "smtp://127.0.0.1:$SMTP_PORT" nvmond@nas.example ops@example.org $st alice 's3cret pass') &&
+		fail "starttls = $st with a password was sent"
+	echo "$OUT" | grep -q "starttls = $st would send the password in clear text.*allow_plaintext_password = yes" ||
+		fail "starttls = $st with a password refused unclearly: $OUT"
+done
+OUT=$("$SINK" email "smtp://alice:pw@127.0.0.1:$SMTP_PORT" nvmond@nas.example ops@example.org try) &&
+	fail "starttls = try with a user in the URL was sent"
+echo "$OUT" | grep -q "would send the password in clear text" || fail "a user in the URL: $OUT"
+[ ! -s "$AUTH/transcript" ] || fail "a refused setting connected: $(cat "$AUTH/transcript")"
+OUT=$("$SINK" email "smtp://127.0.0.1:$SMTP_PORT" nvmond@nas.example ops@example.org required alice 's3cret pass') &&
+	fail "starttls = required passed without STARTTLS"
+echo "$OUT" | grep -qi 'starttls\|ssl\|tls' || fail "no STARTTLS, unclear: $OUT"
+wait_for 5 grep -q EHLO "$AUTH/transcript" || fail "no EHLO in the transcript: $(cat "$AUTH/transcript" 2> /dev/null)"
+! grep -q AUTH "$AUTH/transcript" || fail "AUTH sent without TLS: $(cat "$AUTH/transcript")"
+echo "refused: $OUT; the server received: $(tr '\n' ' ' < "$AUTH/transcript")"
+# The explicit opt-out: the right password delivers (AUTH in clear, in the transcript); a
+# wrong one fails clearly, without the password.
+NVMOND_TEST_ALLOW_PLAINTEXT=1 expect_exit 0 "$SINK" email "smtp://127.0.0.1:$SMTP_PORT" \
+	nvmond@nas.example ops@example.org try alice 's3cret pass'
 wait_for 5 test -f "$AUTH/1.eml" || fail "no mail through AUTH"
-OUT=$("$SINK" email "smtp://127.0.0.1:$SMTP_PORT" nvmond@nas.example ops@example.org no alice 'wr0ng-Pw') &&
+grep -q "AUTH PLAIN" "$AUTH/transcript" || fail "the transcript misses the AUTH: $(cat "$AUTH/transcript")"
+OUT=$(NVMOND_TEST_ALLOW_PLAINTEXT=1 "$SINK" email "smtp://127.0.0.1:$SMTP_PORT" nvmond@nas.example ops@example.org no alice 'wr0ng-Pw') &&
 	fail "a wrong password was accepted"
 echo "$OUT" | grep -qi 'login denied\|auth' || fail "AUTH failure unclear: $OUT"
 case $OUT in *wr0ng-Pw*) fail "the password is in the error: $OUT" ;; esac
+# A raw '#' in the URL's password (issue 23 §6): libcurl's parse splits it early; the error
+# holds neither the user nor the password.
+OUT=$("$SINK" email "smtps://usr$$:S3cr#et@127.0.0.1:$SMTP_PORT" nvmond@nas.example ops@example.org no) &&
+	fail "a URL with a raw '#' in its password was sent"
+case $OUT in *usr$$* | *S3cr*) fail "userinfo in the error: $OUT" ;; esac
+echo "$OUT" | grep -q "percent-encode" || fail "no hint to percent-encode: $OUT"
 
 # 6. TLS, with a CA of the test's own: STARTTLS required (with AUTH after it), smtps://;
 # without the CA the server's certificate is refused.
@@ -128,6 +159,9 @@ if command -v openssl > /dev/null && make_certs "$TMP/certs"; then
 	NVMOND_TEST_CA=$TMP/certs/ca.pem expect_exit 0 "$SINK" email "smtp://localhost:$SMTP_PORT" \
 		nvmond@nas.example ops@example.org required alice pw
 	wait_for 5 test -f "$STLS/1.eml" || fail "no mail through STARTTLS"
+	# AUTH only after the TLS handshake: "tls" (the EHLO under TLS) comes first.
+	python3 -c 'import sys; t = open(sys.argv[1]).read().split("\n"); a = [i for i, l in enumerate(t) if "AUTH" in l]; assert a and "tls" in t[:a[0]], t' \
+		"$STLS/transcript" || fail "AUTH before TLS: $(cat "$STLS/transcript")"
 	OUT=$("$SINK" email "smtp://localhost:$SMTP_PORT" nvmond@nas.example ops@example.org required alice pw) &&
 		fail "STARTTLS passed with an unknown CA"
 	echo "$OUT" | grep -qi 'certificate' || fail "certificate failure unclear: $OUT"
@@ -175,8 +209,18 @@ to = ops@example.org, pager@example.net
 username = alice
 password_file = $TMP/smtp.pw
 starttls = no
+allow_plaintext_password = yes
 rules = temperature_warning
 EOF
+# Without allow_plaintext_password, or with starttls = try, the configuration is refused.
+grep -v '^allow_plaintext_password' "$TMP/nvmond.conf" > "$TMP/clear.conf"
+expect_exit 2 "$NVMOND_BIN" -c "$TMP/clear.conf" --listen "127.0.0.1:$(free_port)"
+grep -q "clear.conf:16: starttls = no would send the password in clear text" "$LAST_STDERR" ||
+	fail "starttls = no with a password_file: $(cat "$LAST_STDERR")"
+sed -i -e 's/^starttls = no/starttls = try/' "$TMP/clear.conf"
+expect_exit 2 "$NVMOND_BIN" -c "$TMP/clear.conf" --listen "127.0.0.1:$(free_port)"
+grep -q "clear.conf:16: starttls = try would send the password in clear text" "$LAST_STDERR" ||
+	fail "starttls = try with a password_file: $(cat "$LAST_STDERR")"
 start_daemon -c "$TMP/nvmond.conf"
 wait_for 15 test -f "$DMAIL/2.eml" || fail "the daemon sent no alert mails: $(ls "$DMAIL")"
 http_get /api/v1/devices > "$TMP/devices.json"

@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include <jansson.h>
 
 #include "../../../daemon/alert/sink_internal.h"
+#include "nvmond/alert/sink_email.h"
 
 static struct alert_note note_of(const char *severity, const char *state)
 {
@@ -410,6 +412,122 @@ Test(sink_format, email_and_mqtt_defaults)
 	unlink(path);
 }
 
+/*
+ * Issue 23 §3: with credentials the SMTP password goes out only under TLS —
+ * smtps://, or starttls = required (the default once a username is set) —
+ * unless allow_plaintext_password says otherwise: "try" sends AUTH in clear to
+ * a server that does not offer STARTTLS, and anyone on the path can strip the
+ * offer. Each row names the rule.
+ */
+Test(sink_format, email_password_only_under_tls)
+{
+	static const struct {
+		const char *rule, *url, *user;
+		enum sink_email_starttls st;
+		bool allow, ok;
+	} t[] = {
+		{"no credentials, try: fine", "smtp://m", NULL, SINK_EMAIL_STARTTLS_TRY, false,
+		 true},
+		{"no credentials, no: fine", "smtp://m", "", SINK_EMAIL_STARTTLS_NO, false, true},
+		{"a username, required: fine", "smtp://m", "u", SINK_EMAIL_STARTTLS_REQUIRED, false,
+		 true},
+		{"a username, smtps://: fine", "smtps://m", "u", SINK_EMAIL_STARTTLS_NO, false,
+		 true},
+		{"a username, try: refused", "smtp://m", "u", SINK_EMAIL_STARTTLS_TRY, false,
+		 false},
+		{"a username, no: refused", "smtp://m", "u", SINK_EMAIL_STARTTLS_NO, false, false},
+		{"a user in the URL, try: refused", "smtp://u:p@m", NULL, SINK_EMAIL_STARTTLS_TRY,
+		 false, false},
+		{"a user in the URL with '#', no: refused", "smtp://u:p#x@m", NULL,
+		 SINK_EMAIL_STARTTLS_NO, false, false},
+		{"a username, try, allow_plaintext_password: fine", "smtp://m", "u",
+		 SINK_EMAIL_STARTTLS_TRY, true, true},
+		{"a username, no, allow_plaintext_password: fine", "smtp://m", "u",
+		 SINK_EMAIL_STARTTLS_NO, true, true},
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct sink_email_cfg c = {.url = t[i].url,
+					   .username = t[i].user,
+					   .starttls = t[i].st,
+					   .allow_plaintext_password = t[i].allow};
+		char err[256] = "";
+		cr_expect_eq(sink_email_auth_check(&c, err, sizeof(err)), t[i].ok ? 0 : -EINVAL,
+			     "%s", t[i].rule);
+		if (!t[i].ok)
+			cr_expect(strstr(err, "would send the password in clear text") &&
+					  strstr(err, "allow_plaintext_password = yes"),
+				  "%s: %s", t[i].rule, err);
+	}
+
+	/* At load: the line of starttls (else of username); a username alone means required. */
+	struct sink_conf *v = NULL;
+	size_t nv = 0;
+	char err[256];
+	const char *const tries[] = {
+		"type = email", "url = smtp://m", "from = a@b.example", "to = c@d.example",
+		"username = u", "password = p",	  "starttls = try",	NULL};
+	cr_expect_lt(load(tries, &v, &nv, err, sizeof(err)), 0);
+	cr_expect(!strncmp(err, "11: starttls = try would send the password in clear text", 56),
+		  "%s", err);
+	const char *const none[] = {"type = email",
+				    "url = smtp://m",
+				    "from = a@b.example",
+				    "to = c@d.example",
+				    "username = u",
+				    "starttls = no",
+				    NULL};
+	cr_expect_lt(load(none, &v, &nv, err, sizeof(err)), 0);
+	cr_expect(!strncmp(err, "10: starttls = no would send the password in clear text", 55),
+		  "%s", err);
+	const char *const url_user[] = {"type = email",	      "url = smtp://u:p@m",
+					"from = a@b.example", "to = c@d.example",
+					"starttls = try",     NULL};
+	cr_expect_lt(load(url_user, &v, &nv, err, sizeof(err)), 0);
+	cr_expect(!strncmp(err, "9: starttls = try", 17), "%s", err);
+	const char *const dflt[] = {"type = email",
+				    "url = smtp://m",
+				    "from = a@b.example",
+				    "to = c@d.example",
+				    "username = u",
+				    "password = p",
+				    NULL};
+	cr_expect_eq(load(dflt, &v, &nv, err, sizeof(err)), 0, "%s", err);
+	sink_confs_free(v, nv);
+	const char *const allowed[] = {"type = email",
+				       "url = smtp://m",
+				       "from = a@b.example",
+				       "to = c@d.example",
+				       "username = u",
+				       "starttls = try",
+				       "allow_plaintext_password = yes",
+				       NULL};
+	cr_expect_eq(load(allowed, &v, &nv, err, sizeof(err)), 0, "%s", err);
+	sink_confs_free(v, nv);
+	const char *const bad[] = {"type = email", "allow_plaintext_password = maybe", NULL};
+	cr_expect_lt(load(bad, &v, &nv, err, sizeof(err)), 0);
+	cr_expect_str_eq(err, "6: allow_plaintext_password: 'maybe' is not yes or no");
+}
+
+/* Issue 23 §14: a url_file's URL is checked as http(s) at load, as a url is (never shown). */
+Test(sink_format, url_file_is_an_http_url)
+{
+	char path[] = "/tmp/nvmond-secret-XXXXXX", line[64];
+	int fd = mkstemp(path);
+	struct sink_conf *v = NULL;
+	size_t nv = 0;
+	char err[256];
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, "ftp://secret-host/x\n", 20), 20);
+	close(fd);
+	snprintf(line, sizeof(line), "url_file = %s", path);
+	const char *const cf[] = {"type = slack", line, NULL};
+	cr_expect_lt(load(cf, &v, &nv, err, sizeof(err)), 0);
+	cr_expect_str_eq(err, "6: url_file: its first line is not an http:// or https:// URL");
+	cr_expect_null(strstr(err, "secret-host"));
+	unlink(path);
+}
+
 /* token_file: the first line of the file, the setting itself never written out. */
 Test(sink_format, secrets_from_files)
 {
@@ -440,17 +558,20 @@ Test(sink_format, secrets_from_files)
 Test(sink_format, sample_sections_load)
 {
 	char secret[] = "/tmp/nvmond-secret-XXXXXX", conf[] = "/tmp/nvmond-sample-XXXXXX";
+	char url[] = "/tmp/nvmond-url-XXXXXX";
 	char line[512], key[64], cerr[CFG_ERR_MAX], err[256];
-	int sfd = mkstemp(secret), cfd = mkstemp(conf);
+	int sfd = mkstemp(secret), cfd = mkstemp(conf), ufd = mkstemp(url);
 	bool in_sink = false;
 	FILE *in = fopen(FIXTURES_DIR "/../../systemd/nvmond.conf", "r"), *out;
 	struct cfg *c = malloc(sizeof(*c));
 	struct sink_conf *v;
 	size_t nv;
 
-	cr_assert(sfd >= 0 && cfd >= 0 && in && c);
+	cr_assert(sfd >= 0 && cfd >= 0 && ufd >= 0 && in && c);
 	cr_assert_eq(write(sfd, "x\n", 2), 2);
 	close(sfd);
+	cr_assert_eq(write(ufd, "https://hooks.example/x\n", 24), 24); /* a url_file's URL */
+	close(ufd);
 	out = fdopen(cfd, "w");
 	while (fgets(line, sizeof(line), in)) {
 		if (line[0] == '[')
@@ -461,7 +582,7 @@ Test(sink_format, sample_sections_load)
 			continue;
 		if (sscanf(line + 1, "%63[a-z_] =", key) == 1 && strlen(key) > 5 &&
 		    !strcmp(key + strlen(key) - 5, "_file") && strcmp(key, "ca_file"))
-			fprintf(out, "%s = %s\n", key, secret);
+			fprintf(out, "%s = %s\n", key, strcmp(key, "url_file") ? secret : url);
 		else if (!strncmp(line + 1, "path = ", 7))
 			fprintf(out, "path = /bin/true\n");
 		else
@@ -485,5 +606,6 @@ Test(sink_format, sample_sections_load)
 	sink_confs_free(v, nv);
 	free(c);
 	unlink(secret);
+	unlink(url);
 	unlink(conf);
 }

@@ -4,9 +4,10 @@
  * the JSON on stdin, killed (with its process group) after the timeout.
  * posix_spawn() (vfork semantics: nothing of this threaded process runs in the
  * child) and a pidfd to wait with a timeout, instead of fork() and a waitpid
- * loop.
+ * loop. The hook gets descriptors 0-2 only (stdin the JSON, stdout and stderr
+ * the daemon's: the journal).
  */
-#define _GNU_SOURCE /* pipe2 */
+#define _GNU_SOURCE /* pipe2, posix_spawn_file_actions_addclosefrom_np */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -22,6 +23,10 @@
 #include "nvmond/util/fperm.h"
 #include "nvmond/util/timefmt.h"
 #include "sink_internal.h"
+
+#if !defined(__GLIBC__) || !__GLIBC_PREREQ(2, 34)
+#error "the exec sink needs posix_spawn_file_actions_addclosefrom_np() (glibc 2.34)"
+#endif
 
 int sink_exec_check_key(const struct sink_type *t, const char *key, const char *value, char *err,
 			size_t errsize)
@@ -88,6 +93,13 @@ static int spawn(const char *path, int stdin_fd, char *const envp[], pid_t *ret)
 	sigaddset(&dfl, SIGPIPE); /* the daemon ignores or blocks it; the hook gets the default */
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, stdin_fd, STDIN_FILENO);
+	/*
+	 * Nothing but 0-2: not every descriptor of the daemon is close-on-exec
+	 * (libmosquitto's socket pair and broker connection are not; a hook wrote a
+	 * PUBLISH to one, issue 23 §5). glibc does close_range(3, ~0U, 0) in the
+	 * child, or closes each open one (/proc/self/fd) on a kernel without it.
+	 */
+	posix_spawn_file_actions_addclosefrom_np(&fa, STDERR_FILENO + 1);
 	posix_spawnattr_init(&at);
 	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
 					      POSIX_SPAWN_SETPGROUP);

@@ -180,6 +180,29 @@ H=$(python3 -c 'import re, socket; print(re.sub("[^A-Za-z0-9_-]", "_", socket.ge
 printf '%s\n' "$PASS" > "$TMP/broker.pw"
 chmod 600 "$TMP/broker.pw"
 TOKEN="t0k-$RANDOM$RANDOM"
+# Beside the broker's connection, an exec hook and a webhook (issue 23 §5: a hook inherited
+# libmosquitto's socket pair and the broker connection, and wrote a PUBLISH to one). The
+# hook execs ls on its own descriptors; the webhook's receiver answers after 2 s, so that
+# its connection is open while the hooks run.
+cat > "$TMP/fdhook.sh" << EOF
+#!/bin/sh
+exec ls -l /proc/self/fd > "$TMP/hookfds.\$\$"
+EOF
+chmod 755 "$TMP/fdhook.sh"
+WH_PORT=$(free_port)
+python3 - "$WH_PORT" > /dev/null 2>&1 << 'PYEOF2' &
+import http.server, sys, time
+class H(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        time.sleep(2)
+        self.send_response(204)
+        self.end_headers()
+    def log_message(self, *a):
+        pass
+http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+PYEOF2
+PIDS+=($!)
 cat > "$TMP/nvmond.conf" << EOF
 [daemon]
 database = $TMP/mqtt.db
@@ -189,6 +212,8 @@ demo = yes
 token = $TOKEN
 [alerts]
 warning_margin = 50
+exec = $TMP/fdhook.sh
+webhook = http://127.0.0.1:$WH_PORT/hook
 [sink "ha"]
 type = mqtt
 host = 127.0.0.1
@@ -294,6 +319,25 @@ for _ in $(seq 8); do
 	[ "$rc" = 4 ] || fail "retained messages of the daemon: $(cat "$TMP/why" "$TMP/dret")"
 done
 [ -n "$ok" ] || fail "the retained states never agreed with the API: $(cat "$TMP/why")"
+
+# Each hook saw descriptors 0, 1 and 2 only (and the one ls reads /proc/self/fd through).
+wait_for 10 sh -c "ls '$TMP'/hookfds.* > /dev/null 2>&1" || fail "the exec hook did not run"
+wait_for 10 sh -c "[ \$(curl -fsS http://127.0.0.1:$PORT/api/v1/alerts | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"sinks\"][\"exec\"][\"delivered\"])') -ge 2 ]" ||
+	fail "the exec hook did not run for both drives"
+python3 - "$TMP" << 'PYEOF2' || fail "the exec hook inherited descriptors: $(cat "$TMP"/hookfds.*)"
+import glob, re, sys
+files = glob.glob(sys.argv[1] + "/hookfds.*")
+assert len(files) >= 2, files
+for f in files:
+    fds = {}
+    for line in open(f):
+        m = re.search(r" (\d+) -> (.*)$", line.rstrip("\n"))
+        if m:
+            fds[int(m.group(1))] = m.group(2)
+    extra = {k: v for k, v in fds.items() if k > 2 and not re.match(r"/proc/\d+/fd$", v)}
+    assert set(range(3)) <= set(fds) and not extra, (f, fds)
+print("hook descriptors:", sorted(fds.items()))
+PYEOF2
 
 # Counters by name; the password nowhere.
 J=$(http_get /api/v1/alerts)

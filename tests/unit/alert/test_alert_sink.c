@@ -8,6 +8,7 @@
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -375,6 +376,64 @@ Test(alert_sink, exec_hook_gets_env_and_json_on_stdin)
 	cr_assert(strstr(text, "firing throttling warning S2GMNX0H nvme0 42\n"), "%s", text);
 	cr_assert(strstr(text, "\"rule\":\"throttling\""), "%s", text);
 	alert_sinks_free(s);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
+/*
+ * Issue 23 §5: a hook inherited every descriptor of the daemon not marked
+ * close-on-exec (libmosquitto's socket pair and the broker's connection among
+ * them: a hook wrote a PUBLISH to one). It gets 0, 1 and 2 only: here a file
+ * and a socket pair opened without O_CLOEXEC stay out of it. The hook execs
+ * ls, which lists its own descriptors; the one ls opens to read the list is
+ * the only other, and points at /proc/PID/fd.
+ */
+Test(alert_sink, exec_hook_gets_stdin_stdout_stderr_only)
+{
+	char dir[] = "/tmp/nvmond-sink-XXXXXX", hook[128], out[128], cmd[512];
+	int leak = open("/dev/null", O_RDONLY), pair[2];
+
+	cr_assert_geq(leak, 3);
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, pair), 0);
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(hook, sizeof(hook), "%s/hook.sh", dir);
+	snprintf(out, sizeof(out), "%s/fds", dir);
+	snprintf(cmd, sizeof(cmd), "exec ls -l /proc/self/fd > %s", out);
+	write_script(hook, cmd);
+	const char *const kv[] = {"alerts", "exec", hook, NULL};
+	struct alert_sinks *s = sinks_of(kv);
+	struct alert_note n = note(7);
+	cr_assert_eq(alert_sinks_send(s, &n), 1);
+	WAIT_UNTIL(exec_stats(s).delivered == 1, 10000);
+	cr_assert_eq(exec_stats(s).delivered, 1, "%s", exec_stats(s).last_error);
+	FILE *f = fopen(out, "r");
+	cr_assert_not_null(f);
+	char line[512];
+	int std = 0, other = 0;
+	while (fgets(line, sizeof(line), f)) {
+		int fd;
+		char target[256] = "";
+		const char *arrow = strstr(line, " -> ");
+		if (!arrow || sscanf(arrow + 4, "%255s", target) != 1)
+			continue; /* "total 0" */
+		const char *num = arrow;
+		while (num > line && num[-1] != ' ')
+			num--;
+		fd = atoi(num);
+		if (fd <= 2)
+			std++;
+		else if (!(strncmp(target, "/proc/", 6) == 0 && strstr(target, "/fd"))) {
+			other++;
+			cr_expect(false, "the hook got fd %d -> %s", fd, target);
+		}
+	}
+	fclose(f);
+	cr_expect_eq(std, 3, "0, 1 and 2");
+	cr_expect_eq(other, 0);
+	alert_sinks_free(s);
+	close(leak);
+	close(pair[0]);
+	close(pair[1]);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	cr_assert_eq(system(cmd), 0);
 }

@@ -23,7 +23,9 @@
 #include <sqlite3.h>
 
 #include "nvmond/store/migrations.h"
+#include "nvmond/config.h"
 #include "nvmond/store/store.h"
+#include "nvmond/store/store_peek.h"
 #include "nvmond/util/u128.h"
 #include "store_internal.h"
 
@@ -324,6 +326,22 @@ static int store_open_full(const char *path, bool readonly, struct store **ret,
 	struct store *s;
 	int flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE;
 	int rc, r;
+
+	/*
+	 * A database from a newer nvmond (a package downgraded) is refused before
+	 * SQLite opens it: a read-write open would set WAL mode, make -wal and -shm
+	 * files and checkpoint at close. Anything else the peek cannot read is left
+	 * to SQLite, and the check after opening stays for a file replaced meanwhile.
+	 */
+	r = store_peek_version(path);
+	if (r > store_latest_version()) {
+		err_printf(ret_err,
+			   "%s: database schema version %d is newer than this nvmond (%s knows up "
+			   "to %d); upgrade nvmond or use another database (the file was not "
+			   "opened: it is as it was)",
+			   path, r, NVMOND_VERSION, store_latest_version());
+		return -EPROTO;
+	}
 
 	s = calloc(1, sizeof(*s));
 	if (!s) {

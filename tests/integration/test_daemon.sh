@@ -118,8 +118,14 @@ PY
 # --- a database from a newer nvmond is refused, untouched ----------------------
 sqlite3 "$db" 'pragma user_version = 999'
 before=$(sqlite3 "$db" 'select count(*) from samples')
+sum=$(sha256sum < "$db")
 expect_exit 1 "$NVMOND_BIN" --config "$conf" --db "$db" --listen "127.0.0.1:$(free_port)"
 grep -q 'newer' "$LAST_STDERR" || fail "refusal names the newer schema: $(cat "$LAST_STDERR")"
+# Refused from the file's bytes (store_peek): SQLite never opened it.
+grep -q 'schema version 999 is newer than this nvmond .*the file was not opened' "$LAST_STDERR" ||
+	fail "refusal says the file was not opened: $(cat "$LAST_STDERR")"
+[ "$(sha256sum < "$db")" = "$sum" ] || fail "the refused database's bytes changed"
+[ -e "$db-wal" ] || [ -e "$db-shm" ] && fail "the refusal left a -wal or -shm file"
 [ "$(sqlite3 "$db" 'select count(*) from samples')" = "$before" ] || fail "refused db untouched"
 [ "$(sqlite3 "$db" 'pragma user_version')" = 999 ] || fail "user_version untouched"
 # status still shows the drives, and says why it shows no self-test results.

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <sched.h>
@@ -285,6 +286,101 @@ Test(store, refuses_newer_schema)
 	cr_assert_eq(raw_int(db, "PRAGMA user_version"), newer);
 	cr_assert_eq(raw_int(db, "SELECT count(*) FROM sqlite_schema"), 0);
 	sqlite3_close(db);
+}
+
+/* The whole file at @path (NULL, 0 when there is none). */
+static uint8_t *slurp(const char *path, size_t *ret_n)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *buf;
+	long n;
+
+	*ret_n = 0;
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = malloc((size_t)n + 1);
+	cr_assert_not_null(buf);
+	cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	*ret_n = (size_t)n;
+	return buf;
+}
+
+/* Both opens refuse the database at db_path and leave its files byte for byte. */
+static void assert_refused_untouched(int newer)
+{
+	char err[STORE_ERR_MAX], want[128], wal[420], shm[420];
+	size_t n_db, n_wal, n;
+	uint8_t *db = slurp(db_path, &n_db), *w, *now;
+	struct store *s = NULL;
+	struct stat st;
+	bool had_shm;
+
+	snprintf(wal, sizeof(wal), "%s-wal", db_path);
+	snprintf(shm, sizeof(shm), "%s-shm", db_path);
+	w = slurp(wal, &n_wal);
+	had_shm = stat(shm, &st) == 0;
+	snprintf(want, sizeof(want), "database schema version %d is newer than this nvmond", newer);
+
+	for (int ro = 0; ro <= 1; ro++) {
+		err[0] = '\0';
+		cr_assert_eq(ro ? store_open_readonly(db_path, &s, err)
+				: store_open(db_path, &s, err),
+			     -EPROTO, "ro %d: %s", ro, err);
+		cr_assert_null(s);
+		cr_assert_not_null(strstr(err, want), "ro %d: %s", ro, err);
+		cr_assert_not_null(strstr(err, "not opened"), "ro %d: %s", ro, err);
+		now = slurp(db_path, &n);
+		cr_assert(n == n_db && memcmp(now, db, n) == 0, "ro %d: the database changed", ro);
+		free(now);
+		now = slurp(wal, &n);
+		cr_assert(n == n_wal && (!n || memcmp(now, w, n) == 0), "ro %d: the -wal changed",
+			  ro);
+		cr_assert_eq(!now, !w, "ro %d: a -wal file made or removed", ro);
+		free(now);
+		cr_assert_eq(stat(shm, &st) == 0, had_shm, "ro %d: an -shm file made or removed",
+			     ro);
+	}
+	free(db);
+	free(w);
+}
+
+/* Issue 25: a downgraded nvmond never opens the newer database (the bytes stay). */
+Test(store, refuses_newer_schema_without_opening_it)
+{
+	int newer = store_latest_version() + 1;
+	sqlite3 *db = raw_open();
+	char sql[64];
+
+	/* A rollback-journal file: a read-write open would have made it WAL. */
+	raw_exec(db, "CREATE TABLE t (x)");
+	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", newer);
+	raw_exec(db, sql);
+	sqlite3_close(db);
+	assert_refused_untouched(newer);
+}
+
+Test(store, refuses_newer_schema_in_the_wal_without_opening_it)
+{
+	int newer = store_latest_version() + 3;
+	sqlite3 *db = raw_open();
+	char sql[64], wal[420];
+	struct stat st;
+
+	/* As a newer nvmond killed before its checkpoint leaves it: the version in the -wal. */
+	raw_exec(db, "PRAGMA journal_mode = WAL");
+	raw_exec(db, "PRAGMA wal_autocheckpoint = 0");
+	cr_assert_eq(sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL), SQLITE_OK);
+	raw_exec(db, "CREATE TABLE t (x)");
+	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", newer);
+	raw_exec(db, sql);
+	sqlite3_close(db);
+	snprintf(wal, sizeof(wal), "%s-wal", db_path);
+	cr_assert_eq(stat(wal, &st), 0);
+	assert_refused_untouched(newer);
 }
 
 Test(store, readonly_refuses_unmigrated_database)

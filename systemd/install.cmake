@@ -7,6 +7,9 @@
 #   <prefix>/lib/sysusers.d/nvmond.conf          the user nvmond (User= of the unit);
 #                                                systemd-sysusers runs on it when
 #                                                installing to the real root
+#   <prefix>/lib/tmpfiles.d/nvmond.conf          /var/lib/nvmond, /run/nvmond as the
+#                                                unit makes them (systemd-tmpfiles
+#                                                runs on it likewise)
 #   /etc/nvmond/nvmond.conf                      only when there is none yet
 #   <docdir>/nvmond.conf                         the annotated sample, always
 #   <mandir>/man8/nvmond.8, man5/nvmond.conf.5
@@ -31,14 +34,23 @@ set(NVMOND_SYSUSERSDIR lib/sysusers.d CACHE STRING
     "sysusers.d directory (relative paths are under the prefix)")
 install(FILES ${CMAKE_SOURCE_DIR}/systemd/nvmond.sysusers DESTINATION ${NVMOND_SYSUSERSDIR}
         RENAME nvmond.conf)
+# Its directories, owned by it (the package's postinst runs systemd-tmpfiles on this).
+set(NVMOND_TMPFILESDIR lib/tmpfiles.d CACHE STRING
+    "tmpfiles.d directory (relative paths are under the prefix)")
+install(FILES ${CMAKE_SOURCE_DIR}/systemd/nvmond.tmpfiles DESTINATION ${NVMOND_TMPFILESDIR}
+        RENAME nvmond.conf)
 install(CODE "
   find_program(NVMOND_SYSUSERS systemd-sysusers)
+  find_program(NVMOND_TMPFILES systemd-tmpfiles)
   if(\"\$ENV{DESTDIR}\" STREQUAL \"\" AND NVMOND_SYSUSERS)
     message(STATUS \"Running: \${NVMOND_SYSUSERS} ${CMAKE_SOURCE_DIR}/systemd/nvmond.sysusers\")
     execute_process(COMMAND \${NVMOND_SYSUSERS} ${CMAKE_SOURCE_DIR}/systemd/nvmond.sysusers
                     RESULT_VARIABLE nvmond_sysusers_rc)
     if(NOT nvmond_sysusers_rc EQUAL 0)
       message(WARNING \"systemd-sysusers failed (\${nvmond_sysusers_rc}): make the user nvmond by hand\")
+    elseif(NVMOND_TMPFILES)
+      message(STATUS \"Running: \${NVMOND_TMPFILES} --create ${CMAKE_SOURCE_DIR}/systemd/nvmond.tmpfiles\")
+      execute_process(COMMAND \${NVMOND_TMPFILES} --create ${CMAKE_SOURCE_DIR}/systemd/nvmond.tmpfiles)
     endif()
   endif()")
 
@@ -64,11 +76,18 @@ install(FILES ${CMAKE_BINARY_DIR}/man/nvmond.conf.5 DESTINATION ${CMAKE_INSTALL_
 # The configuration lives where the daemon and the unit look (CFG_DEFAULT_PATH),
 # whatever the prefix; an existing one is never overwritten.
 install(FILES ${CMAKE_SOURCE_DIR}/systemd/nvmond.conf DESTINATION ${CMAKE_INSTALL_DOCDIR})
+# Installed here 0640 (group nvmond below); staged (DESTDIR: a package) 0644, as a
+# package ships it: no file of its own has the group nvmond before its postinst
+# made the user, so that postinst sets root:nvmond 0640 (systemd/deb/postinst).
 install(CODE "
   if(EXISTS \"\$ENV{DESTDIR}/etc/nvmond/nvmond.conf\")
     message(STATUS \"Keeping: \$ENV{DESTDIR}/etc/nvmond/nvmond.conf (sample: ${CMAKE_INSTALL_FULL_DOCDIR}/nvmond.conf)\")
-  else()
+  elseif(\"\$ENV{DESTDIR}\" STREQUAL \"\")
     file(INSTALL DESTINATION /etc/nvmond TYPE FILE PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ
+         FILES \"${CMAKE_SOURCE_DIR}/systemd/nvmond.conf\")
+  else()
+    file(INSTALL DESTINATION /etc/nvmond TYPE FILE
+         PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ
          FILES \"${CMAKE_SOURCE_DIR}/systemd/nvmond.conf\")
   endif()
   # The unit runs as nvmond, which reads it (again on reload): group nvmond when

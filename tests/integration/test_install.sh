@@ -2,7 +2,8 @@
 # `cmake --install` end to end:
 #  1. into a DESTDIR: binary, unit (ExecStart for this prefix, sandbox rated OK),
 #     the sysusers.d file of its User=nvmond (valid for systemd-sysusers; not run
-#     on this machine for a DESTDIR install),
+#     on this machine for a DESTDIR install) and the tmpfiles.d file of its
+#     directories (valid for systemd-tmpfiles, in a root of its own),
 #     sample config (kept when one exists), man pages (render without warnings,
 #     name every option and key), migrations, web assets, Prometheus files;
 #  2. a build configured for a temporary prefix, installed there: the installed
@@ -23,6 +24,7 @@ D=$TMP/dest
 DESTDIR=$D cmake --install "$NVMOND_BUILD" > "$TMP/install.log" 2>&1 ||
 	fail "cmake --install: $(tail -5 "$TMP/install.log")"
 for f in sbin/nvmond lib/systemd/system/nvmond.service lib/sysusers.d/nvmond.conf \
+	lib/tmpfiles.d/nvmond.conf \
 	share/man/man8/nvmond.8 \
 	share/man/man5/nvmond.conf.5 share/doc/nvmond/nvmond.conf share/nvmond/web/index.html \
 	share/nvmond/migrations/0001_init.sql share/nvmond/prometheus/nvmond.rules.yml \
@@ -31,6 +33,9 @@ for f in sbin/nvmond lib/systemd/system/nvmond.service lib/sysusers.d/nvmond.con
 done
 [ -x "$D$PREFIX/sbin/nvmond" ] || fail "installed binary not executable"
 [ -f "$D/etc/nvmond/nvmond.conf" ] || fail "not installed: /etc/nvmond/nvmond.conf"
+# Staged, it has no group nvmond yet: 0644, for a package's postinst to make root:nvmond 0640.
+[ "$(stat -c %a "$D/etc/nvmond/nvmond.conf")" = 644 ] ||
+	fail "staged /etc/nvmond/nvmond.conf is $(stat -c %a "$D/etc/nvmond/nvmond.conf"), want 644"
 n_src=$(ls "$NVMOND_SRC"/migrations/*.sql | wc -l)
 n_inst=$(ls "$D$PREFIX"/share/nvmond/migrations/*.sql | wc -l)
 [ "$n_src" = "$n_inst" ] || fail "$n_inst of $n_src migrations installed"
@@ -61,6 +66,18 @@ if command -v systemd-sysusers > /dev/null; then
 		fail "systemd-sysusers made no user nvmond: $(cat "$TMP/sysroot/etc/passwd" "$TMP/sysusers.log")"
 	grep -q '^nvmond:' "$TMP/sysroot/etc/group" || fail "systemd-sysusers made no group nvmond"
 	echo "ok: sysusers.d/nvmond.conf makes the user and group nvmond"
+	# tmpfiles.d: the two directories, nvmond's; a database a root-run version
+	# left there becomes nvmond's too (else the daemon, as nvmond, cannot open it).
+	mkdir -p "$TMP/sysroot/var/lib/nvmond" && touch "$TMP/sysroot/var/lib/nvmond/nvmond.db"
+	systemd-tmpfiles --root="$TMP/sysroot" --create "$D$PREFIX/lib/tmpfiles.d/nvmond.conf" \
+		> "$TMP/tmpfiles.log" 2>&1 || fail "systemd-tmpfiles: $(cat "$TMP/tmpfiles.log")"
+	uid=$(awk -F: '$1 == "nvmond" { print $3 }' "$TMP/sysroot/etc/passwd")
+	for want in "var/lib/nvmond 750 $uid" "run/nvmond 700 $uid" "var/lib/nvmond/nvmond.db 644 $uid"; do
+		set -- $want
+		[ "$(stat -c '%a %u' "$TMP/sysroot/$1")" = "$2 $3" ] ||
+			fail "tmpfiles.d: $1 is $(stat -c '%a %u' "$TMP/sysroot/$1"), want $2 $3"
+	done
+	echo "ok: tmpfiles.d/nvmond.conf makes /var/lib/nvmond and /run/nvmond nvmond's, and what is in the first"
 fi
 
 # An existing configuration survives a reinstall.

@@ -24,7 +24,7 @@ D=$TMP/dest
 DESTDIR=$D cmake --install "$NVMOND_BUILD" > "$TMP/install.log" 2>&1 ||
 	fail "cmake --install: $(tail -5 "$TMP/install.log")"
 for f in sbin/nvmond lib/systemd/system/nvmond.service lib/sysusers.d/nvmond.conf \
-	lib/tmpfiles.d/nvmond.conf \
+	lib/tmpfiles.d/nvmond.conf share/doc/nvmond/changelog.gz share/doc/nvmond/copyright \
 	share/man/man8/nvmond.8 \
 	share/man/man5/nvmond.conf.5 share/doc/nvmond/nvmond.conf share/nvmond/web/index.html \
 	share/nvmond/migrations/0001_init.sql share/nvmond/prometheus/nvmond.rules.yml \
@@ -134,7 +134,7 @@ fi
 P=$TMP/prefix
 cmake -S "$NVMOND_SRC" -B "$TMP/build" -DNVMOND_TESTS=OFF -DCMAKE_BUILD_TYPE=Release \
 	-DCMAKE_INSTALL_PREFIX="$P" > "$TMP/pb.log" 2>&1 || fail "configure: $(tail -5 "$TMP/pb.log")"
-cmake --build "$TMP/build" -j2 --target nvmond nvmond_man > "$TMP/pb.log" 2>&1 ||
+cmake --build "$TMP/build" -j2 --target nvmond nvmond_man nvmond_deb_changelog > "$TMP/pb.log" 2>&1 ||
 	fail "build: $(tail -5 "$TMP/pb.log")"
 # /etc is outside the prefix: install everything but that into the prefix via DESTDIR=/.
 DESTDIR=$TMP/root cmake --install "$TMP/build" > "$TMP/pi.log" 2>&1 ||

@@ -33,6 +33,9 @@ enum cfg_type {
 	CFG_T_ENUM,	/* an enum (int-sized), value from a choice list */
 	CFG_T_SIZE,	/* uint64_t bytes ("400TB"), bounds in bytes */
 	CFG_T_USER,	/* char[]: "" or the name of a user that exists (getpwnam) */
+	CFG_T_TEXT,	/* char[]: UTF-8 without control characters; "…" around it removed */
+	CFG_T_URL,	/* char[]: "" or an http:// or https:// URL */
+	CFG_T_LABELS,	/* struct cfg_labels: name=value, … (cfg_parse_labels) */
 };
 
 struct cfg_choice {
@@ -112,6 +115,21 @@ _Static_assert(sizeof(enum cfg_http_auth) == sizeof(int), "enum cfg_http_auth is
 		.section = sec, .key = name, .type = CFG_T_USER, .offset = CFG_OFF(field, char *), \
 		.max = sizeof(((struct cfg *)0)->field) - 1, .def = dflt                           \
 	}
+#define TEXT(sec, name, field, minlen, dflt)                                                       \
+	{                                                                                          \
+		.section = sec, .key = name, .type = CFG_T_TEXT, .offset = CFG_OFF(field, char *), \
+		.min = minlen, .max = sizeof(((struct cfg *)0)->field) - 1, .def = dflt            \
+	}
+#define URL(sec, name, field, dflt)                                                                \
+	{                                                                                          \
+		.section = sec, .key = name, .type = CFG_T_URL, .offset = CFG_OFF(field, char *),  \
+		.max = sizeof(((struct cfg *)0)->field) - 1, .def = dflt                           \
+	}
+#define LABELS(sec, name, field, dflt)                                                             \
+	{                                                                                          \
+		.section = sec, .key = name, .type = CFG_T_LABELS,                                 \
+		.offset = CFG_OFF(field, struct cfg_labels), .def = dflt                           \
+	}
 #define LISTEN(sec, name, dflt)                                                                    \
 	{                                                                                          \
 		.section = sec, .key = name, .type = CFG_T_LISTEN, .def = dflt                     \
@@ -133,6 +151,10 @@ static const struct cfg_key cfg_keys[] = {
 	DURATION("daemon", "device_timeout", device_timeout_ms, MS_PER_SEC, 60 * MS_PER_SEC, "5s"),
 	/* The user the HTTP process becomes when started as root (main_privsep.c). */
 	USER("daemon", "user", user, ""),
+	/* Who is who (issue 24). host_name: no fixed default, see cfg_default_host_name(). */
+	TEXT("daemon", "host_name", host_name, 1, NULL),
+	LABELS("daemon", "host_labels", host_labels, ""),
+	URL("daemon", "public_url", public_url, ""),
 	UINT32("store", "buffer_samples", buffer_samples, 1, 10000000, "100000"),
 	DURATION("store", "retry_max", retry_max_ms, MS_PER_SEC, MS_PER_HOUR, "60s"),
 	DURATION("store", "commit_interval", commit_interval_ms, 0, MS_PER_MIN, "0"),
@@ -216,6 +238,12 @@ static const struct cfg_key cfg_keys[] = {
 		.offset = DEV_OFF(field, char *), .min = 0,                                        \
 		.max = sizeof(((struct cfg_device *)0)->field) - 1, .def = dflt                    \
 	}
+#define DEV_TEXT(name, field, dflt)                                                                \
+	{                                                                                          \
+		.section = "device", .key = name, .type = CFG_T_TEXT,                              \
+		.offset = DEV_OFF(field, char *), .min = 0,                                        \
+		.max = sizeof(((struct cfg_device *)0)->field) - 1, .def = dflt                    \
+	}
 #define DEV_UINT32(name, field, lo, hi, dflt)                                                      \
 	{                                                                                          \
 		.section = "device", .key = name, .type = CFG_T_UINT32,                            \
@@ -254,6 +282,9 @@ static const struct cfg_key cfg_device_keys[] = {
 	DEV_UINT32("sensor_limit_8", sensor_limit_c[7], 0, 200, "0"),
 	/* "" or unset: [selftests] default_schedule; "none": no schedule (cfg_device_for). */
 	DEV_PATH("selftest_schedule", selftest_schedule, ""),
+	/* Who is who (issue 24): in the API, status, notifications and /metrics. */
+	DEV_TEXT("label", label, ""),
+	DEV_TEXT("location", location, ""),
 };
 
 /* The set_mask of struct cfg_device has a bit per device key. */
@@ -300,7 +331,7 @@ bool cfg_section_known(const char *section)
 {
 	char match[sizeof(((struct cfg_device *)0)->match)];
 
-	if (cfg_sink_section(section, match))
+	if (cfg_sink_section(section, match) || cfg_export_section(section, match))
 		return true;
 	if (cfg_device_section(section, match, sizeof(match)))
 		return true;
@@ -400,6 +431,54 @@ static int cfg_key_apply(const struct cfg_key *k, void *base, const char *value,
 					 value);
 		memset(field, 0, (size_t)k->max + 1);
 		memcpy(field, value, len);
+		return 0;
+	}
+
+	case CFG_T_TEXT: {
+		size_t len = strlen(value);
+		/* label = "bay 3 – scratch": one pair of quotes around the value goes. */
+		if (len >= 2 && value[0] == '"' && value[len - 1] == '"') {
+			value++;
+			len -= 2;
+		}
+		if (len < (size_t)k->min)
+			return cfg_error(err, errsize, "%s: must not be empty", k->key);
+		if (len > (size_t)k->max)
+			return cfg_error(err, errsize,
+					 "%s: the value is too long (%zu bytes, max %" PRId64 ")",
+					 k->key, len, k->max);
+		if (!cfg_text_ok(value, len))
+			return cfg_error(err, errsize,
+					 "%s: not UTF-8 text (a control character or an invalid "
+					 "byte)",
+					 k->key);
+		memset(field, 0, (size_t)k->max + 1);
+		memcpy(field, value, len);
+		return 0;
+	}
+
+	case CFG_T_URL: {
+		size_t len = strlen(value);
+		if (len > (size_t)k->max)
+			return cfg_error(err, errsize,
+					 "%s: the value is too long (%zu bytes, max %" PRId64 ")",
+					 k->key, len, k->max);
+		if (len && !cfg_http_url_ok(value))
+			return cfg_error(err, errsize,
+					 "%s: '%s' is not an http:// or https:// URL with a host",
+					 k->key, value);
+		memset(field, 0, (size_t)k->max + 1);
+		memcpy(field, value, len);
+		return 0;
+	}
+
+	case CFG_T_LABELS: {
+		struct cfg_labels v;
+		char why[CFG_ERR_MAX];
+
+		if (cfg_parse_labels(value, &v, why, sizeof(why)) < 0)
+			return cfg_error(err, errsize, "%s: %s", k->key, why);
+		memcpy(field, &v, sizeof(v));
 		return 0;
 	}
 
@@ -506,8 +585,9 @@ static void cfg_device_merge(struct cfg_device *to, const struct cfg_device *fro
 		const struct cfg_key *key = &cfg_device_keys[k];
 		if (!(from->set_mask & (UINT64_C(1) << k)))
 			continue;
+		bool text = key->type == CFG_T_PATH || key->type == CFG_T_TEXT;
 		memcpy((char *)to + key->offset, (const char *)from + key->offset,
-		       key->type == CFG_T_PATH ? (size_t)key->max + 1 : size[key->type]);
+		       text ? (size_t)key->max + 1 : size[key->type]);
 		to->set_mask |= UINT64_C(1) << k;
 	}
 }
@@ -575,6 +655,8 @@ int cfg_apply_at(struct cfg *c, const char *section, const char *key, const char
 		return cfg_error(err, errsize, "key '%s' outside any section", key);
 	if (cfg_sink_section(section, match))
 		return cfg_sink_apply(c, match, key, value, line, err, errsize);
+	if (cfg_export_section(section, match))
+		return cfg_export_apply(c, match, key, value, line, err, errsize);
 	if (cfg_device_section(section, match, sizeof(match)))
 		return cfg_device_apply(c, match, key, value, err, errsize);
 	if (!cfg_section_known(section))
@@ -610,6 +692,17 @@ static void cfg_default_database(char buf[CFG_PATH_MAX])
 	snprintf(buf, CFG_PATH_MAX, "%s", CFG_DEFAULT_ROOT_DATABASE);
 }
 
+/* gethostname(2), when it makes a host_name; else "localhost". */
+static void cfg_default_host_name(char buf[CFG_HOST_NAME_MAX])
+{
+	char h[256] = "";
+
+	if (gethostname(h, sizeof(h) - 1) < 0 || !h[0] || strlen(h) >= CFG_HOST_NAME_MAX ||
+	    !cfg_text_ok(h, strlen(h)))
+		snprintf(h, sizeof(h), "localhost");
+	snprintf(buf, CFG_HOST_NAME_MAX, "%s", h);
+}
+
 void cfg_defaults(struct cfg *c)
 {
 	char err[CFG_ERR_MAX];
@@ -620,6 +713,7 @@ void cfg_defaults(struct cfg *c)
 			/* Built-in strings; the unit tests check that each one applies. */
 			(void)cfg_key_apply(&cfg_keys[i], c, cfg_keys[i].def, err, sizeof(err));
 	cfg_default_database(c->database);
+	cfg_default_host_name(c->host_name);
 }
 
 int cfg_set(struct cfg *c, const char *section, const char *key, const char *value,

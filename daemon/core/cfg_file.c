@@ -281,6 +281,8 @@ int cfg_load_checked(struct cfg *c, const char *path, const struct cfg_check *ch
 	}
 	if (tmp->n_sinks)
 		snprintf(tmp->sinks_file, sizeof(tmp->sinks_file), "%s", path);
+	if (tmp->n_exports)
+		snprintf(tmp->exports_file, sizeof(tmp->exports_file), "%s", path);
 	*c = *tmp;
 	r = 0;
 finish:

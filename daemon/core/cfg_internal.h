@@ -35,6 +35,12 @@ static inline bool cfg_is_digit(char ch)
  */
 int cfg_parse_digits(const char *s, const char *end, int64_t max, int64_t *ret);
 
+/** cfg_text_ok() - @len bytes of well-formed UTF-8 without a control character (C0, DEL). */
+bool cfg_text_ok(const char *s, size_t len);
+
+/** cfg_http_url_ok() - "http://HOST…" or "https://HOST…", no space or control character. */
+bool cfg_http_url_ok(const char *s);
+
 /** cfg_format_duration() - "1d", "90s", "250ms": the largest unit that is exact. */
 void cfg_format_duration(int64_t ms, char *buf, size_t size);
 
@@ -61,6 +67,13 @@ bool cfg_quoted_section(const char *section, const char *kind, char *ret_name, s
 
 /** cfg_sink_section() - [sink "NAME"]: Return: true with NAME in @ret_name. */
 bool cfg_sink_section(const char *section, char ret_name[CFG_SINK_NAME_MAX]);
+
+/** cfg_export_section() - [export "NAME"]: Return: true with NAME in @ret_name. */
+bool cfg_export_section(const char *section, char ret_name[CFG_SINK_NAME_MAX]);
+
+/** cfg_export_apply() - Keep [export "@name"] @key = @value (read at @line). Return: 0 or -EINVAL. */
+int cfg_export_apply(struct cfg *c, const char *name, const char *key, const char *value, int line,
+		     char *err, size_t errsize);
 
 /** cfg_sink_apply() - Keep [sink "@name"] @key = @value (read at @line). Return: 0 or -EINVAL. */
 int cfg_sink_apply(struct cfg *c, const char *name, const char *key, const char *value, int line,

@@ -7,10 +7,12 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "nvmond/core/cfg.h"
+#include "nvmond/util/utf8.h"
 #include "cfg_internal.h"
 
 /* Parse a run of decimal digits that is the whole of [s, end). */
@@ -216,4 +218,164 @@ int cfg_parse_size(const char *s, uint64_t *ret)
 		return 0;
 	}
 	return -EINVAL;
+}
+
+bool cfg_text_ok(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+			return false;
+	return utf8_valid(s, len);
+}
+
+bool cfg_http_url_ok(const char *s)
+{
+	const char *host = !strncmp(s, "http://", 7)	? s + 7
+			   : !strncmp(s, "https://", 8) ? s + 8
+							: NULL;
+
+	if (!host || !*host || *host == '/' || *host == '?' || *host == '#')
+		return false;
+	for (const char *p = s; *p; p++)
+		if ((unsigned char)*p <= 0x20 || *p == 0x7f)
+			return false;
+	return true;
+}
+
+/*
+ * Label names nvmond's own series carry (docs/metrics.md), and the ones a push
+ * adds (job, instance, host): a host label of one of these names would clash.
+ */
+#define CFG_RESERVED_LABELS                                                                        \
+	"job, instance, host, host_id, public_url, device, model, serial, firmware, label, "       \
+	"location, sensor, kind, level, warning, type, basis, class, preset, phase, direction, "   \
+	"percentile, sink, result, version, rule, severity, state, export, reason"
+
+bool cfg_label_reserved(const char *name)
+{
+	size_t len = strlen(name);
+
+	for (const char *p = CFG_RESERVED_LABELS; *p;) {
+		size_t k = strcspn(p, ",");
+		if (k == len && strncmp(p, name, len) == 0)
+			return true;
+		p += k;
+		p += strspn(p, ", ");
+	}
+	return false;
+}
+
+const char *cfg_label_reserved_list(void)
+{
+	return CFG_RESERVED_LABELS;
+}
+
+/* Prometheus's data model: [a-zA-Z_][a-zA-Z0-9_]*, and "__" leads only its own. */
+bool cfg_label_name_ok(const char *s)
+{
+	if (!s[0] || cfg_is_digit(s[0]) || (s[0] == '_' && s[1] == '_'))
+		return false;
+	for (const char *p = s; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || cfg_is_digit(*p) ||
+		      *p == '_'))
+			return false;
+	return true;
+}
+
+static __attribute__((format(printf, 3, 4))) int cfg_labels_fail(char *err, size_t errsize,
+								 const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errsize, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+int cfg_parse_labels(const char *s, struct cfg_labels *ret, char *err, size_t errsize)
+{
+	struct cfg_labels v = {.n = 0};
+	const char *p = s;
+
+	while (cfg_is_space(*p))
+		p++;
+	while (*p) {
+		const char *name = p, *eq = strchr(p, '=');
+		size_t nlen, vlen;
+		const char *val;
+
+		if (!eq)
+			return cfg_labels_fail(err, errsize, "'%.60s' is not name=value", name);
+		nlen = (size_t)(eq - name);
+		while (nlen > 0 && cfg_is_space(name[nlen - 1]))
+			nlen--;
+		if (v.n == CFG_LABELS_MAX)
+			return cfg_labels_fail(err, errsize, "more than %d labels", CFG_LABELS_MAX);
+		struct cfg_label *l = &v.v[v.n];
+		if (nlen == 0 || nlen >= sizeof(l->name))
+			return cfg_labels_fail(err, errsize, "'%.*s' is not a label name",
+					       (int)nlen, name);
+		memcpy(l->name, name, nlen);
+		l->name[nlen] = '\0';
+		if (!cfg_label_name_ok(l->name))
+			return cfg_labels_fail(err, errsize,
+					       "'%s' is not a label name (letters, digits and _, "
+					       "not first a digit, not __ first)",
+					       l->name);
+		if (cfg_label_reserved(l->name))
+			return cfg_labels_fail(err, errsize,
+					       "'%s' is a label nvmond sets itself (reserved: %s)",
+					       l->name, cfg_label_reserved_list());
+		for (size_t i = 0; i < v.n; i++)
+			if (strcmp(v.v[i].name, l->name) == 0)
+				return cfg_labels_fail(err, errsize, "label '%s' is given twice",
+						       l->name);
+		p = eq + 1;
+		while (cfg_is_space(*p))
+			p++;
+		if (*p == '"') {
+			const char *end = strchr(p + 1, '"');
+			if (!end)
+				return cfg_labels_fail(err, errsize, "%s: no closing quote",
+						       l->name);
+			val = p + 1;
+			vlen = (size_t)(end - val);
+			p = end + 1;
+			while (cfg_is_space(*p))
+				p++;
+			if (*p && *p != ',')
+				return cfg_labels_fail(err, errsize,
+						       "%s: text after the closing quote", l->name);
+		} else {
+			val = p;
+			p += strcspn(p, ",");
+			vlen = (size_t)(p - val);
+			while (vlen > 0 && cfg_is_space(val[vlen - 1]))
+				vlen--;
+		}
+		if (vlen == 0)
+			return cfg_labels_fail(err, errsize, "%s: empty value", l->name);
+		if (vlen >= sizeof(l->value))
+			return cfg_labels_fail(err, errsize, "%s: value too long (max %zu bytes)",
+					       l->name, sizeof(l->value) - 1);
+		if (!cfg_text_ok(val, vlen))
+			return cfg_labels_fail(
+				err, errsize,
+				"%s: the value is not UTF-8 text (a control character "
+				"or an invalid byte)",
+				l->name);
+		memcpy(l->value, val, vlen);
+		l->value[vlen] = '\0';
+		v.n++;
+		if (*p == ',') {
+			p++;
+			while (cfg_is_space(*p))
+				p++;
+			if (!*p)
+				return cfg_labels_fail(err, errsize, "a trailing comma");
+		}
+	}
+	*ret = v;
+	return 0;
 }

@@ -32,6 +32,26 @@ enum log_level {
 #define CFG_MAX_DEVICES 64
 #define CFG_TOKEN_MAX	128
 
+/* Who is who (issue 24): the host's name and labels, a drive's label and location. */
+#define CFG_HOST_NAME_MAX   64	/* [daemon] host_name, bytes with the NUL */
+#define CFG_LABELS_MAX	    16	/* [daemon] host_labels: pairs */
+#define CFG_LABEL_NAME_MAX  64	/* a label's name, with the NUL */
+#define CFG_LABEL_VALUE_MAX 128 /* a label's value (UTF-8), with the NUL */
+#define CFG_DEVICE_TEXT_MAX 128 /* [device] label, location (UTF-8), with the NUL */
+#define CFG_URL_MAX	    512 /* [daemon] public_url */
+
+/* One Prometheus label: the name as Prometheus requires it, a UTF-8 value. */
+struct cfg_label {
+	char name[CFG_LABEL_NAME_MAX];
+	char value[CFG_LABEL_VALUE_MAX];
+};
+
+/* [daemon] host_labels = site=fra1, rack=r12: in the order written, names unique. */
+struct cfg_labels {
+	size_t n;
+	struct cfg_label v[CFG_LABELS_MAX];
+};
+
 /*
  * Settings of one drive: a section [device "X"] where X is a serial number or a
  * model name. cfg_device_for() merges, in order: built-in defaults, the section
@@ -60,6 +80,9 @@ struct cfg_device {
 	int sensor_alerts; /* 1: a sensor alerts at its limit (drive's, else WCTEMP) */
 	uint32_t
 		sensor_limit_c[8]; /* sensor_limit_N, °C; 0 = none (alerts without sensor_alerts) */
+	/* who is who (issue 24): UTF-8 text, "" = not set */
+	char label[CFG_DEVICE_TEXT_MAX];    /* "bay 3 – scratch" */
+	char location[CFG_DEVICE_TEXT_MAX]; /* "rack 12 U4 slot 3" */
 	/*
 	 * Device self-tests (issue 12): "weekly Sun 02:00 short, monthly 1 03:00 extended"
 	 * (analysis/selftest_sched.h), "none" = no scheduled tests, "" = [selftests]
@@ -92,6 +115,13 @@ struct cfg_sink {
 	struct cfg_sink_kv kv[CFG_SINK_KEYS];
 };
 
+/*
+ * An [export "NAME"] section (issue 24: remote write), kept as written the way a
+ * sink's section is (the same struct): the export subsystem owns its type and
+ * checks its keys, with FILE:LINE from the lines kept here.
+ */
+#define CFG_MAX_EXPORTS 8
+
 struct cfg {
 	/* [daemon] */
 	char listen_host[256];
@@ -107,6 +137,9 @@ struct cfg {
 	int wake_sleeping;	   /* 1: poll runtime-suspended drives anyway (wakes them) */
 	int64_t device_timeout_ms; /* a device command's deadline: past it, unresponsive */
 	char user[CFG_USER_MAX];   /* started as root: the HTTP process's user; "" = stay root */
+	char host_name[CFG_HOST_NAME_MAX]; /* this host in the fleet; default: gethostname() */
+	struct cfg_labels host_labels;	   /* site=fra1, rack=r12: the host's target labels */
+	char public_url[CFG_URL_MAX];	   /* this host's own dashboard, for a fleet page; "" */
 	/* [store] */
 	uint32_t buffer_samples;    /* samples held in memory while the database fails */
 	int64_t retry_max_ms;	    /* longest back-off between store retries */
@@ -175,10 +208,40 @@ struct cfg {
 	struct cfg_sink sinks[CFG_MAX_SINKS];
 	size_t n_sinks;
 	char sinks_file[CFG_PATH_MAX]; /* the file the sections came from, for messages */
+	/* [export "…"] (the file they came from: exports_file) */
+	struct cfg_sink exports[CFG_MAX_EXPORTS];
+	size_t n_exports;
+	char exports_file[CFG_PATH_MAX];
 };
 
 /** cfg_sink_get() - The value of @key in @s, or NULL; @ret_line (may be NULL) gets its line. */
 const char *cfg_sink_get(const struct cfg_sink *s, const char *key, int *ret_line);
+
+/**
+ * cfg_label_name_ok() - Whether @s is a label name Prometheus takes
+ * ([a-zA-Z_][a-zA-Z0-9_]*) that is not reserved to it (a leading "__").
+ */
+bool cfg_label_name_ok(const char *s);
+
+/**
+ * cfg_parse_labels() - "site=fra1, rack=r12, role=db" into @ret: names as
+ * cfg_label_name_ok() wants them, none twice, none that nvmond's own series use
+ * (cfg_label_reserved()); values UTF-8 without control characters, not empty,
+ * in double quotes when they hold a comma. An empty string is no label.
+ * @err: what is wrong, when it fails
+ * Return: 0, or -EINVAL.
+ */
+int cfg_parse_labels(const char *s, struct cfg_labels *ret, char *err, size_t errsize);
+
+/**
+ * cfg_label_reserved() - Whether @name is a label nvmond puts on series itself
+ * (job, instance, host, host_id, device, serial, …): a host label of that name
+ * would clash with it.
+ */
+bool cfg_label_reserved(const char *name);
+
+/** cfg_label_reserved_list() - The reserved names, "job, instance, …", for messages and docs. */
+const char *cfg_label_reserved_list(void);
 
 /** cfg_device_sets() - Whether a section of @d sets @key (a [device] key name). */
 bool cfg_device_sets(const struct cfg_device *d, const char *key);

@@ -175,6 +175,17 @@ function row(k, v, cls) {
   return el("div", { class: "row" }, el("span", { class: "k" }, k), el("span", { class: "v " + (cls || "") }, v));
 }
 
+// What the operator calls the drive ([device] label and location), "" when neither is set.
+function driveNames(d) {
+  return [d.label, d.location].filter((x) => x).join(" · ");
+}
+
+// The label and location under a drive's name, or nothing.
+function namesLine(d, tag) {
+  const text = driveNames(d);
+  return text ? el(tag || "div", { class: "names", title: "[device] label and location" }, text) : null;
+}
+
 function demoBadge() {
   return el("span", { class: "badge demo", title: "simulated drive: demo data, not a real device" }, "demo");
 }

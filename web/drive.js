@@ -473,8 +473,8 @@ async function renderDrive(gen, id, live) {
     d.demo === true ? demoBanner("This drive is") : "",
     el("div", { class: "drive-head", "data-device": d.id },
       el("a", { href: "#/" }, "← all drives"),
-      el("h2", {}, d.model), d.demo === true ? demoBadge() : null,
-      el("span", { class: "muted" }, "serial " + d.serial + " · firmware " + d.firmware + (d.name ? " · " + d.name : "")),
+      el("h2", {}, d.label ? d.label + " · " + d.model : d.model), d.demo === true ? demoBadge() : null,
+      el("span", { class: "muted" }, (d.location ? d.location + " · " : "") + "serial " + d.serial + " · firmware " + d.firmware + (d.name ? " · " + d.name : "")),
       rangeButtons()),
     verdict(d, h, wear, events, range.key),
     driveNotes(d),
@@ -544,6 +544,6 @@ async function renderDrive(gen, id, live) {
   const rc = runDetail && !runDetail.sweep && probeSeriesChart(runBox, runDetail);
   if (rc) state.charts.push(rc);
   else if (runDetail && !runDetail.sweep) runBox.replaceChildren(el("p", { class: "muted" }, "This run has no series."));
-  document.title = d.model + " · nvmond";
+  document.title = (d.label ? d.label + " · " : "") + d.model + " · nvmond";
   setStatus(range.label + " · updated " + fmtClock(new Date(), true));
 }

@@ -38,6 +38,7 @@ function card(d, extra) {
   const h = extra.health || health(d, extra.wear, extra.alerts);
   const c = el("article", { class: "card", "data-device": d.id },
     el("h2", {}, el("a", { href: "#/drive/" + d.id }, d.model), d.demo === true ? demoBadge() : null, badge(h)),
+    namesLine(d),
     el("div", { class: "id" }, (d.name ? d.name + " · " : "") + "serial " + d.serial + " · firmware " + d.firmware),
     ...tempBlock(d),
     driveNotes(d, true),
@@ -124,7 +125,7 @@ function overviewLayout(n) {
 
 // The sortable columns: key → value (null sorts last whatever the direction).
 const SORTS = {
-  name: { label: "Drive", value: (d) => (d.name || "") + " " + d.model, dir: 1 },
+  name: { label: "Drive", value: (d) => (d.name || "") + " " + d.model + " " + driveNames(d), dir: 1 },
   health: { label: "Health", value: (d, x) => HEALTH_RANK[x.health.level], dir: -1 },
   temp: { label: "Temperature", value: (d) => (d.latest ? d.latest.temperature_c : null), dir: -1 },
   used: { label: "% used", value: (d) => (d.latest ? d.latest.percent_used : null), dir: -1 },
@@ -165,7 +166,7 @@ function tableRow(d, x) {
     : x.events ? el("span", { class: "warn" }, x.events + " in 24 h") : el("span", { class: "muted" }, "none");
   return el("tr", { "data-device": d.id, "data-health": x.health.level, "data-throttling": x.throttling || "" },
     el("th", { scope: "row", class: "drive" }, el("a", { href: "#/drive/" + d.id }, d.name || "drive " + d.id),
-      d.demo === true ? demoBadge() : null, el("small", { class: "muted" }, d.model)),
+      d.demo === true ? demoBadge() : null, el("small", { class: "muted" }, d.model), namesLine(d, "small")),
     el("td", { class: "serial" }, d.serial),
     el("td", { class: "health" }, badge(x.health), x.health.level !== "ok" ? el("small", { class: "muted", title: reasons }, reasons) : null),
     tempCell(d),

@@ -448,6 +448,10 @@ json_t *render_fleet_device(const struct fleet_device *d)
 	if (!o)
 		return NULL;
 	r |= row_fields_add(o, &d->row);
+	/* What the operator calls the drive ([device] label, location); null when unset. */
+	r |= obj_set(o, "label", d->names.label[0] ? json_string(d->names.label) : json_null());
+	r |= obj_set(o, "location",
+		     d->names.location[0] ? json_string(d->names.location) : json_null());
 	r |= facts_fields_add(o, d);
 	r |= obj_set(o, "latest", d->has_sample ? render_sample(&d->last) : json_null());
 	r |= obj_set(o, "sensors", render_judged_sensors(d));

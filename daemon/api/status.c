@@ -170,6 +170,12 @@ int status_collect(struct dev_backend *b, const struct cfg *c, struct store *s, 
 		/* Same identity fields as the daemon; no store, so no id. */
 		devrow_from_info(&v[i], now_ms, &fd.row);
 		status_facts(&v[i], &fd.facts);
+		if (c) { /* NULL: no configuration, no names */
+			struct cfg_device cd;
+			cfg_device_for(c, v[i].id.model, v[i].id.serial, &cd);
+			memcpy(fd.names.label, cd.label, sizeof(fd.names.label));
+			memcpy(fd.names.location, cd.location, sizeof(fd.names.location));
+		}
 
 		struct dev_ident who = {.model = v[i].id.model, .serial = v[i].id.serial};
 		r = 0;
@@ -245,6 +251,19 @@ static void fmt_written(const json_t *latest, char *buf, size_t len)
 		snprintf(buf, len, "%s B", json_string_value(b));
 	else
 		snprintf(buf, len, "-");
+}
+
+/* "         bay 3 – scratch · rack 12 U4 slot 3" under a row: the drive's [device] names. */
+static void print_names_line(FILE *out, const json_t *d)
+{
+	const char *label = json_string_value(json_object_get(d, "label"));
+	const char *loc = json_string_value(json_object_get(d, "location"));
+
+	if (label && loc)
+		fprintf(out, "%-8s label: %s · location: %s\n", "", label, loc);
+	else if (label || loc)
+		fprintf(out, "%-8s %s: %s\n", "", label ? "label" : "location",
+			label ? label : loc);
 }
 
 /* "         PCIe 8.0 GT/s x2 (max 16.0 GT/s x4): degraded; firmware …" under a row. */
@@ -392,6 +411,7 @@ int status_print_table(FILE *out, const json_t *status, bool color)
 			json_string_value(json_object_get(d, "model")),
 			json_string_value(json_object_get(d, "serial")), temp, used, written, on,
 			warn, off);
+		print_names_line(out, d);
 		print_facts_line(out, d, color);
 		print_selftests(out, d, color);
 	}

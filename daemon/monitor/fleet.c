@@ -169,6 +169,24 @@ int fleet_put_errors(struct fleet *f, int64_t id, const uint64_t counts[_ERRCLAS
 	return r;
 }
 
+int fleet_put_names(struct fleet *f, int64_t id, const struct fleet_names *names)
+{
+	int r = -ENOENT;
+
+	pthread_mutex_lock(&f->lock);
+	ssize_t i = find(f, id);
+	if (i >= 0) {
+		r = 0;
+		if (strcmp(f->v[i].names.label, names->label) != 0 ||
+		    strcmp(f->v[i].names.location, names->location) != 0) {
+			f->v[i].names = *names;
+			changed(f);
+		}
+	}
+	pthread_mutex_unlock(&f->lock);
+	return r;
+}
+
 int fleet_put_selftest(struct fleet *f, int64_t id, const struct fleet_selftest *st)
 {
 	int r = -ENOENT;

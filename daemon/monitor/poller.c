@@ -128,6 +128,19 @@ static void announce_gone(struct poller *p, struct pdev *d, int64_t now_ms)
  * What a scan at @now found (@v, @n, freed here): new controllers get a store
  * id, known ones may have a new name, missing ones go offline.
  */
+/* The drive's [device] label and location into the fleet (a reload changes them). */
+static void poller_names_to_fleet(struct poller *p, int64_t id, const char *model,
+				  const char *serial)
+{
+	struct fleet_names names;
+	struct cfg_device cd;
+
+	cfg_device_for(&p->cfg, model, serial, &cd);
+	memcpy(names.label, cd.label, sizeof(names.label));
+	memcpy(names.location, cd.location, sizeof(names.location));
+	(void)fleet_put_names(p->fleet, id, &names);
+}
+
 static int rescan_take(struct poller *p, struct dev_info *v, size_t n, int64_t now)
 {
 	int r;
@@ -168,6 +181,7 @@ static int rescan_take(struct poller *p, struct dev_info *v, size_t n, int64_t n
 				d->ident_partial = partial;
 				snprintf(d->row_fw, sizeof(d->row_fw), "%s", row.firmware);
 				fleet_put_device(p->fleet, &row);
+				poller_names_to_fleet(p, row.id, row.model, row.serial);
 			}
 		}
 		if (!d)
@@ -405,6 +419,7 @@ int poller_new(const struct cfg *c, struct dev_backend *b, struct store *s, stru
 		d->online_stored = false; /* corrected by the first scan */
 		d->was_online = was_online;
 		fleet_put_device(f, &rows[i]);
+		poller_names_to_fleet(p, rows[i].id, rows[i].model, rows[i].serial);
 		struct errlog_state el;
 		if (store_errlog_state_get(s, rows[i].id, &el) == 0)
 			poller_errlog_counts_to_fleet(p, d);
@@ -493,6 +508,8 @@ int poller_reconfigure(struct poller *p, const struct cfg *c)
 		p->buf = nb;
 	}
 	p->cfg = *c;
+	for (size_t i = 0; i < p->n_devs; i++)
+		poller_names_to_fleet(p, p->devs[i].id, p->devs[i].model, p->devs[i].serial);
 	dev_configure(p->backend, &(struct dev_opts){.wake_sleeping = c->wake_sleeping,
 						     .device_timeout_ms = c->device_timeout_ms});
 	return dev_backend_guard(p->backend, c->device_timeout_ms);

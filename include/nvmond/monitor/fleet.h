@@ -7,6 +7,7 @@
 
 #include "nvmond/analysis/errclass.h"
 #include "nvmond/analysis/sensors.h"
+#include "nvmond/core/cfg.h"
 #include "nvmond/dev/dev.h"
 #include "nvmond/dev/sample.h"
 #include "nvmond/dev/selftest.h"
@@ -61,8 +62,15 @@ struct fleet_temps {
 	struct sensors_verdict v;
 };
 
+/* What the operator calls a drive ([device "X"] label, location; issue 24); "" = not set. */
+struct fleet_names {
+	char label[CFG_DEVICE_TEXT_MAX];
+	char location[CFG_DEVICE_TEXT_MAX];
+};
+
 struct fleet_device {
 	struct device_row row; /* identity, as stored */
+	struct fleet_names names;
 	bool has_sample;
 	struct sample last;		/* newest sample, stored or still buffered */
 	bool errors_read;		/* the error log has been read (errors[] is known) */
@@ -101,6 +109,12 @@ int fleet_put_sample(struct fleet *f, const struct sample *s);
 
 /** fleet_put_errors() - The stored error log entries of @id by class. Return: 0 or -ENOENT. */
 int fleet_put_errors(struct fleet *f, int64_t id, const uint64_t counts[_ERRCLASS_MAX]);
+
+/**
+ * fleet_put_names() - The configured label and location of device @id; the
+ * generation moves only when they changed. Return: 0 or -ENOENT.
+ */
+int fleet_put_names(struct fleet *f, int64_t id, const struct fleet_names *names);
 
 /** fleet_put_selftest() - Replace the self-test state of device @id. Return: 0 or -ENOENT. */
 int fleet_put_selftest(struct fleet *f, int64_t id, const struct fleet_selftest *st);

@@ -256,6 +256,23 @@ static void handle_ack(void *ctx, const struct api_request *req, struct api_repl
 		api_reply_error(ret, 500, "out of memory"); /* never a 200 with {} */
 }
 
+struct test_fill {
+	struct alert_svc *a;
+	struct alert_note *n;
+	int64_t now_ms;
+};
+
+/* On the main loop: the note names this host as the running configuration does. */
+static int test_fill_on_main(void *arg)
+{
+	struct test_fill *t = arg;
+
+	alert_svc_note_fill(t->n, &t->a->cfg, NULL, "test", "info", "test",
+			    "test notification from nvmond (POST /api/v1/alerts/test)", t->now_ms,
+			    t->now_ms);
+	return 0;
+}
+
 static void handle_test(void *ctx, const struct api_request *req, struct api_reply *ret)
 {
 	struct alert_svc *a = ctx;
@@ -268,12 +285,13 @@ static void handle_test(void *ctx, const struct api_request *req, struct api_rep
 
 	if (api_params_parse(req, params, sizeof(params) / sizeof(params[0]), ret) < 0)
 		return;
-	alert_svc_note_fill(&n, NULL, "test", "info", "test",
-			    "test notification from nvmond (POST /api/v1/alerts/test)", req->now_ms,
-			    req->now_ms);
+	int r = mainq_call(a->mainq, test_fill_on_main,
+			   &(struct test_fill){.a = a, .n = &n, .now_ms = req->now_ms});
+	if (r < 0)
+		return api_reply_error(ret, 503, "%s", strerror(-r));
 	snprintf(n.device, sizeof(n.device), "-");
 	if (sink) {
-		int r = alert_sinks_send_to(a->sinks, sink, &n);
+		r = alert_sinks_send_to(a->sinks, sink, &n);
 		if (r == -ENOENT)
 			return api_reply_error(ret, 404, "no such sink");
 		if (r < 0)

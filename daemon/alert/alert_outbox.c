@@ -39,9 +39,10 @@ struct alert_outbox {
 static char *note_dump(const struct alert_note *n)
 {
 	json_t *j =
-		json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I}", "device_id",
-			  (json_int_t)n->device_id, "device", n->device, "model", n->model,
-			  "serial", n->serial, "rule", n->rule, "severity", n->severity, "state",
+		json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I}",
+			  "device_id", (json_int_t)n->device_id, "device", n->device, "model",
+			  n->model, "serial", n->serial, "label", n->label, "location", n->location,
+			  "host", n->host, "rule", n->rule, "severity", n->severity, "state",
 			  n->state, "message", n->message, "started_ms", (json_int_t)n->started_ms,
 			  "resolved_ms", (json_int_t)n->resolved_ms, "ts_ms", (json_int_t)n->ts_ms);
 	char *s = j ? json_dumps(j, JSON_COMPACT) : NULL;
@@ -77,6 +78,10 @@ static int note_load(const struct outbox_row *o, struct alert_note *ret)
 	copy_str(ret->device, sizeof(ret->device), j, "device");
 	copy_str(ret->model, sizeof(ret->model), j, "model");
 	copy_str(ret->serial, sizeof(ret->serial), j, "serial");
+	/* Kept since issue 24; "" in a note an older nvmond kept. */
+	copy_str(ret->label, sizeof(ret->label), j, "label");
+	copy_str(ret->location, sizeof(ret->location), j, "location");
+	copy_str(ret->host, sizeof(ret->host), j, "host");
 	copy_str(ret->rule, sizeof(ret->rule), j, "rule");
 	copy_str(ret->severity, sizeof(ret->severity), j, "severity");
 	copy_str(ret->state, sizeof(ret->state), j, "state");

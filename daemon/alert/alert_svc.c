@@ -135,7 +135,7 @@ static void seed_sinks(struct alert_svc *a, const struct device_row *dev, struct
 		if (!slot->firing || !slot->notified ||
 		    store_alert_get(a->store, slot->alert_id, &row) < 0)
 			continue;
-		alert_svc_note_fill(&n, dev, alert_rule_name(rule),
+		alert_svc_note_fill(&n, &a->cfg, dev, alert_rule_name(rule),
 				    alert_severity_name(slot->severity), "firing", row.message,
 				    slot->since_ms, now_ms);
 		n.alert_id = slot->alert_id;
@@ -172,9 +172,9 @@ static void adev_load(struct alert_svc *a, struct adev *d, const struct sample *
 	}
 }
 
-void alert_svc_note_fill(struct alert_note *n, const struct device_row *dev, const char *rule,
-			 const char *severity, const char *state, const char *message,
-			 int64_t started_ms, int64_t now_ms)
+void alert_svc_note_fill(struct alert_note *n, const struct cfg *c, const struct device_row *dev,
+			 const char *rule, const char *severity, const char *state,
+			 const char *message, int64_t started_ms, int64_t now_ms)
 {
 	*n = (struct alert_note){
 		.device_id = dev ? dev->id : 0, .started_ms = started_ms, .ts_ms = now_ms};
@@ -184,10 +184,17 @@ void alert_svc_note_fill(struct alert_note *n, const struct device_row *dev, con
 	 * may not be.
 	 */
 	if (dev) {
+		struct cfg_device cd;
+
 		utf8_copy(n->device, sizeof(n->device), dev->name);
 		utf8_copy(n->model, sizeof(n->model), dev->model);
 		utf8_copy(n->serial, sizeof(n->serial), dev->serial);
+		/* The configuration's text is valid UTF-8 already (cfg checks it). */
+		cfg_device_for(c, dev->model, dev->serial, &cd);
+		memcpy(n->label, cd.label, sizeof(n->label));
+		memcpy(n->location, cd.location, sizeof(n->location));
 	}
+	memcpy(n->host, c->host_name, sizeof(n->host));
 	utf8_copy(n->rule, sizeof(n->rule), rule);
 	utf8_copy(n->severity, sizeof(n->severity), severity);
 	utf8_copy(n->state, sizeof(n->state), state);
@@ -198,9 +205,11 @@ void alert_svc_note_fill(struct alert_note *n, const struct device_row *dev, con
 static void notify(struct alert_svc *a, const struct alert_note *n,
 		   const struct alert_outbox_kept *kept)
 {
+	char drive[384];
+
 	log_event(strcmp(n->state, "resolved") == 0 ? LOG_LVL_INFO : LOG_LVL_WARNING, n->device,
-		  n->serial, "alert", "alert %" PRId64 " %s: %s %s on %s (%s, serial %s): %s",
-		  n->alert_id, n->state, n->severity, n->rule, n->device, n->model, n->serial,
+		  n->serial, "alert", "alert %" PRId64 " %s: %s %s on %s: %s", n->alert_id,
+		  n->state, n->severity, n->rule, alert_note_drive(n, drive, sizeof(drive)),
 		  n->message);
 	alert_outbox_send(a, n, kept);
 }
@@ -268,7 +277,7 @@ static void apply_decision(struct alert_svc *a, const struct device_row *dev, st
 	}
 	struct alert_note n;
 	alert_svc_note_fill(
-		&n, dev, alert_rule_name(rule), alert_severity_name(slot->severity), state,
+		&n, &a->cfg, dev, alert_rule_name(rule), alert_severity_name(slot->severity), state,
 		dec->action == ALERT_ACT_RESOLVE ? "condition ended" : cond->message,
 		dec->action == ALERT_ACT_FIRE ? now_ms
 					      : (row.started_ms ? row.started_ms : slot->since_ms),

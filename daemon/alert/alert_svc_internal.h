@@ -49,10 +49,13 @@ struct alert_svc {
 };
 
 /* alert_svc.c */
-/* A notification of @dev (NULL: none); its strings valid UTF-8, cut at a character. */
-void alert_svc_note_fill(struct alert_note *n, const struct device_row *dev, const char *rule,
-			 const char *severity, const char *state, const char *message,
-			 int64_t started_ms, int64_t now_ms);
+/*
+ * A notification of @dev (NULL: none) as @c names the drive and the host; its
+ * strings valid UTF-8, cut at a character. Main loop only.
+ */
+void alert_svc_note_fill(struct alert_note *n, const struct cfg *c, const struct device_row *dev,
+			 const char *rule, const char *severity, const char *state,
+			 const char *message, int64_t started_ms, int64_t now_ms);
 
 /* alert_outbox.c */
 /* Queue the kept notifications of the last run again; hook the sinks' reports. */

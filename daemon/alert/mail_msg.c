@@ -218,8 +218,10 @@ static void write_body(FILE *f, const struct mail_msg_cfg *c, const struct alert
 {
 	char rule[sizeof(n->rule)], sev[sizeof(n->severity)], state[sizeof(n->state)];
 	char dev[sizeof(n->device)], model[sizeof(n->model)], serial[sizeof(n->serial)];
-	char msg[sizeof(n->message)];
+	char msg[sizeof(n->message)], label[sizeof(n->label)], loc[sizeof(n->location)];
 
+	clean(label, sizeof(label), n->label);
+	clean(loc, sizeof(loc), n->location);
 	clean(rule, sizeof(rule), n->rule);
 	clean(sev, sizeof(sev), n->severity);
 	clean(state, sizeof(state), n->state);
@@ -232,6 +234,10 @@ static void write_body(FILE *f, const struct mail_msg_cfg *c, const struct alert
 	fprintf(f, "%-11s%s\n", "What:", msg);
 	fprintf(f, "%-11s%s%s%s, serial %s\n", "Drive:", dev[0] ? dev : "-", model[0] ? " " : "",
 		model, serial[0] ? serial : "-");
+	if (label[0])
+		fprintf(f, "%-11s%s\n", "Label:", label);
+	if (loc[0])
+		fprintf(f, "%-11s%s\n", "Location:", loc);
 	fprintf(f, "%-11s%s\n", "State:", state);
 	fprintf(f, "%-11s%s\n", "Severity:", sev);
 	if (n->started_ms > 0)
@@ -293,15 +299,24 @@ int mail_msg_build(const struct mail_msg_cfg *c, const struct alert_note *n, int
 
 	char rule[sizeof(n->rule)], sev[sizeof(n->severity)], state[sizeof(n->state)];
 	char dev[sizeof(n->device)], model[sizeof(n->model)], serial[sizeof(n->serial)];
+	char named[2 * sizeof(n->label) + 8] = "";
 	clean(rule, sizeof(rule), n->rule);
 	clean(sev, sizeof(sev), n->severity);
 	clean(state, sizeof(state), n->state);
 	clean(dev, sizeof(dev), n->device);
 	clean(model, sizeof(model), n->model);
 	clean(serial, sizeof(serial), n->serial);
-	char subject[400];
-	snprintf(subject, sizeof(subject), "[nvmond] %s: %s %s on %s, %s (%s %s)", sev, rule, state,
-		 c->host, dev[0] ? dev : "-", model[0] ? model : "-", serial[0] ? serial : "-");
+	if (n->label[0] || n->location[0]) {
+		char label[sizeof(n->label)], loc[sizeof(n->location)];
+		clean(label, sizeof(label), n->label);
+		clean(loc, sizeof(loc), n->location);
+		snprintf(named, sizeof(named), " \"%s%s%s\"", label, label[0] && loc[0] ? ", " : "",
+			 loc);
+	}
+	char subject[700];
+	snprintf(subject, sizeof(subject), "[nvmond] %s: %s %s on %s, %s%s (%s %s)", sev, rule,
+		 state, c->host, dev[0] ? dev : "-", named, model[0] ? model : "-",
+		 serial[0] ? serial : "-");
 	put_subject(f, subject);
 
 	fputs("MIME-Version: 1.0\r\n", f);

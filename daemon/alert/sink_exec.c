@@ -56,7 +56,7 @@ static int pidfd_open_(pid_t pid)
 }
 
 /* The child's environment: the note's fields and PATH, nothing of the daemon's. */
-static void env_fill(const struct alert_note *n, char store[13][256], char *envp[14])
+static void env_fill(const struct alert_note *n, char store[16][256], char *envp[17])
 {
 	char ts[TIMEFMT_MAX], started[TIMEFMT_MAX];
 	const char *path = getenv("PATH");
@@ -68,6 +68,9 @@ static void env_fill(const struct alert_note *n, char store[13][256], char *envp
 	ENV("NVMOND_DEVICE=%s", n->device);
 	ENV("NVMOND_MODEL=%s", n->model);
 	ENV("NVMOND_SERIAL=%s", n->serial);
+	ENV("NVMOND_LABEL=%s", n->label);
+	ENV("NVMOND_LOCATION=%s", n->location);
+	ENV("NVMOND_HOST=%s", n->host);
 	ENV("NVMOND_RULE=%s", n->rule);
 	ENV("NVMOND_SEVERITY=%s", n->severity);
 	ENV("NVMOND_STATE=%s", n->state);
@@ -116,7 +119,7 @@ int sink_exec_deliver(const struct sink_conf *c, const struct alert_note *n, cha
 		      size_t errsize)
 {
 	const char *path = sink_conf_get(c, "path");
-	char store[13][256], *envp[14];
+	char store[16][256], *envp[17];
 	int in[2], status = 0, pfd, r;
 	json_t *j = alert_note_json(n);
 	char *body = j ? json_dumps(j, JSON_COMPACT) : NULL;

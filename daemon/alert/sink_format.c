@@ -69,19 +69,48 @@ static bool is(const struct alert_note *n, const char *state)
 	return strcmp(n->state, state) == 0;
 }
 
-/* "[WARNING] throttling on nvme0 (Samsung SSD 950 PRO, serial S2GM…)" */
+/* "[WARNING] throttling on nvme0 "bay 3" at rack 12 (Samsung SSD 950 PRO, serial S2GM…)" */
 static void title_of(const struct alert_note *n, char *buf, size_t size)
 {
-	char tag[16];
+	char tag[16], drive[2 * CFG_DEVICE_TEXT_MAX + 128];
 	const char *t = is(n, "resolved") ? "resolved" : is(n, "test") ? "test" : n->severity;
 	size_t i;
 
 	for (i = 0; t[i] && i < sizeof(tag) - 1; i++)
 		tag[i] = (char)(t[i] >= 'a' && t[i] <= 'z' ? t[i] - 32 : t[i]);
 	tag[i] = '\0';
-	snprintf(buf, size, "[%s] %s on %s (%s, serial %s)", tag, n->rule,
-		 n->device[0] ? n->device : "-", n->model[0] ? n->model : "-",
-		 n->serial[0] ? n->serial : "-");
+	snprintf(buf, size, "[%s] %s on %s", tag, n->rule,
+		 alert_note_drive(n, drive, sizeof(drive)));
+}
+
+/*
+ * A header value as RFC 2047 (section 4.1, the "B" encoding) when it is not
+ * ASCII (a drive's label in UTF-8): ntfy decodes such a Title.
+ */
+static void header_text(const char *s, char *buf, size_t size)
+{
+	static const char b64[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	const unsigned char *p = (const unsigned char *)s;
+	size_t len = strlen(s), o;
+	bool ascii = true;
+
+	for (size_t i = 0; i < len; i++)
+		ascii &= p[i] < 0x80;
+	if (ascii) {
+		snprintf(buf, size, "%s", s);
+		return;
+	}
+	o = (size_t)snprintf(buf, size, "=?UTF-8?B?");
+	for (size_t i = 0; i < len && o + 4 + 2 < size; i += 3) {
+		uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < len ? (uint32_t)p[i + 1] << 8 : 0) |
+			     (i + 2 < len ? p[i + 2] : 0);
+		buf[o++] = b64[v >> 18 & 63];
+		buf[o++] = b64[v >> 12 & 63];
+		buf[o++] = i + 1 < len ? b64[v >> 6 & 63] : '=';
+		buf[o++] = i + 2 < len ? b64[v & 63] : '=';
+	}
+	snprintf(buf + o, size - o, "?=");
 }
 
 /* <base> + <suffix>, without a doubled '/'. */
@@ -174,7 +203,9 @@ static int fmt_ntfy(const struct sink_conf *c, const struct alert_note *n, const
 	r->body = strdup(n->message[0] ? n->message : title);
 	if (!r->url || !r->body)
 		return -ENOMEM;
-	e = header_add(r, "Title: %s", title);
+	char enc[1024];
+	header_text(title, enc, sizeof(enc));
+	e = header_add(r, "Title: %s", enc);
 	if (!e)
 		e = header_add(r, "Priority: %d", sink_ntfy_priority(n));
 	if (!e)
@@ -204,15 +235,19 @@ static int fmt_gotify(const struct sink_conf *c, const struct alert_note *n, con
 static int fmt_slack(const struct sink_conf *c, const struct alert_note *n, const char *title,
 		     struct sink_request *r)
 {
-	char text[sizeof(n->message) * 5 + 1], ctx[256], esc_ctx[sizeof(ctx) * 5 + 1], hdr[151];
+	char drive[2 * CFG_DEVICE_TEXT_MAX + 128], body[sizeof(n->message) + sizeof(drive) + 2];
+	char text[sizeof(body) * 5 + 1], ctx[256], esc_ctx[sizeof(ctx) * 5 + 1], hdr[151];
 	char when[TIMEFMT_MAX];
 
 	r->url = strdup(sink_conf_get(c, "url"));
 	if (!r->url)
 		return -ENOMEM;
-	slack_escape(n->message[0] ? n->message : title, text, sizeof(text));
-	snprintf(ctx, sizeof(ctx), "nvmond · %s · %s · %s", n->rule, n->state,
-		 timefmt_rfc3339(n->ts_ms, when));
+	/* The header block holds 150 characters: the drive, label and location go here too. */
+	snprintf(body, sizeof(body), "%s\n%s", n->message[0] ? n->message : n->rule,
+		 alert_note_drive(n, drive, sizeof(drive)));
+	slack_escape(body, text, sizeof(text));
+	snprintf(ctx, sizeof(ctx), "nvmond%s%s · %s · %s · %s", n->host[0] ? " on " : "", n->host,
+		 n->rule, n->state, timefmt_rfc3339(n->ts_ms, when));
 	slack_escape(ctx, esc_ctx, sizeof(esc_ctx));
 	/* A header block holds 150 characters. */
 	snprintf(hdr, sizeof(hdr), "%.*s", (int)sizeof(hdr) - 1, title);
@@ -227,12 +262,12 @@ static int fmt_slack(const struct sink_conf *c, const struct alert_note *n, cons
 static int fmt_discord(const struct sink_conf *c, const struct alert_note *n, const char *title,
 		       struct sink_request *r)
 {
-	char when[TIMEFMT_MAX], drive[160];
+	char when[TIMEFMT_MAX], drive[2 * CFG_DEVICE_TEXT_MAX + 128];
 
 	r->url = strdup(sink_conf_get(c, "url"));
 	if (!r->url)
 		return -ENOMEM;
-	snprintf(drive, sizeof(drive), "%s (%s, serial %s)", n->device, n->model, n->serial);
+	alert_note_drive(n, drive, sizeof(drive));
 	/* allowed_mentions: text from a drive never pings anyone. */
 	return body_take(r,
 			 json_pack("{s:s, s:{s:[]}, s:[{s:s, s:s, s:i, s:s, s:[{s:s, s:s, s:b}, "
@@ -277,21 +312,28 @@ static int fmt_alertmanager(const struct sink_conf *c, const struct alert_note *
 	const char *token = sink_conf_get(c, "token");
 	if (token && header_add(r, "Authorization: Bearer %s", token) < 0)
 		return -ENOMEM;
-	return body_take(
-		r, json_pack("[{s:{s:s, s:s, s:s, s:s, s:s, s:s, s:s}, s:{s:s, s:s}, s:s, s:s}]",
-			     "labels", "alertname", n->rule, "severity", n->severity, "instance",
-			     x->host, "device", n->device, "serial", n->serial, "model", n->model,
-			     "job", "nvmond", "annotations", "message", n->message, "summary",
-			     title, "startsAt",
-			     timefmt_rfc3339(n->started_ms ? n->started_ms : n->ts_ms, starts),
-			     "endsAt", timefmt_rfc3339(ends_ms, ends)));
+	json_t *j = json_pack("[{s:{s:s, s:s, s:s, s:s, s:s, s:s, s:s}, s:{s:s, s:s}, s:s, s:s}]",
+			      "labels", "alertname", n->rule, "severity", n->severity, "instance",
+			      n->host[0] ? n->host : x->host, "device", n->device, "serial",
+			      n->serial, "model", n->model, "job", "nvmond", "annotations",
+			      "message", n->message, "summary", title, "startsAt",
+			      timefmt_rfc3339(n->started_ms ? n->started_ms : n->ts_ms, starts),
+			      "endsAt", timefmt_rfc3339(ends_ms, ends));
+	/* The drive's label and location describe it: annotations, not identity. */
+	json_t *ann = json_object_get(json_array_get(j, 0), "annotations");
+	if (ann && n->label[0] && json_object_set_new(ann, "label", json_string(n->label)) < 0)
+		return json_decref(j), -ENOMEM;
+	if (ann && n->location[0] &&
+	    json_object_set_new(ann, "location", json_string(n->location)) < 0)
+		return json_decref(j), -ENOMEM;
+	return body_take(r, j);
 }
 
 int sink_format(const struct sink_conf *c, const struct alert_note *n, const struct sink_ctx *x,
 		struct sink_request *ret)
 {
 	const char *t = c->type->name;
-	char title[256];
+	char title[2 * CFG_DEVICE_TEXT_MAX + 256];
 	struct sink_request r = {.method = "POST"};
 	int e;
 

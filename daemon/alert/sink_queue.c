@@ -57,6 +57,20 @@ struct alert_sinks {
 	void *done_ctx;
 };
 
+char *alert_note_drive(const struct alert_note *n, char *buf, size_t size)
+{
+	char named[2 * CFG_DEVICE_TEXT_MAX + 16] = "";
+
+	if (n->label[0])
+		snprintf(named, sizeof(named), " \"%s\"", n->label);
+	if (n->location[0])
+		snprintf(named + strlen(named), sizeof(named) - strlen(named), " at %s",
+			 n->location);
+	snprintf(buf, size, "%s%s (%s, serial %s)", n->device[0] ? n->device : "-", named,
+		 n->model[0] ? n->model : "-", n->serial[0] ? n->serial : "-");
+	return buf;
+}
+
 json_t *alert_note_json(const struct alert_note *n)
 {
 	char started[TIMEFMT_MAX], ts[TIMEFMT_MAX], resolved[TIMEFMT_MAX];
@@ -68,6 +82,16 @@ json_t *alert_note_json(const struct alert_note *n)
 		"state", n->state, "message", n->message, "time", timefmt_rfc3339(n->ts_ms, ts),
 		"started", timefmt_rfc3339(n->started_ms, started), "resolved",
 		n->resolved_ms ? timefmt_rfc3339(n->resolved_ms, resolved) : NULL);
+	/* What the operator calls the drive and the host (issue 24); null when unset. */
+	if (j &&
+	    (json_object_set_new(j, "label", n->label[0] ? json_string(n->label) : json_null()) <
+		     0 ||
+	     json_object_set_new(j, "location",
+				 n->location[0] ? json_string(n->location) : json_null()) < 0 ||
+	     json_object_set_new(j, "host", n->host[0] ? json_string(n->host) : json_null()) < 0)) {
+		json_decref(j);
+		return NULL;
+	}
 	/* The receiver's key against a duplicate after a crash (alerts.md). */
 	if (j && n->note_id)
 		json_object_set_new(j, "notification_id", json_integer(n->note_id));

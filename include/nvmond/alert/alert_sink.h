@@ -23,6 +23,9 @@ struct alert_note {
 	char device[64]; /* controller name, "nvme0" */
 	char model[41];
 	char serial[21];
+	char label[CFG_DEVICE_TEXT_MAX];    /* [device] label (UTF-8), "" = none */
+	char location[CFG_DEVICE_TEXT_MAX]; /* [device] location (UTF-8), "" = none */
+	char host[CFG_HOST_NAME_MAX];	    /* [daemon] host_name of the daemon that sent it */
 	char rule[48];
 	char severity[16];
 	char state[16]; /* "firing", "escalated", "resolved", "test" */
@@ -127,6 +130,13 @@ void alert_sinks_on_done(struct alert_sinks *s, alert_sink_done_fn fn, void *ctx
 
 /** alert_sinks_stats() - Copies of the counters of each sink, in configuration order. Return: how many. */
 size_t alert_sinks_stats(struct alert_sinks *s, struct alert_sink_stats ret[ALERT_SINKS_MAX]);
+
+/**
+ * alert_note_drive() - "nvme0 \"bay 3 – scratch\" at rack 12 U4 slot 3 (Samsung SSD
+ * 950 PRO 512GB, serial S2GM…)": the drive as every notification names it, its
+ * label and location when set. Return: @buf.
+ */
+char *alert_note_drive(const struct alert_note *n, char *buf, size_t size);
 
 /** alert_note_json() - The notification as JSON (the webhook body, the hook's stdin). Return: new reference or NULL. */
 json_t *alert_note_json(const struct alert_note *n);

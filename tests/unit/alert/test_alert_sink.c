@@ -362,19 +362,26 @@ Test(alert_sink, exec_hook_gets_env_and_json_on_stdin)
 	snprintf(out, sizeof(out), "%s/out", dir);
 	snprintf(cmd, sizeof(cmd),
 		 "{ echo \"$NVMOND_STATE $NVMOND_RULE $NVMOND_SEVERITY $NVMOND_SERIAL "
-		 "$NVMOND_DEVICE $NVMOND_ALERT_ID\"; cat; echo; } >> %s",
+		 "$NVMOND_DEVICE $NVMOND_ALERT_ID [$NVMOND_LABEL] [$NVMOND_LOCATION]\"; cat; "
+		 "echo; } >> %s",
 		 out);
 	write_script(hook, cmd);
 	const char *const kv[] = {"alerts", "exec", hook, NULL};
 	s = sinks_of(kv);
 	struct alert_note n = note(42);
+	/* Issue 24: the drive's label and location, in the environment and the JSON. */
+	strcpy(n.label, "bay 3 – scratch");
+	strcpy(n.location, "rack 12");
 	cr_assert_eq(alert_sinks_send(s, &n), 1);
 	WAIT_UNTIL(exec_stats(s).delivered == 1, 10000);
 	cr_assert_eq(exec_stats(s).delivered, 1);
 	char *text = slurp(out);
 	cr_assert_not_null(text);
-	cr_assert(strstr(text, "firing throttling warning S2GMNX0H nvme0 42\n"), "%s", text);
+	cr_assert(strstr(text, "firing throttling warning S2GMNX0H nvme0 42 [bay 3 – scratch] "
+			       "[rack 12]\n"),
+		  "%s", text);
 	cr_assert(strstr(text, "\"rule\":\"throttling\""), "%s", text);
+	cr_assert(strstr(text, "\"location\":\"rack 12\""), "%s", text);
 	alert_sinks_free(s);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	cr_assert_eq(system(cmd), 0);

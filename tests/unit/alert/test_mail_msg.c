@@ -288,3 +288,22 @@ Test(mail_msg, test_notification_without_drive)
 	cr_assert(strstr(m, "Dashboard: http://nas:9841/\r\n"));
 	free(m);
 }
+
+/* Issue 24 §1: the drive's label and location in every notification: a mail names
+ * them in its Subject (UTF-8 there is an encoded word) and in the body. */
+Test(mail_msg, label_and_location_in_subject_and_body)
+{
+	struct mail_msg_cfg c = cfg();
+	struct alert_note n = note();
+	strcpy(n.label, "bay 3 scratch");
+	strcpy(n.location, "rack 12 U4 slot 3");
+	char *m = build(&c, &n);
+	cr_assert(strstr(m, "Subject: [nvmond] critical: temperature_critical firing on nas, "
+			    "nvme0 \"bay 3 scratch, rack 12 U4 slot 3\" (Samsung SSD 980 1TB "
+			    "S64DNF0R123456)\r\n"),
+		  "%s", m);
+	const char *b = strstr(m, "\r\n\r\n") + 4;
+	cr_assert(strstr(b, "Label:     bay 3 scratch\r\n"), "%s", b);
+	cr_assert(strstr(b, "Location:  rack 12 U4 slot 3\r\n"), "%s", b);
+	free(m);
+}

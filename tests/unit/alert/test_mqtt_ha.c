@@ -200,6 +200,8 @@ Test(mqtt_ha, events_not_retained_per_drive_or_host)
 	strcpy(n.rule, "temperature_critical");
 	strcpy(n.severity, "critical");
 	strcpy(n.state, "firing");
+	strcpy(n.label, "bay 3"); /* issue 24: the drive's label and location go with it */
+	strcpy(n.location, "rack 12");
 	struct mqtt_msgs m = {0};
 	cr_assert_eq(mqtt_ha_event(&CFG, &n, &m), 0);
 	cr_assert_eq(m.n, 1);
@@ -209,6 +211,8 @@ Test(mqtt_ha, events_not_retained_per_drive_or_host)
 	cr_assert_str_eq(json_string_value(json_object_get(o, "rule")), "temperature_critical");
 	cr_assert_str_eq(json_string_value(json_object_get(o, "host")), "nas.local");
 	cr_assert_str_eq(json_string_value(json_object_get(o, "event_type")), "firing");
+	cr_assert_str_eq(json_string_value(json_object_get(o, "label")), "bay 3");
+	cr_assert_str_eq(json_string_value(json_object_get(o, "location")), "rack 12");
 	json_decref(o);
 	mqtt_msgs_clear(&m);
 

@@ -155,8 +155,10 @@ Test(sink_format, slack)
 	json_t *sec = json_array_get(blocks, 1);
 	cr_assert_str_eq(STR(sec, "type"), "section");
 	cr_assert_str_eq(STR(json_object_get(sec, "text"), "type"), "mrkdwn");
+	/* The message, then the drive (its label and location when set: issue 24). */
 	cr_assert_str_eq(STR(json_object_get(sec, "text"), "text"),
-			 "composite 84 °C &gt;= 82 °C &lt;b&gt;&amp;");
+			 "composite 84 °C &gt;= 82 °C &lt;b&gt;&amp;\n"
+			 "nvme0 (Samsung SSD 950 PRO 512GB, serial S2GMNX0H)");
 	json_decref(j);
 	sink_request_free(&q);
 }
@@ -608,4 +610,51 @@ Test(sink_format, sample_sections_load)
 	unlink(secret);
 	unlink(url);
 	unlink(conf);
+}
+
+/*
+ * Issue 24 §1: the drive's [device] label and location "appear in every
+ * notification of every sink type". Each HTTP type's request (headers and body)
+ * carries both; ntfy's Title is not ASCII then, so it goes as an RFC 2047
+ * encoded word (RFC 2047, 4.1: "=?UTF-8?B?" base64 "?=").
+ */
+Test(sink_format, every_type_names_label_and_location)
+{
+	static const char *const types[][3] = {
+		{"type = ntfy", "url = https://ntfy.example/d", NULL},
+		{"type = gotify", "url = https://push.example/", "token = t"},
+		{"type = slack", "url = https://hooks.slack.com/services/T/B/x", NULL},
+		{"type = discord", "url = https://discord.com/api/webhooks/1/x", NULL},
+		{"type = telegram", "token = 1:x", "chat_id = 42"},
+		{"type = alertmanager", "url = http://am:9093", NULL},
+		{"type = webhook", "url = https://hooks.example/n", NULL},
+	};
+	struct alert_note n = note_of("warning", "firing");
+
+	snprintf(n.label, sizeof(n.label), "bay 3 – scratch");
+	snprintf(n.location, sizeof(n.location), "rack 12 U4 slot 3");
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		const char *cf[4] = {types[i][0], types[i][1], types[i][2], NULL};
+		struct sink_request q = format(cf, &n);
+
+		if (i == 0) {
+			cr_expect_str_eq(
+				header(&q, "Title"),
+				"=?UTF-8?B?W1dBUk5JTkddIHRlbXBlcmF0dXJlX2NyaXRpY2FsIG9uIG52bWU"
+				"wICJiYXkgMyDigJMgc2NyYXRjaCIgYXQgcmFjayAxMiBVNCBzbG90IDMgKFN"
+				"hbXN1bmcgU1NEIDk1MCBQUk8gNTEyR0IsIHNlcmlhbCBTMkdNTlgwSCk=?=");
+		} else {
+			/* JSON bodies may escape the en dash as \u2013: compare decoded. */
+			json_t *j = json_loads(q.body, 0, NULL);
+			char *flat = j ? json_dumps(j, 0) : NULL;
+			cr_assert_not_null(flat, "%s", types[i][0]);
+			cr_expect(strstr(flat, "bay 3 – scratch"), "%s: no label in %s",
+				  types[i][0], flat);
+			cr_expect(strstr(flat, "rack 12 U4 slot 3"), "%s: no location in %s",
+				  types[i][0], flat);
+			free(flat);
+			json_decref(j);
+		}
+		sink_request_free(&q);
+	}
 }

@@ -24,6 +24,7 @@
 #include "nvmond/api/api_devices.h"
 #include "nvmond/api/facts_api.h"
 #include "nvmond/core/cfg.h"
+#include "nvmond/core/host_id.h"
 #include "nvmond/config.h"
 #include "nvmond/dev/dev.h"
 #include "nvmond/monitor/demo_backfill.h"
@@ -451,6 +452,10 @@ static int run_daemon(const struct opts *o)
 					    .alerts = d.alerts,
 					    .cfg = &d.cfg,
 					    .start_ms = timefmt_now_ms()};
+	r = host_id_read(host_id_path(), d.metrics.host_id);
+	if (r < 0)
+		log_warn("no host_id: %s: %s (nvmond_host_info goes without it)", host_id_path(),
+			 r == -EINVAL ? "not a machine id" : strerror(-r));
 	struct api_endpoint metrics_ep = metrics_endpoint(&d.metrics);
 	if (endpoints_add(&endpoints, &metrics_ep, 1) < 0)
 		goto out;

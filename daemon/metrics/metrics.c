@@ -12,36 +12,38 @@
 #include <string.h>
 
 #include "nvmond/metrics/metrics.h"
+#include "nvmond/metrics/metrics_stored.h"
 #include "nvmond/analysis/selftest_sched.h"
 #include "nvmond/dev/selftest.h"
 #include "nvmond/dev/smart.h"
 #include "nvmond/util/u128.h"
+#include "nvmond/util/utf8.h"
 
 #define LABELS_MAX 512
 
 char *metrics_escape_label(const char *s, char *buf, size_t len)
 {
-	size_t o = 0;
+	size_t o = 0, in_len = strlen(s);
 
-	for (; *s; s++) {
+	for (size_t i = 0; i < in_len;) {
 		const char *rep = NULL;
-		char one[2] = {*s, '\0'};
+		size_t k = utf8_char_len(s + i, in_len - i);
 
-		if (*s == '\\')
+		if (s[i] == '\\')
 			rep = "\\\\";
-		else if (*s == '"')
+		else if (s[i] == '"')
 			rep = "\\\"";
-		else if (*s == '\n')
+		else if (s[i] == '\n')
 			rep = "\\n";
-		else if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e)
-			rep = "?"; /* drive strings are ASCII; Prometheus rejects invalid UTF-8 */
-		else
-			rep = one;
-		size_t n = strlen(rep);
-		if (o + n + 1 > len)
+		else if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f || k == 0)
+			rep = "?"; /* Prometheus rejects invalid UTF-8: a drive's garbage */
+		/* else a whole UTF-8 sequence (a label's "–") as it is */
+		size_t rn = rep ? strlen(rep) : k;
+		if (o + rn + 1 > len)
 			break;
-		memcpy(buf + o, rep, n);
-		o += n;
+		memcpy(buf + o, rep ? rep : s + i, rn);
+		o += rn;
+		i += rep ? 1 : k;
 	}
 	buf[o] = '\0';
 	return buf;
@@ -78,52 +80,6 @@ static void put_ms(FILE *f, const char *name, const char *labels, int64_t ms)
 
 	fprintf(f, "%s{%s} %s%" PRIu64 ".%03" PRIu64 "\n", name, labels, sign, a / 1000, a % 1000);
 }
-
-static void put_percent_ratio(FILE *f, const char *name, const char *labels, unsigned pct)
-{
-	fprintf(f, "%s{%s} %u.%02u\n", name, labels, pct / 100, pct % 100);
-}
-
-/* The 128-bit health counters, each times a unit to reach a base unit. */
-static const struct {
-	const char *name;
-	const char *help;
-	size_t offset;
-	u128 scale;
-} u128_counters[] = {
-	{"nvmond_data_read_bytes_total", "Data read by the host, in bytes (data units x 512000).",
-	 offsetof(struct smart_log, data_units_read), BYTES_PER_UNIT},
-	{"nvmond_data_written_bytes_total",
-	 "Data written by the host, in bytes (data units x 512000).",
-	 offsetof(struct smart_log, data_units_written), BYTES_PER_UNIT},
-	{"nvmond_host_read_commands_total", "Read commands completed by the controller.",
-	 offsetof(struct smart_log, host_read_commands), 1},
-	{"nvmond_host_write_commands_total", "Write commands completed by the controller.",
-	 offsetof(struct smart_log, host_write_commands), 1},
-	{"nvmond_controller_busy_seconds_total", "Time the controller was busy with I/O.",
-	 offsetof(struct smart_log, controller_busy_time), 60},
-	{"nvmond_power_cycles_total", "Power cycles.", offsetof(struct smart_log, power_cycles), 1},
-	{"nvmond_power_on_seconds_total", "Power-on time (reported in whole hours).",
-	 offsetof(struct smart_log, power_on_hours), 3600},
-	{"nvmond_unsafe_shutdowns_total", "Unsafe shutdowns.",
-	 offsetof(struct smart_log, unsafe_shutdowns), 1},
-	{"nvmond_media_errors_total", "Unrecovered data integrity errors.",
-	 offsetof(struct smart_log, media_errors), 1},
-	{"nvmond_error_log_entries_total", "Error information log entries over the drive's life.",
-	 offsetof(struct smart_log, num_err_log_entries), 1},
-};
-
-static const struct {
-	const char *label;
-	enum smart_crit bit;
-} crit_bits[] = {
-	{"spare", SMART_CRIT_SPARE},
-	{"temperature", SMART_CRIT_TEMPERATURE},
-	{"degraded", SMART_CRIT_DEGRADED},
-	{"read_only", SMART_CRIT_READ_ONLY},
-	{"volatile_memory", SMART_CRIT_VOLATILE},
-	{"pmr_read_only", SMART_CRIT_PMR_RO},
-};
 
 /* A sample of the temperatures at least (the health log, or hwmon without privileges). */
 static bool has_temps(const struct metrics_device *m)
@@ -299,15 +255,61 @@ static void put_sensor_flags(FILE *f, const char *name, const char *labels,
 	}
 }
 
+/*
+ * The families a stored health sample makes (metrics_stored.c), from each
+ * drive's latest: the same table remote write sends every stored sample
+ * through. With in->omit_stored (a push's live part) they are left to the
+ * store, but for a drive whose sample comes from hwmon (never stored).
+ */
+static void render_stored(FILE *f, const struct metrics_input *in, char (*labels)[LABELS_MAX])
+{
+	struct metrics_point pts[METRICS_POINTS_MAX];
+	char v[U128_DEC_MAX];
+
+	for (size_t fam = 0; fam < METRICS_STORED_FAMILIES; fam++) {
+		const struct metrics_stored_family *mf = &metrics_stored_families[fam];
+		bool temps = strcmp(mf->name, "nvmond_temperature_celsius") == 0;
+
+		family(f, mf->name, mf->type, mf->help);
+		for (size_t i = 0; i < in->n_devs; i++) {
+			const struct metrics_device *m = &in->devs[i];
+
+			/* The temperatures of a hwmon sample too; the rest: the health log. */
+			if (!(temps ? has_temps(m) : has_health(m)))
+				continue;
+			if (in->omit_stored && m->fd.last.source == SAMPLE_SOURCE_SMART)
+				continue;
+			size_t n = metrics_stored_points(fam, &m->fd.last.smart, pts);
+			for (size_t k = 0; k < n; k++) {
+				if (pts[k].label)
+					fprintf(f, "%s{%s,%s=\"%s\"} %s\n", mf->name, labels[i],
+						pts[k].label, pts[k].label_value,
+						metrics_point_text(&pts[k], v));
+				else
+					fprintf(f, "%s{%s} %s\n", mf->name, labels[i],
+						metrics_point_text(&pts[k], v));
+			}
+		}
+	}
+}
+
 static void render_devices(FILE *f, const struct metrics_input *in, char (*labels)[LABELS_MAX])
 {
 	char fw[sizeof(in->devs[0].fd.row.firmware) * 2];
+	char label[CFG_DEVICE_TEXT_MAX * 2], loc[CFG_DEVICE_TEXT_MAX * 2];
 
 	family(f, "nvmond_device_info", "gauge",
-	       "Every known NVMe controller (value 1), with its firmware revision.");
-	for (size_t i = 0; i < in->n_devs; i++)
-		fprintf(f, "nvmond_device_info{%s,firmware=\"%s\"} 1\n", labels[i],
-			metrics_escape_label(in->devs[i].fd.row.firmware, fw, sizeof(fw)));
+	       "Every known NVMe controller (value 1), with its firmware revision and the label "
+	       "and location of its [device] section (empty when unset).");
+	for (size_t i = 0; i < in->n_devs; i++) {
+		const struct fleet_device *d = &in->devs[i].fd;
+
+		fprintf(f,
+			"nvmond_device_info{%s,firmware=\"%s\",label=\"%s\",location=\"%s\"} 1\n",
+			labels[i], metrics_escape_label(d->row.firmware, fw, sizeof(fw)),
+			metrics_escape_label(d->names.label, label, sizeof(label)),
+			metrics_escape_label(d->names.location, loc, sizeof(loc)));
+	}
 	family(f, "nvmond_device_up", "gauge",
 	       "1 when the controller is present and its health log readable, else 0.");
 	for (size_t i = 0; i < in->n_devs; i++)
@@ -326,22 +328,7 @@ static void render_devices(FILE *f, const struct metrics_input *in, char (*label
 			put_ms(f, "nvmond_last_sample_timestamp_seconds", labels[i],
 			       in->devs[i].fd.last.ts_ms);
 
-	family(f, "nvmond_temperature_celsius", "gauge",
-	       "Composite temperature (sensor=\"composite\") and each reported sensor.");
-	for (size_t i = 0; i < in->n_devs; i++) {
-		const struct smart_log *s = &in->devs[i].fd.last.smart;
-		int c;
-
-		if (!has_temps(&in->devs[i]))
-			continue;
-		if (smart_kelvin_to_c(s->temperature_k, &c))
-			fprintf(f, "nvmond_temperature_celsius{%s,sensor=\"composite\"} %d\n",
-				labels[i], c);
-		for (unsigned k = 0; k < SMART_NUM_SENSORS; k++)
-			if (smart_kelvin_to_c(s->temp_sensor_k[k], &c))
-				fprintf(f, "nvmond_temperature_celsius{%s,sensor=\"%u\"} %d\n",
-					labels[i], k + 1, c);
-	}
+	render_stored(f, in, labels);
 	static const struct {
 		const char *name, *help;
 		size_t offset;
@@ -378,24 +365,6 @@ static void render_devices(FILE *f, const struct metrics_input *in, char (*label
 	for (size_t i = 0; i < in->n_devs; i++)
 		put_sensor_flags(f, "nvmond_sensor_implausible", labels[i], &in->devs[i], true);
 
-	family(f, "nvmond_available_spare_ratio", "gauge",
-	       "Remaining spare capacity, 0..1 (1 = 100 %).");
-	for (size_t i = 0; i < in->n_devs; i++)
-		if (has_health(&in->devs[i]))
-			put_percent_ratio(f, "nvmond_available_spare_ratio", labels[i],
-					  in->devs[i].fd.last.smart.avail_spare);
-	family(f, "nvmond_available_spare_threshold_ratio", "gauge",
-	       "Spare capacity below which the drive raises a critical warning, 0..1.");
-	for (size_t i = 0; i < in->n_devs; i++)
-		if (has_health(&in->devs[i]))
-			put_percent_ratio(f, "nvmond_available_spare_threshold_ratio", labels[i],
-					  in->devs[i].fd.last.smart.spare_thresh);
-	family(f, "nvmond_endurance_used_ratio", "gauge",
-	       "Vendor estimate of life used (Percentage Used / 100); may exceed 1.");
-	for (size_t i = 0; i < in->n_devs; i++)
-		if (has_health(&in->devs[i]))
-			put_percent_ratio(f, "nvmond_endurance_used_ratio", labels[i],
-					  in->devs[i].fd.last.smart.percent_used);
 	family(f, "nvmond_rated_endurance_bytes", "gauge",
 	       "Rated endurance: rated_tbw from the configuration, else the known rating of "
 	       "the model; absent when unknown.");
@@ -419,76 +388,6 @@ static void render_devices(FILE *f, const struct metrics_input *in, char (*label
 			snprintf(l, sizeof(l), "%s,basis=\"percent_used\"", labels[i]);
 			put_ms(f, "nvmond_wear_projected_end_timestamp_seconds", l,
 			       in->devs[i].wear_used_end_ms);
-		}
-	}
-
-	family(f, "nvmond_critical_warning", "gauge",
-	       "Critical warning bits of the health log: 1 when set.");
-	for (size_t i = 0; i < in->n_devs; i++) {
-		if (!has_health(&in->devs[i]))
-			continue;
-		for (size_t b = 0; b < sizeof(crit_bits) / sizeof(crit_bits[0]); b++)
-			fprintf(f, "nvmond_critical_warning{%s,warning=\"%s\"} %d\n", labels[i],
-				crit_bits[b].label,
-				(in->devs[i].fd.last.smart.critical_warning & crit_bits[b].bit)
-					? 1
-					: 0);
-	}
-
-	family(f, "nvmond_warning_temperature_seconds_total", "counter",
-	       "Time the composite temperature spent at or above WCTEMP (whole minutes).");
-	for (size_t i = 0; i < in->n_devs; i++)
-		if (has_health(&in->devs[i]))
-			fprintf(f, "nvmond_warning_temperature_seconds_total{%s} %" PRIu64 "\n",
-				labels[i],
-				(uint64_t)in->devs[i].fd.last.smart.warning_temp_time * 60);
-	family(f, "nvmond_critical_temperature_seconds_total", "counter",
-	       "Time the composite temperature spent at or above CCTEMP (whole minutes).");
-	for (size_t i = 0; i < in->n_devs; i++)
-		if (has_health(&in->devs[i]))
-			fprintf(f, "nvmond_critical_temperature_seconds_total{%s} %" PRIu64 "\n",
-				labels[i],
-				(uint64_t)in->devs[i].fd.last.smart.critical_temp_time * 60);
-	family(f, "nvmond_thermal_management_transitions_total", "counter",
-	       "Times the controller entered host-controlled thermal management level 1 "
-	       "(light) or 2 (heavy throttling).");
-	for (size_t i = 0; i < in->n_devs; i++) {
-		const struct smart_log *s = &in->devs[i].fd.last.smart;
-
-		if (!has_health(&in->devs[i]))
-			continue;
-		fprintf(f,
-			"nvmond_thermal_management_transitions_total{%s,level=\"1\"} %" PRIu32 "\n",
-			labels[i], s->thm_temp1_trans_count);
-		fprintf(f,
-			"nvmond_thermal_management_transitions_total{%s,level=\"2\"} %" PRIu32 "\n",
-			labels[i], s->thm_temp2_trans_count);
-	}
-	family(f, "nvmond_thermal_management_seconds_total", "counter",
-	       "Time spent in thermal management level 1 or 2.");
-	for (size_t i = 0; i < in->n_devs; i++) {
-		const struct smart_log *s = &in->devs[i].fd.last.smart;
-
-		if (!has_health(&in->devs[i]))
-			continue;
-		fprintf(f, "nvmond_thermal_management_seconds_total{%s,level=\"1\"} %" PRIu32 "\n",
-			labels[i], s->thm_temp1_total_time);
-		fprintf(f, "nvmond_thermal_management_seconds_total{%s,level=\"2\"} %" PRIu32 "\n",
-			labels[i], s->thm_temp2_total_time);
-	}
-
-	for (size_t c = 0; c < sizeof(u128_counters) / sizeof(u128_counters[0]); c++) {
-		family(f, u128_counters[c].name, "counter", u128_counters[c].help);
-		for (size_t i = 0; i < in->n_devs; i++) {
-			u128 v;
-
-			if (!has_health(&in->devs[i]))
-				continue;
-			memcpy(&v,
-			       (const char *)&in->devs[i].fd.last.smart + u128_counters[c].offset,
-			       sizeof(v));
-			put_u128(f, u128_counters[c].name, labels[i],
-				 u128_mul_sat(v, u128_counters[c].scale));
 		}
 	}
 
@@ -657,6 +556,144 @@ static void render_alerts(FILE *f, const struct metrics_input *in)
 		fprintf(f, "nvmond_alert_queue_depth{sink=\"%s\"} %zu\n", v[i].name, v[i].pending);
 }
 
+const char *metrics_device_health(const struct fleet_device *d, const struct metrics_alert *alerts,
+				  size_t n_alerts)
+{
+	bool critical = d->facts.unresponsive, warning = false;
+
+	if (!d->row.online)
+		return "offline";
+	for (size_t i = 0; i < n_alerts; i++) {
+		if (alerts[i].device_id != d->row.id)
+			continue;
+		critical |= strcmp(alerts[i].severity, "critical") == 0;
+		warning |= strcmp(alerts[i].severity, "warning") == 0;
+	}
+	return critical ? "critical" : warning ? "warning" : "ok";
+}
+
+/*
+ * Who is who (issue 24): the host (its target labels on one series, never
+ * repeated on every drive's, as Prometheus wants target labels), the alerts
+ * firing and each drive's health, so an engine shows what the dashboard shows.
+ */
+static void render_fleet(FILE *f, const struct metrics_input *in, char (*labels)[LABELS_MAX])
+{
+	static const char *const states[] = {"ok", "warning", "critical", "offline"};
+	char a[CFG_URL_MAX * 2], b[CFG_HOST_NAME_MAX * 2];
+
+	if (in->host) {
+		const struct metrics_host *h = in->host;
+
+		family(f, "nvmond_host_info", "gauge",
+		       "This nvmond's host (value 1): host_id (from the machine id), host "
+		       "([daemon] host_name), public_url and [daemon] host_labels.");
+		fprintf(f, "nvmond_host_info{host_id=\"%s\",host=\"%s\"", h->id,
+			metrics_escape_label(h->name, b, sizeof(b)));
+		fprintf(f, ",public_url=\"%s\"", metrics_escape_label(h->public_url, a, sizeof(a)));
+		for (size_t i = 0; i < h->labels.n; i++)
+			/* Names are checked as Prometheus wants them (cfg_parse_labels()). */
+			fprintf(f, ",%s=\"%s\"", h->labels.v[i].name,
+				metrics_escape_label(h->labels.v[i].value, a, sizeof(a)));
+		fputs("} 1\n", f);
+	}
+	family(f, "nvmond_alert_firing", "gauge",
+	       "1 for each alert firing now, by rule and severity (absent otherwise).");
+	for (size_t k = 0; k < in->n_alerts; k++)
+		for (size_t i = 0; i < in->n_devs; i++)
+			if (in->devs[i].fd.row.id == in->alerts[k].device_id)
+				/* Rule names are [a-z0-9_] (alert_rule_name()). */
+				fprintf(f,
+					"nvmond_alert_firing{%s,rule=\"%s\",severity=\"%s\"} 1\n",
+					labels[i], in->alerts[k].rule, in->alerts[k].severity);
+	family(f, "nvmond_device_health", "gauge",
+	       "The drive's health as the dashboard shows it, one series per state (1 for the "
+	       "current one): offline; critical (a critical alert fires, or unresponsive); "
+	       "warning (a warning alert fires); ok.");
+	for (size_t i = 0; i < in->n_devs; i++) {
+		const char *now = metrics_device_health(&in->devs[i].fd, in->alerts, in->n_alerts);
+
+		for (size_t k = 0; k < sizeof(states) / sizeof(states[0]); k++)
+			fprintf(f, "nvmond_device_health{%s,state=\"%s\"} %d\n", labels[i],
+				states[k], strcmp(now, states[k]) == 0);
+	}
+}
+
+/* Remote write (issue 24, export/): each export's lag, backlog, errors and drops. */
+static void render_exports(FILE *f, const struct metrics_input *in)
+{
+	const struct {
+		const char *name, *type, *help;
+		int what;
+	} fams[] = {
+		{"nvmond_export_up", "gauge",
+		 "1 when the export's last request was accepted by the engine, else 0.", 0},
+		{"nvmond_export_lag_seconds", "gauge",
+		 "Age of the oldest stored sample the export has not sent yet; 0 when caught up.",
+		 1},
+		{"nvmond_export_backlog_samples", "gauge",
+		 "Stored samples (one per drive and poll) the export has not sent yet.", 2},
+		{"nvmond_export_samples_total", "counter",
+		 "Series samples the engine accepted (2xx).", 3},
+		{"nvmond_export_samples_dropped_total", "counter",
+		 "Series samples dropped: the engine refused their request (4xx but 429).", 4},
+		{"nvmond_export_requests_total", "counter", "Requests the engine accepted.", 5},
+		{"nvmond_export_request_failures_total", "counter",
+		 "Requests that failed (network, TLS, 5xx, 429: retried; other 4xx: dropped).", 6},
+		{"nvmond_export_last_success_timestamp_seconds", "gauge",
+		 "When a request was last accepted (unix time); absent before the first.", 7},
+		{"nvmond_export_last_error_timestamp_seconds", "gauge",
+		 "When a request last failed (unix time); absent before the first.", 8},
+	};
+	char l[CFG_SINK_NAME_MAX + 16];
+
+	if (!in->has_exports)
+		return;
+	for (size_t fi = 0; fi < sizeof(fams) / sizeof(fams[0]); fi++) {
+		family(f, fams[fi].name, fams[fi].type, fams[fi].help);
+		for (size_t i = 0; i < in->n_exports; i++) {
+			const struct metrics_export *e = &in->exports[i];
+
+			/* Export names are [A-Za-z0-9._-] (cfg_sink.c): no escaping needed. */
+			snprintf(l, sizeof(l), "export=\"%s\"", e->name);
+			switch (fams[fi].what) {
+			case 0:
+				fprintf(f, "%s{%s} %d\n", fams[fi].name, l, e->up ? 1 : 0);
+				break;
+			case 1:
+				put_ms(f, fams[fi].name, l, e->lag_ms);
+				break;
+			case 2:
+				fprintf(f, "%s{%s} %" PRIu64 "\n", fams[fi].name, l, e->backlog);
+				break;
+			case 3:
+				fprintf(f, "%s{%s} %" PRIu64 "\n", fams[fi].name, l,
+					e->samples_sent);
+				break;
+			case 4:
+				fprintf(f, "%s{%s} %" PRIu64 "\n", fams[fi].name, l,
+					e->samples_dropped);
+				break;
+			case 5:
+				fprintf(f, "%s{%s} %" PRIu64 "\n", fams[fi].name, l, e->requests);
+				break;
+			case 6:
+				fprintf(f, "%s{%s} %" PRIu64 "\n", fams[fi].name, l,
+					e->requests_failed);
+				break;
+			case 7:
+				if (e->last_success_ms)
+					put_ms(f, fams[fi].name, l, e->last_success_ms);
+				break;
+			default:
+				if (e->last_error_ms)
+					put_ms(f, fams[fi].name, l, e->last_error_ms);
+				break;
+			}
+		}
+	}
+}
+
 static void render_daemon(FILE *f, const struct metrics_input *in)
 {
 	const struct poller_stats *p = &in->poller;
@@ -718,9 +755,11 @@ int metrics_render(const struct metrics_input *in, char **ret, size_t *ret_len)
 	FILE *f = open_memstream(&text, &len);
 	if (!f)
 		goto out;
+	render_fleet(f, in, labels);
 	render_devices(f, in, labels);
 	render_probes(f, in, labels);
 	render_alerts(f, in);
+	render_exports(f, in);
 	render_daemon(f, in);
 	bool bad = ferror(f);
 	if (fclose(f) != 0 || bad) {

@@ -14,6 +14,7 @@
 #include "nvmond/core/log.h"
 #include "nvmond/core/mainq.h"
 #include "nvmond/metrics/metrics.h"
+#include "nvmond/store/store_alert.h"
 #include "nvmond/store/store_probe.h"
 #include "nvmond/store/store_rollup.h"
 #include "nvmond/analysis/wear.h"
@@ -25,6 +26,7 @@ struct gather {
 	struct metrics_source *src;
 	struct metrics_device *devs;
 	size_t n_devs;
+	struct metrics_host host;
 	struct poller_stats stats;
 	bool has_alert_sinks;
 	struct alert_sink_stats sinks[ALERT_SINKS_MAX];
@@ -37,6 +39,9 @@ static int gather_on_main(void *arg)
 	struct gather *g = arg;
 
 	poller_stats(g->src->poller, &g->stats);
+	memcpy(g->host.name, g->src->cfg->host_name, sizeof(g->host.name));
+	g->host.labels = g->src->cfg->host_labels;
+	memcpy(g->host.public_url, g->src->cfg->public_url, sizeof(g->host.public_url));
 	if (g->src->alerts) {
 		g->n_sinks = alert_svc_sink_stats(g->src->alerts, g->sinks);
 		g->has_alert_sinks = true;
@@ -147,69 +152,117 @@ fail:
 	return r;
 }
 
-static void metrics_handle(void *ctx, const struct api_request *req, struct api_reply *ret)
+/* The alerts firing now, from the store (as GET /api/v1/alerts lists them). */
+static int gather_alerts(struct store *s, struct metrics_alert **ret, size_t *ret_n)
 {
-	struct gather g = {.src = ctx};
+	struct alert_row *rows = NULL;
+	struct metrics_alert *v;
+	size_t n = 0;
+	int r = store_alerts_list(s, true, 0, &rows, &n);
+
+	if (r < 0)
+		return r;
+	v = calloc(n ? n : 1, sizeof(*v));
+	if (!v) {
+		free(rows);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		v[i].device_id = rows[i].device_id;
+		snprintf(v[i].rule, sizeof(v[i].rule), "%s", alert_rule_name(rows[i].rule));
+		v[i].severity = alert_severity_name(rows[i].severity);
+	}
+	free(rows);
+	*ret = v;
+	*ret_n = n;
+	return 0;
+}
+
+int metrics_collect(struct metrics_source *src, struct fleet *fleet, struct store *store,
+		    int64_t now_ms, bool omit_stored, char **ret, size_t *ret_len)
+{
+	struct gather g = {.src = src};
 	struct fleet_device *fds = NULL;
 	struct metrics_probe **probes = NULL;
-	size_t n = 0;
-	char *text;
-	size_t len;
+	struct metrics_alert *alerts = NULL;
+	struct metrics_export exports[CFG_MAX_EXPORTS];
+	size_t n = 0, n_alerts = 0, n_exports = 0;
 	int r;
 
-	r = fleet_snapshot(req->fleet, &fds, &n);
+	r = fleet_snapshot(fleet, &fds, &n);
 	if (r < 0)
-		goto fail;
+		goto out;
 	g.devs = calloc(n ? n : 1, sizeof(*g.devs));
 	probes = calloc(n ? n : 1, sizeof(*probes));
 	if (!g.devs || !probes) {
 		r = -ENOMEM;
-		goto fail;
+		goto out;
 	}
 	for (size_t i = 0; i < n; i++)
 		g.devs[i].fd = fds[i];
 	g.n_devs = n;
-	r = mainq_call(g.src->mainq, gather_on_main, &g);
+	r = mainq_call(src->mainq, gather_on_main, &g);
 	if (r < 0)
-		goto fail;
+		goto out;
+	memcpy(g.host.id, src->host_id, sizeof(g.host.id));
 	/* History the store cannot give leaves those series out; the rest is still served. */
-	for (size_t i = 0; i < n && req->store; i++) {
+	for (size_t i = 0; i < n && store; i++) {
 		struct metrics_device *m = &g.devs[i];
 
-		r = gather_wear(req->store, req->now_ms, m);
+		r = gather_wear(store, now_ms, m);
 		if (r == 0)
-			r = gather_probes(req->store, m, &probes[i], &m->n_probes);
+			r = gather_probes(store, m, &probes[i], &m->n_probes);
 		if (r < 0)
 			log_warn("GET /metrics: wear or probe history of %s: %s (%s)",
-				 m->fd.row.key, strerror(-r), store_rollup_errmsg(req->store));
+				 m->fd.row.key, strerror(-r), store_rollup_errmsg(store));
 		m->probes = probes[i];
 	}
+	if (store && (r = gather_alerts(store, &alerts, &n_alerts)) < 0)
+		log_warn("GET /metrics: the alerts firing: %s", strerror(-r));
+	if (src->export_stats)
+		n_exports = src->export_stats(src->export_ctx, exports, CFG_MAX_EXPORTS);
 	struct metrics_input in = {
 		.devs = g.devs,
 		.n_devs = g.n_devs,
+		.host = &g.host,
+		.alerts = alerts,
+		.n_alerts = n_alerts,
+		.has_exports = src->export_stats != NULL,
+		.exports = exports,
+		.n_exports = n_exports,
+		.omit_stored = omit_stored,
 		.poller = g.stats,
 		.has_alert_sinks = g.has_alert_sinks,
 		.n_alert_sinks = g.n_sinks,
-		.start_ms = g.src->start_ms,
+		.start_ms = src->start_ms,
 		.version = NVMOND_VERSION,
 	};
 	memcpy(in.alert_sinks, g.sinks, sizeof(in.alert_sinks));
-	r = metrics_render(&in, &text, &len);
-	if (r < 0)
-		goto fail;
-	ret->text = text;
-	ret->text_len = len;
-	ret->content_type = METRICS_CONTENT_TYPE;
-	goto out;
-fail:
-	log_warn("GET /metrics: %s", strerror(-r));
-	api_reply_error(ret, r == -ECANCELED ? 503 : 500, "%s", strerror(-r));
+	r = metrics_render(&in, ret, ret_len);
 out:
 	for (size_t i = 0; probes && i < n; i++)
 		free(probes[i]);
 	free(probes);
+	free(alerts);
 	free(g.devs);
 	free(fds);
+	return r;
+}
+
+static void metrics_handle(void *ctx, const struct api_request *req, struct api_reply *ret)
+{
+	char *text;
+	size_t len;
+	int r = metrics_collect(ctx, req->fleet, req->store, req->now_ms, false, &text, &len);
+
+	if (r < 0) {
+		log_warn("GET /metrics: %s", strerror(-r));
+		api_reply_error(ret, r == -ECANCELED ? 503 : 500, "%s", strerror(-r));
+		return;
+	}
+	ret->text = text;
+	ret->text_len = len;
+	ret->content_type = METRICS_CONTENT_TYPE;
 }
 
 struct api_endpoint metrics_endpoint(struct metrics_source *src)

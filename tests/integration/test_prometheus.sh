@@ -34,6 +34,9 @@ TOKEN=metrics-test-$RANDOM
 cat > "$TMP/nvmond.conf" << EOF
 [daemon]
 poll_interval = 1s
+host_name = prom-test-host
+host_labels = site=fra1, room="Süd, 2. OG"
+public_url = http://127.0.0.1:1/
 [http]
 token = $TOKEN
 [alerts]
@@ -45,6 +48,8 @@ phase_duration = 500ms
 temp_margin = 0
 [device "DEMO980PRO00002"]
 rated_tbw = 600TB
+label = "bay 3 – scratch"
+location = rack 12 "U4"
 EOF
 start_daemon --demo --config "$TMP/nvmond.conf" --db "$TMP/db"
 auth=(-H "Authorization: Bearer $TOKEN")
@@ -60,6 +65,10 @@ want_lines=(
 	'^nvmond_probe_throughput_bytes_per_second{device="demo1",.*,preset="seq1m-q1",phase="write",direction="write"} [0-9]'
 	'^nvmond_probe_written_bytes_total{device="demo1",.*} [1-9]'
 	'^nvmond_alert_deliveries_total{sink="exec",result="delivered"} [1-9][0-9]*$'
+	# issue 24: who is who, UTF-8 and escaped quotes in label values
+	'^nvmond_host_info{host_id="[0-9a-f]\{32\}",host="prom-test-host",public_url="http://127.0.0.1:1/",site="fra1",room="Süd, 2. OG"} 1$'
+	'^nvmond_device_info{device="demo1",.*,label="bay 3 – scratch",location="rack 12 \\"U4\\""} 1$'
+	'^nvmond_device_health{device="demo1",.*,state="ok"} [01]$'
 )
 for _ in $(seq 100); do
 	curl -fsS "http://127.0.0.1:$PORT/metrics" > "$TMP/metrics.txt" || fail "GET /metrics"
@@ -185,6 +194,16 @@ want=$(served 'nvmond_capacity_bytes{device="demo1",')
 [ -n "$got" ] || fail "Prometheus has no answer for $Q: $(tail -5 "$TMP/prometheus.log")"
 [ "$got" = "$want" ] || fail "Prometheus says $Q = $got, the daemon served $want"
 echo "ok: PromQL $Q = $got (served: $want)"
+
+# The drive's label went through Prometheus's parser and storage as UTF-8, and a join
+# with the host's labels works as metrics.md shows it.
+Q='nvmond_device_info{label="bay 3 – scratch"} * on(job, instance) group_left(host, site) nvmond_host_info'
+got=$(curl -fsS -G "$PROM/api/v1/query" --data-urlencode "query=$Q" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["data"]["result"]
+print(" ".join("%s/%s/%s=%s" % (x["metric"]["serial"], x["metric"]["host"], x["metric"]["site"], x["value"][1]) for x in r))')
+[ "$got" = "DEMO980PRO00002/prom-test-host/fra1=1" ] || fail "PromQL $Q = '$got'"
+echo "ok: PromQL join of the drive's label and the host's labels: $got"
 
 Q='nvmond_probe_written_bytes_total{serial="DEMO980PRO00002"}'
 got=$(promql "$Q")

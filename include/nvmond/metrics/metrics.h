@@ -8,6 +8,7 @@
 #include "nvmond/alert/alert_sink.h"
 #include "nvmond/api/api.h"
 #include "nvmond/core/cfg.h"
+#include "nvmond/core/host_id.h"
 #include "nvmond/monitor/fleet.h"
 #include "nvmond/monitor/poller.h"
 
@@ -44,9 +45,46 @@ struct metrics_device {
 	size_t n_probes;
 };
 
+/* This host in a fleet (issue 24): nvmond_host_info. */
+struct metrics_host {
+	char id[HOST_ID_LEN + 1]; /* host_id(); "" when the machine id is unknown */
+	char name[CFG_HOST_NAME_MAX];
+	struct cfg_labels labels;
+	char public_url[CFG_URL_MAX];
+};
+
+/* An alert firing now (the store's alerts table): nvmond_alert_firing. */
+struct metrics_alert {
+	int64_t device_id;
+	char rule[48];
+	const char *severity; /* "info", "warning", "critical"; static */
+};
+
+/* One remote-write export's state (issue 24; export/): nvmond_export_*. */
+struct metrics_export {
+	char name[CFG_SINK_NAME_MAX];
+	bool up;		  /* the last request was accepted */
+	int64_t lag_ms;		  /* age of the oldest stored sample not yet sent; 0 = none */
+	uint64_t backlog;	  /* stored samples (drive readings) not yet sent */
+	uint64_t samples_sent;	  /* series samples the engine accepted */
+	uint64_t samples_dropped; /* series samples it refused (4xx): never sent again */
+	uint64_t requests;	  /* requests answered 2xx */
+	uint64_t requests_failed; /* attempts that failed (retried or dropped) */
+	int64_t last_success_ms;  /* 0 = none yet */
+	int64_t last_error_ms;	  /* 0 = none yet */
+};
+
 struct metrics_input {
 	const struct metrics_device *devs;
 	size_t n_devs;
+	const struct metrics_host *host; /* NULL: no nvmond_host_info */
+	const struct metrics_alert *alerts;
+	size_t n_alerts;
+	bool has_exports; /* the export families, even with none configured */
+	const struct metrics_export *exports;
+	size_t n_exports;
+	/* A push's live part: leave out what the store holds (metrics_stored.h). */
+	bool omit_stored;
 	struct poller_stats poller;
 	bool has_alert_sinks;
 	/* each sink by name; "exec" and "webhook" are rendered (disabled) when absent */
@@ -77,6 +115,16 @@ char *metrics_escape_label(const char *s, char *buf, size_t len);
 
 struct mainq;
 struct alert_svc;
+struct store;
+
+/**
+ * metrics_device_health() - The drive's health as the dashboard's card shows it
+ * (docs/metrics.md, nvmond_device_health): "offline" when it is offline, else
+ * "critical" when a critical alert of it fires or it is unresponsive, else
+ * "warning" when a warning alert fires, else "ok". @alerts: all firing ones.
+ */
+const char *metrics_device_health(const struct fleet_device *d, const struct metrics_alert *alerts,
+				  size_t n_alerts);
 
 /* What the /metrics handler reads; owned by main, outlives the HTTP server. */
 struct metrics_source {
@@ -85,7 +133,21 @@ struct metrics_source {
 	struct alert_svc *alerts; /* NULL = no alert counters */
 	const struct cfg *cfg;	  /* the running configuration; main loop only */
 	int64_t start_ms;
+	char host_id[HOST_ID_LEN + 1]; /* "" = unknown */
+	/* The exports' states (export/ is above metrics: main wires it); NULL = none. */
+	size_t (*export_stats)(void *ctx, struct metrics_export *ret, size_t max);
+	void *export_ctx;
 };
+
+/**
+ * metrics_collect() - What GET /metrics serves, gathered on the calling thread
+ * (not the main loop's): @fleet copied, the counters and configuration through
+ * @src->mainq, history from @store (a read-only handle of the caller's; NULL:
+ * without wear, probes and alerts). @omit_stored: a push's live part.
+ * Return: 0 with *ret malloc()ed, -ECANCELED (shutting down) or -ENOMEM.
+ */
+int metrics_collect(struct metrics_source *src, struct fleet *fleet, struct store *store,
+		    int64_t now_ms, bool omit_stored, char **ret, size_t *ret_len);
 
 /**
  * metrics_endpoint() - The GET /metrics endpoint serving @src.

@@ -97,8 +97,8 @@ Test(metrics, values_units_and_labels)
 	char *t = render(devs, 2);
 
 	static const char *const want[] = {
-		"nvmond_device_info{" L0 ",firmware=\"2B0QBXX7\"} 1",
-		"nvmond_device_info{" L1 ",firmware=\"\"} 1",
+		"nvmond_device_info{" L0 ",firmware=\"2B0QBXX7\",label=\"\",location=\"\"} 1",
+		"nvmond_device_info{" L1 ",firmware=\"\",label=\"\",location=\"\"} 1",
 		"nvmond_device_up{" L0 "} 1",
 		"nvmond_device_up{" L1 "} 0",
 		"nvmond_capacity_bytes{" L0 "} 512110190592",
@@ -341,6 +341,11 @@ Test(metrics, escape_label)
 			 "abcdefghijklmn");
 	cr_expect_str_eq(metrics_escape_label("", buf, sizeof(buf)), "");
 	cr_expect_str_eq(metrics_escape_label("a\tb\xff\xc3", buf, sizeof(buf)), "a?b??");
+	/* Label values are UTF-8 (Prometheus data model): a label's en dash stays whole,
+	 * an invalid byte goes, and a sequence is never cut in half. */
+	cr_expect_str_eq(metrics_escape_label("bay 3 – s", buf, sizeof(buf)), "bay 3 – s");
+	cr_expect_str_eq(metrics_escape_label("\xed\xa0\x80", buf, sizeof(buf)), "???");
+	cr_expect_str_eq(metrics_escape_label("abcdefghijklm–", buf, sizeof(buf)), "abcdefghijklm");
 }
 
 /*
@@ -502,4 +507,139 @@ Test(metrics, selftests)
 	cr_expect(has_line(text, "nvmond_selftest_running{" L0 ",type=\"extended\"} 0"));
 	cr_expect(has_line(text, "nvmond_selftest_progress_ratio{" L0 "} 0.05"));
 	free(text);
+}
+
+/*
+ * Issue 24 §1: who is who. The host's target labels on nvmond_host_info only,
+ * never on a drive's series ("target labels are not repeated on every series for
+ * pull"); a drive's label and location on nvmond_device_info; a series per firing
+ * alert; the drive's health as a StateSet.
+ */
+Test(metrics, host_info_device_names_alerts_and_health)
+{
+	struct metrics_device devs[3];
+	struct metrics_host host = {
+		.id = "e1bad763ccec40fb86cf965290b5ea9e",
+		.name = "db-fra1-07",
+		.public_url = "https://db7:9470/",
+		.labels = {.n = 2, .v = {{"site", "fra1"}, {"room", "Süd \"2\""}}}};
+	struct metrics_alert alerts[] = {
+		{.device_id = 1, .rule = "temperature_warning", .severity = "warning"},
+		{.device_id = 2, .rule = "offline", .severity = "critical"},
+		{.device_id = 3, .rule = "firmware_changed", .severity = "info"},
+	};
+
+	two_devices(devs);
+	devs[2] = devs[0];
+	devs[2].fd.row.id = 3;
+	strcpy(devs[2].fd.row.name, "nvme2");
+	strcpy(devs[0].fd.names.label, "bay 3 – scratch");
+	strcpy(devs[0].fd.names.location, "rack 12 U4 slot 3");
+	struct metrics_input in = {.devs = devs,
+				   .n_devs = 3,
+				   .host = &host,
+				   .alerts = alerts,
+				   .n_alerts = 3,
+				   .version = "1"};
+	char *t = NULL;
+	size_t len;
+	cr_assert_eq(metrics_render(&in, &t, &len), 0);
+#define L2 "device=\"nvme2\",model=\"Samsung SSD 950 PRO \\\"512GB\\\"\",serial=\"S2GMNX0H\""
+	static const char *const want[] = {
+		"nvmond_host_info{host_id=\"e1bad763ccec40fb86cf965290b5ea9e\",host=\"db-fra1-07\","
+		"public_url=\"https://db7:9470/\",site=\"fra1\",room=\"Süd \\\"2\\\"\"} 1",
+		"nvmond_device_info{" L0 ",firmware=\"2B0QBXX7\",label=\"bay 3 – scratch\","
+		"location=\"rack 12 U4 slot 3\"} 1",
+		"nvmond_alert_firing{" L0 ",rule=\"temperature_warning\",severity=\"warning\"} 1",
+		"nvmond_alert_firing{" L1 ",rule=\"offline\",severity=\"critical\"} 1",
+		"nvmond_alert_firing{" L2 ",rule=\"firmware_changed\",severity=\"info\"} 1",
+		/* a warning alert: warning */
+		"nvmond_device_health{" L0 ",state=\"warning\"} 1",
+		"nvmond_device_health{" L0 ",state=\"ok\"} 0",
+		"nvmond_device_health{" L0 ",state=\"critical\"} 0",
+		"nvmond_device_health{" L0 ",state=\"offline\"} 0",
+		/* offline first, as the dashboard's card: its critical offline alert aside */
+		"nvmond_device_health{" L1 ",state=\"offline\"} 1",
+		"nvmond_device_health{" L1 ",state=\"critical\"} 0",
+		/* an info alert does not change the health */
+		"nvmond_device_health{" L2 ",state=\"ok\"} 1",
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		cr_expect(has_line(t, want[i]), "missing line: %s\n%s", want[i], t);
+	/* The host's labels are on nvmond_host_info alone. */
+	const char *site = strstr(t, "site=\"");
+	cr_assert_not_null(site);
+	cr_expect_null(strstr(site + 1, "site=\""));
+	free(t);
+
+	/* Unresponsive is critical, whatever the alerts say; no alert: ok. */
+	devs[2].fd.facts.unresponsive = true;
+	cr_expect_str_eq(metrics_device_health(&devs[2].fd, alerts, 3), "critical");
+	cr_expect_str_eq(metrics_device_health(&devs[0].fd, NULL, 0), "ok");
+	cr_expect_str_eq(metrics_device_health(&devs[0].fd, alerts + 1, 1), "ok",
+			 "another drive's alert");
+}
+
+/*
+ * A push's live part (omit_stored): what the store holds goes with its own
+ * timestamps, so those families are left out here but for a drive whose sample
+ * is from hwmon (never stored); everything else stays.
+ */
+Test(metrics, omit_stored_leaves_the_stored_families_to_the_store)
+{
+	struct metrics_device devs[3];
+	two_devices(devs);
+	devs[2] = devs[0];
+	devs[2].fd.row.id = 3;
+	strcpy(devs[2].fd.row.name, "nvme2");
+	devs[2].fd.last.source = SAMPLE_SOURCE_HWMON;
+	struct metrics_input in = {.devs = devs, .n_devs = 3, .omit_stored = true, .version = "1"};
+	char *t = NULL;
+	size_t len;
+
+	cr_assert_eq(metrics_render(&in, &t, &len), 0);
+	cr_expect_null(strstr(t, "nvmond_temperature_celsius{" L0));
+	cr_expect_null(strstr(t, "nvmond_data_written_bytes_total{" L0));
+	cr_expect_null(strstr(t, "nvmond_critical_warning{" L0));
+	cr_expect(has_line(t, "nvmond_temperature_celsius{" L2 ",sensor=\"composite\"} 72"), "%s",
+		  t);
+	cr_expect(has_line(t, "nvmond_last_sample_timestamp_seconds{" L0 "} 1700000000.123"));
+	cr_expect(has_line(t, "nvmond_device_up{" L0 "} 1"));
+	cr_expect(has_line(t, "nvmond_temperature_warning_threshold_celsius{" L0 "} 70"));
+	free(t);
+}
+
+Test(metrics, export_families)
+{
+	struct metrics_export e[] = {{.name = "vm",
+				      .up = true,
+				      .lag_ms = 12500,
+				      .backlog = 32,
+				      .samples_sent = 1000,
+				      .samples_dropped = 7,
+				      .requests = 3,
+				      .requests_failed = 2,
+				      .last_success_ms = 1700000000123,
+				      .last_error_ms = 0}};
+	struct metrics_input in = {
+		.has_exports = true, .exports = e, .n_exports = 1, .version = "1"};
+	char *t = NULL;
+	size_t len;
+
+	cr_assert_eq(metrics_render(&in, &t, &len), 0);
+	static const char *const want[] = {
+		"nvmond_export_up{export=\"vm\"} 1",
+		"nvmond_export_lag_seconds{export=\"vm\"} 12.500",
+		"nvmond_export_backlog_samples{export=\"vm\"} 32",
+		"nvmond_export_samples_total{export=\"vm\"} 1000",
+		"nvmond_export_samples_dropped_total{export=\"vm\"} 7",
+		"nvmond_export_requests_total{export=\"vm\"} 3",
+		"nvmond_export_request_failures_total{export=\"vm\"} 2",
+		"nvmond_export_last_success_timestamp_seconds{export=\"vm\"} 1700000000.123",
+		"# TYPE nvmond_export_samples_dropped_total counter",
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		cr_expect(has_line(t, want[i]), "missing line: %s", want[i]);
+	cr_expect_null(strstr(t, "nvmond_export_last_error_timestamp_seconds{"), "none yet");
+	free(t);
 }

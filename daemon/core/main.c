@@ -27,6 +27,7 @@
 #include "nvmond/core/host_id.h"
 #include "nvmond/config.h"
 #include "nvmond/dev/dev.h"
+#include "nvmond/export/export_svc.h"
 #include "nvmond/monitor/demo_backfill.h"
 #include "nvmond/monitor/fleet.h"
 #include "nvmond/core/log.h"
@@ -64,6 +65,7 @@ struct daemon {
 	/* Throttle events and alerts. */
 	struct alert_svc *alerts;
 	struct metrics_source metrics; /* GET /metrics */
+	struct export_svc *exports;    /* remote write: a thread per [export "NAME"] */
 	/* Long history (rollups, GET …/series) and wear (GET …/wear, wear alerts). */
 	struct rollup *rollup;
 	struct store_rollup_cfg rollup_cfg; /* read by GET …/series */
@@ -159,6 +161,9 @@ static void reload(struct daemon *d)
 	char st_err[SELFTEST_SVC_ERR_MAX];
 	if (d->selftests && selftest_svc_reconfigure(d->selftests, &c, st_err) < 0)
 		log_error("%s: self-test schedules not reloaded", st_err);
+	char ex_err[512];
+	if (d->exports && export_svc_reconfigure(d->exports, &c, ex_err, sizeof(ex_err)) < 0)
+		log_error("%s: exports not reloaded, the running ones stay", ex_err);
 	d->cfg = c;
 	log_info("configuration reloaded: poll every %lld ms", (long long)c.poll_interval_ms);
 }
@@ -459,6 +464,21 @@ static int run_daemon(const struct opts *o)
 	struct api_endpoint metrics_ep = metrics_endpoint(&d.metrics);
 	if (endpoints_add(&endpoints, &metrics_ep, 1) < 0)
 		goto out;
+	/* Remote write: each export's thread pushes what /metrics serves and the store holds. */
+	char ex_err[512];
+	r = export_svc_new(&d.cfg, fleet, d.mainq, store, &d.metrics, &d.exports, ex_err,
+			   sizeof(ex_err));
+	if (r < 0) {
+		log_error("%s", ex_err);
+		status = r == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
+		goto out;
+	}
+	d.metrics.export_stats = export_svc_stats;
+	d.metrics.export_ctx = d.exports;
+	size_t n_ex_ep;
+	const struct api_endpoint *ex_ep = export_svc_endpoints(d.exports, &n_ex_ep);
+	if (endpoints_add(&endpoints, ex_ep, n_ex_ep) < 0)
+		goto out;
 	/* Long history and wear: rollups on a timer, GET …/series and …/wear. */
 	d.wear = (struct wear_source){.mainq = d.mainq, .cfg = &d.cfg};
 	if (rollup_new(store, &d.rollup_cfg, &d.rollup) < 0 || rollup_start(d.rollup, d.loop) < 0 ||
@@ -528,6 +548,10 @@ out:
 		mainq_shutdown(d.mainq);
 	selftest_svc_stop(d.selftests);
 	api = api_stop(api); /* no reader after this point */
+	/* The exports: a request in flight is aborted, each thread joined (it may have
+	 * been waiting on the loop: mainq_shutdown() released it). */
+	d.metrics.export_stats = NULL;
+	d.exports = export_svc_free(d.exports);
 	/* Cancel probes and wait for their threads (each stores what it measured). */
 	d.probes = probe_svc_free(d.probes);
 	/* The sinks wake the main loop through the queue: stop them before it goes. */

@@ -17,6 +17,7 @@
 #include "nvmond/api/status.h"
 #include "nvmond/config.h"
 #include "nvmond/core/cfg.h"
+#include "nvmond/export/export_svc.h"
 #include "nvmond/core/log.h"
 #include "nvmond/dev/dev.h"
 #include "nvmond/analysis/selftest_sched.h"
@@ -375,6 +376,13 @@ int load_config(const struct opts *o, struct cfg *ret)
 			     sizeof(config_checks) / sizeof(config_checks[0]), err);
 	if (r == -ENOENT && !o->config_given)
 		r = 0; /* no file at the default place: built-in defaults */
+	if (r < 0) {
+		fprintf(stderr, "nvmond: %s\n", err);
+		return r;
+	}
+	/* [export] sections as a whole (url, secrets' files): a mistake is FILE:LINE now,
+	 * exit 2 at start, and a reload with it keeps the running configuration. */
+	r = export_check(c, err, sizeof(err));
 	if (r < 0) {
 		fprintf(stderr, "nvmond: %s\n", err);
 		return r;

@@ -49,6 +49,25 @@ char *metrics_escape_label(const char *s, char *buf, size_t len)
 	return buf;
 }
 
+char *metrics_label_clean(const char *s, char *buf, size_t len)
+{
+	size_t o = 0, in_len = strlen(s);
+
+	for (size_t i = 0; i < in_len;) {
+		size_t k = utf8_char_len(s + i, in_len - i);
+		bool bad = ((unsigned char)s[i] < 0x20 && s[i] != '\n') || s[i] == 0x7f || k == 0;
+		size_t rn = bad ? 1 : k;
+
+		if (o + rn + 1 > len)
+			break;
+		memcpy(buf + o, bad ? "?" : s + i, rn);
+		o += rn;
+		i += bad ? 1 : k;
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
 /* device="nvme0",model="…",serial="…" */
 static void device_labels(const struct device_row *row, char buf[LABELS_MAX])
 {

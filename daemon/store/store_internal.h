@@ -19,7 +19,7 @@
 #define STORE_WUR __attribute__((warn_unused_result))
 
 /* Sized above the statements the store files have: running out is a bug. */
-#define STORE_STMT_CACHE 96
+#define STORE_STMT_CACHE 128
 
 /* The handle (store.h), shared by the store files. */
 struct store {

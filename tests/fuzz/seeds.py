@@ -239,6 +239,21 @@ default_schedule = daily 02:00 short
         put("dev_wire", "open-ns-%d" % mode, wire(12, name=b"nvme0n1", n=mode, nsid=1))
     put("dev_wire", "open-ns-partition", wire(12, name=b"nvme0n1p1", n=1, nsid=1))
 
+    # ---- a remote-write engine's answers: status (2 bytes), Retry-After, NUL, body;
+    # the bodies are what Prometheus 2.42 and VictoriaMetrics 1.79 answer
+    def answer(status, retry_after, body):
+        return struct.pack(">H", status) + retry_after.encode() + b"\0" + body
+    put("rw_answer", "ok-204", answer(204, "", b""))
+    put("rw_answer", "prometheus-out-of-bounds", answer(400, "", b"out of bounds\n"))
+    put("rw_answer", "prometheus-out-of-order", answer(400, "", b"out of order sample\n"))
+    put("rw_answer", "vm-bad-request", answer(400, "", b"remoteAddr: \"127.0.0.1:1\"; requestURI: "
+        b"/api/v1/write; cannot decompress snappy-encoded request: snappy: corrupt input\n"))
+    put("rw_answer", "too-many-requests", answer(429, "7", b"rate limited"))
+    put("rw_answer", "unavailable-http-date",
+        answer(503, "Sun, 06 Nov 1994 08:49:37 GMT", b"<html>down</html>"))
+    put("rw_answer", "no-answer", answer(0, "", b"Could not resolve host: vm.invalid"))
+    put("rw_answer", "utf8-and-garbage", answer(500, "soon", "über \x01".encode() + b"\xff\xfe\r\nsecond"))
+
 
 if __name__ == "__main__":
     main()

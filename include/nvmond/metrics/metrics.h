@@ -113,6 +113,15 @@ int metrics_render(const struct metrics_input *in, char **ret, size_t *ret_len);
  */
 char *metrics_escape_label(const char *s, char *buf, size_t len);
 
+/**
+ * metrics_label_clean() - A label value as Prometheus reads it back from
+ * metrics_escape_label()'s text: the same bytes replaced by '?' (control
+ * characters but the newline, bytes that are not UTF-8), nothing escaped, cut
+ * at a whole character to fit @len. What a push sends as the value.
+ * Return: @buf.
+ */
+char *metrics_label_clean(const char *s, char *buf, size_t len);
+
 struct mainq;
 struct alert_svc;
 struct store;

@@ -1,0 +1,811 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The remote-write exports (export_svc.h): one thread per [export "NAME"].
+ *
+ * A round of a thread: at each tick (every `interval`) the live part goes out
+ * first, then stored samples from the cursors on, batch after batch, until they
+ * are all sent or the next tick is due; so a long catch-up never holds back the
+ * live part for more than one request. Every request waits out the backoff of
+ * the failures before it (doubling from 250 ms up to 5 s, as Prometheus's own
+ * sender, or the engine's Retry-After): a dead engine gets a request now and
+ * then, not a storm.
+ *
+ * Stored samples go in time order per series (the specification's MUST): a
+ * drive's samples are sent in cursor order, and no live series is a stored one.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <curl/curl.h>
+#include <jansson.h>
+
+#include "nvmond/core/log.h"
+#include "nvmond/core/mainq.h"
+#include "nvmond/export/export_svc.h"
+#include "nvmond/export/rw_text.h"
+#include "nvmond/metrics/metrics_stored.h"
+#include "nvmond/monitor/fleet.h"
+#include "nvmond/store/store.h"
+#include "nvmond/store/store_export.h"
+#include "nvmond/util/timefmt.h"
+#include "export_internal.h"
+
+#define BACKOFF_MIN_MS	  250
+#define BACKOFF_MAX_MS	  5000
+#define BATCH_SAMPLES	  8000 /* series samples per request of the catch-up, about */
+#define BATCH_ROWS_MAX	  64   /* stored samples of one drive per request, at most */
+#define SERIES_PER_ROW	  40   /* what one stored sample makes, about (for the batch size) */
+#define DROP_LOG_EVERY_MS 10000
+
+struct xdev {
+	int64_t id;
+	char name[64], model[48], serial[32]; /* as /metrics writes them (clean) */
+	int64_t sent_ms;		      /* the cursor */
+	bool dirty;			      /* moved, not yet recorded */
+};
+
+struct exporter {
+	struct export_svc *svc;
+	char name[CFG_SINK_NAME_MAX];
+	pthread_t thread;
+	bool started;
+	atomic_bool stop;
+	pthread_mutex_t lock; /* below, up to the thread's own state */
+	pthread_cond_t cond;
+	struct export_conf next; /* a reload's settings */
+	bool changed;
+	struct metrics_export st;
+	char last_error[RW_MESSAGE_MAX];
+	char url_public[CFG_SINK_VAL_MAX];
+	int64_t interval_ms;
+	bool catching_up;
+	/* The thread's own. */
+	struct export_conf conf;
+	struct store *ro;
+	void *http;
+	struct rw_batch *batch;
+	struct rw_keys live_prev;
+	int64_t live_last_ts;
+	int64_t created_ms;
+	bool ready; /* created_ms and the cursors are read */
+	struct xdev *devs;
+	size_t n_devs;
+	unsigned failures;	 /* in a row */
+	int64_t not_before_mono; /* the backoff */
+	int64_t drop_logged_mono;
+	uint64_t drops_unlogged;
+	char drop_logged[RW_MESSAGE_MAX]; /* the last refusal logged */
+};
+
+struct export_svc {
+	struct mainq *mainq;
+	struct store *writer; /* main loop only */
+	struct fleet *fleet;
+	struct metrics_source *metrics;
+	char db_path[CFG_PATH_MAX];
+	pthread_mutex_t lock; /* the lists */
+	struct exporter **v;
+	size_t n;
+	struct exporter **retired; /* stopped by a reload, joined at free */
+	size_t n_retired;
+	struct api_endpoint endpoints[1];
+};
+
+static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+static CURLcode curl_rc;
+
+static void curl_init_once(void)
+{
+	curl_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
+int export_check(const struct cfg *c, char *err, size_t errsize)
+{
+	struct export_conf *v = NULL;
+	size_t n = 0;
+	int r = export_confs_load(c, &v, &n, err, errsize);
+
+	for (size_t i = 0; i < n; i++)
+		export_conf_wipe(&v[i]);
+	free(v);
+	return r;
+}
+
+/* ---- waiting -------------------------------------------------------------- */
+
+/* Sleep until the monotonic @until_ms, a stop or a reload. Return: false when stopping. */
+static bool wait_until(struct exporter *x, int64_t until_ms)
+{
+	struct timespec ts = {.tv_sec = until_ms / 1000, .tv_nsec = (until_ms % 1000) * 1000000};
+
+	pthread_mutex_lock(&x->lock);
+	while (!atomic_load(&x->stop) && !x->changed && timefmt_mono_ms() < until_ms)
+		if (pthread_cond_timedwait(&x->cond, &x->lock, &ts) == ETIMEDOUT)
+			break;
+	pthread_mutex_unlock(&x->lock);
+	return !atomic_load(&x->stop);
+}
+
+static void take_changes(struct exporter *x)
+{
+	pthread_mutex_lock(&x->lock);
+	if (x->changed) {
+		export_conf_wipe(&x->conf);
+		x->conf = x->next;
+		export_conf_wipe(&x->next);
+		x->changed = false;
+		snprintf(x->url_public, sizeof(x->url_public), "%s", x->conf.url_public);
+		x->interval_ms = x->conf.interval_ms;
+	}
+	pthread_mutex_unlock(&x->lock);
+}
+
+/* ---- the main loop's part ------------------------------------------------- */
+
+struct start_job {
+	struct export_svc *svc;
+	const char *name;
+	int64_t created_ms;
+};
+
+static int start_on_main(void *arg)
+{
+	struct start_job *j = arg;
+
+	return store_export_start(j->svc->writer, j->name, timefmt_now_ms(), &j->created_ms);
+}
+
+struct advance_job {
+	struct export_svc *svc;
+	const char *name;
+	struct export_cursor *v;
+	size_t n;
+};
+
+static int advance_on_main(void *arg)
+{
+	struct advance_job *j = arg;
+
+	return store_export_advance(j->svc->writer, j->name, j->v, j->n);
+}
+
+/* ---- counters ------------------------------------------------------------- */
+
+static void count(struct exporter *x, const struct rw_answer *a, uint64_t samples)
+{
+	int64_t now = timefmt_now_ms();
+
+	pthread_mutex_lock(&x->lock);
+	if (a->action == RW_DONE) {
+		x->st.up = true;
+		x->st.requests++;
+		x->st.samples_sent += samples;
+		x->st.last_success_ms = now;
+	} else {
+		x->st.up = false;
+		x->st.requests_failed++;
+		x->st.last_error_ms = now;
+		snprintf(x->last_error, sizeof(x->last_error), "%s", a->message);
+		if (a->action == RW_DROP)
+			x->st.samples_dropped += samples;
+	}
+	pthread_mutex_unlock(&x->lock);
+}
+
+/* ---- one request ---------------------------------------------------------- */
+
+/*
+ * Send what @x->batch holds, once, after the backoff (unless that ends past
+ * @deadline: then RW_RETRY without a request). Logs a change of state and each
+ * refused batch (with the engine's message; at most one line per 10 s).
+ */
+static enum rw_action send_batch(struct exporter *x, int64_t deadline, const char *what)
+{
+	struct export_reply rep;
+	struct rw_answer a;
+	uint8_t *body = NULL;
+	size_t len = 0;
+	uint64_t n = rw_batch_sample_count(x->batch);
+	int64_t now = timefmt_mono_ms();
+
+	if (n == 0)
+		return RW_DONE;
+	if (x->not_before_mono > now) {
+		if (x->not_before_mono > deadline)
+			return RW_RETRY;
+		if (!wait_until(x, x->not_before_mono))
+			return RW_RETRY;
+	}
+	int r = rw_batch_encode(x->batch, &body, &len, NULL);
+	if (r < 0) {
+		log_warn("export %s: cannot encode %s of %" PRIu64 " samples: %s", x->name, what, n,
+			 strerror(-r));
+		return RW_RETRY;
+	}
+	r = export_http_post(x->http, &x->conf, body, len, &x->stop, &rep);
+	free(body);
+	if (r == -ECANCELED)
+		return RW_RETRY;
+	rw_answer_classify(r < 0 ? 0 : rep.status, rep.retry_after[0] ? rep.retry_after : NULL,
+			   r < 0 ? rep.curl_error : rep.body,
+			   r < 0 ? strlen(rep.curl_error) : rep.body_len, timefmt_now_ms(), &a);
+	count(x, &a, n);
+	now = timefmt_mono_ms();
+	if (a.action == RW_RETRY) {
+		if (x->failures++ == 0)
+			log_warn("export %s: %s: %s (retrying with backoff; polling goes on)",
+				 x->name, x->conf.url_public, a.message);
+		x->not_before_mono =
+			now + (a.retry_after_ms >= 0 ? a.retry_after_ms
+						     : rw_backoff_ms(x->failures, BACKOFF_MIN_MS,
+								     BACKOFF_MAX_MS));
+		return RW_RETRY;
+	}
+	if (x->failures)
+		log_info("export %s: %s answers again after %u failed requests", x->name,
+			 x->conf.url_public, x->failures);
+	x->failures = 0;
+	x->not_before_mono = 0;
+	if (a.action == RW_DROP) {
+		/* The engine refuses it, and would again: dropped, said (each new reason at
+		 * once, the same one every 10 s at most), counted. */
+		if (now - x->drop_logged_mono >= DROP_LOG_EVERY_MS || !x->drop_logged_mono ||
+		    strcmp(x->drop_logged, a.message) != 0) {
+			log_warn("export %s: %s refused %s of %" PRIu64 " samples, dropped: %s%s",
+				 x->name, x->conf.url_public, what, n, a.message,
+				 x->drops_unlogged ? " (and more refused since the last line)"
+						   : "");
+			x->drop_logged_mono = now;
+			x->drops_unlogged = 0;
+			snprintf(x->drop_logged, sizeof(x->drop_logged), "%s", a.message);
+		} else {
+			x->drops_unlogged++;
+		}
+	}
+	return a.action;
+}
+
+/* ---- the live part -------------------------------------------------------- */
+
+static void push_live(struct exporter *x, int64_t deadline)
+{
+	struct rw_label ext[EXPORT_EXT_MAX];
+	struct rw_keys cur = {0};
+	char *text = NULL;
+	size_t len = 0;
+	int64_t ts = timefmt_now_ms();
+
+	/* Per series the timestamps only grow, whatever the wall clock does. */
+	if (ts <= x->live_last_ts)
+		ts = x->live_last_ts + 1;
+	int r = metrics_collect(x->svc->metrics, x->svc->fleet, x->ro, ts, true, &text, &len);
+	if (r < 0) {
+		if (r != -ECANCELED)
+			log_warn("export %s: cannot gather the live series: %s", x->name,
+				 strerror(-r));
+		return;
+	}
+	for (size_t i = 0; i < x->conf.n_ext; i++)
+		ext[i] = (struct rw_label){x->conf.ext_v[i].name, x->conf.ext_v[i].value};
+	rw_batch_reset(x->batch);
+	r = rw_live_build(x->batch, text, len, ext, x->conf.n_ext, ts, &x->live_prev, &cur);
+	free(text);
+	if (r < 0) {
+		log_warn("export %s: cannot build the live series: %s", x->name, strerror(-r));
+		return;
+	}
+	/* Not sent again when it fails: the next tick's is newer. */
+	if (send_batch(x, deadline, "the live series") == RW_DONE) {
+		rw_keys_free(&x->live_prev);
+		x->live_prev = cur;
+		x->live_last_ts = ts;
+	} else {
+		rw_keys_free(&cur);
+	}
+}
+
+/* ---- the stored part ------------------------------------------------------ */
+
+/* The drives the store knows, with their cursors (kept for the ones known already). */
+static int refresh_devices(struct exporter *x)
+{
+	struct device_row *rows = NULL;
+	struct export_cursor *cur = NULL;
+	size_t n = 0, n_cur = 0;
+	int r = store_devices_list(x->ro, &rows, &n);
+
+	if (r == 0 && !x->ready)
+		r = store_export_cursors(x->ro, x->name, &cur, &n_cur);
+	if (r < 0) {
+		free(rows);
+		return r;
+	}
+	struct xdev *v = calloc(n ? n : 1, sizeof(*v));
+	if (!v) {
+		free(rows);
+		free(cur);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		v[i].id = rows[i].id;
+		v[i].sent_ms = x->created_ms;
+		metrics_label_clean(rows[i].name, v[i].name, sizeof(v[i].name));
+		metrics_label_clean(rows[i].model, v[i].model, sizeof(v[i].model));
+		metrics_label_clean(rows[i].serial, v[i].serial, sizeof(v[i].serial));
+		for (size_t k = 0; k < n_cur; k++)
+			if (cur[k].device_id == v[i].id && cur[k].sent_ms > v[i].sent_ms)
+				v[i].sent_ms = cur[k].sent_ms;
+		for (size_t k = 0; k < x->n_devs; k++)
+			if (x->devs[k].id == v[i].id) {
+				v[i].sent_ms = x->devs[k].sent_ms;
+				v[i].dirty = x->devs[k].dirty;
+			}
+	}
+	free(rows);
+	free(cur);
+	free(x->devs);
+	x->devs = v;
+	x->n_devs = n;
+	x->ready = true;
+	return 0;
+}
+
+/* The backlog and lag, for /metrics and the API. */
+static void refresh_backlog(struct exporter *x)
+{
+	uint64_t total = 0;
+	int64_t oldest = 0;
+
+	for (size_t i = 0; i < x->n_devs; i++) {
+		uint64_t n;
+		int64_t o;
+		if (store_export_pending(x->ro, x->devs[i].id, x->devs[i].sent_ms, &n, &o) < 0)
+			return;
+		total += n;
+		if (n && (!oldest || o < oldest))
+			oldest = o;
+	}
+	int64_t now = timefmt_now_ms();
+	pthread_mutex_lock(&x->lock);
+	x->st.backlog = total;
+	x->st.lag_ms = oldest && now > oldest ? now - oldest : 0;
+	pthread_mutex_unlock(&x->lock);
+}
+
+/* Write the cursors that moved (on the main loop). */
+static void record_cursors(struct exporter *x)
+{
+	struct export_cursor *v = calloc(x->n_devs ? x->n_devs : 1, sizeof(*v));
+	size_t n = 0;
+
+	if (!v)
+		return; /* tried again after the next batch */
+	for (size_t i = 0; i < x->n_devs; i++)
+		if (x->devs[i].dirty)
+			v[n++] = (struct export_cursor){x->devs[i].id, x->devs[i].sent_ms};
+	struct advance_job j = {.svc = x->svc, .name = x->name, .v = v, .n = n};
+	int r = n ? mainq_call(x->svc->mainq, advance_on_main, &j) : 0;
+	if (r == 0)
+		for (size_t i = 0; i < x->n_devs; i++)
+			x->devs[i].dirty = false;
+	else if (r != -ECANCELED)
+		log_warn("export %s: cannot record where it is (tried again after the next "
+			 "batch): %s",
+			 x->name, strerror(-r));
+	free(v);
+}
+
+/* The series of one drive's stored samples @rows (@n, in time order) into the batch. */
+static int add_rows(struct exporter *x, const struct xdev *d, const struct sample *rows, size_t n)
+{
+	struct rw_label base[4 + EXPORT_EXT_MAX];
+	struct metrics_point pts[METRICS_POINTS_MAX];
+	size_t nb = 0;
+
+	base[nb++] = (struct rw_label){"__name__", NULL};
+	base[nb++] = (struct rw_label){NULL, NULL}; /* the family's own label, if any */
+	base[nb++] = (struct rw_label){"device", d->name};
+	base[nb++] = (struct rw_label){"model", d->model};
+	base[nb++] = (struct rw_label){"serial", d->serial};
+	for (size_t i = 0; i < x->conf.n_ext; i++)
+		base[nb++] = (struct rw_label){x->conf.ext_v[i].name, x->conf.ext_v[i].value};
+	for (size_t fam = 0; fam < METRICS_STORED_FAMILIES; fam++) {
+		struct {
+			const char *value; /* the point's label value (static), NULL: none */
+			size_t idx;
+		} seen[METRICS_POINTS_MAX * 2];
+		size_t n_seen = 0;
+
+		base[0].value = metrics_stored_families[fam].name;
+		for (size_t r = 0; r < n; r++) {
+			size_t np = metrics_stored_points(fam, &rows[r].smart, pts);
+			for (size_t k = 0; k < np; k++) {
+				size_t s = 0;
+				while (s < n_seen && seen[s].value != pts[k].label_value)
+					s++;
+				if (s == n_seen) {
+					struct rw_label l[sizeof(base) / sizeof(base[0])];
+					memcpy(l, base, nb * sizeof(*l));
+					/* no own label: an empty name, which normalizing drops */
+					l[1] = (struct rw_label){
+						pts[k].label ? pts[k].label : "",
+						pts[k].label_value ? pts[k].label_value : ""};
+					int e = rw_batch_series(x->batch, l, nb, n, &seen[s].idx);
+					if (e < 0)
+						return e;
+					seen[s].value = pts[k].label_value;
+					n_seen++;
+				}
+				int e = rw_batch_sample(x->batch, seen[s].idx, rows[r].ts_ms,
+							metrics_point_double(&pts[k]));
+				if (e < 0)
+					return e;
+			}
+		}
+	}
+	return 0;
+}
+
+/*
+ * One batch of stored samples from the cursors on, sent. Return: true when
+ * it went (accepted or refused for good) and there may be more; false when
+ * there is nothing left to send or it must wait (failing engine, stop).
+ */
+static bool catch_up_once(struct exporter *x, int64_t deadline)
+{
+	size_t per = BATCH_SAMPLES / ((x->n_devs ? x->n_devs : 1) * SERIES_PER_ROW);
+	int64_t *upto = calloc(x->n_devs ? x->n_devs : 1, sizeof(*upto));
+	bool any = false;
+
+	if (!upto)
+		return false;
+	per = per < 1 ? 1 : per > BATCH_ROWS_MAX ? BATCH_ROWS_MAX : per;
+	rw_batch_reset(x->batch);
+	for (size_t i = 0; i < x->n_devs; i++) {
+		struct sample *rows = NULL;
+		size_t n = 0;
+		int r = store_samples_range(x->ro, x->devs[i].id, x->devs[i].sent_ms + 1, INT64_MAX,
+					    per, &rows, &n);
+		if (r == 0 && n)
+			r = add_rows(x, &x->devs[i], rows, n);
+		if (r < 0) {
+			log_warn("export %s: cannot read the stored samples: %s (%s)", x->name,
+				 strerror(-r), store_strerror(x->ro));
+			free(rows);
+			free(upto);
+			return false;
+		}
+		if (n) {
+			upto[i] = rows[n - 1].ts_ms;
+			any = true;
+		}
+		free(rows);
+	}
+	pthread_mutex_lock(&x->lock);
+	x->catching_up = any;
+	pthread_mutex_unlock(&x->lock);
+	enum rw_action a = any ? send_batch(x, deadline, "stored samples") : RW_RETRY;
+	if (any && a != RW_RETRY) {
+		for (size_t i = 0; i < x->n_devs; i++)
+			if (upto[i]) {
+				x->devs[i].sent_ms = upto[i];
+				x->devs[i].dirty = true;
+			}
+		record_cursors(x);
+	}
+	free(upto);
+	return any && a != RW_RETRY;
+}
+
+/* ---- the thread ----------------------------------------------------------- */
+
+/* Its read-only handle and where it is; Return: 0, or negative errno (tried again). */
+static int exporter_prepare(struct exporter *x)
+{
+	char err[STORE_ERR_MAX];
+	int r;
+
+	if (!x->ro && (r = store_open_readonly(x->svc->db_path, &x->ro, err)) < 0) {
+		log_warn("export %s: cannot open the database: %s", x->name, err);
+		return r;
+	}
+	if (!x->created_ms) {
+		struct start_job j = {.svc = x->svc, .name = x->name};
+		r = mainq_call(x->svc->mainq, start_on_main, &j);
+		if (r < 0)
+			return r;
+		x->created_ms = j.created_ms;
+	}
+	return refresh_devices(x);
+}
+
+static void *exporter_main(void *arg)
+{
+	struct exporter *x = arg;
+	int64_t next_tick;
+
+	take_changes(x);
+	while (exporter_prepare(x) < 0)
+		if (!wait_until(x, timefmt_mono_ms() + 1000))
+			return NULL;
+	refresh_backlog(x); /* what waits from before (an outage, a restart) shows at once */
+	log_info("export %s: remote write to %s every %lld ms, stored samples from %s on", x->name,
+		 x->conf.url_public, (long long)x->conf.interval_ms,
+		 timefmt_rfc3339(x->n_devs ? x->devs[0].sent_ms : x->created_ms,
+				 (char[TIMEFMT_MAX]){0}));
+	next_tick = timefmt_mono_ms();
+	while (!atomic_load(&x->stop)) {
+		take_changes(x);
+		int64_t now = timefmt_mono_ms();
+		if (now >= next_tick) {
+			next_tick += x->conf.interval_ms;
+			if (next_tick <= now)
+				next_tick = now + x->conf.interval_ms;
+			push_live(x, next_tick);
+			if (refresh_devices(x) < 0)
+				log_warn("export %s: cannot list the drives: %s", x->name,
+					 store_strerror(x->ro));
+		}
+		while (!atomic_load(&x->stop) && timefmt_mono_ms() < next_tick &&
+		       catch_up_once(x, next_tick))
+			;
+		refresh_backlog(x);
+		if (!wait_until(x, next_tick))
+			break;
+	}
+	return NULL;
+}
+
+static struct exporter *exporter_free(struct exporter *x)
+{
+	if (!x)
+		return NULL;
+	if (x->started) {
+		atomic_store(&x->stop, true);
+		pthread_mutex_lock(&x->lock);
+		pthread_cond_broadcast(&x->cond);
+		pthread_mutex_unlock(&x->lock);
+		pthread_join(x->thread, NULL);
+	}
+	/* The thread joined: whatever it last read from the cursors it recorded, or will
+	 * read again at the next start. */
+	export_http_free(x->http);
+	rw_batch_free(x->batch);
+	rw_keys_free(&x->live_prev);
+	store_close(x->ro);
+	free(x->devs);
+	export_conf_wipe(&x->conf);
+	export_conf_wipe(&x->next);
+	pthread_cond_destroy(&x->cond);
+	pthread_mutex_destroy(&x->lock);
+	free(x);
+	return NULL;
+}
+
+static int exporter_start(struct export_svc *e, const struct export_conf *c, struct exporter **ret)
+{
+	struct exporter *x = calloc(1, sizeof(*x));
+	pthread_condattr_t ca;
+	int r;
+
+	if (!x)
+		return -ENOMEM;
+	pthread_mutex_init(&x->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&x->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	x->svc = e;
+	snprintf(x->name, sizeof(x->name), "%s", c->name);
+	snprintf(x->st.name, sizeof(x->st.name), "%s", c->name);
+	snprintf(x->url_public, sizeof(x->url_public), "%s", c->url_public);
+	x->interval_ms = c->interval_ms;
+	x->next = *c;
+	x->changed = true;
+	x->http = export_http_new();
+	x->batch = rw_batch_new();
+	if (!x->http || !x->batch) {
+		exporter_free(x);
+		return -ENOMEM;
+	}
+	r = -pthread_create(&x->thread, NULL, exporter_main, x);
+	if (r < 0) {
+		exporter_free(x);
+		return r;
+	}
+	x->started = true;
+	*ret = x;
+	return 0;
+}
+
+/* ---- the service ---------------------------------------------------------- */
+
+static void handle_list(void *ctx, const struct api_request *req, struct api_reply *ret);
+
+int export_svc_new(const struct cfg *c, struct fleet *fleet, struct mainq *q, struct store *writer,
+		   struct metrics_source *metrics, struct export_svc **ret, char *err,
+		   size_t errsize)
+{
+	struct export_svc *e = calloc(1, sizeof(*e));
+
+	if (!e)
+		return -ENOMEM;
+	pthread_mutex_init(&e->lock, NULL);
+	e->mainq = q;
+	e->writer = writer;
+	e->fleet = fleet;
+	e->metrics = metrics;
+	snprintf(e->db_path, sizeof(e->db_path), "%s", c->database);
+	e->endpoints[0] = (struct api_endpoint){
+		.method = "GET", .pattern = "/api/v1/exports", .fn = handle_list, .ctx = e};
+	int r = export_svc_reconfigure(e, c, err, errsize);
+	if (r < 0) {
+		export_svc_free(e);
+		return r;
+	}
+	*ret = e;
+	return 0;
+}
+
+int export_svc_reconfigure(struct export_svc *e, const struct cfg *c, char *err, size_t errsize)
+{
+	struct export_conf *v = NULL;
+	struct exporter **nv = NULL;
+	size_t n = 0, k = 0;
+	int r = export_confs_load(c, &v, &n, err, errsize);
+
+	if (r < 0)
+		return r;
+	if (n) {
+		pthread_once(&curl_once, curl_init_once);
+		if (curl_rc != CURLE_OK) {
+			snprintf(err, errsize, "libcurl's global init failed");
+			r = -ENOMEM;
+			goto out;
+		}
+	}
+	nv = calloc(n ? n : 1, sizeof(*nv));
+	struct exporter **retired =
+		realloc(e->retired, (e->n_retired + e->n) * sizeof(*retired) + sizeof(*retired));
+	if (!nv || !retired) {
+		free(nv);
+		if (retired)
+			e->retired = retired;
+		snprintf(err, errsize, "out of memory");
+		r = -ENOMEM;
+		goto out;
+	}
+	e->retired = retired;
+	pthread_mutex_lock(&e->lock);
+	for (size_t i = 0; i < n; i++) {
+		struct exporter *x = NULL;
+		for (size_t j = 0; j < e->n; j++)
+			if (e->v[j] && strcmp(e->v[j]->name, v[i].name) == 0) {
+				x = e->v[j];
+				e->v[j] = NULL;
+			}
+		if (x) { /* running: the new settings at its next round */
+			pthread_mutex_lock(&x->lock);
+			export_conf_wipe(&x->next);
+			x->next = v[i];
+			x->changed = true;
+			pthread_cond_broadcast(&x->cond);
+			pthread_mutex_unlock(&x->lock);
+		} else if ((r = exporter_start(e, &v[i], &x)) < 0) {
+			log_error("export %s: cannot start: %s", v[i].name, strerror(-r));
+			r = 0;
+			continue;
+		}
+		nv[k++] = x;
+	}
+	/* No longer configured: stopped now, joined at free (it may be waiting on the loop). */
+	for (size_t j = 0; j < e->n; j++)
+		if (e->v[j]) {
+			atomic_store(&e->v[j]->stop, true);
+			pthread_mutex_lock(&e->v[j]->lock);
+			pthread_cond_broadcast(&e->v[j]->cond);
+			pthread_mutex_unlock(&e->v[j]->lock);
+			log_info("export %s: no longer configured, stopped", e->v[j]->name);
+			e->retired[e->n_retired++] = e->v[j];
+		}
+	free(e->v);
+	e->v = nv;
+	e->n = k;
+	pthread_mutex_unlock(&e->lock);
+out:
+	for (size_t i = 0; i < n; i++)
+		export_conf_wipe(&v[i]);
+	free(v);
+	return r;
+}
+
+size_t export_svc_stats(void *ctx, struct metrics_export *ret, size_t max)
+{
+	struct export_svc *e = ctx;
+	size_t n = 0;
+
+	if (!e)
+		return 0;
+	pthread_mutex_lock(&e->lock);
+	for (size_t i = 0; i < e->n && n < max; i++) {
+		pthread_mutex_lock(&e->v[i]->lock);
+		ret[n++] = e->v[i]->st;
+		pthread_mutex_unlock(&e->v[i]->lock);
+	}
+	pthread_mutex_unlock(&e->lock);
+	return n;
+}
+
+static json_t *time_or_null(int64_t ms)
+{
+	char buf[TIMEFMT_MAX];
+
+	return ms ? json_string(timefmt_rfc3339(ms, buf)) : json_null();
+}
+
+static json_t *exporter_json(struct exporter *x)
+{
+	json_t *o;
+
+	pthread_mutex_lock(&x->lock);
+	const struct metrics_export *s = &x->st;
+	o = json_pack("{s:s, s:s, s:s, s:I, s:b, s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:o}",
+		      "name", x->name, "type", "remote_write", "url", x->url_public, "interval_ms",
+		      (json_int_t)x->interval_ms, "up", s->up, "catching_up", x->catching_up,
+		      "lag_ms", (json_int_t)s->lag_ms, "backlog_samples", (json_int_t)s->backlog,
+		      "samples_sent", (json_int_t)s->samples_sent, "samples_dropped",
+		      (json_int_t)s->samples_dropped, "requests", (json_int_t)s->requests,
+		      "request_failures", (json_int_t)s->requests_failed, "last_success",
+		      time_or_null(s->last_success_ms), "last_error_at",
+		      time_or_null(s->last_error_ms), "last_error",
+		      x->last_error[0] ? json_string(x->last_error) : json_null());
+	pthread_mutex_unlock(&x->lock);
+	return o;
+}
+
+static void handle_list(void *ctx, const struct api_request *req, struct api_reply *ret)
+{
+	struct export_svc *e = ctx;
+	json_t *list = json_array();
+
+	(void)req;
+	pthread_mutex_lock(&e->lock);
+	for (size_t i = 0; list && i < e->n; i++)
+		if (json_array_append_new(list, exporter_json(e->v[i])) < 0) {
+			json_decref(list);
+			list = NULL;
+		}
+	pthread_mutex_unlock(&e->lock);
+	ret->json = list ? json_pack("{s:o}", "exports", list) : NULL;
+	if (!ret->json)
+		api_reply_error(ret, 500, "out of memory");
+}
+
+const struct api_endpoint *export_svc_endpoints(struct export_svc *e, size_t *ret_n)
+{
+	*ret_n = sizeof(e->endpoints) / sizeof(e->endpoints[0]);
+	return e->endpoints;
+}
+
+struct export_svc *export_svc_free(struct export_svc *e)
+{
+	if (!e)
+		return NULL;
+	/* Tell every thread first, so they stop together, then join them. */
+	for (size_t i = 0; i < e->n; i++)
+		atomic_store(&e->v[i]->stop, true);
+	for (size_t i = 0; i < e->n; i++)
+		exporter_free(e->v[i]);
+	for (size_t i = 0; i < e->n_retired; i++)
+		exporter_free(e->retired[i]);
+	free(e->v);
+	free(e->retired);
+	pthread_mutex_destroy(&e->lock);
+	free(e);
+	return NULL;
+}

@@ -676,7 +676,8 @@ Test(cfg, shipped_sample)
 	size_t used = 0;
 	struct cfg def, c;
 	int keys = 0;
-	bool in_sink = false; /* [sink "…"] keys belong to the sink types, not cfg_keys */
+	/* [sink "…"] and [export "…"] keys belong to the sink types and exports, not cfg_keys */
+	bool in_sink = false;
 	FILE *f;
 
 	cfg_defaults(&def);
@@ -694,7 +695,7 @@ Test(cfg, shipped_sample)
 			keys += !in_sink;
 		} else if (strncmp(line, "#[", 2) == 0) {
 			l = line + 1;
-			in_sink = strncmp(line, "#[sink ", 7) == 0;
+			in_sink = strncmp(line, "#[sink ", 7) == 0 || strncmp(line, "#[export ", 9) == 0;
 		} else if (line[0] == '[') {
 			in_sink = false;
 		}

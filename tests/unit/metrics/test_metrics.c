@@ -578,6 +578,9 @@ Test(metrics, host_info_device_names_alerts_and_health)
 	cr_expect_str_eq(metrics_device_health(&devs[0].fd, NULL, 0), "ok");
 	cr_expect_str_eq(metrics_device_health(&devs[0].fd, alerts + 1, 1), "ok",
 			 "another drive's alert");
+	/* Offline first: a drive that went away while a command to it was stuck. */
+	devs[1].fd.facts.unresponsive = true;
+	cr_expect_str_eq(metrics_device_health(&devs[1].fd, alerts, 3), "offline");
 }
 
 /*

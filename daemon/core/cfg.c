@@ -697,10 +697,14 @@ static void cfg_default_host_name(char buf[CFG_HOST_NAME_MAX])
 {
 	char h[256] = "";
 
-	if (gethostname(h, sizeof(h) - 1) < 0 || !h[0] || strlen(h) >= CFG_HOST_NAME_MAX ||
-	    !cfg_text_ok(h, strlen(h)))
-		snprintf(h, sizeof(h), "localhost");
-	snprintf(buf, CFG_HOST_NAME_MAX, "%s", h);
+	size_t n;
+
+	if (gethostname(h, sizeof(h) - 1) < 0 || !h[0] || (n = strlen(h)) >= CFG_HOST_NAME_MAX ||
+	    !cfg_text_ok(h, n)) {
+		memcpy(buf, "localhost", sizeof("localhost"));
+		return;
+	}
+	memcpy(buf, h, n + 1); /* n < CFG_HOST_NAME_MAX */
 }
 
 void cfg_defaults(struct cfg *c)

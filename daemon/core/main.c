@@ -473,8 +473,6 @@ static int run_daemon(const struct opts *o)
 		status = r == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
 		goto out;
 	}
-	d.metrics.export_stats = export_svc_stats;
-	d.metrics.export_ctx = d.exports;
 	size_t n_ex_ep;
 	const struct api_endpoint *ex_ep = export_svc_endpoints(d.exports, &n_ex_ep);
 	if (endpoints_add(&endpoints, ex_ep, n_ex_ep) < 0)
@@ -550,8 +548,8 @@ out:
 	api = api_stop(api); /* no reader after this point */
 	/* The exports: a request in flight is aborted, each thread joined (it may have
 	 * been waiting on the loop: mainq_shutdown() released it). */
-	d.metrics.export_stats = NULL;
 	d.exports = export_svc_free(d.exports);
+	d.metrics.export_stats = NULL; /* no thread reads it now */
 	/* Cancel probes and wait for their threads (each stores what it measured). */
 	d.probes = probe_svc_free(d.probes);
 	/* The sinks wake the main loop through the queue: stop them before it goes. */

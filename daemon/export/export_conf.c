@@ -17,6 +17,7 @@
 
 #include <curl/curl.h>
 
+#include "nvmond/util/utf8.h"
 #include "export_internal.h"
 
 static __attribute__((format(printf, 5, 6))) int
@@ -106,12 +107,13 @@ static const char *const keys[] = {
 	"instance",
 };
 
+/* A label value: UTF-8 text without control characters, not empty. */
 static bool label_value_ok(const char *s)
 {
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
 		if (*p < 0x20 || *p == 0x7f)
 			return false;
-	return s[0] != '\0';
+	return s[0] != '\0' && utf8_valid(s, strlen(s));
 }
 
 static int conf_from_section(const struct cfg *cfg, const struct cfg_sink *s, struct export_conf *c,
@@ -180,11 +182,13 @@ static int conf_from_section(const struct cfg *cfg, const struct cfg_sink *s, st
 			snprintf(c->tls_ca_file, sizeof(c->tls_ca_file), "%s", v);
 		} else { /* job, instance: label values */
 			struct cfg_label *l = &c->ext_v[kv->key[0] == 'j' ? 0 : 1];
-			if (!label_value_ok(v) || strlen(v) >= sizeof(l->value))
+			size_t n = strlen(v);
+			if (!label_value_ok(v) || n >= sizeof(l->value))
 				return conf_error(err, errsize, file, kv->line,
-						  "%s: empty, too long or with a control character",
+						  "%s: empty, too long, not UTF-8 or with a control "
+						  "character",
 						  kv->key);
-			snprintf(l->value, sizeof(l->value), "%s", v);
+			memcpy(l->value, v, n + 1);
 		}
 	}
 	if (!cfg_sink_get(s, "type", NULL))

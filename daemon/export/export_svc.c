@@ -648,8 +648,12 @@ int export_svc_new(const struct cfg *c, struct fleet *fleet, struct mainq *q, st
 	snprintf(e->db_path, sizeof(e->db_path), "%s", c->database);
 	e->endpoints[0] = (struct api_endpoint){
 		.method = "GET", .pattern = "/api/v1/exports", .fn = handle_list, .ctx = e};
+	/* /metrics shows the exports' counters; set before any thread reads it. */
+	metrics->export_stats = export_svc_stats;
+	metrics->export_ctx = e;
 	int r = export_svc_reconfigure(e, c, err, errsize);
 	if (r < 0) {
+		metrics->export_stats = NULL;
 		export_svc_free(e);
 		return r;
 	}

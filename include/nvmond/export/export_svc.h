@@ -42,7 +42,8 @@ int export_check(const struct cfg *c, char *err, size_t errsize);
 /**
  * export_svc_new() - Start a thread for each export of @c. @writer is the main
  * loop's store handle (borrowed, used there only); @metrics is /metrics' source
- * (borrowed: the live part is what it serves).
+ * (borrowed: the live part is what it serves), whose export_stats and export_ctx
+ * it sets before any thread starts, so /metrics shows the exports' counters.
  * Return: 0, or negative errno with @err filled (-EINVAL: the configuration).
  */
 int export_svc_new(const struct cfg *c, struct fleet *fleet, struct mainq *q, struct store *writer,

@@ -695,7 +695,8 @@ Test(cfg, shipped_sample)
 			keys += !in_sink;
 		} else if (strncmp(line, "#[", 2) == 0) {
 			l = line + 1;
-			in_sink = strncmp(line, "#[sink ", 7) == 0 || strncmp(line, "#[export ", 9) == 0;
+			in_sink = strncmp(line, "#[sink ", 7) == 0 ||
+				  strncmp(line, "#[export ", 9) == 0;
 		} else if (line[0] == '[') {
 			in_sink = false;
 		}

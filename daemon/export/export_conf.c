@@ -184,10 +184,11 @@ static int conf_from_section(const struct cfg *cfg, const struct cfg_sink *s, st
 			struct cfg_label *l = &c->ext_v[kv->key[0] == 'j' ? 0 : 1];
 			size_t n = strlen(v);
 			if (!label_value_ok(v) || n >= sizeof(l->value))
-				return conf_error(err, errsize, file, kv->line,
-						  "%s: empty, too long, not UTF-8 or with a control "
-						  "character",
-						  kv->key);
+				return conf_error(
+					err, errsize, file, kv->line,
+					"%s: empty, too long, not UTF-8 or with a control "
+					"character",
+					kv->key);
 			memcpy(l->value, v, n + 1);
 		}
 	}

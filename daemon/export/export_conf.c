@@ -17,6 +17,7 @@
 
 #include <curl/curl.h>
 
+#include "nvmond/util/fperm.h"
 #include "nvmond/util/utf8.h"
 #include "export_internal.h"
 
@@ -34,23 +35,39 @@ conf_error(char *err, size_t errsize, const char *file, int line, const char *fm
 	return -EINVAL;
 }
 
-/* The first line of @path, without its line end: a secret. Return: 0 or -errno / -ENODATA. */
-static int secret_read(const char *path, char *buf, size_t size)
+/*
+ * The first line of @path, without its line end: a secret. Nobody but its owner
+ * may read or write it, as for a sink's secrets (fperm.h). Return: 0, or -errno
+ * with why in @why (never the secret).
+ */
+static int secret_read(const char *path, char *buf, size_t size, char *why, size_t whysize)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY), r;
 	ssize_t k;
 
-	if (fd < 0)
-		return -errno;
+	if (fd < 0) {
+		r = -errno;
+		snprintf(why, whysize, "%.200s: %s", path, strerror(-r));
+		return r;
+	}
+	r = fperm_check(fd, path, FPERM_SECRET, why, whysize);
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
 	k = read(fd, buf, size - 1);
 	int e = errno;
 	close(fd);
-	if (k < 0)
+	if (k < 0) {
+		snprintf(why, whysize, "%.200s: %s", path, strerror(e));
 		return -e;
+	}
 	buf[k] = '\0';
 	buf[strcspn(buf, "\r\n")] = '\0';
-	if (!buf[0])
+	if (!buf[0]) {
+		snprintf(why, whysize, "%.200s: empty", path);
 		return -ENODATA;
+	}
 	return 0;
 }
 
@@ -165,11 +182,10 @@ static int conf_from_section(const struct cfg *cfg, const struct cfg_sink *s, st
 			   !strcmp(kv->key, "basic_auth_password_file")) {
 			bool bearer = kv->key[0] == 'b' && kv->key[1] == 'e';
 			char *dst = bearer ? c->bearer : c->basic_password;
-			r = secret_read(v, dst, sizeof(c->bearer));
+			r = secret_read(v, dst, sizeof(c->bearer), why, sizeof(why));
 			if (r < 0)
-				return conf_error(err, errsize, file, kv->line, "%s: %.200s: %s",
-						  kv->key, v,
-						  r == -ENODATA ? "empty" : strerror(-r));
+				return conf_error(err, errsize, file, kv->line, "%s: %s", kv->key,
+						  why);
 		} else if (!strcmp(kv->key, "basic_auth_user")) {
 			if (!v[0] || strchr(v, ':'))
 				return conf_error(err, errsize, file, kv->line,

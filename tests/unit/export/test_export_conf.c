@@ -27,6 +27,7 @@ static void setup(void)
 	FILE *f = fopen(token, "w");
 	fputs("s3cret\n", f);
 	fclose(f);
+	chmod(token, 0600);
 }
 
 static void teardown(void)
@@ -155,6 +156,17 @@ Test(export_conf, mistakes_name_file_and_line)
 		snprintf(want, sizeof(want), "%s%s", conf, cases[i].want);
 		cr_expect(strncmp(err, want, strlen(want)) == 0, "got '%s', want '%s'", err, want);
 	}
+	/* docs/security.md#files-nvmond-trusts: a secret others can read is refused, as a
+	 * sink's is. */
+	chmod(token, 0644);
+	cr_expect_eq(load("[export \"x\"]\ntype = remote_write\nurl = http://h/\n"
+			  "bearer_token_file = %s\n",
+			  &v, &n, err),
+		     -EINVAL);
+	snprintf(want, sizeof(want), "%s:4: bearer_token_file: %s", conf, token);
+	cr_expect(strncmp(err, want, strlen(want)) == 0, "got '%s'", err);
+	cr_expect(strstr(err, "anyone can read it (mode 0644)"), "%s", err);
+	chmod(token, 0600);
 	/* An empty token file is a mistake too. */
 	FILE *f = fopen(token, "w");
 	fclose(f);

@@ -526,6 +526,13 @@ async function main() {
     if (!text.includes(d.model) || !text.includes(d.serial)) fail(`card of device ${d.id} lacks model/serial: ${text}`);
     if (!/Temperature/.test(text) || !/Written/.test(text)) fail(`card of device ${d.id} lacks temperature/writes`);
   }
+  // Issue 24: a drive's [device] label and location on its card (the 950 PRO has them).
+  const named = devices.filter((d) => d.label);
+  if (!named.length) fail("no drive has a label: test_dashboard.sh gives the 950 PRO one");
+  for (const d of named) {
+    const text = await page.textContent(`.card[data-device="${d.id}"] .names`);
+    if (text !== d.label + " · " + d.location) fail(`card of device ${d.id}: names "${text}"`);
+  }
   // The 950 PRO has a built-in rating: "of 400 TB rated".
   const hot = devices.find((d) => /950 PRO/.test(d.model));
   const hotText = await page.textContent(`.card[data-device="${hot.id}"]`);
@@ -545,7 +552,11 @@ async function main() {
   // The table: one row per drive, sorted by the header clicked, filtered, remembered.
   await page.click("#layout-table");
   await page.waitForSelector("table.drives");
-  if ((await tableSnapshot(page)).rows.length !== devices.length) fail("the table lacks drives");
+  const rows = (await tableSnapshot(page)).rows;
+  if (rows.length !== devices.length) fail("the table lacks drives");
+  for (const d of named)
+    if (!rows.find((r) => r.id === d.id).text.includes(d.label + " · " + d.location))
+      fail(`table row of device ${d.id} lacks its label and location`);
   await checkDemoMarks(page, devices, "overview table");
   await checkTemperatureSort(page, devices);
   const hidden = await checkProblemFilter(page);
@@ -646,6 +657,11 @@ async function main() {
   // Drive page: the temperature chart draws points.
   await page.click(`.card[data-device="${hot.id}"] h2 a`);
   await page.waitForSelector('button[data-range="1h"]', { timeout: 15000 });
+  // Its title names the drive's label (issue 24), the page's and the tab's.
+  const h2 = await page.textContent(".drive-head h2");
+  const title = await page.title();
+  if (h2 !== hot.label + " · " + hot.model || !title.startsWith(hot.label + " · "))
+    fail(`drive page title: h2 "${h2}", title "${title}"`);
   // A fresh daemon: the last hour at raw resolution has points (live updates add more).
   await page.click('button[data-range="1h"]');
   await page.waitForFunction(() => state.charts.length && state.charts[0].data[0].length >= 3 &&

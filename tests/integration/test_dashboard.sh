@@ -27,6 +27,10 @@ token = $TOKEN
 # The drives' probe locks, apart from any other nvmond on this machine.
 lock_dir = $TMP/locks
 phase_duration = 3s
+# What the operator calls the hot 950 PRO: on its card, its table row, its page's title.
+[device "DEMO950PRO00001"]
+label = "bay 3 – scratch"
+location = rack 12 U4
 CONF
 start_daemon -c "$TMP/nvmond.conf"
 

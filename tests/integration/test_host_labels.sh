@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Issue 24 §1, who is who, end to end: [daemon] host_name / host_labels / public_url and
 # [device] label / location reach the API, `nvmond status`, /metrics and a real alert's
-# notification; a bad label name exits 2 with FILE:LINE at start and a reload with one
+# notification (demo0 made unresponsive through the demo's hang hook: a critical alert
+# at once, and nvmond_device_health says critical); a bad label name exits 2 with FILE:LINE at start and a reload with one
 # keeps the running set; the host id is the machine id's app-specific id.
 # Env: NVMOND_BIN (set by ctest).
 set -u
@@ -9,6 +10,10 @@ set -u
 
 printf '0123456789abcdef0123456789abcdef\n' > "$TMP/machine-id"
 export NVMOND_MACHINE_ID=$TMP/machine-id
+# A sure alert of demo0, whatever its modelled temperature does now: the demo backend's
+# test hook makes its commands hang (demo.h), which raises the critical "unresponsive".
+: > "$TMP/hang"
+export NVMOND_DEMO_HANG=$TMP/hang
 
 # ---- a bad label name: exit 2, FILE:LINE
 cat > "$TMP/bad.conf" << EOF
@@ -32,6 +37,8 @@ conf() { # conf HOST_LABELS LABEL
 	cat > "$TMP/nvmond.conf" << EOF
 [daemon]
 poll_interval = 500ms
+device_timeout = 1s
+demo_history = no
 host_name = db-fra1-07
 host_labels = $1
 public_url = https://db7.example:9470/
@@ -70,22 +77,26 @@ metric_line 'nvmond_temperature_celsius{device="demo0"' | grep -q 'site=' &&
 	fail "a host label on a drive's series"
 echo "ok: /metrics: $want"
 
-# ---- a real alert of demo0 (the hot 950 PRO): the hook gets the label and location
-wait_for 30 grep -q '|demo0|' "$TMP/hook.out" 2> /dev/null || fail "no alert of demo0 reached the hook"
-grep -m1 '|demo0|' "$TMP/hook.out" | grep -q '|demo0|bay 3 – scratch|rack 12 U4 slot 3|db-fra1-07$' ||
+# ---- a real alert of demo0 (unresponsive): the hook gets the label and location
+echo demo0 > "$TMP/hang"
+wait_for 30 grep -q '^unresponsive|demo0|' "$TMP/hook.out" 2> /dev/null ||
+	fail "the unresponsive alert of demo0 did not reach the hook: $(cat "$TMP/hook.out" 2> /dev/null)"
+grep -m1 '^unresponsive|demo0|' "$TMP/hook.out" | grep -q '|demo0|bay 3 – scratch|rack 12 U4 slot 3|db-fra1-07$' ||
 	fail "the hook's environment: $(head -3 "$TMP/hook.out")"
 grep -q 'on demo0 "bay 3 – scratch" at rack 12 U4 slot 3 (Samsung' "$DAEMON_LOG" ||
 	fail "the journal line does not name the label"
 alerts=$(metric_line 'nvmond_alert_firing{device="demo0"' | wc -l)
 [ "$alerts" -ge 1 ] || fail "no nvmond_alert_firing for demo0"
-metric_line 'nvmond_device_health{device="demo0"' | grep -Eq 'state="(warning|critical)"} 1$' ||
-	fail "demo0's health: $(metric_line 'nvmond_device_health{device="demo0"')"
-echo "ok: the alert's hook, the journal and /metrics ($alerts firing) name the drive"
+health_critical() { metric_line 'nvmond_device_health{device="demo0"' | grep -q 'state="critical"} 1$'; }
+wait_for 10 health_critical || fail "demo0's health: $(metric_line 'nvmond_device_health{device="demo0"')"
+: > "$TMP/hang"
+echo "ok: the alert's hook, the journal and /metrics ($alerts firing, health critical) name the drive"
 
 # ---- a reload with a bad label keeps the running set; a good one applies at once
 conf "site=fra1, __x=1" "bay 4"
 kill -HUP "$DAEMON_PID"
-wait_log_for "nvmond.conf:4: host_labels: '__x' is not a label name"
+line=$(grep -n '^host_labels' "$TMP/nvmond.conf" | cut -d: -f1)
+wait_log_for "nvmond.conf:$line: host_labels: '__x' is not a label name"
 wait_log_for "configuration not reloaded; keeping the running one"
 [ "$(metric_line nvmond_host_info)" = "$want" ] || fail "a refused reload changed host_info"
 conf "site=ber2" "bay 4"

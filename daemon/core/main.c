@@ -378,7 +378,7 @@ static int run_daemon(const struct opts *o)
 
 	r = main_store_open(&d.cfg, d.tls, &store); /* waits while it cannot be opened */
 	if (r < 0) {
-		status = r == -ECANCELED ? EXIT_OK : EXIT_RUNTIME;
+		status = r == -ECANCELED ? EXIT_OK : r == -EPROTO ? EXIT_DATABASE : EXIT_RUNTIME;
 		goto out;
 	}
 	svc_notify("STATUS=Database %s open, schema migrated", d.cfg.database);

@@ -19,6 +19,9 @@ enum {
 	EXIT_OK = 0,
 	EXIT_RUNTIME = 1, /* could not start or keep running: database, bind, devices */
 	EXIT_USAGE = 2,	  /* bad command line or configuration */
+	/* the database is not this nvmond's (a newer one's, another program's):
+	 * the unit's RestartPreventExitStatus= keeps systemd from retrying */
+	EXIT_DATABASE = 3,
 };
 
 struct opts {

@@ -119,7 +119,8 @@ PY
 sqlite3 "$db" 'pragma user_version = 999'
 before=$(sqlite3 "$db" 'select count(*) from samples')
 sum=$(sha256sum < "$db")
-expect_exit 1 "$NVMOND_BIN" --config "$conf" --db "$db" --listen "127.0.0.1:$(free_port)"
+# Exit status 3, which the unit does not restart (RestartPreventExitStatus=3).
+expect_exit 3 "$NVMOND_BIN" --config "$conf" --db "$db" --listen "127.0.0.1:$(free_port)"
 grep -q 'newer' "$LAST_STDERR" || fail "refusal names the newer schema: $(cat "$LAST_STDERR")"
 # Refused from the file's bytes (store_peek): SQLite never opened it.
 grep -q 'schema version 999 is newer than this nvmond .*the file was not opened' "$LAST_STDERR" ||

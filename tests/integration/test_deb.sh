@@ -463,7 +463,12 @@ sum=$(sha256sum < "$DB")
 in_booted systemctl start nvmond > "$TMP/newer.log" 2>&1 && fail "started with a newer database"
 refused() { in_booted journalctl -u nvmond --no-pager | grep -q "schema version $((n_now + 1)) is newer than this nvmond.*not opened"; }
 wait_for 10 refused || fail "no clear refusal in the journal: $(in_booted journalctl -u nvmond --no-pager | tail -5)"
-in_booted systemctl stop nvmond # ends Restart=on-failure's tries
+# Exit status 3 is not restarted (RestartPreventExitStatus=3): the unit fails
+# and stays so, instead of retrying every 5 s (activating (auto-restart)).
+unit_state() { in_booted systemctl show -p ActiveState -p ExecMainStatus -p NRestarts nvmond | sort | tr '\n' ' '; }
+gave_up() { [ "$(unit_state)" = "ActiveState=failed ExecMainStatus=3 NRestarts=0 " ]; }
+wait_for 10 gave_up || fail "a newer database: the unit is '$(unit_state)', want failed with status 3, not restarted"
+in_booted systemctl stop nvmond
 [ "$(sha256sum < "$DB")" = "$sum" ] || fail "the refused database's bytes changed"
 [ -e "$DB-wal" ] || [ -e "$DB-shm" ] && fail "the refusal made a -wal or -shm file"
 sqlite3 "$DB" "pragma user_version = $n_now"

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 
+#include <pthread.h>
 #include <sqlite3.h>
 
 #include "nvmond/store/migrations.h"
@@ -320,32 +321,99 @@ static bool read_only_fs(const char *path)
 	return statvfs(dir, &v) == 0 && (v.f_flag & ST_RDONLY);
 }
 
+/*
+ * The connections this process holds, by path. SQLite locks its files with
+ * POSIX record locks, which belong to the process: closing any descriptor of
+ * a file drops every lock the process holds on it, SQLite's included. So the
+ * peek below, which opens and closes the files, runs only while this process
+ * has no connection to them; the first open checked the file, and the check
+ * after opening stays. (It ran before every read-only open of the API's
+ * threads, and a writer then lost its locks: "disk I/O error" on the readers,
+ * probe runs and rollups broken under load.)
+ */
+#define STORE_OPEN_PATHS 16
+static struct {
+	char *path;
+	unsigned n;
+} open_paths[STORE_OPEN_PATHS];
+static pthread_mutex_t open_paths_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Count one more connection to @path. Return: how many there were before, or -ENOMEM. */
+static int open_paths_get(const char *path)
+{
+	size_t free_slot = STORE_OPEN_PATHS;
+	int before = -ENOMEM;
+
+	for (size_t i = 0; i < STORE_OPEN_PATHS; i++) {
+		if (open_paths[i].path && strcmp(open_paths[i].path, path) == 0)
+			return (int)open_paths[i].n++;
+		if (!open_paths[i].path && free_slot == STORE_OPEN_PATHS)
+			free_slot = i;
+	}
+	if (free_slot < STORE_OPEN_PATHS && (open_paths[free_slot].path = strdup(path))) {
+		open_paths[free_slot].n = 1;
+		before = 0;
+	}
+	return before;
+}
+
+static void open_paths_put(const char *path)
+{
+	pthread_mutex_lock(&open_paths_lock);
+	for (size_t i = 0; i < STORE_OPEN_PATHS; i++)
+		if (open_paths[i].path && strcmp(open_paths[i].path, path) == 0) {
+			if (--open_paths[i].n == 0) {
+				free(open_paths[i].path);
+				open_paths[i].path = NULL;
+			}
+			break;
+		}
+	pthread_mutex_unlock(&open_paths_lock);
+}
+
 static int store_open_full(const char *path, bool readonly, struct store **ret,
 			   char ret_err[STORE_ERR_MAX])
 {
 	struct store *s;
 	int flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE;
-	int rc, r;
+	int rc, r, before;
 
 	/*
 	 * A database from a newer nvmond (a package downgraded) is refused before
 	 * SQLite opens it: a read-write open would set WAL mode, make -wal and -shm
 	 * files and checkpoint at close. Anything else the peek cannot read is left
 	 * to SQLite, and the check after opening stays for a file replaced meanwhile.
+	 * Only while no connection of this process has the file open (above).
 	 */
-	r = store_peek_version(path);
+	pthread_mutex_lock(&open_paths_lock);
+	before = open_paths_get(path);
+	r = before == 0 ? store_peek_version(path) : 0;
+	pthread_mutex_unlock(&open_paths_lock);
 	if (r > store_latest_version()) {
 		err_printf(ret_err,
 			   "%s: database schema version %d is newer than this nvmond (%s knows up "
 			   "to %d); upgrade nvmond or use another database (the file was not "
 			   "opened: it is as it was)",
 			   path, r, NVMOND_VERSION, store_latest_version());
+		open_paths_put(path);
 		return -EPROTO;
+	}
+	if (before < 0) {
+		err_printf(ret_err, "%s: out of memory", path);
+		return -ENOMEM;
 	}
 
 	s = calloc(1, sizeof(*s));
 	if (!s) {
 		err_printf(ret_err, "%s: out of memory", path);
+		open_paths_put(path);
+		return -ENOMEM;
+	}
+	s->counted = strdup(path);
+	if (!s->counted) {
+		free(s);
+		err_printf(ret_err, "%s: out of memory", path);
+		open_paths_put(path);
 		return -ENOMEM;
 	}
 	s->readonly = readonly;
@@ -442,6 +510,9 @@ struct store *store_close(struct store *s)
 	for (size_t i = 0; i < s->n_cache; i++)
 		sqlite3_finalize(s->cache[i].st);
 	sqlite3_close(s->db);
+	if (s->counted) /* after the close: its descriptors are gone */
+		open_paths_put(s->counted);
+	free(s->counted);
 	free(s->path);
 	free(s);
 	return NULL;

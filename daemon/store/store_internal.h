@@ -26,6 +26,7 @@ struct store {
 	sqlite3 *db;
 	bool readonly;
 	char *path;	/* as opened, for store_file_check() */
+	char *counted;	/* the path counted in store.c's open_paths (until closed) */
 	dev_t file_dev; /* the file it opened: a deleted or replaced one */
 	ino_t file_ino; /* shows as another inode (or none) at the path */
 	/* Every prepared statement, keyed by its SQL's address. */

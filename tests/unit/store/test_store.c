@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -997,4 +998,53 @@ Test(store, sysfs_identity_keeps_what_identify_said)
 	cr_expect_str_eq(got.firmware, "1.0.1");
 	cr_expect_eq(got.wctemp_k, 345);
 	store_close(s);
+}
+
+/*
+ * Rule (SQLite, "How To Corrupt An SQLite Database File" §2.2): closing any
+ * descriptor of a database file drops the POSIX locks the whole process holds
+ * on it, while SQLite's own count of them says they are held. A connection
+ * opened while another of this process is open must not peek at the file:
+ * the daemon's API threads did at each read-only open, and another process
+ * (nvmond probe) closing its connection then found no lock of the daemon's,
+ * took itself for the last connection and checkpointed and removed the -wal
+ * under it (readers then failed: "disk I/O error", probes were lost).
+ */
+Test(store, a_second_open_keeps_the_first_ones_locks)
+{
+	char err[STORE_ERR_MAX] = "", wal[420];
+	struct store *rw = open_rw();
+	sqlite3 *w = raw_open(); /* this process's writes, beside the daemon's handle */
+
+	snprintf(wal, sizeof(wal), "%s-wal", db_path);
+	raw_exec(w, "CREATE TABLE IF NOT EXISTS t_locks (x)");
+	for (int i = 0; i < 20; i++) {
+		struct store *ro = NULL;
+		int status = -1;
+		pid_t pid;
+
+		cr_assert_eq(store_open_readonly(db_path, &ro, err), 0, "round %d: %s", i, err);
+		/* Another program opens, writes and closes: never the last connection
+		 * (exec'd: a forked child would share this process's SQLite state). */
+		pid = fork();
+		cr_assert_geq(pid, 0);
+		if (pid == 0) {
+			execlp("sqlite3", "sqlite3", "-cmd", ".timeout 5000", db_path,
+			       "INSERT INTO t_locks VALUES (1)", (char *)NULL);
+			_exit(127);
+		}
+		cr_assert_eq(waitpid(pid, &status, 0), pid);
+		cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "round %d: the child", i);
+		cr_expect_eq(access(wal, F_OK), 0,
+			     "round %d: the other process's close removed the -wal: this process's "
+			     "locks were gone",
+			     i);
+		raw_exec(w, "INSERT INTO t_locks VALUES (2)");
+		cr_expect_eq(store_schema_version(ro), store_latest_version(), "round %d: reads",
+			     i);
+		store_close(ro);
+	}
+	cr_expect_eq(raw_int(w, "SELECT count(*) FROM t_locks"), 40);
+	sqlite3_close(w);
+	store_close(rw);
 }

@@ -248,7 +248,11 @@ static void poller_rescan(struct poller *p)
 	p->rescan_soon = false;
 	if (rescan_paused(p))
 		return;
-	if (p->scan_busy) {
+	/* A drive's poll is out: its controller may be about to hang, and the
+	 * scan's Identify would be a second command to it before the deadline
+	 * makes it unresponsive. The rescan follows the round's last answer
+	 * (poller_round_end()). */
+	if (p->scan_busy || p->n_busy > 0) {
 		p->rescan_soon = true; /* again once this one is answered */
 		return;
 	}

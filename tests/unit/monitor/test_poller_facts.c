@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "nvmond/core/cfg.h"
 #include "nvmond/core/loop.h"
@@ -29,6 +30,9 @@ static struct {
 	struct nvme_pcie_link link;
 	bool wake_ok; /* wake_sleeping = yes: reading a suspended drive is right */
 	int smart_reads, hwmon_reads;
+	int smart_delay_ms;	      /* each health-log read takes this long */
+	int reads_out;		      /* health-log reads running now (atomic) */
+	int scans, scans_over_a_read; /* scans, and those that began while a read ran */
 } drive;
 
 static int fake_scan(void *ctx, int64_t now_ms, struct dev_info **ret, size_t *ret_n)
@@ -39,6 +43,9 @@ static int fake_scan(void *ctx, int64_t now_ms, struct dev_info **ret, size_t *r
 	(void)now_ms;
 	if (!v)
 		return -ENOMEM;
+	__atomic_add_fetch(&drive.scans, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&drive.reads_out, __ATOMIC_SEQ_CST) > 0)
+		__atomic_add_fetch(&drive.scans_over_a_read, 1, __ATOMIC_SEQ_CST);
 	snprintf(v->name, sizeof(v->name), "nvme0");
 	snprintf(v->path, sizeof(v->path), "/dev/nvme0");
 	snprintf(v->id.model, sizeof(v->id.model), "ACME NVMe");
@@ -63,9 +70,14 @@ static int fake_smart(void *ctx, const char *name, const struct dev_ident *who, 
 	(void)name;
 	(void)who;
 	(void)now_ms;
-	drive.smart_reads++;
+	__atomic_add_fetch(&drive.smart_reads, 1, __ATOMIC_SEQ_CST);
 	if (drive.access == DEV_ACCESS_SYSFS)
 		return -EACCES;
+	if (drive.smart_delay_ms) {
+		__atomic_add_fetch(&drive.reads_out, 1, __ATOMIC_SEQ_CST);
+		usleep((useconds_t)drive.smart_delay_ms * 1000);
+		__atomic_sub_fetch(&drive.reads_out, 1, __ATOMIC_SEQ_CST);
+	}
 	cr_expect(drive.wake_ok || !nvme_runtime_asleep(drive.rt), "a sleeping drive was read");
 	smart_encode(&s, page);
 	return 0;
@@ -338,5 +350,26 @@ Test(poller_facts, commit_interval_holds_samples_until_due_or_stop)
 	poller_stats(r.p, &ps);
 	cr_expect_eq(ps.samples_pending, 0, "0: each poll committed as it ends");
 	cr_expect_eq(ps.samples_stored, ps.polls);
+	rig_stop(&r);
+}
+
+/*
+ * Rule (issue 15, docs/architecture.md#device-commands-and-hung-controllers):
+ * while a command to a controller is out, nothing more is sent to it; libnvme's
+ * scan sends Identify to every controller, so a rescan waits until the round's
+ * polls are answered (a poll about to hang would get a second command, the
+ * scan's, before its deadline made it unresponsive).
+ */
+Test(poller_facts, no_rescan_while_a_poll_is_out)
+{
+	struct rig r;
+
+	drive.smart_delay_ms = 40; /* a poll is out most of the time */
+	rig_start(&r, false);
+	rig_run(&r, 1500);
+	cr_expect_gt(drive.scans, 3, "rescans went on (%d)", drive.scans);
+	cr_expect_gt(drive.smart_reads, 10, "polls went on (%d)", drive.smart_reads);
+	cr_expect_eq(drive.scans_over_a_read, 0, "%d of %d scans began while a poll's read ran",
+		     drive.scans_over_a_read, drive.scans);
 	rig_stop(&r);
 }

@@ -307,4 +307,5 @@ Test(mqtt_ha, drive_strings_not_utf8_still_publish)
 			 "WD \xEF\xBF\xBD SN850X");
 	json_decref(j);
 	mqtt_msgs_clear(&m);
+	free(m.v);
 }

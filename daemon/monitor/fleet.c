@@ -259,7 +259,8 @@ int fleet_snapshot_gen(struct fleet *f, struct fleet_device **ret, size_t *ret_n
 		r = -ENOMEM;
 		goto out;
 	}
-	memcpy(v, f->v, f->n * sizeof(*v));
+	if (f->n) /* an empty fleet has no array yet (memcpy from NULL is undefined) */
+		memcpy(v, f->v, f->n * sizeof(*v));
 	*ret = v;
 	*ret_n = f->n;
 	if (ret_gen)

@@ -75,7 +75,8 @@ void health_judge(const struct health_input *in, struct health_verdict *ret)
 	for (size_t i = 0; i < sizeof(crit_bits) / sizeof(crit_bits[0]); i++)
 		if (in->critical_warning & crit_bits[i].bit)
 			bump(ret, crit_bits[i].level, "%s", crit_bits[i].why);
-	if (in->avail_spare < in->spare_thresh)
+	/* The drive's bit 0 says the same when it is set: one reason, not two. */
+	if (in->avail_spare < in->spare_thresh && !(in->critical_warning & SMART_CRIT_SPARE))
 		bump(ret, HEALTH_CRITICAL, "spare below threshold");
 	if (in->percent_used >= HEALTH_USED_CRITICAL)
 		bump(ret, HEALTH_CRITICAL, "rated life used up");

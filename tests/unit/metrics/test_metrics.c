@@ -637,6 +637,24 @@ Test(metrics, host_info_device_names_alerts_and_health)
 	cr_expect_str_eq(api_state(&devs[2].fd, buf), "critical");
 	cr_expect_str_eq(api_state(&devs[1].fd, buf), "offline");
 	free(t);
+
+	/*
+	 * Remote write pushes the same series (docs/metrics.md#remote-write): its live
+	 * part (omit_stored) carries the StateSet as /metrics does, all five series.
+	 */
+	in.omit_stored = true;
+	cr_assert_eq(metrics_render(&in, &t, &len), 0);
+	for (size_t i = 0; i < 4; i++) {
+		char line[600], state[16];
+
+		snprintf(line, sizeof(line), "nvmond_device_health{%s,state=\"%s\"} 1", labels[i],
+			 api_state(&devs[i].fd, state));
+		cr_expect(has_line(t, line), "a push's health is not /metrics' (%s):\n%s", line, t);
+		snprintf(line, sizeof(line), "nvmond_device_health{%s,state=\"unknown\"} %d",
+			 labels[i], strcmp(state, "unknown") == 0);
+		cr_expect(has_line(t, line), "a push's StateSet lacks unknown (%s)", line);
+	}
+	free(t);
 }
 
 /*

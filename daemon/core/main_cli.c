@@ -20,6 +20,7 @@
 #include "nvmond/export/export_svc.h"
 #include "nvmond/core/log.h"
 #include "nvmond/dev/dev.h"
+#include "nvmond/analysis/recovery.h"
 #include "nvmond/analysis/selftest_sched.h"
 #include "nvmond/probe/probe_group.h"
 #include "nvmond/probe/probe_sched.h"
@@ -31,6 +32,7 @@
 #include "nvmond/util/timefmt.h"
 
 #include "main_cli.h"
+#include "main_http.h"
 
 static void usage(FILE *out)
 {
@@ -353,6 +355,37 @@ static int check_secret(const char *value, char *err, size_t errsize)
 	return check_perm(value, FPERM_SECRET, err, errsize);
 }
 
+/* The cache-recovery study's list of idle times (analysis/recovery.h). */
+static int check_recovery_intervals(const char *value, char *err, size_t errsize)
+{
+	int64_t v[RECOVERY_MAX_INTERVALS];
+	char e[RECOVERY_ERR_MAX];
+	size_t n;
+
+	if (recovery_intervals_parse(value, v, &n, e) < 0) {
+		snprintf(err, errsize, "%s", e);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * The metrics token's file, read as the daemon will read it at start: missing,
+ * empty or others may read it. A file this user may not open is left to the
+ * daemon (`nvmond status` run by another user reads none).
+ */
+static int check_token_file(const char *value, char *err, size_t errsize)
+{
+	char token[CFG_TOKEN_MAX];
+	int r;
+
+	if (!value[0])
+		return 0;
+	r = http_token_file_read(value, token, err, errsize);
+	explicit_bzero(token, sizeof(token));
+	return r == -EACCES ? 0 : r;
+}
+
 static const struct cfg_check config_checks[] = {
 	{"device", "probe_schedule", check_probe_schedule},
 	{"device", "selftest_schedule", check_selftest_schedule},
@@ -361,6 +394,8 @@ static const struct cfg_check config_checks[] = {
 	{"alerts", "exec", check_trusted},
 	{"http", "tls_key", check_secret},
 	{"http", "metrics_token_file", check_secret},
+	{"http", "metrics_token_file", check_token_file},
+	{"probes", "recovery_intervals", check_recovery_intervals},
 };
 
 /* Defaults, then the file, then the command line. Prints the error itself. */

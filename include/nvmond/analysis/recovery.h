@@ -18,7 +18,7 @@
 #define RECOVERY_RECOVERED	   0.95 /* a burst this fast as before the cliff: recovered */
 #define RECOVERY_ERR_MAX	   128
 
-#define RECOVERY_INTERVAL_MIN_MS 1000LL		   /* each interval: 1s … */
+#define RECOVERY_INTERVAL_MIN_MS 1000LL		  /* each interval: 1s … */
 #define RECOVERY_INTERVAL_MAX_MS (7 * 86400000LL) /* … 7d */
 
 /**

@@ -496,6 +496,9 @@ static int cfg_key_apply(const struct cfg_key *k, void *base, const char *value,
 
 	case CFG_T_SIZE:
 		r = cfg_parse_size(value, &size);
+		if (r == -EDOM)
+			return cfg_error(err, errsize, "%s: '%s' has more than %d decimals", k->key,
+					 value, CFG_SIZE_DECIMALS);
 		if (r < 0)
 			return cfg_error(err, errsize,
 					 "%s: invalid size '%s' (use e.g. 400TB, 1.2PB, 512GiB)",

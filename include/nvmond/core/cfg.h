@@ -310,10 +310,13 @@ const char *cfg_key_where(const struct cfg *c, const char *section, const char *
 size_t cfg_restart_changes(const struct cfg *running, const struct cfg *loaded, char *buf,
 			   size_t size);
 
+#define CFG_SIZE_DECIMALS 6 /* "1.123456PB" at most */
+
 /**
  * cfg_parse_size() - "400TB", "1.2PB", "600GB", "512000" (bytes); decimal units
- * (kB, MB, GB, TB, PB = powers of 1000) and binary ones (KiB … PiB).
- * Return: 0, or -EINVAL / -ERANGE.
+ * (kB, MB, GB, TB, PB = powers of 1000) and binary ones (KiB … PiB); up to
+ * CFG_SIZE_DECIMALS decimals, a fraction of a byte rounded down.
+ * Return: 0, or -EINVAL, -ERANGE, -EDOM (more decimals).
  */
 int cfg_parse_size(const char *s, uint64_t *ret);
 

@@ -896,6 +896,19 @@ Test(cfg, size_valid_and_invalid)
 	uint64_t v;
 	cr_expect_eq(cfg_parse_size("18446744073709551616", &v), -ERANGE);
 	cr_expect_eq(cfg_parse_size("20000PB", &v), -ERANGE);
+	/* docs/configuration.md, Syntax: "a number (up to 6 decimals: 1.2PB)". A 7th was
+	 * taken and rounded away without a word (issue 28 §5): refused. */
+	cr_expect_eq(cfg_parse_size("1.123456PB", &v), 0);
+	cr_expect_eq(v, 1123456000000000ULL);
+	v = 7;
+	cr_expect_eq(cfg_parse_size("1.1234567PB", &v), -EDOM);
+	cr_expect_eq(v, 7);
+	cr_expect_eq(cfg_parse_size("1.0000000PB", &v), -EDOM);
+	char err[CFG_ERR_MAX];
+	struct cfg c;
+	cfg_defaults(&c);
+	cr_expect_eq(cfg_set(&c, "device \"X\"", "rated_tbw", "1.1234567PB", err), -EINVAL);
+	cr_expect_str_eq(err, "rated_tbw: '1.1234567PB' has more than 6 decimals");
 }
 
 Test(cfg, device_sections_merge_model_then_serial)

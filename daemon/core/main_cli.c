@@ -22,6 +22,7 @@
 #include "nvmond/dev/dev.h"
 #include "nvmond/analysis/recovery.h"
 #include "nvmond/analysis/selftest_sched.h"
+#include "nvmond/probe/probe.h"
 #include "nvmond/probe/probe_group.h"
 #include "nvmond/probe/probe_sched.h"
 #include "nvmond/probe/probe_series.h"
@@ -34,13 +35,37 @@
 #include "main_cli.h"
 #include "main_http.h"
 
+/* "seq1m-q8, seq1m-q1, …" from the preset table, wrapped under the option's text. */
+static void usage_presets(FILE *out)
+{
+	int col = 0;
+
+	fprintf(out, "      --preset PRESET     (probe) ");
+	col = 32;
+	for (int i = 0; i < _PROBE_PRESET_MAX; i++) {
+		const char *name = probe_preset_get((enum probe_preset_id)i)->name;
+		int len = (int)strlen(name) + 1; /* and its comma */
+		if (i > 0 && col + 1 + len > 78) {
+			fprintf(out, "\n                          ");
+			col = 26;
+		} else if (i > 0) {
+			fputc(' ', out);
+			col++;
+		}
+		fprintf(out, "%s%s", name, i + 1 < _PROBE_PRESET_MAX ? "," : "\n");
+		col += len;
+	}
+}
+
 static void usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: nvmond [OPTIONS]                 run the daemon (API, web, /metrics)\n"
 		"       nvmond status [--json] [OPTIONS] read every NVMe controller once, print\n"
-		"       nvmond probe --device ID --preset PRESET [--repeat N [--cooldown D]]\n"
-		"                    [--json] [OPTIONS]  run a throughput probe now\n"
+		"       nvmond probe --device ID [--device ID …] --preset PRESET\n"
+		"                    [--repeat N [--cooldown D]] [--json] [OPTIONS]\n"
+		"                                        run a throughput probe now (several\n"
+		"                                        --device: one per drive, together)\n"
 		"       nvmond probe --device ID --preset copy-to --to ID [--json] [OPTIONS]\n"
 		"                                        copy from one drive onto another\n"
 		"       nvmond selftest --device ID --short|--extended|--abort [--nsid N]\n"
@@ -55,16 +80,21 @@ static void usage(FILE *out)
 		"  -l, --listen ADDR:PORT  HTTP address (overrides [daemon] listen)\n"
 		"      --demo              serve simulated drives instead of real ones\n"
 		"      --log-level LEVEL   error, warning, info or debug\n"
-		"      --json              (status, probe) print JSON instead of a table\n"
+		"      --json              (status, probe, selftest) print JSON instead of a\n"
+		"                          table\n"
 		"      --device ID         (probe, selftest) the drive: its id in\n"
-		"                          GET /api/v1/devices, serial or controller name;\n"
-		"                          (probe) repeat it to probe several drives together\n"
-		"      --short, --extended (selftest) the test to start; --abort ends it\n"
+		"                          GET /api/v1/devices, serial, controller or\n"
+		"                          namespace name; (probe) repeat it to probe\n"
+		"                          several drives together\n"
+		"      --short, --extended, --abort\n"
+		"                          (selftest) start a short or extended test, or\n"
+		"                          abort the running one\n"
 		"      --nsid N            (selftest) test namespace N only (default: the\n"
 		"                          controller and every namespace)\n"
-		"      --wait              (selftest) follow the test to its result\n"
-		"      --preset PRESET     (probe) seq1m-q8, seq1m-q1, rnd4k-q32, rnd4k-q1,\n"
-		"                          copy-self or sustained-write\n"
+		"      --wait              (selftest) follow the test to its result\n",
+		CFG_DEFAULT_PATH);
+	usage_presets(out);
+	fprintf(out,
 		"      --repeat N          (probe) run it N times (1 … 10), linked as a series,\n"
 		"                          and show the best, median and spread\n"
 		"      --cooldown D        (probe) idle between the runs (default 30s)\n"
@@ -73,13 +103,14 @@ static void usage(FILE *out)
 		"  -V, --version           print the version\n"
 		"\n"
 		"Exit status: 0 ok; 1 runtime failure (database, address in use, devices; for\n"
-		"probe also a failed or refused probe); 2 bad command line or configuration;\n"
-		"3 a database from a newer nvmond or another program (not opened, not retried).\n"
+		"probe also a failed or refused probe; for selftest a refused, failed or\n"
+		"aborted test, or a daemon that cannot be reached); 2 bad command line or\n"
+		"configuration; 3 a database from a newer nvmond or another program (not\n"
+		"opened, not retried).\n"
 		"Signals: SIGTERM/SIGINT stop after storing every sample; SIGHUP reloads the\n"
 		"configuration file.\n"
 		"Environment: NO_COLOR turns off the colors of status on a terminal.\n"
-		"See nvmond(8) and nvmond.conf(5).\n",
-		CFG_DEFAULT_PATH);
+		"See nvmond(8) and nvmond.conf(5).\n");
 }
 
 int parse_opts(int argc, char **argv, struct opts *o, const char **ret_cmd)
@@ -232,7 +263,7 @@ int parse_opts(int argc, char **argv, struct opts *o, const char **ret_cmd)
 		*ret_cmd = argv[optind];
 	}
 	if (o->json && !*ret_cmd) {
-		fprintf(stderr, "nvmond: --json goes with the status command\n");
+		fprintf(stderr, "nvmond: --json goes with a command (status, probe, selftest)\n");
 		return -EINVAL;
 	}
 	bool selftest = *ret_cmd && strcmp(*ret_cmd, "selftest") == 0;

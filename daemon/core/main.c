@@ -508,6 +508,12 @@ static int run_daemon(const struct opts *o)
 	ac.fleet = fleet;
 	ac.endpoints = endpoints.v;
 	ac.n_endpoints = endpoints.n;
+	/* The router's table, one line each (tests/integration/docs_agree.py compares
+	 * it with docs/api.md). */
+	for (size_t i = 0; i < endpoints.n; i++)
+		log_debug("HTTP endpoint: %s %s%s%s", endpoints.v[i].method, endpoints.v[i].pattern,
+			  endpoints.v[i].flags & API_EP_AUTH ? " (token)" : "",
+			  endpoints.v[i].flags & API_EP_QUERY ? " (query)" : "");
 	r = api_start(&ac, &api, err);
 	if (r < 0) {
 		log_error("%s", err);

@@ -835,11 +835,17 @@ def check_claims(src, args, daemon):
 
 
 def out_regex(line):
-    """A documented output line as a pattern: numbers (and ids) may differ, blanks vary."""
+    """A documented output line as a pattern; blanks vary. Measured figures may differ: every
+    number of a line of measurements (one with a decimal figure, as a table row), else a
+    number with a thousands separator or of 3 digits and more. The other small integers (an
+    id in a fresh database, a count, a queue depth) are as shown."""
+    measured = re.search(r"\d\.\d", line)
     words = []
     for w in line.split():
         parts = re.split(r"(\d[\d,.]*)", w)
-        words.append("".join(r"\d[\d,.]*" if i % 2 else re.escape(p) for i, p in enumerate(parts)))
+        words.append("".join(
+            (r"\d[\d,.]*" if measured or re.search(r"[.,]|\d{3}", p.rstrip(".,")) else re.escape(p))
+            if i % 2 else re.escape(p) for i, p in enumerate(parts)))
     return re.compile(r"^\s*" + r"\s+".join(words) + r"\s*$")
 
 

@@ -831,6 +831,107 @@ def check_claims(src, args, daemon):
           flush=True)
 
 
+def raw_http(port, head):
+    """Send @head (bytes, a whole request without a body) and read the answer until the
+    server closes or 2 s pass. Return: (status, {lowercase header: value}, body bytes)."""
+    import socket
+
+    s = socket.create_connection(("127.0.0.1", port), timeout=20)
+    s.sendall(head)
+    data = b""
+    s.settimeout(2)
+    try:
+        while True:
+            b = s.recv(65536)
+            if not b:
+                break
+            data += b
+            h, sep, body = data.partition(b"\r\n\r\n")
+            if sep:
+                m = re.search(rb"(?im)^content-length:\s*(\d+)", h)
+                if m and len(body) >= int(m.group(1)):
+                    break
+    except (socket.timeout, ConnectionResetError):
+        pass
+    s.close()
+    h, _, body = data.partition(b"\r\n\r\n")
+    lines = h.decode("latin-1").split("\r\n")
+    status = int(lines[0].split()[1]) if lines and len(lines[0].split()) > 1 else 0
+    headers = {}
+    for ln in lines[1:]:
+        k, _, v = ln.partition(":")
+        headers.setdefault(k.strip().lower(), v.strip())
+    return status, headers, body
+
+
+def check_http(src, daemon):
+    """api.md's Conventions: which answers are gzipped and say Vary, and what the 414 and 431
+    of an over-long request are (issue 28 §6, §7)."""
+    api = read(f"{src}/docs/api.md")
+    flat = re.sub(r"\s+", " ", api)
+    port = daemon.port
+    ok = 0
+
+    def get(path, *hdrs, method="GET"):
+        head = f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+        head += "".join(h + "\r\n" for h in hdrs) + "\r\n"
+        return raw_http(port, head.encode())
+
+    if "Every answer nvmond makes says `Vary: Accept-Encoding`" not in flat:
+        fail("docs/api.md", "no 'Every answer nvmond makes says `Vary: Accept-Encoding`' to check")
+    else:
+        _, h, _ = get("/index.html")
+        tag = h.get("etag", "")
+        for what, args in (("a JSON answer", ("/api/v1/devices",)),
+                           ("an error", ("/api/v1/devices/999999",)),
+                           ("a 405", ("/api/v1/devices", "Content-Length: 0"), ),
+                           ("a file", ("/",)),
+                           ("a 304 of a file", ("/index.html", f"If-None-Match: {tag}")),
+                           ("the streamed /samples", ("/api/v1/devices/1/samples",)),
+                           ("/metrics", ("/metrics", f"Authorization: Bearer {daemon.token}"))):
+            method = "DELETE" if what == "a 405" else "GET"
+            st, h, _ = get(*args, method=method)
+            if h.get("vary") != "Accept-Encoding":
+                fail("docs/api.md", f"every answer says Vary: Accept-Encoding, but {what} "
+                     f"({method} {args[0]}: {st}) has Vary {h.get('vary')!r}")
+            ok += 1
+    m = re.search(r"Answers of 1 KB and more go gzipped.*?: JSON, the dashboard's files.*?and "
+                  r"the streamed `/samples` whatever its length", flat)
+    if not m:
+        fail("docs/api.md", "no 'Answers of 1 KB and more go gzipped …: JSON, the dashboard's "
+             "files … and the streamed `/samples` whatever its length' to check")
+    else:
+        web = f"{src}/web"
+        files = sorted((os.path.getsize(f"{web}/{n}"), n) for n in os.listdir(web)
+                       if n.endswith((".js", ".css", ".html")))
+        small = [n for size, n in files if size < 1024]
+        big = [n for size, n in files if size >= 1024]
+        for path, gz in ([("/", True), ("/api/v1/devices", True), ("/healthz", False),
+                          ("/api/v1/devices/1/samples?limit=1", True)]
+                         + [("/" + n, True) for n in big[:3]] + [("/" + n, False) for n in small[:2]]):
+            st, h, body = get(path, "Accept-Encoding: gzip")
+            got = h.get("content-encoding") == "gzip"
+            if st != 200 or got != gz:
+                fail("docs/api.md", f"GET {path} with Accept-Encoding: gzip: {st}, "
+                     f"{'gzipped' if got else 'plain'}; the page says {'gzipped' if gz else 'plain'}")
+            ok += 1
+    # 414 and 431: the page names whose they are and what the body is.
+    html = "its own short HTML page" in flat
+    if not html and "414 or 431" not in flat:
+        fail("docs/api.md", "no sentence on the 414 and 431 of an over-long request to check")
+    for st_want, args in ((414, ("/api/v1/devices?x=" + "a" * 33000,)),
+                          (431, ("/healthz", "X-Big: " + "a" * 33000))):
+        st, h, body = get(*args)
+        is_html = body.startswith(b"<html>")
+        is_json = body.startswith(b'{"error"') and h.get("content-type") == "application/json"
+        if st != st_want or (is_html != html) or (not html and not is_json):
+            fail("docs/api.md", f"a 33 KB {'URL' if st_want == 414 else 'header'}: {st} "
+                 f"{h.get('content-type')!r} {body[:60]!r}; the page says {st_want} "
+                 f"{'as libmicrohttpd HTML page' if html else 'as JSON'}")
+        ok += 1
+    print(f"checked {ok} answers against api.md's caching, compression and limits", flush=True)
+
+
 # ---- examples that run ---------------------------------------------------------------------
 
 
@@ -938,7 +1039,8 @@ def main():
     want = lambda c: not only or c in only
 
     daemon = Daemon(args)
-    needs_daemon = not only or only & {"presets", "help", "routes", "metrics", "json", "claims"}
+    needs_daemon = not only or only & {"presets", "help", "routes", "metrics", "json", "claims",
+                                        "http"}
     if needs_daemon:
         daemon.start()
     try:
@@ -967,6 +1069,8 @@ def main():
                     check_json(args.src, daemon)
                 if want("claims"):
                     check_claims(args.src, args, daemon)
+                if want("http"):
+                    check_http(args.src, daemon)
             if examples:
                 examples.result()
     finally:

@@ -310,6 +310,28 @@ req -H 'Accept-Encoding: gzip;q=0, br' "$SERIES"
 check "gzip;q=0: plain" [ "$(header Content-Encoding)" = "" ]
 req -H 'Accept-Encoding: gzip' "$BASE/healthz"
 check "a short answer (/healthz) stays plain" [ "$(header Content-Encoding):$BODY" = ':{"status":"ok"}' ]
+# api.md: "every answer says Vary: Accept-Encoding", and answers of 1 KB and more go
+# gzipped: a streamed /samples (its length unknown) and the dashboard's files too (issue 28 §6).
+SAMPLES="$BASE/api/v1/devices/$ID/samples?from=$FIRST_MS&to=$TO_MS"
+req "$SAMPLES"
+cp "$TMP/body" "$TMP/samples.plain"
+check "a plain /samples says Vary" [ "$(header Vary):$(header Content-Encoding)" = Accept-Encoding: ]
+req -H 'Accept-Encoding: gzip' "$SAMPLES"
+check "/samples gzipped when accepted, still chunked" [ "$(header Content-Encoding):$(header Vary):$(header Transfer-Encoding)" = gzip:Accept-Encoding:chunked ]
+check "... the same JSON ($(wc -c < "$TMP/samples.plain") bytes plain, $(wc -c < "$TMP/body") gzipped)" sh -c \
+	"gzip -dc < '$TMP/body' | cmp -s - '$TMP/samples.plain'"
+req -H 'Accept-Encoding: gzip' "$BASE/"
+check "/ (index.html, $(wc -c < "$NVMOND_SRC/web/index.html") bytes) gzipped, with Vary" [ "$CODE:$(header Content-Encoding):$(header Vary)" = 200:gzip:Accept-Encoding ]
+check "... and is index.html" sh -c "gzip -dc < '$TMP/body' | cmp -s - '$NVMOND_SRC/web/index.html'"
+GZTAG=$(header ETag)
+req -H 'Accept-Encoding: gzip' "$BASE/app.js"
+check "/app.js gzipped" sh -c "[ '$(header Content-Encoding)' = gzip ] && gzip -dc < '$TMP/body' | cmp -s - '$NVMOND_SRC/web/app.js'"
+req -H 'Accept-Encoding: gzip' -H "If-None-Match: $GZTAG" "$BASE/index.html"
+check "the gzip form's tag ($GZTAG) → 304 with Vary" [ "$CODE:$(header Vary):${GZTAG:0:2}" = 304:Accept-Encoding:W/ ]
+req "$BASE/index.html"
+check "a plain file says Vary" [ "$CODE:$(header Vary):$(header Content-Encoding)" = 200:Accept-Encoding: ]
+req "$BASE/missing.html"
+check "an error says Vary" [ "$CODE:$(header Vary)" = 404:Accept-Encoding ]
 
 # ---- static files
 req "$BASE/"

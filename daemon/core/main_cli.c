@@ -361,31 +361,6 @@ static int check_web_root(const char *value, char *err, size_t errsize)
 	return 0;
 }
 
-/*
- * The files the configuration names that nvmond trusts (fperm.h), judged as the
- * file is read so that a refusal says FILE:LINE. A file that is not there, or
- * that this user cannot reach, is left to the code that reads it (its message
- * is the one the docs show; `nvmond status` run by another user reads none).
- */
-static int check_perm(const char *value, enum fperm_use use, char *err, size_t errsize)
-{
-	struct stat st;
-
-	if (!value[0] || stat(value, &st) < 0)
-		return 0;
-	return fperm_check(-1, value, use, err, errsize) < 0 ? -EINVAL : 0;
-}
-
-static int check_trusted(const char *value, char *err, size_t errsize)
-{
-	return check_perm(value, FPERM_TRUSTED, err, errsize);
-}
-
-static int check_secret(const char *value, char *err, size_t errsize)
-{
-	return check_perm(value, FPERM_SECRET, err, errsize);
-}
-
 /* The cache-recovery study's list of idle times (analysis/recovery.h). */
 static int check_recovery_intervals(const char *value, char *err, size_t errsize)
 {
@@ -415,6 +390,31 @@ static int check_token_file(const char *value, char *err, size_t errsize)
 	r = http_token_file_read(value, token, err, errsize);
 	explicit_bzero(token, sizeof(token));
 	return r == -EACCES ? 0 : r;
+}
+
+/*
+ * The files the configuration names that nvmond trusts (fperm.h), judged as the
+ * file is read so that a refusal says FILE:LINE. A file that is not there, or
+ * that this user cannot reach, is left to the code that reads it (its message
+ * is the one the docs show; `nvmond status` run by another user reads none).
+ */
+static int check_perm(const char *value, enum fperm_use use, char *err, size_t errsize)
+{
+	struct stat st;
+
+	if (!value[0] || stat(value, &st) < 0)
+		return 0;
+	return fperm_check(-1, value, use, err, errsize) < 0 ? -EINVAL : 0;
+}
+
+static int check_trusted(const char *value, char *err, size_t errsize)
+{
+	return check_perm(value, FPERM_TRUSTED, err, errsize);
+}
+
+static int check_secret(const char *value, char *err, size_t errsize)
+{
+	return check_perm(value, FPERM_SECRET, err, errsize);
 }
 
 static const struct cfg_check config_checks[] = {

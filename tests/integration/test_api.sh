@@ -214,6 +214,12 @@ for q in "series?step=9223372036854775s|step|from 1s to 3650d" \
 	req "$BASE/healthz"
 	check "after $url the next request works" [ "$CODE" = 200 ]
 done
+# from=0 is 1970 in every answer that echoes its range (issue 23: /events said null).
+for ep in samples events errors; do
+	req "$BASE/api/v1/devices/$ID/$ep?from=0&to=1000&limit=1"
+	check "$ep?from=0 echoes from 1970" \
+		[ "$CODE:$(py "d['from'] + ' ' + d['to']")" = "200:1970-01-01T00:00:00.000Z 1970-01-01T00:00:01.000Z" ]
+done
 req "$BASE/api/v1/devices/$ID/samples?from=0000-01-01T00:00:00Z&to=253402300799999&limit=1"
 check "years 0000 and 9999 themselves are taken and echoed" \
 	[ "$CODE:$(py "d['from'] + ' ' + d['to']")" = "200:0000-01-01T00:00:00.000Z 9999-12-31T23:59:59.999Z" ]

@@ -215,7 +215,7 @@ static enum MHD_Result handle_ext(struct api *a, struct MHD_Connection *c, const
 		pool_give(a, s, (r.status ? r.status : 200) >= 500);
 	if (!r.json && !r.text && !r.stream_read)
 		r.json = json_object(); /* a handler that says nothing answers {} */
-	return api_http_reply_ext(c, &r, api_method_is_read(method));
+	return api_http_reply_ext(c, &r, api_method_is_read(method), !strcmp(method, "HEAD"));
 }
 
 /*

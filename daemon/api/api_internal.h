@@ -43,8 +43,13 @@ void api_deadlines_serving(struct api_deadlines *d, struct api_conn *c, bool ser
 /** api_deadlines_remove() - MHD closes @c's connection (NULL: nothing). */
 void api_deadlines_remove(struct api_deadlines *d, struct api_conn *c);
 
-/** api_http_reply_ext() - An endpoint's answer @r (consumed); @validate as above. */
-enum MHD_Result api_http_reply_ext(struct MHD_Connection *c, struct api_reply *r, bool validate);
+/**
+ * api_http_reply_ext() - An endpoint's answer @r (consumed); @validate as above; @head:
+ * the request is HEAD (a streamed body then has no length to give: the answer has
+ * neither Content-Length nor chunks, and the connection closes after it).
+ */
+enum MHD_Result api_http_reply_ext(struct MHD_Connection *c, struct api_reply *r, bool validate,
+				   bool head);
 
 struct api_tls;
 #define API_TLS_MHD_OPTIONS 1

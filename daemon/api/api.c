@@ -34,6 +34,7 @@
 
 #include "nvmond/api/api_params.h"
 #include "nvmond/api/api_route.h"
+#include "nvmond/api/api_tls.h"
 
 #include "api_internal.h"
 
@@ -411,7 +412,7 @@ static int listen_open(const char *host, uint16_t port, int *ret_fd, uint16_t *r
  * HTTPS when the server has a certificate (api_tls.c): the flag and the options
  * to add to MHD_start_daemon(); @ret_opts always ends with MHD_OPTION_END.
  */
-static int tls_options(struct api *a, unsigned *ret_flags,
+static int tls_options(struct api *a, const char *priorities, unsigned *ret_flags,
 		       struct MHD_OptionItem ret_opts[API_TLS_MHD_OPTIONS + 1],
 		       char ret_err[API_ERR_MAX])
 {
@@ -419,7 +420,9 @@ static int tls_options(struct api *a, unsigned *ret_flags,
 
 	*ret_flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL;
 	if (a->tls) {
-		n = api_tls_mhd_options(a->tls, ret_opts, ret_err);
+		n = api_tls_mhd_options(
+			a->tls, priorities && priorities[0] ? priorities : API_TLS_PRIORITIES,
+			ret_opts, ret_err);
 		if (n < 0)
 			return n;
 		*ret_flags |= MHD_USE_TLS;
@@ -515,7 +518,7 @@ int api_start(const struct api_config *c, struct api **ret, char ret_err[API_ERR
 		goto fail;
 	}
 
-	r = tls_options(a, &flags, tls_opts, ret_err);
+	r = tls_options(a, c->tls_priorities, &flags, tls_opts, ret_err);
 	if (r < 0) {
 		close(fd);
 		goto fail;

@@ -52,12 +52,14 @@ enum MHD_Result api_http_reply_ext(struct MHD_Connection *c, struct api_reply *r
 				   bool head);
 
 struct api_tls;
-#define API_TLS_MHD_OPTIONS 1
+#define API_TLS_MHD_OPTIONS 2
 /**
  * api_tls_mhd_options() - The start options that make libmicrohttpd serve HTTPS
- * with @t's certificate (it must then be started with MHD_USE_TLS), and make @t
- * the one served. Return: how many items were written to @ret, or negative errno
- * with @ret_err filled (libmicrohttpd built without the callback; a second server).
+ * with @t's certificate and the protocol versions and ciphers of @priorities (a
+ * GnuTLS priority string, which must outlive the server; it must then be started
+ * with MHD_USE_TLS), and make @t the one served. Return: how many items were
+ * written to @ret, or negative errno with @ret_err filled (libmicrohttpd built
+ * without the callback; a second server; a bad priority string).
  */
-int api_tls_mhd_options(struct api_tls *t, struct MHD_OptionItem ret[API_TLS_MHD_OPTIONS],
-			char ret_err[API_ERR_MAX]);
+int api_tls_mhd_options(struct api_tls *t, const char *priorities,
+			struct MHD_OptionItem ret[API_TLS_MHD_OPTIONS], char ret_err[API_ERR_MAX]);

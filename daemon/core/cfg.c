@@ -172,6 +172,9 @@ static const struct cfg_key cfg_keys[] = {
 	PATH("http", "metrics_token_file", http_metrics_token_file, 0, ""),
 	PATH("http", "tls_cert", http_tls_cert, 0, ""),
 	PATH("http", "tls_key", http_tls_key, 0, ""),
+	/* A GnuTLS priority string, checked by the HTTP server's layer (api_tls.h). */
+	PATH("http", "tls_priorities", http_tls_priorities, 1,
+	     "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"),
 	ENUM("alerts", "throttling", alert_throttling, int, cfg_bool_choices, "yes or no", "yes"),
 	ENUM("alerts", "temperature", alert_temperature, int, cfg_bool_choices, "yes or no", "yes"),
 	ENUM("alerts", "critical_warning", alert_critical_warning, int, cfg_bool_choices,

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "nvmond/api/api_tls.h"
 #include "nvmond/api/status.h"
 #include "nvmond/config.h"
 #include "nvmond/core/cfg.h"
@@ -353,6 +354,11 @@ static int check_secret(const char *value, char *err, size_t errsize)
 	return check_perm(value, FPERM_SECRET, err, errsize);
 }
 
+static int check_tls_priorities(const char *value, char *err, size_t errsize)
+{
+	return api_tls_priorities_check(value, err, errsize);
+}
+
 static const struct cfg_check config_checks[] = {
 	{"device", "probe_schedule", check_probe_schedule},
 	{"device", "selftest_schedule", check_selftest_schedule},
@@ -361,6 +367,7 @@ static const struct cfg_check config_checks[] = {
 	{"alerts", "exec", check_trusted},
 	{"http", "tls_key", check_secret},
 	{"http", "metrics_token_file", check_secret},
+	{"http", "tls_priorities", check_tls_priorities},
 };
 
 /* Defaults, then the file, then the command line. Prints the error itself. */

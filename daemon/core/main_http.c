@@ -116,5 +116,6 @@ struct api_config http_api_config(const struct cfg *c, struct api_tls *tls)
 		.auth = c->http_auth == CFG_HTTP_AUTH_ALL ? API_AUTH_ALL : API_AUTH_MUTATIONS,
 		.metrics_token = c->http_metrics_token,
 		.tls = tls,
+		.tls_priorities = c->http_tls_priorities,
 	};
 }

@@ -92,6 +92,13 @@ printf '[daemon]\nweb_root = %s\n' "$tmp/no-such-dir" >"$f"
 expect_usage_error "missing web_root" "$f:2: [daemon] web_root: $tmp/no-such-dir: No such file" \
 	--config "$f" "${common[@]}"
 
+# [http] tls_priorities is checked as the file is read (issue 23).
+f=$tmp/tls-priorities.conf
+printf '[http]\n\ntls_priorities = NORMAL:-VERS-ALL:+VERS-TLS1.2:%%NOPE\n' >"$f"
+expect_usage_error "bad tls_priorities" \
+	"$f:3: [http] tls_priorities: not a GnuTLS priority string: '%NOPE' is not understood" \
+	--config "$f" "${common[@]}"
+
 expect_usage_error "missing file" "$tmp/missing.conf" --config "$tmp/missing.conf" "${common[@]}"
 
 # Files nvmond trusts (issue 23 §8; docs/security.md#files-nvmond-trusts): a configuration

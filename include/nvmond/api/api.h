@@ -127,8 +127,9 @@ struct api_config {
 	size_t n_endpoints;
 	const char *token; /* bearer token for API_EP_AUTH endpoints; NULL/"" = none set */
 	enum api_auth auth;
-	const char *metrics_token; /* for API_EP_METRICS; NULL/"" = like any other read */
-	struct api_tls *tls;	   /* borrowed, outlives the api: serve HTTPS; NULL = HTTP */
+	const char *metrics_token;  /* for API_EP_METRICS; NULL/"" = like any other read */
+	struct api_tls *tls;	    /* borrowed, outlives the api: serve HTTPS; NULL = HTTP */
+	const char *tls_priorities; /* GnuTLS priority string; NULL/"" = API_TLS_PRIORITIES */
 };
 
 /**

@@ -39,12 +39,14 @@
 #include "api_internal.h"
 
 #define API_CONNECTION_LIMIT 256 /* when the config says nothing */
-#define API_LISTEN_BACKLOG   128
+#define API_LISTEN_BACKLOG   512 /* a burst of clients waits here for the acceptor */
 /* Per connection: the request line and headers must fit (else 414 or 431), MHD's own default. */
 #define API_CONNECTION_MEMORY (32 * 1024)
 
 struct api {
-	struct MHD_Daemon *mhd;
+	struct MHD_Daemon *mhd;	       /* the pool: ordinary connections */
+	struct MHD_Daemon *mhd_health; /* one thread: the reserve, /healthz only */
+	int listen_fd;
 	uint16_t port;
 	char *db_path;
 	char *web_root; /* realpath(), NULL when no static files are served */
@@ -53,9 +55,9 @@ struct api {
 	size_t n_endpoints;
 	char *token; /* NULL: none configured */
 	enum api_auth auth;
-	char *metrics_token;		 /* NULL: /metrics follows auth */
-	struct api_tls *tls;		 /* borrowed; NULL: plain HTTP */
-	struct api_deadlines *deadlines; /* [http] request_timeout */
+	char *metrics_token;	 /* NULL: /metrics follows auth */
+	struct api_tls *tls;	 /* borrowed; NULL: plain HTTP */
+	struct api_conns *conns; /* limits and deadlines of the connections */
 
 	pthread_mutex_t lock; /* guards the idle handles below */
 	struct store **idle;
@@ -128,6 +130,7 @@ static enum MHD_Result param_collect(void *cls, enum MHD_ValueKind kind, const c
 
 /* What we keep about one request between MHD's calls. */
 struct req_ctx {
+	bool started;		       /* the headers were weighed (the first call) */
 	const struct api_endpoint *ep; /* the endpoint that takes it; NULL: a static file */
 	int64_t id;
 	char *body;
@@ -219,6 +222,52 @@ static enum MHD_Result handle_ext(struct api *a, struct MHD_Connection *c, const
 	return api_http_reply_ext(c, &r, api_method_is_read(method), !strcmp(method, "HEAD"));
 }
 
+/* An answer after which the connection closes (a reserve connection's). */
+static enum MHD_Result error_close(struct MHD_Connection *c, unsigned status, const char *msg)
+{
+	api_conn_close_after(api_conn_of(c));
+	return api_http_error(c, status, msg);
+}
+
+/*
+ * The headers are in, none of the body is read: weigh them. Order: the route (404,
+ * 405), a reserve connection's one endpoint (503), the bearer token (401). Sets
+ * @ret_answered when an answer is queued (the rest of the request is then discarded
+ * and the connection closed by MHD).
+ */
+static enum MHD_Result request_start(struct api *a, struct MHD_Connection *c, const char *url,
+				     const char *method, struct req_ctx *rc, bool *ret_answered)
+{
+	struct api_conn *conn = api_conn_of(c);
+	char err[API_ERR_MAX], allow[API_ALLOW_MAX];
+	bool read = api_method_is_read(method);
+	int r;
+
+	*ret_answered = true;
+	r = api_route_find(a->endpoints, a->n_endpoints, method, url, &rc->ep, &rc->id, err, allow);
+	if (r == -EINVAL)
+		return api_http_error(c, MHD_HTTP_BAD_REQUEST, err);
+	if (r == -ENOENT)
+		return api_http_error(c, MHD_HTTP_NOT_FOUND, err);
+	if (r == -EPERM)
+		return api_http_reply(c, MHD_HTTP_METHOD_NOT_ALLOWED,
+				      json_pack("{s:s}", "error", "method not allowed"), allow,
+				      false);
+	if (api_conn_reserve(conn) && !(rc->ep && (rc->ep->flags & API_EP_HEALTH) && read))
+		return error_close(c, MHD_HTTP_SERVICE_UNAVAILABLE,
+				   "every connection is taken: only /healthz is answered now");
+	if (r == 0 && !read)
+		return api_http_static(a->web_root, c, url, false); /* 405 for a file, else 404 */
+	/* Before any of the body is read: a stranger's upload is not buffered. */
+	if (rc->ep && !auth_ok(a, rc->ep, c))
+		return api_http_error(c, MHD_HTTP_UNAUTHORIZED,
+				      a->token || (rc->ep->flags & API_EP_METRICS)
+					      ? "missing or wrong bearer token"
+					      : "this endpoint needs a token: set [http] token");
+	*ret_answered = false;
+	return MHD_YES;
+}
+
 /*
  * MHD calls this once when the headers are in, again for every piece of body,
  * and once more at the end. Requests are answered at the end (a response queued
@@ -233,41 +282,22 @@ static enum MHD_Result api_handle(void *cls, struct MHD_Connection *c, const cha
 	(void)version;
 	struct api *a = cls;
 	struct req_ctx *rc = *req_cls;
-	char err[API_ERR_MAX], allow[API_ALLOW_MAX];
-	bool read = api_method_is_read(method);
-	int r;
+	struct api_conn *conn = api_conn_of(c);
+	enum MHD_Result ret;
+	bool answered;
 
 	if (!rc) {
-		const union MHD_ConnectionInfo *ci =
-			MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-
-		/* The headers are in: the request deadline has been met. */
-		api_deadlines_serving(a->deadlines, ci ? ci->socket_context : NULL, true);
 		rc = calloc(1, sizeof(*rc));
 		if (!rc)
 			return MHD_NO;
 		*req_cls = rc;
-		r = api_route_find(a->endpoints, a->n_endpoints, method, url, &rc->ep, &rc->id, err,
-				   allow);
-		if (r == -EINVAL)
-			return api_http_error(c, MHD_HTTP_BAD_REQUEST, err);
-		if (r == -ENOENT)
-			return api_http_error(c, MHD_HTTP_NOT_FOUND, err);
-		if (r == -EPERM)
-			return api_http_reply(c, MHD_HTTP_METHOD_NOT_ALLOWED,
-					      json_pack("{s:s}", "error", "method not allowed"),
-					      allow, false);
-		if (r == 0 && !read)
-			return api_http_static(a->web_root, c, url,
-					       false); /* 405 for a file, else 404 */
-		/* Before any of the body is read: a stranger's upload is not buffered. */
-		if (rc->ep && !auth_ok(a, rc->ep, c))
-			return api_http_error(
-				c, MHD_HTTP_UNAUTHORIZED,
-				a->token || (rc->ep->flags & API_EP_METRICS)
-					? "missing or wrong bearer token"
-					: "this endpoint needs a token: set [http] token");
-		return MHD_YES;
+	}
+	if (!rc->started) {
+		rc->started = true;
+		ret = request_start(a, c, url, method, rc, &answered);
+		/* The headers are in: the body has its own deadline, an answer none. */
+		api_conns_enter(a->conns, conn, answered ? API_CONN_ANSWER : API_CONN_BODY);
+		return ret;
 	}
 	if (*upload_data_size) {
 		if (rc->ep && !rc->too_big) {
@@ -287,9 +317,11 @@ static enum MHD_Result api_handle(void *cls, struct MHD_Connection *c, const cha
 		*upload_data_size = 0;
 		return MHD_YES;
 	}
+	/* The request is in: the handler runs, then the client must take its answer. */
+	api_conns_enter(a->conns, conn, API_CONN_ANSWER);
 	if (rc->ep)
 		return handle_ext(a, c, url, method, rc);
-	return api_http_static(a->web_root, c, url, read);
+	return api_http_static(a->web_root, c, url, api_method_is_read(method));
 }
 
 static void request_done(void *cls, struct MHD_Connection *c, void **req_cls,
@@ -298,11 +330,9 @@ static void request_done(void *cls, struct MHD_Connection *c, void **req_cls,
 	(void)toe;
 	struct api *a = cls;
 	struct req_ctx *rc = *req_cls;
-	const union MHD_ConnectionInfo *ci =
-		c ? MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT) : NULL;
 
 	/* Answered: the next request has its own deadline from now. */
-	api_deadlines_serving(a->deadlines, ci ? ci->socket_context : NULL, false);
+	api_conns_enter(a->conns, api_conn_of(c), API_CONN_REQUEST);
 	if (!rc)
 		return;
 	free(rc->body);
@@ -319,9 +349,9 @@ static void connection_notify(void *cls, struct MHD_Connection *c, void **socket
 		const union MHD_ConnectionInfo *ci =
 			MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
 
-		*socket_context = ci ? api_deadlines_add(a->deadlines, ci->connect_fd) : NULL;
+		*socket_context = ci ? api_conns_link(a->conns, ci->connect_fd) : NULL;
 	} else if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
-		api_deadlines_remove(a->deadlines, *socket_context);
+		api_conns_remove(a->conns, *socket_context);
 		*socket_context = NULL;
 	}
 }
@@ -448,6 +478,22 @@ static void malloc_tune(void)
 	mallopt(M_TRIM_THRESHOLD, 1 << 20);
 }
 
+/* api_conn_take_fn: the acceptor hands a connection to the server of its kind. */
+static int conn_take(void *cls, int fd, const struct sockaddr *addr, socklen_t addr_len,
+		     bool reserve)
+{
+	struct api *a = cls;
+
+	if (MHD_add_connection(reserve ? a->mhd_health : a->mhd, fd, addr, addr_len) != MHD_YES)
+		return -errno ? -errno : -EIO;
+	return 0;
+}
+
+static int64_t ms_or(int64_t ms, int64_t dflt)
+{
+	return ms > 0 ? ms : dflt;
+}
+
 int api_start(const struct api_config *c, struct api **ret, char ret_err[API_ERR_MAX])
 {
 	unsigned threads = c->threads ? c->threads : 1;
@@ -468,6 +514,7 @@ int api_start(const struct api_config *c, struct api **ret, char ret_err[API_ERR
 		return -ENOMEM;
 	}
 	pthread_mutex_init(&a->lock, NULL);
+	a->listen_fd = -1;
 	a->fleet = c->fleet;
 	if (c->n_endpoints) {
 		a->endpoints = calloc(c->n_endpoints, sizeof(*a->endpoints));
@@ -506,23 +553,34 @@ int api_start(const struct api_config *c, struct api **ret, char ret_err[API_ERR
 		}
 	}
 
+	if (limit < threads)
+		limit = threads;
 	r = listen_open(c->host, c->port, &fd, &a->port, ret_err);
 	if (r < 0)
 		goto fail;
-	r = api_deadlines_new(c->request_timeout_ms > 0 ? c->request_timeout_ms : 30000,
-			      &a->deadlines);
+	a->listen_fd = fd; /* closed by api_stop() */
+	const struct api_conns_config cc = {
+		.limits =
+			{
+				.request_ms = ms_or(c->request_timeout_ms, 30000),
+				.body_ms = ms_or(c->body_timeout_ms, 10000),
+				.send_ms = ms_or(c->send_timeout_ms, 10000),
+				.reserve_ms = API_RESERVE_MS,
+			},
+		.max_total = limit,
+		.max_per_addr = c->max_connections_per_ip,
+		.max_reserve = API_RESERVE_CONNECTIONS,
+	};
+	r = api_conns_new(&cc, &a->conns);
 	if (r < 0) {
-		close(fd);
-		snprintf(ret_err, API_ERR_MAX, "cannot start the request deadline: %s",
+		snprintf(ret_err, API_ERR_MAX, "cannot start the connection reaper: %s",
 			 strerror(-r));
 		goto fail;
 	}
 
 	r = tls_options(a, c->tls_priorities, &flags, tls_opts, ret_err);
-	if (r < 0) {
-		close(fd);
+	if (r < 0)
 		goto fail;
-	}
 	/*
 	 * MHD counts whole seconds; round up so a short timeout never becomes "none". An
 	 * idle keep-alive connection waits for a request: the request deadline closes it
@@ -533,27 +591,39 @@ int api_start(const struct api_config *c, struct api **ret, char ret_err[API_ERR
 		idle_ms = c->request_timeout_ms;
 	timeout_s = idle_ms > 0 ? (unsigned)((idle_ms + 999) / 1000) : 0;
 	/*
-	 * epoll, not select(): no FD_SETSIZE ceiling. MHD shares the total limit among the
-	 * pool's threads, so it is at least one per thread; past it MHD stops accepting
-	 * (clients wait in the listen backlog). A connection over the per-address limit is
-	 * accepted and closed at once, before a byte of it is read.
+	 * epoll, not select(): no FD_SETSIZE ceiling. The acceptor (api_conn.c) takes the
+	 * connections and enforces the limits: MHD's own are only bounds of its
+	 * bookkeeping, twice ours, since it still counts a connection closing. The pool
+	 * serves the ordinary connections; a server of one thread the reserve, which it
+	 * answers without waiting behind a costly handler of the pool.
 	 */
-	if (limit < threads)
-		limit = threads;
+	flags |= MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ITC;
 	a->mhd = MHD_start_daemon(
 		flags, 0, NULL, NULL, api_handle, a, MHD_OPTION_ARRAY, tls_opts,
-		MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd, MHD_OPTION_THREAD_POOL_SIZE, threads,
-		MHD_OPTION_CONNECTION_TIMEOUT, timeout_s, MHD_OPTION_CONNECTION_LIMIT, limit,
-		MHD_OPTION_PER_IP_CONNECTION_LIMIT, c->max_connections_per_ip,
+		MHD_OPTION_THREAD_POOL_SIZE, threads, MHD_OPTION_CONNECTION_TIMEOUT, timeout_s,
+		MHD_OPTION_CONNECTION_LIMIT, 2 * limit + threads,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)API_CONNECTION_MEMORY,
 		MHD_OPTION_UNESCAPE_CALLBACK, api_unescape_cb, NULL, MHD_OPTION_NOTIFY_COMPLETED,
 		request_done, a, MHD_OPTION_NOTIFY_CONNECTION, connection_notify, a,
 		MHD_OPTION_END);
-	if (!a->mhd) {
-		close(fd);
+	if (a->mhd)
+		a->mhd_health = MHD_start_daemon(
+			flags, 0, NULL, NULL, api_handle, a, MHD_OPTION_ARRAY, tls_opts,
+			MHD_OPTION_CONNECTION_TIMEOUT, timeout_s, MHD_OPTION_CONNECTION_LIMIT,
+			2 * API_RESERVE_CONNECTIONS, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+			(size_t)API_CONNECTION_MEMORY, MHD_OPTION_UNESCAPE_CALLBACK,
+			api_unescape_cb, NULL, MHD_OPTION_NOTIFY_COMPLETED, request_done, a,
+			MHD_OPTION_NOTIFY_CONNECTION, connection_notify, a, MHD_OPTION_END);
+	if (!a->mhd || !a->mhd_health) {
 		snprintf(ret_err, API_ERR_MAX, "cannot start the HTTP server on port %u",
 			 (unsigned)a->port);
 		r = -EIO;
+		goto fail;
+	}
+	r = api_conns_listen(a->conns, fd, conn_take, a);
+	if (r < 0) {
+		snprintf(ret_err, API_ERR_MAX, "cannot start accepting connections: %s",
+			 strerror(-r));
 		goto fail;
 	}
 	*ret = a;
@@ -572,9 +642,14 @@ struct api *api_stop(struct api *a)
 {
 	if (!a)
 		return NULL;
+	api_conns_unlisten(a->conns); /* no connection is handed over any more */
 	if (a->mhd)
-		MHD_stop_daemon(a->mhd);		 /* joins the threads, closes the socket */
-	a->deadlines = api_deadlines_free(a->deadlines); /* every connection closed */
+		MHD_stop_daemon(a->mhd); /* joins the threads, closes the connections */
+	if (a->mhd_health)
+		MHD_stop_daemon(a->mhd_health);
+	a->conns = api_conns_free(a->conns); /* every connection closed */
+	if (a->listen_fd >= 0)
+		close(a->listen_fd);
 	for (size_t i = 0; i < a->n_idle; i++)
 		store_close(a->idle[i]);
 	pthread_mutex_destroy(&a->lock);

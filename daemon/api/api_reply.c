@@ -33,6 +33,19 @@ static enum MHD_Result queue(struct MHD_Connection *c, unsigned status, struct M
 	if (!resp)
 		return MHD_NO; /* out of memory: MHD closes the connection */
 	/*
+	 * An answer after which the connection closes says so (a reserve connection's):
+	 * MHD then closes it.
+	 */
+	if (api_conn_closes(api_conn_of(c))) {
+		if (MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close") != MHD_YES) {
+			MHD_destroy_response(resp);
+			return MHD_NO;
+		}
+		ret = MHD_queue_response(c, status, resp);
+		MHD_destroy_response(resp);
+		return ret;
+	}
+	/*
 	 * Tell keep-alive clients when an idle connection will be closed, so that
 	 * they retire it first instead of reusing it as it closes (Node's agent,
 	 * curl and browsers read the hint; without it a reuse can race the close

@@ -163,6 +163,8 @@ static const struct cfg_key cfg_keys[] = {
 	DURATION("http", "timeout", http_timeout_ms, MS_PER_SEC, MS_PER_HOUR, "30s"),
 	DURATION("http", "request_timeout", http_request_timeout_ms, MS_PER_SEC, MS_PER_HOUR,
 		 "30s"),
+	DURATION("http", "body_timeout", http_body_timeout_ms, MS_PER_SEC, MS_PER_HOUR, "10s"),
+	DURATION("http", "send_timeout", http_send_timeout_ms, MS_PER_SEC, MS_PER_HOUR, "10s"),
 	UINT32("http", "max_connections", http_max_connections, 4, 65536, "256"),
 	UINT32("http", "max_connections_per_ip", http_max_connections_per_ip, 1, 65536, "32"),
 	PATH("http", "token", http_token, 0, ""),

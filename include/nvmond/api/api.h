@@ -19,6 +19,13 @@ struct store;
 #define API_ERR_MAX    256
 #define API_BODY_MAX   65536 /* request bodies beyond this get 413 */
 #define API_PARAMS_MAX 16
+/*
+ * Connections kept past max_connections for /healthz alone (one request each,
+ * closed after it, API_RESERVE_MS at most): whatever holds the others, the
+ * health check is answered.
+ */
+#define API_RESERVE_CONNECTIONS 16
+#define API_RESERVE_MS		2000
 
 /*
  * Every route is an endpoint: the feature modules (and api_devices.c for the
@@ -83,6 +90,7 @@ enum api_endpoint_flags {
 	API_EP_QUERY = 1 << 2,	 /* reads its query (api_params_parse()); else any is a 400 */
 	API_EP_OPEN = 1 << 3,	 /* never needs a token, whatever api_config.auth says (/healthz) */
 	API_EP_METRICS = 1 << 4, /* takes api_config.metrics_token (or the token) when set */
+	API_EP_HEALTH = 1 << 5,	 /* also answered on a reserve connection (/healthz) */
 };
 
 struct api_endpoint {
@@ -113,14 +121,16 @@ enum api_auth {
 struct api_tls;
 
 struct api_config {
-	const char *host;		      /* address to bind, e.g. "127.0.0.1", "::" */
-	uint16_t port;			      /* 0 = pick a free port (tests), see api_port() */
-	const char *db_path;		      /* database file for read-only handles */
-	const char *web_root;		      /* directory of static files */
-	unsigned threads;		      /* worker threads */
-	int64_t timeout_ms;		      /* idle connection timeout */
-	int64_t request_timeout_ms;	      /* request line and headers within this; 0 = 30 s */
-	unsigned max_connections;	      /* open at once; 0 = 256 */
+	const char *host;	    /* address to bind, e.g. "127.0.0.1", "::" */
+	uint16_t port;		    /* 0 = pick a free port (tests), see api_port() */
+	const char *db_path;	    /* database file for read-only handles */
+	const char *web_root;	    /* directory of static files */
+	unsigned threads;	    /* worker threads */
+	int64_t timeout_ms;	    /* idle connection timeout */
+	int64_t request_timeout_ms; /* request line and headers within this; 0 = 30 s */
+	int64_t body_timeout_ms;    /* the body within this of the headers; 0 = 10 s */
+	int64_t send_timeout_ms;    /* the client takes some of an answer this often; 0 = 10 s */
+	unsigned max_connections;   /* open at once; 0 = 256 */
 	unsigned max_connections_per_ip;      /* open at once from one address; 0 = no limit */
 	struct fleet *fleet;		      /* borrowed; outlives the api */
 	const struct api_endpoint *endpoints; /* every route but static files; copied */

@@ -149,6 +149,8 @@ struct cfg {
 	uint32_t http_threads;
 	int64_t http_timeout_ms;
 	int64_t http_request_timeout_ms;	/* a request's line and headers within this */
+	int64_t http_body_timeout_ms;		/* its body within this of the headers */
+	int64_t http_send_timeout_ms;		/* the client takes some of an answer this often */
 	uint32_t http_max_connections;		/* open at once, all clients */
 	uint32_t http_max_connections_per_ip;	/* open at once from one address */
 	char http_token[CFG_TOKEN_MAX];		/* bearer token for mutating endpoints; "" = none */

@@ -32,6 +32,7 @@
 #include "nvmond/store/store.h"
 #include "nvmond/util/timefmt.h"
 
+#include "nvmond/api/api_frame.h"
 #include "nvmond/api/api_params.h"
 #include "nvmond/api/api_route.h"
 #include "nvmond/api/api_tls.h"
@@ -131,6 +132,7 @@ static enum MHD_Result param_collect(void *cls, enum MHD_ValueKind kind, const c
 /* What we keep about one request between MHD's calls. */
 struct req_ctx {
 	bool started;		       /* the headers were weighed (the first call) */
+	bool many_params;	       /* more than API_PARAMS_MAX: MHD was kept from them */
 	const struct api_endpoint *ep; /* the endpoint that takes it; NULL: a static file */
 	int64_t id;
 	char *body;
@@ -175,6 +177,18 @@ static bool auth_ok(const struct api *a, const struct api_endpoint *ep, struct M
 	return true;
 }
 
+/* An endpoint that does not read its body takes none, or JSON it ignores ({}). */
+static bool body_empty_or_json(const struct req_ctx *rc)
+{
+	json_t *j;
+
+	if (rc->body_len == 0)
+		return true;
+	j = json_loadb(rc->body, rc->body_len, JSON_DECODE_ANY, NULL);
+	json_decref(j);
+	return j != NULL;
+}
+
 static enum MHD_Result handle_ext(struct api *a, struct MHD_Connection *c, const char *url,
 				  const char *method, struct req_ctx *rc)
 {
@@ -187,6 +201,9 @@ static enum MHD_Result handle_ext(struct api *a, struct MHD_Connection *c, const
 
 	if (rc->too_big)
 		return api_http_error(c, MHD_HTTP_CONTENT_TOO_LARGE, "request body too large");
+	if (!(ep->flags & API_EP_BODY) && !api_method_is_read(method) && !body_empty_or_json(rc))
+		return api_http_error(c, MHD_HTTP_BAD_REQUEST,
+				      "the request body must be empty or JSON");
 	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, param_collect, &p);
 	if (p.overflow)
 		return api_http_error(c, MHD_HTTP_BAD_REQUEST, "too many query parameters");
@@ -222,7 +239,15 @@ static enum MHD_Result handle_ext(struct api *a, struct MHD_Connection *c, const
 	return api_http_reply_ext(c, &r, api_method_is_read(method), !strcmp(method, "HEAD"));
 }
 
-/* An answer after which the connection closes (a reserve connection's). */
+static enum MHD_Result frame_field(void *cls, enum MHD_ValueKind kind, const char *key,
+				   const char *value)
+{
+	(void)kind;
+	api_frame_field(cls, key, value);
+	return MHD_YES;
+}
+
+/* An answer after which the connection closes: the request's framing is not to be trusted. */
 static enum MHD_Result error_close(struct MHD_Connection *c, unsigned status, const char *msg)
 {
 	api_conn_close_after(api_conn_of(c));
@@ -230,20 +255,32 @@ static enum MHD_Result error_close(struct MHD_Connection *c, unsigned status, co
 }
 
 /*
- * The headers are in, none of the body is read: weigh them. Order: the route (404,
- * 405), a reserve connection's one endpoint (503), the bearer token (401). Sets
- * @ret_answered when an answer is queued (the rest of the request is then discarded
- * and the connection closed by MHD).
+ * The headers are in, none of the body is read: weigh them. Order: the framing and
+ * the fields that must come once (400, 411, 501: RFC 9112), the query's size (400),
+ * the route (404, 405), a reserve connection's one endpoint (503), the bearer token
+ * (401). Sets @ret_answered when an answer is queued (the
+ * rest of the request is then discarded and the connection closed by MHD).
  */
 static enum MHD_Result request_start(struct api *a, struct MHD_Connection *c, const char *url,
-				     const char *method, struct req_ctx *rc, bool *ret_answered)
+				     const char *method, const char *version, struct req_ctx *rc,
+				     bool *ret_answered)
 {
 	struct api_conn *conn = api_conn_of(c);
 	char err[API_ERR_MAX], allow[API_ALLOW_MAX];
 	bool read = api_method_is_read(method);
+	struct api_frame f;
+	const char *msg;
+	unsigned status;
 	int r;
 
 	*ret_answered = true;
+	api_frame_init(&f);
+	MHD_get_connection_values(c, MHD_HEADER_KIND, frame_field, &f);
+	status = api_frame_check(&f, strcmp(version, MHD_HTTP_VERSION_1_0) != 0, &msg);
+	if (status)
+		return error_close(c, status, msg);
+	if (rc->many_params)
+		return api_http_error(c, MHD_HTTP_BAD_REQUEST, "too many query parameters");
 	r = api_route_find(a->endpoints, a->n_endpoints, method, url, &rc->ep, &rc->id, err, allow);
 	if (r == -EINVAL)
 		return api_http_error(c, MHD_HTTP_BAD_REQUEST, err);
@@ -253,7 +290,8 @@ static enum MHD_Result request_start(struct api *a, struct MHD_Connection *c, co
 		return api_http_reply(c, MHD_HTTP_METHOD_NOT_ALLOWED,
 				      json_pack("{s:s}", "error", "method not allowed"), allow,
 				      false);
-	if (api_conn_reserve(conn) && !(rc->ep && (rc->ep->flags & API_EP_HEALTH) && read))
+	if (api_conn_reserve(conn) &&
+	    !(rc->ep && (rc->ep->flags & API_EP_HEALTH) && read && f.length == 0))
 		return error_close(c, MHD_HTTP_SERVICE_UNAVAILABLE,
 				   "every connection is taken: only /healthz is answered now");
 	if (r == 0 && !read)
@@ -279,7 +317,6 @@ static enum MHD_Result api_handle(void *cls, struct MHD_Connection *c, const cha
 				  const char *method, const char *version, const char *upload_data,
 				  size_t *upload_data_size, void **req_cls)
 {
-	(void)version;
 	struct api *a = cls;
 	struct req_ctx *rc = *req_cls;
 	struct api_conn *conn = api_conn_of(c);
@@ -287,14 +324,14 @@ static enum MHD_Result api_handle(void *cls, struct MHD_Connection *c, const cha
 	bool answered;
 
 	if (!rc) {
-		rc = calloc(1, sizeof(*rc));
+		rc = calloc(1, sizeof(*rc)); /* the URI callback had no memory */
 		if (!rc)
 			return MHD_NO;
 		*req_cls = rc;
 	}
 	if (!rc->started) {
 		rc->started = true;
-		ret = request_start(a, c, url, method, rc, &answered);
+		ret = request_start(a, c, url, method, version, rc, &answered);
 		/* The headers are in: the body has its own deadline, an answer none. */
 		api_conns_enter(a->conns, conn, answered ? API_CONN_ANSWER : API_CONN_BODY);
 		return ret;
@@ -322,6 +359,36 @@ static enum MHD_Result api_handle(void *cls, struct MHD_Connection *c, const cha
 	if (rc->ep)
 		return handle_ext(a, c, url, method, rc);
 	return api_http_static(a->web_root, c, url, api_method_is_read(method));
+}
+
+/*
+ * MHD calls this with a request's target before it parses the query into records
+ * of its own, about 56 bytes each of the connection's 32 KiB: 600 parameters ran
+ * out of it, and 0.9.75 then queued a 431 that its request-line state overwrote,
+ * so the request hung until the timeout (issue 23). Past API_PARAMS_MAX the query
+ * is cut here, in MHD's buffer that @uri points into (parsed after this call), and
+ * the request is answered 400 at once. Return: the request's context (*req_cls).
+ */
+static void *uri_seen(void *cls, const char *uri, struct MHD_Connection *c)
+{
+	(void)cls;
+	(void)c;
+	struct req_ctx *rc = calloc(1, sizeof(*rc));
+	char *query = strchr(uri, '?');
+	size_t n = 0;
+
+	if (!rc)
+		return NULL;
+	if (query && query[1]) {
+		n = 1;
+		for (const char *p = query; *p; p++)
+			n += *p == '&';
+	}
+	if (n > API_PARAMS_MAX) {
+		query[1] = '\0';
+		rc->many_params = true;
+	}
+	return rc;
 }
 
 static void request_done(void *cls, struct MHD_Connection *c, void **req_cls,
@@ -603,17 +670,18 @@ int api_start(const struct api_config *c, struct api **ret, char ret_err[API_ERR
 		MHD_OPTION_THREAD_POOL_SIZE, threads, MHD_OPTION_CONNECTION_TIMEOUT, timeout_s,
 		MHD_OPTION_CONNECTION_LIMIT, 2 * limit + threads,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)API_CONNECTION_MEMORY,
-		MHD_OPTION_UNESCAPE_CALLBACK, api_unescape_cb, NULL, MHD_OPTION_NOTIFY_COMPLETED,
-		request_done, a, MHD_OPTION_NOTIFY_CONNECTION, connection_notify, a,
-		MHD_OPTION_END);
+		MHD_OPTION_UNESCAPE_CALLBACK, api_unescape_cb, NULL, MHD_OPTION_URI_LOG_CALLBACK,
+		uri_seen, NULL, MHD_OPTION_NOTIFY_COMPLETED, request_done, a,
+		MHD_OPTION_NOTIFY_CONNECTION, connection_notify, a, MHD_OPTION_END);
 	if (a->mhd)
 		a->mhd_health = MHD_start_daemon(
 			flags, 0, NULL, NULL, api_handle, a, MHD_OPTION_ARRAY, tls_opts,
 			MHD_OPTION_CONNECTION_TIMEOUT, timeout_s, MHD_OPTION_CONNECTION_LIMIT,
 			2 * API_RESERVE_CONNECTIONS, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
 			(size_t)API_CONNECTION_MEMORY, MHD_OPTION_UNESCAPE_CALLBACK,
-			api_unescape_cb, NULL, MHD_OPTION_NOTIFY_COMPLETED, request_done, a,
-			MHD_OPTION_NOTIFY_CONNECTION, connection_notify, a, MHD_OPTION_END);
+			api_unescape_cb, NULL, MHD_OPTION_URI_LOG_CALLBACK, uri_seen, NULL,
+			MHD_OPTION_NOTIFY_COMPLETED, request_done, a, MHD_OPTION_NOTIFY_CONNECTION,
+			connection_notify, a, MHD_OPTION_END);
 	if (!a->mhd || !a->mhd_health) {
 		snprintf(ret_err, API_ERR_MAX, "cannot start the HTTP server on port %u",
 			 (unsigned)a->port);

@@ -33,8 +33,8 @@ static enum MHD_Result queue(struct MHD_Connection *c, unsigned status, struct M
 	if (!resp)
 		return MHD_NO; /* out of memory: MHD closes the connection */
 	/*
-	 * An answer after which the connection closes says so (a reserve connection's):
-	 * MHD then closes it.
+	 * An answer after which the connection closes says so (a reserve connection, a
+	 * request whose framing is not trusted): MHD then closes it.
 	 */
 	if (api_conn_closes(api_conn_of(c))) {
 		if (MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close") != MHD_YES) {

@@ -23,11 +23,14 @@
   http_abuse.py shortlived PORT SECONDS N  N clients from 127.0.0.10 that each open a
                                         connection, ask /healthz, read the answer, close
                                         and start again for SECONDS: none is refused
+  http_abuse.py framing PORT TOKEN HOSTNAME  requests framed ambiguously, request
+                                        bodies: each gets its status at once
 
 Exit status 0 when every check holds; each failure is printed as "FAIL: ...".
 """
 import asyncio
 import fcntl
+import json
 import os
 import re
 import resource
@@ -657,6 +660,133 @@ def cmd_shortlived(port, seconds, n):
           f"refused or reset, {counts['bad']} not 200 (want none)")
 
 
+# ---- framing, bodies -------------------------------------------------------------------
+
+
+def answers(data):
+    """[(status, headers dict (lower-case names), body)] of each answer in @data."""
+    out = []
+    while data.startswith(b"HTTP/1."):
+        head, sep, rest = data.partition(b"\r\n\r\n")
+        if not sep:
+            break
+        lines = head.split(b"\r\n")
+        hdrs = {}
+        for line in lines[1:]:
+            k, _, v = line.partition(b":")
+            hdrs[k.strip().lower().decode()] = v.strip().decode(errors="replace")
+        n = int(hdrs.get("content-length", "0"))
+        out.append((int(lines[0].split()[1]), hdrs, rest[:n]))
+        data = rest[n:]
+    return out
+
+
+def first_answer(port, raw):
+    """Send @raw; read until one answer is in, then up to 1 s more. Returns (all the
+    data, ms to the first answer, whether the server closed the connection)."""
+    s = socket.create_connection((HOST, port), timeout=3)
+    t0 = time.monotonic()
+    data, ms, closed = b"", None, False
+    try:
+        try:
+            s.sendall(raw)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        while True:
+            if ms is None and answers(data):
+                ms = (time.monotonic() - t0) * 1000
+                s.settimeout(1.0)
+            try:
+                chunk = s.recv(65536)
+            except ConnectionResetError:
+                closed = True
+                break
+            if not chunk:
+                closed = True
+                break
+            data += chunk
+    except socket.timeout:
+        pass
+    finally:
+        s.close()
+    if ms is None and answers(data):
+        ms = (time.monotonic() - t0) * 1000
+    return data, ms, closed
+
+
+def cmd_framing(port, token, hostname):
+    auth = b"Authorization: Bearer " + token.encode() + b"\r\n"
+    ack = b"POST /api/v1/alerts/999999/ack HTTP/1.1\r\nHost: 127.0.0.1\r\n" + auth
+    smuggled = b"GET /api/v1/devices HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+    many = b"&".join(b"p%d=1" % i for i in range(600))
+    H = b"Host: 127.0.0.1\r\n"
+    # (name and rule, request, status, closed after it)
+    cases = [
+        ("Transfer-Encoding with Content-Length: 400, closed (RFC 9112 6.3 p3)",
+         ack + b"Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n" + smuggled,
+         400, True),
+        ("two different Content-Lengths: 400, closed (RFC 9112 6.3 p5)",
+         ack + b"Content-Length: 0\r\nContent-Length: %d\r\n\r\n" % len(smuggled) + smuggled,
+         400, True),
+        ("Content-Length: 2, 3 in one field: 400, closed (RFC 9112 6.3 p5)",
+         ack + b"Content-Length: 2\r\nContent-Length: 2, 3\r\n\r\n{}x", 400, True),
+        ("two equal Content-Lengths are one (RFC 9112 6.3 p5): read, answered",
+         ack + b"Content-Length: 2\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}",
+         404, True),
+        ("an unknown Transfer-Encoding: 400 at once (RFC 9112 6.3 p4)",
+         ack + b"Transfer-Encoding: gzip\r\n\r\n", 400, True),
+        ("gzip, chunked: 501 (RFC 9112 6.1)",
+         ack + b"Transfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n", 501, True),
+        ("chunked then gzip: 400 (RFC 9112 6.1: chunked last)",
+         ack + b"Transfer-Encoding: chunked\r\nTransfer-Encoding: gzip\r\n\r\n", 400, True),
+        ("chunked: 411, bodies with Content-Length only (RFC 9110 15.5.12)",
+         ack + b"Transfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n", 411, True),
+        ("a 40 KB chunk extension: a 4xx at once, not 500",
+         ack + b"Transfer-Encoding: chunked\r\n\r\n2;" + b"e" * 40000 + b"\r\n{}\r\n0\r\n\r\n",
+         411, True),
+        ("Transfer-Encoding in HTTP/1.0: 400 (RFC 9112 6.1)",
+         b"POST /api/v1/alerts/999999/ack HTTP/1.0\r\n" + H + auth +
+         b"Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400, True),
+        ("600 query parameters: 400 at once",
+         b"GET /api/v1/devices?" + many + b" HTTP/1.1\r\n" + H + b"\r\n", 400, False),
+        ("17 query parameters: 400 (at most 16)",
+         b"GET /api/v1/devices?" + b"&".join(b"p%d=1" % i for i in range(17)) +
+         b" HTTP/1.1\r\n" + H + b"Connection: close\r\n\r\n", 400, True),
+        ("two Authorization fields: 400",
+         ack + auth + b"Content-Length: 0\r\n\r\n", 400, True),
+        ("HTTP/1.1 without Host: 400 (RFC 9112 3.2)", b"GET /healthz HTTP/1.1\r\n\r\n", 400, True),
+        ("two Host fields: 400 (RFC 9112 3.2)",
+         b"GET /healthz HTTP/1.1\r\n" + H + H + b"\r\n", 400, True),
+        ("HTTP/1.0 without Host: served",
+         b"GET /healthz HTTP/1.0\r\n\r\n", 200, True),
+        ("an ack with a body that is not JSON: 400",
+         ack + b"Content-Length: 5\r\nConnection: close\r\n\r\nhello", 400, True),
+        ("an ack with {}: read (404: no such alert)",
+         ack + b"Content-Length: 2\r\nConnection: close\r\n\r\n{}", 404, True),
+        ("alerts/test with a body that is not JSON: 400",
+         b"POST /api/v1/alerts/test HTTP/1.1\r\n" + H + auth +
+         b"Content-Length: 3\r\nConnection: close\r\n\r\nabc", 400, True),
+    ]
+    for name, raw, want, closes in cases:
+        data, ms, closed = first_answer(port, raw)
+        got = answers(data)
+        codes = [a[0] for a in got]
+        ok = len(codes) == 1 and codes[0] == want and ms is not None and ms < 1000
+        if ok and want >= 400:
+            try:
+                body = json.loads(got[0][2])
+                ok = isinstance(body, dict) and isinstance(body.get("error"), str)
+            except ValueError:
+                ok = False
+        if ok and closes:
+            ok = closed and got[0][1].get("connection", "").lower() == "close"
+        ms_text = "no answer" if ms is None else f"{ms:.0f} ms"
+        check(ok, f"{name}: {codes or 'closed'} in {ms_text}{', closed' if closed else ''} "
+              f"{got[0][2][:90] if got else data[:60]!r}")
+        status, _ = healthz_ms(port)
+        check(status == 200, f"{name}: the next request works ({status})")
+
+
 def main(argv):
     cmd = argv[1]
     if cmd == "flood":
@@ -675,6 +805,8 @@ def main(argv):
         cmd_shortlived(int(argv[2]), float(argv[3]), int(argv[4]))
     elif cmd == "probe":
         cmd_probe(int(argv[2]), float(argv[3]))
+    elif cmd == "framing":
+        cmd_framing(int(argv[2]), argv[3], argv[4])
     else:
         sys.exit(f"unknown command {cmd}")
     sys.exit(1 if failures else 0)

@@ -9,6 +9,11 @@
 # - malformed requests (64 KiB header, 100,000-character URL, invalid UTF-8, NUL, every
 #   method, pipelining, a body on GET, lying Content-Lengths) get a clean 4xx or a closed
 #   connection, and the next request works; 401 comes before 413; "bearer" in any case;
+# - issue 23: ambiguous framing (Transfer-Encoding with Content-Length, two
+#   Content-Lengths: the smuggled request is not served), unknown codings, chunked
+#   bodies, a 40 KB chunk extension, 600 query parameters, two Authorization or Host
+#   fields, no Host: a JSON 4xx at once, closed; request bodies of endpoints that
+#   read none (empty or JSON);
 # - 50 slow readers of /samples do not pin the samples in memory.
 # Then, with the default limits (256 connections, 32 per address) and short timeouts
 # (issue 23): 8 addresses x 32 clients sending a body a byte at a time, then reading a
@@ -66,6 +71,9 @@ python3 "$abuse" loris "$PORT" 2 || fail "request deadline"
 python3 "$abuse" malformed "$PORT" abuse-test-token > "$TMP/malformed" ||
 	fail "malformed requests: $(grep FAIL "$TMP/malformed")"
 echo "ok: $(grep -c '^ok' "$TMP/malformed") checks of malformed requests"
+python3 "$abuse" framing "$PORT" abuse-test-token "$(hostname)" > "$TMP/framing" ||
+	fail "framing and bodies: $(grep FAIL "$TMP/framing")"
+echo "ok: $(grep -c '^ok' "$TMP/framing") checks of framing and request bodies"
 
 # 50 clients ask for up to 100,000 samples (about 57,000 here) and read one byte every
 # 0.5 s: before the stream read a page at a time, RSS grew by 150 MB.

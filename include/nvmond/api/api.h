@@ -30,7 +30,9 @@ struct store;
 /*
  * Every route is an endpoint: the feature modules (and api_devices.c for the
  * devices, their samples and /healthz) hand tables of struct api_endpoint to
- * api_start(). The server matches the path against each pattern
+ * api_start(). Before any of them sees a request, the server refuses one framed
+ * ambiguously (api_frame.h: docs/api.md#conventions). It matches the path against
+ * each pattern
  * ("/api/v1/devices/{id}/events": {id} is a positive integer, anything else
  * there is a 400), answers 405 with Allow when only the method differs and 404
  * for any other path under /api/ (and /healthz, /metrics), checks the bearer
@@ -38,7 +40,9 @@ struct store;
  * metrics token for API_EP_METRICS), reads a request body up to API_BODY_MAX, and calls the
  * handler on an HTTP thread. Any other path is a static file of the web root.
  * A handler reads its query with api_params_parse() (api_params.h) and says so
- * with API_EP_QUERY; for any other endpoint every query parameter is a 400.
+ * with API_EP_QUERY; for any other endpoint every query parameter is a 400. One
+ * that reads its body says so with API_EP_BODY; any other takes an empty or JSON
+ * body only (400).
  * Handlers must be reentrant; state owned by the main loop is reached through
  * mainq_call() (nvmond/core/mainq.h).
  */
@@ -91,6 +95,7 @@ enum api_endpoint_flags {
 	API_EP_OPEN = 1 << 3,	 /* never needs a token, whatever api_config.auth says (/healthz) */
 	API_EP_METRICS = 1 << 4, /* takes api_config.metrics_token (or the token) when set */
 	API_EP_HEALTH = 1 << 5,	 /* also answered on a reserve connection (/healthz) */
+	API_EP_BODY = 1 << 6,	 /* reads its body; else a POST's body must be empty or JSON */
 };
 
 struct api_endpoint {

@@ -33,6 +33,7 @@
 #include "nvmond/util/timefmt.h"
 
 #include "nvmond/api/api_frame.h"
+#include "nvmond/api/api_host.h"
 #include "nvmond/api/api_params.h"
 #include "nvmond/api/api_route.h"
 #include "nvmond/api/api_tls.h"
@@ -59,6 +60,7 @@ struct api {
 	char *metrics_token;	 /* NULL: /metrics follows auth */
 	struct api_tls *tls;	 /* borrowed; NULL: plain HTTP */
 	struct api_conns *conns; /* limits and deadlines of the connections */
+	struct api_hosts hosts;	 /* the names Host may give */
 
 	pthread_mutex_t lock; /* guards the idle handles below */
 	struct store **idle;
@@ -256,9 +258,9 @@ static enum MHD_Result error_close(struct MHD_Connection *c, unsigned status, co
 
 /*
  * The headers are in, none of the body is read: weigh them. Order: the framing and
- * the fields that must come once (400, 411, 501: RFC 9112), the query's size (400),
- * the route (404, 405), a reserve connection's one endpoint (503), the bearer token
- * (401). Sets @ret_answered when an answer is queued (the
+ * the fields that must come once (400, 411, 501: RFC 9112), the Host (400, 421), the
+ * query's size (400), the route (404, 405), a reserve connection's one endpoint
+ * (503), the bearer token (401). Sets @ret_answered when an answer is queued (the
  * rest of the request is then discarded and the connection closed by MHD).
  */
 static enum MHD_Result request_start(struct api *a, struct MHD_Connection *c, const char *url,
@@ -279,6 +281,16 @@ static enum MHD_Result request_start(struct api *a, struct MHD_Connection *c, co
 	status = api_frame_check(&f, strcmp(version, MHD_HTTP_VERSION_1_0) != 0, &msg);
 	if (status)
 		return error_close(c, status, msg);
+	switch (api_host_check(&a->hosts, f.host)) {
+	case API_HOST_OK:
+		break;
+	case API_HOST_BAD:
+		return error_close(c, MHD_HTTP_BAD_REQUEST, "the Host header is not a host");
+	case API_HOST_UNKNOWN:
+		return api_http_error(c, MHD_HTTP_MISDIRECTED_REQUEST,
+				      "this server does not answer to the name in Host: add it to "
+				      "[http] allowed_hosts");
+	}
 	if (rc->many_params)
 		return api_http_error(c, MHD_HTTP_BAD_REQUEST, "too many query parameters");
 	r = api_route_find(a->endpoints, a->n_endpoints, method, url, &rc->ep, &rc->id, err, allow);
@@ -561,6 +573,32 @@ static int64_t ms_or(int64_t ms, int64_t dflt)
 	return ms > 0 ? ms : dflt;
 }
 
+/*
+ * The names Host may give (api_host.h; IP addresses are always taken): localhost,
+ * this machine's name, the listen address when it is a name, and [http]
+ * allowed_hosts. No resolver is asked: a name's other forms (the FQDN) are added
+ * by hand.
+ */
+static int hosts_build(const struct api_config *c, struct api_hosts *h, char ret_err[API_ERR_MAX])
+{
+	char name[256], err[200];
+	int r;
+
+	(void)api_hosts_add(h, "localhost", strlen("localhost"));
+	if (gethostname(name, sizeof(name)) == 0) {
+		name[sizeof(name) - 1] = '\0';
+		(void)api_hosts_add(h, name, strlen(name)); /* an odd name is just not added */
+	}
+	if (c->host && c->host[0])
+		(void)api_hosts_add(h, c->host, strlen(c->host)); /* an IPv6 address is not */
+	r = api_hosts_parse(h, c->allowed_hosts ? c->allowed_hosts : "", err, sizeof(err));
+	if (r < 0) {
+		snprintf(ret_err, API_ERR_MAX, "[http] allowed_hosts: %s", err);
+		return r;
+	}
+	return 0;
+}
+
 int api_start(const struct api_config *c, struct api **ret, char ret_err[API_ERR_MAX])
 {
 	unsigned threads = c->threads ? c->threads : 1;
@@ -620,6 +658,9 @@ int api_start(const struct api_config *c, struct api **ret, char ret_err[API_ERR
 		}
 	}
 
+	r = hosts_build(c, &a->hosts, ret_err);
+	if (r < 0)
+		goto fail;
 	if (limit < threads)
 		limit = threads;
 	r = listen_open(c->host, c->port, &fd, &a->port, ret_err);

@@ -177,6 +177,8 @@ static const struct cfg_key cfg_keys[] = {
 	/* A GnuTLS priority string, checked by the HTTP server's layer (api_tls.h). */
 	PATH("http", "tls_priorities", http_tls_priorities, 1,
 	     "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"),
+	/* Names for Host (api_host.h), checked by the HTTP server's layer. */
+	PATH("http", "allowed_hosts", http_allowed_hosts, 0, ""),
 	ENUM("alerts", "throttling", alert_throttling, int, cfg_bool_choices, "yes or no", "yes"),
 	ENUM("alerts", "temperature", alert_temperature, int, cfg_bool_choices, "yes or no", "yes"),
 	ENUM("alerts", "critical_warning", alert_critical_warning, int, cfg_bool_choices,

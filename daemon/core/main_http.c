@@ -119,5 +119,6 @@ struct api_config http_api_config(const struct cfg *c, struct api_tls *tls)
 		.metrics_token = c->http_metrics_token,
 		.tls = tls,
 		.tls_priorities = c->http_tls_priorities,
+		.allowed_hosts = c->http_allowed_hosts,
 	};
 }

@@ -23,8 +23,8 @@
   http_abuse.py shortlived PORT SECONDS N  N clients from 127.0.0.10 that each open a
                                         connection, ask /healthz, read the answer, close
                                         and start again for SECONDS: none is refused
-  http_abuse.py framing PORT TOKEN HOSTNAME  requests framed ambiguously, request
-                                        bodies: each gets its status at once
+  http_abuse.py framing PORT TOKEN HOSTNAME  requests framed ambiguously, Host values,
+                                        request bodies: each gets its status at once
 
 Exit status 0 when every check holds; each failure is printed as "FAIL: ...".
 """
@@ -660,7 +660,7 @@ def cmd_shortlived(port, seconds, n):
           f"refused or reset, {counts['bad']} not 200 (want none)")
 
 
-# ---- framing, bodies -------------------------------------------------------------------
+# ---- framing, Host, bodies --------------------------------------------------------------
 
 
 def answers(data):
@@ -757,8 +757,18 @@ def cmd_framing(port, token, hostname):
         ("HTTP/1.1 without Host: 400 (RFC 9112 3.2)", b"GET /healthz HTTP/1.1\r\n\r\n", 400, True),
         ("two Host fields: 400 (RFC 9112 3.2)",
          b"GET /healthz HTTP/1.1\r\n" + H + H + b"\r\n", 400, True),
+        ("a Host that is not a host: 400 (RFC 9112 3.2)",
+         b"GET /healthz HTTP/1.1\r\nHost: a/b\r\n\r\n", 400, True),
         ("HTTP/1.0 without Host: served",
          b"GET /healthz HTTP/1.0\r\n\r\n", 200, True),
+        ("Host: attacker.example (DNS rebinding): 421 (RFC 9110 15.5.20)",
+         b"GET /api/v1/devices HTTP/1.1\r\nHost: attacker.example\r\nConnection: close\r\n\r\n",
+         421, True),
+        ("Host: attacker.example:80 on /healthz: 421",
+         b"GET /healthz HTTP/1.1\r\nHost: attacker.example:80\r\nConnection: close\r\n\r\n",
+         421, True),
+        ("an empty Host: 421",
+         b"GET /healthz HTTP/1.1\r\nHost:\r\nConnection: close\r\n\r\n", 421, True),
         ("an ack with a body that is not JSON: 400",
          ack + b"Content-Length: 5\r\nConnection: close\r\n\r\nhello", 400, True),
         ("an ack with {}: read (404: no such alert)",
@@ -767,6 +777,11 @@ def cmd_framing(port, token, hostname):
          b"POST /api/v1/alerts/test HTTP/1.1\r\n" + H + auth +
          b"Content-Length: 3\r\nConnection: close\r\n\r\nabc", 400, True),
     ]
+    for host in [b"127.0.0.1", b"127.0.0.1:9470", b"localhost", b"LocalHost.:8080", b"[::1]:9470",
+                 b"10.1.2.3", b"nvmond.example", hostname.encode()]:
+        cases.append((f"Host: {host.decode()}: served",
+                      b"GET /api/v1/devices HTTP/1.1\r\nHost: " + host +
+                      b"\r\nConnection: close\r\n\r\n", 200, True))
     for name, raw, want, closes in cases:
         data, ms, closed = first_answer(port, raw)
         got = answers(data)

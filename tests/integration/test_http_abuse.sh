@@ -12,8 +12,8 @@
 # - issue 23: ambiguous framing (Transfer-Encoding with Content-Length, two
 #   Content-Lengths: the smuggled request is not served), unknown codings, chunked
 #   bodies, a 40 KB chunk extension, 600 query parameters, two Authorization or Host
-#   fields, no Host: a JSON 4xx at once, closed; request bodies of endpoints that
-#   read none (empty or JSON);
+#   fields, no Host: a JSON 4xx at once, closed; Host names (DNS rebinding: 421);
+#   request bodies of endpoints that read none (empty or JSON);
 # - 50 slow readers of /samples do not pin the samples in memory.
 # Then, with the default limits (256 connections, 32 per address) and short timeouts
 # (issue 23): 8 addresses x 32 clients sending a body a byte at a time, then reading a
@@ -39,6 +39,7 @@ token = abuse-test-token
 max_connections = 64
 max_connections_per_ip = 16
 request_timeout = 2s
+allowed_hosts = nvmond.example
 CONF
 # /samples below needs many raw samples: the demo year leaves one in 2 min of the last
 # week; fill the gaps of the last 3 days, 5 s apart (copies of the newest sample).
@@ -72,8 +73,8 @@ python3 "$abuse" malformed "$PORT" abuse-test-token > "$TMP/malformed" ||
 	fail "malformed requests: $(grep FAIL "$TMP/malformed")"
 echo "ok: $(grep -c '^ok' "$TMP/malformed") checks of malformed requests"
 python3 "$abuse" framing "$PORT" abuse-test-token "$(hostname)" > "$TMP/framing" ||
-	fail "framing and bodies: $(grep FAIL "$TMP/framing")"
-echo "ok: $(grep -c '^ok' "$TMP/framing") checks of framing and request bodies"
+	fail "framing, Host and bodies: $(grep FAIL "$TMP/framing")"
+echo "ok: $(grep -c '^ok' "$TMP/framing") checks of framing, Host and request bodies"
 
 # 50 clients ask for up to 100,000 samples (about 57,000 here) and read one byte every
 # 0.5 s: before the stream read a page at a time, RSS grew by 150 MB.

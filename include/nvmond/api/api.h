@@ -31,8 +31,8 @@ struct store;
  * Every route is an endpoint: the feature modules (and api_devices.c for the
  * devices, their samples and /healthz) hand tables of struct api_endpoint to
  * api_start(). Before any of them sees a request, the server refuses one framed
- * ambiguously (api_frame.h: docs/api.md#conventions). It matches the path against
- * each pattern
+ * ambiguously or with a Host it does not answer to (api_frame.h, api_host.h:
+ * docs/api.md#conventions). It matches the path against each pattern
  * ("/api/v1/devices/{id}/events": {id} is a positive integer, anything else
  * there is a 400), answers 405 with Allow when only the method differs and 404
  * for any other path under /api/ (and /healthz, /metrics), checks the bearer
@@ -145,6 +145,7 @@ struct api_config {
 	const char *metrics_token;  /* for API_EP_METRICS; NULL/"" = like any other read */
 	struct api_tls *tls;	    /* borrowed, outlives the api: serve HTTPS; NULL = HTTP */
 	const char *tls_priorities; /* GnuTLS priority string; NULL/"" = API_TLS_PRIORITIES */
+	const char *allowed_hosts;  /* more names for Host (api_host.h); NULL/"" = none */
 };
 
 /**

@@ -160,6 +160,7 @@ struct cfg {
 	char http_tls_cert[CFG_PATH_MAX];	    /* PEM chain: serve HTTPS; "" = HTTP */
 	char http_tls_key[CFG_PATH_MAX];	    /* its PEM private key */
 	char http_tls_priorities[256];		    /* GnuTLS priority string (TLS versions) */
+	char http_allowed_hosts[1024];		    /* more names Host may give */
 	/* [alerts] (rules: 1 on, 0 off) */
 	int alert_throttling;
 	int alert_temperature;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The HTTP server: libmicrohttpd with its own thread pool, so a slow client never
- * delays the main loop. Devices come from the fleet (a consistent copy under its
+ * The HTTP server: libmicrohttpd servers of one thread each, in threads of their
+ * own, so a slow client never delays the main loop; the connections are accepted,
+ * limited and timed in api_conn.c. Devices come from the fleet (a consistent copy under its
  * mutex); samples come from read-only store handles kept in a small pool, each
  * used by one thread at a time. Every route is an endpoint (api.h); routing lives
  * in api_route.c, query parsing in api_params.c, static file resolution in
@@ -17,6 +18,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,9 +47,24 @@
 /* Per connection: the request line and headers must fit (else 414 or 431), MHD's own default. */
 #define API_CONNECTION_MEMORY (32 * 1024)
 
+/*
+ * One libmicrohttpd server of one thread. The pool is [http] threads of them, and the
+ * acceptor gives a new connection to one not running a handler (api_conn_rule_pick()):
+ * MHD's own pool gives connections added from outside to its threads in turn, and a
+ * quarter of them waited behind a self-test start on a hung drive. The reserve has
+ * one more of its own.
+ */
+struct api_server {
+	struct api *api;
+	struct MHD_Daemon *mhd;
+	atomic_uint busy;  /* handlers running on its thread */
+	atomic_uint conns; /* connections handed to it and not closed yet */
+};
+
 struct api {
-	struct MHD_Daemon *mhd;	       /* the pool: ordinary connections */
-	struct MHD_Daemon *mhd_health; /* one thread: the reserve, /healthz only */
+	struct api_server *pool; /* ordinary connections */
+	unsigned n_pool;
+	struct api_server health; /* the reserve, /healthz only */
 	int listen_fd;
 	uint16_t port;
 	char *db_path;
@@ -329,7 +346,8 @@ static enum MHD_Result api_handle(void *cls, struct MHD_Connection *c, const cha
 				  const char *method, const char *version, const char *upload_data,
 				  size_t *upload_data_size, void **req_cls)
 {
-	struct api *a = cls;
+	struct api_server *srv = cls;
+	struct api *a = srv->api;
 	struct req_ctx *rc = *req_cls;
 	struct api_conn *conn = api_conn_of(c);
 	enum MHD_Result ret;
@@ -368,9 +386,12 @@ static enum MHD_Result api_handle(void *cls, struct MHD_Connection *c, const cha
 	}
 	/* The request is in: the handler runs, then the client must take its answer. */
 	api_conns_enter(a->conns, conn, API_CONN_ANSWER);
-	if (rc->ep)
-		return handle_ext(a, c, url, method, rc);
-	return api_http_static(a->web_root, c, url, api_method_is_read(method));
+	if (!rc->ep)
+		return api_http_static(a->web_root, c, url, api_method_is_read(method));
+	atomic_fetch_add(&srv->busy, 1); /* new connections go elsewhere meanwhile */
+	ret = handle_ext(a, c, url, method, rc);
+	atomic_fetch_sub(&srv->busy, 1);
+	return ret;
 }
 
 /*
@@ -407,7 +428,8 @@ static void request_done(void *cls, struct MHD_Connection *c, void **req_cls,
 			 enum MHD_RequestTerminationCode toe)
 {
 	(void)toe;
-	struct api *a = cls;
+	struct api_server *srv = cls;
+	struct api *a = srv->api;
 	struct req_ctx *rc = *req_cls;
 
 	/* Answered: the next request has its own deadline from now. */
@@ -422,7 +444,8 @@ static void request_done(void *cls, struct MHD_Connection *c, void **req_cls,
 static void connection_notify(void *cls, struct MHD_Connection *c, void **socket_context,
 			      enum MHD_ConnectionNotificationCode code)
 {
-	struct api *a = cls;
+	struct api_server *srv = cls;
+	struct api *a = srv->api;
 
 	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
 		const union MHD_ConnectionInfo *ci =
@@ -432,6 +455,7 @@ static void connection_notify(void *cls, struct MHD_Connection *c, void **socket
 	} else if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
 		api_conns_remove(a->conns, *socket_context);
 		*socket_context = NULL;
+		atomic_fetch_sub(&srv->conns, 1);
 	}
 }
 
@@ -557,15 +581,43 @@ static void malloc_tune(void)
 	mallopt(M_TRIM_THRESHOLD, 1 << 20);
 }
 
-/* api_conn_take_fn: the acceptor hands a connection to the server of its kind. */
+/* api_conn_take_fn: the acceptor hands a connection to a server of its kind. */
 static int conn_take(void *cls, int fd, const struct sockaddr *addr, socklen_t addr_len,
 		     bool reserve)
 {
 	struct api *a = cls;
+	struct api_server *srv = &a->health;
+	int r = 0;
 
-	if (MHD_add_connection(reserve ? a->mhd_health : a->mhd, fd, addr, addr_len) != MHD_YES)
-		return -errno ? -errno : -EIO;
-	return 0;
+	if (!reserve) {
+		struct api_conn_server v[API_THREADS_MAX];
+
+		for (unsigned i = 0; i < a->n_pool; i++)
+			v[i] = (struct api_conn_server){.busy = atomic_load(&a->pool[i].busy),
+							.conns = atomic_load(&a->pool[i].conns)};
+		srv = &a->pool[api_conn_rule_pick(v, a->n_pool)];
+	}
+	atomic_fetch_add(&srv->conns, 1);
+	if (MHD_add_connection(srv->mhd, fd, addr, addr_len) != MHD_YES) {
+		r = errno ? -errno : -EIO;
+		atomic_fetch_sub(&srv->conns, 1);
+	}
+	return r;
+}
+
+/* One server of one thread, serving connections handed to it (MHD_add_connection()). */
+static struct MHD_Daemon *server_start(struct api_server *srv, unsigned flags,
+				       struct MHD_OptionItem *tls_opts, unsigned timeout_s,
+				       unsigned limit)
+{
+	return MHD_start_daemon(
+		flags | MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ITC, 0, NULL, NULL, api_handle, srv,
+		MHD_OPTION_ARRAY, tls_opts, MHD_OPTION_CONNECTION_TIMEOUT, timeout_s,
+		MHD_OPTION_CONNECTION_LIMIT, limit, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+		(size_t)API_CONNECTION_MEMORY, MHD_OPTION_UNESCAPE_CALLBACK, api_unescape_cb, NULL,
+		MHD_OPTION_URI_LOG_CALLBACK, uri_seen, NULL, MHD_OPTION_NOTIFY_COMPLETED,
+		request_done, srv, MHD_OPTION_NOTIFY_CONNECTION, connection_notify, srv,
+		MHD_OPTION_END);
 }
 
 static int64_t ms_or(int64_t ms, int64_t dflt)
@@ -608,6 +660,9 @@ int api_start(const struct api_config *c, struct api **ret, char ret_err[API_ERR
 	struct api *a;
 	int fd = -1, r;
 
+	if (threads > API_THREADS_MAX)
+		threads = API_THREADS_MAX;
+
 	if (!c->fleet || !c->db_path) {
 		snprintf(ret_err, API_ERR_MAX, "api: fleet and database are required");
 		return -EINVAL;
@@ -620,6 +675,7 @@ int api_start(const struct api_config *c, struct api **ret, char ret_err[API_ERR
 	}
 	pthread_mutex_init(&a->lock, NULL);
 	a->listen_fd = -1;
+	a->health.api = a;
 	a->fleet = c->fleet;
 	if (c->n_endpoints) {
 		a->endpoints = calloc(c->n_endpoints, sizeof(*a->endpoints));
@@ -643,11 +699,15 @@ int api_start(const struct api_config *c, struct api **ret, char ret_err[API_ERR
 	a->cap_idle = threads;
 	a->idle = calloc(threads, sizeof(*a->idle));
 	a->db_path = strdup(c->db_path);
-	if (!a->idle || !a->db_path) {
+	a->pool = calloc(threads, sizeof(*a->pool));
+	if (!a->idle || !a->db_path || !a->pool) {
 		snprintf(ret_err, API_ERR_MAX, "out of memory");
 		r = -ENOMEM;
 		goto fail;
 	}
+	a->n_pool = threads;
+	for (unsigned i = 0; i < threads; i++)
+		a->pool[i].api = a;
 	if (c->web_root && c->web_root[0]) {
 		a->web_root = realpath(c->web_root, NULL);
 		if (!a->web_root) {
@@ -702,28 +762,19 @@ int api_start(const struct api_config *c, struct api **ret, char ret_err[API_ERR
 	 * epoll, not select(): no FD_SETSIZE ceiling. The acceptor (api_conn.c) takes the
 	 * connections and enforces the limits: MHD's own are only bounds of its
 	 * bookkeeping, twice ours, since it still counts a connection closing. The pool
-	 * serves the ordinary connections; a server of one thread the reserve, which it
+	 * serves the ordinary connections; a server of its own the reserve, which it
 	 * answers without waiting behind a costly handler of the pool.
 	 */
-	flags |= MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ITC;
-	a->mhd = MHD_start_daemon(
-		flags, 0, NULL, NULL, api_handle, a, MHD_OPTION_ARRAY, tls_opts,
-		MHD_OPTION_THREAD_POOL_SIZE, threads, MHD_OPTION_CONNECTION_TIMEOUT, timeout_s,
-		MHD_OPTION_CONNECTION_LIMIT, 2 * limit + threads,
-		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)API_CONNECTION_MEMORY,
-		MHD_OPTION_UNESCAPE_CALLBACK, api_unescape_cb, NULL, MHD_OPTION_URI_LOG_CALLBACK,
-		uri_seen, NULL, MHD_OPTION_NOTIFY_COMPLETED, request_done, a,
-		MHD_OPTION_NOTIFY_CONNECTION, connection_notify, a, MHD_OPTION_END);
-	if (a->mhd)
-		a->mhd_health = MHD_start_daemon(
-			flags, 0, NULL, NULL, api_handle, a, MHD_OPTION_ARRAY, tls_opts,
-			MHD_OPTION_CONNECTION_TIMEOUT, timeout_s, MHD_OPTION_CONNECTION_LIMIT,
-			2 * API_RESERVE_CONNECTIONS, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-			(size_t)API_CONNECTION_MEMORY, MHD_OPTION_UNESCAPE_CALLBACK,
-			api_unescape_cb, NULL, MHD_OPTION_URI_LOG_CALLBACK, uri_seen, NULL,
-			MHD_OPTION_NOTIFY_COMPLETED, request_done, a, MHD_OPTION_NOTIFY_CONNECTION,
-			connection_notify, a, MHD_OPTION_END);
-	if (!a->mhd || !a->mhd_health) {
+	bool started = true;
+	for (unsigned i = 0; i < a->n_pool && started; i++) {
+		a->pool[i].mhd =
+			server_start(&a->pool[i], flags, tls_opts, timeout_s, 2 * limit + threads);
+		started = a->pool[i].mhd != NULL;
+	}
+	if (started)
+		a->health.mhd = server_start(&a->health, flags, tls_opts, timeout_s,
+					     2 * API_RESERVE_CONNECTIONS);
+	if (!started || !a->health.mhd) {
 		snprintf(ret_err, API_ERR_MAX, "cannot start the HTTP server on port %u",
 			 (unsigned)a->port);
 		r = -EIO;
@@ -752,10 +803,12 @@ struct api *api_stop(struct api *a)
 	if (!a)
 		return NULL;
 	api_conns_unlisten(a->conns); /* no connection is handed over any more */
-	if (a->mhd)
-		MHD_stop_daemon(a->mhd); /* joins the threads, closes the connections */
-	if (a->mhd_health)
-		MHD_stop_daemon(a->mhd_health);
+	for (unsigned i = 0; i < a->n_pool; i++)
+		if (a->pool[i].mhd)
+			MHD_stop_daemon(
+				a->pool[i].mhd); /* joins its thread, closes its connections */
+	if (a->health.mhd)
+		MHD_stop_daemon(a->health.mhd);
 	a->conns = api_conns_free(a->conns); /* every connection closed */
 	if (a->listen_fd >= 0)
 		close(a->listen_fd);
@@ -763,6 +816,7 @@ struct api *api_stop(struct api *a)
 		store_close(a->idle[i]);
 	pthread_mutex_destroy(&a->lock);
 	free(a->idle);
+	free(a->pool);
 	free(a->endpoints);
 	free(a->token);
 	free(a->metrics_token);

@@ -325,7 +325,10 @@ static void conn_accepted(struct api_conns *d, int fd, const struct sockaddr_sto
 	(void)setsockopt(fd, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &notsent, sizeof(notsent));
 	if (d->take(d->take_cls, fd, (const struct sockaddr *)addr, addr_len,
 		    v == API_CONN_RESERVE) < 0) {
-		/* MHD closed it. A "started" it may have said came first: find it again. */
+		/*
+		 * MHD closed it and never said "started": its entry goes, if the reaper has
+		 * not dropped it already (it is looked for before it is touched).
+		 */
 		pthread_mutex_lock(&d->lock);
 		for (struct api_conn *e = d->head.next; e != &d->head; e = e->next)
 			if (e == c && !c->linked) {

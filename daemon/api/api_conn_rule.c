@@ -65,3 +65,16 @@ enum api_conn_admit api_conn_rule_admit(const struct api_conn_counts *n, unsigne
 		return API_CONN_RESERVE;
 	return API_CONN_REFUSE;
 }
+
+unsigned api_conn_rule_pick(const struct api_conn_server *v, unsigned n)
+{
+	unsigned best = 0;
+
+	for (unsigned i = 1; i < n; i++) {
+		bool free_i = v[i].busy == 0, free_best = v[best].busy == 0;
+
+		if (free_i != free_best ? free_i : v[i].conns < v[best].conns)
+			best = i;
+	}
+	return best;
+}

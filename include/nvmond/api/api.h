@@ -16,9 +16,10 @@
 struct api;
 struct store;
 
-#define API_ERR_MAX    256
-#define API_BODY_MAX   65536 /* request bodies beyond this get 413 */
-#define API_PARAMS_MAX 16
+#define API_ERR_MAX	256
+#define API_BODY_MAX	65536 /* request bodies beyond this get 413 */
+#define API_PARAMS_MAX	16
+#define API_THREADS_MAX 64 /* api_config.threads, at most */
 /*
  * Connections kept past max_connections for /healthz alone (one request each,
  * closed after it, API_RESERVE_MS at most): whatever holds the others, the
@@ -130,7 +131,7 @@ struct api_config {
 	uint16_t port;		    /* 0 = pick a free port (tests), see api_port() */
 	const char *db_path;	    /* database file for read-only handles */
 	const char *web_root;	    /* directory of static files */
-	unsigned threads;	    /* worker threads */
+	unsigned threads;	    /* worker threads, 1 … API_THREADS_MAX */
 	int64_t timeout_ms;	    /* idle connection timeout */
 	int64_t request_timeout_ms; /* request line and headers within this; 0 = 30 s */
 	int64_t body_timeout_ms;    /* the body within this of the headers; 0 = 10 s */

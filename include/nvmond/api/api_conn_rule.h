@@ -89,3 +89,18 @@ enum api_conn_admit {
  */
 enum api_conn_admit api_conn_rule_admit(const struct api_conn_counts *n, unsigned max_total,
 					unsigned max_per_addr, unsigned max_reserve);
+
+/* One of the servers an ordinary connection may go to. */
+struct api_conn_server {
+	unsigned busy;	/* handlers running on its thread */
+	unsigned conns; /* connections it serves */
+};
+
+/**
+ * api_conn_rule_pick() - Which of the @n (at least 1) servers a new connection goes to:
+ * one running no handler (a handler may wait: a self-test start for its drive, up to
+ * device_timeout; a connection given to its thread would wait with it), the one with
+ * the fewest connections among those, the first on a tie; when every one runs a
+ * handler, the one with the fewest connections. Return: its index.
+ */
+unsigned api_conn_rule_pick(const struct api_conn_server *v, unsigned n);

@@ -157,3 +157,28 @@ Test(api_conn_rule, admit)
 		cr_expect_eq(api_conn_rule_admit(&t[i].n, 256, t[i].per_addr, 16), t[i].want, "%s",
 			     t[i].rule);
 }
+
+Test(api_conn_rule, pick)
+{
+	static const struct {
+		struct api_conn_server v[4];
+		unsigned n, want;
+		const char *rule;
+	} t[] = {
+		{{{0, 0}}, 1, 0, "one server: that one"},
+		{{{0, 3}, {0, 1}, {0, 2}, {0, 5}}, 4, 1, "all free: the fewest connections"},
+		{{{0, 2}, {0, 2}, {0, 2}, {0, 2}}, 4, 0, "a tie: the first"},
+		{{{1, 0}, {0, 9}, {1, 1}, {0, 7}},
+		 4,
+		 3,
+		 "a server running a handler is passed over, whatever its connections"},
+		{{{1, 5}, {1, 2}, {2, 3}, {1, 4}},
+		 4,
+		 1,
+		 "all running handlers: the fewest connections still"},
+		{{{1, 0}, {0, 0}}, 2, 1, "the first busy, the second free"},
+		{{{0, 4}, {1, 0}}, 2, 0, "the first free, the second busy with fewer"},
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		cr_expect_eq(api_conn_rule_pick(t[i].v, t[i].n), t[i].want, "%s", t[i].rule);
+}

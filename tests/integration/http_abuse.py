@@ -461,8 +461,9 @@ def daemon_conns(pid, port):
 
 def cmd_probe(port, seconds):
     """/healthz from 127.0.0.1 every 100 ms on a fresh connection for @seconds, in a
-    process of its own (the slow clients' event loop must not delay the timing): one
-    line "t status ms" per probe, t on the monotonic clock."""
+    process of its own (the slow clients' event loop must not delay the timing), from
+    a line on stdin on: one line "t status ms" per probe, t on the monotonic clock."""
+    sys.stdin.readline()
     until = time.monotonic() + seconds
     while time.monotonic() < until:
         t = time.monotonic()
@@ -538,14 +539,19 @@ async def slowfill(port, pid, mode, path, timeout_s):
     began, closed, mine = {}, {}, set()
     prober = await asyncio.create_subprocess_exec(
         sys.executable, __file__, "probe", str(port), str(timeout_s + 15),
-        stdout=asyncio.subprocess.PIPE)
-    await asyncio.sleep(0.3)  # it is running
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
     t0 = time.monotonic()
     tasks = [asyncio.create_task(trickler(port, f"127.0.0.{2 + i // 32}", stop, began, mine)
                                  if mode == "body" else
                                  slow_taker(port, f"127.0.0.{2 + i // 32}", path, stop, began,
                                             mine))
              for i in range(n)]
+    # /healthz once all are connected: a probe among them could take the last ordinary
+    # connection and leave one of them to the reserve.
+    while len(mine) < n and time.monotonic() - t0 < 5:
+        await asyncio.sleep(0.01)
+    prober.stdin.write(b"go\n")
+    await prober.stdin.drain()
     # Which of them the daemon holds, every 20 ms, until it holds none of them: the
     # window in which it held all of them, and when each went.
     seen, peak, t_full, t_first_gone = set(), 0, None, None

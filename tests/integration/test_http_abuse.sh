@@ -95,7 +95,7 @@ poll_interval = 200ms
 [http]
 threads = 4
 request_timeout = 5s
-body_timeout = 1s
+body_timeout = 2s
 send_timeout = 3s
 CONF
 python3 - "$TMP/notify.sock" "$TMP/notify.log" <<'PY' &
@@ -119,7 +119,7 @@ for _ in $(seq 50); do [ -S "$TMP/notify.sock" ] && break; sleep 0.1; done
 NOTIFY_SOCKET=$TMP/notify.sock WATCHDOG_USEC=1000000 \
 	start_daemon --demo -c "$TMP/slow.conf" --db "$TMP/nvmond.db"
 t_begin=$(python3 -c 'import time; print(time.monotonic())')
-python3 "$abuse" slowfill "$PORT" "$DAEMON_PID" body /healthz 1 ||
+python3 "$abuse" slowfill "$PORT" "$DAEMON_PID" body /healthz 2 ||
 	fail "slow bodies from 8 addresses x 32"
 # 500 samples, about 250 KB: several times what the buffers on the way hold (the
 # daemon's 32 KiB, the socket's 16 KiB unsent, the client's 4 KiB), and cheap enough

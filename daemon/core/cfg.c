@@ -171,6 +171,8 @@ static const struct cfg_key cfg_keys[] = {
 	DURATION("http", "timeout", http_timeout_ms, MS_PER_SEC, MS_PER_HOUR, "30s"),
 	DURATION("http", "request_timeout", http_request_timeout_ms, MS_PER_SEC, MS_PER_HOUR,
 		 "30s"),
+	DURATION("http", "body_timeout", http_body_timeout_ms, MS_PER_SEC, MS_PER_HOUR, "10s"),
+	DURATION("http", "send_timeout", http_send_timeout_ms, MS_PER_SEC, MS_PER_HOUR, "10s"),
 	UINT32("http", "max_connections", http_max_connections, 4, 65536, "256"),
 	UINT32("http", "max_connections_per_ip", http_max_connections_per_ip, 1, 65536, "32"),
 	PATH("http", "token", http_token, 0, ""),
@@ -180,6 +182,11 @@ static const struct cfg_key cfg_keys[] = {
 	PATH("http", "metrics_token_file", http_metrics_token_file, 0, ""),
 	PATH("http", "tls_cert", http_tls_cert, 0, ""),
 	PATH("http", "tls_key", http_tls_key, 0, ""),
+	/* A GnuTLS priority string, checked by the HTTP server's layer (api_tls.h). */
+	PATH("http", "tls_priorities", http_tls_priorities, 1,
+	     "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"),
+	/* Names for Host (api_host.h), checked by the HTTP server's layer. */
+	PATH("http", "allowed_hosts", http_allowed_hosts, 0, ""),
 	ENUM("alerts", "throttling", alert_throttling, int, cfg_bool_choices, "yes or no", "yes"),
 	ENUM("alerts", "temperature", alert_temperature, int, cfg_bool_choices, "yes or no", "yes"),
 	ENUM("alerts", "critical_warning", alert_critical_warning, int, cfg_bool_choices,

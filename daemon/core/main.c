@@ -189,7 +189,8 @@ static void nofile_raise(const struct cfg *c)
 		(void)getrlimit(RLIMIT_NOFILE, &rl);
 	}
 	/* 64: the database, devices, the loop's own descriptors, a hook or webhook. */
-	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < (rlim_t)c->http_max_connections + 64)
+	if (rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur < (rlim_t)c->http_max_connections + API_RESERVE_CONNECTIONS + 64)
 		log_warn("[http] max_connections = %u, but only %llu file descriptors are allowed "
 			 "(RLIMIT_NOFILE): raise LimitNOFILE= or lower max_connections",
 			 c->http_max_connections, (unsigned long long)rl.rlim_cur);

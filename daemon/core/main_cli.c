@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "nvmond/api/api_host.h"
+#include "nvmond/api/api_tls.h"
 #include "nvmond/api/status.h"
 #include "nvmond/config.h"
 #include "nvmond/core/cfg.h"
@@ -417,6 +419,18 @@ static int check_secret(const char *value, char *err, size_t errsize)
 	return check_perm(value, FPERM_SECRET, err, errsize);
 }
 
+static int check_tls_priorities(const char *value, char *err, size_t errsize)
+{
+	return api_tls_priorities_check(value, err, errsize);
+}
+
+static int check_allowed_hosts(const char *value, char *err, size_t errsize)
+{
+	struct api_hosts h = {0};
+
+	return api_hosts_parse(&h, value, err, errsize) < 0 ? -EINVAL : 0;
+}
+
 static const struct cfg_check config_checks[] = {
 	{"device", "probe_schedule", check_probe_schedule},
 	{"device", "selftest_schedule", check_selftest_schedule},
@@ -427,6 +441,8 @@ static const struct cfg_check config_checks[] = {
 	{"http", "metrics_token_file", check_secret},
 	{"http", "metrics_token_file", check_token_file},
 	{"probes", "recovery_intervals", check_recovery_intervals},
+	{"http", "tls_priorities", check_tls_priorities},
+	{"http", "allowed_hosts", check_allowed_hosts},
 };
 
 /* Defaults, then the file, then the command line. Prints the error itself. */

@@ -103,11 +103,15 @@ struct api_config http_api_config(const struct cfg *c, struct api_tls *tls)
 		.threads = c->http_threads,
 		.timeout_ms = c->http_timeout_ms,
 		.request_timeout_ms = c->http_request_timeout_ms,
+		.body_timeout_ms = c->http_body_timeout_ms,
+		.send_timeout_ms = c->http_send_timeout_ms,
 		.max_connections = c->http_max_connections,
 		.max_connections_per_ip = c->http_max_connections_per_ip,
 		.token = c->http_token,
 		.auth = c->http_auth == CFG_HTTP_AUTH_ALL ? API_AUTH_ALL : API_AUTH_MUTATIONS,
 		.metrics_token = c->http_metrics_token,
 		.tls = tls,
+		.tls_priorities = c->http_tls_priorities,
+		.allowed_hosts = c->http_allowed_hosts,
 	};
 }

@@ -92,6 +92,17 @@ printf '[daemon]\nweb_root = %s\n' "$tmp/no-such-dir" >"$f"
 expect_usage_error "missing web_root" "$f:2: [daemon] web_root: $tmp/no-such-dir: No such file" \
 	--config "$f" "${common[@]}"
 
+# [http] allowed_hosts and tls_priorities are checked as the file is read (issue 23).
+f=$tmp/allowed-hosts.conf
+printf '[http]\nallowed_hosts = nvmond.example, [::1]\n' >"$f"
+expect_usage_error "bad allowed_hosts" \
+	"$f:2: [http] allowed_hosts: '[::1]' is not a host name" --config "$f" "${common[@]}"
+f=$tmp/tls-priorities.conf
+printf '[http]\n\ntls_priorities = NORMAL:-VERS-ALL:+VERS-TLS1.2:%%NOPE\n' >"$f"
+expect_usage_error "bad tls_priorities" \
+	"$f:3: [http] tls_priorities: not a GnuTLS priority string: '%NOPE' is not understood" \
+	--config "$f" "${common[@]}"
+
 expect_usage_error "missing file" "$tmp/missing.conf" --config "$tmp/missing.conf" "${common[@]}"
 
 # Files nvmond trusts (issue 23 §8; docs/security.md#files-nvmond-trusts): a configuration

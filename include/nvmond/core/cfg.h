@@ -150,6 +150,8 @@ struct cfg {
 	uint32_t http_threads;
 	int64_t http_timeout_ms;
 	int64_t http_request_timeout_ms;	/* a request's line and headers within this */
+	int64_t http_body_timeout_ms;		/* its body within this of the headers */
+	int64_t http_send_timeout_ms;		/* the client takes some of an answer this often */
 	uint32_t http_max_connections;		/* open at once, all clients */
 	uint32_t http_max_connections_per_ip;	/* open at once from one address */
 	char http_token[CFG_TOKEN_MAX];		/* bearer token for mutating endpoints; "" = none */
@@ -158,6 +160,8 @@ struct cfg {
 	char http_metrics_token_file[CFG_PATH_MAX]; /* or read from this file */
 	char http_tls_cert[CFG_PATH_MAX];	    /* PEM chain: serve HTTPS; "" = HTTP */
 	char http_tls_key[CFG_PATH_MAX];	    /* its PEM private key */
+	char http_tls_priorities[256];		    /* GnuTLS priority string (TLS versions) */
+	char http_allowed_hosts[1024];		    /* more names Host may give */
 	/* [alerts] (rules: 1 on, 0 off) */
 	int alert_throttling;
 	int alert_temperature;

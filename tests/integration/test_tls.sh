@@ -64,7 +64,7 @@ grep -q "tls_cert and tls_key go together: tls_key is not set" "$LAST_STDERR" ||
 expect_exit 2 run -c "$(conf notoken "auth = all")"
 grep -q "auth = all needs \[http\] token" "$LAST_STDERR" || fail "auth=all: $(cat "$LAST_STDERR")"
 expect_exit 2 run -c "$(conf nofile "metrics_token_file = $TMP/none")"
-grep -q "metrics_token_file $TMP/none: No such file" "$LAST_STDERR" ||
+grep -qF "$TMP/nofile.conf:5: [http] metrics_token_file: $TMP/none: No such file" "$LAST_STDERR" ||
 	fail "metrics_token_file: $(cat "$LAST_STDERR")"
 # Secrets others can read or write (issue 23 §8): refused at FILE:LINE, with what to do.
 chmod 644 "$TMP/metrics.token"

@@ -1,0 +1,875 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The fleet view, pure (see fleetview.h): the instant query's parts joined into
+ * hosts and drives by (job, instance) and (job, instance, device, serial), with
+ * sorted key tables rather than a search per sample, so that 8,000 drives merge in
+ * a few milliseconds.
+ */
+#define _GNU_SOURCE /* strverscmp, open_memstream */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nvmond/fleetview/fleetview.h"
+
+/* K: a drive's key. Every part carries it, and nothing else it does not need. */
+#define K	      "job, instance, device, serial"
+#define PART(q, expr) "label_replace(" expr ", \"q\", \"" q "\", \"\", \"\")"
+
+/* clang-format off */
+static const char query_now[] =
+	PART("host", "timestamp(nvmond_host_info)")
+	" or " PART("info", "max by (" K ", model, firmware, label, location) (nvmond_device_info)")
+	" or " PART("health", "max by (" K ", state) (nvmond_device_health == 1)")
+	" or " PART("alert", "max by (" K ", rule, severity) (nvmond_alert_firing)")
+	" or " PART("temp", "max by (" K ") (nvmond_temperature_celsius{sensor=\"composite\"})")
+	" or " PART("used", "max by (" K ") (nvmond_endurance_used_ratio)")
+	" or " PART("tbw", "max by (" K ") (nvmond_data_written_bytes_total) / max by (" K
+			   ") (nvmond_rated_endurance_bytes)")
+	" or " PART("seen", "max by (" K ") (nvmond_last_sample_timestamp_seconds)")
+	" or " PART("up", "max by (" K ") (nvmond_device_up)");
+/* clang-format on */
+
+const char *fleetview_query_now(void)
+{
+	return query_now;
+}
+
+/* The labels of nvmond_host_info that are not host labels. */
+static bool host_label_excluded(const char *name)
+{
+	static const char *const not_host[] = {"__name__", "q",	      "job",	   "instance",
+					       "host",	   "host_id", "public_url"};
+
+	for (size_t i = 0; i < sizeof(not_host) / sizeof(not_host[0]); i++)
+		if (strcmp(name, not_host[i]) == 0)
+			return true;
+	return false;
+}
+
+static const char *label_or(const struct promq_sample *s, const char *name, const char *def)
+{
+	const char *v = promq_get(s, name);
+	return v ? v : def;
+}
+
+/* ---- the parts of the instant query --------------------------------------- */
+
+enum part {
+	P_HOST,
+	P_INFO,
+	P_HEALTH,
+	P_ALERT,
+	P_TEMP,
+	P_USED,
+	P_TBW,
+	P_SEEN,
+	P_UP,
+	P_NONE,
+};
+
+static enum part part_of(const struct promq_sample *s)
+{
+	static const char *const names[] = {"host", "info", "health", "alert", "temp",
+					    "used", "tbw",  "seen",   "up"};
+	const char *q = promq_get(s, "q");
+
+	if (!q)
+		return P_NONE;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(q, names[i]) == 0)
+			return (enum part)i;
+	return P_NONE;
+}
+
+/* ---- keys ----------------------------------------------------------------- */
+
+struct hkey {
+	const char *job, *instance;
+};
+
+static int hkey_cmp(const void *a, const void *b)
+{
+	const struct hkey *x = a, *y = b;
+	int c = strcmp(x->job, y->job);
+	return c ? c : strcmp(x->instance, y->instance);
+}
+
+/* A sample's host key; false when it lacks job or instance (not nvmond's shape). */
+static bool hkey_of(const struct promq_sample *s, struct hkey *ret)
+{
+	ret->job = promq_get(s, "job");
+	ret->instance = promq_get(s, "instance");
+	if (!ret->instance)
+		return false;
+	if (!ret->job)
+		ret->job = "";
+	return true;
+}
+
+struct dkey {
+	size_t host; /* index in the host table */
+	const char *device, *serial;
+};
+
+static int dkey_cmp(const void *a, const void *b)
+{
+	const struct dkey *x = a, *y = b;
+	int c;
+
+	if (x->host != y->host)
+		return x->host < y->host ? -1 : 1;
+	c = strcmp(x->device, y->device);
+	return c ? c : strcmp(x->serial, y->serial);
+}
+
+/* Sort and drop duplicates. Return: the count left. */
+static size_t sort_unique(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	char *v = base;
+	size_t k = 0;
+
+	if (!n)
+		return 0;
+	qsort(v, n, size, cmp);
+	for (size_t i = 1; i < n; i++)
+		if (cmp(v + k * size, v + i * size) != 0) {
+			k++;
+			if (k != i)
+				memcpy(v + k * size, v + i * size, size);
+		}
+	return k + 1;
+}
+
+static ssize_t hkey_find(const struct hkey *v, size_t n, const struct hkey *k)
+{
+	const struct hkey *p = bsearch(k, v, n, sizeof(*v), hkey_cmp);
+	return p ? p - v : -1;
+}
+
+/* ---- building ------------------------------------------------------------- */
+
+/* What merging keeps about a host beyond struct fv_host. */
+struct hwork {
+	const struct promq_sample *info; /* its newest nvmond_host_info (now, else known) */
+	bool in_now;			 /* any sample in the instant query */
+	bool info_now;			 /* its nvmond_host_info in the instant query */
+	double gone_seen;		 /* the newest last sample of its drives (gone query) */
+};
+
+static char *dup(const char *s)
+{
+	return strdup(s ? s : "");
+}
+
+static void drive_free(struct fv_drive *d)
+{
+	free(d->device);
+	free(d->serial);
+	free(d->model);
+	free(d->firmware);
+	free(d->label);
+	free(d->location);
+	for (size_t i = 0; i < d->n_alerts; i++) {
+		free(d->alerts[i].rule);
+		free(d->alerts[i].severity);
+	}
+	free(d->alerts);
+}
+
+static void host_free(struct fv_host *h)
+{
+	free(h->job);
+	free(h->instance);
+	free(h->host);
+	free(h->host_id);
+	free(h->public_url);
+	for (size_t i = 0; i < h->n_labels; i++) {
+		free(h->label_names[i]);
+		free(h->label_values[i]);
+	}
+	free(h->label_names);
+	free(h->label_values);
+	for (size_t i = 0; i < h->n_drives; i++)
+		drive_free(&h->drives[i]);
+	free(h->drives);
+}
+
+void fleetview_view_free(struct fv_view *v)
+{
+	for (size_t i = 0; i < v->n_hosts; i++)
+		host_free(&v->hosts[i]);
+	free(v->hosts);
+	*v = (struct fv_view){0};
+}
+
+static int label_ptr_cmp(const void *a, const void *b)
+{
+	const struct promq_label *x = *(const struct promq_label *const *)a;
+	const struct promq_label *y = *(const struct promq_label *const *)b;
+	return strcmp(x->name, y->name);
+}
+
+/* The identity and host labels of @h from nvmond_host_info sample @s. */
+static int host_take_info(struct fv_host *h, const struct promq_sample *s)
+{
+	const struct promq_label *pick[PROMQ_LABELS_MAX];
+	size_t n = 0;
+
+	free(h->host);
+	free(h->host_id);
+	free(h->public_url);
+	h->host = dup(promq_get(s, "host"));
+	h->host_id = dup(promq_get(s, "host_id"));
+	h->public_url = dup(promq_get(s, "public_url"));
+	if (!h->host || !h->host_id || !h->public_url)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->n_labels && n < PROMQ_LABELS_MAX; i++)
+		if (!host_label_excluded(s->labels[i].name))
+			pick[n++] = &s->labels[i];
+	qsort(pick, n, sizeof(pick[0]), label_ptr_cmp);
+	h->label_names = calloc(n ? n : 1, sizeof(char *));
+	h->label_values = calloc(n ? n : 1, sizeof(char *));
+	if (!h->label_names || !h->label_values)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		h->label_names[i] = strdup(pick[i]->name);
+		h->label_values[i] = strdup(pick[i]->value);
+		h->n_labels = i + 1;
+		if (!h->label_names[i] || !h->label_values[i])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int drive_copy(struct fv_drive *to, const struct fv_drive *from)
+{
+	*to = *from;
+	to->device = dup(from->device);
+	to->serial = dup(from->serial);
+	to->model = dup(from->model);
+	to->firmware = dup(from->firmware);
+	to->label = dup(from->label);
+	to->location = dup(from->location);
+	to->alerts = from->n_alerts ? calloc(from->n_alerts, sizeof(*to->alerts)) : NULL;
+	to->n_alerts = 0;
+	if (!to->device || !to->serial || !to->model || !to->firmware || !to->label ||
+	    !to->location || (from->n_alerts && !to->alerts))
+		return -ENOMEM;
+	for (size_t i = 0; i < from->n_alerts; i++) {
+		to->alerts[i].rule = dup(from->alerts[i].rule);
+		to->alerts[i].severity = dup(from->alerts[i].severity);
+		to->n_alerts = i + 1;
+		if (!to->alerts[i].rule || !to->alerts[i].severity)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static void drive_init(struct fv_drive *d)
+{
+	*d = (struct fv_drive){.temperature_c = NAN,
+			       .used_ratio = NAN,
+			       .tbw_ratio = NAN,
+			       .last_sample = NAN,
+			       .up = -1,
+			       .verdict = FV_UNKNOWN};
+}
+
+static const struct fv_host *prev_host(const struct fv_view *prev, const struct fv_host *h)
+{
+	if (!prev)
+		return NULL;
+	for (size_t i = 0; i < prev->n_hosts; i++)
+		if (strcmp(prev->hosts[i].job, h->job) == 0 &&
+		    strcmp(prev->hosts[i].instance, h->instance) == 0)
+			return &prev->hosts[i];
+	return NULL;
+}
+
+static int alert_add(struct fv_drive *d, const char *rule, const char *severity)
+{
+	struct fv_alert *v;
+
+	for (size_t i = 0; i < d->n_alerts; i++)
+		if (strcmp(d->alerts[i].rule, rule) == 0)
+			return 0; /* one per rule, even if two severities overlap in the lookback */
+	v = realloc(d->alerts, (d->n_alerts + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	d->alerts = v;
+	v[d->n_alerts].rule = strdup(rule);
+	v[d->n_alerts].severity = strdup(severity);
+	d->n_alerts++;
+	if (!v[d->n_alerts - 1].rule || !v[d->n_alerts - 1].severity)
+		return -ENOMEM;
+	return 0;
+}
+
+static enum fv_verdict verdict_parse(const char *state)
+{
+	static const struct {
+		const char *name;
+		enum fv_verdict v;
+	} states[] = {{"ok", FV_OK},
+		      {"warning", FV_WARNING},
+		      {"critical", FV_CRITICAL},
+		      {"offline", FV_OFFLINE}};
+
+	for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++)
+		if (strcmp(state, states[i].name) == 0)
+			return states[i].v;
+	return FV_UNKNOWN;
+}
+
+/*
+ * The verdict of a drive whose nvmond exports no nvmond_device_health (older
+ * versions): the contract's rule, from what the view has: critical when a critical
+ * alert fires, offline when the drive is down, warning when a warning alert fires,
+ * ok otherwise; unknown without any figure.
+ */
+static enum fv_verdict verdict_derived(const struct fv_drive *d, bool has_data)
+{
+	bool crit = false, warn = false;
+
+	for (size_t i = 0; i < d->n_alerts; i++) {
+		crit |= strcmp(d->alerts[i].severity, "critical") == 0;
+		warn |= strcmp(d->alerts[i].severity, "warning") == 0;
+	}
+	if (crit)
+		return FV_CRITICAL;
+	if (d->up == 0)
+		return FV_OFFLINE;
+	if (warn)
+		return FV_WARNING;
+	return has_data ? FV_OK : FV_UNKNOWN;
+}
+
+/* One value part of the instant query onto its drive. */
+static int drive_apply(struct fv_drive *d, enum part p, const struct promq_sample *s)
+{
+	switch (p) {
+	case P_INFO:
+		free(d->model);
+		free(d->firmware);
+		free(d->label);
+		free(d->location);
+		d->model = dup(promq_get(s, "model"));
+		d->firmware = dup(promq_get(s, "firmware"));
+		d->label = dup(promq_get(s, "label"));
+		d->location = dup(promq_get(s, "location"));
+		return d->model && d->firmware && d->label && d->location ? 0 : -ENOMEM;
+	case P_HEALTH: {
+		enum fv_verdict v = verdict_parse(label_or(s, "state", ""));
+		/* Two states within the lookback (it changed): the worse one. */
+		if (v != FV_UNKNOWN && (!d->verdict_reported || v > d->verdict)) {
+			d->verdict = v;
+			d->verdict_reported = true;
+		}
+		return 0;
+	}
+	case P_ALERT:
+		return alert_add(d, label_or(s, "rule", "?"), label_or(s, "severity", "info"));
+	case P_TEMP:
+		d->temperature_c = isfinite(s->value) ? s->value : NAN;
+		return 0;
+	case P_USED:
+		d->used_ratio = isfinite(s->value) && s->value >= 0 ? s->value : NAN;
+		return 0;
+	case P_TBW:
+		d->tbw_ratio = isfinite(s->value) && s->value >= 0 ? s->value : NAN;
+		return 0;
+	case P_SEEN:
+		d->last_sample = isfinite(s->value) && s->value > 0 ? s->value : NAN;
+		return 0;
+	case P_UP:
+		d->up = s->value == 1 ? 1 : s->value == 0 ? 0 : -1;
+		return 0;
+	case P_HOST:
+	case P_NONE:
+		break;
+	}
+	return 0;
+}
+
+static int alert_cmp(const void *a, const void *b)
+{
+	const struct fv_alert *x = a, *y = b;
+	return strcmp(x->rule, y->rule);
+}
+
+static int drive_cmp(const void *a, const void *b)
+{
+	const struct fv_drive *x = a, *y = b;
+	int c;
+
+	if (x->verdict != y->verdict)
+		return x->verdict > y->verdict ? -1 : 1;
+	c = strverscmp(x->device, y->device); /* nvme2 before nvme10 */
+	return c ? c : strcmp(x->serial, y->serial);
+}
+
+static int host_cmp(const void *a, const void *b)
+{
+	const struct fv_host *x = a, *y = b;
+	int rx = fleetview_host_rank(x), ry = fleetview_host_rank(y), c;
+
+	if (rx != ry)
+		return rx > ry ? -1 : 1;
+	c = strverscmp(x->host[0] ? x->host : x->instance, y->host[0] ? y->host : y->instance);
+	if (c)
+		return c;
+	c = strcmp(x->instance, y->instance);
+	return c ? c : strcmp(x->job, y->job);
+}
+
+const char *fleetview_verdict_name(enum fv_verdict v)
+{
+	static const char *const names[] = {"ok", "unknown", "offline", "warning", "critical"};
+	return (unsigned)v < sizeof(names) / sizeof(names[0]) ? names[v] : "unknown";
+}
+
+bool fleetview_drive_problem(const struct fv_drive *d)
+{
+	return d->verdict != FV_OK || d->n_alerts > 0;
+}
+
+int fleetview_host_rank(const struct fv_host *h)
+{
+	static const int rank[] = {[FV_OK] = 0,
+				   [FV_UNKNOWN] = 2,
+				   [FV_OFFLINE] = 4,
+				   [FV_WARNING] = 6,
+				   [FV_CRITICAL] = 8};
+	int r = rank[h->worst];
+
+	if (!h->reporting && r < 7)
+		r = 7; /* a host not reporting: below critical drives, above warnings */
+	return r;
+}
+
+/* ---- the gone hosts ------------------------------------------------------- */
+
+static bool in_now(const struct promq_result *now, const struct hkey *k)
+{
+	struct hkey x;
+
+	for (size_t i = 0; now && i < now->n; i++)
+		if (hkey_of(&now->v[i], &x) && hkey_cmp(&x, k) == 0)
+			return true;
+	return false;
+}
+
+size_t fleetview_gone_hosts(const struct fv_answer *a, const char **ret_jobs,
+			    const char **ret_instances, size_t max)
+{
+	struct hkey *now_keys = NULL;
+	size_t n_now = 0, n = 0;
+
+	if (!a->known || !a->known->n || !max)
+		return 0;
+	now_keys = a->now && a->now->n ? malloc(a->now->n * sizeof(*now_keys)) : NULL;
+	for (size_t i = 0; now_keys && i < a->now->n; i++)
+		if (hkey_of(&a->now->v[i], &now_keys[n_now]))
+			n_now++;
+	n_now = sort_unique(now_keys, n_now, sizeof(*now_keys), hkey_cmp);
+	for (size_t i = 0; i < a->known->n && n < max; i++) {
+		struct hkey k;
+		struct fv_host probe;
+		const struct fv_host *p;
+		bool dup_seen = false;
+
+		if (!hkey_of(&a->known->v[i], &k))
+			continue;
+		if (now_keys ? hkey_find(now_keys, n_now, &k) >= 0 : in_now(a->now, &k))
+			continue;
+		probe.job = (char *)k.job;
+		probe.instance = (char *)k.instance;
+		p = prev_host(a->prev, &probe);
+		if (p && isfinite(p->last_seen))
+			continue;
+		for (size_t j = 0; j < n && !dup_seen; j++)
+			dup_seen = strcmp(ret_jobs[j], k.job) == 0 &&
+				   strcmp(ret_instances[j], k.instance) == 0;
+		if (dup_seen)
+			continue;
+		ret_jobs[n] = k.job;
+		ret_instances[n] = k.instance;
+		n++;
+	}
+	free(now_keys);
+	return n;
+}
+
+char *fleetview_query_gone(const char *const *jobs, const char *const *instances, size_t n,
+			   long long window_s)
+{
+	const char **uj = NULL;
+	char *rj = NULL, *ri = NULL, *out = NULL;
+	size_t nj = 0, len;
+	FILE *f;
+
+	if (!n)
+		return NULL;
+	uj = malloc(n * sizeof(*uj));
+	if (!uj)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		bool seen = false;
+		for (size_t j = 0; j < nj && !seen; j++)
+			seen = strcmp(uj[j], jobs[i]) == 0;
+		if (!seen)
+			uj[nj++] = jobs[i];
+	}
+	rj = promq_regex_alternatives(uj, nj);
+	ri = promq_regex_alternatives(instances, n);
+	if (!rj || !ri)
+		goto out;
+	f = open_memstream(&out, &len);
+	if (!f)
+		goto out;
+	fprintf(f,
+		"max by (job, instance, device, model, serial) (last_over_time("
+		"nvmond_last_sample_timestamp_seconds{job=~%s, instance=~%s}[%llds]))",
+		rj, ri, window_s);
+	if (fclose(f) != 0) {
+		free(out);
+		out = NULL;
+	}
+out:
+	free(uj);
+	free(rj);
+	free(ri);
+	return out;
+}
+
+/* ---- merging -------------------------------------------------------------- */
+
+struct merge {
+	const struct fv_answer *a;
+	struct hkey *keys; /* sorted: hosts[i] belongs to keys[i] */
+	struct fv_host *hosts;
+	struct hwork *work;
+	size_t n_hosts;
+	struct dkey *dkeys; /* sorted */
+	struct fv_drive *drives;
+	size_t n_dkeys;
+};
+
+/* Every (job, instance) of the answer: the instant query's, the known ones'. */
+static int collect_hosts(struct merge *m)
+{
+	const struct fv_answer *a = m->a;
+	size_t cap = (a->now ? a->now->n : 0) + (a->known ? a->known->n : 0) +
+		     (a->prev ? a->prev->n_hosts : 0) + 1;
+	size_t n = 0;
+
+	m->keys = malloc(cap * sizeof(*m->keys));
+	if (!m->keys)
+		return -ENOMEM;
+	for (size_t i = 0; a->now && i < a->now->n; i++)
+		if (part_of(&a->now->v[i]) != P_NONE && hkey_of(&a->now->v[i], &m->keys[n]))
+			n++;
+	for (size_t i = 0; a->known && i < a->known->n; i++)
+		if (hkey_of(&a->known->v[i], &m->keys[n]))
+			n++;
+	/* Without the known hosts (their query failed), the previous view's stay. */
+	for (size_t i = 0; !a->known && a->prev && i < a->prev->n_hosts; i++)
+		m->keys[n++] = (struct hkey){a->prev->hosts[i].job, a->prev->hosts[i].instance};
+	m->n_hosts = sort_unique(m->keys, n, sizeof(*m->keys), hkey_cmp);
+	m->hosts = calloc(m->n_hosts ? m->n_hosts : 1, sizeof(*m->hosts));
+	m->work = calloc(m->n_hosts ? m->n_hosts : 1, sizeof(*m->work));
+	if (!m->hosts || !m->work)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->n_hosts; i++) {
+		m->hosts[i].job = dup(m->keys[i].job);
+		m->hosts[i].instance = dup(m->keys[i].instance);
+		m->hosts[i].last_seen = NAN;
+		m->work[i].gone_seen = NAN;
+		if (!m->hosts[i].job || !m->hosts[i].instance)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Which host each sample is of; the newest nvmond_host_info of each. */
+static void mark_hosts(struct merge *m)
+{
+	const struct fv_answer *a = m->a;
+	struct hkey k;
+	ssize_t h;
+
+	for (size_t i = 0; a->now && i < a->now->n; i++) {
+		const struct promq_sample *s = &a->now->v[i];
+		enum part p = part_of(s);
+		if (p == P_NONE || !hkey_of(s, &k) || (h = hkey_find(m->keys, m->n_hosts, &k)) < 0)
+			continue;
+		m->work[h].in_now = true;
+		if (p != P_HOST || !isfinite(s->value))
+			continue;
+		if (!m->work[h].info_now || s->value > m->hosts[h].last_seen) {
+			m->work[h].info = s;
+			m->work[h].info_now = true;
+			m->hosts[h].last_seen = s->value;
+		}
+	}
+	for (size_t i = 0; a->known && i < a->known->n; i++) {
+		const struct promq_sample *s = &a->known->v[i];
+		if (!hkey_of(s, &k) || (h = hkey_find(m->keys, m->n_hosts, &k)) < 0)
+			continue;
+		if (!m->work[h].info)
+			m->work[h].info = s;
+	}
+}
+
+static int collect_drives(struct merge *m)
+{
+	const struct fv_answer *a = m->a;
+	size_t n = 0;
+	struct hkey k;
+	ssize_t h;
+
+	m->dkeys = malloc((a->now && a->now->n ? a->now->n : 1) * sizeof(*m->dkeys));
+	if (!m->dkeys)
+		return -ENOMEM;
+	for (size_t i = 0; a->now && i < a->now->n; i++) {
+		const struct promq_sample *s = &a->now->v[i];
+		enum part p = part_of(s);
+		const char *device = promq_get(s, "device");
+		if (p == P_NONE || p == P_HOST || !device || !hkey_of(s, &k) ||
+		    (h = hkey_find(m->keys, m->n_hosts, &k)) < 0)
+			continue;
+		m->dkeys[n++] = (struct dkey){(size_t)h, device, label_or(s, "serial", "")};
+	}
+	m->n_dkeys = sort_unique(m->dkeys, n, sizeof(*m->dkeys), dkey_cmp);
+	m->drives = calloc(m->n_dkeys ? m->n_dkeys : 1, sizeof(*m->drives));
+	if (!m->drives)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->n_dkeys; i++) {
+		drive_init(&m->drives[i]);
+		m->drives[i].device = dup(m->dkeys[i].device);
+		m->drives[i].serial = dup(m->dkeys[i].serial);
+		m->drives[i].model = dup("");
+		m->drives[i].firmware = dup("");
+		m->drives[i].label = dup("");
+		m->drives[i].location = dup("");
+		if (!m->drives[i].device || !m->drives[i].serial || !m->drives[i].model ||
+		    !m->drives[i].firmware || !m->drives[i].label || !m->drives[i].location)
+			return -ENOMEM;
+	}
+	for (size_t i = 0; a->now && i < a->now->n; i++) {
+		const struct promq_sample *s = &a->now->v[i];
+		enum part p = part_of(s);
+		struct dkey dk;
+		const struct dkey *d;
+
+		if (p == P_NONE || p == P_HOST || !promq_get(s, "device") || !hkey_of(s, &k) ||
+		    (h = hkey_find(m->keys, m->n_hosts, &k)) < 0)
+			continue;
+		dk = (struct dkey){(size_t)h, promq_get(s, "device"), label_or(s, "serial", "")};
+		d = bsearch(&dk, m->dkeys, m->n_dkeys, sizeof(dk), dkey_cmp);
+		if (d && drive_apply(&m->drives[d - m->dkeys], p, s) < 0)
+			return -ENOMEM;
+	}
+	for (size_t i = 0; i < m->n_dkeys; i++) {
+		struct fv_drive *d = &m->drives[i];
+		bool has_data = d->model[0] || d->up >= 0 || isfinite(d->last_sample) ||
+				isfinite(d->temperature_c);
+		if (!d->verdict_reported)
+			d->verdict = verdict_derived(d, has_data);
+		if (d->n_alerts > 1)
+			qsort(d->alerts, d->n_alerts, sizeof(*d->alerts), alert_cmp);
+	}
+	return 0;
+}
+
+/* The drives of host @h (index) in the instant query: moved from m->drives. */
+static int host_take_drives(struct merge *m, size_t h)
+{
+	size_t lo = 0, n = 0;
+	struct fv_host *host = &m->hosts[h];
+
+	while (lo < m->n_dkeys && m->dkeys[lo].host < h)
+		lo++;
+	while (lo + n < m->n_dkeys && m->dkeys[lo + n].host == h)
+		n++;
+	if (!n)
+		return 0;
+	host->drives = calloc(n, sizeof(*host->drives));
+	if (!host->drives)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		host->drives[i] = m->drives[lo + i];
+		drive_init(&m->drives[lo + i]); /* moved: nothing left to free there */
+	}
+	host->n_drives = n;
+	return 0;
+}
+
+/* A host no longer in the instant query: the previous view's drives, else the gone query's. */
+static int host_take_gone(struct merge *m, size_t h, const struct fv_host *prev)
+{
+	const struct promq_result *gone = m->a->gone;
+	struct fv_host *host = &m->hosts[h];
+	struct hkey k;
+
+	host->drives_stale = true;
+	if (prev && prev->n_drives) {
+		host->drives = calloc(prev->n_drives, sizeof(*host->drives));
+		if (!host->drives)
+			return -ENOMEM;
+		for (size_t i = 0; i < prev->n_drives; i++) {
+			host->n_drives = i + 1;
+			if (drive_copy(&host->drives[i], &prev->drives[i]) < 0)
+				return -ENOMEM;
+		}
+	}
+	for (size_t i = 0; gone && i < gone->n; i++) {
+		const struct promq_sample *s = &gone->v[i];
+		if (!hkey_of(s, &k) || hkey_cmp(&k, &m->keys[h]) != 0 || !isfinite(s->value))
+			continue;
+		if (!isfinite(m->work[h].gone_seen) || s->value > m->work[h].gone_seen)
+			m->work[h].gone_seen = s->value;
+		if (prev && prev->n_drives)
+			continue;
+		struct fv_drive *v = realloc(host->drives, (host->n_drives + 1) * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		host->drives = v;
+		struct fv_drive *d = &v[host->n_drives++];
+		drive_init(d);
+		d->device = dup(promq_get(s, "device"));
+		d->serial = dup(promq_get(s, "serial"));
+		d->model = dup(promq_get(s, "model"));
+		d->firmware = dup("");
+		d->label = dup("");
+		d->location = dup("");
+		d->last_sample = s->value;
+		if (!d->device || !d->serial || !d->model || !d->firmware || !d->label ||
+		    !d->location)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static void host_summarise(struct fv_host *h)
+{
+	h->worst = FV_OK;
+	h->problems = 0;
+	for (size_t i = 0; i < h->n_drives; i++) {
+		if (h->drives[i].verdict > h->worst)
+			h->worst = h->drives[i].verdict;
+		if (fleetview_drive_problem(&h->drives[i]))
+			h->problems++;
+	}
+	if (h->n_drives > 1)
+		qsort(h->drives, h->n_drives, sizeof(*h->drives), drive_cmp);
+}
+
+/* The identity and host labels a host had in the previous view. */
+static int host_copy_info(struct fv_host *h, const struct fv_host *prev)
+{
+	h->host = dup(prev->host);
+	h->host_id = dup(prev->host_id);
+	h->public_url = dup(prev->public_url);
+	h->label_names = calloc(prev->n_labels ? prev->n_labels : 1, sizeof(char *));
+	h->label_values = calloc(prev->n_labels ? prev->n_labels : 1, sizeof(char *));
+	if (!h->host || !h->host_id || !h->public_url || !h->label_names || !h->label_values)
+		return -ENOMEM;
+	for (size_t j = 0; j < prev->n_labels; j++) {
+		h->label_names[j] = strdup(prev->label_names[j]);
+		h->label_values[j] = strdup(prev->label_values[j]);
+		h->n_labels = j + 1;
+		if (!h->label_names[j] || !h->label_values[j])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int finish_host(struct merge *m, size_t i)
+{
+	const struct fv_answer *a = m->a;
+	struct fv_host *h = &m->hosts[i];
+	const struct fv_host *prev = prev_host(a->prev, h);
+	int r;
+
+	if (m->work[i].info) {
+		r = host_take_info(h, m->work[i].info);
+	} else if (prev) {
+		r = host_copy_info(h, prev);
+	} else {
+		h->host = dup("");
+		h->host_id = dup("");
+		h->public_url = dup("");
+		r = h->host && h->host_id && h->public_url ? 0 : -ENOMEM;
+	}
+	if (r < 0)
+		return r;
+	if (m->work[i].in_now) {
+		r = host_take_drives(m, i);
+		if (r < 0)
+			return r;
+		/* Without nvmond_host_info (an nvmond before it), the lookback alone says. */
+		h->reporting =
+			!m->work[i].info_now || a->eval_ts - h->last_seen <= a->stale_after_s;
+		h->drives_stale = !h->reporting;
+	} else {
+		r = host_take_gone(m, i, prev);
+		if (r < 0)
+			return r;
+		h->reporting = false;
+		if (prev && isfinite(prev->last_seen))
+			h->last_seen = prev->last_seen;
+		else
+			h->last_seen = m->work[i].gone_seen;
+	}
+	host_summarise(h);
+	return 0;
+}
+
+int fleetview_merge(const struct fv_answer *a, struct fv_view *ret)
+{
+	struct merge m = {.a = a};
+	struct fv_view v = {.eval_ts = a->eval_ts};
+	int r;
+
+	r = collect_hosts(&m);
+	if (r < 0)
+		goto out;
+	mark_hosts(&m);
+	r = collect_drives(&m);
+	if (r < 0)
+		goto out;
+	for (size_t i = 0; i < m.n_hosts; i++) {
+		r = finish_host(&m, i);
+		if (r < 0)
+			goto out;
+	}
+	qsort(m.hosts, m.n_hosts, sizeof(*m.hosts), host_cmp);
+	for (size_t i = 0; i < m.n_hosts; i++) {
+		const struct fv_host *h = &m.hosts[i];
+		v.n_drives += h->n_drives;
+		v.n_problems += h->reporting ? h->problems : h->n_drives;
+		v.n_not_reporting += !h->reporting;
+	}
+	v.hosts = m.hosts;
+	v.n_hosts = m.n_hosts;
+	m.hosts = NULL;
+	m.n_hosts = 0;
+	*ret = v;
+	r = 0;
+out:
+	for (size_t i = 0; i < m.n_hosts && m.hosts; i++)
+		host_free(&m.hosts[i]);
+	free(m.hosts);
+	for (size_t i = 0; i < m.n_dkeys && m.drives; i++)
+		drive_free(&m.drives[i]);
+	free(m.drives);
+	free(m.dkeys);
+	free(m.keys);
+	free(m.work);
+	return r;
+}

@@ -236,6 +236,15 @@ static const struct cfg_key cfg_keys[] = {
 	     .syntax = "list of durations"),
 	/* A schedule (analysis/selftest_sched.h), checked by the self-test service. */
 	PATH("selftests", "default_schedule", selftest_default_schedule, 0, ""),
+	/* The URL is checked by the fleet view (fleetview_check_query_url()). */
+	PATH("fleet", "query_url", fleet_query_url, 0, ""),
+	PATH("fleet", "bearer_token_file", fleet_bearer_token_file, 0, ""),
+	PATH("fleet", "tls_ca_file", fleet_tls_ca_file, 0, ""),
+	PATH("fleet", "org_id", fleet_org_id, 0, ""),
+	DURATION("fleet", "timeout", fleet_timeout_ms, 100, MS_PER_MIN, "5s"),
+	DURATION("fleet", "stale_after", fleet_stale_after_ms, MS_PER_SEC, MS_PER_DAY, "1m"),
+	DURATION("fleet", "forget_after", fleet_forget_after_ms, MS_PER_HOUR, 366 * MS_PER_DAY,
+		 "7d"),
 };
 
 /* struct cfg's key_line has a slot per key. */

@@ -28,6 +28,7 @@
 #include "nvmond/config.h"
 #include "nvmond/dev/dev.h"
 #include "nvmond/export/export_svc.h"
+#include "nvmond/fleetview/fleetview_svc.h"
 #include "nvmond/monitor/demo_backfill.h"
 #include "nvmond/monitor/fleet.h"
 #include "nvmond/core/log.h"
@@ -72,8 +73,9 @@ struct daemon {
 	struct series_api series;	    /* GET …/series: the retention and its cache */
 	struct wear_source wear;
 	struct wear_mon *wear_mon;
-	struct probe_svc *probes;	/* throughput probes: schedules, threads, endpoints */
-	struct selftest_svc *selftests; /* device self-tests: schedules, the log, endpoints */
+	struct probe_svc *probes;	 /* throughput probes: schedules, threads, endpoints */
+	struct selftest_svc *selftests;	 /* device self-tests: schedules, the log, endpoints */
+	struct fleetview_svc *fleetview; /* GET /api/v1/fleet: the engine's view of every host */
 	int sigfd;
 	struct api_tls *tls; /* HTTPS: the certificate, reloaded on SIGHUP; NULL = HTTP */
 	struct fleet *fleet; /* borrowed, for STATUS= */
@@ -168,6 +170,9 @@ static void reload(struct daemon *d)
 	char ex_err[512];
 	if (d->exports && export_svc_reconfigure(d->exports, &c, ex_err, sizeof(ex_err)) < 0)
 		log_error("%s: exports not reloaded, the running ones stay", ex_err);
+	char fv_err[FLEETVIEW_ERR_MAX];
+	if (d->fleetview && fleetview_svc_reconfigure(d->fleetview, &c, fv_err) < 0)
+		log_error("%s: [fleet] not reloaded, the running settings stay", fv_err);
 	d->cfg = c;
 	log_info("configuration reloaded: poll every %lld ms", (long long)c.poll_interval_ms);
 }
@@ -482,6 +487,17 @@ static int run_daemon(const struct opts *o)
 	const struct api_endpoint *ex_ep = export_svc_endpoints(d.exports, &n_ex_ep);
 	if (endpoints_add(&endpoints, ex_ep, n_ex_ep) < 0)
 		goto out;
+	/* The fleet page: GET /api/v1/fleet from [fleet] query_url's engine. */
+	char fv_err[FLEETVIEW_ERR_MAX];
+	r = fleetview_svc_new(&d.cfg, &d.fleetview, fv_err);
+	if (r < 0) {
+		log_error("%s", fv_err);
+		status = r == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
+		goto out;
+	}
+	struct api_endpoint fleet_ep = fleetview_svc_endpoint(d.fleetview);
+	if (endpoints_add(&endpoints, &fleet_ep, 1) < 0)
+		goto out;
 	/* Long history and wear: rollups on a timer, GET …/series and …/wear. */
 	d.wear = (struct wear_source){.mainq = d.mainq, .cfg = &d.cfg};
 	if (rollup_new(store, &d.rollup_cfg, &d.rollup) < 0 || rollup_start(d.rollup, d.loop) < 0 ||
@@ -561,6 +577,7 @@ out:
 	 * been waiting on the loop: mainq_shutdown() released it). */
 	d.exports = export_svc_free(d.exports);
 	d.metrics.export_stats = NULL; /* no thread reads it now */
+	d.fleetview = fleetview_svc_free(d.fleetview); /* cuts a transfer under way */
 	/* Cancel probes and wait for their threads (each stores what it measured). */
 	d.probes = probe_svc_free(d.probes);
 	/* The sinks wake the main loop through the queue: stop them before it goes. */

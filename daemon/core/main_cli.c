@@ -23,6 +23,7 @@
 #include "nvmond/core/log.h"
 #include "nvmond/dev/dev.h"
 #include "nvmond/analysis/recovery.h"
+#include "nvmond/fleetview/fleetview_svc.h"
 #include "nvmond/analysis/selftest_sched.h"
 #include "nvmond/probe/probe.h"
 #include "nvmond/probe/probe_group.h"
@@ -443,6 +444,7 @@ static const struct cfg_check config_checks[] = {
 	{"probes", "recovery_intervals", check_recovery_intervals},
 	{"http", "tls_priorities", check_tls_priorities},
 	{"http", "allowed_hosts", check_allowed_hosts},
+	{"fleet", "query_url", fleetview_check_query_url},
 };
 
 /* Defaults, then the file, then the command line. Prints the error itself. */

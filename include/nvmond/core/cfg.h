@@ -206,6 +206,14 @@ struct cfg {
 	char probe_recovery_intervals[128];
 	/* [selftests] */
 	char selftest_default_schedule[256]; /* of drives without their own; "" = none */
+	/* [fleet]: the fleet page's Prometheus-compatible query API (issue 24) */
+	char fleet_query_url[1024]; /* http(s)://HOST:PORT[/prefix]; "" = no fleet page */
+	char fleet_bearer_token_file[CFG_PATH_MAX]; /* "Authorization: Bearer" from this file */
+	char fleet_tls_ca_file[CFG_PATH_MAX];	    /* CA bundle for an https:// query_url */
+	char fleet_org_id[128];			    /* X-Scope-OrgID (Mimir, Cortex); "" = none */
+	int64_t fleet_timeout_ms;		    /* one refresh (all its queries) within this */
+	int64_t fleet_stale_after_ms;  /* a host's newest sample older: not reporting */
+	int64_t fleet_forget_after_ms; /* a host silent this long leaves the page */
 	/* [device "…"] */
 	struct cfg_device devices[CFG_MAX_DEVICES];
 	size_t n_devices;

@@ -1,0 +1,746 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The fleet page's service (see fleetview_svc.h): a thread that asks the engine
+ * (libcurl, one reused handle, a deadline for the whole refresh), the last good view
+ * rendered once, and GET /api/v1/fleet answered from it on the HTTP threads.
+ */
+#define _GNU_SOURCE /* asprintf */
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include <curl/curl.h>
+
+#include "nvmond/core/log.h"
+#include "nvmond/fleetview/fleetview.h"
+#include "nvmond/fleetview/fleetview_svc.h"
+#include "nvmond/util/timefmt.h"
+
+#define MIN_INTERVAL_MS 1000 /* the view is kept at least this long, whatever poll_interval */
+#define TOKEN_MAX	4096
+/* The engine's query API (Prometheus HTTP API v1), under query_url: not routes of nvmond. */
+#define ENGINE_API "/api/v1/"
+
+struct settings {
+	char url[sizeof(((struct cfg *)0)->fleet_query_url)];	  /* without a trailing '/' */
+	char display[sizeof(((struct cfg *)0)->fleet_query_url)]; /* without user:password@ */
+	char token[TOKEN_MAX];					  /* "" = none */
+	char ca_file[CFG_PATH_MAX];
+	char org_id[sizeof(((struct cfg *)0)->fleet_org_id)];
+	int64_t timeout_ms, interval_ms, stale_after_ms, forget_after_ms;
+};
+
+/* A rendered "hosts" array, shared by the requests that send it. */
+struct blob {
+	atomic_int refs;
+	char text[];
+};
+
+struct fleetview_svc {
+	pthread_mutex_t lock;
+	pthread_cond_t wake; /* the thread waits on it */
+	pthread_cond_t done; /* a request waiting for the first answer */
+	pthread_t thread;
+	bool thread_started;
+	atomic_bool stop;
+	struct settings set;
+	uint64_t set_gen; /* bumped by every reconfigure */
+	/* The last good view, of settings view_gen. */
+	struct fv_view view;
+	bool have_view;
+	uint64_t view_gen;
+	struct blob *hosts;
+	int64_t updated_ms, updated_mono, query_ms;
+	/* The last refresh's failure ("" = it worked), of settings error_gen. */
+	char error[FLEETVIEW_ERR_MAX];
+	uint64_t error_gen;
+	int64_t error_since_ms;
+	int64_t last_request_mono, last_attempt_mono;
+	bool want;	   /* a request asked for a refresh */
+	uint64_t attempts; /* refreshes finished */
+};
+
+/* ---- settings --------------------------------------------------------------- */
+
+/* A message into @err (FLEETVIEW_ERR_MAX bytes), cut to fit. */
+static void errf(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void errf(char *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, FLEETVIEW_ERR_MAX, fmt, ap);
+	va_end(ap);
+}
+
+int fleetview_check_query_url(const char *value, char *err, size_t errsize)
+{
+	const char *host;
+
+	if (!value[0])
+		return 0;
+	if (strncmp(value, "http://", 7) == 0)
+		host = value + 7;
+	else if (strncmp(value, "https://", 8) == 0)
+		host = value + 8;
+	else {
+		snprintf(err, errsize, "'%s': use http://HOST:PORT or https://HOST:PORT", value);
+		return -EINVAL;
+	}
+	if (!host[0] || host[0] == '/' || host[0] == ':') {
+		snprintf(err, errsize, "'%s': no host", value);
+		return -EINVAL;
+	}
+	for (const char *p = value; *p; p++)
+		if (*p == '?' || *p == '#' || (unsigned char)*p <= ' ' || *p == 0x7f) {
+			snprintf(err, errsize,
+				 "'%s': the base URL of the query API only (no query, fragment or "
+				 "blank), e.g. http://vmselect:8481/select/0/prometheus",
+				 value);
+			return -EINVAL;
+		}
+	return 0;
+}
+
+/* @url without "user:password@", for messages and the API. */
+static void url_display(const char *url, char *ret, size_t size)
+{
+	const char *host = strstr(url, "://");
+	const char *at, *slash;
+
+	host = host ? host + 3 : url;
+	slash = strchr(host, '/');
+	at = memchr(host, '@', slash ? (size_t)(slash - host) : strlen(host));
+	if (!at) {
+		snprintf(ret, size, "%s", url);
+		return;
+	}
+	snprintf(ret, size, "%.*s%s", (int)(host - url), url, at + 1);
+}
+
+/* The token in @path: its first line, trailing blanks cut. */
+static int token_read(const char *path, char ret[TOKEN_MAX], char *err)
+{
+	char buf[TOKEN_MAX + 1];
+	FILE *f = fopen(path, "re");
+	size_t n;
+
+	if (!f) {
+		errf(err, "[fleet] bearer_token_file %s: %s", path, strerror(errno));
+		return -EINVAL;
+	}
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	n = strcspn(buf, "\r\n");
+	if (n >= TOKEN_MAX) {
+		errf(err, "[fleet] bearer_token_file %s: the token is longer than %d bytes", path,
+		     TOKEN_MAX - 1);
+		return -EINVAL;
+	}
+	while (n > 0 && (buf[n - 1] == ' ' || buf[n - 1] == '\t'))
+		n--;
+	buf[n] = '\0';
+	if (!n) {
+		errf(err, "[fleet] bearer_token_file %s: no token in its first line", path);
+		return -EINVAL;
+	}
+	memcpy(ret, buf, n + 1);
+	return 0;
+}
+
+static int settings_of(const struct cfg *c, struct settings *ret, char *err)
+{
+	struct settings s = {0};
+	struct stat st;
+	size_t n;
+
+	if (fleetview_check_query_url(c->fleet_query_url, err, FLEETVIEW_ERR_MAX) < 0) {
+		char why[FLEETVIEW_ERR_MAX];
+		snprintf(why, sizeof(why), "%s", err);
+		errf(err, "[fleet] query_url: %s", why);
+		return -EINVAL;
+	}
+	snprintf(s.url, sizeof(s.url), "%s", c->fleet_query_url);
+	n = strlen(s.url);
+	while (n > 0 && s.url[n - 1] == '/')
+		s.url[--n] = '\0';
+	url_display(s.url, s.display, sizeof(s.display));
+	if (c->fleet_bearer_token_file[0] &&
+	    token_read(c->fleet_bearer_token_file, s.token, err) < 0)
+		return -EINVAL;
+	if (c->fleet_tls_ca_file[0] && stat(c->fleet_tls_ca_file, &st) < 0) {
+		errf(err, "[fleet] tls_ca_file %s: %s", c->fleet_tls_ca_file, strerror(errno));
+		return -EINVAL;
+	}
+	snprintf(s.ca_file, sizeof(s.ca_file), "%s", c->fleet_tls_ca_file);
+	snprintf(s.org_id, sizeof(s.org_id), "%s", c->fleet_org_id);
+	s.timeout_ms = c->fleet_timeout_ms;
+	s.interval_ms =
+		c->poll_interval_ms > MIN_INTERVAL_MS ? c->poll_interval_ms : MIN_INTERVAL_MS;
+	s.stale_after_ms = c->fleet_stale_after_ms;
+	s.forget_after_ms = c->fleet_forget_after_ms;
+	*ret = s;
+	return 0;
+}
+
+/* ---- talking to the engine ---------------------------------------------------- */
+
+struct body {
+	char *p;
+	size_t len, cap;
+	bool too_big;
+};
+
+static size_t on_body(char *data, size_t size, size_t nmemb, void *userdata)
+{
+	struct body *b = userdata;
+	size_t n = size * nmemb;
+
+	if (b->len + n > FLEETVIEW_BODY_MAX) {
+		b->too_big = true;
+		return 0;
+	}
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 64 * 1024;
+		while (cap < b->len + n + 1)
+			cap *= 2;
+		char *p = realloc(b->p, cap);
+		if (!p)
+			return 0;
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, data, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+	return n;
+}
+
+static int on_progress(void *clientp, curl_off_t a, curl_off_t b, curl_off_t c, curl_off_t d)
+{
+	const struct fleetview_svc *s = clientp;
+
+	(void)a, (void)b, (void)c, (void)d;
+	return atomic_load(&s->stop) ? 1 : 0; /* shutting down: cut the transfer */
+}
+
+/* The engine, its deadline and the handle for one refresh. */
+struct call {
+	struct fleetview_svc *svc;
+	const struct settings *set;
+	CURL *curl;
+	int64_t deadline_mono;
+};
+
+/*
+ * POST @form to @path of the engine; the answer's body in @ret (free()d by the caller).
+ * A 4xx/5xx answer with a JSON body is handed back too: the parser reads the engine's
+ * error from it. Return: 0, or negative errno with @err filled.
+ */
+static int call_post(struct call *k, const char *path, const char *form, struct body *ret,
+		     char *err)
+{
+	char url[sizeof(k->set->url) + 32], cerr[CURL_ERROR_SIZE] = "", hdr_auth[TOKEN_MAX + 32];
+	char hdr_org[sizeof(k->set->org_id) + 32];
+	struct curl_slist *h = NULL, *h2;
+	struct body b = {0};
+	int64_t left = k->deadline_mono - timefmt_mono_ms();
+	long status = 0;
+	CURLcode cr;
+
+	if (left <= 0) {
+		errf(err, "%s: no answer within %lld ms ([fleet] timeout)", k->set->display,
+		     (long long)k->set->timeout_ms);
+		return -ETIMEDOUT;
+	}
+	snprintf(url, sizeof(url), "%s%s", k->set->url, path);
+	h = curl_slist_append(h, "Content-Type: application/x-www-form-urlencoded");
+	h = h ? curl_slist_append(h, "Accept: application/json") : NULL;
+	if (h && k->set->token[0]) {
+		snprintf(hdr_auth, sizeof(hdr_auth), "Authorization: Bearer %s", k->set->token);
+		h2 = curl_slist_append(h, hdr_auth);
+		h = h2 ? h2 : (curl_slist_free_all(h), NULL);
+	}
+	if (h && k->set->org_id[0]) {
+		snprintf(hdr_org, sizeof(hdr_org), "X-Scope-OrgID: %s", k->set->org_id);
+		h2 = curl_slist_append(h, hdr_org);
+		h = h2 ? h2 : (curl_slist_free_all(h), NULL);
+	}
+	if (!h) {
+		errf(err, "out of memory");
+		return -ENOMEM;
+	}
+	curl_easy_reset(k->curl);
+	curl_easy_setopt(k->curl, CURLOPT_URL, url);
+	curl_easy_setopt(k->curl, CURLOPT_HTTPHEADER, h);
+	curl_easy_setopt(k->curl, CURLOPT_POSTFIELDS, form);
+	curl_easy_setopt(k->curl, CURLOPT_TIMEOUT_MS, (long)left);
+	curl_easy_setopt(k->curl, CURLOPT_CONNECTTIMEOUT_MS, (long)left);
+	curl_easy_setopt(k->curl, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(k->curl, CURLOPT_ERRORBUFFER, cerr);
+	curl_easy_setopt(k->curl, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(k->curl, CURLOPT_WRITEDATA, &b);
+	curl_easy_setopt(k->curl, CURLOPT_NOPROGRESS, 0L);
+	curl_easy_setopt(k->curl, CURLOPT_XFERINFOFUNCTION, on_progress);
+	curl_easy_setopt(k->curl, CURLOPT_XFERINFODATA, k->svc);
+	curl_easy_setopt(k->curl, CURLOPT_ACCEPT_ENCODING, ""); /* gzip when the engine offers it */
+	curl_easy_setopt(k->curl, CURLOPT_USERAGENT, "nvmond");
+	curl_easy_setopt(k->curl, CURLOPT_PROTOCOLS_STR, "http,https");
+	if (k->set->ca_file[0])
+		curl_easy_setopt(k->curl, CURLOPT_CAINFO, k->set->ca_file);
+	cr = curl_easy_perform(k->curl);
+	curl_slist_free_all(h);
+	curl_easy_getinfo(k->curl, CURLINFO_RESPONSE_CODE, &status);
+	if (cr != CURLE_OK) {
+		free(b.p);
+		if (b.too_big) {
+			errf(err, "%s%s: the answer is larger than %u MiB", k->set->display, path,
+			     FLEETVIEW_BODY_MAX >> 20);
+			return -E2BIG;
+		}
+		if (cr == CURLE_OPERATION_TIMEDOUT) {
+			errf(err, "%s: no answer within %lld ms ([fleet] timeout)", k->set->display,
+			     (long long)k->set->timeout_ms);
+			return -ETIMEDOUT;
+		}
+		errf(err, "%s: %s", k->set->display, cerr[0] ? cerr : curl_easy_strerror(cr));
+		return cr == CURLE_ABORTED_BY_CALLBACK ? -ECANCELED : -EHOSTUNREACH;
+	}
+	if (status != 200 && !(status >= 400 && status < 600 && b.len && b.p[0] == '{')) {
+		errf(err, "%s%s: HTTP %ld%s%.120s", k->set->display, path, status,
+		     b.len ? ": " : "", b.len ? b.p : "");
+		free(b.p);
+		return status == 401 || status == 403 ? -EACCES : -EPROTO;
+	}
+	if (!b.p) {
+		b.p = strdup("");
+		if (!b.p)
+			return -ENOMEM;
+	}
+	*ret = b;
+	return 0;
+}
+
+/* application/x-www-form-urlencoded: @key=@value, the value escaped. */
+static char *form_field(CURL *c, const char *key, const char *value)
+{
+	char *esc = curl_easy_escape(c, value, 0), *out = NULL;
+
+	if (esc && asprintf(&out, "%s=%s", key, esc) < 0)
+		out = NULL;
+	curl_free(esc);
+	return out;
+}
+
+static int query(struct call *k, const char *promql, struct promq_result *ret, const char *what,
+		 char *err)
+{
+	char *q = form_field(k->curl, "query", promql), *form = NULL, perr[PROMQ_ERR_MAX];
+	struct body b = {0};
+	int r;
+
+	/* nocache=1: VictoriaMetrics answers "now" 30 s late otherwise (-search.latencyOffset). */
+	if (!q || asprintf(&form, "%s&nocache=1", q) < 0) {
+		free(q);
+		errf(err, "out of memory");
+		return -ENOMEM;
+	}
+	free(q);
+	r = call_post(k, ENGINE_API "query", form, &b, err);
+	free(form);
+	if (r < 0)
+		return r;
+	r = promq_parse_vector(b.p, b.len, ret, perr);
+	free(b.p);
+	if (r < 0)
+		errf(err, "%s: %s: %s", k->set->display, what, perr);
+	return r;
+}
+
+static int series(struct call *k, double from, double to, struct promq_result *ret, char *err)
+{
+	char *m = form_field(k->curl, "match[]", FLEETVIEW_KNOWN_MATCH), *form = NULL;
+	char perr[PROMQ_ERR_MAX];
+	struct body b = {0};
+	int r;
+
+	if (!m || asprintf(&form, "%s&start=%.3f&end=%.3f&nocache=1", m, from, to) < 0) {
+		free(m);
+		errf(err, "out of memory");
+		return -ENOMEM;
+	}
+	free(m);
+	r = call_post(k, ENGINE_API "series", form, &b, err);
+	free(form);
+	if (r < 0)
+		return r;
+	r = promq_parse_series(b.p, b.len, ret, perr);
+	free(b.p);
+	if (r < 0)
+		errf(err, "%s: the hosts known: %s", k->set->display, perr);
+	return r;
+}
+
+/* One refresh: the instant query, the hosts known, the ones gone; merged with @prev. */
+static int refresh(struct call *k, const struct fv_view *prev, struct fv_view *ret, char *err)
+{
+	struct promq_result now = {0}, known = {0}, gone = {0};
+	const char *jobs[FLEETVIEW_GONE_MAX], *insts[FLEETVIEW_GONE_MAX];
+	struct fv_answer a = {.prev = prev, .stale_after_s = (double)k->set->stale_after_ms / 1000};
+	size_t n_gone;
+	int r;
+
+	r = query(k, fleetview_query_now(), &now, "the fleet", err);
+	if (r < 0)
+		goto out;
+	a.now = &now;
+	/* The engine's time: the answer's. With no series at all, this machine's. */
+	a.eval_ts = now.eval_ts > 0 ? now.eval_ts : (double)timefmt_now_ms() / 1000;
+	r = series(k, a.eval_ts - (double)k->set->forget_after_ms / 1000, a.eval_ts, &known, err);
+	if (r < 0)
+		goto out;
+	a.known = &known;
+	n_gone = fleetview_gone_hosts(&a, jobs, insts, FLEETVIEW_GONE_MAX);
+	if (n_gone) {
+		char *q = fleetview_query_gone(jobs, insts, n_gone,
+					       (long long)(k->set->forget_after_ms / 1000));
+		if (!q) {
+			r = -ENOMEM;
+			errf(err, "out of memory");
+			goto out;
+		}
+		r = query(k, q, &gone, "the hosts not reporting", err);
+		free(q);
+		if (r < 0)
+			goto out;
+		a.gone = &gone;
+	}
+	r = fleetview_merge(&a, ret);
+	if (r < 0)
+		errf(err, "out of memory");
+out:
+	promq_result_free(&now);
+	promq_result_free(&known);
+	promq_result_free(&gone);
+	return r;
+}
+
+/* ---- the thread ------------------------------------------------------------------ */
+
+static struct blob *blob_new(const char *text)
+{
+	size_t len = strlen(text);
+	struct blob *b = malloc(sizeof(*b) + len + 1);
+
+	if (!b)
+		return NULL;
+	atomic_init(&b->refs, 1);
+	memcpy(b->text, text, len + 1);
+	return b;
+}
+
+static void blob_unref(struct blob *b)
+{
+	if (b && atomic_fetch_sub(&b->refs, 1) == 1)
+		free(b);
+}
+
+static int64_t cond_deadline_wait(pthread_cond_t *c, pthread_mutex_t *m, int64_t ms)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_sec += ms / 1000;
+	ts.tv_nsec += (ms % 1000) * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	return pthread_cond_timedwait(c, m, &ts);
+}
+
+/* Caller holds the lock: whether the thread should ask the engine now, else how long to wait. */
+static bool due(const struct fleetview_svc *s, int64_t now, int64_t *ret_wait_ms)
+{
+	const struct settings *st = &s->set;
+	bool looked_at = s->last_request_mono && now - s->last_request_mono <= 2 * st->interval_ms;
+	int64_t next = s->last_attempt_mono + st->interval_ms;
+
+	*ret_wait_ms = -1; /* until woken */
+	if (!st->url[0])
+		return false;
+	if (s->want)
+		return true;
+	if (!looked_at)
+		return false;
+	if (!s->last_attempt_mono || now >= next)
+		return true;
+	*ret_wait_ms = next - now;
+	return false;
+}
+
+static void *thread_main(void *arg)
+{
+	struct fleetview_svc *s = arg;
+	CURL *curl = curl_easy_init();
+
+	pthread_mutex_lock(&s->lock);
+	while (!atomic_load(&s->stop)) {
+		int64_t now = timefmt_mono_ms(), wait_ms;
+
+		if (s->have_view && s->view_gen != s->set_gen) {
+			/* Another engine: its view goes. */
+			fleetview_view_free(&s->view);
+			blob_unref(s->hosts);
+			s->hosts = NULL;
+			s->have_view = false;
+		}
+		if (!due(s, now, &wait_ms)) {
+			if (wait_ms < 0)
+				pthread_cond_wait(&s->wake, &s->lock);
+			else
+				cond_deadline_wait(&s->wake, &s->lock, wait_ms);
+			continue;
+		}
+		struct settings set = s->set;
+		uint64_t gen = s->set_gen;
+		struct fv_view v = {0};
+		char err[FLEETVIEW_ERR_MAX] = "";
+		char *hosts = NULL;
+		int r;
+
+		s->want = false;
+		s->last_attempt_mono = now;
+		pthread_mutex_unlock(&s->lock);
+		/* Only this thread replaces s->view: reading it unlocked is safe. */
+		struct call k = {
+			.svc = s, .set = &set, .curl = curl, .deadline_mono = now + set.timeout_ms};
+		if (!curl) {
+			r = -ENOMEM;
+			snprintf(err, sizeof(err), "cannot start libcurl");
+		} else {
+			r = refresh(&k, s->have_view ? &s->view : NULL, &v, err);
+		}
+		if (r == 0) {
+			hosts = fleetview_render_hosts(&v);
+			if (!hosts) {
+				r = -ENOMEM;
+				snprintf(err, sizeof(err), "out of memory");
+			}
+		}
+		struct blob *b = hosts ? blob_new(hosts) : NULL;
+		free(hosts);
+		if (r == 0 && !b) {
+			r = -ENOMEM;
+			snprintf(err, sizeof(err), "out of memory");
+		}
+		int64_t took = timefmt_mono_ms() - now;
+		pthread_mutex_lock(&s->lock);
+		if (gen != s->set_gen || r == -ECANCELED) {
+			fleetview_view_free(&v); /* reconfigured meanwhile, or stopping */
+			blob_unref(b);
+		} else if (r == 0) {
+			fleetview_view_free(&s->view);
+			blob_unref(s->hosts);
+			s->view = v;
+			s->hosts = b;
+			s->have_view = true;
+			s->view_gen = gen;
+			s->updated_ms = timefmt_now_ms() - took;
+			s->updated_mono = now;
+			s->query_ms = took;
+			if (s->error[0])
+				log_info("fleet: %s answers again", set.display);
+			s->error[0] = '\0';
+		} else {
+			fleetview_view_free(&v);
+			blob_unref(b);
+			if (!s->error[0] || s->error_gen != gen) {
+				s->error_since_ms = timefmt_now_ms();
+				log_warn("fleet: %s (the fleet page shows the last good answer)",
+					 err);
+			}
+			snprintf(s->error, sizeof(s->error), "%s", err);
+			s->error_gen = gen;
+		}
+		s->attempts++;
+		pthread_cond_broadcast(&s->done);
+	}
+	pthread_mutex_unlock(&s->lock);
+	curl_easy_cleanup(curl);
+	return NULL;
+}
+
+/* ---- the endpoint ------------------------------------------------------------------ */
+
+static void on_fleet(void *ctx, const struct api_request *req, struct api_reply *ret)
+{
+	struct fleetview_svc *s = ctx;
+	struct fv_status st = {0};
+	struct fv_view counts = {0};
+	struct blob *hosts = NULL;
+	char engine[sizeof(s->set.display)], error[FLEETVIEW_ERR_MAX];
+	int64_t now;
+
+	(void)req;
+	pthread_mutex_lock(&s->lock);
+	now = timefmt_mono_ms();
+	st.configured = s->set.url[0] != '\0';
+	st.interval_ms = s->set.interval_ms;
+	st.stale_after_ms = s->set.stale_after_ms;
+	if (st.configured) {
+		s->last_request_mono = now;
+		bool fresh_view = s->have_view && s->view_gen == s->set_gen;
+		bool failed = s->error[0] && s->error_gen == s->set_gen;
+		if (!fresh_view && !failed) {
+			/* The first request: wait for the engine, never past the refresh's deadline. */
+			uint64_t seen = s->attempts;
+			int64_t until = now + s->set.timeout_ms + 1000;
+			s->want = true;
+			pthread_cond_signal(&s->wake);
+			while (s->attempts == seen && !atomic_load(&s->stop)) {
+				int64_t left = until - timefmt_mono_ms();
+				if (left <= 0 ||
+				    cond_deadline_wait(&s->done, &s->lock, left) == ETIMEDOUT)
+					break;
+			}
+			now = timefmt_mono_ms();
+		} else if ((fresh_view && now - s->updated_mono >= s->set.interval_ms) ||
+			   (!fresh_view && now - s->last_attempt_mono >= s->set.interval_ms)) {
+			s->want = true;
+			pthread_cond_signal(&s->wake);
+		}
+		snprintf(engine, sizeof(engine), "%s", s->set.display);
+		st.engine = engine;
+		if (s->error[0] && s->error_gen == s->set_gen) {
+			snprintf(error, sizeof(error), "%s", s->error);
+			st.error = error;
+			st.error_since_ms = s->error_since_ms;
+		}
+		if (s->have_view && s->view_gen == s->set_gen) {
+			counts = s->view;
+			counts.hosts = NULL; /* the counts only: the hosts are in the blob */
+			st.view = &counts;
+			st.updated_ms = s->updated_ms;
+			st.age_ms = now - s->updated_mono;
+			st.query_ms = s->query_ms;
+			hosts = s->hosts;
+			atomic_fetch_add(&hosts->refs, 1);
+		}
+	}
+	pthread_mutex_unlock(&s->lock);
+	ret->text = fleetview_render_body(&st, hosts ? hosts->text : NULL, &ret->text_len);
+	blob_unref(hosts);
+	if (!ret->text) {
+		api_reply_error(ret, 500, "out of memory");
+		return;
+	}
+	ret->content_type = "application/json";
+}
+
+struct api_endpoint fleetview_svc_endpoint(struct fleetview_svc *s)
+{
+	return (struct api_endpoint){"GET", "/api/v1/fleet", 0, on_fleet, s};
+}
+
+/* ---- life ---------------------------------------------------------------------- */
+
+static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+static CURLcode curl_init_rc;
+
+static void curl_init_once(void)
+{
+	curl_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
+int fleetview_svc_new(const struct cfg *c, struct fleetview_svc **ret, char err[FLEETVIEW_ERR_MAX])
+{
+	struct fleetview_svc *s;
+	pthread_condattr_t ca;
+	int r;
+
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		errf(err, "out of memory");
+		return -ENOMEM;
+	}
+	r = settings_of(c, &s->set, err);
+	if (r < 0) {
+		free(s);
+		return r;
+	}
+	pthread_once(&curl_once, curl_init_once);
+	if (curl_init_rc != CURLE_OK) {
+		free(s);
+		errf(err, "cannot start libcurl");
+		return -ENOMEM;
+	}
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&s->wake, &ca);
+	pthread_cond_init(&s->done, &ca);
+	pthread_condattr_destroy(&ca);
+	atomic_init(&s->stop, false);
+	r = -pthread_create(&s->thread, NULL, thread_main, s);
+	if (r < 0) {
+		errf(err, "cannot start the fleet thread: %s", strerror(-r));
+		fleetview_svc_free(s);
+		return r;
+	}
+	s->thread_started = true;
+	*ret = s;
+	return 0;
+}
+
+int fleetview_svc_reconfigure(struct fleetview_svc *s, const struct cfg *c,
+			      char err[FLEETVIEW_ERR_MAX])
+{
+	struct settings set;
+	int r = settings_of(c, &set, err);
+
+	if (r < 0)
+		return r;
+	pthread_mutex_lock(&s->lock);
+	bool same_engine =
+		strcmp(set.url, s->set.url) == 0 && strcmp(set.token, s->set.token) == 0 &&
+		strcmp(set.ca_file, s->set.ca_file) == 0 && strcmp(set.org_id, s->set.org_id) == 0;
+	s->set = set;
+	if (!same_engine) {
+		s->set_gen++;
+		s->last_attempt_mono = 0;
+	}
+	pthread_cond_signal(&s->wake);
+	pthread_mutex_unlock(&s->lock);
+	return 0;
+}
+
+struct fleetview_svc *fleetview_svc_free(struct fleetview_svc *s)
+{
+	if (!s)
+		return NULL;
+	if (s->thread_started) {
+		pthread_mutex_lock(&s->lock);
+		atomic_store(&s->stop, true);
+		pthread_cond_broadcast(&s->wake);
+		pthread_cond_broadcast(&s->done);
+		pthread_mutex_unlock(&s->lock);
+		pthread_join(s->thread, NULL);
+	}
+	fleetview_view_free(&s->view);
+	blob_unref(s->hosts);
+	pthread_cond_destroy(&s->wake);
+	pthread_cond_destroy(&s->done);
+	pthread_mutex_destroy(&s->lock);
+	free(s);
+	return NULL;
+}

@@ -2,8 +2,15 @@
 "use strict";
 
 function route() {
+  if (location.hash === "#/fleet") return { view: "fleet" };
   const m = location.hash.match(/^#\/(drive|group)\/(\d+)$/);
   return m ? { view: m[1], id: Number(m[2]) } : { view: "overview" };
+}
+
+// The header's links: the one of the page shown is marked.
+function markNav(view) {
+  document.getElementById("nav-drives").setAttribute("aria-current", view === "overview" ? "page" : "false");
+  document.getElementById("nav-fleet").setAttribute("aria-current", view === "fleet" ? "page" : "false");
 }
 
 async function render(live) {
@@ -14,8 +21,12 @@ async function render(live) {
     stopProbeWatch();
     stopSelftestWatch();
   }
+  markNav(r.view);
   try {
-    if (r.view === "drive") await renderDrive(gen, r.id, live);
+    if (r.view === "fleet") {
+      destroyCharts();
+      await renderFleet(gen);
+    } else if (r.view === "drive") await renderDrive(gen, r.id, live);
     else if (r.view === "group") await renderGroup(gen, r.id);
     else {
       destroyCharts();
@@ -26,7 +37,7 @@ async function render(live) {
   } catch (e) {
     if (gen === state.generation) showError("Cannot reach nvmond: " + e.message);
   }
-  if (gen === state.generation) state.timer = setTimeout(() => render(true), LIVE_MS);
+  if (gen === state.generation) state.timer = setTimeout(() => render(true), r.view === "fleet" ? fleetRefreshMs() : LIVE_MS);
 }
 
 function resizeCharts() {

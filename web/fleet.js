@@ -87,14 +87,15 @@ function fleetRows(data) {
     groups.push({ h, kept });
     drives += kept.length;
   }
+  // Hosts: by name, by rank (the health column: problems first), else by the value of
+  // their first drive in this order (the hottest host first); a host with no drive shown last.
+  const byName = (a, b) => a.h.host.localeCompare(b.h.host, undefined, { numeric: true }) ||
+    a.h.instance.localeCompare(b.h.instance);
+  const first = (g) => (g.kept.length ? col.value(g.kept[0], g.h) : null);
   groups.sort((a, b) => {
-    if (ui.sort.key === "host") return cmpValues(a.h.host.toLowerCase(), b.h.host.toLowerCase(), dir);
-    if (ui.sort.key === "verdict" || !a.kept.length || !b.kept.length) {
-      const r = (hostRank(b.h) - hostRank(a.h)) * (ui.sort.key === "verdict" ? -dir : 1);
-      if (r || ui.sort.key === "verdict") return r || a.h.host.localeCompare(b.h.host, undefined, { numeric: true });
-    }
-    return cmpValues(col.value(a.kept[0], a.h), col.value(b.kept[0], b.h), dir) ||
-      hostRank(b.h) - hostRank(a.h) || a.h.host.localeCompare(b.h.host, undefined, { numeric: true });
+    if (ui.sort.key === "host") return byName(a, b) * dir;
+    if (ui.sort.key === "verdict") return (hostRank(a.h) - hostRank(b.h)) * dir || byName(a, b);
+    return cmpValues(first(a), first(b), dir) || hostRank(b.h) - hostRank(a.h) || byName(a, b);
   });
   const rows = [];
   for (const g of groups) {

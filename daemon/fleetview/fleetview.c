@@ -16,8 +16,10 @@
 #include "nvmond/fleetview/fleetview.h"
 
 /* K: a drive's key. Every part carries it, and nothing else it does not need. */
-#define K	      "job, instance, device, serial"
-#define PART(q, expr) "label_replace(" expr ", \"q\", \"" q "\", \"\", \"\")"
+#define K "job, instance, device, serial"
+/* A part is told apart by the label __q: no host label can be called so (Prometheus
+ * reserves names beginning with "__"), and every engine passes it through. */
+#define PART(q, expr) "label_replace(" expr ", \"__q\", \"" q "\", \"\", \"\")"
 
 /* clang-format off */
 static const char query_now[] =
@@ -26,6 +28,8 @@ static const char query_now[] =
 	" or " PART("health", "max by (" K ", state) (nvmond_device_health == 1)")
 	" or " PART("alert", "max by (" K ", rule, severity) (nvmond_alert_firing)")
 	" or " PART("temp", "max by (" K ") (nvmond_temperature_celsius{sensor=\"composite\"})")
+	" or " PART("wctemp", "max by (" K ") (nvmond_temperature_warning_threshold_celsius)")
+	" or " PART("cctemp", "max by (" K ") (nvmond_temperature_critical_threshold_celsius)")
 	" or " PART("used", "max by (" K ") (nvmond_endurance_used_ratio)")
 	" or " PART("tbw", "max by (" K ") (nvmond_data_written_bytes_total) / max by (" K
 			   ") (nvmond_rated_endurance_bytes)")
@@ -38,12 +42,13 @@ const char *fleetview_query_now(void)
 	return query_now;
 }
 
-/* The labels of nvmond_host_info that are not host labels. */
+/* The labels of nvmond_host_info that are not host labels (and every "__" one). */
 static bool host_label_excluded(const char *name)
 {
-	static const char *const not_host[] = {"__name__", "q",	      "job",	   "instance",
-					       "host",	   "host_id", "public_url"};
+	static const char *const not_host[] = {"job", "instance", "host", "host_id", "public_url"};
 
+	if (strncmp(name, "__", 2) == 0)
+		return true;
 	for (size_t i = 0; i < sizeof(not_host) / sizeof(not_host[0]); i++)
 		if (strcmp(name, not_host[i]) == 0)
 			return true;
@@ -64,6 +69,8 @@ enum part {
 	P_HEALTH,
 	P_ALERT,
 	P_TEMP,
+	P_WCTEMP,
+	P_CCTEMP,
 	P_USED,
 	P_TBW,
 	P_SEEN,
@@ -73,9 +80,9 @@ enum part {
 
 static enum part part_of(const struct promq_sample *s)
 {
-	static const char *const names[] = {"host", "info", "health", "alert", "temp",
-					    "used", "tbw",  "seen",   "up"};
-	const char *q = promq_get(s, "q");
+	static const char *const names[] = {"host",   "info", "health", "alert", "temp", "wctemp",
+					    "cctemp", "used", "tbw",	"seen",	 "up"};
+	const char *q = promq_get(s, "__q");
 
 	if (!q)
 		return P_NONE;
@@ -272,6 +279,8 @@ static int drive_copy(struct fv_drive *to, const struct fv_drive *from)
 static void drive_init(struct fv_drive *d)
 {
 	*d = (struct fv_drive){.temperature_c = NAN,
+			       .wctemp_c = NAN,
+			       .cctemp_c = NAN,
 			       .used_ratio = NAN,
 			       .tbw_ratio = NAN,
 			       .last_sample = NAN,
@@ -375,6 +384,12 @@ static int drive_apply(struct fv_drive *d, enum part p, const struct promq_sampl
 		return alert_add(d, label_or(s, "rule", "?"), label_or(s, "severity", "info"));
 	case P_TEMP:
 		d->temperature_c = isfinite(s->value) ? s->value : NAN;
+		return 0;
+	case P_WCTEMP:
+		d->wctemp_c = isfinite(s->value) && s->value > 0 ? s->value : NAN;
+		return 0;
+	case P_CCTEMP:
+		d->cctemp_c = isfinite(s->value) && s->value > 0 ? s->value : NAN;
 		return 0;
 	case P_USED:
 		d->used_ratio = isfinite(s->value) && s->value >= 0 ? s->value : NAN;

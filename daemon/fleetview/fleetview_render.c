@@ -69,6 +69,8 @@ static json_t *render_drive(const struct fv_drive *d)
 	r |= set(o, "verdict", json_string(fleetview_verdict_name(d->verdict)));
 	r |= set(o, "problem", json_boolean(fleetview_drive_problem(d)));
 	r |= set(o, "temperature_c", figure(d->temperature_c));
+	r |= set(o, "wctemp_c", figure(d->wctemp_c));
+	r |= set(o, "cctemp_c", figure(d->cctemp_c));
 	r |= set(o, "percent_used", figure(d->used_ratio * 100));
 	r |= set(o, "tbw_percent", figure(d->tbw_ratio * 100));
 	r |= set(o, "up", d->up < 0 ? json_null() : json_boolean(d->up));
@@ -160,6 +162,7 @@ char *fleetview_render_body(const struct fv_status *s, const char *hosts_json, s
 	r |= set(o, "interval_ms", json_integer(s->interval_ms));
 	r |= set(o, "stale_after_ms", json_integer(s->stale_after_ms));
 	r |= set(o, "query_ms", v ? json_integer(s->query_ms) : json_null());
+	r |= set(o, "engine_ms", v ? json_integer(s->engine_ms) : json_null());
 	r |= set(o, "hosts_count", json_integer(v ? (json_int_t)v->n_hosts : 0));
 	r |= set(o, "drives_count", json_integer(v ? (json_int_t)v->n_drives : 0));
 	r |= set(o, "problems", json_integer(v ? (json_int_t)v->n_problems : 0));

@@ -57,7 +57,7 @@ struct fleetview_svc {
 	bool have_view;
 	uint64_t view_gen;
 	struct blob *hosts;
-	int64_t updated_ms, updated_mono, query_ms;
+	int64_t updated_ms, updated_mono, query_ms, engine_ms;
 	/* The last refresh's failure ("" = it worked), of settings error_gen. */
 	char error[FLEETVIEW_ERR_MAX];
 	uint64_t error_gen;
@@ -239,6 +239,7 @@ struct call {
 	const struct settings *set;
 	CURL *curl;
 	int64_t deadline_mono;
+	int64_t engine_ms; /* time spent in transfers */
 };
 
 /*
@@ -297,7 +298,9 @@ static int call_post(struct call *k, const char *path, const char *form, struct 
 	curl_easy_setopt(k->curl, CURLOPT_PROTOCOLS_STR, "http,https");
 	if (k->set->ca_file[0])
 		curl_easy_setopt(k->curl, CURLOPT_CAINFO, k->set->ca_file);
+	int64_t t0 = timefmt_mono_ms();
 	cr = curl_easy_perform(k->curl);
+	k->engine_ms += timefmt_mono_ms() - t0;
 	curl_slist_free_all(h);
 	curl_easy_getinfo(k->curl, CURLINFO_RESPONSE_CODE, &status);
 	if (cr != CURLE_OK) {
@@ -558,6 +561,7 @@ static void *thread_main(void *arg)
 			s->updated_ms = timefmt_now_ms() - took;
 			s->updated_mono = now;
 			s->query_ms = took;
+			s->engine_ms = k.engine_ms;
 			if (s->error[0])
 				log_info("fleet: %s answers again", set.display);
 			s->error[0] = '\0';
@@ -599,10 +603,15 @@ static void on_fleet(void *ctx, const struct api_request *req, struct api_reply 
 	st.stale_after_ms = s->set.stale_after_ms;
 	if (st.configured) {
 		s->last_request_mono = now;
-		bool fresh_view = s->have_view && s->view_gen == s->set_gen;
+		bool have = s->have_view && s->view_gen == s->set_gen;
 		bool failed = s->error[0] && s->error_gen == s->set_gen;
-		if (!fresh_view && !failed) {
-			/* The first request: wait for the engine, never past the refresh's deadline. */
+		bool old = have && now - s->updated_mono > 2 * s->set.interval_ms;
+		if ((!have || old) && !failed) {
+			/*
+			 * The first request, or the first after nobody looked for a while (no
+			 * refresh meanwhile): wait for the engine, never past the refresh's deadline.
+			 * While someone looks, the thread keeps the view fresh and nobody waits.
+			 */
 			uint64_t seen = s->attempts;
 			int64_t until = now + s->set.timeout_ms + 1000;
 			s->want = true;
@@ -614,8 +623,8 @@ static void on_fleet(void *ctx, const struct api_request *req, struct api_reply 
 					break;
 			}
 			now = timefmt_mono_ms();
-		} else if ((fresh_view && now - s->updated_mono >= s->set.interval_ms) ||
-			   (!fresh_view && now - s->last_attempt_mono >= s->set.interval_ms)) {
+		} else if ((have && now - s->updated_mono >= s->set.interval_ms) ||
+			   (!have && now - s->last_attempt_mono >= s->set.interval_ms)) {
 			s->want = true;
 			pthread_cond_signal(&s->wake);
 		}
@@ -633,6 +642,7 @@ static void on_fleet(void *ctx, const struct api_request *req, struct api_reply 
 			st.updated_ms = s->updated_ms;
 			st.age_ms = now - s->updated_mono;
 			st.query_ms = s->query_ms;
+			st.engine_ms = s->engine_ms;
 			hosts = s->hosts;
 			atomic_fetch_add(&hosts->refs, 1);
 		}

@@ -8,6 +8,7 @@ Text seeds come from docs/ (api.md's URLs and bodies, configuration.md's
 schedules) and the repository's real configuration files. Crash regression
 cases are added by hand (corpus/<name>/regress-*), never by this script.
 """
+import json
 import os
 import shutil
 import struct
@@ -253,6 +254,32 @@ default_schedule = daily 02:00 short
         answer(503, "Sun, 06 Nov 1994 08:49:37 GMT", b"<html>down</html>"))
     put("rw_answer", "no-answer", answer(0, "", b"Could not resolve host: vm.invalid"))
     put("rw_answer", "utf8-and-garbage", answer(500, "soon", "über \x01".encode() + b"\xff\xfe\r\nsecond"))
+
+    # ---- an engine's answers (GET /api/v1/fleet's service): what VictoriaMetrics 1.79 and
+    # Prometheus 2.42 answered to fleetview_query_now(), an error, /series, every part
+    put("promq", "vm-fleet", '{"status":"success","data":{"resultType":"vector","result":[{"metric":{"device":"nvme0","firmware":"F","instance":"h1","job":"nvmond","model":"M","__q":"info","serial":"S1"},"value":[1796292503,"1"]},{"metric":{"device":"nvme0","instance":"h1","job":"nvmond","__q":"temp","serial":"S1"},"value":[1796292503,"41"]},{"metric":{"env":"prod","host":"h1","host_id":"abc","instance":"h1","job":"nvmond","public_url":"http://h1:9470/","__q":"host"},"value":[1796292503,"1796292502.475"]}]}}')
+    put("promq", "prometheus-fleet", '{"status":"success","data":{"resultType":"vector","result":[{"metric":{"env":"dev","host":"h2","host_id":"def","instance":"127.0.0.1:18470","job":"nvmond","__q":"host"},"value":[1796292504.016,"1796292503.382"]},{"metric":{"device":"nvme0","firmware":"F","instance":"127.0.0.1:18470","job":"nvmond","label":"boot","location":"slot 1","model":"M","__q":"info","serial":"S2"},"value":[1796292504.016,"1"]},{"metric":{"device":"nvme0","instance":"127.0.0.1:18470","job":"nvmond","__q":"temp","serial":"S2"},"value":[1796292504.016,"39"]}]}}')
+    put("promq", "prometheus-error", '{"status":"error","errorType":"bad_data","error":"invalid parameter \\"query\\": 1:9: parse error: unclosed left parenthesis"}')
+    put("promq", "series", '{"status":"success","data":[{"__name__":"nvmond_host_info","env":"prod",'
+        '"job":"nvmond","instance":"h1","host":"h1","host_id":"abc","public_url":"http://h1:9470/"},'
+        '{"__name__":"nvmond_host_info","job":"nvmond","instance":"gone"}]}')
+    def part(q, inst, extra, value, ts=1796292503):
+        labels = dict(job="nvmond", instance=inst, __q=q, **extra)
+        return '{"metric":%s,"value":[%s,"%s"]}' % (json.dumps(labels), ts, value)
+    drive = dict(device="nvme0", serial="S1")
+    rows = [part("host", "h1", dict(host="h1", host_id="abc", env="prod"), "1796292440"),
+            part("host", "h2", dict(host="h2"), "1796292500"),
+            part("info", "h1", dict(drive, model="M", firmware="F", label="boot", location="bay 1"), "1"),
+            part("health", "h1", dict(drive, state="critical"), "1"),
+            part("health", "h1", dict(drive, state="ok"), "1"),
+            part("alert", "h1", dict(drive, rule="spare_low", severity="critical"), "1"),
+            part("temp", "h1", drive, "41"), part("used", "h1", drive, "1.03"),
+            part("tbw", "h1", drive, "+Inf"), part("seen", "h1", drive, "1796292440.5"),
+            part("up", "h1", drive, "0"), part("up", "h2", dict(device="nvme1", serial=""), "NaN"),
+            part("up", "h3", dict(device="nvme10", serial="x"), "1")]
+    put("promq", "every-part", '{"status":"success","data":{"resultType":"vector","result":[%s]}}'
+        % ",".join(rows))
+    put("promq", "warnings", '{"status":"success","warnings":["partial"],"data":{"resultType":"vector","result":[]}}')
 
 
 if __name__ == "__main__":

@@ -45,10 +45,11 @@ struct fv_alert {
 struct fv_drive {
 	char *device, *serial, *model, *firmware, *label, *location; /* "" when unknown */
 	double temperature_c;					     /* composite; NaN: unknown */
-	double used_ratio;  /* Percentage Used / 100; NaN */
-	double tbw_ratio;   /* bytes written / rated endurance; NaN (no rating) */
-	double last_sample; /* when the drive's newest sample was taken (s); NaN */
-	int up;		    /* nvmond_device_up: 1, 0, or -1 unknown */
+	double wctemp_c, cctemp_c; /* the drive's own warning / critical thresholds; NaN */
+	double used_ratio;	   /* Percentage Used / 100; NaN */
+	double tbw_ratio;	   /* bytes written / rated endurance; NaN (no rating) */
+	double last_sample;	   /* when the drive's newest sample was taken (s); NaN */
+	int up;			   /* nvmond_device_up: 1, 0, or -1 unknown */
 	enum fv_verdict verdict;
 	bool verdict_reported; /* from nvmond_device_health (else derived, see fleetview.c) */
 	struct fv_alert *alerts;
@@ -89,8 +90,8 @@ struct fv_answer {
 
 /**
  * fleetview_query_now() - The instant query of the whole fleet: one PromQL expression
- * whose parts are told apart by a label "q" (host, info, health, alert, temp, used,
- * tbw, seen, up), each part aggregated by the drive's key (job, instance, device,
+ * whose parts are told apart by a label "__q" (host, info, health, alert, temp, wctemp,
+ * cctemp, used, tbw, seen, up), each part aggregated by the drive's key (job, instance, device,
  * serial), so that its cost grows with the number of drives and its answer carries
  * no label the view does not use. Return: a constant string.
  */
@@ -156,6 +157,7 @@ struct fv_status {
 	int64_t interval_ms;	    /* how often it is refreshed while someone looks */
 	int64_t stale_after_ms;	    /* [fleet] stale_after */
 	int64_t query_ms;	    /* how long the refresh of that view took */
+	int64_t engine_ms;	    /* of which waiting for the engine's answers */
 	const struct fv_view *view; /* for the counts; NULL: none yet */
 };
 

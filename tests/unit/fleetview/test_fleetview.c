@@ -90,26 +90,29 @@ static const char *label(const struct fv_host *h, const char *name)
 
 /* Host a is scraped (its drive series carry no host labels), b pushes (they do). */
 #define HOST_A                                                                                     \
-	"q=host job=nvmond instance=a:9470 host=alpha host_id=0a public_url=http://alpha/ rack=r1"
+	"__q=host job=nvmond instance=a:9470 host=alpha host_id=0a public_url=http://alpha/ "      \
+	"rack=r1"
 #define DRIVE_A "job=nvmond instance=a:9470 device=nvme0 serial=S1"
-#define HOST_B	"q=host job=nvmond instance=beta host=beta host_id=0b env=prod"
+#define HOST_B	"__q=host job=nvmond instance=beta host=beta host_id=0b env=prod"
 #define DRIVE_B "job=nvmond instance=beta host=beta env=prod device=nvme0 serial=S2"
 
 static const char *const fleet_ab[] = {
 	HOST_A " | 995",
-	"q=info " DRIVE_A " model=Samsung firmware=F1 label=boot location=slot1 | 1",
-	"q=health " DRIVE_A " state=ok | 1",
-	"q=temp " DRIVE_A " | 41",
-	"q=used " DRIVE_A " | 0.03",
-	"q=tbw " DRIVE_A " | 0.125",
-	"q=seen " DRIVE_A " | 990.5",
-	"q=up " DRIVE_A " | 1",
+	"__q=info " DRIVE_A " model=Samsung firmware=F1 label=boot location=slot1 | 1",
+	"__q=health " DRIVE_A " state=ok | 1",
+	"__q=temp " DRIVE_A " | 41",
+	"__q=wctemp " DRIVE_A " | 70",
+	"__q=cctemp " DRIVE_A " | 85",
+	"__q=used " DRIVE_A " | 0.03",
+	"__q=tbw " DRIVE_A " | 0.125",
+	"__q=seen " DRIVE_A " | 990.5",
+	"__q=up " DRIVE_A " | 1",
 	HOST_B " | 998",
-	"q=info " DRIVE_B " model=WD firmware=F2 | 1",
-	"q=health " DRIVE_B " state=warning | 1",
-	"q=alert " DRIVE_B " rule=temperature_warning severity=warning | 1",
-	"q=temp " DRIVE_B " | 71",
-	"q=up " DRIVE_B " | 1",
+	"__q=info " DRIVE_B " model=WD firmware=F2 | 1",
+	"__q=health " DRIVE_B " state=warning | 1",
+	"__q=alert " DRIVE_B " rule=temperature_warning severity=warning | 1",
+	"__q=temp " DRIVE_B " | 71",
+	"__q=up " DRIVE_B " | 1",
 	NULL,
 };
 
@@ -141,6 +144,9 @@ Test(fleetview, join_pulled_and_pushed)
 	cr_assert_str_eq(d->label, "boot");
 	cr_assert_str_eq(d->location, "slot1");
 	cr_assert_float_eq(d->temperature_c, 41, 0);
+	cr_assert_float_eq(d->wctemp_c, 70, 0);
+	cr_assert_float_eq(d->cctemp_c, 85, 0);
+	cr_assert(isnan(hb->drives[0].wctemp_c), "a threshold not exported: unknown");
 	cr_assert_float_eq(d->used_ratio, 0.03, 1e-12);
 	cr_assert_float_eq(d->tbw_ratio, 0.125, 1e-12);
 	cr_assert_float_eq(d->last_sample, 990.5, 1e-9);
@@ -163,8 +169,8 @@ Test(fleetview, join_pulled_and_pushed)
  */
 Test(fleetview, stale_after_boundary)
 {
-	static const char *const at[] = {HOST_B " | 940", "q=up " DRIVE_B " | 1", NULL};
-	static const char *const past[] = {HOST_B " | 939.999", "q=up " DRIVE_B " | 1", NULL};
+	static const char *const at[] = {HOST_B " | 940", "__q=up " DRIVE_B " | 1", NULL};
+	static const char *const past[] = {HOST_B " | 939.999", "__q=up " DRIVE_B " | 1", NULL};
 	struct promq_result n1 = vec(at), n2 = vec(past);
 	struct fv_answer a = {.now = &n1, .eval_ts = E, .stale_after_s = 60};
 	struct fv_view v = merge(&a);
@@ -197,7 +203,7 @@ Test(fleetview, gone_host_keeps_previous_drives)
 		"__name__=nvmond_host_info job=nvmond instance=a:9470 host=alpha host_id=0a "
 		"rack=r1 | 1",
 		"__name__=nvmond_host_info job=nvmond instance=beta host=beta env=prod | 1", NULL};
-	static const char *const only_b[] = {HOST_B " | 998", "q=up " DRIVE_B " | 1", NULL};
+	static const char *const only_b[] = {HOST_B " | 998", "__q=up " DRIVE_B " | 1", NULL};
 	struct promq_result n1 = vec(fleet_ab), known = series(known_rows), n2 = vec(only_b);
 	struct fv_answer a = {.now = &n1, .known = &known, .eval_ts = E, .stale_after_s = 60};
 	struct fv_view first = merge(&a), second;
@@ -262,7 +268,7 @@ Test(fleetview, gone_host_from_its_last_samples)
  */
 Test(fleetview, forgotten_and_kept_without_index)
 {
-	static const char *const only_b[] = {HOST_B " | 998", "q=up " DRIVE_B " | 1", NULL};
+	static const char *const only_b[] = {HOST_B " | 998", "__q=up " DRIVE_B " | 1", NULL};
 	static const char *const known_b[] = {
 		"__name__=nvmond_host_info job=nvmond instance=beta | 1", NULL};
 	struct promq_result n1 = vec(fleet_ab), n2 = vec(only_b), known = series(known_b);
@@ -291,7 +297,7 @@ Test(fleetview, forgotten_and_kept_without_index)
 Test(fleetview, host_without_host_info)
 {
 	static const char *const rows[] = {
-		"q=temp job=nvmond instance=old:9470 device=nvme0 serial=S | 40", NULL};
+		"__q=temp job=nvmond instance=old:9470 device=nvme0 serial=S | 40", NULL};
 	struct promq_result now = vec(rows);
 	struct fv_answer a = {.now = &now, .eval_ts = E, .stale_after_s = 60};
 	struct fv_view v = merge(&a);
@@ -313,20 +319,20 @@ Test(fleetview, verdicts)
 {
 #define D(n) "job=j instance=h device=nvme" #n " serial=S" #n
 	static const char *const rows[] = {
-		"q=alert " D(0) " rule=spare_low severity=critical | 1",
-		"q=up " D(0) " | 1",
-		"q=up " D(1) " | 0",
-		"q=alert " D(2) " rule=temperature_warning severity=warning | 1",
-		"q=up " D(2) " | 1",
-		"q=info " D(3) " model=M | 1",
-		"q=alert " D(4) " rule=firmware_changed severity=info | 1",
-		"q=health " D(5) " state=ok | 1",
-		"q=health " D(5) " state=critical | 1",
-		"q=health " D(6) " state=ok | 1",
-		"q=alert " D(6) " rule=firmware_changed severity=info | 1",
-		"q=health " D(7) " state=offline | 1",
-		"q=alert " D(7) " rule=offline severity=critical | 1",
-		"q=health " D(8) " state=bogus | 1",
+		"__q=alert " D(0) " rule=spare_low severity=critical | 1",
+		"__q=up " D(0) " | 1",
+		"__q=up " D(1) " | 0",
+		"__q=alert " D(2) " rule=temperature_warning severity=warning | 1",
+		"__q=up " D(2) " | 1",
+		"__q=info " D(3) " model=M | 1",
+		"__q=alert " D(4) " rule=firmware_changed severity=info | 1",
+		"__q=health " D(5) " state=ok | 1",
+		"__q=health " D(5) " state=critical | 1",
+		"__q=health " D(6) " state=ok | 1",
+		"__q=alert " D(6) " rule=firmware_changed severity=info | 1",
+		"__q=health " D(7) " state=offline | 1",
+		"__q=alert " D(7) " rule=offline severity=critical | 1",
+		"__q=health " D(8) " state=bogus | 1",
 		NULL,
 	};
 	static const struct {
@@ -376,22 +382,22 @@ Test(fleetview, verdicts)
 Test(fleetview, order)
 {
 	static const char *const rows[] = {
-		"q=host job=j instance=i1 host=host10 | 999",
-		"q=up job=j instance=i1 device=nvme0 serial=a | 1",
-		"q=host job=j instance=i2 host=host2 | 999",
-		"q=up job=j instance=i2 device=nvme10 serial=b | 1",
-		"q=up job=j instance=i2 device=nvme2 serial=c | 1",
-		"q=up job=j instance=i2 device=nvme9 serial=d | 0",
-		"q=host job=j instance=i3 host=warm | 999",
-		"q=health job=j instance=i3 device=nvme0 serial=e state=warning | 1",
-		"q=host job=j instance=i4 host=hot | 999",
-		"q=health job=j instance=i4 device=nvme0 serial=f state=critical | 1",
-		"q=host job=j instance=i5 host=silent | 100",
-		"q=up job=j instance=i5 device=nvme0 serial=g | 1",
-		"q=host job=j instance=i6 host=down | 999",
-		"q=up job=j instance=i6 device=nvme0 serial=h | 0",
-		"q=host job=j instance=i7 host=host1 | 999",
-		"q=up job=j instance=i7 device=nvme0 serial=k | 1",
+		"__q=host job=j instance=i1 host=host10 | 999",
+		"__q=up job=j instance=i1 device=nvme0 serial=a | 1",
+		"__q=host job=j instance=i2 host=host2 | 999",
+		"__q=up job=j instance=i2 device=nvme10 serial=b | 1",
+		"__q=up job=j instance=i2 device=nvme2 serial=c | 1",
+		"__q=up job=j instance=i2 device=nvme9 serial=d | 0",
+		"__q=host job=j instance=i3 host=warm | 999",
+		"__q=health job=j instance=i3 device=nvme0 serial=e state=warning | 1",
+		"__q=host job=j instance=i4 host=hot | 999",
+		"__q=health job=j instance=i4 device=nvme0 serial=f state=critical | 1",
+		"__q=host job=j instance=i5 host=silent | 100",
+		"__q=up job=j instance=i5 device=nvme0 serial=g | 1",
+		"__q=host job=j instance=i6 host=down | 999",
+		"__q=up job=j instance=i6 device=nvme0 serial=h | 0",
+		"__q=host job=j instance=i7 host=host1 | 999",
+		"__q=up job=j instance=i7 device=nvme0 serial=k | 1",
 		NULL,
 	};
 	static const char *const hosts[] = {"hot",   "silent", "warm",	"down",
@@ -418,14 +424,14 @@ Test(fleetview, order)
 Test(fleetview, odd_values)
 {
 	static const char *const rows[] = {
-		"q=tbw job=j instance=h device=nvme0 serial=s | +Inf",
-		"q=used job=j instance=h device=nvme0 serial=s | -1",
-		"q=seen job=j instance=h device=nvme0 serial=s | 0",
-		"q=up job=j instance=h device=nvme0 serial=s | 2",
-		"q=temp job=j instance=h device=nvme0 serial=s | NaN",
-		"q=nonsense job=j instance=h device=nvme1 serial=s | 1",
-		"q=temp job=j device=nvme2 serial=s | 50",
-		"q=temp job=j instance=h serial=s | 50",
+		"__q=tbw job=j instance=h device=nvme0 serial=s | +Inf",
+		"__q=used job=j instance=h device=nvme0 serial=s | -1",
+		"__q=seen job=j instance=h device=nvme0 serial=s | 0",
+		"__q=up job=j instance=h device=nvme0 serial=s | 2",
+		"__q=temp job=j instance=h device=nvme0 serial=s | NaN",
+		"__q=nonsense job=j instance=h device=nvme1 serial=s | 1",
+		"__q=temp job=j device=nvme2 serial=s | 50",
+		"__q=temp job=j instance=h serial=s | 50",
 		NULL,
 	};
 	struct promq_result now = vec(rows);
@@ -449,9 +455,9 @@ Test(fleetview, odd_values)
 Test(fleetview, newest_host_info_wins)
 {
 	static const char *const rows[] = {
-		"q=host job=j instance=h host=h public_url=http://old/ | 900",
-		"q=host job=j instance=h host=h public_url=http://new/ | 990",
-		"q=host job=j instance=h host=h public_url=http://older/ | 800",
+		"__q=host job=j instance=h host=h public_url=http://old/ | 900",
+		"__q=host job=j instance=h host=h public_url=http://new/ | 990",
+		"__q=host job=j instance=h host=h public_url=http://older/ | 800",
 		NULL,
 	};
 	struct promq_result now = vec(rows);
@@ -513,7 +519,7 @@ Test(fleetview, queries)
 	cr_assert_null(fleetview_query_gone(jobs, insts, 0, 60));
 	const char *now = fleetview_query_now();
 	cr_assert(strstr(
-		now, "label_replace(timestamp(nvmond_host_info), \"q\", \"host\", \"\", \"\")"));
+		now, "label_replace(timestamp(nvmond_host_info), \"__q\", \"host\", \"\", \"\")"));
 	cr_assert(strstr(
 		now, "max by (job, instance, device, serial) (nvmond_data_written_bytes_total) "
 		     "/ max by (job, instance, device, serial) (nvmond_rated_endurance_bytes)"));
@@ -559,6 +565,8 @@ Test(fleetview, render)
 	cr_assert_eq(json_integer_value(json_object_get(hb, "silent_s")), 2);
 	json_t *da = json_array_get(json_object_get(ha, "drives"), 0);
 	cr_assert_eq(json_integer_value(json_object_get(da, "temperature_c")), 41);
+	cr_assert_eq(json_integer_value(json_object_get(da, "wctemp_c")), 70);
+
 	cr_assert_eq(json_integer_value(json_object_get(da, "percent_used")), 3,
 		     "0.03 is 3 %%, not 3.0000000004");
 	cr_assert_float_eq(json_real_value(json_object_get(da, "tbw_percent")), 12.5, 1e-9);
@@ -568,6 +576,7 @@ Test(fleetview, render)
 	cr_assert_str_eq(json_string_value(json_object_get(da, "verdict")), "ok");
 	json_t *db = json_array_get(json_object_get(hb, "drives"), 0);
 	cr_assert(json_is_null(json_object_get(db, "tbw_percent")));
+	cr_assert(json_is_null(json_object_get(db, "wctemp_c")));
 	cr_assert(json_is_null(json_object_get(db, "last_seen")));
 	cr_assert_str_eq(json_string_value(json_object_get(
 				 json_array_get(json_object_get(db, "alerts"), 0), "severity")),

@@ -336,9 +336,9 @@ static enum fv_verdict verdict_parse(const char *state)
 
 /*
  * The verdict of a drive whose nvmond exports no nvmond_device_health (older
- * versions): the contract's rule, from what the view has: critical when a critical
- * alert fires, offline when the drive is down, warning when a warning alert fires,
- * ok otherwise; unknown without any figure.
+ * versions): the card's rule (docs/metrics.md), from what the view has: offline when
+ * the drive is down, else critical when a critical alert fires, else warning when a
+ * warning alert fires, ok otherwise; unknown without any figure.
  */
 static enum fv_verdict verdict_derived(const struct fv_drive *d, bool has_data)
 {
@@ -348,10 +348,10 @@ static enum fv_verdict verdict_derived(const struct fv_drive *d, bool has_data)
 		crit |= strcmp(d->alerts[i].severity, "critical") == 0;
 		warn |= strcmp(d->alerts[i].severity, "warning") == 0;
 	}
-	if (crit)
-		return FV_CRITICAL;
 	if (d->up == 0)
 		return FV_OFFLINE;
+	if (crit)
+		return FV_CRITICAL;
 	if (warn)
 		return FV_WARNING;
 	return has_data ? FV_OK : FV_UNKNOWN;

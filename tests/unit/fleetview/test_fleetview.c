@@ -333,6 +333,8 @@ Test(fleetview, verdicts)
 		"__q=health " D(7) " state=offline | 1",
 		"__q=alert " D(7) " rule=offline severity=critical | 1",
 		"__q=health " D(8) " state=bogus | 1",
+		"__q=up " D(9) " | 0",
+		"__q=alert " D(9) " rule=spare_low severity=critical | 1",
 		NULL,
 	};
 	static const struct {
@@ -349,6 +351,7 @@ Test(fleetview, verdicts)
 		{"nvme6", "reported ok, an info alert firing: a problem, verdict ok", FV_OK, true},
 		{"nvme7", "reported offline beats the critical alert", FV_OFFLINE, true},
 		{"nvme8", "an unknown state is not taken", FV_UNKNOWN, true},
+		{"nvme9", "derived: down beats a critical alert, as the card shows it", FV_OFFLINE, true},
 	};
 #undef D
 	struct promq_result now = vec(rows);
@@ -369,7 +372,7 @@ Test(fleetview, verdicts)
 			     want[i].rule);
 	}
 	cr_assert_eq(v.hosts[0].worst, FV_CRITICAL);
-	cr_assert_eq(v.hosts[0].problems, 8);
+	cr_assert_eq(v.hosts[0].problems, 9);
 	fleetview_view_free(&v);
 	promq_result_free(&now);
 }

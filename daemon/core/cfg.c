@@ -240,6 +240,8 @@ static const struct cfg_key cfg_keys[] = {
 	PATH("fleet", "query_url", fleet_query_url, 0, ""),
 	PATH("fleet", "bearer_token_file", fleet_bearer_token_file, 0, ""),
 	PATH("fleet", "tls_ca_file", fleet_tls_ca_file, 0, ""),
+	PATH("fleet", "basic_auth_user", fleet_basic_auth_user, 0, ""),
+	PATH("fleet", "basic_auth_password_file", fleet_basic_auth_password_file, 0, ""),
 	PATH("fleet", "org_id", fleet_org_id, 0, ""),
 	DURATION("fleet", "timeout", fleet_timeout_ms, 100, MS_PER_MIN, "5s"),
 	DURATION("fleet", "stale_after", fleet_stale_after_ms, MS_PER_SEC, MS_PER_DAY, "1m"),

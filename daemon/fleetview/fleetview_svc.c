@@ -29,9 +29,11 @@
 #define ENGINE_API "/api/v1/"
 
 struct settings {
-	char url[sizeof(((struct cfg *)0)->fleet_query_url)];	  /* without a trailing '/' */
-	char display[sizeof(((struct cfg *)0)->fleet_query_url)]; /* without user:password@ */
-	char token[TOKEN_MAX];					  /* "" = none */
+	char url[sizeof(((struct cfg *)0)->fleet_query_url)];	     /* without a trailing '/' */
+	char display[sizeof(((struct cfg *)0)->fleet_query_url)];    /* without user:password@ */
+	char token[TOKEN_MAX];					     /* "" = none */
+	char user[sizeof(((struct cfg *)0)->fleet_basic_auth_user)]; /* basic auth; "" = none */
+	char password[TOKEN_MAX];
 	char ca_file[CFG_PATH_MAX];
 	char org_id[sizeof(((struct cfg *)0)->fleet_org_id)];
 	int64_t timeout_ms, interval_ms, stale_after_ms, forget_after_ms;
@@ -126,15 +128,15 @@ static void url_display(const char *url, char *ret, size_t size)
 	snprintf(ret, size, "%.*s%s", (int)(host - url), url, at + 1);
 }
 
-/* The token in @path: its first line, trailing blanks cut. */
-static int token_read(const char *path, char ret[TOKEN_MAX], char *err)
+/* The secret in @path: its first line, trailing blanks cut. @key names it in messages. */
+static int token_read(const char *key, const char *path, char ret[TOKEN_MAX], char *err)
 {
 	char buf[TOKEN_MAX + 1];
 	FILE *f = fopen(path, "re");
 	size_t n;
 
 	if (!f) {
-		errf(err, "[fleet] bearer_token_file %s: %s", path, strerror(errno));
+		errf(err, "[fleet] %s %s: %s", key, path, strerror(errno));
 		return -EINVAL;
 	}
 	if (!fgets(buf, sizeof(buf), f))
@@ -142,15 +144,14 @@ static int token_read(const char *path, char ret[TOKEN_MAX], char *err)
 	fclose(f);
 	n = strcspn(buf, "\r\n");
 	if (n >= TOKEN_MAX) {
-		errf(err, "[fleet] bearer_token_file %s: the token is longer than %d bytes", path,
-		     TOKEN_MAX - 1);
+		errf(err, "[fleet] %s %s: longer than %d bytes", key, path, TOKEN_MAX - 1);
 		return -EINVAL;
 	}
 	while (n > 0 && (buf[n - 1] == ' ' || buf[n - 1] == '\t'))
 		n--;
 	buf[n] = '\0';
 	if (!n) {
-		errf(err, "[fleet] bearer_token_file %s: no token in its first line", path);
+		errf(err, "[fleet] %s %s: nothing in its first line", key, path);
 		return -EINVAL;
 	}
 	memcpy(ret, buf, n + 1);
@@ -174,9 +175,26 @@ static int settings_of(const struct cfg *c, struct settings *ret, char *err)
 	while (n > 0 && s.url[n - 1] == '/')
 		s.url[--n] = '\0';
 	url_display(s.url, s.display, sizeof(s.display));
-	if (c->fleet_bearer_token_file[0] &&
-	    token_read(c->fleet_bearer_token_file, s.token, err) < 0)
+	if (!c->fleet_basic_auth_user[0] != !c->fleet_basic_auth_password_file[0]) {
+		errf(err, "[fleet] basic_auth_user and basic_auth_password_file go together");
 		return -EINVAL;
+	}
+	if (c->fleet_basic_auth_user[0] && c->fleet_bearer_token_file[0]) {
+		errf(err, "[fleet] bearer_token_file or basic auth, not both");
+		return -EINVAL;
+	}
+	if (strchr(c->fleet_basic_auth_user, ':')) {
+		errf(err, "[fleet] basic_auth_user: no ':' in a user name (RFC 7617)");
+		return -EINVAL;
+	}
+	if (c->fleet_bearer_token_file[0] &&
+	    token_read("bearer_token_file", c->fleet_bearer_token_file, s.token, err) < 0)
+		return -EINVAL;
+	if (c->fleet_basic_auth_password_file[0] &&
+	    token_read("basic_auth_password_file", c->fleet_basic_auth_password_file, s.password,
+		       err) < 0)
+		return -EINVAL;
+	snprintf(s.user, sizeof(s.user), "%s", c->fleet_basic_auth_user);
 	if (c->fleet_tls_ca_file[0] && stat(c->fleet_tls_ca_file, &st) < 0) {
 		errf(err, "[fleet] tls_ca_file %s: %s", c->fleet_tls_ca_file, strerror(errno));
 		return -EINVAL;
@@ -298,6 +316,11 @@ static int call_post(struct call *k, const char *path, const char *form, struct 
 	curl_easy_setopt(k->curl, CURLOPT_PROTOCOLS_STR, "http,https");
 	if (k->set->ca_file[0])
 		curl_easy_setopt(k->curl, CURLOPT_CAINFO, k->set->ca_file);
+	if (k->set->user[0]) {
+		curl_easy_setopt(k->curl, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
+		curl_easy_setopt(k->curl, CURLOPT_USERNAME, k->set->user);
+		curl_easy_setopt(k->curl, CURLOPT_PASSWORD, k->set->password);
+	}
 	int64_t t0 = timefmt_mono_ms();
 	cr = curl_easy_perform(k->curl);
 	k->engine_ms += timefmt_mono_ms() - t0;
@@ -723,7 +746,9 @@ int fleetview_svc_reconfigure(struct fleetview_svc *s, const struct cfg *c,
 	pthread_mutex_lock(&s->lock);
 	bool same_engine =
 		strcmp(set.url, s->set.url) == 0 && strcmp(set.token, s->set.token) == 0 &&
-		strcmp(set.ca_file, s->set.ca_file) == 0 && strcmp(set.org_id, s->set.org_id) == 0;
+		strcmp(set.ca_file, s->set.ca_file) == 0 &&
+		strcmp(set.org_id, s->set.org_id) == 0 && strcmp(set.user, s->set.user) == 0 &&
+		strcmp(set.password, s->set.password) == 0;
 	s->set = set;
 	if (!same_engine) {
 		s->set_gen++;

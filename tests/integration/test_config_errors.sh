@@ -220,6 +220,21 @@ timeout 20 "$NVMOND_BIN" status --json --config "$f" "${common[@]}" >"$tmp/out" 
 [ "$rc" = 0 ] || fail "a line of 199 characters: exit $rc: $(cat "$tmp/err")"
 printf '[daemon]\ndemo = yes\n[probes]\n%s0\n' "$line199" >"$f"
 expect_usage_error "a line of 200 characters" "$f:4: line too long (max 199 characters)" \
+
+# [fleet] (docs/fleet.md): a query_url that is no base URL is FILE:LINE; a secret that
+# cannot be read, or keys that go together alone, stop the start with the key named.
+f=$tmp/fleet-url.conf
+printf '[fleet]\n\nquery_url = vm:8428/api/v1/query?x=1\n' >"$f"
+expect_usage_error "[fleet] query_url without a scheme" "$f:3: [fleet] query_url: 'vm:8428/api/v1/query?x=1': use http://HOST:PORT" \
+	--config "$f" "${common[@]}"
+printf '[fleet]\nquery_url = http://vm:8428/api/v1/query?x=1\n' >"$f"
+expect_usage_error "[fleet] query_url with a query" "$f:2: [fleet] query_url: 'http://vm:8428/api/v1/query?x=1': the base URL of the query API only" \
+	--config "$f" "${common[@]}"
+printf '[fleet]\nquery_url = http://127.0.0.1:1\nbearer_token_file = %s\n' "$tmp/no-token" >"$f"
+expect_usage_error "[fleet] bearer_token_file missing" "[fleet] bearer_token_file $tmp/no-token: No such file" \
+	--config "$f" "${common[@]}"
+printf '[fleet]\nquery_url = http://127.0.0.1:1\nbasic_auth_user = nvmond\n' >"$f"
+expect_usage_error "[fleet] basic_auth_user alone" "[fleet] basic_auth_user and basic_auth_password_file go together" \
 	--config "$f" "${common[@]}"
 
 # wait_healthz PORT: the daemon ($pid) answers /healthz within 15 s.

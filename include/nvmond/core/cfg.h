@@ -210,8 +210,10 @@ struct cfg {
 	char fleet_query_url[1024]; /* http(s)://HOST:PORT[/prefix]; "" = no fleet page */
 	char fleet_bearer_token_file[CFG_PATH_MAX]; /* "Authorization: Bearer" from this file */
 	char fleet_tls_ca_file[CFG_PATH_MAX];	    /* CA bundle for an https:// query_url */
-	char fleet_org_id[128];			    /* X-Scope-OrgID (Mimir, Cortex); "" = none */
-	int64_t fleet_timeout_ms;		    /* one refresh (all its queries) within this */
+	char fleet_basic_auth_user[128];	    /* HTTP basic auth, with the password */
+	char fleet_basic_auth_password_file[CFG_PATH_MAX]; /* … read from this file */
+	char fleet_org_id[128];	       /* X-Scope-OrgID (Mimir, Cortex); "" = none */
+	int64_t fleet_timeout_ms;      /* one refresh (all its queries) within this */
 	int64_t fleet_stale_after_ms;  /* a host's newest sample older: not reporting */
 	int64_t fleet_forget_after_ms; /* a host silent this long leaves the page */
 	/* [device "…"] */

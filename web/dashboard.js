@@ -1,6 +1,6 @@
 // nvmond dashboard: the state shared by its scripts, DOM helpers, the theme and a
 // drive's figures. Plain browser JavaScript, no build step: index.html loads
-// format.js, api.js, this file, charts.js, overview.js, drive.js and app.js in that
+// format.js, api.js, this file, charts.js, overview.js, fleet.js, drive.js and app.js in that
 // order as classic scripts sharing one global scope. Charts by uPlot (vendor/, copied
 // from the npm package pinned in web/package.json). All text goes in through textContent.
 "use strict";

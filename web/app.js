@@ -25,7 +25,7 @@ async function render(live) {
   try {
     if (r.view === "fleet") {
       destroyCharts();
-      await renderFleet(gen);
+      await renderFleet(gen, live);
     } else if (r.view === "drive") await renderDrive(gen, r.id, live);
     else if (r.view === "group") await renderGroup(gen, r.id);
     else {

@@ -167,10 +167,16 @@ char *fleetview_render_body(const struct fv_status *s, const char *hosts_json, s
 	r |= set(o, "drives_count", json_integer(v ? (json_int_t)v->n_drives : 0));
 	r |= set(o, "problems", json_integer(v ? (json_int_t)v->n_problems : 0));
 	r |= set(o, "not_reporting", json_integer(v ? (json_int_t)v->n_not_reporting : 0));
+	if (s->unchanged)
+		r |= set(o, "unchanged", json_true());
 	head = r ? NULL : json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	if (!head)
 		return NULL;
+	if (s->unchanged) {
+		*ret_len = strlen(head);
+		return head;
+	}
 	/* {…} becomes {…,"hosts":[…]}: the hosts text is spliced in, not parsed again. */
 	if (!hosts_json)
 		hosts_json = "[]";

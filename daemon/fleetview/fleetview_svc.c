@@ -18,6 +18,7 @@
 
 #include <curl/curl.h>
 
+#include "nvmond/api/api_params.h"
 #include "nvmond/core/log.h"
 #include "nvmond/fleetview/fleetview.h"
 #include "nvmond/fleetview/fleetview_svc.h"
@@ -616,9 +617,14 @@ static void on_fleet(void *ctx, const struct api_request *req, struct api_reply 
 	struct fv_view counts = {0};
 	struct blob *hosts = NULL;
 	char engine[sizeof(s->set.display)], error[FLEETVIEW_ERR_MAX];
-	int64_t now;
+	int64_t now, since = 0;
+	bool has_since = false;
+	const struct api_param params[] = {
+		{.name = "since", .kind = API_PARAM_TIME, .dest.i64 = &since, .given = &has_since},
+	};
 
-	(void)req;
+	if (api_params_parse(req, params, 1, ret) < 0)
+		return;
 	pthread_mutex_lock(&s->lock);
 	now = timefmt_mono_ms();
 	st.configured = s->set.url[0] != '\0';
@@ -666,8 +672,12 @@ static void on_fleet(void *ctx, const struct api_request *req, struct api_reply 
 			st.age_ms = now - s->updated_mono;
 			st.query_ms = s->query_ms;
 			st.engine_ms = s->engine_ms;
-			hosts = s->hosts;
-			atomic_fetch_add(&hosts->refs, 1);
+			/* The client has this view already: the status alone. */
+			st.unchanged = has_since && since == s->updated_ms;
+			if (!st.unchanged) {
+				hosts = s->hosts;
+				atomic_fetch_add(&hosts->refs, 1);
+			}
 		}
 	}
 	pthread_mutex_unlock(&s->lock);
@@ -682,7 +692,7 @@ static void on_fleet(void *ctx, const struct api_request *req, struct api_reply 
 
 struct api_endpoint fleetview_svc_endpoint(struct fleetview_svc *s)
 {
-	return (struct api_endpoint){"GET", "/api/v1/fleet", 0, on_fleet, s};
+	return (struct api_endpoint){"GET", "/api/v1/fleet", API_EP_QUERY, on_fleet, s};
 }
 
 /* ---- life ---------------------------------------------------------------------- */

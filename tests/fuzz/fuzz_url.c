@@ -43,6 +43,7 @@ static const struct api_endpoint endpoints[] = {
 	{"GET", "/api/v1/devices/{id}/selftests", API_EP_STORE | API_EP_QUERY, NULL, NULL},
 	{"POST", "/api/v1/devices/{id}/selftests", API_EP_AUTH, NULL, NULL},
 	{"POST", "/api/v1/devices/{id}/selftests/abort", API_EP_AUTH, NULL, NULL},
+	{"GET", "/api/v1/fleet", API_EP_QUERY, NULL, NULL},
 	{"GET", "/metrics", 0, NULL, NULL},
 	{"GET", "/healthz", 0, NULL, NULL},
 };

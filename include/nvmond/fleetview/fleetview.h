@@ -159,6 +159,7 @@ struct fv_status {
 	int64_t query_ms;	    /* how long the refresh of that view took */
 	int64_t engine_ms;	    /* of which waiting for the engine's answers */
 	const struct fv_view *view; /* for the counts; NULL: none yet */
+	bool unchanged;		    /* the client has this view: no "hosts" */
 };
 
 /**
@@ -169,7 +170,8 @@ char *fleetview_render_hosts(const struct fv_view *v);
 
 /**
  * fleetview_render_body() - The whole body: @s and @hosts_json (a
- * fleetview_render_hosts() text; NULL: an empty array).
+ * fleetview_render_hosts() text; NULL: an empty array). With @s->unchanged, "unchanged":
+ * true and no "hosts" at all.
  * Return: a malloc()ed string with its length in @ret_len, or NULL (out of memory).
  */
 char *fleetview_render_body(const struct fv_status *s, const char *hosts_json, size_t *ret_len);

@@ -351,7 +351,8 @@ Test(fleetview, verdicts)
 		{"nvme6", "reported ok, an info alert firing: a problem, verdict ok", FV_OK, true},
 		{"nvme7", "reported offline beats the critical alert", FV_OFFLINE, true},
 		{"nvme8", "an unknown state is not taken", FV_UNKNOWN, true},
-		{"nvme9", "derived: down beats a critical alert, as the card shows it", FV_OFFLINE, true},
+		{"nvme9", "derived: down beats a critical alert, as the card shows it", FV_OFFLINE,
+		 true},
 	};
 #undef D
 	struct promq_result now = vec(rows);
@@ -586,6 +587,19 @@ Test(fleetview, render)
 			 "warning");
 	json_decref(j);
 	free(body);
+
+	/* The client has this view already (?since=updated): the status, no hosts. */
+	st.unchanged = true;
+	body = fleetview_render_body(&st, hosts, &len);
+	cr_assert_eq(strlen(body), len);
+	j = json_loads(body, 0, &je);
+	cr_assert(j, "%s", body);
+	cr_assert(json_is_true(json_object_get(j, "unchanged")));
+	cr_assert_null(json_object_get(j, "hosts"));
+	cr_assert_eq(json_integer_value(json_object_get(j, "age_ms")), 1234);
+	json_decref(j);
+	free(body);
+	st.unchanged = false;
 
 	/* The engine down, the last good view kept; not configured. */
 	st.error = "http://vm:8428: no answer within 5000 ms ([fleet] timeout)";

@@ -121,7 +121,8 @@ function hostRow(r, index) {
     : el("span", { class: "bad not-reporting" }, sinceText(h));
   const link = h.public_url ? el("a", { href: h.public_url, target: "_blank", rel: "noopener", class: "host-link",
     title: "this host's own nvmond" }, "open ↗") : null;
-  return el("tr", { class: "host-row" + (h.reporting ? "" : " gone"), "data-host": h.instance, "data-reporting": h.reporting ? "1" : "0",
+  return el("tr", { class: "host-row" + (h.reporting ? "" : " gone"), "data-host": h.instance, "data-name": h.host,
+    "data-reporting": h.reporting ? "1" : "0",
     "aria-rowindex": index + 2 },
   el("th", { scope: "rowgroup", colspan: FLEET_COL_ORDER.length },
     el("span", { class: "host-name" }, h.host), h.host !== h.instance ? el("small", { class: "muted" }, h.instance) : null,

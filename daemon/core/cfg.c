@@ -243,7 +243,7 @@ static const struct cfg_key cfg_keys[] = {
 	PATH("fleet", "basic_auth_user", fleet_basic_auth_user, 0, ""),
 	PATH("fleet", "basic_auth_password_file", fleet_basic_auth_password_file, 0, ""),
 	PATH("fleet", "org_id", fleet_org_id, 0, ""),
-	DURATION("fleet", "timeout", fleet_timeout_ms, 100, MS_PER_MIN, "5s"),
+	DURATION("fleet", "timeout", fleet_timeout_ms, 100, MS_PER_MIN, "10s"),
 	DURATION("fleet", "stale_after", fleet_stale_after_ms, MS_PER_SEC, MS_PER_DAY, "1m"),
 	DURATION("fleet", "forget_after", fleet_forget_after_ms, MS_PER_HOUR, 366 * MS_PER_DAY,
 		 "7d"),

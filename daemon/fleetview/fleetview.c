@@ -17,32 +17,39 @@
 
 /* K: a drive's key. Every part carries it, and nothing else it does not need. */
 #define K "job, instance, device, serial"
-/* A part is told apart by the label __q: no host label can be called so (Prometheus
- * reserves names beginning with "__"), and every engine passes it through. */
-#define PART(q, expr) "label_replace(" expr ", \"__q\", \"" q "\", \"\", \"\")"
 
-/* clang-format off */
-static const char query_now[] =
-	PART("host", "timestamp(nvmond_host_info)")
-	" or " PART("info", "max by (" K ", model, firmware, label, location) (nvmond_device_info)")
-	" or " PART("health", "max by (" K ", state) (nvmond_device_health == 1)")
-	" or " PART("alert", "max by (" K ", rule, severity) (nvmond_alert_firing)")
-	" or " PART("temp", "max by (" K ") (nvmond_temperature_celsius{sensor=\"composite\"})")
-	" or " PART("wctemp", "max by (" K ") (nvmond_temperature_warning_threshold_celsius)")
-	" or " PART("cctemp", "max by (" K ") (nvmond_temperature_critical_threshold_celsius)")
-	" or " PART("used", "max by (" K ") (nvmond_endurance_used_ratio)")
-	" or " PART("tbw", "max by (" K ") (nvmond_data_written_bytes_total) / max by (" K
-			   ") (nvmond_rated_endurance_bytes)")
-	" or " PART("seen", "max by (" K ") (nvmond_last_sample_timestamp_seconds)")
-	" or " PART("up", "max by (" K ") (nvmond_device_up)");
-/* clang-format on */
+static const struct {
+	const char *name, *query;
+} parts[FV_PARTS] = {
+	[FV_P_HOST] = {"host", "timestamp(nvmond_host_info)"},
+	[FV_P_INFO] = {"info",
+		       "max by (" K ", model, firmware, label, location) (nvmond_device_info)"},
+	/* ok is what is left: the three other states touch 3 of the 4 series of each drive. */
+	[FV_P_HEALTH] = {"health",
+			 "max by (" K ", state) (nvmond_device_health{state!=\"ok\"} == 1)"},
+	[FV_P_ALERT] = {"alert", "max by (" K ", rule, severity) (nvmond_alert_firing)"},
+	[FV_P_TEMP] = {"temp", "max by (" K ") (nvmond_temperature_celsius{sensor=\"composite\"})"},
+	[FV_P_WCTEMP] = {"wctemp", "max by (" K ") (nvmond_temperature_warning_threshold_celsius)"},
+	[FV_P_CCTEMP] = {"cctemp",
+			 "max by (" K ") (nvmond_temperature_critical_threshold_celsius)"},
+	[FV_P_USED] = {"used", "max by (" K ") (nvmond_endurance_used_ratio)"},
+	[FV_P_TBW] = {"tbw", "max by (" K ") (nvmond_data_written_bytes_total) / max by (" K
+			     ") (nvmond_rated_endurance_bytes)"},
+	[FV_P_SEEN] = {"seen", "max by (" K ") (nvmond_last_sample_timestamp_seconds)"},
+	[FV_P_UP] = {"up", "max by (" K ") (nvmond_device_up)"},
+};
 
-const char *fleetview_query_now(void)
+const char *fleetview_query_part(enum fv_part p)
 {
-	return query_now;
+	return (unsigned)p < FV_PARTS ? parts[p].query : NULL;
 }
 
-/* The labels of nvmond_host_info that are not host labels (and every "__" one). */
+const char *fleetview_part_name(enum fv_part p)
+{
+	return (unsigned)p < FV_PARTS ? parts[p].name : "?";
+}
+
+/* The labels of nvmond_host_info that are not host labels (nor any reserved "__" one). */
 static bool host_label_excluded(const char *name)
 {
 	static const char *const not_host[] = {"job", "instance", "host", "host_id", "public_url"};
@@ -59,37 +66,6 @@ static const char *label_or(const struct promq_sample *s, const char *name, cons
 {
 	const char *v = promq_get(s, name);
 	return v ? v : def;
-}
-
-/* ---- the parts of the instant query --------------------------------------- */
-
-enum part {
-	P_HOST,
-	P_INFO,
-	P_HEALTH,
-	P_ALERT,
-	P_TEMP,
-	P_WCTEMP,
-	P_CCTEMP,
-	P_USED,
-	P_TBW,
-	P_SEEN,
-	P_UP,
-	P_NONE,
-};
-
-static enum part part_of(const struct promq_sample *s)
-{
-	static const char *const names[] = {"host",   "info", "health", "alert", "temp", "wctemp",
-					    "cctemp", "used", "tbw",	"seen",	 "up"};
-	const char *q = promq_get(s, "__q");
-
-	if (!q)
-		return P_NONE;
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (strcmp(q, names[i]) == 0)
-			return (enum part)i;
-	return P_NONE;
 }
 
 /* ---- keys ----------------------------------------------------------------- */
@@ -358,10 +334,10 @@ static enum fv_verdict verdict_derived(const struct fv_drive *d, bool has_data)
 }
 
 /* One value part of the instant query onto its drive. */
-static int drive_apply(struct fv_drive *d, enum part p, const struct promq_sample *s)
+static int drive_apply(struct fv_drive *d, enum fv_part p, const struct promq_sample *s)
 {
 	switch (p) {
-	case P_INFO:
+	case FV_P_INFO:
 		free(d->model);
 		free(d->firmware);
 		free(d->label);
@@ -371,7 +347,7 @@ static int drive_apply(struct fv_drive *d, enum part p, const struct promq_sampl
 		d->label = dup(promq_get(s, "label"));
 		d->location = dup(promq_get(s, "location"));
 		return d->model && d->firmware && d->label && d->location ? 0 : -ENOMEM;
-	case P_HEALTH: {
+	case FV_P_HEALTH: {
 		enum fv_verdict v = verdict_parse(label_or(s, "state", ""));
 		/* Two states within the lookback (it changed): the worse one. */
 		if (v != FV_UNKNOWN && (!d->verdict_reported || v > d->verdict)) {
@@ -380,31 +356,31 @@ static int drive_apply(struct fv_drive *d, enum part p, const struct promq_sampl
 		}
 		return 0;
 	}
-	case P_ALERT:
+	case FV_P_ALERT:
 		return alert_add(d, label_or(s, "rule", "?"), label_or(s, "severity", "info"));
-	case P_TEMP:
+	case FV_P_TEMP:
 		d->temperature_c = isfinite(s->value) ? s->value : NAN;
 		return 0;
-	case P_WCTEMP:
+	case FV_P_WCTEMP:
 		d->wctemp_c = isfinite(s->value) && s->value > 0 ? s->value : NAN;
 		return 0;
-	case P_CCTEMP:
+	case FV_P_CCTEMP:
 		d->cctemp_c = isfinite(s->value) && s->value > 0 ? s->value : NAN;
 		return 0;
-	case P_USED:
+	case FV_P_USED:
 		d->used_ratio = isfinite(s->value) && s->value >= 0 ? s->value : NAN;
 		return 0;
-	case P_TBW:
+	case FV_P_TBW:
 		d->tbw_ratio = isfinite(s->value) && s->value >= 0 ? s->value : NAN;
 		return 0;
-	case P_SEEN:
+	case FV_P_SEEN:
 		d->last_sample = isfinite(s->value) && s->value > 0 ? s->value : NAN;
 		return 0;
-	case P_UP:
+	case FV_P_UP:
 		d->up = s->value == 1 ? 1 : s->value == 0 ? 0 : -1;
 		return 0;
-	case P_HOST:
-	case P_NONE:
+	case FV_P_HOST:
+	case FV_PARTS:
 		break;
 	}
 	return 0;
@@ -468,28 +444,31 @@ int fleetview_host_rank(const struct fv_host *h)
 
 /* ---- the gone hosts ------------------------------------------------------- */
 
-static bool in_now(const struct promq_result *now, const struct hkey *k)
+/* How many samples the parts of the instant query hold. */
+static size_t now_count(const struct fv_answer *a)
 {
-	struct hkey x;
+	size_t n = 0;
 
-	for (size_t i = 0; now && i < now->n; i++)
-		if (hkey_of(&now->v[i], &x) && hkey_cmp(&x, k) == 0)
-			return true;
-	return false;
+	for (int p = 0; p < FV_PARTS; p++)
+		n += a->now[p] ? a->now[p]->n : 0;
+	return n;
 }
 
 size_t fleetview_gone_hosts(const struct fv_answer *a, const char **ret_jobs,
 			    const char **ret_instances, size_t max)
 {
 	struct hkey *now_keys = NULL;
-	size_t n_now = 0, n = 0;
+	size_t n_now = 0, n = 0, total = now_count(a);
 
 	if (!a->known || !a->known->n || !max)
 		return 0;
-	now_keys = a->now && a->now->n ? malloc(a->now->n * sizeof(*now_keys)) : NULL;
-	for (size_t i = 0; now_keys && i < a->now->n; i++)
-		if (hkey_of(&a->now->v[i], &now_keys[n_now]))
-			n_now++;
+	now_keys = malloc((total ? total : 1) * sizeof(*now_keys));
+	if (!now_keys)
+		return 0;
+	for (int p = 0; p < FV_PARTS; p++)
+		for (size_t i = 0; a->now[p] && i < a->now[p]->n; i++)
+			if (hkey_of(&a->now[p]->v[i], &now_keys[n_now]))
+				n_now++;
 	n_now = sort_unique(now_keys, n_now, sizeof(*now_keys), hkey_cmp);
 	for (size_t i = 0; i < a->known->n && n < max; i++) {
 		struct hkey k;
@@ -497,9 +476,7 @@ size_t fleetview_gone_hosts(const struct fv_answer *a, const char **ret_jobs,
 		const struct fv_host *p;
 		bool dup_seen = false;
 
-		if (!hkey_of(&a->known->v[i], &k))
-			continue;
-		if (now_keys ? hkey_find(now_keys, n_now, &k) >= 0 : in_now(a->now, &k))
+		if (!hkey_of(&a->known->v[i], &k) || hkey_find(now_keys, n_now, &k) >= 0)
 			continue;
 		probe.job = (char *)k.job;
 		probe.instance = (char *)k.instance;
@@ -578,16 +555,17 @@ struct merge {
 static int collect_hosts(struct merge *m)
 {
 	const struct fv_answer *a = m->a;
-	size_t cap = (a->now ? a->now->n : 0) + (a->known ? a->known->n : 0) +
-		     (a->prev ? a->prev->n_hosts : 0) + 1;
+	size_t cap =
+		now_count(a) + (a->known ? a->known->n : 0) + (a->prev ? a->prev->n_hosts : 0) + 1;
 	size_t n = 0;
 
 	m->keys = malloc(cap * sizeof(*m->keys));
 	if (!m->keys)
 		return -ENOMEM;
-	for (size_t i = 0; a->now && i < a->now->n; i++)
-		if (part_of(&a->now->v[i]) != P_NONE && hkey_of(&a->now->v[i], &m->keys[n]))
-			n++;
+	for (int p = 0; p < FV_PARTS; p++)
+		for (size_t i = 0; a->now[p] && i < a->now[p]->n; i++)
+			if (hkey_of(&a->now[p]->v[i], &m->keys[n]))
+				n++;
 	for (size_t i = 0; a->known && i < a->known->n; i++)
 		if (hkey_of(&a->known->v[i], &m->keys[n]))
 			n++;
@@ -617,20 +595,20 @@ static void mark_hosts(struct merge *m)
 	struct hkey k;
 	ssize_t h;
 
-	for (size_t i = 0; a->now && i < a->now->n; i++) {
-		const struct promq_sample *s = &a->now->v[i];
-		enum part p = part_of(s);
-		if (p == P_NONE || !hkey_of(s, &k) || (h = hkey_find(m->keys, m->n_hosts, &k)) < 0)
-			continue;
-		m->work[h].in_now = true;
-		if (p != P_HOST || !isfinite(s->value))
-			continue;
-		if (!m->work[h].info_now || s->value > m->hosts[h].last_seen) {
-			m->work[h].info = s;
-			m->work[h].info_now = true;
-			m->hosts[h].last_seen = s->value;
+	for (int p = 0; p < FV_PARTS; p++)
+		for (size_t i = 0; a->now[p] && i < a->now[p]->n; i++) {
+			const struct promq_sample *s = &a->now[p]->v[i];
+			if (!hkey_of(s, &k) || (h = hkey_find(m->keys, m->n_hosts, &k)) < 0)
+				continue;
+			m->work[h].in_now = true;
+			if (p != FV_P_HOST || !isfinite(s->value))
+				continue;
+			if (!m->work[h].info_now || s->value > m->hosts[h].last_seen) {
+				m->work[h].info = s;
+				m->work[h].info_now = true;
+				m->hosts[h].last_seen = s->value;
+			}
 		}
-	}
 	for (size_t i = 0; a->known && i < a->known->n; i++) {
 		const struct promq_sample *s = &a->known->v[i];
 		if (!hkey_of(s, &k) || (h = hkey_find(m->keys, m->n_hosts, &k)) < 0)
@@ -647,18 +625,18 @@ static int collect_drives(struct merge *m)
 	struct hkey k;
 	ssize_t h;
 
-	m->dkeys = malloc((a->now && a->now->n ? a->now->n : 1) * sizeof(*m->dkeys));
+	m->dkeys = malloc((now_count(a) ? now_count(a) : 1) * sizeof(*m->dkeys));
 	if (!m->dkeys)
 		return -ENOMEM;
-	for (size_t i = 0; a->now && i < a->now->n; i++) {
-		const struct promq_sample *s = &a->now->v[i];
-		enum part p = part_of(s);
-		const char *device = promq_get(s, "device");
-		if (p == P_NONE || p == P_HOST || !device || !hkey_of(s, &k) ||
-		    (h = hkey_find(m->keys, m->n_hosts, &k)) < 0)
-			continue;
-		m->dkeys[n++] = (struct dkey){(size_t)h, device, label_or(s, "serial", "")};
-	}
+	for (int p = FV_P_HOST + 1; p < FV_PARTS; p++)
+		for (size_t i = 0; a->now[p] && i < a->now[p]->n; i++) {
+			const struct promq_sample *s = &a->now[p]->v[i];
+			const char *device = promq_get(s, "device");
+			if (!device || !hkey_of(s, &k) ||
+			    (h = hkey_find(m->keys, m->n_hosts, &k)) < 0)
+				continue;
+			m->dkeys[n++] = (struct dkey){(size_t)h, device, label_or(s, "serial", "")};
+		}
 	m->n_dkeys = sort_unique(m->dkeys, n, sizeof(*m->dkeys), dkey_cmp);
 	m->drives = calloc(m->n_dkeys ? m->n_dkeys : 1, sizeof(*m->drives));
 	if (!m->drives)
@@ -675,20 +653,21 @@ static int collect_drives(struct merge *m)
 		    !m->drives[i].firmware || !m->drives[i].label || !m->drives[i].location)
 			return -ENOMEM;
 	}
-	for (size_t i = 0; a->now && i < a->now->n; i++) {
-		const struct promq_sample *s = &a->now->v[i];
-		enum part p = part_of(s);
-		struct dkey dk;
-		const struct dkey *d;
+	for (int p = FV_P_HOST + 1; p < FV_PARTS; p++)
+		for (size_t i = 0; a->now[p] && i < a->now[p]->n; i++) {
+			const struct promq_sample *s = &a->now[p]->v[i];
+			struct dkey dk;
+			const struct dkey *d;
 
-		if (p == P_NONE || p == P_HOST || !promq_get(s, "device") || !hkey_of(s, &k) ||
-		    (h = hkey_find(m->keys, m->n_hosts, &k)) < 0)
-			continue;
-		dk = (struct dkey){(size_t)h, promq_get(s, "device"), label_or(s, "serial", "")};
-		d = bsearch(&dk, m->dkeys, m->n_dkeys, sizeof(dk), dkey_cmp);
-		if (d && drive_apply(&m->drives[d - m->dkeys], p, s) < 0)
-			return -ENOMEM;
-	}
+			if (!promq_get(s, "device") || !hkey_of(s, &k) ||
+			    (h = hkey_find(m->keys, m->n_hosts, &k)) < 0)
+				continue;
+			dk = (struct dkey){(size_t)h, promq_get(s, "device"),
+					   label_or(s, "serial", "")};
+			d = bsearch(&dk, m->dkeys, m->n_dkeys, sizeof(dk), dkey_cmp);
+			if (d && drive_apply(&m->drives[d - m->dkeys], (enum fv_part)p, s) < 0)
+				return -ENOMEM;
+		}
 	for (size_t i = 0; i < m->n_dkeys; i++) {
 		struct fv_drive *d = &m->drives[i];
 		bool has_data = d->model[0] || d->up >= 0 || isfinite(d->last_sample) ||

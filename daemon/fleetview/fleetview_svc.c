@@ -252,187 +252,261 @@ static int on_progress(void *clientp, curl_off_t a, curl_off_t b, curl_off_t c, 
 	return atomic_load(&s->stop) ? 1 : 0; /* shutting down: cut the transfer */
 }
 
-/* The engine, its deadline and the handle for one refresh. */
+/* The transfers of a refresh: every part, the hosts known, the hosts gone. */
+enum {
+	X_KNOWN = FV_PARTS,
+	X_GONE,
+	X_MAX,
+};
+
+/* One request to the engine: a POST of a form to a path under query_url. */
+struct xfer {
+	CURL *easy; /* kept from refresh to refresh: its connection stays open */
+	char *form;
+	struct body body;
+	char url[sizeof(((struct settings *)0)->url) + 32];
+	char cerr[CURL_ERROR_SIZE];
+	CURLcode done;
+	bool running;
+};
+
+/* The engine, its deadline and the handles for one refresh (the thread keeps them). */
 struct call {
 	struct fleetview_svc *svc;
 	const struct settings *set;
-	CURL *curl;
+	CURLM *multi;
+	struct xfer x[X_MAX];
+	struct curl_slist *headers;
 	int64_t deadline_mono;
-	int64_t engine_ms; /* time spent in transfers */
+	int64_t engine_ms; /* time spent waiting for answers */
 };
 
-/*
- * POST @form to @path of the engine; the answer's body in @ret (free()d by the caller).
- * A 4xx/5xx answer with a JSON body is handed back too: the parser reads the engine's
- * error from it. Return: 0, or negative errno with @err filled.
- */
-static int call_post(struct call *k, const char *path, const char *form, struct body *ret,
-		     char *err)
+/* The request headers of every transfer. Return: 0, or -ENOMEM. */
+static int call_headers(struct call *k)
 {
-	char url[sizeof(k->set->url) + 32], cerr[CURL_ERROR_SIZE] = "", hdr_auth[TOKEN_MAX + 32];
-	char hdr_org[sizeof(k->set->org_id) + 32];
-	struct curl_slist *h = NULL, *h2;
-	struct body b = {0};
-	int64_t left = k->deadline_mono - timefmt_mono_ms();
-	long status = 0;
-	CURLcode cr;
+	char line[TOKEN_MAX + 64];
+	struct curl_slist *h = NULL, *n;
 
-	if (left <= 0) {
-		errf(err, "%s: no answer within %lld ms ([fleet] timeout)", k->set->display,
-		     (long long)k->set->timeout_ms);
-		return -ETIMEDOUT;
-	}
-	snprintf(url, sizeof(url), "%s%s", k->set->url, path);
+	curl_slist_free_all(k->headers);
+	k->headers = NULL;
 	h = curl_slist_append(h, "Content-Type: application/x-www-form-urlencoded");
-	h = h ? curl_slist_append(h, "Accept: application/json") : NULL;
-	if (h && k->set->token[0]) {
-		snprintf(hdr_auth, sizeof(hdr_auth), "Authorization: Bearer %s", k->set->token);
-		h2 = curl_slist_append(h, hdr_auth);
-		h = h2 ? h2 : (curl_slist_free_all(h), NULL);
+	if (!h)
+		return -ENOMEM;
+	n = curl_slist_append(h, "Accept: application/json");
+	if (n && k->set->token[0]) {
+		snprintf(line, sizeof(line), "Authorization: Bearer %s", k->set->token);
+		n = curl_slist_append(h, line);
 	}
-	if (h && k->set->org_id[0]) {
-		snprintf(hdr_org, sizeof(hdr_org), "X-Scope-OrgID: %s", k->set->org_id);
-		h2 = curl_slist_append(h, hdr_org);
-		h = h2 ? h2 : (curl_slist_free_all(h), NULL);
+	if (n && k->set->org_id[0]) {
+		snprintf(line, sizeof(line), "X-Scope-OrgID: %s", k->set->org_id);
+		n = curl_slist_append(h, line);
 	}
-	if (!h) {
-		errf(err, "out of memory");
+	if (!n) {
+		curl_slist_free_all(h);
 		return -ENOMEM;
 	}
-	curl_easy_reset(k->curl);
-	curl_easy_setopt(k->curl, CURLOPT_URL, url);
-	curl_easy_setopt(k->curl, CURLOPT_HTTPHEADER, h);
-	curl_easy_setopt(k->curl, CURLOPT_POSTFIELDS, form);
-	curl_easy_setopt(k->curl, CURLOPT_TIMEOUT_MS, (long)left);
-	curl_easy_setopt(k->curl, CURLOPT_CONNECTTIMEOUT_MS, (long)left);
-	curl_easy_setopt(k->curl, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(k->curl, CURLOPT_ERRORBUFFER, cerr);
-	curl_easy_setopt(k->curl, CURLOPT_WRITEFUNCTION, on_body);
-	curl_easy_setopt(k->curl, CURLOPT_WRITEDATA, &b);
-	curl_easy_setopt(k->curl, CURLOPT_NOPROGRESS, 0L);
-	curl_easy_setopt(k->curl, CURLOPT_XFERINFOFUNCTION, on_progress);
-	curl_easy_setopt(k->curl, CURLOPT_XFERINFODATA, k->svc);
-	curl_easy_setopt(k->curl, CURLOPT_ACCEPT_ENCODING, ""); /* gzip when the engine offers it */
-	curl_easy_setopt(k->curl, CURLOPT_USERAGENT, "nvmond");
-	curl_easy_setopt(k->curl, CURLOPT_PROTOCOLS_STR, "http,https");
+	k->headers = h;
+	return 0;
+}
+
+/* Set @x up as a POST of @form (taken) to @path of the engine. Return: 0, or -ENOMEM. */
+static int xfer_setup(struct call *k, struct xfer *x, const char *path, char *form)
+{
+	int64_t left = k->deadline_mono - timefmt_mono_ms();
+
+	free(x->body.p);
+	x->body = (struct body){0};
+	free(x->form);
+	x->form = form;
+	if (!form)
+		return -ENOMEM;
+	if (!x->easy && !(x->easy = curl_easy_init()))
+		return -ENOMEM;
+	snprintf(x->url, sizeof(x->url), "%s%s", k->set->url, path);
+	x->cerr[0] = '\0';
+	x->done = CURLE_OK;
+	curl_easy_reset(x->easy);
+	curl_easy_setopt(x->easy, CURLOPT_URL, x->url);
+	curl_easy_setopt(x->easy, CURLOPT_HTTPHEADER, k->headers);
+	curl_easy_setopt(x->easy, CURLOPT_POSTFIELDS, x->form);
+	curl_easy_setopt(x->easy, CURLOPT_TIMEOUT_MS, (long)(left > 1 ? left : 1));
+	curl_easy_setopt(x->easy, CURLOPT_CONNECTTIMEOUT_MS, (long)(left > 1 ? left : 1));
+	curl_easy_setopt(x->easy, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(x->easy, CURLOPT_ERRORBUFFER, x->cerr);
+	curl_easy_setopt(x->easy, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(x->easy, CURLOPT_WRITEDATA, &x->body);
+	curl_easy_setopt(x->easy, CURLOPT_NOPROGRESS, 0L);
+	curl_easy_setopt(x->easy, CURLOPT_XFERINFOFUNCTION, on_progress);
+	curl_easy_setopt(x->easy, CURLOPT_XFERINFODATA, k->svc);
+	curl_easy_setopt(x->easy, CURLOPT_ACCEPT_ENCODING, ""); /* gzip when the engine offers it */
+	curl_easy_setopt(x->easy, CURLOPT_USERAGENT, "nvmond");
+	curl_easy_setopt(x->easy, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(x->easy, CURLOPT_PRIVATE, x);
 	if (k->set->ca_file[0])
-		curl_easy_setopt(k->curl, CURLOPT_CAINFO, k->set->ca_file);
+		curl_easy_setopt(x->easy, CURLOPT_CAINFO, k->set->ca_file);
 	if (k->set->user[0]) {
-		curl_easy_setopt(k->curl, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
-		curl_easy_setopt(k->curl, CURLOPT_USERNAME, k->set->user);
-		curl_easy_setopt(k->curl, CURLOPT_PASSWORD, k->set->password);
+		curl_easy_setopt(x->easy, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
+		curl_easy_setopt(x->easy, CURLOPT_USERNAME, k->set->user);
+		curl_easy_setopt(x->easy, CURLOPT_PASSWORD, k->set->password);
 	}
+	return 0;
+}
+
+/*
+ * Run transfers @from … @to - 1 of @k at once (the engine answers them in parallel)
+ * until every one is done, the deadline passed (each has it as its timeout) or the
+ * service stops. Return: 0 (each transfer's outcome is in its .done), or -ENOMEM.
+ */
+static int xfer_run(struct call *k, int from, int to)
+{
 	int64_t t0 = timefmt_mono_ms();
-	cr = curl_easy_perform(k->curl);
+	int left = 0, r = 0;
+	CURLMsg *msg;
+
+	for (int i = from; i < to; i++) {
+		if (curl_multi_add_handle(k->multi, k->x[i].easy) != CURLM_OK) {
+			r = -ENOMEM;
+			break;
+		}
+		k->x[i].running = true;
+		left++;
+	}
+	while (left > 0 && r == 0) {
+		int still = 0, q;
+		if (curl_multi_perform(k->multi, &still) != CURLM_OK) {
+			r = -ENOMEM;
+			break;
+		}
+		while ((msg = curl_multi_info_read(k->multi, &q))) {
+			struct xfer *x = NULL;
+			if (msg->msg != CURLMSG_DONE)
+				continue;
+			curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&x);
+			x->done = msg->data.result;
+			curl_multi_remove_handle(k->multi, x->easy);
+			x->running = false;
+			left--;
+		}
+		if (left > 0 && curl_multi_poll(k->multi, NULL, 0, 100, NULL) != CURLM_OK)
+			r = -ENOMEM;
+	}
+	for (int i = from; i < to; i++)
+		if (k->x[i].running) {
+			curl_multi_remove_handle(k->multi, k->x[i].easy);
+			k->x[i].running = false;
+			k->x[i].done = CURLE_ABORTED_BY_CALLBACK;
+		}
 	k->engine_ms += timefmt_mono_ms() - t0;
-	curl_slist_free_all(h);
-	curl_easy_getinfo(k->curl, CURLINFO_RESPONSE_CODE, &status);
-	if (cr != CURLE_OK) {
-		free(b.p);
-		if (b.too_big) {
+	return r;
+}
+
+/*
+ * The answer of a done transfer: its body in @ret_body (owned by @x), or why not. A
+ * 4xx/5xx answer with a JSON body is handed on: the parser reads the engine's error.
+ * Return: 0, or negative errno with @err filled.
+ */
+static int xfer_answer(struct call *k, struct xfer *x, const char **ret_body, size_t *ret_len,
+		       char *err)
+{
+	const char *path = x->url + strlen(k->set->url);
+	long status = 0;
+
+	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
+	if (x->done != CURLE_OK) {
+		if (x->body.too_big) {
 			errf(err, "%s%s: the answer is larger than %u MiB", k->set->display, path,
 			     FLEETVIEW_BODY_MAX >> 20);
 			return -E2BIG;
 		}
-		if (cr == CURLE_OPERATION_TIMEDOUT) {
+		if (x->done == CURLE_OPERATION_TIMEDOUT) {
 			errf(err, "%s: no answer within %lld ms ([fleet] timeout)", k->set->display,
 			     (long long)k->set->timeout_ms);
 			return -ETIMEDOUT;
 		}
-		errf(err, "%s: %s", k->set->display, cerr[0] ? cerr : curl_easy_strerror(cr));
-		return cr == CURLE_ABORTED_BY_CALLBACK ? -ECANCELED : -EHOSTUNREACH;
+		if (x->done == CURLE_ABORTED_BY_CALLBACK) {
+			errf(err, "%s: stopped", k->set->display);
+			return -ECANCELED;
+		}
+		errf(err, "%s: %s", k->set->display,
+		     x->cerr[0] ? x->cerr : curl_easy_strerror(x->done));
+		return -EHOSTUNREACH;
 	}
-	if (status != 200 && !(status >= 400 && status < 600 && b.len && b.p[0] == '{')) {
+	if (status != 200 &&
+	    !(status >= 400 && status < 600 && x->body.len && x->body.p[0] == '{')) {
 		errf(err, "%s%s: HTTP %ld%s%.120s", k->set->display, path, status,
-		     b.len ? ": " : "", b.len ? b.p : "");
-		free(b.p);
+		     x->body.len ? ": " : "", x->body.len ? x->body.p : "");
 		return status == 401 || status == 403 ? -EACCES : -EPROTO;
 	}
-	if (!b.p) {
-		b.p = strdup("");
-		if (!b.p)
-			return -ENOMEM;
-	}
-	*ret = b;
+	*ret_body = x->body.p ? x->body.p : "";
+	*ret_len = x->body.len;
 	return 0;
 }
 
-/* application/x-www-form-urlencoded: @key=@value, the value escaped. */
-static char *form_field(CURL *c, const char *key, const char *value)
+/* application/x-www-form-urlencoded: @key=@value@extra, the value escaped. */
+static char *form_of(const char *key, const char *value, const char *extra)
 {
-	char *esc = curl_easy_escape(c, value, 0), *out = NULL;
+	char *esc = curl_easy_escape(NULL, value, 0), *out = NULL;
 
-	if (esc && asprintf(&out, "%s=%s", key, esc) < 0)
+	if (esc && asprintf(&out, "%s=%s%s", key, esc, extra) < 0)
 		out = NULL;
 	curl_free(esc);
 	return out;
 }
 
-static int query(struct call *k, const char *promql, struct promq_result *ret, const char *what,
-		 char *err)
-{
-	char *q = form_field(k->curl, "query", promql), *form = NULL, perr[PROMQ_ERR_MAX];
-	struct body b = {0};
-	int r;
-
-	/* nocache=1: VictoriaMetrics answers "now" 30 s late otherwise (-search.latencyOffset). */
-	if (!q || asprintf(&form, "%s&nocache=1", q) < 0) {
-		free(q);
-		errf(err, "out of memory");
-		return -ENOMEM;
-	}
-	free(q);
-	r = call_post(k, ENGINE_API "query", form, &b, err);
-	free(form);
-	if (r < 0)
-		return r;
-	r = promq_parse_vector(b.p, b.len, ret, perr);
-	free(b.p);
-	if (r < 0)
-		errf(err, "%s: %s: %s", k->set->display, what, perr);
-	return r;
-}
-
-static int series(struct call *k, double from, double to, struct promq_result *ret, char *err)
-{
-	char *m = form_field(k->curl, "match[]", FLEETVIEW_KNOWN_MATCH), *form = NULL;
-	char perr[PROMQ_ERR_MAX];
-	struct body b = {0};
-	int r;
-
-	if (!m || asprintf(&form, "%s&start=%.3f&end=%.3f&nocache=1", m, from, to) < 0) {
-		free(m);
-		errf(err, "out of memory");
-		return -ENOMEM;
-	}
-	free(m);
-	r = call_post(k, ENGINE_API "series", form, &b, err);
-	free(form);
-	if (r < 0)
-		return r;
-	r = promq_parse_series(b.p, b.len, ret, perr);
-	free(b.p);
-	if (r < 0)
-		errf(err, "%s: the hosts known: %s", k->set->display, perr);
-	return r;
-}
-
-/* One refresh: the instant query, the hosts known, the ones gone; merged with @prev. */
+/*
+ * One refresh: every part of the fleet's instant queries and the hosts known, asked at
+ * once; then the hosts gone (they depend on both); merged with @prev.
+ */
 static int refresh(struct call *k, const struct fv_view *prev, struct fv_view *ret, char *err)
 {
-	struct promq_result now = {0}, known = {0}, gone = {0};
-	const char *jobs[FLEETVIEW_GONE_MAX], *insts[FLEETVIEW_GONE_MAX];
+	struct promq_result now[FV_PARTS] = {0}, known = {0}, gone = {0};
+	const char *jobs[FLEETVIEW_GONE_MAX], *insts[FLEETVIEW_GONE_MAX], *body;
 	struct fv_answer a = {.prev = prev, .stale_after_s = (double)k->set->stale_after_ms / 1000};
-	size_t n_gone;
-	int r;
+	char perr[PROMQ_ERR_MAX], extra[96];
+	double now_s = (double)timefmt_now_ms() / 1000;
+	size_t n_gone, len;
+	int r = 0;
 
-	r = query(k, fleetview_query_now(), &now, "the fleet", err);
-	if (r < 0)
+	if (call_headers(k) < 0) {
+		errf(err, "out of memory");
+		return -ENOMEM;
+	}
+	/* nocache=1: VictoriaMetrics answers "now" 30 s late otherwise (-search.latencyOffset). */
+	for (int p = 0; p < FV_PARTS && r == 0; p++)
+		r = xfer_setup(
+			k, &k->x[p], ENGINE_API "query",
+			form_of("query", fleetview_query_part((enum fv_part)p), "&nocache=1"));
+	snprintf(extra, sizeof(extra), "&start=%.3f&end=%.3f&nocache=1",
+		 now_s - (double)k->set->forget_after_ms / 1000, now_s);
+	if (r == 0)
+		r = xfer_setup(k, &k->x[X_KNOWN], ENGINE_API "series",
+			       form_of("match[]", FLEETVIEW_KNOWN_MATCH, extra));
+	if (r == 0)
+		r = xfer_run(k, 0, X_KNOWN + 1);
+	if (r < 0) {
+		errf(err, "out of memory");
 		goto out;
-	a.now = &now;
-	/* The engine's time: the answer's. With no series at all, this machine's. */
-	a.eval_ts = now.eval_ts > 0 ? now.eval_ts : (double)timefmt_now_ms() / 1000;
-	r = series(k, a.eval_ts - (double)k->set->forget_after_ms / 1000, a.eval_ts, &known, err);
+	}
+	for (int p = 0; p < FV_PARTS; p++) {
+		r = xfer_answer(k, &k->x[p], &body, &len, err);
+		if (r < 0)
+			goto out;
+		r = promq_parse_vector(body, len, &now[p], perr);
+		if (r < 0) {
+			errf(err, "%s: the %s query: %s", k->set->display,
+			     fleetview_part_name((enum fv_part)p), perr);
+			goto out;
+		}
+		a.now[p] = &now[p];
+		if (now[p].eval_ts > a.eval_ts)
+			a.eval_ts = now[p].eval_ts;
+	}
+	/* The engine's time: its answers'. With no series at all, this machine's. */
+	if (a.eval_ts <= 0)
+		a.eval_ts = now_s;
+	r = xfer_answer(k, &k->x[X_KNOWN], &body, &len, err);
+	if (r == 0 && (r = promq_parse_series(body, len, &known, perr)) < 0)
+		errf(err, "%s: the hosts known: %s", k->set->display, perr);
 	if (r < 0)
 		goto out;
 	a.known = &known;
@@ -440,13 +514,19 @@ static int refresh(struct call *k, const struct fv_view *prev, struct fv_view *r
 	if (n_gone) {
 		char *q = fleetview_query_gone(jobs, insts, n_gone,
 					       (long long)(k->set->forget_after_ms / 1000));
-		if (!q) {
-			r = -ENOMEM;
+		r = q ? xfer_setup(k, &k->x[X_GONE], ENGINE_API "query",
+				   form_of("query", q, "&nocache=1"))
+		      : -ENOMEM;
+		free(q);
+		if (r == 0)
+			r = xfer_run(k, X_GONE, X_GONE + 1);
+		if (r < 0) {
 			errf(err, "out of memory");
 			goto out;
 		}
-		r = query(k, q, &gone, "the hosts not reporting", err);
-		free(q);
+		r = xfer_answer(k, &k->x[X_GONE], &body, &len, err);
+		if (r == 0 && (r = promq_parse_vector(body, len, &gone, perr)) < 0)
+			errf(err, "%s: the hosts not reporting: %s", k->set->display, perr);
 		if (r < 0)
 			goto out;
 		a.gone = &gone;
@@ -455,10 +535,27 @@ static int refresh(struct call *k, const struct fv_view *prev, struct fv_view *r
 	if (r < 0)
 		errf(err, "out of memory");
 out:
-	promq_result_free(&now);
+	for (int p = 0; p < FV_PARTS; p++)
+		promq_result_free(&now[p]);
 	promq_result_free(&known);
 	promq_result_free(&gone);
+	for (int i = 0; i < X_MAX; i++) { /* the answers' memory back now, not in an interval */
+		free(k->x[i].body.p);
+		k->x[i].body = (struct body){0};
+	}
 	return r;
+}
+
+/* The handles of the refreshes, kept by the thread. */
+static void call_free(struct call *k)
+{
+	for (int i = 0; i < X_MAX; i++) {
+		curl_easy_cleanup(k->x[i].easy);
+		free(k->x[i].form);
+		free(k->x[i].body.p);
+	}
+	curl_multi_cleanup(k->multi);
+	curl_slist_free_all(k->headers);
 }
 
 /* ---- the thread ------------------------------------------------------------------ */
@@ -518,7 +615,7 @@ static bool due(const struct fleetview_svc *s, int64_t now, int64_t *ret_wait_ms
 static void *thread_main(void *arg)
 {
 	struct fleetview_svc *s = arg;
-	CURL *curl = curl_easy_init();
+	struct call k = {.svc = s, .multi = curl_multi_init()};
 
 	pthread_mutex_lock(&s->lock);
 	while (!atomic_load(&s->stop)) {
@@ -549,9 +646,10 @@ static void *thread_main(void *arg)
 		s->last_attempt_mono = now;
 		pthread_mutex_unlock(&s->lock);
 		/* Only this thread replaces s->view: reading it unlocked is safe. */
-		struct call k = {
-			.svc = s, .set = &set, .curl = curl, .deadline_mono = now + set.timeout_ms};
-		if (!curl) {
+		k.set = &set;
+		k.deadline_mono = now + set.timeout_ms;
+		k.engine_ms = 0;
+		if (!k.multi) {
 			r = -ENOMEM;
 			snprintf(err, sizeof(err), "cannot start libcurl");
 		} else {
@@ -604,7 +702,7 @@ static void *thread_main(void *arg)
 		pthread_cond_broadcast(&s->done);
 	}
 	pthread_mutex_unlock(&s->lock);
-	curl_easy_cleanup(curl);
+	call_free(&k);
 	return NULL;
 }
 
@@ -631,11 +729,13 @@ static void on_fleet(void *ctx, const struct api_request *req, struct api_reply 
 	st.interval_ms = s->set.interval_ms;
 	st.stale_after_ms = s->set.stale_after_ms;
 	if (st.configured) {
-		s->last_request_mono = now;
 		bool have = s->have_view && s->view_gen == s->set_gen;
 		bool failed = s->error[0] && s->error_gen == s->set_gen;
-		bool old = have && now - s->updated_mono > 2 * s->set.interval_ms;
-		if ((!have || old) && !failed) {
+		/* Nobody looked for two intervals: the thread took no view meanwhile. */
+		bool idle = !s->last_request_mono ||
+			    now - s->last_request_mono > 2 * s->set.interval_ms;
+		s->last_request_mono = now;
+		if ((!have || idle) && !failed) {
 			/*
 			 * The first request, or the first after nobody looked for a while (no
 			 * refresh meanwhile): wait for the engine, never past the refresh's deadline.

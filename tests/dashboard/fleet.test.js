@@ -1,7 +1,7 @@
 // Browser test of the Fleet page (#/fleet): Debian's chromium, headless, driven by
 // playwright-core, against a daemon whose [fleet] query_url names a real engine.
 // Env: FLEET_URL (the daemon showing the page), HOSTS and DRIVES (what the engine holds),
-// HOST_LABELS (JSON: instance → {label: value}), ARTIFACTS (screenshots), and for the
+// HOST_LABELS (JSON: host name → {label: value}), ARTIFACTS (screenshots), and for the
 // steps that change the world: STOP_PID and STOP_HOST (a host to stop: SIGTERM, then the
 // page must show it not reporting within STOP_LIMIT_MS), ENGINE_PID (SIGSTOP for
 // ENGINE_DOWN_MS, then SIGCONT: the page must say so and keep the last good answer),
@@ -58,7 +58,7 @@ async function readRows(page) {
         const i = Number(tr.getAttribute("aria-rowindex"));
         if (seen.has(i)) continue;
         seen.set(i, tr.classList.contains("host-row")
-          ? { kind: "host", host: tr.dataset.host, reporting: tr.dataset.reporting === "1",
+          ? { kind: "host", host: tr.dataset.host, name: tr.dataset.name, reporting: tr.dataset.reporting === "1",
             labels: [...tr.querySelectorAll(".chip")].map((c) => c.textContent),
             link: (tr.querySelector("a.host-link") || {}).href || null, text: tr.textContent }
           : { kind: "drive", host: tr.dataset.host, device: tr.dataset.device, serial: tr.dataset.serial,
@@ -158,13 +158,13 @@ async function main() {
   let { rows, domRows } = await readRows(page);
   checkOrder(rows, snap, "all drives");
   if (domRows > 100) fail(`${domRows} rows in the DOM for ${rows.length}: the table is not virtualised`);
-  for (const [inst, want] of Object.entries(labels)) {
-    const r = rows.find((x) => x.kind === "host" && x.host === inst);
-    if (!r) fail("no row for host " + inst);
+  for (const [name, want] of Object.entries(labels)) {
+    const r = rows.find((x) => x.kind === "host" && x.name === name);
+    if (!r) fail("no row for host " + name);
     for (const [k, v] of Object.entries(want))
-      if (!r.labels.includes(k + "=" + v)) fail(`host ${inst} shows labels ${r.labels}, not ${k}=${v}`);
-    const h = snap.hosts.find((x) => x.instance === inst);
-    if (h.public_url && r.link !== h.public_url) fail(`host ${inst} links to ${r.link}, not ${h.public_url}`);
+      if (!r.labels.includes(k + "=" + v)) fail(`host ${name} shows labels ${r.labels}, not ${k}=${v}`);
+    const h = snap.hosts.find((x) => x.instance === r.host);
+    if (h.public_url && r.link !== h.public_url) fail(`host ${name} links to ${r.link}, not ${h.public_url}`);
   }
   console.log(`ok: ${rows.filter((r) => r.kind === "drive").length} drives under ${rows.filter((r) => r.kind === "host").length} hosts, problems first, ${domRows} rows in the DOM`);
   await shot(page, "all");
@@ -177,7 +177,7 @@ async function main() {
     ({ rows } = await readRows(page));
     const want = snap.hosts.filter((h) => h.labels[k] === v).map((h) => h.instance).sort();
     const got = [...new Set(rows.map((r) => r.host))].sort();
-    if (JSON.stringify(got) !== JSON.stringify(want)) fail(`label ${k}=${v} shows hosts ${got}, want ${want} (${labelInst})`);
+    if (JSON.stringify(got) !== JSON.stringify(want)) fail(`label ${k}=${v} shows hosts ${got}, want ${want} (of ${labelInst})`);
     await page.selectOption("#fleet-label", "");
   }
   const model = snap.hosts[0].drives[0].model;
@@ -187,10 +187,13 @@ async function main() {
   if (rows.filter((r) => r.kind === "drive").length !== nModel || rows.some((r) => r.kind === "drive" && !r.text.includes(model)))
     fail(`model ${model}: ${rows.filter((r) => r.kind === "drive").length} rows, want ${nModel}`);
   await page.selectOption("#fleet-model", "");
-  const serial = snap.hosts[snap.hosts.length - 1].drives[0].serial;
-  await page.fill("#fleet-filter", serial.toLowerCase());
+  // Text: every word must match (demo hosts share serials: the host's name tells them apart).
+  const lastHost = snap.hosts[snap.hosts.length - 1], serial = lastHost.drives[0].serial;
+  await page.fill("#fleet-filter", lastHost.host + " " + serial.toLowerCase());
   ({ rows } = await readRows(page));
-  if (rows.filter((r) => r.kind === "drive").map((r) => r.serial).join() !== serial) fail(`text ${serial}: rows ${JSON.stringify(rows)}`);
+  const textRows = rows.filter((r) => r.kind === "drive");
+  if (textRows.length !== 1 || textRows[0].serial !== serial || textRows[0].host !== lastHost.instance)
+    fail(`text "${lastHost.host} ${serial}": rows ${JSON.stringify(textRows)}`);
   await page.fill("#fleet-filter", "");
   await page.check("#fleet-problems");
   ({ rows } = await readRows(page));
@@ -217,7 +220,7 @@ async function main() {
     const limit = Number(process.env.STOP_LIMIT_MS);
     const t0 = Date.now();
     process.kill(Number(process.env.STOP_PID), "SIGTERM");
-    const sel = `#fleet-body tr.host-row[data-host="${process.env.STOP_HOST}"][data-reporting="0"]`;
+    const sel = `#fleet-body tr.host-row[data-name="${process.env.STOP_HOST}"][data-reporting="0"]`;
     await page.waitForSelector(sel, { timeout: limit + 30000 });
     const took = Date.now() - t0;
     const text = await page.textContent(sel);

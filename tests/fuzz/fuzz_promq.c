@@ -93,18 +93,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!have_vec && !have_ser)
 		return 0;
 
-	struct fv_answer a = {.now = have_vec ? &vec : NULL,
-			      .known = have_ser ? &ser : NULL,
+	/* The answer as every part of the instant query at once: each sample is read as a
+	 * host, a drive's info, health, alert, figures… */
+	struct fv_answer a = {.known = have_ser ? &ser : NULL,
 			      .gone = have_vec ? &vec : NULL,
 			      .eval_ts = have_vec && vec.eval_ts > 0 ? vec.eval_ts : 1796291449,
 			      .stale_after_s = 60};
+	for (int p = 0; p < FV_PARTS; p++)
+		a.now[p] = have_vec ? &vec : NULL;
 	struct fv_view first, second;
 	FUZZ_CHECK(fleetview_merge(&a, &first) == 0);
 	check_view(&first);
 
 	/* Everything gone from the instant query: the previous view and the lookups. */
 	const char *jobs[8], *insts[8];
-	a.now = NULL;
+	for (int p = 0; p < FV_PARTS; p++)
+		a.now[p] = NULL;
 	a.prev = &first;
 	a.known = have_ser ? &ser : NULL;
 	size_t n = fleetview_gone_hosts(&a, jobs, insts, 8);

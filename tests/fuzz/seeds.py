@@ -256,7 +256,8 @@ default_schedule = daily 02:00 short
     put("rw_answer", "utf8-and-garbage", answer(500, "soon", "über \x01".encode() + b"\xff\xfe\r\nsecond"))
 
     # ---- an engine's answers (GET /api/v1/fleet's service): what VictoriaMetrics 1.79 and
-    # Prometheus 2.42 answered to fleetview_query_now(), an error, /series, every part
+    # Prometheus 2.42 answered to queries of the fleet, an error, /series, every part
+    # (tagged __q, as an engine may add labels the view does not know)
     put("promq", "vm-fleet", '{"status":"success","data":{"resultType":"vector","result":[{"metric":{"device":"nvme0","firmware":"F","instance":"h1","job":"nvmond","model":"M","__q":"info","serial":"S1"},"value":[1796292503,"1"]},{"metric":{"device":"nvme0","instance":"h1","job":"nvmond","__q":"temp","serial":"S1"},"value":[1796292503,"41"]},{"metric":{"env":"prod","host":"h1","host_id":"abc","instance":"h1","job":"nvmond","public_url":"http://h1:9470/","__q":"host"},"value":[1796292503,"1796292502.475"]}]}}')
     put("promq", "prometheus-fleet", '{"status":"success","data":{"resultType":"vector","result":[{"metric":{"env":"dev","host":"h2","host_id":"def","instance":"127.0.0.1:18470","job":"nvmond","__q":"host"},"value":[1796292504.016,"1796292503.382"]},{"metric":{"device":"nvme0","firmware":"F","instance":"127.0.0.1:18470","job":"nvmond","label":"boot","location":"slot 1","model":"M","__q":"info","serial":"S2"},"value":[1796292504.016,"1"]},{"metric":{"device":"nvme0","instance":"127.0.0.1:18470","job":"nvmond","__q":"temp","serial":"S2"},"value":[1796292504.016,"39"]}]}}')
     put("promq", "prometheus-error", '{"status":"error","errorType":"bad_data","error":"invalid parameter \\"query\\": 1:9: parse error: unclosed left parenthesis"}')

@@ -9,7 +9,8 @@ command -v npm > /dev/null || { echo "SKIP: npm is not installed"; exit 77; }
 NODE_DIR=$NVMOND_BUILD/dashboard-test
 mkdir -p "$NODE_DIR"
 cp "$NVMOND_SRC/tests/dashboard/package.json" "$NVMOND_SRC/tests/dashboard/package-lock.json" \
-	"$NVMOND_SRC/tests/dashboard/dashboard.test.js" "$NVMOND_SRC/tests/dashboard/year.test.js" "$NODE_DIR/"
+	"$NVMOND_SRC/tests/dashboard/dashboard.test.js" "$NVMOND_SRC/tests/dashboard/year.test.js" \
+	"$NVMOND_SRC/tests/dashboard/fleet.test.js" "$NODE_DIR/"
 if ! cmp -s "$NODE_DIR/package-lock.json" "$NODE_DIR/node_modules/.package-lock.json" 2> /dev/null ||
 	[ ! -d "$NODE_DIR/node_modules/playwright-core" ]; then
 	(cd "$NODE_DIR" && npm ci --no-audit --no-fund --loglevel=error) > "$TMP/npm.log" 2>&1 ||

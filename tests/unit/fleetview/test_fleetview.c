@@ -63,6 +63,54 @@ static struct promq_result series(const char *const *rows)
 	return r;
 }
 
+/* The parts of the instant query, from rows each tagged "__q=PART" (the tag is left out). */
+struct parts {
+	struct promq_result r[FV_PARTS];
+};
+
+static struct parts parts_of(const char *const *rows)
+{
+	struct parts p;
+
+	for (int k = 0; k < FV_PARTS; k++) {
+		const char *mine[64];
+		size_t n = 0;
+		char tag[32];
+		snprintf(tag, sizeof(tag), "__q=%s ", fleetview_part_name((enum fv_part)k));
+		for (size_t i = 0; rows[i]; i++)
+			if (strncmp(rows[i], tag, strlen(tag)) == 0) {
+				cr_assert_lt(n, 63);
+				mine[n++] = rows[i] + strlen(tag);
+			}
+		mine[n] = NULL;
+		p.r[k] = vec(mine);
+	}
+	return p;
+}
+
+static void parts_free(struct parts *p)
+{
+	for (int k = 0; k < FV_PARTS; k++)
+		promq_result_free(&p->r[k]);
+}
+
+/* Part results @p in @a. */
+static void set_parts(struct fv_answer *a, struct parts *p)
+{
+	for (int k = 0; k < FV_PARTS; k++)
+		a->now[k] = &p->r[k];
+}
+
+/* An answer of @p evaluated at E. */
+static struct fv_answer answer(struct parts *p)
+{
+	struct fv_answer a = {.eval_ts = E, .stale_after_s = 60};
+
+	for (int k = 0; k < FV_PARTS; k++)
+		a.now[k] = &p->r[k];
+	return a;
+}
+
 static struct fv_view merge(const struct fv_answer *a)
 {
 	struct fv_view v;
@@ -91,6 +139,7 @@ static const char *label(const struct fv_host *h, const char *name)
 /* Host a is scraped (its drive series carry no host labels), b pushes (they do). */
 #define HOST_A                                                                                     \
 	"__q=host job=nvmond instance=a:9470 host=alpha host_id=0a public_url=http://alpha/ "      \
+	"__tenant=t "                                                                              \
 	"rack=r1"
 #define DRIVE_A "job=nvmond instance=a:9470 device=nvme0 serial=S1"
 #define HOST_B	"__q=host job=nvmond instance=beta host=beta host_id=0b env=prod"
@@ -119,8 +168,8 @@ static const char *const fleet_ab[] = {
 /* docs/fleet.md: a drive joins its host by (job, instance), pulled or pushed alike. */
 Test(fleetview, join_pulled_and_pushed)
 {
-	struct promq_result now = vec(fleet_ab);
-	struct fv_answer a = {.now = &now, .eval_ts = E, .stale_after_s = 60};
+	struct parts now = parts_of(fleet_ab);
+	struct fv_answer a = answer(&now);
 	struct fv_view v = merge(&a);
 	const struct fv_host *ha = host(&v, "a:9470"), *hb = host(&v, "beta");
 
@@ -160,7 +209,7 @@ Test(fleetview, join_pulled_and_pushed)
 	cr_assert_eq(v.hosts[0].worst, FV_WARNING, "the host with a problem comes first");
 	cr_assert_eq(v.n_problems, 1);
 	fleetview_view_free(&v);
-	promq_result_free(&now);
+	parts_free(&now);
 }
 
 /*
@@ -171,15 +220,15 @@ Test(fleetview, stale_after_boundary)
 {
 	static const char *const at[] = {HOST_B " | 940", "__q=up " DRIVE_B " | 1", NULL};
 	static const char *const past[] = {HOST_B " | 939.999", "__q=up " DRIVE_B " | 1", NULL};
-	struct promq_result n1 = vec(at), n2 = vec(past);
-	struct fv_answer a = {.now = &n1, .eval_ts = E, .stale_after_s = 60};
+	struct parts n1 = parts_of(at), n2 = parts_of(past);
+	struct fv_answer a = answer(&n1);
 	struct fv_view v = merge(&a);
 
 	cr_assert(v.hosts[0].reporting, "60 s old, stale_after 60 s: reporting");
 	cr_assert_not(v.hosts[0].drives_stale);
 	cr_assert_eq(v.n_not_reporting, 0);
 	fleetview_view_free(&v);
-	a.now = &n2;
+	set_parts(&a, &n2);
 	v = merge(&a);
 	cr_assert_not(v.hosts[0].reporting, "60.001 s old: not reporting");
 	cr_assert(v.hosts[0].drives_stale);
@@ -188,8 +237,8 @@ Test(fleetview, stale_after_boundary)
 	cr_assert_eq(v.n_not_reporting, 1);
 	cr_assert_eq(v.n_problems, 1, "the drives of a host not reporting are problems");
 	fleetview_view_free(&v);
-	promq_result_free(&n1);
-	promq_result_free(&n2);
+	parts_free(&n1);
+	parts_free(&n2);
 }
 
 /*
@@ -204,11 +253,13 @@ Test(fleetview, gone_host_keeps_previous_drives)
 		"rack=r1 | 1",
 		"__name__=nvmond_host_info job=nvmond instance=beta host=beta env=prod | 1", NULL};
 	static const char *const only_b[] = {HOST_B " | 998", "__q=up " DRIVE_B " | 1", NULL};
-	struct promq_result n1 = vec(fleet_ab), known = series(known_rows), n2 = vec(only_b);
-	struct fv_answer a = {.now = &n1, .known = &known, .eval_ts = E, .stale_after_s = 60};
+	struct parts n1 = parts_of(fleet_ab), n2 = parts_of(only_b);
+	struct promq_result known = series(known_rows);
+	struct fv_answer a = answer(&n1);
+	a.known = &known;
 	struct fv_view first = merge(&a), second;
 
-	a.now = &n2;
+	set_parts(&a, &n2);
 	a.prev = &first;
 	a.eval_ts = E + 10;
 	second = merge(&a);
@@ -224,8 +275,8 @@ Test(fleetview, gone_host_keeps_previous_drives)
 			 "not reporting sorts above a warning (fleetview_host_rank)");
 	fleetview_view_free(&first);
 	fleetview_view_free(&second);
-	promq_result_free(&n1);
-	promq_result_free(&n2);
+	parts_free(&n1);
+	parts_free(&n2);
 	promq_result_free(&known);
 }
 
@@ -240,9 +291,11 @@ Test(fleetview, gone_host_from_its_last_samples)
 		"job=nvmond instance=d device=nvme1 model=M1 serial=D1 | 870",
 		"job=nvmond instance=other device=nvme0 model=M serial=X | 990", NULL};
 	static const char *const empty[] = {NULL};
-	struct promq_result now = vec(empty), known = series(known_rows), gone = vec(gone_rows);
-	struct fv_answer a = {
-		.now = &now, .known = &known, .gone = &gone, .eval_ts = E, .stale_after_s = 60};
+	struct parts now = parts_of(empty);
+	struct promq_result known = series(known_rows), gone = vec(gone_rows);
+	struct fv_answer a = answer(&now);
+	a.known = &known;
+	a.gone = &gone;
 	const char *jobs[4], *insts[4];
 
 	cr_assert_eq(fleetview_gone_hosts(&a, jobs, insts, 4), 1);
@@ -251,13 +304,14 @@ Test(fleetview, gone_host_from_its_last_samples)
 	cr_assert_eq(v.n_hosts, 1, "a gone-query row of a host not known is no host");
 	cr_assert_not(v.hosts[0].reporting);
 	cr_assert_str_eq(v.hosts[0].public_url, "http://d/");
+	cr_assert_eq(v.hosts[0].n_labels, 0, "the __name__ of /series is no host label");
 	cr_assert_float_eq(v.hosts[0].last_seen, 870, 1e-9, "its newest drive sample");
 	cr_assert_eq(v.hosts[0].n_drives, 2);
 	cr_assert_str_eq(v.hosts[0].drives[1].model, "M1");
 	cr_assert_float_eq(v.hosts[0].drives[1].last_sample, 870, 1e-9);
 	cr_assert_eq(v.hosts[0].drives[0].verdict, FV_UNKNOWN);
 	fleetview_view_free(&v);
-	promq_result_free(&now);
+	parts_free(&now);
 	promq_result_free(&known);
 	promq_result_free(&gone);
 }
@@ -271,11 +325,12 @@ Test(fleetview, forgotten_and_kept_without_index)
 	static const char *const only_b[] = {HOST_B " | 998", "__q=up " DRIVE_B " | 1", NULL};
 	static const char *const known_b[] = {
 		"__name__=nvmond_host_info job=nvmond instance=beta | 1", NULL};
-	struct promq_result n1 = vec(fleet_ab), n2 = vec(only_b), known = series(known_b);
-	struct fv_answer a = {.now = &n1, .eval_ts = E, .stale_after_s = 60};
+	struct parts n1 = parts_of(fleet_ab), n2 = parts_of(only_b);
+	struct promq_result known = series(known_b);
+	struct fv_answer a = answer(&n1);
 	struct fv_view first = merge(&a), v;
 
-	a.now = &n2;
+	set_parts(&a, &n2);
 	a.prev = &first;
 	a.known = &known;
 	v = merge(&a);
@@ -288,8 +343,8 @@ Test(fleetview, forgotten_and_kept_without_index)
 	cr_assert_not(host(&v, "a:9470")->reporting);
 	fleetview_view_free(&v);
 	fleetview_view_free(&first);
-	promq_result_free(&n1);
-	promq_result_free(&n2);
+	parts_free(&n1);
+	parts_free(&n2);
 	promq_result_free(&known);
 }
 
@@ -298,8 +353,8 @@ Test(fleetview, host_without_host_info)
 {
 	static const char *const rows[] = {
 		"__q=temp job=nvmond instance=old:9470 device=nvme0 serial=S | 40", NULL};
-	struct promq_result now = vec(rows);
-	struct fv_answer a = {.now = &now, .eval_ts = E, .stale_after_s = 60};
+	struct parts now = parts_of(rows);
+	struct fv_answer a = answer(&now);
 	struct fv_view v = merge(&a);
 
 	cr_assert_eq(v.n_hosts, 1);
@@ -308,7 +363,7 @@ Test(fleetview, host_without_host_info)
 	cr_assert_str_eq(v.hosts[0].host, "");
 	cr_assert_eq(v.hosts[0].drives[0].verdict, FV_OK, "a figure and no alert: ok");
 	fleetview_view_free(&v);
-	promq_result_free(&now);
+	parts_free(&now);
 }
 
 /*
@@ -355,8 +410,8 @@ Test(fleetview, verdicts)
 		 true},
 	};
 #undef D
-	struct promq_result now = vec(rows);
-	struct fv_answer a = {.now = &now, .eval_ts = E, .stale_after_s = 60};
+	struct parts now = parts_of(rows);
+	struct fv_answer a = answer(&now);
 	struct fv_view v = merge(&a);
 
 	cr_assert_eq(v.n_drives, sizeof(want) / sizeof(want[0]));
@@ -375,7 +430,7 @@ Test(fleetview, verdicts)
 	cr_assert_eq(v.hosts[0].worst, FV_CRITICAL);
 	cr_assert_eq(v.hosts[0].problems, 9);
 	fleetview_view_free(&v);
-	promq_result_free(&now);
+	parts_free(&now);
 }
 
 /*
@@ -406,8 +461,8 @@ Test(fleetview, order)
 	};
 	static const char *const hosts[] = {"hot",   "silent", "warm",	"down",
 					    "host2", "host1",  "host10"};
-	struct promq_result now = vec(rows);
-	struct fv_answer a = {.now = &now, .eval_ts = E, .stale_after_s = 60};
+	struct parts now = parts_of(rows);
+	struct fv_answer a = answer(&now);
 	struct fv_view v = merge(&a);
 
 	cr_assert_eq(v.n_hosts, 7);
@@ -421,7 +476,7 @@ Test(fleetview, order)
 	cr_assert_eq(fleetview_host_rank(&v.hosts[0]), 8);
 	cr_assert_eq(fleetview_host_rank(&v.hosts[1]), 7);
 	fleetview_view_free(&v);
-	promq_result_free(&now);
+	parts_free(&now);
 }
 
 /* Figures the view cannot show are unknown, not wrong: a zero rating, a negative share. */
@@ -438,8 +493,8 @@ Test(fleetview, odd_values)
 		"__q=temp job=j instance=h serial=s | 50",
 		NULL,
 	};
-	struct promq_result now = vec(rows);
-	struct fv_answer a = {.now = &now, .eval_ts = E, .stale_after_s = 60};
+	struct parts now = parts_of(rows);
+	struct fv_answer a = answer(&now);
 	struct fv_view v = merge(&a);
 
 	cr_assert_eq(v.n_hosts, 1);
@@ -452,7 +507,7 @@ Test(fleetview, odd_values)
 	cr_assert(isnan(d->temperature_c));
 	cr_assert_eq(d->up, -1);
 	fleetview_view_free(&v);
-	promq_result_free(&now);
+	parts_free(&now);
 }
 
 /* Two nvmond_host_info series of one host in the lookback (its labels changed): the newest. */
@@ -464,15 +519,15 @@ Test(fleetview, newest_host_info_wins)
 		"__q=host job=j instance=h host=h public_url=http://older/ | 800",
 		NULL,
 	};
-	struct promq_result now = vec(rows);
-	struct fv_answer a = {.now = &now, .eval_ts = E, .stale_after_s = 60};
+	struct parts now = parts_of(rows);
+	struct fv_answer a = answer(&now);
 	struct fv_view v = merge(&a);
 
 	cr_assert_eq(v.n_hosts, 1);
 	cr_assert_str_eq(v.hosts[0].public_url, "http://new/");
 	cr_assert_float_eq(v.hosts[0].last_seen, 990, 1e-9);
 	fleetview_view_free(&v);
-	promq_result_free(&now);
+	parts_free(&now);
 }
 
 /* Only hosts whose last_seen nothing gives are looked up, once each. */
@@ -487,12 +542,13 @@ Test(fleetview, gone_hosts_to_look_up)
 		"__name__=nvmond_host_info job=nvmond instance=e | 1",
 		NULL};
 	static const char *const only_b[] = {HOST_B " | 998", NULL};
-	struct promq_result n1 = vec(fleet_ab), known = series(known_rows), n2 = vec(only_b);
-	struct fv_answer a = {.now = &n1, .eval_ts = E, .stale_after_s = 60};
+	struct parts n1 = parts_of(fleet_ab), n2 = parts_of(only_b);
+	struct promq_result known = series(known_rows);
+	struct fv_answer a = answer(&n1);
 	struct fv_view first = merge(&a);
 	const char *jobs[8], *insts[8];
 
-	a.now = &n2;
+	set_parts(&a, &n2);
 	a.known = &known;
 	a.prev = &first; /* knows a:9470's last_seen */
 	size_t n = fleetview_gone_hosts(&a, jobs, insts, 8);
@@ -504,8 +560,8 @@ Test(fleetview, gone_hosts_to_look_up)
 	cr_assert_str_eq(insts[2], "e");
 	cr_assert_eq(fleetview_gone_hosts(&a, jobs, insts, 2), 2, "at most max");
 	fleetview_view_free(&first);
-	promq_result_free(&n1);
-	promq_result_free(&n2);
+	parts_free(&n1);
+	parts_free(&n2);
 	promq_result_free(&known);
 }
 
@@ -521,21 +577,30 @@ Test(fleetview, queries)
 			    "instance=~\"10\\\\.0\\\\.0\\\\.1:9470|b|c\"}[604800s]))");
 	free(q);
 	cr_assert_null(fleetview_query_gone(jobs, insts, 0, 60));
-	const char *now = fleetview_query_now();
-	cr_assert(strstr(
-		now, "label_replace(timestamp(nvmond_host_info), \"__q\", \"host\", \"\", \"\")"));
-	cr_assert(strstr(
-		now, "max by (job, instance, device, serial) (nvmond_data_written_bytes_total) "
-		     "/ max by (job, instance, device, serial) (nvmond_rated_endurance_bytes)"));
-	cr_assert(strstr(now, "nvmond_device_health == 1"));
-	cr_assert_null(strstr(now, "["), "no range: the cost grows with drives, not history");
+	cr_assert_str_eq(fleetview_query_part(FV_P_HOST), "timestamp(nvmond_host_info)");
+	cr_assert_str_eq(fleetview_query_part(FV_P_TBW),
+			 "max by (job, instance, device, serial) (nvmond_data_written_bytes_total) "
+			 "/ max by (job, instance, device, serial) (nvmond_rated_endurance_bytes)");
+	cr_assert_str_eq(fleetview_query_part(FV_P_HEALTH),
+			 "max by (job, instance, device, serial, state) "
+			 "(nvmond_device_health{state!=\"ok\"} == 1)");
+	cr_assert_null(fleetview_query_part(FV_PARTS));
+	for (int p = 0; p < FV_PARTS; p++) {
+		const char *pq = fleetview_query_part((enum fv_part)p);
+		cr_assert(pq && !strstr(pq, "["),
+			  "%s: no range: the cost grows with drives, not history",
+			  fleetview_part_name((enum fv_part)p));
+		cr_assert(p == FV_P_HOST || strstr(pq, "max by (job, instance, device, serial"),
+			  "%s: aggregated by the drive's key",
+			  fleetview_part_name((enum fv_part)p));
+	}
 }
 
 /* GET /api/v1/fleet's JSON (docs/api.md): figures, times, labels; the status around it. */
 Test(fleetview, render)
 {
-	struct promq_result now = vec(fleet_ab);
-	struct fv_answer a = {.now = &now, .eval_ts = E, .stale_after_s = 60};
+	struct parts now = parts_of(fleet_ab);
+	struct fv_answer a = answer(&now);
 	struct fv_view v = merge(&a);
 	char *hosts = fleetview_render_hosts(&v), *body;
 	json_error_t je;
@@ -621,5 +686,5 @@ Test(fleetview, render)
 	free(body);
 	free(hosts);
 	fleetview_view_free(&v);
-	promq_result_free(&now);
+	parts_free(&now);
 }

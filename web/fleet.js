@@ -242,7 +242,10 @@ function drawFleetRows(keepScroll) {
   box.style.height = Math.min(Math.max(f.rows.length, 3), 40) * FLEET_ROW_PX + FLEET_ROW_PX + 2 + "px";
   if (!keepScroll) box.scrollTop = 0;
   document.getElementById("fleet-table").setAttribute("aria-rowcount", f.rows.length + 1);
-  document.getElementById("fleet-empty").hidden = f.rows.length > 0;
+  const empty = document.getElementById("fleet-empty");
+  empty.hidden = f.rows.length > 0;
+  empty.textContent = data.updated ? (data.hosts_count ? "No drive matches." : "The engine has no nvmond host yet.")
+    : data.error ? "" : "Asking " + data.engine + " for the fleet…";
   document.getElementById("fleet-shown").textContent = f.drives === data.drives_count
     ? data.drives_count + " drives on " + data.hosts_count + " hosts"
     : "showing " + f.drives + " of " + data.drives_count + " drives, " + f.hosts + " of " + data.hosts_count + " hosts";
@@ -278,11 +281,12 @@ function fleetSetup() {
 }
 
 function fleetStatus(data) {
-  if (!data.updated) return setStatus("fleet · no answer yet");
+  if (!data.updated) return setStatus("fleet · " + (data.refreshing ? "asking " + data.engine + "…" : "no answer yet"));
   const age = Math.round((data.age_ms + (Date.now() - state.fleet.at)) / 1000);
   setStatus(data.hosts_count + " hosts · " + data.drives_count + " drives · " + data.problems + " with problems" +
     (data.not_reporting ? " · " + data.not_reporting + " not reporting" : "") +
-    " · updated " + fmtDuration(age) + " ago from " + data.engine + (data.error ? " (failing)" : ""));
+    " · updated " + fmtDuration(age) + " ago from " + data.engine + (data.error ? " (failing)" : "") +
+    (data.refreshing && age * 1000 > data.interval_ms ? " · refreshing…" : ""));
 }
 
 // The page from state.fleet: no request. A refresh keeps the filters, the scroll and
@@ -321,7 +325,7 @@ function drawFleet() {
 }
 
 // The answer's status (not its hosts), taken over by an "unchanged" answer.
-const FLEET_STATUS = ["ok", "error", "error_since", "age_ms", "query_ms", "engine_ms", "interval_ms", "stale_after_ms"];
+const FLEET_STATUS = ["ok", "error", "error_since", "age_ms", "query_ms", "engine_ms", "interval_ms", "stale_after_ms", "refreshing"];
 
 // A live refresh asks with ?since= the answer it has: while the daemon's view is that one,
 // the answer is its status alone (a few hundred bytes), and only the notice and the status

@@ -160,6 +160,7 @@ char *fleetview_render_body(const struct fv_status *s, const char *hosts_json, s
 	r |= set(o, "updated", time_ms(v ? s->updated_ms : 0));
 	r |= set(o, "age_ms", v ? json_integer(s->age_ms) : json_null());
 	r |= set(o, "interval_ms", json_integer(s->interval_ms));
+	r |= set(o, "refreshing", json_boolean(s->refreshing));
 	r |= set(o, "stale_after_ms", json_integer(s->stale_after_ms));
 	r |= set(o, "query_ms", v ? json_integer(s->query_ms) : json_null());
 	r |= set(o, "engine_ms", v ? json_integer(s->engine_ms) : json_null());

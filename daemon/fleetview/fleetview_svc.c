@@ -49,7 +49,6 @@ struct blob {
 struct fleetview_svc {
 	pthread_mutex_t lock;
 	pthread_cond_t wake; /* the thread waits on it */
-	pthread_cond_t done; /* a request waiting for the first answer */
 	pthread_t thread;
 	bool thread_started;
 	atomic_bool stop;
@@ -66,8 +65,8 @@ struct fleetview_svc {
 	uint64_t error_gen;
 	int64_t error_since_ms;
 	int64_t last_request_mono, last_attempt_mono;
-	bool want;	   /* a request asked for a refresh */
-	uint64_t attempts; /* refreshes finished */
+	bool want;	 /* a request asked for a refresh */
+	bool refreshing; /* the thread is taking a view */
 };
 
 /* ---- settings --------------------------------------------------------------- */
@@ -643,6 +642,7 @@ static void *thread_main(void *arg)
 		int r;
 
 		s->want = false;
+		s->refreshing = true;
 		s->last_attempt_mono = now;
 		pthread_mutex_unlock(&s->lock);
 		/* Only this thread replaces s->view: reading it unlocked is safe. */
@@ -698,8 +698,7 @@ static void *thread_main(void *arg)
 			snprintf(s->error, sizeof(s->error), "%s", err);
 			s->error_gen = gen;
 		}
-		s->attempts++;
-		pthread_cond_broadcast(&s->done);
+		s->refreshing = false;
 	}
 	pthread_mutex_unlock(&s->lock);
 	call_free(&k);
@@ -730,33 +729,20 @@ static void on_fleet(void *ctx, const struct api_request *req, struct api_reply 
 	st.stale_after_ms = s->set.stale_after_ms;
 	if (st.configured) {
 		bool have = s->have_view && s->view_gen == s->set_gen;
-		bool failed = s->error[0] && s->error_gen == s->set_gen;
-		/* Nobody looked for two intervals: the thread took no view meanwhile. */
-		bool idle = !s->last_request_mono ||
-			    now - s->last_request_mono > 2 * s->set.interval_ms;
+
+		/*
+		 * Never wait for the engine: answer with the view there is (none yet: say so),
+		 * with its age, and have the thread take a new one when it is an interval old
+		 * (while requests come, it takes one every interval anyway).
+		 */
 		s->last_request_mono = now;
-		if ((!have || idle) && !failed) {
-			/*
-			 * The first request, or the first after nobody looked for a while (no
-			 * refresh meanwhile): wait for the engine, never past the refresh's deadline.
-			 * While someone looks, the thread keeps the view fresh and nobody waits.
-			 */
-			uint64_t seen = s->attempts;
-			int64_t until = now + s->set.timeout_ms + 1000;
-			s->want = true;
-			pthread_cond_signal(&s->wake);
-			while (s->attempts == seen && !atomic_load(&s->stop)) {
-				int64_t left = until - timefmt_mono_ms();
-				if (left <= 0 ||
-				    cond_deadline_wait(&s->done, &s->lock, left) == ETIMEDOUT)
-					break;
-			}
-			now = timefmt_mono_ms();
-		} else if ((have && now - s->updated_mono >= s->set.interval_ms) ||
-			   (!have && now - s->last_attempt_mono >= s->set.interval_ms)) {
+		if ((have && now - s->updated_mono >= s->set.interval_ms) ||
+		    (!have &&
+		     (!s->last_attempt_mono || now - s->last_attempt_mono >= s->set.interval_ms))) {
 			s->want = true;
 			pthread_cond_signal(&s->wake);
 		}
+		st.refreshing = s->refreshing || s->want;
 		snprintf(engine, sizeof(engine), "%s", s->set.display);
 		st.engine = engine;
 		if (s->error[0] && s->error_gen == s->set_gen) {
@@ -831,7 +817,6 @@ int fleetview_svc_new(const struct cfg *c, struct fleetview_svc **ret, char err[
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&s->wake, &ca);
-	pthread_cond_init(&s->done, &ca);
 	pthread_condattr_destroy(&ca);
 	atomic_init(&s->stop, false);
 	r = -pthread_create(&s->thread, NULL, thread_main, s);
@@ -841,6 +826,7 @@ int fleetview_svc_new(const struct cfg *c, struct fleetview_svc **ret, char err[
 		return r;
 	}
 	s->thread_started = true;
+	s->want = s->set.url[0] != '\0'; /* a first view at start: the first visitor sees one */
 	*ret = s;
 	return 0;
 }
@@ -863,6 +849,7 @@ int fleetview_svc_reconfigure(struct fleetview_svc *s, const struct cfg *c,
 	if (!same_engine) {
 		s->set_gen++;
 		s->last_attempt_mono = 0;
+		s->want = set.url[0] != '\0';
 	}
 	pthread_cond_signal(&s->wake);
 	pthread_mutex_unlock(&s->lock);
@@ -877,14 +864,12 @@ struct fleetview_svc *fleetview_svc_free(struct fleetview_svc *s)
 		pthread_mutex_lock(&s->lock);
 		atomic_store(&s->stop, true);
 		pthread_cond_broadcast(&s->wake);
-		pthread_cond_broadcast(&s->done);
 		pthread_mutex_unlock(&s->lock);
 		pthread_join(s->thread, NULL);
 	}
 	fleetview_view_free(&s->view);
 	blob_unref(s->hosts);
 	pthread_cond_destroy(&s->wake);
-	pthread_cond_destroy(&s->done);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
 	return NULL;

@@ -119,6 +119,7 @@ async function bench() {
   const b = await launch(1400, 900);
   const res = { first: [], key: [] };
   for (let round = 0; round < Number(process.env.ROUNDS || 5); round++) {
+    await b.page.goto("about:blank"); // a new document each round, not a hash change
     await b.page.goto(base + "/#/fleet");
     await b.page.waitForSelector("#fleet-body tr.host-row", { timeout: 30000 });
     const t = await b.page.evaluate(() => Number(document.getElementById("view").dataset.renderedMs));

@@ -180,6 +180,7 @@ struct fv_status {
 	int64_t engine_ms;	    /* of which waiting for the engine's answers */
 	const struct fv_view *view; /* for the counts; NULL: none yet */
 	bool unchanged;		    /* the client has this view: no "hosts" */
+	bool refreshing;	    /* a new view is being taken */
 };
 
 /**

@@ -14,11 +14,11 @@
  *
  * The view is kept for one [daemon] poll_interval (1 s at least): while someone asks
  * for it (a request within the last two intervals) the thread takes a new one every
- * interval, and stops asking the engine when nobody looks. A request is answered at
- * once from the view it has, with its age; only the first one, before any answer or
- * after nobody looked for two intervals, waits for the engine, at most [fleet] timeout
- * (never while the engine fails). When a refresh fails the last good view stays, with
- * the error and since when. See docs/fleet.md.
+ * interval, and stops asking the engine when nobody looks; it takes one at start.
+ * A request never waits for the engine: it is answered at once from the view there
+ * is, with its age (none yet: "updated" null, "refreshing" true), and a view an
+ * interval old makes the thread take a new one. When a refresh fails the last good
+ * view stays, with the error and since when. See docs/fleet.md.
  *
  * Threads: its refresh thread; the endpoint on HTTP threads; reconfigure and free on
  * the main thread. Everything shared is behind one mutex.

@@ -61,10 +61,14 @@ function indexFleet(data) {
   }
 }
 
+// Names in natural order (host2 before host10), with one collator: localeCompare with
+// options makes one per call, and sorting 8,000 drives took 100-300 ms with it.
+const collate = new Intl.Collator(undefined, { numeric: true }).compare;
+
 function cmpValues(va, vb, dir) {
   const na = va === null || va === undefined, nb = vb === null || vb === undefined;
   if (na || nb) return na - nb; // unknown last
-  const c = typeof va === "string" ? va.localeCompare(vb, undefined, { numeric: true }) : va - vb;
+  const c = typeof va === "string" ? collate(va, vb) : va - vb;
   return c * dir;
 }
 
@@ -78,29 +82,29 @@ function fleetRows(data) {
   let drives = 0;
   for (const h of data.hosts) {
     if (ui.label && !h.labelPairs.includes(ui.label)) continue;
-    const kept = h.drives.filter((d) => (!ui.model || d.model === ui.model) &&
-      (!ui.problemsOnly || driveProblem(d, h)) && words.every((w) => d.text.includes(w)));
+    // Each drive's sort value computed once, not at every comparison.
+    const kept = [];
+    for (const d of h.drives)
+      if ((!ui.model || d.model === ui.model) && (!ui.problemsOnly || driveProblem(d, h)) &&
+        words.every((w) => d.text.includes(w))) kept.push({ d, v: col.value(d, h) });
     const hostOnly = !h.drives.length && !h.reporting && !ui.model && !words.length;
     if (!kept.length && !hostOnly) continue;
-    kept.sort((a, b) => cmpValues(col.value(a, h), col.value(b, h), dir) ||
-      a.device.localeCompare(b.device, undefined, { numeric: true }));
-    groups.push({ h, kept });
+    kept.sort((a, b) => cmpValues(a.v, b.v, dir) || collate(a.d.device, b.d.device));
+    groups.push({ h, kept, name: h.host, rank: hostRank(h), first: kept.length ? kept[0].v : null });
     drives += kept.length;
   }
   // Hosts: by name, by rank (the health column: problems first), else by the value of
   // their first drive in this order (the hottest host first); a host with no drive shown last.
-  const byName = (a, b) => a.h.host.localeCompare(b.h.host, undefined, { numeric: true }) ||
-    a.h.instance.localeCompare(b.h.instance);
-  const first = (g) => (g.kept.length ? col.value(g.kept[0], g.h) : null);
+  const byName = (a, b) => collate(a.name, b.name) || (a.h.instance < b.h.instance ? -1 : a.h.instance > b.h.instance);
   groups.sort((a, b) => {
     if (ui.sort.key === "host") return byName(a, b) * dir;
-    if (ui.sort.key === "verdict") return (hostRank(a.h) - hostRank(b.h)) * dir || byName(a, b);
-    return cmpValues(first(a), first(b), dir) || hostRank(b.h) - hostRank(a.h) || byName(a, b);
+    if (ui.sort.key === "verdict") return (a.rank - b.rank) * dir || byName(a, b);
+    return cmpValues(a.first, b.first, dir) || b.rank - a.rank || byName(a, b);
   });
   const rows = [];
   for (const g of groups) {
     rows.push({ h: g.h, shown: g.kept.length });
-    for (const d of g.kept) rows.push({ h: g.h, d });
+    for (const k of g.kept) rows.push({ h: g.h, d: k.d });
   }
   return { rows, drives, hosts: groups.length };
 }

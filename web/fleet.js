@@ -138,7 +138,8 @@ function fleetDriveRow(r, index) {
   const alerts = d.alerts.map((a) => a.rule).join(", ");
   const cls = (v, warn, bad) => (v === null ? "" : v >= bad ? "bad" : v >= warn ? "warn" : "");
   return el("tr", { class: "drive-row" + (h.reporting ? "" : " stale"), "data-host": h.instance, "data-device": d.device,
-    "data-serial": d.serial, "data-verdict": d.verdict, "data-problem": driveProblem(d, h) ? "1" : "0", "aria-rowindex": index + 2 },
+    "data-serial": d.serial, "data-verdict": d.verdict, "data-problem": driveProblem(d, h) ? "1" : "0",
+    "data-temp": d.temperature_c ?? "", "aria-rowindex": index + 2 },
   el("td", { class: "drive" }, d.device, d.label ? el("span", { class: "drive-label" }, d.label) : null),
   el("td", { class: "model", title: d.firmware ? "firmware " + d.firmware : null }, d.model || "–"),
   el("td", { class: "serial" }, d.serial || "–"),

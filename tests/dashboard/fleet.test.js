@@ -45,9 +45,20 @@ async function launch(width, height) {
 }
 
 // Every row of the table, in order, read by scrolling through it (only those in view
-// are in the DOM): hosts with their state and labels, drives with their identity.
+// are in the DOM): hosts with their state and labels, drives with their identity; with the
+// answer they were drawn from. The page refreshes itself: a read during which a new answer
+// came is read again.
 async function readRows(page) {
+  for (let i = 0; i < 10; i++) {
+    const r = await readRowsOnce(page);
+    if (r.stable) return r;
+  }
+  fail("the page changed during every read of its rows");
+}
+
+async function readRowsOnce(page) {
   return page.evaluate(async () => {
+    const data = state.fleet.data;
     const box = document.getElementById("fleet-scroll");
     const seen = new Map();
     const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
@@ -62,13 +73,16 @@ async function readRows(page) {
             labels: [...tr.querySelectorAll(".chip")].map((c) => c.textContent),
             link: (tr.querySelector("a.host-link") || {}).href || null, text: tr.textContent }
           : { kind: "drive", host: tr.dataset.host, device: tr.dataset.device, serial: tr.dataset.serial,
-            verdict: tr.dataset.verdict, problem: tr.dataset.problem === "1", text: tr.textContent });
+            verdict: tr.dataset.verdict, problem: tr.dataset.problem === "1",
+            temp: tr.dataset.temp === "" ? null : Number(tr.dataset.temp), text: tr.textContent });
       }
       if (top + box.clientHeight >= box.scrollHeight) break;
     }
     box.scrollTop = 0;
+    await frame();
     const max = document.querySelectorAll("#fleet-body tr[aria-rowindex]").length;
-    return { rows: [...seen.entries()].sort((a, b) => a[0] - b[0]).map((e) => e[1]), domRows: max };
+    return { rows: [...seen.entries()].sort((a, b) => a[0] - b[0]).map((e) => e[1]), domRows: max,
+      data, stable: state.fleet.data === data };
   });
 }
 
@@ -152,11 +166,10 @@ async function main() {
   const page = b.page;
   await page.goto(base + "/#/fleet");
   await page.waitForSelector("#fleet-body tr.host-row", { timeout: 20000 });
-  // The page and the API at one instant: the answer the page drew from.
-  const snap = await page.evaluate(() => state.fleet.data);
+  // The rows and the answer the page drew them from, read together.
+  let { rows, domRows, data: snap } = await readRows(page);
   if (snap.hosts_count !== HOSTS || snap.drives_count !== DRIVES)
     fail(`the page has ${snap.hosts_count} hosts and ${snap.drives_count} drives, want ${HOSTS} and ${DRIVES}`);
-  let { rows, domRows } = await readRows(page);
   checkOrder(rows, snap, "all drives");
   if (domRows > 100) fail(`${domRows} rows in the DOM for ${rows.length}: the table is not virtualised`);
   for (const [name, want] of Object.entries(labels)) {
@@ -175,7 +188,7 @@ async function main() {
   if (labelSet) {
     const [k, v] = Object.entries(labelSet)[0];
     await page.selectOption("#fleet-label", k + "=" + v);
-    ({ rows } = await readRows(page));
+    ({ rows, data: snap } = await readRows(page));
     const want = snap.hosts.filter((h) => h.labels[k] === v).map((h) => h.instance).sort();
     const got = [...new Set(rows.map((r) => r.host))].sort();
     if (JSON.stringify(got) !== JSON.stringify(want)) fail(`label ${k}=${v} shows hosts ${got}, want ${want} (of ${labelInst})`);
@@ -183,7 +196,7 @@ async function main() {
   }
   const model = snap.hosts[0].drives[0].model;
   await page.selectOption("#fleet-model", model);
-  ({ rows } = await readRows(page));
+  ({ rows, data: snap } = await readRows(page));
   const nModel = snap.hosts.reduce((n, h) => n + h.drives.filter((d) => d.model === model).length, 0);
   if (rows.filter((r) => r.kind === "drive").length !== nModel || rows.some((r) => r.kind === "drive" && !r.text.includes(model)))
     fail(`model ${model}: ${rows.filter((r) => r.kind === "drive").length} rows, want ${nModel}`);
@@ -197,7 +210,7 @@ async function main() {
     fail(`text "${lastHost.host} ${serial}": rows ${JSON.stringify(textRows)}`);
   await page.fill("#fleet-filter", "");
   await page.check("#fleet-problems");
-  ({ rows } = await readRows(page));
+  ({ rows, data: snap } = await readRows(page));
   const nProblems = snap.hosts.reduce((n, h) => n + h.drives.filter((d) => d.problem || !h.reporting).length, 0);
   if (rows.filter((r) => r.kind === "drive").length !== nProblems || rows.some((r) => r.kind === "drive" && !r.problem))
     fail(`problems only: ${rows.filter((r) => r.kind === "drive").length} rows, want ${nProblems}`);
@@ -206,11 +219,12 @@ async function main() {
   // Sorting by temperature: within each host, hottest first.
   await page.click('button[data-sort="temp"]');
   ({ rows } = await readRows(page));
-  const temp = (r) => { const m = r.text.match(/(-?\d+) °C/); return m ? Number(m[1]) : -Infinity; };
+  const temp = (r) => (r.temp === null ? -Infinity : r.temp); // unknown sorts last
   let prev = null;
   for (const r of rows) {
     if (r.kind === "host") { prev = null; continue; }
     if (prev !== null && temp(r) > prev) fail(`sorted by temperature: ${r.host}/${r.device} (${temp(r)} °C) after ${prev} °C`);
+    if (r.temp !== null && !r.text.includes(r.temp + " °C")) fail(`${r.host}/${r.device} does not show ${r.temp} °C: ${r.text}`);
     prev = temp(r);
   }
   await page.click('button[data-sort="verdict"]'); // back to problems first (descending)

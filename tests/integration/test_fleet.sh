@@ -92,7 +92,10 @@ label = scratch
 location = bay 2
 $extra
 EOF
-	"$NVMOND_BIN" --listen "127.0.0.1:$port" -c "$TMP/$name.conf" >> "$TMP/$name.log" 2>&1 &
+	# Three hosts, three machine ids (NVMOND_MACHINE_ID: the file read for host_id).
+	python3 -c 'import hashlib,sys; print(hashlib.md5(sys.argv[1].encode()).hexdigest())' "$name" > "$TMP/$name.machine-id"
+	NVMOND_MACHINE_ID=$TMP/$name.machine-id \
+		"$NVMOND_BIN" --listen "127.0.0.1:$port" -c "$TMP/$name.conf" >> "$TMP/$name.log" 2>&1 &
 	PIDS+=($!)
 	eval "${name^^}_PID=$!"
 }
@@ -155,7 +158,7 @@ def health(port):
 for attempt in range(30):
     f = json.loads(get(viewer + "/api/v1/fleet"))
     served = {name: health(port) for name, port in hosts}
-    bad = []
+    bad, host_ids = [], set()
     for name, port in hosts:
         h = [x for x in f["hosts"] if x["host"] == name]
         assert len(h) == 1, (name, [x["host"] for x in f["hosts"]])
@@ -163,6 +166,7 @@ for attempt in range(30):
         assert h["labels"] == labels[name], (name, h["labels"])
         assert h["public_url"] == "http://127.0.0.1:%s/" % port, h["public_url"]
         assert len(h["host_id"]) == 32 and h["reporting"], h
+        host_ids.add(h["host_id"])
         devs = json.loads(get("http://127.0.0.1:%s/api/v1/devices" % port))["devices"]
         want = sorted((d["name"], d["serial"], d["label"] or "", d["location"] or "") for d in devs)
         got = sorted((d["device"], d["serial"], d["label"], d["location"]) for d in h["drives"])
@@ -175,6 +179,7 @@ for attempt in range(30):
     time.sleep(1)
 else:
     sys.exit("verdicts differ from /metrics: %s" % bad[:5])
+assert len(host_ids) == 3, host_ids
 order = [x["worst"] for x in f["hosts"]]
 print("ok: 3 hosts as configured, 96 drives as the daemons list them, each drive's health as its /metrics; hosts by health: %s" % order)
 EOF

@@ -83,17 +83,19 @@ static const char *header(struct MHD_Connection *c, const char *name)
  * 200 to GET or HEAD) carries an entity tag and may be stored by the client
  * but checked again every time (no-cache); a client that already holds it
  * gets 304 and no body. Anything else is not stored (no-store). Answers of
- * API_GZIP_MIN bytes and more go gzipped to a client that accepts it.
+ * API_GZIP_MIN bytes and more go gzipped to a client that accepts it: @pre_gz
+ * (@pre_gz_len bytes, stolen; NULL: none) when the caller had it made already.
  */
 static enum MHD_Result send_text(struct MHD_Connection *c, unsigned status, char *text, size_t len,
-				 const char *type, const char *allow, bool validate)
+				 const char *type, const char *allow, bool validate, void *pre_gz,
+				 size_t pre_gz_len)
 {
 	struct MHD_Response *resp;
 	char etag[API_ETAG_MAX];
 	bool gz = false;
 
 	if (validate) {
-		api_etag(text, len, etag);
+		api_etag(text, len, etag); /* of the text: one tag for both encodings (Vary) */
 		if (api_etag_matches(header(c, MHD_HTTP_HEADER_IF_NONE_MATCH), etag)) {
 			free(text);
 			text = NULL;
@@ -101,7 +103,15 @@ static enum MHD_Result send_text(struct MHD_Connection *c, unsigned status, char
 			status = MHD_HTTP_NOT_MODIFIED;
 		}
 	}
-	if (text && len >= API_GZIP_MIN &&
+	if (text && pre_gz && api_accepts_gzip(header(c, MHD_HTTP_HEADER_ACCEPT_ENCODING))) {
+		free(text);
+		text = pre_gz;
+		len = pre_gz_len;
+		pre_gz = NULL;
+		gz = true;
+	}
+	free(pre_gz);
+	if (text && !gz && len >= API_GZIP_MIN &&
 	    api_accepts_gzip(header(c, MHD_HTTP_HEADER_ACCEPT_ENCODING))) {
 		void *z;
 		size_t zlen;
@@ -154,7 +164,7 @@ enum MHD_Result api_http_reply(struct MHD_Connection *c, unsigned status, json_t
 		validate = false;
 	}
 	return send_text(c, status, text, strlen(text), "application/json", allow,
-			 validate && status == MHD_HTTP_OK);
+			 validate && status == MHD_HTTP_OK, NULL, 0);
 }
 
 enum MHD_Result api_http_error(struct MHD_Connection *c, unsigned status, const char *msg)
@@ -285,6 +295,7 @@ static void reply_clear(struct api_reply *r)
 {
 	json_decref(r->json);
 	free(r->text);
+	free(r->text_gzip);
 	if (r->stream_free)
 		r->stream_free(r->stream);
 	*r = (struct api_reply){0};
@@ -425,10 +436,14 @@ enum MHD_Result api_http_reply_ext(struct MHD_Connection *c, struct api_reply *r
 	validate = validate && status == MHD_HTTP_OK;
 	if (r->text) {
 		char *text = r->text;
+		void *gz = r->text_gzip;
 		r->text = NULL;
+		r->text_gzip = NULL;
 		return send_text(c, status, text, r->text_len, type ? type : "text/plain", NULL,
-				 validate);
+				 validate, gz, r->text_gzip_len);
 	}
+	free(r->text_gzip); /* without its text: nothing to send it for */
+	r->text_gzip = NULL;
 	/* A stream goes gzipped whatever its length, which is not known before it is sent. */
 	bool gz = r->stream_read && api_accepts_gzip(header(c, MHD_HTTP_HEADER_ACCEPT_ENCODING)) &&
 		  stream_gzip(r) == 0;

@@ -40,9 +40,11 @@ struct settings {
 	int64_t timeout_ms, interval_ms, stale_after_ms, forget_after_ms;
 };
 
-/* A rendered "hosts" array, shared by the requests that send it. */
+/* A rendered "hosts" array and its deflated form, shared by the requests that send it. */
 struct blob {
 	atomic_int refs;
+	struct fv_deflated z;
+	size_t len;
 	char text[];
 };
 
@@ -567,14 +569,21 @@ static struct blob *blob_new(const char *text)
 	if (!b)
 		return NULL;
 	atomic_init(&b->refs, 1);
+	b->len = len;
 	memcpy(b->text, text, len + 1);
+	if (fleetview_deflate_part(b->text, len, &b->z) < 0) {
+		free(b);
+		return NULL;
+	}
 	return b;
 }
 
 static void blob_unref(struct blob *b)
 {
-	if (b && atomic_fetch_sub(&b->refs, 1) == 1)
+	if (b && atomic_fetch_sub(&b->refs, 1) == 1) {
+		fleetview_deflated_free(&b->z);
 		free(b);
+	}
 }
 
 static int64_t cond_deadline_wait(pthread_cond_t *c, pthread_mutex_t *m, int64_t ms)
@@ -767,13 +776,33 @@ static void on_fleet(void *ctx, const struct api_request *req, struct api_reply 
 		}
 	}
 	pthread_mutex_unlock(&s->lock);
-	ret->text = fleetview_render_body(&st, hosts ? hosts->text : NULL, &ret->text_len);
-	blob_unref(hosts);
-	if (!ret->text) {
-		api_reply_error(ret, 500, "out of memory");
+	ret->content_type = "application/json";
+	if (!hosts) { /* the status alone, or no view yet */
+		ret->text = fleetview_render_body(&st, NULL, &ret->text_len);
+		if (!ret->text)
+			api_reply_error(ret, 500, "out of memory");
 		return;
 	}
-	ret->content_type = "application/json";
+	/* The hosts as rendered and deflated once for this view; this request's head. */
+	size_t hlen, tlen = sizeof(FLEETVIEW_BODY_TAIL) - 1;
+	char *head = fleetview_render_head(&st, &hlen), *text = NULL;
+	if (head) {
+		text = malloc(hlen + hosts->len + tlen + 1);
+		if (text) {
+			memcpy(text, head, hlen);
+			memcpy(text + hlen, hosts->text, hosts->len);
+			memcpy(text + hlen + hosts->len, FLEETVIEW_BODY_TAIL, tlen + 1);
+			ret->text = text;
+			ret->text_len = hlen + hosts->len + tlen;
+			if (fleetview_gzip_join(head, hlen, &hosts->z, FLEETVIEW_BODY_TAIL, tlen,
+						&ret->text_gzip, &ret->text_gzip_len) < 0)
+				ret->text_gzip = NULL; /* the server compresses it, then */
+		}
+	}
+	free(head);
+	blob_unref(hosts);
+	if (!ret->text)
+		api_reply_error(ret, 500, "out of memory");
 }
 
 struct api_endpoint fleetview_svc_endpoint(struct fleetview_svc *s)

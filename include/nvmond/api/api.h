@@ -80,6 +80,9 @@ struct api_reply {
 	json_t *json;	 /* body, stolen; or */
 	char *text;	 /* a malloc()ed non-JSON body, freed by the server; or */
 	size_t text_len;
+	void *text_gzip; /* optional: @text already gzipped (malloc()ed, freed by the server),
+			    sent instead of compressing it again to a client that takes gzip */
+	size_t text_gzip_len;
 	api_stream_read_fn stream_read; /* a streamed body: see above */
 	api_stream_free_fn stream_free;
 	void *stream;

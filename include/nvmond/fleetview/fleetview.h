@@ -77,6 +77,7 @@ struct fv_view {
 	size_t n_problems; /* drives with a problem, plus those of hosts not reporting */
 	size_t n_not_reporting;
 	double eval_ts; /* the engine's evaluation time of the answer (s) */
+	size_t *by_key; /* the hosts' indexes by (job, instance): the next merge's lookups */
 };
 
 /*
@@ -188,6 +189,44 @@ struct fv_status {
  * Return: a malloc()ed string, or NULL (out of memory).
  */
 char *fleetview_render_hosts(const struct fv_view *v);
+
+/* The body is the head, the hosts and this. */
+#define FLEETVIEW_BODY_TAIL "}"
+
+/**
+ * fleetview_render_head() - The body up to the hosts: @s as JSON, ending in ,"hosts":
+ * (the hosts and FLEETVIEW_BODY_TAIL follow); with @s->unchanged the whole body
+ * ("unchanged": true, no "hosts").
+ * Return: a malloc()ed string with its length in @ret_len, or NULL (out of memory).
+ */
+char *fleetview_render_head(const struct fv_status *s, size_t *ret_len);
+
+/*
+ * The hosts deflated once per view, so that each request's gzip is its head's few bytes
+ * and a copy: raw deflate ending on a byte boundary (Z_SYNC_FLUSH), not final, with the
+ * CRC-32 and the length of what it holds.
+ */
+struct fv_deflated {
+	void *data;
+	size_t len;
+	unsigned long crc;
+	size_t raw_len;
+};
+
+/** fleetview_deflate_part() - @text (@len bytes) as such a part. Return: 0, or -ENOMEM. */
+int fleetview_deflate_part(const char *text, size_t len, struct fv_deflated *ret);
+
+/** fleetview_deflated_free() - Free @d and empty it. */
+void fleetview_deflated_free(struct fv_deflated *d);
+
+/**
+ * fleetview_gzip_join() - One gzip member (RFC 1952) of @head, what @mid holds and @tail:
+ * three deflate streams, the first two ended on a byte boundary, the last one final,
+ * read as one; the CRC-32 combined (zlib's crc32_combine()).
+ * Return: 0 with a malloc()ed @ret of @ret_len bytes, or -ENOMEM.
+ */
+int fleetview_gzip_join(const char *head, size_t head_len, const struct fv_deflated *mid,
+			const char *tail, size_t tail_len, void **ret, size_t *ret_len);
 
 /**
  * fleetview_render_body() - The whole body: @s and @hosts_json (a

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include <jansson.h>
+#include <zlib.h>
 
 #include "nvmond/fleetview/fleetview.h"
 
@@ -683,6 +684,79 @@ Test(fleetview, render)
 	cr_assert(json_is_null(json_object_get(j, "engine")));
 	cr_assert_eq(json_array_size(json_object_get(j, "hosts")), 0);
 	json_decref(j);
+	free(body);
+	free(hosts);
+	fleetview_view_free(&v);
+	parts_free(&now);
+}
+
+/* gunzip @gz: one member, all of it. */
+static char *gunzip(const void *gz, size_t len, size_t *ret_len)
+{
+	z_stream z = {0};
+	size_t cap = 1 << 22;
+	char *out = malloc(cap);
+
+	cr_assert_eq(inflateInit2(&z, 15 + 16), Z_OK);
+	z.next_in = (Bytef *)gz;
+	z.avail_in = (uInt)len;
+	z.next_out = (Bytef *)out;
+	z.avail_out = (uInt)cap;
+	cr_assert_eq(inflate(&z, Z_FINISH), Z_STREAM_END, "not one whole gzip member: %s",
+		     z.msg ? z.msg : "");
+	cr_assert_eq(z.avail_in, 0, "bytes after the member");
+	*ret_len = cap - z.avail_out;
+	inflateEnd(&z);
+	return out;
+}
+
+/*
+ * A request's gzip is its head deflated, the hosts deflated once per view, the tail, one
+ * member (RFC 1952): it inflates to exactly the identity body, whose CRC-32 and length
+ * its trailer holds (zlib checks both).
+ */
+Test(fleetview, gzip_made_of_parts)
+{
+	struct parts now = parts_of(fleet_ab);
+	struct fv_answer a = answer(&now);
+	struct fv_view v = merge(&a);
+	char *hosts = fleetview_render_hosts(&v), *head, *body, *back;
+	struct fv_status st = {
+		.configured = true, .engine = "http://e", .interval_ms = 1, .view = &v};
+	size_t hlen, blen, glen, back_len;
+	struct fv_deflated z;
+	void *gz;
+
+	cr_assert_eq(fleetview_deflate_part(hosts, strlen(hosts), &z), 0);
+	cr_assert_eq(z.raw_len, strlen(hosts));
+	head = fleetview_render_head(&st, &hlen);
+	body = fleetview_render_body(&st, hosts, &blen);
+	cr_assert_eq(hlen + strlen(hosts) + 1, blen);
+	cr_assert_eq(memcmp(head, body, hlen), 0, "the body begins with the head");
+	cr_assert_eq(fleetview_gzip_join(head, hlen, &z, FLEETVIEW_BODY_TAIL, 1, &gz, &glen), 0);
+	back = gunzip(gz, glen, &back_len);
+	cr_assert_eq(back_len, blen);
+	cr_assert_eq(memcmp(back, body, blen), 0, "the gzip is of the identity body");
+	free(back);
+	free(gz);
+	/* A big part (8,000 drives make 3 MB): the same. */
+	size_t big_len = 3u << 20;
+	char *big = malloc(big_len + 1);
+	for (size_t i = 0; i < big_len; i++)
+		big[i] = "{\"device\":\"nvme0\",\"temperature_c\":41}"[i % 38] + (char)(i % 7 == 0);
+	big[big_len] = '\0';
+	fleetview_deflated_free(&z);
+	cr_assert_eq(fleetview_deflate_part(big, big_len, &z), 0);
+	cr_assert_eq(fleetview_gzip_join("[", 1, &z, "]", 1, &gz, &glen), 0);
+	back = gunzip(gz, glen, &back_len);
+	cr_assert_eq(back_len, big_len + 2);
+	cr_assert(back[0] == '[' && back[big_len + 1] == ']' &&
+		  memcmp(back + 1, big, big_len) == 0);
+	free(back);
+	free(gz);
+	free(big);
+	fleetview_deflated_free(&z);
+	free(head);
 	free(body);
 	free(hosts);
 	fleetview_view_free(&v);

@@ -309,7 +309,13 @@ static int alert_add(struct fv_drive *d, const char *rule, const char *severity)
 	return 0;
 }
 
-static enum fv_verdict verdict_parse(const char *state)
+/*
+ * A state of nvmond_device_health (the fleet contract: ok, warning, critical, offline,
+ * unknown). "unknown" is a state the daemon reports (no sample of the drive yet), not
+ * the absence of one: it is taken, never derived into ok from the drive's other series.
+ * Return: the verdict, or -EINVAL for a name that is no state (the verdict is derived).
+ */
+static int verdict_parse(const char *state)
 {
 	static const struct {
 		const char *name;
@@ -317,12 +323,13 @@ static enum fv_verdict verdict_parse(const char *state)
 	} states[] = {{"ok", FV_OK},
 		      {"warning", FV_WARNING},
 		      {"critical", FV_CRITICAL},
-		      {"offline", FV_OFFLINE}};
+		      {"offline", FV_OFFLINE},
+		      {"unknown", FV_UNKNOWN}};
 
 	for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++)
 		if (strcmp(state, states[i].name) == 0)
-			return states[i].v;
-	return FV_UNKNOWN;
+			return (int)states[i].v;
+	return -EINVAL;
 }
 
 /*
@@ -363,10 +370,10 @@ static int drive_apply(struct fv_drive *d, enum fv_part p, const struct promq_sa
 		d->location = dup(promq_get(s, "location"));
 		return d->model && d->firmware && d->label && d->location ? 0 : -ENOMEM;
 	case FV_P_HEALTH: {
-		enum fv_verdict v = verdict_parse(label_or(s, "state", ""));
+		int v = verdict_parse(label_or(s, "state", ""));
 		/* Two states within the lookback (it changed): the worse one. */
-		if (v != FV_UNKNOWN && (!d->verdict_reported || v > d->verdict)) {
-			d->verdict = v;
+		if (v >= 0 && (!d->verdict_reported || v > (int)d->verdict)) {
+			d->verdict = (enum fv_verdict)v;
 			d->verdict_reported = true;
 		}
 		return 0;

@@ -391,6 +391,12 @@ Test(fleetview, verdicts)
 		"__q=health " D(8) " state=bogus | 1",
 		"__q=up " D(9) " | 0",
 		"__q=alert " D(9) " rule=spare_low severity=critical | 1",
+		"__q=health " D(10) " state=unknown | 1",
+		"__q=info " D(10) " model=M | 1",
+		"__q=up " D(10) " | 1",
+		"__q=health " D(11) " state=unknown | 1",
+		"__q=health " D(11) " state=warning | 1",
+		"__q=up " D(11) " | 1",
 		NULL,
 	};
 	static const struct {
@@ -408,6 +414,10 @@ Test(fleetview, verdicts)
 		{"nvme7", "reported offline beats the critical alert", FV_OFFLINE, true},
 		{"nvme8", "an unknown state is not taken", FV_UNKNOWN, true},
 		{"nvme9", "derived: down beats a critical alert, as the card shows it", FV_OFFLINE,
+		 true},
+		{"nvme10", "contract: state=\"unknown\" (no sample yet) is taken, not derived ok",
+		 FV_UNKNOWN, true},
+		{"nvme11", "reported: warning is worse than unknown in the lookback", FV_WARNING,
 		 true},
 	};
 #undef D
@@ -429,7 +439,7 @@ Test(fleetview, verdicts)
 			     want[i].rule);
 	}
 	cr_assert_eq(v.hosts[0].worst, FV_CRITICAL);
-	cr_assert_eq(v.hosts[0].problems, 9);
+	cr_assert_eq(v.hosts[0].problems, 11);
 	fleetview_view_free(&v);
 	parts_free(&now);
 }

@@ -576,7 +576,7 @@ out:
 	/* The exports: a request in flight is aborted, each thread joined (it may have
 	 * been waiting on the loop: mainq_shutdown() released it). */
 	d.exports = export_svc_free(d.exports);
-	d.metrics.export_stats = NULL; /* no thread reads it now */
+	d.metrics.export_stats = NULL;		       /* no thread reads it now */
 	d.fleetview = fleetview_svc_free(d.fleetview); /* cuts a transfer under way */
 	/* Cancel probes and wait for their threads (each stores what it measured). */
 	d.probes = probe_svc_free(d.probes);

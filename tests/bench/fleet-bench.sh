@@ -130,6 +130,11 @@ for i in range(cold):
     fresh.append((time.perf_counter() - t0) * 1000)
 print()
 print("GET /api/v1/fleet, %d drives on %d hosts (%s interval)" % (j["drives_count"], j["hosts_count"], interval))
+verdicts = {}
+for h in j["hosts"]:
+    for d in h["drives"]:
+        verdicts[d["verdict"]] = verdicts.get(d["verdict"], 0) + 1
+print("verdicts: %s" % ", ".join("%s %d" % kv for kv in sorted(verdicts.items())))
 print("%-16s %6s %9s %9s %9s %10s" % ("", "n", "p50 ms", "p99 ms", "max ms", "body KiB"))
 for name, lat, size, refresh, engine in rows:
     print("%-16s %6d %9.1f %9.1f %9.1f %10d" % (name, len(lat), pct(lat, .5), pct(lat, .99), max(lat), size // 1024))

@@ -6,7 +6,7 @@ Every host looks as a pushing nvmond looks in the engine (docs/fleet.md, the ser
 contract): each series carries the export's labels job and instance (= host_name),
 host and the host labels; nvmond_host_info{host_id, host, public_url, <host labels>},
 and per drive nvmond_device_info{device, model, serial, firmware, label, location},
-nvmond_device_health{state} (a StateSet), nvmond_alert_firing{rule, severity} while an
+nvmond_device_health{state} (a StateSet of five states; a few drives unknown: no sample yet), nvmond_alert_firing{rule, severity} while an
 alert fires, the composite temperature and sensors, % used, bytes written and the
 rating, nvmond_last_sample_timestamp_seconds, nvmond_device_up, and as many more of
 nvmond's families (--extra) as a real /metrics has, so that the engine holds what a
@@ -69,6 +69,8 @@ class Host:
                 state, alert = "offline", ("offline", "critical")
             elif r < 0.03:
                 state, alert = "warning", ("temperature_warning", "warning")
+            elif r < 0.033:
+                state = "unknown"  # just found, not read yet: no sample of it
             self.drives.append({
                 "device": "nvme%d" % j, "model": model, "serial": "SN%05d%02d" % (i, j), "firmware": fw,
                 "label": ["", "boot", "data", "wal"][j % 4], "location": "bay %d" % (j + 1),
@@ -87,7 +89,7 @@ class Host:
             key = dict(self.ext, device=d["device"], model=d["model"], serial=d["serial"])
             out.append(("nvmond_device_info" + labels(dict(key, firmware=d["firmware"], label=d["label"],
                                                            location=d["location"])), lambda t: 1))
-            for st in ("ok", "warning", "critical", "offline"):
+            for st in ("ok", "warning", "critical", "offline", "unknown"):
                 out.append(("nvmond_device_health" + labels(dict(key, state=st)),
                             (lambda v: lambda t: v)(1 if st == d["state"] else 0)))
             if d["alert"]:
@@ -95,16 +97,18 @@ class Host:
                             lambda t: 1))
             up = 0 if d["state"] == "offline" else 1
             out.append(("nvmond_device_up" + labels(key), (lambda v: lambda t: v)(up)))
+            out.append(("nvmond_temperature_warning_threshold_celsius" + labels(key), lambda t: 75))
+            out.append(("nvmond_temperature_critical_threshold_celsius" + labels(key), lambda t: 85))
+            if d["rated"]:
+                out.append(("nvmond_rated_endurance_bytes" + labels(key), (lambda v: lambda t: int(v))(d["rated"])))
+            if d["state"] == "unknown":
+                continue  # none of the stored families before its first sample
             for sensor, off in (("composite", 0), ("1", 3), ("2", 9)):
                 out.append(("nvmond_temperature_celsius" + labels(dict(key, sensor=sensor)),
                             (lambda v: lambda t: v + int(t / 60) % 3)(d["temp"] + off)))
-            out.append(("nvmond_temperature_warning_threshold_celsius" + labels(key), lambda t: 75))
-            out.append(("nvmond_temperature_critical_threshold_celsius" + labels(key), lambda t: 85))
             out.append(("nvmond_endurance_used_ratio" + labels(key), (lambda v: lambda t: v)(d["used"])))
             out.append(("nvmond_data_written_bytes_total" + labels(key),
                         (lambda v: lambda t: int(v + (t % 86400) * 1e6))(d["written"])))
-            if d["rated"]:
-                out.append(("nvmond_rated_endurance_bytes" + labels(key), (lambda v: lambda t: int(v))(d["rated"])))
             out.append(("nvmond_last_sample_timestamp_seconds" + labels(key), lambda t: round(t, 3)))
             for fam in EXTRA_FAMILIES[:extra]:
                 out.append((fam + labels(key), lambda t: 1))

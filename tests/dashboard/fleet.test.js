@@ -182,6 +182,14 @@ async function main() {
   }
   console.log(`ok: ${rows.filter((r) => r.kind === "drive").length} drives under ${rows.filter((r) => r.kind === "host").length} hosts, problems first, ${domRows} rows in the DOM`);
   await shot(page, "all");
+  // Every column in view at 1400 px, without scrolling sideways: a drive's list of alerts
+  // is cut short (all of it in the tooltip), not a column pushing the others out of view.
+  const wide = await page.evaluate(() => {
+    const s = document.querySelector(".fleet-scroll");
+    return { scroll: s.scrollWidth, client: s.clientWidth };
+  });
+  if (wide.scroll > wide.client)
+    fail(`the table is ${wide.scroll} px wide in a ${wide.client} px page: columns out of view (screenshot fleet-all.png)`);
 
   // Filters: a host label, a model, text, problems only; each narrows to what the API says.
   const [labelInst, labelSet] = Object.entries(labels)[0] || [];

@@ -273,6 +273,7 @@ default_schedule = daily 02:00 short
             part("info", "h1", dict(drive, model="M", firmware="F", label="boot", location="bay 1"), "1"),
             part("health", "h1", dict(drive, state="critical"), "1"),
             part("health", "h1", dict(drive, state="ok"), "1"),
+            part("health", "h2", dict(device="nvme1", serial="", state="unknown"), "1"),
             part("alert", "h1", dict(drive, rule="spare_low", severity="critical"), "1"),
             part("temp", "h1", drive, "41"), part("used", "h1", drive, "1.03"),
             part("tbw", "h1", drive, "+Inf"), part("seen", "h1", drive, "1796292440.5"),

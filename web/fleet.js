@@ -144,13 +144,20 @@ function fleetDriveRow(r, index) {
   el("td", { class: "model", title: d.firmware ? "firmware " + d.firmware : null }, d.model || "–"),
   el("td", { class: "serial" }, d.serial || "–"),
   el("td", { class: "location" }, d.location || "–"),
-  el("td", { class: "health" }, badge({ level: d.verdict, why: d.alerts.map((a) => a.severity + ": " + a.rule) }),
+  el("td", { class: "health" }, fleetBadge(d.verdict, d.alerts.map((a) => a.severity + ": " + a.rule)),
     alerts ? el("small", { class: "muted", title: alerts }, alerts) : null),
   fleetTempCell(d),
   el("td", { class: "num " + cls(d.percent_used, 80, 100) }, d.percent_used === null ? "–" : d.percent_used + " %"),
   el("td", { class: "num " + cls(d.tbw_percent, 80, 100), title: d.tbw_percent === null ? "rated TBW unknown" : null },
     d.tbw_percent === null ? "–" : fmtPercent(d.tbw_percent, 1)),
   el("td", { class: "seen muted" }, d.up === false ? "offline · " + fmtAgo(d.last_seen) : fmtAgo(d.last_seen)));
+}
+
+// A drive's verdict (ok, warning, critical, offline, unknown) as the overview's badges look,
+// the alerts firing in its tooltip. Its own: the overview's badge() takes a drive's API health.
+function fleetBadge(verdict, why) {
+  const cls = { ok: "ok", warning: "warn", critical: "bad", offline: "muted", unknown: "muted" }[verdict] || "muted";
+  return el("span", { class: "badge " + cls, title: why.join("; ") || "healthy" }, verdict);
 }
 
 // The composite temperature against the drive's own WCTEMP / CCTEMP, as the overview judges it.

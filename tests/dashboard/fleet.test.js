@@ -74,6 +74,7 @@ async function readRowsOnce(page) {
             link: (tr.querySelector("a.host-link") || {}).href || null, text: tr.textContent }
           : { kind: "drive", host: tr.dataset.host, device: tr.dataset.device, serial: tr.dataset.serial,
             verdict: tr.dataset.verdict, problem: tr.dataset.problem === "1",
+            badge: (tr.querySelector("td.health .badge") || {}).textContent,
             temp: tr.dataset.temp === "" ? null : Number(tr.dataset.temp), text: tr.textContent });
       }
       if (top + box.clientHeight >= box.scrollHeight) break;
@@ -171,6 +172,10 @@ async function main() {
   if (snap.hosts_count !== HOSTS || snap.drives_count !== DRIVES)
     fail(`the page has ${snap.hosts_count} hosts and ${snap.drives_count} drives, want ${HOSTS} and ${DRIVES}`);
   checkOrder(rows, snap, "all drives");
+  // Each drive's badge says its verdict (the five states of nvmond_device_health).
+  const badBadge = rows.filter((r) => r.kind === "drive" && r.badge !== r.verdict);
+  if (badBadge.length)
+    fail(`${badBadge.length} badges are not the drive's verdict: ${JSON.stringify(badBadge.slice(0, 2).map((r) => [r.device, r.verdict, r.badge]))}`);
   if (domRows > 100) fail(`${domRows} rows in the DOM for ${rows.length}: the table is not virtualised`);
   for (const [name, want] of Object.entries(labels)) {
     const r = rows.find((x) => x.kind === "host" && x.name === name);

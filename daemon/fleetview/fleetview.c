@@ -24,7 +24,7 @@ static const struct {
 	[FV_P_HOST] = {"host", "timestamp(nvmond_host_info)"},
 	[FV_P_INFO] = {"info",
 		       "max by (" K ", model, firmware, label, location) (nvmond_device_info)"},
-	/* ok is what is left: the three other states touch 3 of the 4 series of each drive. */
+	/* ok is what is left: the four other states touch 4 of the 5 series of each drive. */
 	[FV_P_HEALTH] = {"health",
 			 "max by (" K ", state) (nvmond_device_health{state!=\"ok\"} == 1)"},
 	[FV_P_ALERT] = {"alert", "max by (" K ", rule, severity) (nvmond_alert_firing)"},

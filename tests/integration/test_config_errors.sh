@@ -220,6 +220,7 @@ timeout 20 "$NVMOND_BIN" status --json --config "$f" "${common[@]}" >"$tmp/out" 
 [ "$rc" = 0 ] || fail "a line of 199 characters: exit $rc: $(cat "$tmp/err")"
 printf '[daemon]\ndemo = yes\n[probes]\n%s0\n' "$line199" >"$f"
 expect_usage_error "a line of 200 characters" "$f:4: line too long (max 199 characters)" \
+	--config "$f" "${common[@]}"
 
 # [fleet] (docs/fleet.md): a query_url that is no base URL is FILE:LINE; a secret that
 # cannot be read, or keys that go together alone, stop the start with the key named.

@@ -388,12 +388,15 @@ in_booted systemctl stop nvmond # a consistent count of what the old version sto
 t_old=$(q 'select max(ts_ms) from samples')
 # The history as it stands, in what no pruning touches: the raw samples of the
 # last 6 days (kept 7), the 1-hour rollups before the last 2 hours (kept for
-# ever), the alerts and throttle events.
+# ever), the alerts and throttle events stored so far (by id: the new version may
+# add a late event that began before the stop, when the drive's counters say so).
+a_max=$(q 'select coalesce(max(id), 0) from alerts')
+e_max=$(q 'select coalesce(max(id), 0) from throttle_events')
 history() {
 	q "select (select count(*) from samples where ts_ms > $t_old - 6 * 86400000 and ts_ms <= $t_old),
 		(select count(*) || '/' || sum(n) from rollups where res_s = 3600 and ts_ms < $t_old - 7200000),
-		(select count(*) from alerts where started_ms <= $t_old),
-		(select count(*) from throttle_events where start_ms <= $t_old)"
+		(select count(*) from alerts where id <= $a_max),
+		(select count(*) from throttle_events where id <= $e_max)"
 }
 h_old=$(history)
 n_old=$(q "select count(*) from samples where ts_ms > $t_old - 6 * 86400000")

@@ -182,6 +182,7 @@ static const struct cfg_key cfg_keys[] = {
 	ENUM("alerts", "media_errors", alert_media_errors, int, cfg_bool_choices, "yes or no",
 	     "yes"),
 	ENUM("alerts", "offline", alert_offline, int, cfg_bool_choices, "yes or no", "yes"),
+	ENUM("alerts", "health", alert_health, int, cfg_bool_choices, "yes or no", "yes"),
 	ENUM("alerts", "unresponsive", alert_unresponsive, int, cfg_bool_choices, "yes or no",
 	     "yes"),
 	ENUM("alerts", "wear", alert_wear, int, cfg_bool_choices, "yes or no", "yes"),
@@ -220,6 +221,13 @@ static const struct cfg_key cfg_keys[] = {
 	PATH("probes", "recovery_intervals", probe_recovery_intervals, 1, "5m,10m,20m,40m,60m,90m"),
 	/* A schedule (analysis/selftest_sched.h), checked by the self-test service. */
 	PATH("selftests", "default_schedule", selftest_default_schedule, 0, ""),
+	ENUM("logs", "ocp", logs_ocp, int, cfg_bool_choices, "yes or no", "yes"),
+	DURATION("logs", "ocp_interval", logs_ocp_interval_ms, 0, MS_PER_DAY, "0"),
+	ENUM("logs", "pel", logs_pel, int, cfg_bool_choices, "yes or no", "yes"),
+	DURATION("logs", "pel_interval", logs_pel_interval_ms, MS_PER_MIN, MS_PER_DAY, "1h"),
+	ENUM("logs", "power", logs_power, int, cfg_bool_choices, "yes or no", "yes"),
+	/* A list of rule names (analysis/health.h), checked by the health monitor. */
+	PATH("health", "disable", health_disable, 0, ""),
 };
 
 /* Keys of [device "…"] sections: offsets into struct cfg_device. */

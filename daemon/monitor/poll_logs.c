@@ -226,11 +226,17 @@ static size_t pel_store(struct poller *p, struct pdev *d, const struct pel_take 
 			 store_strerror(p->store));
 		added = 0;
 	}
+	size_t late = 0, thermal = 0;
 	for (size_t i = 0; i < n; i++)
-		if (v[i].id && v[i].late)
-			log_info("%s: the drive's event log holds %s at %lld, while nvmond was not "
-				 "watching: %s",
-				 d->name, v[i].kind, (long long)v[i].ts_ms, v[i].summary);
+		if (v[i].id && v[i].late) {
+			late++;
+			thermal += v[i].type == PEL_THERMAL_EXCURSION;
+		}
+	if (added)
+		log_info("%s: %zu new event%s from the drive's Persistent Event Log, %zu of them "
+			 "from while nvmond was not watching (%zu thermal excursion%s)",
+			 d->name, added, added == 1 ? "" : "s", late, thermal,
+			 thermal == 1 ? "" : "s");
 	free(v);
 	return added;
 }

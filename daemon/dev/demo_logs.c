@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The demo drives' log C0h, Persistent Event Log and power states (issue 27):
+ * pure functions of the drive and the time asked for, as the rest of the demo
+ * (demo.h), so that the live drives and their demo year agree.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nvmond/dev/demo.h"
+
+#define MS_DAY	(24 * 3600 * 1000LL)
+#define MS_WEEK (7 * MS_DAY)
+
+/* Five states, as many client drives: three operational, two not. */
+static const struct power_state_desc demo_psd[DEV_DEMO_NPSS + 1] = {
+	{.max_uw = 8500000, .enlat_us = 0, .exlat_us = 0},
+	{.max_uw = 7000000, .enlat_us = 0, .exlat_us = 200},
+	{.max_uw = 5500000, .enlat_us = 0, .exlat_us = 1000},
+	{.max_uw = 70000, .non_operational = true, .enlat_us = 210, .exlat_us = 1200},
+	{.max_uw = 5000, .non_operational = true, .enlat_us = 2000, .exlat_us = 8000},
+};
+
+void dev_demo_psd(unsigned ps, struct power_state_desc *ret)
+{
+	*ret = ps <= DEV_DEMO_NPSS ? demo_psd[ps] : (struct power_state_desc){0};
+}
+
+static double since_epoch_days(int64_t now_ms)
+{
+	return now_ms > DEV_DEMO_EPOCH_MS ? (double)(now_ms - DEV_DEMO_EPOCH_MS) / MS_DAY : 0;
+}
+
+void dev_demo_ocp(const struct dev_demo_drive *d, int64_t now_ms, struct ocp_log *ret)
+{
+	struct smart_log s;
+	double days = since_epoch_days(now_ms);
+
+	dev_demo_state(d, now_ms, &s);
+	double host = (double)s.data_units_written * BYTES_PER_UNIT;
+	double host_read = (double)s.data_units_read * BYTES_PER_UNIT;
+	/* Write amplification from 1.1, growing with wear (percent used). */
+	double wa = 1.1 + 0.006 * s.percent_used;
+	uint64_t rises = d->ocp_unc_every_days ? (uint64_t)(days / d->ocp_unc_every_days) : 0;
+
+	*ret = (struct ocp_log){
+		.phys_written_bytes = (u128)(host * wa),
+		.phys_read_bytes = (u128)(host_read * 1.02),
+		.bad_user_blocks = 12 + rises,
+		.bad_user_norm = 100,
+		.bad_system_blocks = 1,
+		.bad_system_norm = 100,
+		.xor_recoveries = 3 * rises,
+		.uncorrectable_reads = 3 * rises,
+		.soft_ecc_errors = (uint64_t)(days * 4),
+		.e2e_detected = 0,
+		.e2e_corrected = 0,
+		.system_data_used_pct = s.percent_used / 2,
+		.throttle_events =
+			(uint8_t)(s.thm_temp1_trans_count > 255 ? 255 : s.thm_temp1_trans_count),
+		.throttle_status = s.temperature_k >= d->tmt2_k && d->tmt2_k   ? 2
+				   : s.temperature_k >= d->tmt1_k && d->tmt1_k ? 1
+									       : 0,
+		.spec_major = 2,
+		.spec_minor = 0,
+		.pcie_correctable = (uint64_t)(days / 3),
+		.incomplete_shutdowns = d->unsafe_shutdowns,
+		.free_blocks_pct = (uint8_t)(30 - s.percent_used / 5),
+		.capacitor_health = 100,
+		.version = 3,
+	};
+}
+
+int dev_demo_ocp_page(const struct dev_demo_drive *d, int64_t now_ms, uint8_t page[OCP_LOG_SIZE])
+{
+	struct ocp_log l;
+
+	if (d->ocp == DEMO_OCP_REFUSED)
+		return -EOPNOTSUPP;
+	dev_demo_ocp(d, now_ms, &l);
+	ocp_encode(&l, page);
+	if (d->ocp == DEMO_OCP_VENDOR) /* a vendor's own page: its GUID is not OCP's */
+		memcpy(page + OCP_LOG_SIZE - OCP_GUID_LEN, "DEMO-VENDOR-C0h!", OCP_GUID_LEN);
+	return 0;
+}
+
+void dev_demo_power(const struct dev_demo_drive *d, int64_t now_ms, struct dev_power *ret)
+{
+	double t = now_ms > DEV_DEMO_EPOCH_MS ? (double)(now_ms - DEV_DEMO_EPOCH_MS) / 1000.0 : 0;
+	/* The workload's phase (dev_demo_state()): busiest mid-period. */
+	double load = 1 - 0.7 * cos(2 * M_PI * t / d->period_s);
+	struct dev_power p = {.got = DEV_POWER_PM};
+	uint8_t ps = load > 1.2 ? 0 : load > 0.6 ? 1 : 2;
+
+	/* Resting with APST on, the drive is found in PS3 (it slept between commands). */
+	if (d->apst && d->apst_on && load < 0.45)
+		ps = 3;
+	p.pm_dw0 = ps;
+	if (d->apst) {
+		struct apst a = {.enabled = d->apst_on};
+		/* The kernel's table: PS0-2 go to PS3 after 100 ms idle, PS3 to PS4 after 2 s. */
+		for (int i = 0; i <= 2; i++)
+			a.e[i] = (struct apst_entry){.itps = 3, .itpt_ms = 100};
+		a.e[3] = (struct apst_entry){.itps = 4, .itpt_ms = 2000};
+		p.apst_dw0 = apst_encode(&a, p.apst_table);
+		p.got |= DEV_POWER_APST;
+	}
+	if (d->hctm) {
+		p.hctm_dw0 = (uint32_t)d->tmt1_k << 16 | d->tmt2_k;
+		p.got |= DEV_POWER_HCTM;
+	}
+	*ret = p;
+}
+
+/* ---- the Persistent Event Log ------------------------------------------- */
+
+struct pel_buf {
+	uint8_t *p;
+	size_t len, cap;
+	uint32_t n;
+};
+
+static int add(struct pel_buf *b, uint8_t type, int64_t ms, const void *data, size_t len)
+{
+	if (b->len + PEL_EVENT_HEADER_SIZE + len > b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 64 * 1024;
+		while (cap < b->len + PEL_EVENT_HEADER_SIZE + len)
+			cap *= 2;
+		uint8_t *np = realloc(b->p, cap);
+		if (!np)
+			return -ENOMEM;
+		b->p = np;
+		b->cap = cap;
+	}
+	b->len += pel_event_put(b->p + b->len, b->cap - b->len, type, pel_ts_raw(ms), 1, 0, data,
+				len);
+	b->n++;
+	return 0;
+}
+
+static void put_le(uint8_t *p, uint64_t v, int n)
+{
+	for (int i = 0; i < n; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void rev_put(uint8_t *p, const char *rev)
+{
+	size_t n = strnlen(rev, 8);
+
+	memset(p, ' ', 8);
+	memcpy(p, rev, n);
+}
+
+/* The events of week @w (its power cycle): power-on, timestamp, APST, snapshot. */
+static int week_events(struct pel_buf *b, const struct dev_demo_drive *d, int64_t w)
+{
+	int64_t t = DEV_DEMO_EPOCH_MS + w * MS_WEEK + 6 * 3600 * 1000LL;
+	uint8_t data[SMART_LOG_SIZE];
+	struct smart_log s;
+	int r;
+
+	memset(data, 0, 8 + 36);
+	/* demo1 ran firmware_was until its update on day 200 (dev_demo_pel()). */
+	rev_put(data, d->firmware_was[0] && w * 7 <= 200 ? d->firmware_was : d->firmware);
+	put_le(data + 8, 1, 2);					  /* CNTLID */
+	put_le(data + 8 + 16, d->power_cycles0 + (uint64_t)w, 4); /* controller power cycle */
+	put_le(data + 8 + 20, (uint64_t)(MS_WEEK - 60000), 8);	  /* on the week before */
+	put_le(data + 8 + 28, pel_ts_raw(t), 8);
+	if ((r = add(b, PEL_POWER_ON_RESET, t, data, 8 + 36)) < 0)
+		return r;
+	/* The kernel sets the Timestamp and APST as it brings the controller up. */
+	memset(data, 0, 16);
+	put_le(data, (uint64_t)(t - 30000) & ((1ull << 48) - 1), 8); /* from a reset: origin 0 */
+	put_le(data + 8, 1500, 8);
+	if ((r = add(b, PEL_TIMESTAMP_CHANGE, t + 1500, data, 16)) < 0)
+		return r;
+	if (d->apst) {
+		memset(data, 0, 12);
+		put_le(data, 2, 4); /* two command dwords logged */
+		put_le(data + 4, FEAT_APST, 4);
+		put_le(data + 8, d->apst_on, 4);
+		if ((r = add(b, PEL_SET_FEATURE, t + 1600, data, 12)) < 0)
+			return r;
+	}
+	dev_demo_state(d, t + 2000, &s);
+	smart_encode(&s, data);
+	return add(b, PEL_SMART_SNAPSHOT, t + 2000, data, SMART_LOG_SIZE);
+}
+
+int dev_demo_pel(const struct dev_demo_drive *d, size_t index, int64_t now_ms, uint8_t **ret_log,
+		 size_t *ret_len)
+{
+	struct pel_buf b = {0};
+	uint8_t data[64];
+	int r = 0;
+
+	if (!d->pel)
+		return -EOPNOTSUPP;
+	b.cap = 64 * 1024;
+	b.p = malloc(b.cap);
+	if (!b.p)
+		return -ENOMEM;
+	b.len = PEL_HEADER_SIZE; /* the header, written last */
+	int64_t days = now_ms > DEV_DEMO_EPOCH_MS ? (now_ms - DEV_DEMO_EPOCH_MS) / MS_DAY : -1;
+	for (int64_t day = 0; r == 0 && day <= days; day++) {
+		int64_t d0 = DEV_DEMO_EPOCH_MS + day * MS_DAY;
+		if (day % 7 == 0 && d0 + 6 * 3600 * 1000LL + 2000 <= now_ms)
+			r = week_events(&b, d, day / 7);
+		/* demo1's first days: a sanitize, a new namespace, a format; day 200 new firmware. */
+		if (index == 1 && day == 1 && d0 + 10 * 3600 * 1000LL <= now_ms) {
+			memset(data, 0, 12);
+			put_le(data, 0x7, 4);	  /* SANICAP */
+			put_le(data + 4, 0x4, 4); /* crypto erase */
+			r = add(&b, PEL_SANITIZE_START, d0 + 9 * 3600 * 1000LL, data, 12);
+			memset(data, 0, 8);
+			put_le(data, 0xFFFF, 2);
+			put_le(data + 2, 0x0101, 2); /* succeeded */
+			if (r == 0)
+				r = add(&b, PEL_SANITIZE_DONE, d0 + 10 * 3600 * 1000LL, data, 8);
+		}
+		if (index == 1 && day == 2 && d0 + 10 * 3600 * 1000LL <= now_ms) {
+			memset(data, 0, 48);
+			put_le(data + 8, d->capacity / 512, 8);
+			put_le(data + 24, d->capacity / 512, 8);
+			put_le(data + 44, 1, 4);
+			r = add(&b, PEL_NS_CHANGE, d0 + 9 * 3600 * 1000LL, data, 48);
+			memset(data, 0, 12);
+			put_le(data, 1, 4);
+			if (r == 0)
+				r = add(&b, PEL_FORMAT_START, d0 + 9 * 3600 * 1000LL + 60000, data,
+					12);
+			data[4] = 100;
+			if (r == 0)
+				r = add(&b, PEL_FORMAT_DONE, d0 + 10 * 3600 * 1000LL, data, 12);
+		}
+		if (index == 1 && d->firmware_was[0] && day == 200 &&
+		    d0 + 17 * 3600 * 1000LL <= now_ms) {
+			memset(data, 0, 24);
+			rev_put(data, d->firmware_was);
+			rev_put(data + 8, d->firmware);
+			data[16] = 3; /* activate now */
+			data[17] = 1;
+			r = add(&b, PEL_FW_COMMIT, d0 + 17 * 3600 * 1000LL, data, 24);
+		}
+		/* A drive that throttles: the day's first heavy excursion, at 14:00. */
+		if (r == 0 && d->tmt2_c > 0 && d0 + 14 * 3600 * 1000LL <= now_ms) {
+			memset(data, 0, 4);
+			data[0] = (uint8_t)lround(d->base_c + d->heavy_amp_c - d->tmt2_c);
+			data[1] = (uint8_t)lround(d->tmt2_c);
+			r = add(&b, PEL_THERMAL_EXCURSION, d0 + 14 * 3600 * 1000LL, data, 4);
+		}
+		if (r == 0 && index == 0 && day % 120 == 90 && d0 + 3 * 3600 * 1000LL <= now_ms) {
+			memset(data, 0, 4);
+			put_le(data, 0x0003, 2);
+			r = add(&b, PEL_HW_ERROR, d0 + 3 * 3600 * 1000LL, data, 4);
+		}
+	}
+	if (r < 0) {
+		free(b.p);
+		return r;
+	}
+	pel_header_put(b.p, b.n, b.len, 1, pel_ts_raw(now_ms), d->serial, d->model);
+	*ret_log = b.p;
+	*ret_len = b.len;
+	return 0;
+}

@@ -73,6 +73,18 @@ void dev_demo_ocp(const struct dev_demo_drive *d, int64_t now_ms, struct ocp_log
 	};
 }
 
+int64_t dev_demo_unc_rise_after(const struct dev_demo_drive *d, int64_t from_ms)
+{
+	int64_t p = (int64_t)d->ocp_unc_every_days * MS_DAY;
+
+	if (!p || d->ocp != DEMO_OCP_YES)
+		return 0;
+	if (from_ms <= DEV_DEMO_EPOCH_MS)
+		return DEV_DEMO_EPOCH_MS + p;
+	int64_t k = (from_ms - DEV_DEMO_EPOCH_MS + p - 1) / p;
+	return DEV_DEMO_EPOCH_MS + (k ? k : 1) * p;
+}
+
 int dev_demo_ocp_page(const struct dev_demo_drive *d, int64_t now_ms, uint8_t page[OCP_LOG_SIZE])
 {
 	struct ocp_log l;
@@ -252,7 +264,8 @@ int dev_demo_pel(const struct dev_demo_drive *d, size_t index, int64_t now_ms, u
 			data[1] = (uint8_t)lround(d->tmt2_c);
 			r = add(&b, PEL_THERMAL_EXCURSION, d0 + 14 * 3600 * 1000LL, data, 4);
 		}
-		if (r == 0 && index == 0 && day % 120 == 90 && d0 + 3 * 3600 * 1000LL <= now_ms) {
+		/* demo0's one hardware error, in its first month (long before any demo year). */
+		if (r == 0 && index == 0 && day == 30 && d0 + 3 * 3600 * 1000LL <= now_ms) {
 			memset(data, 0, 4);
 			put_le(data, 0x0003, 2);
 			r = add(&b, PEL_HW_ERROR, d0 + 3 * 3600 * 1000LL, data, 4);

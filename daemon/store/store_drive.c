@@ -685,3 +685,19 @@ int store_media_errors_since(struct store *s, int64_t id, int64_t from_ms, u128 
 	}
 	return r;
 }
+
+static const char sql_io_errors[] =
+	"SELECT count(*) FROM errors WHERE device_id = :id AND class IN ('media', 'io') AND "
+	"NOT before_watch AND seen_ms >= :from_ms AND seen_ms <= :to_ms";
+
+int store_io_errors_count(struct store *s, int64_t id, int64_t from_ms, int64_t to_ms,
+			  uint64_t *ret)
+{
+	sqlite3_stmt *st;
+	int r = store_stmt(s, sql_io_errors, &st);
+
+	if (r == 0)
+		r = store_bind(s, st, store_p_i64(":id", id), store_p_i64(":from_ms", from_ms),
+			       store_p_i64(":to_ms", to_ms));
+	return r < 0 ? r : store_collect_first(s, st, sizeof(*ret), read_count, ret);
+}

@@ -258,6 +258,12 @@ void dev_demo_psd(unsigned ps, struct power_state_desc *ret);
 void dev_demo_ocp(const struct dev_demo_drive *d, int64_t now_ms, struct ocp_log *ret);
 
 /**
+ * dev_demo_unc_rise_after() - When @d's C0h uncorrectable reads next rise at
+ * or after @from_ms. Return: unix ms, or 0 for a drive whose never do.
+ */
+int64_t dev_demo_unc_rise_after(const struct dev_demo_drive *d, int64_t from_ms);
+
+/**
  * dev_demo_ocp_page() - What drive @d answers to log C0h at @now_ms.
  * Return: 0 with the page, or -EOPNOTSUPP where it refuses the log.
  */
@@ -275,7 +281,7 @@ void dev_demo_power(const struct dev_demo_drive *d, int64_t now_ms, struct dev_p
  * header, then every event since the epoch, oldest first (a power-on each
  * power cycle with the timestamp and APST the kernel sets after it and a
  * health snapshot; on drives that throttle a thermal excursion a day; on
- * demo0 a hardware error every 120 days; on demo1 a sanitize, a namespace
+ * demo0 a hardware error in its first month; on demo1 a sanitize, a namespace
  * change and a format in its first days and a firmware commit on day 200).
  * Return: 0 with *@ret_log (malloc()) of *@ret_len bytes, -EOPNOTSUPP for a
  * drive without one, or -ENOMEM.

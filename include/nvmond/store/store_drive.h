@@ -207,3 +207,12 @@ int store_watched_at(struct store *s, int64_t id, int64_t ts_ms, int64_t gap_ms)
  */
 int store_media_errors_since(struct store *s, int64_t id, int64_t from_ms, u128 *ret,
 			     int64_t *ret_ts_ms);
+
+/**
+ * store_io_errors_count() - How many error log entries of class media or io
+ * of @id were read in [@from_ms, @to_ms], leaving out those that were in the
+ * log before nvmond watched the drive (their time is unknown).
+ * Return: 0 or negative errno.
+ */
+int store_io_errors_count(struct store *s, int64_t id, int64_t from_ms, int64_t to_ms,
+			  uint64_t *ret);

@@ -50,6 +50,7 @@
 #include "nvmond/util/timefmt.h"
 #include "nvmond/api/wear_api.h"
 #include "nvmond/alert/health_mon.h"
+#include "nvmond/api/drive_api.h"
 #include "nvmond/alert/wear_mon.h"
 
 #include "main_cli.h"
@@ -508,6 +509,11 @@ static int run_daemon(const struct opts *o)
 	/* Firmware and PCIe link history: GET …/facts. */
 	struct api_endpoint facts_ep = facts_endpoint();
 	if (endpoints_add(&endpoints, &facts_ep, 1) < 0)
+		goto out;
+	/* What a drive knows beyond its health log (issue 27): …/power, …/ocp, …/health. */
+	struct api_endpoint drive_ep[] = {drive_power_endpoint(), drive_ocp_endpoint(),
+					  drive_health_endpoint()};
+	if (endpoints_add(&endpoints, drive_ep, 3) < 0)
 		goto out;
 	/* The devices, their samples, /healthz. */
 	size_t n_core_ep;

@@ -166,8 +166,25 @@ static void rev_put(uint8_t *p, const char *rev)
 	memcpy(p, rev, n);
 }
 
+/* The revision before @rev: its last character one lower ("2B0QBXX7" → "2B0QBXX6"). */
+static void rev_before(uint8_t *p, const char *rev)
+{
+	rev_put(p, rev);
+	size_t n = strnlen(rev, 8);
+	if (n && p[n - 1] > '0')
+		p[n - 1]--;
+}
+
+/*
+ * demo0's firmware update, long before any demo year. The log's events are at fixed
+ * times from the drives' power-on (DEV_DEMO_EPOCH_MS), so each is stored once across
+ * restarts; the demo year is placed before the first start, so demo1's update in that
+ * year (demo_year_facts.c) cannot be in its log without moving it each day.
+ */
+#define FW_COMMIT_DAY 200
+
 /* The events of week @w (its power cycle): power-on, timestamp, APST, snapshot. */
-static int week_events(struct pel_buf *b, const struct dev_demo_drive *d, int64_t w)
+static int week_events(struct pel_buf *b, const struct dev_demo_drive *d, size_t index, int64_t w)
 {
 	int64_t t = DEV_DEMO_EPOCH_MS + w * MS_WEEK + 6 * 3600 * 1000LL;
 	uint8_t data[SMART_LOG_SIZE];
@@ -175,8 +192,12 @@ static int week_events(struct pel_buf *b, const struct dev_demo_drive *d, int64_
 	int r;
 
 	memset(data, 0, 8 + 36);
-	/* demo1 ran firmware_was until its update on day 200 (dev_demo_pel()). */
-	rev_put(data, d->firmware_was[0] && w * 7 <= 200 ? d->firmware_was : d->firmware);
+	/* demo0 ran the revision before its own until its update on day 200
+	 * (dev_demo_pel()). */
+	if (index == 0 && w * 7 <= FW_COMMIT_DAY)
+		rev_before(data, d->firmware);
+	else
+		rev_put(data, d->firmware);
 	put_le(data + 8, 1, 2);					  /* CNTLID */
 	put_le(data + 8 + 16, d->power_cycles0 + (uint64_t)w, 4); /* controller power cycle */
 	put_le(data + 8 + 20, (uint64_t)(MS_WEEK - 60000), 8);	  /* on the week before */
@@ -220,8 +241,9 @@ int dev_demo_pel(const struct dev_demo_drive *d, size_t index, int64_t now_ms, u
 	for (int64_t day = 0; r == 0 && day <= days; day++) {
 		int64_t d0 = DEV_DEMO_EPOCH_MS + day * MS_DAY;
 		if (day % 7 == 0 && d0 + 6 * 3600 * 1000LL + 2000 <= now_ms)
-			r = week_events(&b, d, day / 7);
-		/* demo1's first days: a sanitize, a new namespace, a format; day 200 new firmware. */
+			r = week_events(&b, d, index, day / 7);
+		/* demo1's first days: a sanitize, a new namespace, a format; demo0's new
+		 * firmware on day 200. */
 		if (index == 1 && day == 1 && d0 + 10 * 3600 * 1000LL <= now_ms) {
 			memset(data, 0, 12);
 			put_le(data, 0x7, 4);	  /* SANICAP */
@@ -248,21 +270,22 @@ int dev_demo_pel(const struct dev_demo_drive *d, size_t index, int64_t now_ms, u
 			if (r == 0)
 				r = add(&b, PEL_FORMAT_DONE, d0 + 10 * 3600 * 1000LL, data, 12);
 		}
-		if (index == 1 && d->firmware_was[0] && day == 200 &&
-		    d0 + 17 * 3600 * 1000LL <= now_ms) {
+		if (index == 0 && day == FW_COMMIT_DAY && d0 + 17 * 3600 * 1000LL <= now_ms) {
 			memset(data, 0, 24);
-			rev_put(data, d->firmware_was);
+			rev_before(data, d->firmware);
 			rev_put(data + 8, d->firmware);
 			data[16] = 3; /* activate now */
 			data[17] = 1;
 			r = add(&b, PEL_FW_COMMIT, d0 + 17 * 3600 * 1000LL, data, 24);
 		}
-		/* A drive that throttles: the day's first heavy excursion, at 14:00. */
-		if (r == 0 && d->tmt2_c > 0 && d0 + 14 * 3600 * 1000LL <= now_ms) {
+		/* A drive that throttles: the week's hottest afternoon passes TMT2 at 15:00 (a
+		 * real log would hold every excursion; one a week keeps the timeline readable;
+		 * the demo year has a point each 3 hours from midnight, so it was watched). */
+		if (r == 0 && d->tmt2_c > 0 && day % 7 == 3 && d0 + 15 * 3600 * 1000LL <= now_ms) {
 			memset(data, 0, 4);
 			data[0] = (uint8_t)lround(d->base_c + d->heavy_amp_c - d->tmt2_c);
 			data[1] = (uint8_t)lround(d->tmt2_c);
-			r = add(&b, PEL_THERMAL_EXCURSION, d0 + 14 * 3600 * 1000LL, data, 4);
+			r = add(&b, PEL_THERMAL_EXCURSION, d0 + 15 * 3600 * 1000LL, data, 4);
 		}
 		/* demo0's one hardware error, in its first month (long before any demo year). */
 		if (r == 0 && index == 0 && day == 30 && d0 + 3 * 3600 * 1000LL <= now_ms) {

@@ -18,6 +18,7 @@
 #include "nvmond/dev/smart.h"
 #include "nvmond/util/u128.h"
 #include "nvmond/util/utf8.h"
+#include "metrics_drive.h"
 
 #define LABELS_MAX 512
 
@@ -776,6 +777,7 @@ int metrics_render(const struct metrics_input *in, char **ret, size_t *ret_len)
 		goto out;
 	render_fleet(f, in, labels);
 	render_devices(f, in, labels);
+	metrics_render_drive(f, in, labels[0], sizeof(labels[0])); /* issue 27 */
 	render_probes(f, in, labels);
 	render_alerts(f, in);
 	render_exports(f, in);

@@ -596,6 +596,8 @@ static void on_power(void *userdata, int r, void *answer)
 			l->feats_due = false;
 		f->apst_idle = f->apst_known ? apst_first_idle(&l->apst, l->psd, l->npss, f->ps)
 					     : (struct apst_idle){0};
+		f->polls_keep_awake = f->apst_idle.reaches &&
+				      p->cfg.poll_interval_ms < (int64_t)f->apst_idle.idle_ms;
 		power_store(p, d, q->now);
 		to_fleet(p, d);
 	}

@@ -276,7 +276,7 @@ static const char sql_pel_insert[] =
 static const char sql_pel_range[] =
 	"SELECT " PEL_COLS " FROM pel_events WHERE device_id = :id AND ts_ms >= :from_ms AND "
 	"ts_ms <= :to_ms AND (:kinds IS NULL OR kind IN (SELECT value FROM json_each(:kinds))) "
-	"ORDER BY ts_ms DESC, id DESC LIMIT :limit";
+	"ORDER BY ts_ms, id LIMIT :limit";
 static const char sql_pel_count[] =
 	"SELECT count(*) FROM pel_events WHERE device_id = :id AND (:type < 0 OR type = :type) "
 	"AND ts_ms >= :from_ms AND ts_ms <= :to_ms";
@@ -406,8 +406,6 @@ int store_pel_range(struct store *s, int64_t id, int64_t from_ms, int64_t to_ms,
 			       store_p_u64(":limit", limit));
 	if (r == 0)
 		r = store_collect(s, st, sizeof(**ret), read_pel, (void **)ret, ret_n);
-	if (r == 0)
-		reverse(*ret, *ret_n, sizeof(**ret));
 	return r;
 }
 

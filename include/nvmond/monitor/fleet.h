@@ -100,6 +100,7 @@ struct fleet_power {
 	struct fleet_psd psd[POWER_STATES_MAX];
 	bool apst_supported, apst_known, apst_enabled;
 	struct apst_idle apst_idle; /* from the current state */
+	bool polls_keep_awake;	    /* nvmond polls more often than apst_idle.idle_ms */
 	bool hctm_supported, hctm_known;
 	uint16_t tmt1_k, tmt2_k;   /* 0 = off */
 	uint16_t mntmt_k, mxtmt_k; /* the range the host may set; 0 = not reported */

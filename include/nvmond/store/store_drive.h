@@ -143,7 +143,7 @@ int store_pel_add(struct store *s, int64_t id, struct store_pel_row *v, size_t n
 
 /**
  * store_pel_range() - Entries of device @id whose time is in [@from_ms,
- * @to_ms], oldest first, at most @limit (the newest when there are more);
+ * @to_ms], oldest first, at most @limit (the oldest, as the throttle events);
  * @kinds (NULL: all) a NULL-terminated list of kind names to keep.
  * *ret malloc()ed. Return: 0 or negative errno.
  */

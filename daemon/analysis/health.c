@@ -327,6 +327,7 @@ bool health_step(struct health_state *st, const struct health_cond conds[_HEALTH
 		if (!c->known)
 			continue;
 		if (c->off) { /* turned off: it counts no more, at once */
+			v.off |= 1u << r;
 			st->counts[r] = false;
 			st->held[r] = st->absent[r] = 0;
 			continue;

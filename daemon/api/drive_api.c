@@ -120,14 +120,14 @@ static json_t *apst_note(const struct fleet_power *p)
 	}
 	if (p->polls_keep_awake)
 		snprintf(buf, sizeof(buf),
-			 "APST takes the drive to PS%u after %" PRIu32 " ms idle, but nvmond reads "
-			 "it more often than that: its own polls keep it awake",
-			 p->apst_idle.to_ps, p->apst_idle.idle_ms);
+			 "APST takes the drive from PS%u to PS%u after %" PRIu32 " ms idle, but "
+			 "nvmond reads it more often than that: its own polls keep it awake",
+			 p->apst_idle.from_ps, p->apst_idle.to_ps, p->apst_idle.idle_ms);
 	else
 		snprintf(buf, sizeof(buf),
-			 "APST takes the drive to PS%u after %" PRIu32 " ms idle (each command, "
-			 "nvmond's included, wakes it)",
-			 p->apst_idle.to_ps, p->apst_idle.idle_ms);
+			 "APST takes the drive from PS%u to PS%u after %" PRIu32 " ms idle (each "
+			 "command, nvmond's included, wakes it)",
+			 p->apst_idle.from_ps, p->apst_idle.to_ps, p->apst_idle.idle_ms);
 	return json_string(buf);
 }
 
@@ -441,9 +441,10 @@ static void health_get(void *ctx, const struct api_request *req, struct api_repl
 		for (size_t k = 0; k < d.health.n; k++)
 			fired |= d.health.r[k].rule == r;
 		json_array_append_new(
-			rules, json_pack("{s:s, s:s, s:s, s:s, s:s, s:b}", "rule", i->name, "level",
-					 health_level_name(i->level), "threshold", i->threshold,
-					 "needs", i->needs, "source", i->source, "fired", fired));
+			rules, json_pack("{s:s, s:s, s:s, s:s, s:s, s:b, s:b}", "rule", i->name,
+					 "level", health_level_name(i->level), "threshold",
+					 i->threshold, "needs", i->needs, "source", i->source,
+					 "fired", fired, "enabled", !(d.health.off & (1u << r))));
 	}
 	for (size_t i = 0; hist && i < n; i++)
 		json_array_append_new(hist,

@@ -41,8 +41,12 @@ void dev_demo_ocp(const struct dev_demo_drive *d, int64_t now_ms, struct ocp_log
 	dev_demo_state(d, now_ms, &s);
 	double host = (double)s.data_units_written * BYTES_PER_UNIT;
 	double host_read = (double)s.data_units_read * BYTES_PER_UNIT;
-	/* Write amplification from 1.1, growing with wear (percent used). */
-	double wa = 1.1 + 0.006 * s.percent_used;
+	/* Write amplification from 1.1, growing smoothly with the share u of the rated
+	 * endurance written: the physical bytes are the integral of 1.1 + 1.2 u over
+	 * the host's, so the drive's life figure is 1.1 + 0.6 u and an interval's
+	 * 1.1 + 1.2 u, without steps. */
+	double u = d->rated_bytes > 0 ? host / d->rated_bytes : 0;
+	double wa = 1.1 + 0.6 * u;
 	uint64_t rises = d->ocp_unc_every_days ? (uint64_t)(days / d->ocp_unc_every_days) : 0;
 
 	*ret = (struct ocp_log){
@@ -128,27 +132,75 @@ void dev_demo_power(const struct dev_demo_drive *d, int64_t now_ms, struct dev_p
 
 /* ---- the Persistent Event Log ------------------------------------------- */
 
+/* The events as they are made, put in time order at the end (pel_build()). */
+struct pel_rec {
+	int64_t ms;
+	uint32_t seq; /* equal times keep the order they were made in */
+	uint8_t type;
+	uint16_t len;
+	uint8_t *data;
+};
+
 struct pel_buf {
-	uint8_t *p;
-	size_t len, cap;
-	uint32_t n;
+	struct pel_rec *v;
+	size_t n, cap;
 };
 
 static int add(struct pel_buf *b, uint8_t type, int64_t ms, const void *data, size_t len)
 {
-	if (b->len + PEL_EVENT_HEADER_SIZE + len > b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 64 * 1024;
-		while (cap < b->len + PEL_EVENT_HEADER_SIZE + len)
-			cap *= 2;
-		uint8_t *np = realloc(b->p, cap);
-		if (!np)
+	if (b->n == b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 1024;
+		struct pel_rec *nv = realloc(b->v, cap * sizeof(*nv));
+		if (!nv)
 			return -ENOMEM;
-		b->p = np;
+		b->v = nv;
 		b->cap = cap;
 	}
-	b->len += pel_event_put(b->p + b->len, b->cap - b->len, type, pel_ts_raw(ms), 1, 0, data,
-				len);
+	struct pel_rec *r = &b->v[b->n];
+	*r = (struct pel_rec){.ms = ms, .seq = (uint32_t)b->n, .type = type, .len = (uint16_t)len};
+	r->data = malloc(len ? len : 1);
+	if (!r->data)
+		return -ENOMEM;
+	memcpy(r->data, data, len);
 	b->n++;
+	return 0;
+}
+
+static int rec_cmp(const void *a, const void *b)
+{
+	const struct pel_rec *x = a, *y = b;
+
+	if (x->ms != y->ms)
+		return x->ms < y->ms ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static void pel_buf_free(struct pel_buf *b)
+{
+	for (size_t i = 0; i < b->n; i++)
+		free(b->v[i].data);
+	free(b->v);
+}
+
+/* The log: the header, then the events oldest first. */
+static int pel_build(struct pel_buf *b, const struct dev_demo_drive *d, int64_t now_ms,
+		     uint8_t **ret_log, size_t *ret_len)
+{
+	size_t len = PEL_HEADER_SIZE;
+
+	qsort(b->v, b->n, sizeof(*b->v), rec_cmp);
+	for (size_t i = 0; i < b->n; i++)
+		len += PEL_EVENT_HEADER_SIZE + b->v[i].len;
+	uint8_t *p = malloc(len);
+	if (!p)
+		return -ENOMEM;
+	size_t at = PEL_HEADER_SIZE;
+	for (size_t i = 0; i < b->n; i++)
+		at += pel_event_put(p + at, len - at, b->v[i].type, pel_ts_raw(b->v[i].ms), 1, 0,
+				    b->v[i].data, b->v[i].len);
+	pel_header_put(p, (uint32_t)b->n, at, 1, pel_ts_raw(now_ms), d->serial, d->model);
+	*ret_log = p;
+	*ret_len = at;
 	return 0;
 }
 
@@ -223,8 +275,40 @@ static int week_events(struct pel_buf *b, const struct dev_demo_drive *d, size_t
 	return add(b, PEL_SMART_SNAPSHOT, t + 2000, data, SMART_LOG_SIZE);
 }
 
-int dev_demo_pel(const struct dev_demo_drive *d, size_t index, int64_t now_ms, uint8_t **ret_log,
-		 size_t *ret_len)
+/*
+ * The live drive's passes over TMT2 in [@from_ms, @to_ms]: the temperature of
+ * dev_demo.c, base + amp × (1 - cos 2πφ)/2 over each period, reaches TMT2 only
+ * in its hotter periods (every heavy_every-th), at phase p0 on the way up; each
+ * such pass is a thermal excursion (over by the peak's excess), at the same
+ * time whenever the log is built.
+ */
+static int excursions(struct pel_buf *b, const struct dev_demo_drive *d, int64_t from_ms,
+		      int64_t to_ms)
+{
+	if (!d->heavy_every || d->tmt2_c <= 0 || d->heavy_amp_c <= 0 || d->period_s <= 0)
+		return 0;
+	double f = (d->tmt2_c - d->base_c) / d->heavy_amp_c;
+	if (f >= 1)
+		return 0;
+	double p0 = f <= 0 ? 0 : acos(1 - 2 * f) / (2 * M_PI);
+	int64_t per = (int64_t)(d->period_s * 1000);
+	int64_t k = from_ms > DEV_DEMO_EPOCH_MS ? (from_ms - DEV_DEMO_EPOCH_MS) / per : 0;
+	uint8_t data[4] = {(uint8_t)lround(d->base_c + d->heavy_amp_c - d->tmt2_c),
+			   (uint8_t)lround(d->tmt2_c), 0, 0};
+	int r = 0;
+
+	for (; r == 0; k++) {
+		int64_t t = DEV_DEMO_EPOCH_MS + k * per + (int64_t)(p0 * (double)per);
+		if (t > to_ms)
+			break;
+		if (t >= from_ms && k % d->heavy_every == d->heavy_every - 1)
+			r = add(b, PEL_THERMAL_EXCURSION, t, data, sizeof(data));
+	}
+	return r;
+}
+
+int dev_demo_pel(const struct dev_demo_drive *d, size_t index, int64_t now_ms, int64_t live_ms,
+		 uint8_t **ret_log, size_t *ret_len)
 {
 	struct pel_buf b = {0};
 	uint8_t data[64];
@@ -232,11 +316,6 @@ int dev_demo_pel(const struct dev_demo_drive *d, size_t index, int64_t now_ms, u
 
 	if (!d->pel)
 		return -EOPNOTSUPP;
-	b.cap = 64 * 1024;
-	b.p = malloc(b.cap);
-	if (!b.p)
-		return -ENOMEM;
-	b.len = PEL_HEADER_SIZE; /* the header, written last */
 	int64_t days = now_ms > DEV_DEMO_EPOCH_MS ? (now_ms - DEV_DEMO_EPOCH_MS) / MS_DAY : -1;
 	for (int64_t day = 0; r == 0 && day <= days; day++) {
 		int64_t d0 = DEV_DEMO_EPOCH_MS + day * MS_DAY;
@@ -278,15 +357,6 @@ int dev_demo_pel(const struct dev_demo_drive *d, size_t index, int64_t now_ms, u
 			data[17] = 1;
 			r = add(&b, PEL_FW_COMMIT, d0 + 17 * 3600 * 1000LL, data, 24);
 		}
-		/* A drive that throttles: the week's hottest afternoon passes TMT2 at 15:00 (a
-		 * real log would hold every excursion; one a week keeps the timeline readable;
-		 * the demo year has a point each 3 hours from midnight, so it was watched). */
-		if (r == 0 && d->tmt2_c > 0 && day % 7 == 3 && d0 + 15 * 3600 * 1000LL <= now_ms) {
-			memset(data, 0, 4);
-			data[0] = (uint8_t)lround(d->base_c + d->heavy_amp_c - d->tmt2_c);
-			data[1] = (uint8_t)lround(d->tmt2_c);
-			r = add(&b, PEL_THERMAL_EXCURSION, d0 + 15 * 3600 * 1000LL, data, 4);
-		}
 		/* demo0's one hardware error, in its first month (long before any demo year). */
 		if (r == 0 && index == 0 && day == 30 && d0 + 3 * 3600 * 1000LL <= now_ms) {
 			memset(data, 0, 4);
@@ -294,12 +364,14 @@ int dev_demo_pel(const struct dev_demo_drive *d, size_t index, int64_t now_ms, u
 			r = add(&b, PEL_HW_ERROR, d0 + 3 * 3600 * 1000LL, data, 4);
 		}
 	}
-	if (r < 0) {
-		free(b.p);
-		return r;
-	}
-	pel_header_put(b.p, b.n, b.len, 1, pel_ts_raw(now_ms), d->serial, d->model);
-	*ret_log = b.p;
-	*ret_len = b.len;
-	return 0;
+	/* A drive that throttles: its excursions over TMT2 since DEV_DEMO_PEL_LIVE_BEFORE_MS
+	 * before the live drive was first read (the demo year, placed before the first
+	 * start, has its hot spells elsewhere: its excursions would be there, but not at
+	 * the same times from one day's start to the next). */
+	if (r == 0)
+		r = excursions(&b, d, live_ms - DEV_DEMO_PEL_LIVE_BEFORE_MS, now_ms);
+	if (r == 0)
+		r = pel_build(&b, d, now_ms, ret_log, ret_len);
+	pel_buf_free(&b);
+	return r;
 }

@@ -156,6 +156,7 @@ struct demo_ctx {
 	size_t n;
 	pthread_mutex_t lock;
 	struct demo_st_live *st;
+	int64_t pel_live_ms; /* the first event log read (dev_demo_pel()); 0 = none yet */
 };
 
 /*
@@ -407,7 +408,13 @@ static int demo_read_pel(void *ctx, const char *name, const struct dev_ident *wh
 	(void)ext_data;
 	if (r < 0)
 		return r;
-	r = dev_demo_pel(&d, i, now_ms, &log, &n);
+	struct demo_ctx *c = ctx;
+	pthread_mutex_lock(&c->lock);
+	if (!c->pel_live_ms)
+		c->pel_live_ms = now_ms;
+	int64_t live = c->pel_live_ms;
+	pthread_mutex_unlock(&c->lock);
+	r = dev_demo_pel(&d, i, now_ms, live, &log, &n);
 	if (r < 0)
 		return r;
 	memcpy(ret_head, log, PEL_HEADER_SIZE);

@@ -128,6 +128,9 @@ struct apst_idle apst_first_idle(const struct apst *a, const struct power_state_
 
 	if (!a->enabled || npss >= POWER_STATES_MAX)
 		return r;
+	if (ps <= npss && psd[ps].non_operational)
+		ps = 0;
+	uint8_t from = ps;
 	for (unsigned step = 0; step <= npss && ps <= npss; step++) {
 		const struct apst_entry *e = &a->e[ps];
 		if (e->itpt_ms == 0 || e->itps > npss || e->itps == ps)
@@ -135,7 +138,8 @@ struct apst_idle apst_first_idle(const struct apst *a, const struct power_state_
 		total += e->itpt_ms;
 		ps = e->itps;
 		if (psd[ps].non_operational) {
-			r = (struct apst_idle){.reaches = true, .idle_ms = total, .to_ps = ps};
+			r = (struct apst_idle){
+				.reaches = true, .idle_ms = total, .from_ps = from, .to_ps = ps};
 			return r;
 		}
 	}

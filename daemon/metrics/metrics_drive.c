@@ -185,7 +185,7 @@ static void render_power(FILE *f, const struct metrics_input *in, const char *la
 				p->apst_enabled);
 	}
 	family(f, "nvmond_apst_idle_seconds", "gauge",
-	       "Idle time after which APST takes the drive from its current state to a "
+	       "Idle time after which APST takes the drive from its operational state to a "
 	       "non-operational one.");
 	for (size_t i = 0; i < in->n_devs; i++) {
 		const struct fleet_power *p = &in->devs[i].fd.drive.power;

@@ -158,6 +158,7 @@ struct health_verdict {
 	bool known;	  /* evaluated at least once */
 	uint8_t level;	  /* enum health_level: the highest of the reasons; ok without one */
 	int64_t since_ms; /* at this level since */
+	uint32_t off;	  /* bit r: rule r turned off ([health] disable) */
 	size_t n;
 	struct health_reason r[_HEALTH_RULE_MAX];
 };

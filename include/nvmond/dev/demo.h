@@ -276,15 +276,22 @@ int dev_demo_ocp_page(const struct dev_demo_drive *d, int64_t now_ms, uint8_t pa
  */
 void dev_demo_power(const struct dev_demo_drive *d, int64_t now_ms, struct dev_power *ret);
 
+/* How long before the live drive was first read its thermal excursions start. */
+#define DEV_DEMO_PEL_LIVE_BEFORE_MS (2 * 3600 * 1000LL)
+
 /**
  * dev_demo_pel() - Drive @d's Persistent Event Log at @now_ms, whole: its
- * header, then every event since the epoch, oldest first (a power-on each
+ * header, then its events oldest first: since the epoch a power-on each
  * power cycle with the timestamp and APST the kernel sets after it and a
- * health snapshot; on drives that throttle a thermal excursion a day; on
- * demo0 a hardware error in its first month; on demo1 a sanitize, a namespace
- * change and a format in its first days and a firmware commit on day 200).
+ * health snapshot; on demo0 a hardware error in its first month and a
+ * firmware commit on day 200; on demo1 a sanitize, a namespace change and a
+ * format in its first days; on drives that throttle a thermal excursion each
+ * time the live drive passes TMT2, from DEV_DEMO_PEL_LIVE_BEFORE_MS before
+ * @live_ms (when this process first read the log: the hours before are the
+ * ones nvmond did not watch) on. Every event is at a fixed time, so a log read
+ * again holds the same events and more.
  * Return: 0 with *@ret_log (malloc()) of *@ret_len bytes, -EOPNOTSUPP for a
  * drive without one, or -ENOMEM.
  */
-int dev_demo_pel(const struct dev_demo_drive *d, size_t index, int64_t now_ms, uint8_t **ret_log,
-		 size_t *ret_len);
+int dev_demo_pel(const struct dev_demo_drive *d, size_t index, int64_t now_ms, int64_t live_ms,
+		 uint8_t **ret_log, size_t *ret_len);

@@ -76,14 +76,17 @@ uint32_t apst_encode(const struct apst *a, uint8_t table[APST_TABLE_SIZE]);
 struct apst_idle {
 	bool reaches;	  /* false: APST is off, or the table has no transition from @ps */
 	uint32_t idle_ms; /* the sum of the ITPTs along the way */
+	uint8_t from_ps;  /* the operational state followed from */
 	uint8_t to_ps;
 };
 
 /**
  * apst_first_idle() - Follow the table from state @ps (entry N is what state
  * N does when idle) to the first state @psd says is non-operational, at most
- * @npss + 1 steps. A drive read more often than @idle_ms never gets there:
- * every command ends its idle time.
+ * @npss + 1 steps; from PS0 when @ps is itself non-operational (a command
+ * wakes the drive, and its idle time starts in an operational state). A drive
+ * read more often than @idle_ms never gets there: every command ends its
+ * idle time.
  */
 struct apst_idle apst_first_idle(const struct apst *a, const struct power_state_desc *psd,
 				 unsigned npss, uint8_t ps);

@@ -370,6 +370,8 @@ Test(health, rules_turned_off)
 	used_90(&in);
 	struct health_verdict v = twice(&c, in);
 	cr_expect_eq(v.level, HEALTH_OK, "percent_used is off");
+	cr_expect_eq(v.off, (1u << HEALTH_PERCENT_USED) | (1u << HEALTH_NEIGHBOUR),
+		     "the verdict says which rules are off (the API's enabled)");
 	cr_expect_eq(health_rules_parse("percent_used, bogus", &c, err, sizeof(err)), -EINVAL);
 	cr_expect_str_eq(err, "[health] disable: no rule 'bogus' (docs/health.md)");
 

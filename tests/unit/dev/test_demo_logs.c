@@ -51,6 +51,10 @@ Test(demo_logs, c0h_answers)
 	cr_expect_eq(dev_read_ocp(b, "demo3", NULL, NOW, page), -EOPNOTSUPP, "demo3 refuses C0h");
 }
 
+/* What walk() saw: the events in time order, the thermal excursions. */
+static int64_t last_ms, first_excursion_ms;
+static unsigned excursions;
+
 static void walk(const char *name, int64_t now, struct pel_header *ret_h, uint32_t *ret_n)
 {
 	uint8_t head[PEL_HEADER_SIZE], *data = malloc(DEV_PEL_READ_MAX);
@@ -59,6 +63,8 @@ static void walk(const char *name, int64_t now, struct pel_header *ret_h, uint32
 	uint32_t n = 0;
 
 	cr_assert_not_null(data);
+	last_ms = excursions = 0;
+	first_excursion_ms = 0;
 	do {
 		uint64_t off = pel_next_read(&c);
 		int got = dev_read_pel(b, name, NULL, now, off, DEV_PEL_READ_MAX, true, head, data);
@@ -71,6 +77,13 @@ static void walk(const char *name, int64_t now, struct pel_header *ret_h, uint32
 			cr_assert_eq(pel_event_decode(data + t.off[i], (size_t)got - t.off[i], &e),
 				     0);
 			cr_expect_not(e.data_short, "%s: event type %02x whole", name, e.type);
+			int64_t ms = pel_ts_wall_ms(&e.ts);
+			cr_expect_geq(ms, last_ms, "%s: oldest first", name);
+			last_ms = ms;
+			if (e.type == PEL_THERMAL_EXCURSION) {
+				if (!excursions++)
+					first_excursion_ms = ms;
+			}
 		}
 		n += (uint32_t)t.n;
 		c = t.cursor;
@@ -87,9 +100,13 @@ Test(demo_logs, event_log_grows_and_decodes)
 
 	walk("demo0", NOW, &h, &n);
 	cr_expect_eq(n, h.tnev, "TNEV events in TLL bytes");
+	/* Its passes over TMT2 (every third 300 s period) from 2 h before the first read. */
+	cr_expect_eq(excursions, 8, "2 h of excursions, one each 15 min");
+	cr_expect_geq(first_excursion_ms, NOW - DEV_DEMO_PEL_LIVE_BEFORE_MS);
 	walk("demo0", NOW + 7 * DAY, &h2, &n2);
 	cr_expect_gt(h2.tll, h.tll, "a week later it is longer");
 	cr_expect_gt(n2, n);
+	cr_expect_eq(excursions, 8 + 7 * 96, "and a week of them more");
 	walk("demo1", NOW, &h, &n);
 	cr_expect_gt(n, 100);
 	uint8_t head[PEL_HEADER_SIZE], data[64];

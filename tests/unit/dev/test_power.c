@@ -156,7 +156,12 @@ Test(power, apst_first_idle)
 	r = apst_first_idle(&a, psd, 4, 1);
 	cr_expect(r.reaches, "PS1 → PS2 (operational) → PS4");
 	cr_expect_eq(r.idle_ms, 550);
+	cr_expect_eq(r.from_ps, 1);
 	cr_expect_eq(r.to_ps, 4);
+	a.e[3] = (struct apst_entry){.itps = 4, .itpt_ms = 2000};
+	r = apst_first_idle(&a, psd, 4, 3);
+	cr_expect(r.reaches && r.from_ps == 0 && r.to_ps == 3 && r.idle_ms == 100,
+		  "read in PS3 (the read woke it): from PS0, not PS3 → PS4");
 	a.enabled = false;
 	cr_expect_not(apst_first_idle(&a, psd, 4, 0).reaches, "APST off");
 	a.enabled = true;

@@ -646,7 +646,18 @@ static int nvmond_read_pel(void *ctx, const char *name, const struct dev_ident *
 	/* Dwords: the last one whole, inside the buffer (len is a multiple of 4). */
 	uint32_t nr = (n + 3) & ~3u;
 	if (r == 0 && nr && ext_data) {
-		r = pel_get(fd, PEL_ACTION_READ, offset, nr, ret_data, NVME_LOG_PAGE_PDU_SIZE);
+		/* LPO is dword aligned (Base 2.0 §5.16: bits 1:0 of LPOL are 0): read from
+		 * the dword @offset falls in, keep what follows it. */
+		uint32_t pre = (uint32_t)(offset & 3);
+		uint32_t span = (pre + n + 3) & ~3u;
+		uint8_t *buf = pre ? malloc(span) : ret_data;
+		r = buf ? pel_get(fd, PEL_ACTION_READ, offset - pre, pre ? span : nr, buf,
+				  NVME_LOG_PAGE_PDU_SIZE)
+			: -ENOMEM;
+		if (pre && r == 0)
+			memcpy(ret_data, buf + pre, n);
+		if (pre)
+			free(buf);
 	} else if (r == 0 && nr) {
 		uint8_t *all = offset + nr <= PEL_NO_LPO_MAX ? malloc(offset + nr) : NULL;
 		r = offset + nr > PEL_NO_LPO_MAX ? -EOPNOTSUPP : all ? 0 : -ENOMEM;

@@ -35,10 +35,11 @@ static bool op_needs_name(uint32_t op)
 
 bool dev_pel_request_ok(uint64_t offset, uint32_t len)
 {
-	/* Get Log Page counts dwords and offsets them in bytes, dword aligned;
-	 * events start after the 512-byte header. */
+	/* Get Log Page counts dwords; events start after the 512-byte header and
+	 * need not end on a dword (the next read starts at the last one taken:
+	 * the device process aligns its Log Page Offset down itself). */
 	return len >= 4 && len <= DEV_PEL_READ_MAX && len % 4 == 0 && offset >= PEL_HEADER_SIZE &&
-	       offset % 4 == 0 && offset <= UINT32_MAX;
+	       offset <= UINT32_MAX;
 }
 
 bool dev_power_request_ok(uint32_t which)

@@ -207,7 +207,8 @@ struct dev_backend_ops {
 	 * establish a reporting context reading the header into @ret_head
 	 * (action 1h), read up to @len bytes from @offset (not past the Total
 	 * Log Length) inside it into @ret_data (action 0h; with @ext_data at
-	 * offsets, else one read from the start), and release the context
+	 * an offset, dword aligned down as Get Log Page wants it, else one read
+	 * from the start), and release the context
 	 * (action 2h), also after a failed read.
 	 * Return: the bytes read into @ret_data, or negative errno.
 	 */
@@ -390,7 +391,8 @@ int dev_read_ocp(struct dev_backend *b, const char *name, const struct dev_ident
 
 /**
  * dev_read_pel() - See &dev_backend_ops.read_pel; @len at most
- * DEV_PEL_READ_MAX, @offset and @len multiples of 4, @offset at least 512.
+ * DEV_PEL_READ_MAX and a multiple of 4, @offset at least 512 (any byte: an
+ * event's length need not be a multiple of 4).
  * Return: the bytes read into @ret_data (0 … @len); -EINVAL for a request
  * out of those bounds; -EOPNOTSUPP when the backend cannot, or the drive
  * refused the log; -ESTALE / -ENODEV as dev_read_smart(); or negative errno.

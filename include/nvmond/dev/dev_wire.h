@@ -100,7 +100,7 @@ struct dev_wire_hello {
  * within 1..DEV_WIRE_ERRLOG_MAX, a self-test code that only starts a short or
  * extended test or aborts one; a namespace to open named "nvme<N>n<M>", with
  * the drive it must belong to, an NSID and a known mode; a Persistent Event
- * Log read of dword-aligned offset and length within dev_pel_request_ok();
+ * Log read of an offset and a dword length within dev_pel_request_ok();
  * power features that ask for Power Management and nothing unknown; an offset
  * and features only where the command takes them, and the reserved field 0.
  * Return: 0 with @ret filled, -EPROTO for a broken frame (wrong size or

@@ -50,7 +50,7 @@ static const struct health_rule_info rules[_HEALTH_RULE_MAX] = {
 		 "and the Unexpected, FAST'16: an uncorrectable error in one month came with about "
 		 "a 30 % chance of another in the next"},
 	[HEALTH_YOUNG_ERRORS] =
-		{"young_drive_errors", HEALTH_REPLACE_SOON,
+		{"young_drive_errors", HEALTH_WATCH,
 		 "recent_errors on a drive with fewer than 2,160 power-on hours (90 days)",
 		 "as recent_errors",
 		 "Meza, Wu, Kumar, Mutlu, A Large-Scale Study of Flash Memory Failures in the "

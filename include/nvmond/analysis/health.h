@@ -30,7 +30,7 @@ enum health_rule {
 	HEALTH_PERCENT_USED,	 /* replace_soon: percentage used ≥ 90 */
 	HEALTH_SPARE_PROJECTION, /* replace_soon: spare reaches its threshold within 90 days */
 	HEALTH_RECENT_ERRORS,	 /* watch: a media / integrity error in the last 90 days */
-	HEALTH_YOUNG_ERRORS,	 /* replace_soon: errors on a drive under 90 days old */
+	HEALTH_YOUNG_ERRORS,	 /* watch: errors on a drive under 90 days old */
 	HEALTH_BAD_BLOCKS,	 /* watch: OCP bad NAND blocks grew in the last 30 days */
 	HEALTH_HW_ERROR,	 /* watch: a hardware error event in the last 90 days */
 	HEALTH_NEIGHBOUR,	 /* watch: another drive of this host is replace_soon or failed */

@@ -555,7 +555,14 @@ Test(dev_remote, drive_logs_as_the_backend)
 	cr_expect_eq(n1, (int)(h.tll - off));
 	cr_expect_eq(n2, n1, "the bytes read, not the bytes asked");
 	cr_expect(memcmp(d1, d2, (size_t)n1) == 0);
-	cr_expect_eq(dev_read_pel(remote, "demo1", NULL, NOW, 514, 4096, true, h2, d2), -EINVAL);
+	/* From an offset off the dword grid (an event need not end on one), as local. */
+	n1 = dev_read_pel(local, "demo1", NULL, NOW, 1026, 4096, true, h1, d1);
+	n2 = dev_read_pel(remote, "demo1", NULL, NOW, 1026, 4096, true, h2, d2);
+	cr_expect_eq(n1, 4096);
+	cr_expect(n2 == n1 && memcmp(d1, d2, 4096) == 0,
+		  "an unaligned offset goes through the channel");
+	cr_expect_eq(dev_read_pel(remote, "demo1", NULL, NOW, 510, 4096, true, h2, d2), -EINVAL,
+		     "never inside the header");
 
 	struct dev_power a, b2;
 	cr_assert_eq(dev_read_power(local, "demo0", NULL, NOW, DEV_POWER_ALL, &a), 0);

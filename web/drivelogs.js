@@ -29,19 +29,19 @@ function riskTitle(h) {
 
 // A drive that needs a look (the overview's problem filter): any verdict but ok.
 function riskNeedsLook(d) {
-  return !!d.health && d.health.verdict !== "ok";
+  return !!d.risk && d.risk.verdict !== "ok";
 }
 
 // The card's line.
 function riskRow(d) {
-  const h = d.health;
+  const h = d.risk;
   if (!h) return row("Risk verdict", el("span", { class: "muted", "data-verdict": "" }, "not evaluated yet"));
   return row("Risk verdict", el("span", { class: VERDICT_CLASS[h.verdict], title: riskTitle(h), "data-verdict": h.verdict }, riskText(h)));
 }
 
 // Under the health badge in the table: the verdict when it is not ok.
 function riskNote(d) {
-  const h = d.health;
+  const h = d.risk;
   if (!h || h.verdict === "ok") return null;
   return el("small", { class: "risk-note " + VERDICT_CLASS[h.verdict], title: riskTitle(h), "data-verdict": h.verdict },
     "risk: " + VERDICT_WORDS[h.verdict]);
@@ -51,7 +51,7 @@ function riskNote(d) {
 // its source and what it needs, and every rule (GET …/health; null: the drive's own
 // field only).
 function riskPanel(d, hv) {
-  const h = d.health;
+  const h = d.risk;
   const cls = h ? VERDICT_CLASS[h.verdict] : "muted";
   const rules = hv ? hv.rules : [];
   const off = rules.filter((r) => r.enabled === false).length;

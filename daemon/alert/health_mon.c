@@ -21,7 +21,7 @@
 struct hdev {
 	int64_t id;
 	bool seeded;
-	struct health_state st;
+	struct risk_state st;
 	bool gathered;
 	struct health_gathered g;
 	/* The history is read again when one of these moved. */
@@ -38,20 +38,20 @@ struct health_mon {
 	struct store *store;
 	struct fleet *fleet;
 	struct alert_svc *alerts;
-	struct health_cfg hcfg;
+	struct risk_cfg hcfg;
 	struct hdev *devs;
 	size_t n_devs;
 };
 
-int health_reasons_json(const struct health_verdict *v, char *buf, size_t len)
+int health_reasons_json(const struct risk_verdict *v, char *buf, size_t len)
 {
 	json_t *a = json_array();
 
 	for (size_t i = 0; a && i < v->n; i++) {
-		const struct health_rule_info *info = health_rule_info(v->r[i].rule);
+		const struct risk_rule_info *info = risk_rule_info(v->r[i].rule);
 		json_array_append_new(a,
 				      json_pack("{s:s, s:s, s:s, s:s}", "rule", info->name, "level",
-						health_level_name(v->r[i].level), "reason",
+						risk_level_name(v->r[i].level), "reason",
 						v->r[i].reason, "source", info->source));
 	}
 	char *s = a ? json_dumps(a, JSON_COMPACT) : NULL;
@@ -64,23 +64,23 @@ int health_reasons_json(const struct health_verdict *v, char *buf, size_t len)
 }
 
 /* A stored verdict back into its struct (the reasons' rules and words). */
-static void verdict_from_row(const struct store_verdict_row *row, struct health_verdict *ret)
+static void verdict_from_row(const struct store_verdict_row *row, struct risk_verdict *ret)
 {
-	struct health_verdict v = {.known = true, .since_ms = row->ts_ms};
+	struct risk_verdict v = {.known = true, .since_ms = row->ts_ms};
 	json_t *a = json_loads(row->reasons, 0, NULL);
-	int l = health_level_from_name(row->level);
+	int l = risk_level_from_name(row->level);
 	size_t i;
 	json_t *x;
 
-	v.level = l < 0 ? HEALTH_OK : (uint8_t)l;
+	v.level = l < 0 ? RISK_OK : (uint8_t)l;
 	json_array_foreach(a, i, x)
 	{
-		int r = health_rule_from_name(json_string_value(json_object_get(x, "rule")));
+		int r = risk_rule_from_name(json_string_value(json_object_get(x, "rule")));
 		const char *why = json_string_value(json_object_get(x, "reason"));
-		if (r < 0 || v.n == _HEALTH_RULE_MAX)
+		if (r < 0 || v.n == _RISK_RULE_MAX)
 			continue;
 		v.r[v.n].rule = (uint8_t)r;
-		v.r[v.n].level = (uint8_t)health_rule_info(r)->level;
+		v.r[v.n].level = (uint8_t)risk_rule_info(r)->level;
 		snprintf(v.r[v.n].reason, sizeof(v.r[v.n].reason), "%s", why ? why : "");
 		v.n++;
 	}
@@ -104,20 +104,20 @@ static struct hdev *hdev_get(struct health_mon *m, int64_t id)
 
 /* The alert of a verdict: active above ok, its severity by level, the reasons. */
 static void feed_alert(struct health_mon *m, const struct device_row *dev,
-		       const struct health_verdict *v, int64_t now)
+		       const struct risk_verdict *v, int64_t now)
 {
 	struct alert_cond conds[_ALERT_RULE_MAX] = {0};
 	struct alert_cond *c = &conds[ALERT_HEALTH];
 	size_t k;
 
 	c->known = true;
-	c->active = v->level > HEALTH_OK;
-	c->severity = v->level == HEALTH_FAILED		? ALERT_SEV_CRITICAL
-		      : v->level == HEALTH_REPLACE_SOON ? ALERT_SEV_WARNING
-							: ALERT_SEV_INFO;
+	c->active = v->level > RISK_OK;
+	c->severity = v->level == RISK_FAILED	      ? ALERT_SEV_CRITICAL
+		      : v->level == RISK_REPLACE_SOON ? ALERT_SEV_WARNING
+						      : ALERT_SEV_INFO;
 	if (c->active) {
 		k = (size_t)snprintf(c->message, sizeof(c->message),
-				     "health verdict %s:", health_level_name(v->level));
+				     "health verdict %s:", risk_level_name(v->level));
 		for (size_t i = 0; i < v->n && k < sizeof(c->message); i++)
 			k += (size_t)snprintf(c->message + k, sizeof(c->message) - k, "%s %s",
 					      i ? ";" : "", v->r[i].reason);
@@ -126,19 +126,19 @@ static void feed_alert(struct health_mon *m, const struct device_row *dev,
 }
 
 static void verdict_changed(struct health_mon *m, const struct device_row *dev,
-			    const struct health_verdict *v, int64_t now)
+			    const struct risk_verdict *v, int64_t now)
 {
 	struct store_verdict_row row = {.device_id = dev->id, .ts_ms = now};
 
-	snprintf(row.level, sizeof(row.level), "%s", health_level_name(v->level));
+	snprintf(row.level, sizeof(row.level), "%s", risk_level_name(v->level));
 	if (health_reasons_json(v, row.reasons, sizeof(row.reasons)) < 0)
 		snprintf(row.reasons, sizeof(row.reasons), "[]");
 	if (store_verdict_insert(m->store, &row) < 0)
 		log_warn("%s: storing its health verdict failed: %s", dev->name,
 			 store_strerror(m->store));
-	log_event(v->level > HEALTH_OK ? LOG_LVL_WARNING : LOG_LVL_INFO, dev->name, dev->serial,
+	log_event(v->level > RISK_OK ? LOG_LVL_WARNING : LOG_LVL_INFO, dev->name, dev->serial,
 		  "health", "device %s (%s): health verdict %s%s%s", dev->key, dev->name,
-		  health_level_name(v->level), v->n ? ": " : "", v->n ? v->r[0].reason : "");
+		  risk_level_name(v->level), v->n ? ": " : "", v->n ? v->r[0].reason : "");
 }
 
 /* Other drives of this host at replace_soon or failed; one named into @name. */
@@ -148,7 +148,7 @@ static unsigned neighbours_bad(const struct health_mon *m, int64_t id, char *nam
 
 	name[0] = '\0';
 	for (size_t i = 0; i < m->n_devs; i++)
-		if (m->devs[i].id != id && m->devs[i].level >= HEALTH_REPLACE_SOON && !n++)
+		if (m->devs[i].id != id && m->devs[i].level >= RISK_REPLACE_SOON && !n++)
 			snprintf(name, len, "%s", m->devs[i].label);
 	return n;
 }
@@ -156,8 +156,8 @@ static unsigned neighbours_bad(const struct health_mon *m, int64_t id, char *nam
 static void on_sample(void *ctx, const struct device_row *dev, const struct sample *s)
 {
 	struct health_mon *m = ctx;
-	struct health_cond conds[_HEALTH_RULE_MAX];
-	struct health_verdict v;
+	struct risk_cond conds[_RISK_RULE_MAX];
+	struct risk_verdict v;
 	struct fleet_device *fd;
 	struct hdev *h;
 	char nb[96];
@@ -173,9 +173,9 @@ static void on_sample(void *ctx, const struct device_row *dev, const struct samp
 		h->seeded = true;
 		if (store_verdict_last(m->store, dev->id, &row) == 0) {
 			verdict_from_row(&row, &v);
-			health_state_seed(&h->st, &v);
+			risk_state_seed(&h->st, &v);
 			h->level = v.level;
-			(void)fleet_put_health(m->fleet, dev->id, &v);
+			(void)fleet_put_risk(m->fleet, dev->id, &v);
 		}
 	}
 	unsigned nbad = neighbours_bad(m, dev->id, nb, sizeof(nb));
@@ -183,7 +183,7 @@ static void on_sample(void *ctx, const struct device_row *dev, const struct samp
 	bool moved = !h->gathered || s->smart.media_errors != h->media ||
 		     fd->drive.ocp.read_ms != h->ocp_ms || fd->drive.pel.stored != h->pel_stored ||
 		     memcmp(fd->errors, h->errors, sizeof(h->errors)) != 0;
-	if (moved || s->ts_ms - h->g.in.history_ms >= HEALTH_MON_HISTORY_MS) {
+	if (moved || s->ts_ms - h->g.in.history_ms >= RISK_MON_HISTORY_MS) {
 		int r = health_gather(m->store, fd, nbad, nb, s->ts_ms, &h->g);
 		if (r < 0) {
 			log_warn("%s: reading the history of its health verdict failed: %s",
@@ -198,32 +198,32 @@ static void on_sample(void *ctx, const struct device_row *dev, const struct samp
 	} else {
 		health_refresh_now(&h->g, fd, nbad, nb, s->ts_ms);
 	}
-	health_conditions(&m->hcfg, &h->g.in, conds);
-	if (health_step(&h->st, conds, s->ts_ms, &v))
+	risk_conditions(&m->hcfg, &h->g.in, conds);
+	if (risk_step(&h->st, conds, s->ts_ms, &v))
 		verdict_changed(m, dev, &v, s->ts_ms);
 	h->level = v.level;
 	/* Fed every time: a resolution needs the condition gone for resolve_after. */
 	feed_alert(m, dev, &v, s->ts_ms);
-	bool same = fd->health.known && fd->health.level == v.level && fd->health.n == v.n &&
-		    fd->health.since_ms == v.since_ms;
+	bool same = fd->risk.known && fd->risk.level == v.level && fd->risk.n == v.n &&
+		    fd->risk.since_ms == v.since_ms;
 	for (size_t i = 0; same && i < v.n; i++)
-		same = fd->health.r[i].rule == v.r[i].rule &&
-		       strcmp(fd->health.r[i].reason, v.r[i].reason) == 0;
+		same = fd->risk.r[i].rule == v.r[i].rule &&
+		       strcmp(fd->risk.r[i].reason, v.r[i].reason) == 0;
 	if (!same)
-		(void)fleet_put_health(m->fleet, dev->id, &v);
+		(void)fleet_put_risk(m->fleet, dev->id, &v);
 out:
 	free(fd);
 }
 
 int health_mon_new(const struct cfg *c, struct store *s, struct fleet *f, struct alert_svc *a,
-		   struct health_mon **ret, char ret_err[HEALTH_MON_ERR_MAX])
+		   struct health_mon **ret, char ret_err[RISK_MON_ERR_MAX])
 {
 	struct health_mon *m = calloc(1, sizeof(*m));
 
 	if (!m)
 		return -ENOMEM;
 	*m = (struct health_mon){.store = s, .fleet = f, .alerts = a};
-	if (health_rules_parse(c->health_disable, &m->hcfg, ret_err, HEALTH_MON_ERR_MAX) < 0) {
+	if (risk_rules_parse(c->health_disable, &m->hcfg, ret_err, RISK_MON_ERR_MAX) < 0) {
 		free(m);
 		return -EINVAL;
 	}
@@ -239,10 +239,10 @@ int health_mon_attach(struct health_mon *m, struct poller *p)
 }
 
 int health_mon_reconfigure(struct health_mon *m, const struct cfg *c,
-			   char ret_err[HEALTH_MON_ERR_MAX])
+			   char ret_err[RISK_MON_ERR_MAX])
 {
-	struct health_cfg hc;
-	int r = health_rules_parse(c->health_disable, &hc, ret_err, HEALTH_MON_ERR_MAX);
+	struct risk_cfg hc;
+	int r = risk_rules_parse(c->health_disable, &hc, ret_err, RISK_MON_ERR_MAX);
 
 	if (r == 0)
 		m->hcfg = hc;

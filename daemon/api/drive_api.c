@@ -213,7 +213,7 @@ static json_t *render_ns_usage(const struct fleet_drive *d)
 	return a;
 }
 
-json_t *render_health(const struct health_verdict *v)
+json_t *render_health(const struct risk_verdict *v)
 {
 	json_t *a;
 
@@ -221,13 +221,13 @@ json_t *render_health(const struct health_verdict *v)
 		return json_null();
 	a = json_array();
 	for (size_t i = 0; a && i < v->n; i++) {
-		const struct health_rule_info *info = health_rule_info(v->r[i].rule);
+		const struct risk_rule_info *info = risk_rule_info(v->r[i].rule);
 		json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:s, s:s}", "rule", info->name,
-						   "level", health_level_name(v->r[i].level),
+						   "level", risk_level_name(v->r[i].level),
 						   "reason", v->r[i].reason, "source", info->source,
 						   "needs", info->needs));
 	}
-	return json_pack("{s:s, s:o, s:o}", "verdict", health_level_name(v->level), "since",
+	return json_pack("{s:s, s:o, s:o}", "verdict", risk_level_name(v->level), "since",
 			 time_or_null(v->since_ms), "reasons", a);
 }
 
@@ -244,7 +244,7 @@ int render_drive_fields_add(json_t *o, const struct fleet_device *d)
 		     json_pack("{s:b, s:o, s:I, s:I}", "supported", x->pel.supported, "read",
 			       time_or_null(x->pel.read ? x->pel.read_ms : 0), "events_stored",
 			       (json_int_t)x->pel.stored, "drive_events", (json_int_t)x->pel.tnev));
-	r |= obj_set(o, "health", render_health(&d->health));
+	r |= obj_set(o, "risk", render_health(&d->risk));
 	return r ? -ENOMEM : 0;
 }
 
@@ -435,16 +435,16 @@ static void health_get(void *ctx, const struct api_request *req, struct api_repl
 		return api_reply_error(ret, 500, "database error");
 	}
 	json_t *rules = json_array(), *hist = json_array();
-	for (int r = 0; rules && r < _HEALTH_RULE_MAX; r++) {
-		const struct health_rule_info *i = health_rule_info(r);
+	for (int r = 0; rules && r < _RISK_RULE_MAX; r++) {
+		const struct risk_rule_info *i = risk_rule_info(r);
 		bool fired = false;
-		for (size_t k = 0; k < d.health.n; k++)
-			fired |= d.health.r[k].rule == r;
+		for (size_t k = 0; k < d.risk.n; k++)
+			fired |= d.risk.r[k].rule == r;
 		json_array_append_new(
 			rules, json_pack("{s:s, s:s, s:s, s:s, s:s, s:b, s:b}", "rule", i->name,
-					 "level", health_level_name(i->level), "threshold",
+					 "level", risk_level_name(i->level), "threshold",
 					 i->threshold, "needs", i->needs, "source", i->source,
-					 "fired", fired, "enabled", !(d.health.off & (1u << r))));
+					 "fired", fired, "enabled", !(d.risk.off & (1u << r))));
 	}
 	for (size_t i = 0; hist && i < n; i++)
 		json_array_append_new(hist,
@@ -453,7 +453,7 @@ static void health_get(void *ctx, const struct api_request *req, struct api_repl
 						json_loads(v[i].reasons, 0, NULL) ?: json_array()));
 	free(v);
 	ret->json = json_pack("{s:I, s:o, s:o, s:o}", "device_id", (json_int_t)req->id, "health",
-			      render_health(&d.health), "rules", rules, "history", hist);
+			      render_health(&d.risk), "rules", rules, "history", hist);
 	if (!ret->json)
 		api_reply_error(ret, 500, "out of memory");
 }

@@ -207,7 +207,7 @@ int status_collect(struct dev_backend *b, const struct cfg *c, struct store *s, 
 		status_drive_collect(b, s, rows, n_rows, &v[i], now_ms, &fd, &one_read);
 		json_t *o = render_fleet_device(&fd);
 		if (o && one_read)
-			json_object_set_new(json_object_get(o, "health"), "one_read", json_true());
+			json_object_set_new(json_object_get(o, "risk"), "one_read", json_true());
 		json_t *st = status_selftests(&v[i], s, rows, n_rows, fd.row.key, db_err,
 					      sizeof(db_err));
 		if (!o || !st || json_object_set_new(o, "selftests", json_incref(st)) < 0) {

@@ -11,7 +11,7 @@
 
 #include <jansson.h>
 
-#include "nvmond/analysis/health.h"
+#include "nvmond/analysis/risk.h"
 #include "nvmond/monitor/health_input.h"
 #include "nvmond/store/store_drive.h"
 #include "status_drive.h"
@@ -115,19 +115,18 @@ void status_drive_collect(struct dev_backend *b, struct store *s, const struct d
 	if (store_verdict_last(s, row->id, &v) == 0) {
 		json_t *a = json_loads(v.reasons, 0, NULL), *r;
 		size_t i;
-		int l = health_level_from_name(v.level);
-		fd->health = (struct health_verdict){.known = true,
-						     .level = l < 0 ? HEALTH_OK : (uint8_t)l,
-						     .since_ms = v.ts_ms};
+		int l = risk_level_from_name(v.level);
+		fd->risk = (struct risk_verdict){
+			.known = true, .level = l < 0 ? RISK_OK : (uint8_t)l, .since_ms = v.ts_ms};
 		json_array_foreach(a, i, r)
 		{
-			int rule = health_rule_from_name(
-				json_string_value(json_object_get(r, "rule")) ?: "");
-			if (rule < 0 || fd->health.n == _HEALTH_RULE_MAX)
+			int rule = risk_rule_from_name(json_string_value(json_object_get(r, "rule"))
+							       ?: "");
+			if (rule < 0 || fd->risk.n == _RISK_RULE_MAX)
 				continue;
-			struct health_reason *h = &fd->health.r[fd->health.n++];
+			struct risk_reason *h = &fd->risk.r[fd->risk.n++];
 			h->rule = (uint8_t)rule;
-			h->level = (uint8_t)health_rule_info(rule)->level;
+			h->level = (uint8_t)risk_rule_info(rule)->level;
 			snprintf(h->reason, sizeof(h->reason), "%s",
 				 json_string_value(json_object_get(r, "reason")) ?: "");
 		}
@@ -136,18 +135,18 @@ void status_drive_collect(struct dev_backend *b, struct store *s, const struct d
 	}
 	struct fleet_device copy = *fd;
 	struct health_gathered *g = malloc(sizeof(*g));
-	struct health_cfg c;
+	struct risk_cfg c;
 	char err[64];
 	copy.row.id = row->id;
-	if (g && fd->has_sample && health_rules_parse("", &c, err, sizeof(err)) == 0 &&
+	if (g && fd->has_sample && risk_rules_parse("", &c, err, sizeof(err)) == 0 &&
 	    health_gather(s, &copy, 0, NULL, now_ms, g) == 0) {
-		struct health_cond conds[_HEALTH_RULE_MAX];
-		struct health_state st = {0};
-		health_conditions(&c, &g->in, conds);
+		struct risk_cond conds[_RISK_RULE_MAX];
+		struct risk_state st = {0};
+		risk_conditions(&c, &g->in, conds);
 		/* One read: count it as confirmed, and say so. */
-		for (int r = 0; r < _HEALTH_RULE_MAX; r++)
-			st.held[r] = HEALTH_CONFIRM - 1;
-		health_step(&st, conds, now_ms, &fd->health);
+		for (int r = 0; r < _RISK_RULE_MAX; r++)
+			st.held[r] = RISK_CONFIRM - 1;
+		risk_step(&st, conds, now_ms, &fd->risk);
 		*ret_one_read = true;
 	}
 	free(g);
@@ -155,7 +154,7 @@ void status_drive_collect(struct dev_backend *b, struct store *s, const struct d
 
 void status_print_drive(FILE *out, const json_t *d, bool color)
 {
-	json_t *h = json_object_get(d, "health"), *p = json_object_get(d, "power"),
+	json_t *h = json_object_get(d, "risk"), *p = json_object_get(d, "power"),
 	       *o = json_object_get(d, "ocp"), *t = json_object_get(d, "thermal_management"),
 	       *ns = json_object_get(d, "namespace_usage"), *x;
 	size_t i;

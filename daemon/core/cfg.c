@@ -226,7 +226,7 @@ static const struct cfg_key cfg_keys[] = {
 	ENUM("logs", "pel", logs_pel, int, cfg_bool_choices, "yes or no", "yes"),
 	DURATION("logs", "pel_interval", logs_pel_interval_ms, MS_PER_MIN, MS_PER_DAY, "1h"),
 	ENUM("logs", "power", logs_power, int, cfg_bool_choices, "yes or no", "yes"),
-	/* A list of rule names (analysis/health.h), checked by the health monitor. */
+	/* A list of rule names (analysis/risk.h), checked by the health monitor. */
 	PATH("health", "disable", health_disable, 0, ""),
 };
 

@@ -158,7 +158,7 @@ static void reload(struct daemon *d)
 	char alert_err[256];
 	if (d->alerts && alert_svc_reconfigure(d->alerts, &c, alert_err) < 0)
 		log_error("%s: alert sinks not reloaded, the running ones stay", alert_err);
-	char health_err[HEALTH_MON_ERR_MAX];
+	char health_err[RISK_MON_ERR_MAX];
 	if (d->health_mon && health_mon_reconfigure(d->health_mon, &c, health_err) < 0)
 		log_error("%s: health rules not reloaded", health_err);
 	char probe_err[PROBE_SVC_ERR_MAX];
@@ -425,7 +425,7 @@ static int run_daemon(const struct opts *o)
 	    endpoints_add(&endpoints, alert_ep, n_alert_ep) < 0)
 		goto out;
 	/* The health verdict (issue 27): after the alerts' own rules, on each sample. */
-	char health_err[HEALTH_MON_ERR_MAX];
+	char health_err[RISK_MON_ERR_MAX];
 	r = health_mon_new(&d.cfg, store, fleet, d.alerts, &d.health_mon, health_err);
 	if (r < 0) {
 		log_error("%s", r == -EINVAL ? health_err : strerror(-r));

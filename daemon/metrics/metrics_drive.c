@@ -264,20 +264,20 @@ static void render_health(FILE *f, const struct metrics_input *in, const char *l
 	family(f, "nvmond_health_verdict", "gauge",
 	       "The health verdict (docs/health.md): 1 for the drive's, 0 for the others.");
 	for (size_t i = 0; i < in->n_devs; i++) {
-		const struct health_verdict *v = &in->devs[i].fd.health;
+		const struct risk_verdict *v = &in->devs[i].fd.risk;
 		if (!v->known)
 			continue;
-		for (int l = 0; l < _HEALTH_LEVEL_MAX; l++)
+		for (int l = 0; l < _RISK_LEVEL_MAX; l++)
 			fprintf(f, "nvmond_health_verdict{%s,verdict=\"%s\"} %d\n",
-				lab(labels, stride, i), health_level_name(l), v->level == l);
+				lab(labels, stride, i), risk_level_name(l), v->level == l);
 	}
 	family(f, "nvmond_health_rule_fired", "gauge",
 	       "1 for each health rule that counts in the drive's verdict (its reason: the API).");
 	for (size_t i = 0; i < in->n_devs; i++) {
-		const struct health_verdict *v = &in->devs[i].fd.health;
+		const struct risk_verdict *v = &in->devs[i].fd.risk;
 		for (size_t k = 0; v->known && k < v->n; k++)
 			fprintf(f, "nvmond_health_rule_fired{%s,rule=\"%s\"} 1\n",
-				lab(labels, stride, i), health_rule_info(v->r[k].rule)->name);
+				lab(labels, stride, i), risk_rule_info(v->r[k].rule)->name);
 	}
 }
 

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "nvmond/analysis/cliff.h"
-#include "nvmond/analysis/health.h"
+#include "nvmond/analysis/risk.h"
 #include "nvmond/analysis/selftest_alert.h"
 #include "nvmond/dev/demo.h"
 #include "nvmond/dev/demo_year.h"
@@ -333,15 +333,15 @@ static int store_logs_of(struct store *s, int64_t id, const struct dev_demo_driv
 		r = store_verdict_insert(s, &v);
 	int64_t rise = dev_demo_unc_rise_after(d, day0 + 1);
 	if (r == 0 && rise && rise < now_ms) {
-		struct health_verdict hv = {.known = true, .level = HEALTH_WATCH, .n = 1};
-		const struct health_rule_info *info = health_rule_info(HEALTH_RECENT_ERRORS);
+		struct risk_verdict hv = {.known = true, .level = RISK_WATCH, .n = 1};
+		const struct risk_rule_info *info = risk_rule_info(RISK_RECENT_ERRORS);
 		/* Confirmed by the second read after the rise, as the rules want. */
 		v.ts_ms = rise + 20000;
-		snprintf(v.level, sizeof(v.level), "%s", health_level_name(hv.level));
+		snprintf(v.level, sizeof(v.level), "%s", risk_level_name(hv.level));
 		snprintf(v.reasons, sizeof(v.reasons),
 			 "[{\"rule\":\"%s\",\"level\":\"watch\",\"reason\":\"in the last %d "
 			 "days: 3 uncorrectable reads (OCP log)\",\"source\":\"%s\"}]",
-			 info->name, HEALTH_ERRORS_DAYS, info->source);
+			 info->name, RISK_ERRORS_DAYS, info->source);
 		r = store_verdict_insert(s, &v);
 	}
 	return r;

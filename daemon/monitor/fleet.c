@@ -217,14 +217,14 @@ int fleet_put_drive(struct fleet *f, int64_t id, const struct fleet_drive *d)
 	return r;
 }
 
-int fleet_put_health(struct fleet *f, int64_t id, const struct health_verdict *v)
+int fleet_put_risk(struct fleet *f, int64_t id, const struct risk_verdict *v)
 {
 	int r = -ENOENT;
 
 	pthread_mutex_lock(&f->lock);
 	ssize_t i = find(f, id);
 	if (i >= 0) {
-		f->v[i].health = *v;
+		f->v[i].risk = *v;
 		r = 0;
 		changed(f);
 	}

@@ -19,17 +19,17 @@
 struct health_windows health_windows(int64_t now_ms)
 {
 	return (struct health_windows){
-		.errors_from = now_ms - HEALTH_ERRORS_DAYS * MS_DAY,
-		.spare_from = now_ms - HEALTH_SPARE_FIT_DAYS * MS_DAY,
-		.blocks_from = now_ms - HEALTH_BLOCKS_DAYS * MS_DAY,
-		.hw_from = now_ms - HEALTH_HW_DAYS * MS_DAY,
+		.errors_from = now_ms - RISK_ERRORS_DAYS * MS_DAY,
+		.spare_from = now_ms - RISK_SPARE_FIT_DAYS * MS_DAY,
+		.blocks_from = now_ms - RISK_BLOCKS_DAYS * MS_DAY,
+		.hw_from = now_ms - RISK_HW_DAYS * MS_DAY,
 	};
 }
 
 void health_refresh_now(struct health_gathered *g, const struct fleet_device *d,
 			unsigned neighbours, const char *neighbour, int64_t now_ms)
 {
-	struct health_input *in = &g->in;
+	struct risk_input *in = &g->in;
 	const struct fleet_ocp *o = &d->drive.ocp;
 
 	in->now_ms = now_ms;
@@ -62,7 +62,7 @@ int health_gather(struct store *s, const struct fleet_device *d, unsigned neighb
 {
 	struct health_windows w = health_windows(now_ms);
 	struct health_gathered g = {0};
-	struct health_input *in = &g.in;
+	struct risk_input *in = &g.in;
 	struct series_row *v = NULL;
 	struct store_ocp_row then;
 	size_t n = 0;
@@ -74,9 +74,9 @@ int health_gather(struct store *s, const struct fleet_device *d, unsigned neighb
 	r = store_rollup_read(s, d->row.id, 3600, w.spare_from, now_ms, &v, &n);
 	if (r < 0)
 		return r;
-	for (size_t i = 0; i < n && g.in.n_spare < HEALTH_SPARE_POINTS_MAX; i++)
+	for (size_t i = 0; i < n && g.in.n_spare < RISK_SPARE_POINTS_MAX; i++)
 		if (v[i].n)
-			g.spare[g.in.n_spare++] = (struct health_spare_point){
+			g.spare[g.in.n_spare++] = (struct risk_spare_point){
 				.ts_ms = v[i].ts_ms, .spare = v[i].avail_spare};
 	free(v);
 	/* Errors in their window: the error log's, the health log's count then. */

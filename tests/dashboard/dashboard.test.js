@@ -103,7 +103,7 @@ async function checkProblemFilter(page) {
     const d = f.devices.find((x) => x.id === r.id);
     const temp = d.latest ? d.latest.temperature_c : null;
     return r.health === "ok" && d.online && !r.throttling && (temp === null || d.wctemp_c === null || temp < d.wctemp_c - HOT_MARGIN_C) &&
-      (!d.health || d.health.verdict === "ok"); // issue 27: a risk verdict other than ok needs a look
+      (!d.risk || d.risk.verdict === "ok"); // issue 27: a risk verdict other than ok needs a look
   };
   const want = f.all.filter((r) => !healthy(r)).map((r) => r.id);
   const got = f.shown.map((r) => r.id);

@@ -162,9 +162,9 @@ async function main() {
       note: document.querySelector('[aria-label="temperature"] .legend-note').textContent,
       power: document.getElementById("power").textContent };
   }, dev0);
-  if (v.verdict !== "watch" || v.verdict !== dev0.health.verdict) fail("demo0's risk verdict on the page: " + v.verdict + ", API " + dev0.health.verdict);
-  if (JSON.stringify(v.reasons.map((r) => r.rule)) !== JSON.stringify(dev0.health.reasons.map((r) => r.rule))) fail("risk reasons: " + JSON.stringify(v.reasons));
-  dev0.health.reasons.forEach((r, i) => {
+  if (v.verdict !== "watch" || v.verdict !== dev0.risk.verdict) fail("demo0's risk verdict on the page: " + v.verdict + ", API " + dev0.risk.verdict);
+  if (JSON.stringify(v.reasons.map((r) => r.rule)) !== JSON.stringify(dev0.risk.reasons.map((r) => r.rule))) fail("risk reasons: " + JSON.stringify(v.reasons));
+  dev0.risk.reasons.forEach((r, i) => {
     if (!v.reasons[i].text.includes(r.reason) || !v.reasons[i].text.includes(r.source)) fail("a reason without its words or source: " + v.reasons[i].text);
   });
   if (JSON.stringify(v.rules) !== JSON.stringify(hv.rules.map((r) => r.rule))) fail("the rules table: " + JSON.stringify(v.rules));

@@ -266,14 +266,14 @@ assert o["present"] and o["spec_version"] and 1 < o["write_amplification"] < 3, 
 assert p["states"] and p["apst"]["supported"] and not p["apst"]["enabled"], p
 assert (t["tmt1_c"], t["tmt2_c"]) == (68, 73), t
 assert j["namespace_usage"][0]["used_bytes"] > 0 and j["event_log"]["supported"], j
-h = j["health"]
+h = j["risk"]
 assert h["verdict"] == "watch" and h["reasons"][0]["rule"] == "recent_errors", h
 assert "uncorrectable" in h["reasons"][0]["reason"] and "FAST" in h["reasons"][0]["source"], h
 ' || fail "issue 27 fields of demo0: $(http_get "/api/v1/devices/$ID0" | head -c 600)"
 jq_py "$(http_get "/api/v1/devices/$ID1")" '
 assert j["ocp"] == {"present": False, "why": "another vendor'"'"'s C0h page"}, j["ocp"]
 assert j["power"]["apst"]["enabled"] and j["thermal_management"]["tmt1_k"] is None, j["power"]
-assert j["health"]["verdict"] == "ok", j["health"]
+assert j["risk"]["verdict"] == "ok", j["risk"]
 ' || fail "issue 27 fields of demo1"
 http_get "/api/v1/devices/$ID0/ocp?from=$FROM" > "$TMP/ocp.json"
 jf "$TMP/ocp.json" '

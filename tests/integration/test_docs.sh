@@ -8,7 +8,7 @@
 #    to a heading of a .md file at an existing heading (missing non-.md targets, such as
 #    screenshots not made yet, are reported but do not fail);
 #  - README.md stays a first read: at most 220 lines;
-#  - every rule of the health verdict (daemon/analysis/health.c) has its row in docs/health.md.
+#  - every rule of the health verdict (daemon/analysis/risk.c) has its row in docs/health.md.
 # Needs no build: reads the source tree only (NVMOND_SRC, else this script's tree).
 set -u
 
@@ -274,20 +274,20 @@ echo "checked $n_folders folder READMEs against $n_files .c files"
 HEALTH_DOC=$SRC/docs/health.md
 n_rules=0
 if [ -f "$HEALTH_DOC" ]; then
-	# The rule table: '{"name", HEALTH_LEVEL,' rows of health.c.
+	# The rule table: '{"name", RISK_LEVEL,' rows of risk.c.
 	while read -r name level; do
 		n_rules=$((n_rules + 1))
 		case $level in
-		HEALTH_WATCH) lv=watch ;;
-		HEALTH_REPLACE_SOON) lv=replace_soon ;;
-		HEALTH_FAILED) lv=failed ;;
+		RISK_WATCH) lv=watch ;;
+		RISK_REPLACE_SOON) lv=replace_soon ;;
+		RISK_FAILED) lv=failed ;;
 		*) lv=? ;;
 		esac
 		grep -qF "| \`$name\` | \`$lv\` |" "$HEALTH_DOC" ||
 			fail "docs/health.md has no row for rule $name ($lv)"
-	done < <(grep -ohE '\{"[a-z_]+", HEALTH_[A-Z_]+' "$SRC/daemon/analysis/health.c" |
-		sed -E 's/\{"([a-z_]+)", (HEALTH_[A-Z_]+)/\1 \2/')
-	[ "$n_rules" -ge 9 ] || fail "found $n_rules health rules in daemon/analysis/health.c"
+	done < <(grep -ohE '\{"[a-z_]+", RISK_[A-Z_]+' "$SRC/daemon/analysis/risk.c" |
+		sed -E 's/\{"([a-z_]+)", (RISK_[A-Z_]+)/\1 \2/')
+	[ "$n_rules" -ge 9 ] || fail "found $n_rules health rules in daemon/analysis/risk.c"
 else
 	fail "docs/health.md is missing"
 fi

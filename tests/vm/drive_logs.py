@@ -243,7 +243,7 @@ check(u["size_bytes"] == ns["nsze"] << lbads and u["capacity_bytes"] == ns["ncap
       and u["used_bytes"] == ns["nuse"] << lbads, "namespace 1: NSZE/NCAP/NUSE as id-ns: %s" % u)
 
 # --- the verdict ---------------------------------------------------------------------------
-hv = dev("dev0-2.json")["health"]
+hv = dev("dev0-2.json")["risk"]
 print("verdict:", json.dumps(hv, indent=1))
 check(hv["verdict"] == "watch" and any(r["rule"] == "recent_errors" and "Schroeder" in r["source"] for r in hv["reasons"]),
       "one media error: watch, with its reason and source (not more)")

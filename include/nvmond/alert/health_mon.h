@@ -20,15 +20,15 @@
  */
 struct health_mon;
 
-#define HEALTH_MON_HISTORY_MS (3600 * 1000LL)
-#define HEALTH_MON_ERR_MAX    160
+#define RISK_MON_HISTORY_MS (3600 * 1000LL)
+#define RISK_MON_ERR_MAX    160
 
 /**
  * health_mon_new() - Borrow everything. @c's [health] disable is checked.
  * Return: 0; -EINVAL with the reason in @ret_err; -ENOMEM.
  */
 int health_mon_new(const struct cfg *c, struct store *s, struct fleet *f, struct alert_svc *a,
-		   struct health_mon **ret, char ret_err[HEALTH_MON_ERR_MAX]);
+		   struct health_mon **ret, char ret_err[RISK_MON_ERR_MAX]);
 
 /** health_mon_attach() - Listen to @p's samples. Return: 0 or negative errno. */
 int health_mon_attach(struct health_mon *m, struct poller *p);
@@ -38,7 +38,7 @@ int health_mon_attach(struct health_mon *m, struct poller *p);
  * Return: 0, or -EINVAL with the reason in @ret_err (the running rules stay).
  */
 int health_mon_reconfigure(struct health_mon *m, const struct cfg *c,
-			   char ret_err[HEALTH_MON_ERR_MAX]);
+			   char ret_err[RISK_MON_ERR_MAX]);
 
 /** health_mon_free() - Accepts NULL. Return: NULL. */
 struct health_mon *health_mon_free(struct health_mon *m);
@@ -47,4 +47,4 @@ struct health_mon *health_mon_free(struct health_mon *m);
  * health_reasons_json() - The reasons of @v as stored (a JSON array of
  * {rule, level, reason, source}) into @buf. Return: 0, or -ENOSPC.
  */
-int health_reasons_json(const struct health_verdict *v, char *buf, size_t len);
+int health_reasons_json(const struct risk_verdict *v, char *buf, size_t len);

@@ -209,7 +209,7 @@ struct cfg {
 	int64_t logs_pel_interval_ms; /* look for new events at least this often */
 	int logs_power;		      /* power state every poll, APST and HCTM at scans */
 	/* [health]: the verdict (docs/health.md); rules to leave out, checked by
-	 * the health monitor with health_rules_parse() (core does not call analysis) */
+	 * the health monitor with risk_rules_parse() (core does not call analysis) */
 	char health_disable[256];
 	/* [device "…"] */
 	struct cfg_device devices[CFG_MAX_DEVICES];

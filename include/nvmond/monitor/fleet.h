@@ -6,7 +6,7 @@
 #include <stddef.h>
 
 #include "nvmond/analysis/errclass.h"
-#include "nvmond/analysis/health.h"
+#include "nvmond/analysis/risk.h"
 #include "nvmond/analysis/sensors.h"
 #include "nvmond/core/cfg.h"
 #include "nvmond/dev/dev.h"
@@ -144,8 +144,8 @@ struct fleet_device {
 	struct fleet_facts facts;
 	struct fleet_temps temps;
 	struct fleet_selftest selftest;
-	struct fleet_drive drive;     /* issue 27: C0h, power, namespaces, events */
-	struct health_verdict health; /* issue 27: the verdict (docs/health.md) */
+	struct fleet_drive drive; /* issue 27: C0h, power, namespaces, events */
+	struct risk_verdict risk; /* issue 27: the risk verdict (docs/health.md) */
 };
 
 struct fleet;
@@ -233,5 +233,5 @@ int fleet_get(struct fleet *f, int64_t id, struct fleet_device *ret);
 /** fleet_put_drive() - Replace what device @id knows beyond its health log. Return: 0 or -ENOENT. */
 int fleet_put_drive(struct fleet *f, int64_t id, const struct fleet_drive *d);
 
-/** fleet_put_health() - Replace the health verdict of device @id. Return: 0 or -ENOENT. */
-int fleet_put_health(struct fleet *f, int64_t id, const struct health_verdict *v);
+/** fleet_put_risk() - Replace the risk verdict of device @id. Return: 0 or -ENOENT. */
+int fleet_put_risk(struct fleet *f, int64_t id, const struct risk_verdict *v);

@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "nvmond/analysis/health.h"
+#include "nvmond/analysis/risk.h"
 #include "nvmond/monitor/fleet.h"
 #include "nvmond/store/store.h"
 
@@ -16,11 +16,11 @@
  */
 
 /* Hourly spare points the fit may take (30 days and some). */
-#define HEALTH_SPARE_POINTS_MAX (HEALTH_SPARE_FIT_DAYS * 24 + 48)
+#define RISK_SPARE_POINTS_MAX (RISK_SPARE_FIT_DAYS * 24 + 48)
 
 struct health_gathered {
-	struct health_input in;
-	struct health_spare_point spare[HEALTH_SPARE_POINTS_MAX];
+	struct risk_input in;
+	struct risk_spare_point spare[RISK_SPARE_POINTS_MAX];
 	char neighbour[96];
 };
 

@@ -26,7 +26,7 @@ Test(drive_api, unknown_is_null)
 	cr_expect(json_is_null(json_object_get(o, "ocp")), "C0h not asked yet");
 	cr_expect(json_is_null(json_object_get(o, "power")));
 	cr_expect(json_is_null(json_object_get(o, "thermal_management")), "no HCTM");
-	cr_expect(json_is_null(json_object_get(o, "health")), "not evaluated yet");
+	cr_expect(json_is_null(json_object_get(o, "risk")), "not evaluated yet");
 	cr_expect_eq(json_array_size(json_object_get(o, "namespace_usage")), 0);
 	json_decref(o);
 }
@@ -62,12 +62,12 @@ Test(drive_api, fields)
 				     .ncap = 100,
 				     .nuse = 25,
 				     .lba_size = 512};
-	d.health = (struct health_verdict){.known = true, .level = HEALTH_REPLACE_SOON, .n = 1};
-	d.health.r[0] = (struct health_reason){
-		.rule = HEALTH_PERCENT_USED, .level = HEALTH_REPLACE_SOON, .reason = "91 % used"};
+	d.risk = (struct risk_verdict){.known = true, .level = RISK_REPLACE_SOON, .n = 1};
+	d.risk.r[0] = (struct risk_reason){
+		.rule = RISK_PERCENT_USED, .level = RISK_REPLACE_SOON, .reason = "91 % used"};
 	json_t *o = fields(&d);
 	json_t *ocp = json_object_get(o, "ocp"), *p = json_object_get(o, "power"),
-	       *t = json_object_get(o, "thermal_management"), *h = json_object_get(o, "health");
+	       *t = json_object_get(o, "thermal_management"), *h = json_object_get(o, "risk");
 
 	cr_expect_str_eq(json_string_value(json_object_get(ocp, "physical_written_bytes")),
 			 "18446744073709551619", "past 2^64: a decimal string, exact");

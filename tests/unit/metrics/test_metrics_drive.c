@@ -68,8 +68,8 @@ Test(metrics_drive, families)
 				     .lba_size = 4096,
 				     .ana_state = "optimized"};
 	x->pel = (struct fleet_pel){.supported = true, .read = true, .stored = 12};
-	d[0].fd.health = (struct health_verdict){.known = true, .level = HEALTH_WATCH, .n = 1};
-	d[0].fd.health.r[0].rule = HEALTH_RECENT_ERRORS;
+	d[0].fd.risk = (struct risk_verdict){.known = true, .level = RISK_WATCH, .n = 1};
+	d[0].fd.risk.r[0].rule = RISK_RECENT_ERRORS;
 	/* nvme1: no C0h (another vendor's page), no HCTM, APST unknown. */
 	d[1].fd.drive.ocp = (struct fleet_ocp){.probed = true, .present = false};
 	d[1].fd.drive.power = (struct fleet_power){.have = true, .ps = 0, .n_ps = 1};

@@ -1,5 +1,5 @@
-// nvmond dashboard: the state shared by its scripts, DOM helpers, the theme and the
-// health verdict of a drive. Plain browser JavaScript, no build step: index.html loads
+// nvmond dashboard: the state shared by its scripts, DOM helpers, the theme and a
+// drive's figures. Plain browser JavaScript, no build step: index.html loads
 // format.js, api.js, this file, charts.js, overview.js, drive.js and app.js in that
 // order as classic scripts sharing one global scope. Charts by uPlot (vendor/, copied
 // from the npm package pinned in web/package.json). All text goes in through textContent.
@@ -15,14 +15,6 @@ const RANGES = [
 ];
 const RANGE_WORDS = { "1h": "hour", "24h": "24 hours", "7d": "7 days", "30d": "30 days", "1y": "year" };
 const CHART_POINTS = 1000;
-const WARNING_LABELS = {
-  spare: "spare below threshold",
-  temperature: "temperature warning bit",
-  degraded: "reliability degraded",
-  read_only: "read-only",
-  volatile_backup: "volatile backup failed",
-  pmr_read_only: "PMR read-only",
-};
 const THROTTLE_KINDS = new Set(["light", "heavy"]);
 
 const state = {
@@ -98,27 +90,8 @@ function toggleTheme() {
 
 // ---- health and wear figures -------------------------------------------
 
-// ok / warning / critical / offline, with the reasons.
-function health(d, wear, alerts) {
-  const s = d.latest;
-  const why = [];
-  let level = 0;
-  const bump = (l, msg) => { level = Math.max(level, l); why.push(msg); };
-  if (!d.online) return { level: "offline", why: ["not seen now"] };
-  if (!s) return { level: "unknown", why: ["no sample yet"] };
-  for (const b of s.critical_warning_bits || [])
-    bump(b === "temperature" ? 1 : 2, WARNING_LABELS[b] || b);
-  if (s.avail_spare < s.spare_thresh) bump(2, "spare below threshold");
-  if (s.percent_used >= 100) bump(2, "rated life used up");
-  else if (s.percent_used >= 80) bump(1, s.percent_used + " % used");
-  if (d.cctemp_c !== null && s.temperature_c !== null && s.temperature_c >= d.cctemp_c) bump(2, "at CCTEMP");
-  else if (d.wctemp_c !== null && s.temperature_c !== null && s.temperature_c >= d.wctemp_c) bump(1, "at WCTEMP");
-  if (wear && wear.alert_level >= 100) bump(2, "rated TBW reached");
-  else if (wear && wear.alert_level >= 80) bump(1, wear.alert_level + " % of rated TBW");
-  for (const a of alerts || []) bump({ critical: 2, warning: 1 }[a.severity] || 0, a.message || a.rule);
-  return { level: ["ok", "warning", "critical"][level], why };
-}
-
+// A drive's health is the daemon's (GET /api/v1/devices "health": {state, why};
+// docs/dashboard.md#health): the same rule as nvmond status and /metrics.
 const HOT_MARGIN_C = 5; // "hot": within this many °C of WCTEMP (or above it)
 const HEALTH_RANK = { ok: 0, unknown: 1, offline: 2, warning: 3, critical: 4 };
 
@@ -129,7 +102,7 @@ function isHot(d) {
 
 // Not ok, a risk verdict other than ok (drivelogs.js), throttling now, hot, or offline.
 function hasProblem(d, x) {
-  return x.health.level !== "ok" || riskNeedsLook(d) || x.throttling !== null || isHot(d) || !d.online;
+  return d.health.state !== "ok" || riskNeedsLook(d) || x.throttling !== null || isHot(d) || !d.online;
 }
 
 // Bytes per day at the longest complete window the wear endpoint knows, else the longest known.
@@ -153,9 +126,10 @@ function runMBps(r) {
 
 // ---- shared pieces of the pages ----------------------------------------
 
+// A drive's health (its "health" in GET /devices) as a badge, the reasons in its tooltip.
 function badge(h) {
-  const cls = { ok: "ok", warning: "warn", critical: "bad", offline: "muted", unknown: "muted" }[h.level];
-  return el("span", { class: "badge " + cls, title: h.why.join("; ") || "healthy" }, h.level);
+  const cls = { ok: "ok", warning: "warn", critical: "bad", offline: "muted", unknown: "muted" }[h.state];
+  return el("span", { class: "badge " + cls, title: h.why.join("; ") || "healthy" }, h.state);
 }
 
 function meter(frac, cls, marks) {

@@ -370,10 +370,10 @@ function factsPanel(d, facts) {
 
 // The verdict at the top of the drive page: health and its reasons, or what was checked.
 function verdict(d, h, wear, events, rangeKey) {
-  const cls = { ok: "ok", warning: "warn", critical: "bad" }[h.level] || "muted";
+  const cls = { ok: "ok", warning: "warn", critical: "bad" }[h.state] || "muted";
   const s = d.latest;
   let text;
-  if (h.level === "ok") {
+  if (h.state === "ok") {
     const parts = [];
     if (s.temperature_c !== null) parts.push(s.temperature_c + " °C" + (d.wctemp_c !== null ? " (" + (d.wctemp_c - s.temperature_c) + " °C below WCTEMP)" : ""));
     parts.push(s.percent_used + " % used", "spare " + s.avail_spare + " %");
@@ -387,8 +387,8 @@ function verdict(d, h, wear, events, rangeKey) {
   if (throttles.length)
     text += " " + throttles.length + " throttle episode" + (throttles.length === 1 ? "" : "s") + " in the last " + RANGE_WORDS[rangeKey] +
       (throttles.some((e) => e.ongoing) ? ", one now." : ".");
-  return el("section", { class: "verdict " + cls, id: "verdict", "aria-label": "health verdict", "data-health": h.level },
-    el("span", { class: "verdict-level" }, "Health: " + (h.level === "ok" ? "OK" : h.level)), el("span", { class: "verdict-why" }, text));
+  return el("section", { class: "verdict " + cls, id: "verdict", "aria-label": "health verdict", "data-health": h.state },
+    el("span", { class: "verdict-level" }, "Health: " + (h.state === "ok" ? "OK" : h.state)), el("span", { class: "verdict-why" }, text));
 }
 
 function rangeButtons() {
@@ -470,7 +470,7 @@ async function renderDrive(gen, id, live) {
   const probeBox = el("div", { class: "chart", id: "chart-probes" });
   const runBox = el("div", { class: "chart", id: "chart-probe-run" });
   const sweepBox = el("div", { class: "chart", id: "chart-sweep" });
-  const h = health(d, wear, al ? al.active.filter((a) => a.device_id === d.id) : []);
+  const h = d.health; // the daemon's rule (docs/dashboard.md#health)
   const lp = driveLogsPanels(d, logs);
   const view = el("div", {},
     d.demo === true ? demoBanner("This drive is") : "",

@@ -35,7 +35,7 @@ function wearBlock(d, w) {
 
 function card(d, extra) {
   const s = d.latest;
-  const h = extra.health || health(d, extra.wear, extra.alerts);
+  const h = d.health;
   const c = el("article", { class: "card", "data-device": d.id },
     el("h2", {}, el("a", { href: "#/drive/" + d.id }, d.model), d.demo === true ? demoBadge() : null, badge(h)),
     namesLine(d),
@@ -85,10 +85,10 @@ async function fetchExtra(d, withProbe) {
   };
 }
 
-// GET /devices and /alerts on every tick; each drive's extras once a minute (or
-// when the cards need the probes the table did not ask for).
+// GET /devices (each drive with its health) on every tick; each drive's extras once a
+// minute (or when the cards need the probes the table did not ask for).
 async function loadOverview(gen, live) {
-  const [r, alerts] = await Promise.all([api("/api/v1/devices"), optional("/api/v1/alerts")]);
+  const r = await api("/api/v1/devices");
   if (gen !== state.generation) return null;
   if (!r.ok) throw new Error((r.body && r.body.error) || "HTTP " + r.status);
   const devices = r.body.devices;
@@ -101,11 +101,6 @@ async function loadOverview(gen, live) {
     const list = await pool(devices, 6, (d) => fetchExtra(d, withProbe));
     if (gen !== state.generation) return null;
     extras = new Map(devices.map((d, i) => [d.id, list[i]]));
-  }
-  for (const d of devices) {
-    const x = extras.get(d.id);
-    x.alerts = alerts ? alerts.active.filter((a) => a.device_id === d.id) : [];
-    x.health = health(d, x.wear, x.alerts);
   }
   state.overview = { devices, extras, extrasAt: stale ? Date.now() : old.extrasAt };
   return state.overview;
@@ -127,7 +122,7 @@ function overviewLayout(n) {
 // The sortable columns: key → value (null sorts last whatever the direction).
 const SORTS = {
   name: { label: "Drive", value: (d) => (d.name || "") + " " + d.model + " " + driveNames(d), dir: 1 },
-  health: { label: "Health", value: (d, x) => HEALTH_RANK[x.health.level], dir: -1 },
+  health: { label: "Health", value: (d) => HEALTH_RANK[d.health.state], dir: -1 },
   temp: { label: "Temperature", value: (d) => (d.latest ? d.latest.temperature_c : null), dir: -1 },
   used: { label: "% used", value: (d) => (d.latest ? d.latest.percent_used : null), dir: -1 },
   rate: { label: "Written / day", value: (d, x) => writeRate(x.wear), dir: -1 },
@@ -161,15 +156,15 @@ function tempCell(d) {
 function tableRow(d, x) {
   const s = d.latest;
   const rate = writeRate(x.wear), tbw = tbwPercent(x.wear);
-  const reasons = x.health.why.join("; ");
+  const h = d.health, reasons = h.why.join("; ");
   const throttle = x.events === null ? el("span", { class: "na" }, "n/a")
     : x.throttling ? el("span", { class: x.throttling === "heavy" ? "bad" : "warn" }, x.throttling + " now")
     : x.events ? el("span", { class: "warn" }, x.events + " in 24 h") : el("span", { class: "muted" }, "none");
-  return el("tr", { "data-device": d.id, "data-health": x.health.level, "data-throttling": x.throttling || "" },
+  return el("tr", { "data-device": d.id, "data-health": h.state, "data-throttling": x.throttling || "" },
     el("th", { scope: "row", class: "drive" }, el("a", { href: "#/drive/" + d.id }, d.name || "drive " + d.id),
       d.demo === true ? demoBadge() : null, el("small", { class: "muted" }, d.model), namesLine(d, "small")),
     el("td", { class: "serial" }, d.serial),
-    el("td", { class: "health" }, badge(x.health), x.health.level !== "ok" ? el("small", { class: "muted", title: reasons }, reasons) : null, riskNote(d)),
+    el("td", { class: "health" }, badge(h), h.state !== "ok" ? el("small", { class: "muted", title: reasons }, reasons) : null, riskNote(d)),
     tempCell(d),
     el("td", { class: "num " + (s && s.percent_used >= 80 ? "warn" : "") }, s ? s.percent_used + " %" : "–"),
     el("td", { class: "num", title: rate === null ? "needs more history" : null }, rate === null ? "–" : fmtBytes(rate) + "/day"),

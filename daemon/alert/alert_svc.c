@@ -17,6 +17,7 @@
 #include "nvmond/alert/alert_svc.h"
 #include "nvmond/core/log.h"
 #include "nvmond/core/loop.h"
+#include "nvmond/monitor/fleet_health.h"
 #include "nvmond/store/store_alert.h"
 #include "nvmond/store/store_errlog.h"
 #include "nvmond/store/store.h"
@@ -119,6 +120,37 @@ static int load_alerts(struct alert_svc *a)
 	}
 	free(v);
 	return 0;
+}
+
+/*
+ * The alerts firing now as the store lists them (what GET /api/v1/alerts shows)
+ * into the fleet, where the health rule reads them (fleet_health.h): of device
+ * @only, or of every drive the fleet knows when @only is negative.
+ */
+static void alerts_to_fleet(struct alert_svc *a, int64_t only)
+{
+	struct fleet_device *devs = NULL;
+	struct alert_row *v = NULL;
+	struct fleet_alerts fa;
+	size_t n = 0, n_devs = 0;
+	int r = store_alerts_list(a->store, true, 0, &v, &n);
+
+	if (r == 0 && only < 0)
+		r = fleet_snapshot(a->fleet, &devs, &n_devs);
+	if (r < 0) {
+		log_warn("alerts: cannot read the alerts firing for the drives' health: %s",
+			 r == -ENOMEM ? strerror(ENOMEM) : store_strerror(a->store));
+		free(v);
+		return;
+	}
+	for (size_t i = 0; i < (only < 0 ? n_devs : 1); i++) {
+		int64_t id = only < 0 ? devs[i].row.id : only;
+
+		fleet_alerts_from_rows(v, n, id, &fa);
+		(void)fleet_put_alerts(a->fleet, id, &fa);
+	}
+	free(devs);
+	free(v);
 }
 
 /*
@@ -313,14 +345,19 @@ static void apply_decision(struct alert_svc *a, const struct device_row *dev, st
 static void run_rules(struct alert_svc *a, const struct device_row *dev, struct adev *d,
 		      const struct alert_cond conds[_ALERT_RULE_MAX], int64_t now_ms)
 {
+	bool changed = false;
+
 	for (int rule = 0; rule < _ALERT_RULE_MAX; rule++) {
 		struct alert_decision dec =
 			alert_step(&d->slots[rule], &a->acfg, &conds[rule], now_ms);
 		apply_decision(a, dev, d, rule, &conds[rule], &dec, now_ms);
+		changed |= dec.action != ALERT_ACT_NONE;
 		if (conds[rule].known && conds[rule].active)
 			memcpy(d->last_active[rule], conds[rule].message,
 			       sizeof(d->last_active[rule]));
 	}
+	if (changed)
+		alerts_to_fleet(a, dev->id);
 }
 
 static void store_event(struct alert_svc *a, const struct device_row *dev, struct adev *d,
@@ -569,6 +606,7 @@ int alert_svc_new(const struct cfg *c, struct store *s, struct fleet *f, struct 
 		snprintf(ret_err, 256, "cannot load the alert state: %s", strerror(-r));
 		goto fail;
 	}
+	alerts_to_fleet(a, -1); /* the drives the poller loaded: firing since before */
 	r = alert_outbox_start(a, timefmt_now_ms());
 	if (r < 0) {
 		snprintf(ret_err, 256, "cannot start the notification outbox: %s", strerror(-r));

@@ -354,6 +354,30 @@ static double used_slope(const struct wear_point *v, size_t n, int64_t *ret_last
 	return (double)(last_val - first_val) * (double)MS_DAY / (double)(t_last - t_first);
 }
 
+int wear_alert_level(double rated_fraction)
+{
+	return rated_fraction >= 1.0   ? 100
+	       : rated_fraction >= 0.9 ? 90
+	       : rated_fraction >= 0.8 ? 80
+				       : 0;
+}
+
+int wear_alert_level_of(u128 bytes_written, uint64_t rated_bytes)
+{
+	if (!rated_bytes)
+		return 0;
+	return wear_alert_level(u128_to_double(bytes_written) / (double)rated_bytes);
+}
+
+uint64_t wear_rated_bytes(uint64_t configured, const char *model)
+{
+	struct wear_rating builtin;
+
+	if (configured)
+		return configured;
+	return wear_builtin_lookup(model, &builtin) ? builtin.rated_bytes : 0;
+}
+
 int wear_analyze(const struct wear_point *v, size_t n, const struct wear_cfg *c, const char *model,
 		 u128 probe_bytes, int64_t now_ms, struct wear_report *ret)
 {
@@ -388,10 +412,7 @@ int wear_analyze(const struct wear_point *v, size_t n, const struct wear_cfg *c,
 	}
 	if (w.rated_bytes) {
 		w.rated_fraction = u128_to_double(w.bytes_written) / (double)w.rated_bytes;
-		w.alert_level = w.rated_fraction >= 1.0	  ? 100
-				: w.rated_fraction >= 0.9 ? 90
-				: w.rated_fraction >= 0.8 ? 80
-							  : 0;
+		w.alert_level = wear_alert_level(w.rated_fraction);
 	}
 
 	for (int k = 0; k < _WEAR_WINDOW_MAX; k++)

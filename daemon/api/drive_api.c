@@ -213,7 +213,7 @@ static json_t *render_ns_usage(const struct fleet_drive *d)
 	return a;
 }
 
-json_t *render_health(const struct risk_verdict *v)
+json_t *render_risk(const struct risk_verdict *v)
 {
 	json_t *a;
 
@@ -244,7 +244,7 @@ int render_drive_fields_add(json_t *o, const struct fleet_device *d)
 		     json_pack("{s:b, s:o, s:I, s:I}", "supported", x->pel.supported, "read",
 			       time_or_null(x->pel.read ? x->pel.read_ms : 0), "events_stored",
 			       (json_int_t)x->pel.stored, "drive_events", (json_int_t)x->pel.tnev));
-	r |= obj_set(o, "risk", render_health(&d->risk));
+	r |= obj_set(o, "risk", render_risk(&d->risk));
 	return r ? -ENOMEM : 0;
 }
 
@@ -453,7 +453,7 @@ static void health_get(void *ctx, const struct api_request *req, struct api_repl
 						json_loads(v[i].reasons, 0, NULL) ?: json_array()));
 	free(v);
 	ret->json = json_pack("{s:I, s:o, s:o, s:o}", "device_id", (json_int_t)req->id, "health",
-			      render_health(&d.risk), "rules", rules, "history", hist);
+			      render_risk(&d.risk), "rules", rules, "history", hist);
 	if (!ret->json)
 		api_reply_error(ret, 500, "out of memory");
 }

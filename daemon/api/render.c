@@ -15,8 +15,10 @@
 #include "nvmond/api/render.h"
 #include "nvmond/dev/demo.h"
 #include "nvmond/dev/smart.h"
+#include "nvmond/monitor/fleet_health.h"
 #include "nvmond/util/timefmt.h"
 #include "nvmond/util/u128.h"
+#include "nvmond/util/utf8.h"
 
 /* Names of the critical warning bits, in bit order (see enum smart_crit). */
 static const struct {
@@ -441,6 +443,22 @@ static json_t *render_judged_sensors(const struct fleet_device *d)
 	return a;
 }
 
+json_t *render_health(const struct health_verdict *h)
+{
+	json_t *why = json_array();
+	char text[HEALTH_WHY_LEN * 3]; /* each byte at worst U+FFFD */
+
+	if (!why)
+		return NULL;
+	for (size_t i = 0; i < h->n_why; i++) {
+		/* An alert's message from the store is text a drive may have garbled. */
+		utf8_copy(text, sizeof(text), h->why[i]);
+		if (json_array_append_new(why, json_string(text)) < 0)
+			return json_decref(why), NULL;
+	}
+	return json_pack("{s:s, s:o}", "state", health_state_name(h->state), "why", why);
+}
+
 json_t *render_fleet_device(const struct fleet_device *d)
 {
 	json_t *o = json_object();
@@ -460,6 +478,10 @@ json_t *render_fleet_device(const struct fleet_device *d)
 	/* Error log entries by class; null until the drive's log was first read. */
 	r |= obj_set(o, "errors", d->errors_read ? render_error_counts(d->errors) : json_null());
 	r |= render_drive_fields_add(o, d); /* issue 27: C0h, power, events, health */
+	/* The one health rule (analysis/health.h): what the dashboard and /metrics show. */
+	struct health_verdict h;
+	fleet_health(d, &h);
+	r |= obj_set(o, "health", render_health(&h));
 	if (r)
 		return json_decref(o), NULL;
 	return o;

@@ -13,11 +13,13 @@
 #include <jansson.h>
 
 #include "nvmond/monitor/devrow.h"
+#include "nvmond/monitor/fleet_health.h"
 #include "nvmond/monitor/temps.h"
 #include "nvmond/api/render.h"
 #include "nvmond/api/selftest_render.h"
 #include "nvmond/api/status.h"
 #include "status_drive.h"
+#include "nvmond/store/store_alert.h"
 #include "nvmond/store/store_selftest.h"
 #include "nvmond/util/timefmt.h"
 
@@ -143,7 +145,8 @@ int status_collect(struct dev_backend *b, const struct cfg *c, struct store *s, 
 {
 	struct dev_info *v = NULL;
 	struct device_row *rows = NULL;
-	size_t n = 0, n_rows = 0;
+	struct alert_row *alerts = NULL;
+	size_t n = 0, n_rows = 0, n_alerts = 0;
 	char db_err[STORE_ERR_MAX + 64] = "";
 	int r;
 
@@ -157,8 +160,13 @@ int status_collect(struct dev_backend *b, const struct cfg *c, struct store *s, 
 		snprintf(db_err, sizeof(db_err), "reading the devices: %s", store_strerror(s));
 		s = NULL;
 	}
+	/* The alerts the daemon has firing count in the health, as in its API. */
+	if (s && store_alerts_list(s, true, 0, &alerts, &n_alerts) < 0 && !db_err[0])
+		snprintf(db_err, sizeof(db_err), "reading the alerts firing: %s",
+			 store_strerror(s));
 	json_t *devices = json_array();
 	if (!devices) {
+		free(alerts);
 		free(rows);
 		free(v);
 		return -ENOMEM;
@@ -176,7 +184,11 @@ int status_collect(struct dev_backend *b, const struct cfg *c, struct store *s, 
 			cfg_device_for(c, v[i].id.model, v[i].id.serial, &cd);
 			memcpy(fd.names.label, cd.label, sizeof(fd.names.label));
 			memcpy(fd.names.location, cd.location, sizeof(fd.names.location));
+			fd.rated_bytes_cfg = cd.rated_bytes;
 		}
+		for (size_t k = 0; k < n_rows; k++)
+			if (strcmp(rows[k].key, fd.row.key) == 0)
+				fleet_alerts_from_rows(alerts, n_alerts, rows[k].id, &fd.alerts);
 
 		struct dev_ident who = {.model = v[i].id.model, .serial = v[i].id.serial};
 		r = 0;
@@ -214,6 +226,7 @@ int status_collect(struct dev_backend *b, const struct cfg *c, struct store *s, 
 			json_decref(o);
 			json_decref(st);
 			json_decref(devices);
+			free(alerts);
 			free(rows);
 			free(v);
 			return -ENOMEM;
@@ -227,6 +240,7 @@ int status_collect(struct dev_backend *b, const struct cfg *c, struct store *s, 
 			json_object_set_new(o, "error", json_string(strerror(-r)));
 		json_array_append_new(devices, o);
 	}
+	free(alerts);
 	free(rows);
 	free(v);
 	*ret = json_pack("{s:o}", "devices", devices);
@@ -256,6 +270,28 @@ static void fmt_written(const json_t *latest, char *buf, size_t len)
 		snprintf(buf, len, "%s B", json_string_value(b));
 	else
 		snprintf(buf, len, "-");
+}
+
+/* The drive's health (analysis/health.h) as "health" says; "-" without one. */
+static const char *health_state_of(const json_t *d)
+{
+	const char *s = json_string_value(json_object_get(json_object_get(d, "health"), "state"));
+
+	return s ? s : "-";
+}
+
+/* "         health: warning: 97 % used; at WCTEMP" under a row whose health is not ok. */
+static void print_health_line(FILE *out, const json_t *d)
+{
+	json_t *why = json_object_get(json_object_get(d, "health"), "why"), *w;
+	const char *state = health_state_of(d);
+	size_t i;
+
+	if (strcmp(state, "ok") == 0 || strcmp(state, "-") == 0 || json_array_size(why) == 0)
+		return;
+	fprintf(out, "%-8s health: %s: ", "", state);
+	json_array_foreach(why, i, w) fprintf(out, "%s%s", i ? "; " : "", json_string_value(w));
+	fputc('\n', out);
 }
 
 /* "         bay 3 – scratch · rack 12 U4 slot 3" under a row: the drive's [device] names. */
@@ -367,8 +403,9 @@ int status_print_table(FILE *out, const json_t *status, bool color)
 		fprintf(out, "no NVMe controllers found\n");
 		return 0;
 	}
-	fprintf(out, "%s%-8s %-28s %-20s %8s %6s %11s  %s%s\n", color ? "\033[1m" : "", "DEVICE",
-		"MODEL", "SERIAL", "TEMP", "USED", "WRITTEN", "WARNINGS", color ? "\033[0m" : "");
+	fprintf(out, "%s%-8s %-28s %-20s %8s %6s %11s  %-8s  %s%s\n", color ? "\033[1m" : "",
+		"DEVICE", "MODEL", "SERIAL", "TEMP", "USED", "WRITTEN", "HEALTH", "WARNINGS",
+		color ? "\033[0m" : "");
 	json_array_foreach(devices, i, d)
 	{
 		json_t *latest = json_object_get(d, "latest");
@@ -411,11 +448,18 @@ int status_print_table(FILE *out, const json_t *status, bool color)
 			on = strcmp(warn, "temperature") == 0 ? "\033[33m" : "\033[1;31m";
 			off = "\033[0m";
 		}
-		fprintf(out, "%-8s %-28.28s %-20.20s %8s %6s %11s  %s%s%s\n",
+		const char *state = health_state_of(d);
+		const char *h_on = "", *h_off = "";
+		if (color && (strcmp(state, "critical") == 0 || strcmp(state, "warning") == 0)) {
+			h_on = strcmp(state, "critical") == 0 ? "\033[1;31m" : "\033[33m";
+			h_off = "\033[0m";
+		}
+		fprintf(out, "%-8s %-28.28s %-20.20s %8s %6s %11s  %s%-8s%s  %s%s%s\n",
 			json_string_value(json_object_get(d, "name")),
 			json_string_value(json_object_get(d, "model")),
-			json_string_value(json_object_get(d, "serial")), temp, used, written, on,
-			warn, off);
+			json_string_value(json_object_get(d, "serial")), temp, used, written, h_on,
+			state, h_off, on, warn, off);
+		print_health_line(out, d);
 		print_names_line(out, d);
 		print_facts_line(out, d, color);
 		print_selftests(out, d, color);

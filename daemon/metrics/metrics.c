@@ -16,6 +16,7 @@
 #include "nvmond/analysis/selftest_sched.h"
 #include "nvmond/dev/selftest.h"
 #include "nvmond/dev/smart.h"
+#include "nvmond/monitor/fleet_health.h"
 #include "nvmond/util/u128.h"
 #include "nvmond/util/utf8.h"
 #include "metrics_drive.h"
@@ -576,22 +577,6 @@ static void render_alerts(FILE *f, const struct metrics_input *in)
 		fprintf(f, "nvmond_alert_queue_depth{sink=\"%s\"} %zu\n", v[i].name, v[i].pending);
 }
 
-const char *metrics_device_health(const struct fleet_device *d, const struct metrics_alert *alerts,
-				  size_t n_alerts)
-{
-	bool critical = d->facts.unresponsive, warning = false;
-
-	if (!d->row.online)
-		return "offline";
-	for (size_t i = 0; i < n_alerts; i++) {
-		if (alerts[i].device_id != d->row.id)
-			continue;
-		critical |= strcmp(alerts[i].severity, "critical") == 0;
-		warning |= strcmp(alerts[i].severity, "warning") == 0;
-	}
-	return critical ? "critical" : warning ? "warning" : "ok";
-}
-
 /*
  * Who is who (issue 24): the host (its target labels on one series, never
  * repeated on every drive's, as Prometheus wants target labels), the alerts
@@ -599,7 +584,6 @@ const char *metrics_device_health(const struct fleet_device *d, const struct met
  */
 static void render_fleet(FILE *f, const struct metrics_input *in, char (*labels)[LABELS_MAX])
 {
-	static const char *const states[] = {"ok", "warning", "critical", "offline"};
 	char a[CFG_URL_MAX * 2], b[CFG_HOST_NAME_MAX * 2];
 
 	if (in->host) {
@@ -627,15 +611,17 @@ static void render_fleet(FILE *f, const struct metrics_input *in, char (*labels)
 					"nvmond_alert_firing{%s,rule=\"%s\",severity=\"%s\"} 1\n",
 					labels[i], in->alerts[k].rule, in->alerts[k].severity);
 	family(f, "nvmond_device_health", "gauge",
-	       "The drive's health as the dashboard shows it, one series per state (1 for the "
-	       "current one): offline; critical (a critical alert fires, or unresponsive); "
-	       "warning (a warning alert fires); ok.");
+	       "The drive's health as the API and the dashboard show it "
+	       "(docs/dashboard.md#health), "
+	       "one series per state (1 for the current one): ok, warning, critical, offline, "
+	       "unknown (no sample yet).");
 	for (size_t i = 0; i < in->n_devs; i++) {
-		const char *now = metrics_device_health(&in->devs[i].fd, in->alerts, in->n_alerts);
+		struct health_verdict h;
 
-		for (size_t k = 0; k < sizeof(states) / sizeof(states[0]); k++)
+		fleet_health(&in->devs[i].fd, &h); /* the API's rule (GET /api/v1/devices) */
+		for (enum health_state k = 0; k < _HEALTH_STATE_MAX; k++)
 			fprintf(f, "nvmond_device_health{%s,state=\"%s\"} %d\n", labels[i],
-				states[k], strcmp(now, states[k]) == 0);
+				health_state_name(k), h.state == k);
 	}
 }
 

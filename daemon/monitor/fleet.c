@@ -187,6 +187,53 @@ int fleet_put_names(struct fleet *f, int64_t id, const struct fleet_names *names
 	return r;
 }
 
+int fleet_put_rated(struct fleet *f, int64_t id, uint64_t rated_bytes_cfg)
+{
+	int r = -ENOENT;
+
+	pthread_mutex_lock(&f->lock);
+	ssize_t i = find(f, id);
+	if (i >= 0) {
+		r = 0;
+		if (f->v[i].rated_bytes_cfg != rated_bytes_cfg) {
+			f->v[i].rated_bytes_cfg = rated_bytes_cfg;
+			changed(f);
+		}
+	}
+	pthread_mutex_unlock(&f->lock);
+	return r;
+}
+
+/* Equal lists: the same alerts, each saying the same. */
+static bool alerts_equal(const struct fleet_alerts *a, const struct fleet_alerts *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (size_t i = 0; i < a->n; i++)
+		if (a->v[i].id != b->v[i].id || a->v[i].rule != b->v[i].rule ||
+		    a->v[i].severity != b->v[i].severity ||
+		    strcmp(a->v[i].message, b->v[i].message) != 0)
+			return false;
+	return true;
+}
+
+int fleet_put_alerts(struct fleet *f, int64_t id, const struct fleet_alerts *alerts)
+{
+	int r = -ENOENT;
+
+	pthread_mutex_lock(&f->lock);
+	ssize_t i = find(f, id);
+	if (i >= 0) {
+		r = 0;
+		if (!alerts_equal(&f->v[i].alerts, alerts)) {
+			f->v[i].alerts = *alerts;
+			changed(f);
+		}
+	}
+	pthread_mutex_unlock(&f->lock);
+	return r;
+}
+
 int fleet_put_selftest(struct fleet *f, int64_t id, const struct fleet_selftest *st)
 {
 	int r = -ENOENT;
@@ -242,7 +289,8 @@ int fleet_snapshot_gen(struct fleet *f, struct fleet_device **ret, size_t *ret_n
 		r = -ENOMEM;
 		goto out;
 	}
-	memcpy(v, f->v, f->n * sizeof(*v));
+	if (f->n) /* an empty fleet has no array yet (memcpy from NULL is undefined) */
+		memcpy(v, f->v, f->n * sizeof(*v));
 	*ret = v;
 	*ret_n = f->n;
 	if (ret_gen)

@@ -131,7 +131,7 @@ static void announce_gone(struct poller *p, struct pdev *d, int64_t now_ms)
  * What a scan at @now found (@v, @n, freed here): new controllers get a store
  * id, known ones may have a new name, missing ones go offline.
  */
-/* The drive's [device] label and location into the fleet (a reload changes them). */
+/* The drive's [device] label, location and rated_tbw into the fleet (a reload changes them). */
 static void poller_names_to_fleet(struct poller *p, int64_t id, const char *model,
 				  const char *serial)
 {
@@ -142,6 +142,7 @@ static void poller_names_to_fleet(struct poller *p, int64_t id, const char *mode
 	memcpy(names.label, cd.label, sizeof(names.label));
 	memcpy(names.location, cd.location, sizeof(names.location));
 	(void)fleet_put_names(p->fleet, id, &names);
+	(void)fleet_put_rated(p->fleet, id, cd.rated_bytes);
 }
 
 static int rescan_take(struct poller *p, struct dev_info *v, size_t n, int64_t now)

@@ -114,6 +114,66 @@ async function checkProblemFilter(page) {
   return f.all.length - want.length;
 }
 
+// A drive's health is the daemon's (GET /devices "health", docs/dashboard.md#health), the
+// rule /metrics' nvmond_device_health shares: each card's badge and tooltip are the
+// state and reasons of the answer the page drew from; a routed answer's health (a
+// critical and an unknown drive the daemon never made) shows on the cards, in the
+// table (its reasons, problems first) and on the drive page, so the page computes none.
+async function checkHealthFromApi(page, devices) {
+  const drawn = await page.evaluate(() => ({ devices: state.overview.devices,
+    badges: Object.fromEntries([...document.querySelectorAll(".card[data-device]")].map((c) => {
+      const b = c.querySelector("h2 .badge:not(.demo)");
+      return [c.dataset.device, { text: b.textContent, title: b.title }];
+    })) }));
+  for (const d of drawn.devices) {
+    const b = drawn.badges[d.id];
+    if (!d.health || !b || b.text !== d.health.state || b.title !== (d.health.why.join("; ") || "healthy"))
+      fail(`card of device ${d.id}: badge ${JSON.stringify(b)}, the API's health ${JSON.stringify(d.health)}`);
+  }
+  const [crit, unk] = devices.slice(-2).map((d) => d.id);
+  const routed = { [crit]: { state: "critical", why: ["routed: the API's verdict", "and its second reason"] },
+    [unk]: { state: "unknown", why: ["no sample yet"] } };
+  await page.route("**/api/v1/devices", async (route) => {
+    const res = await route.fetch();
+    const json = await res.json();
+    for (const d of json.devices) if (routed[d.id]) d.health = routed[d.id];
+    await route.fulfill({ response: res, json });
+  });
+  await page.route(/\/api\/v1\/devices\/\d+$/, async (route) => {
+    const res = await route.fetch();
+    const json = await res.json();
+    await route.fulfill({ response: res, json: Object.assign(json, routed[json.id] ? { health: routed[json.id] } : {}) });
+  });
+  await page.reload();
+  await page.waitForSelector(".card");
+  const card = await page.evaluate((id) => {
+    const b = document.querySelector(`.card[data-device="${id}"] h2 .badge:not(.demo)`);
+    return { text: b.textContent, title: b.title, cls: b.className };
+  }, crit);
+  if (card.text !== "critical" || card.title !== "routed: the API's verdict; and its second reason" || !/\bbad\b/.test(card.cls))
+    fail("the card does not show the API's health: " + JSON.stringify(card));
+  await page.click("#layout-table");
+  await page.waitForSelector("table.drives");
+  await page.click('button[data-sort="health"]');
+  const rows = await page.evaluate(() => [...document.querySelectorAll("table.drives tbody tr[data-device]")]
+    .map((r) => ({ id: Number(r.dataset.device), health: r.dataset.health, why: r.querySelector("td.health small")?.textContent ?? "" })));
+  const rank = { ok: 0, unknown: 1, offline: 2, warning: 3, critical: 4 };
+  const sorted = rows.every((r, i) => i === 0 || rank[rows[i - 1].health] >= rank[r.health]);
+  const c = rows.find((r) => r.id === crit);
+  if (rows[0].health !== "critical" || c.health !== "critical" || c.why !== "routed: the API's verdict; and its second reason" ||
+      !sorted || rows.find((r) => r.id === unk).health !== "unknown")
+    fail("the table, problems first, does not follow the API's health: " + JSON.stringify(rows));
+  await page.goto(base + "/#/drive/" + crit);
+  await page.waitForSelector("#verdict");
+  const v = await page.evaluate(() => ({ level: document.getElementById("verdict").dataset.health,
+    text: document.getElementById("verdict").textContent }));
+  if (v.level !== "critical" || !v.text.startsWith("Health: criticalrouted: the API's verdict; and its second reason."))
+    fail("the drive page's verdict is not the API's health: " + JSON.stringify(v));
+  await page.unrouteAll();
+  await page.goto(base + "/");
+  await page.waitForSelector("table.drives");
+}
+
 // A demo badge on a drive (and the banner) iff GET /devices says "demo": true.
 async function checkDemoMarks(page, devices, where) {
   const marks = await page.evaluate(() => ({
@@ -584,6 +644,9 @@ async function main() {
   if (marked[0].demo !== true) fail("the route did not mark the first drive");
   await checkDemoMarks(page, marked, "overview with a drive marked demo");
   await page.unrouteAll();
+  await page.click("#layout-cards");
+  await page.waitForSelector(".card");
+  await checkHealthFromApi(page, devices);
   await page.click("#layout-cards");
   await page.waitForSelector(".card");
   if (await page.evaluate(() => localStorage.getItem("nvmond.layout")) !== "cards") fail("the layout is not remembered");

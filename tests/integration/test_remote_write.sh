@@ -203,7 +203,27 @@ got=$(promql 'count(nvmond_device_health{host="hostB",site="ber2",job="nvmond",i
 [ "$got" = 32 ] || fail "Prometheus: count of host B's drives' health = '$got'"
 got=$(promql 'count(count_over_time(nvmond_temperature_celsius{host="hostB",sensor="composite"}[1m]))')
 [ "$got" = 32 ] || fail "Prometheus: host B's stored temperatures = '$got'"
-echo "ok: host B pushed to Prometheus in time order (0 refused): 32 drives' health and temperatures"
+# Each drive's pushed health is the state /metrics serves (the same series: one rule,
+# docs/dashboard.md#health); one that changes in between reaches Prometheus at the next push.
+same_health() {
+	python3 - "$PROM_PORT" "$B_PORT" "$TMP/health-diff" << 'EOF'
+import json, re, sys, urllib.parse, urllib.request
+q = urllib.parse.urlencode({"query": 'nvmond_device_health{host="hostB"} == 1'})
+res = json.load(urllib.request.urlopen(
+    "http://127.0.0.1:%s/api/v1/query?%s" % (sys.argv[1], q), timeout=10))["data"]["result"]
+pushed = {s["metric"]["device"]: s["metric"]["state"] for s in res}
+text = urllib.request.urlopen("http://127.0.0.1:%s/metrics" % sys.argv[2], timeout=10).read().decode()
+pulled = dict(re.findall(r'^nvmond_device_health\{device="([^"]+)",[^}]*,state="([a-z]+)"\} 1$', text, re.M))
+states = sorted(set(pulled.values()))
+with open(sys.argv[3], "w") as f:
+    print("pushed %s\npulled %s\nstates %s" % (sorted(pushed.items()), sorted(pulled.items()),
+          ", ".join("%d %s" % (list(pulled.values()).count(s), s) for s in states)), file=f)
+sys.exit(0 if pushed == pulled and len(pulled) == 32 else 1)
+EOF
+}
+wait_for 10 same_health || fail "Prometheus' health of host B's drives is not /metrics': $(cat "$TMP/health-diff")"
+echo "ok: host B pushed to Prometheus in time order (0 refused): 32 drives' health and temperatures;" \
+	"each drive's pushed state is /metrics' ($(sed -n 's/^states //p' "$TMP/health-diff"))"
 
 # ---- samples older than Prometheus's head: B restarted with its cursor moved back over
 # what Prometheus holds (to its first start) and over two hours of samples older than that.

@@ -102,6 +102,28 @@ bool wear_builtin_rating(const char *model, uint64_t *ret_bytes, const char **re
 size_t wear_builtin_matches(const char *model);
 
 /**
+ * wear_alert_level() - The share of the rating reached, as struct wear_report's
+ * alert_level: 100 from @rated_fraction 1.0, 90 from 0.9, 80 from 0.8, else 0.
+ * Return: 0, 80, 90 or 100.
+ */
+int wear_alert_level(double rated_fraction);
+
+/**
+ * wear_alert_level_of() - wear_alert_level() of @bytes_written (lifetime, the
+ * latest sample's) against @rated_bytes; 0 when the rating is unknown (0): what
+ * wear_analyze() reports for a history ending with that sample.
+ * Return: 0, 80, 90 or 100.
+ */
+int wear_alert_level_of(u128 bytes_written, uint64_t rated_bytes);
+
+/**
+ * wear_rated_bytes() - The rating wear_analyze() uses: @configured ([device]
+ * rated_tbw) when not 0, else the built-in table's for @model, else 0 (unknown).
+ * Return: bytes.
+ */
+uint64_t wear_rated_bytes(uint64_t configured, const char *model);
+
+/**
  * wear_analyze() - Report on the history @v (oldest first, @n >= 1).
  * A counter that goes backwards (drive reset or replaced) restarts from zero:
  * what it shows after the reset counts as written.

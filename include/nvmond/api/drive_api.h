@@ -27,8 +27,8 @@
  */
 int render_drive_fields_add(json_t *o, const struct fleet_device *d);
 
-/** render_health() - The verdict @v with its reasons, or null before the first. New reference. */
-json_t *render_health(const struct risk_verdict *v);
+/** render_risk() - The risk verdict @v with its reasons, or null before the first. New reference. */
+json_t *render_risk(const struct risk_verdict *v);
 
 /**
  * render_pel_event() - A Persistent Event Log entry as an event of the

@@ -3,6 +3,7 @@
 
 #include <jansson.h>
 
+#include "nvmond/analysis/health.h"
 #include "nvmond/monitor/fleet.h"
 #include "nvmond/dev/sample.h"
 
@@ -34,8 +35,15 @@ json_t *render_device_row(const struct device_row *row);
 json_t *render_link(const struct nvme_pcie_link *l);
 
 /**
+ * render_health() - {"state": "ok"|"warning"|"critical"|"offline"|"unknown",
+ * "why": ["reason", …]} (analysis/health.h).
+ * Return: new reference, NULL on ENOMEM.
+ */
+json_t *render_health(const struct health_verdict *h);
+
+/**
  * render_fleet_device() - Identity + "online" + the facts ("state", "asleep",
  * "source", "link", "firmware_pending", "firmware_changed") + "latest"
- * (sample or null).
+ * (sample or null) + "health" (render_health() of fleet_health()).
  */
 json_t *render_fleet_device(const struct fleet_device *d);

@@ -126,15 +126,6 @@ struct mainq;
 struct alert_svc;
 struct store;
 
-/**
- * metrics_device_health() - The drive's health as the dashboard's card shows it
- * (docs/metrics.md, nvmond_device_health): "offline" when it is offline, else
- * "critical" when a critical alert of it fires or it is unresponsive, else
- * "warning" when a warning alert fires, else "ok". @alerts: all firing ones.
- */
-const char *metrics_device_health(const struct fleet_device *d, const struct metrics_alert *alerts,
-				  size_t n_alerts);
-
 /* What the /metrics handler reads; owned by main, outlives the HTTP server. */
 struct metrics_source {
 	struct mainq *mainq;

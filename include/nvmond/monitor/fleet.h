@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "nvmond/analysis/alert.h"
 #include "nvmond/analysis/errclass.h"
 #include "nvmond/analysis/risk.h"
 #include "nvmond/analysis/sensors.h"
@@ -134,6 +135,21 @@ struct fleet_drive {
 	struct fleet_pel pel;
 };
 
+/* The alerts of a drive firing now, as the store lists them (newest first); the
+ * alerts service keeps them (issue 24: the health rule, analysis/health.h). */
+#define FLEET_ALERTS_MAX _ALERT_RULE_MAX /* one per rule */
+struct fleet_alert {
+	int64_t id; /* the store's */
+	enum alert_rule rule;
+	enum alert_severity severity;
+	char message[160];
+};
+
+struct fleet_alerts {
+	size_t n;
+	struct fleet_alert v[FLEET_ALERTS_MAX];
+};
+
 struct fleet_device {
 	struct device_row row; /* identity, as stored */
 	struct fleet_names names;
@@ -146,6 +162,9 @@ struct fleet_device {
 	struct fleet_selftest selftest;
 	struct fleet_drive drive; /* issue 27: C0h, power, namespaces, events */
 	struct risk_verdict risk; /* issue 27: the risk verdict (docs/health.md) */
+	/* The rated endurance configured for it ([device] rated_tbw); 0 = none. */
+	uint64_t rated_bytes_cfg;
+	struct fleet_alerts alerts;
 };
 
 struct fleet;
@@ -183,6 +202,18 @@ int fleet_put_errors(struct fleet *f, int64_t id, const uint64_t counts[_ERRCLAS
  * generation moves only when they changed. Return: 0 or -ENOENT.
  */
 int fleet_put_names(struct fleet *f, int64_t id, const struct fleet_names *names);
+
+/**
+ * fleet_put_rated() - The rated endurance configured for device @id (0 = none);
+ * the generation moves only when it changed. Return: 0 or -ENOENT.
+ */
+int fleet_put_rated(struct fleet *f, int64_t id, uint64_t rated_bytes_cfg);
+
+/**
+ * fleet_put_alerts() - The alerts of device @id firing now; the generation
+ * moves only when they changed. Return: 0 or -ENOENT.
+ */
+int fleet_put_alerts(struct fleet *f, int64_t id, const struct fleet_alerts *alerts);
 
 /** fleet_put_selftest() - Replace the self-test state of device @id. Return: 0 or -ENOENT. */
 int fleet_put_selftest(struct fleet *f, int64_t id, const struct fleet_selftest *st);

@@ -105,7 +105,16 @@ Test(wear, alert_levels)
 		cr_assert_eq(w.tbw_reached, t[i].reached);
 		if (t[i].reached)
 			cr_assert_eq(w.tbw_date_ms, 0);
+		/* The health rule's figure (fleet_health.c) from the latest sample alone. */
+		cr_assert_eq(wear_alert_level_of(smart_bytes(p.data_units_written),
+						 wear_rated_bytes(0, "Samsung SSD 950 PRO 512GB")),
+			     t[i].level, "%" PRIu64 " TB: the latest sample's level", t[i].tb);
 	}
+	/* The configured rating wins over the table's; none known: 0. */
+	cr_expect_eq(wear_rated_bytes(500 * TB, "Samsung SSD 950 PRO 512GB"), 500 * TB);
+	cr_expect_eq(wear_rated_bytes(0, "Samsung SSD 950 PRO 512GB"), 400 * TB);
+	cr_expect_eq(wear_rated_bytes(0, "ACME unknown"), 0);
+	cr_expect_eq(wear_alert_level_of((u128)800 * TB, 0), 0, "rating unknown");
 }
 
 Test(wear, bursty_day_is_unusual)

@@ -295,6 +295,36 @@ Test(render, fleet_device_latest)
 	json_decref(o);
 }
 
+/* "health": the rule of analysis/health.h on the fleet's drive, with its reasons;
+ * an alert's message that is not UTF-8 (an older database) still renders. */
+Test(render, fleet_device_health)
+{
+	struct fleet_device d = {.row = row_fixture(), .has_sample = false};
+	json_t *o = render_fleet_device(&d);
+
+	expect_json(json_incref(json_object_get(o, "health")),
+		    "{\"state\":\"unknown\",\"why\":[\"no sample yet\"]}");
+	json_decref(o);
+	d.has_sample = true;
+	d.last = (struct sample){.device_id = 2, .ts_ms = 5000, .smart = smart_fixture()};
+	d.last.smart.critical_warning = 0;
+	d.last.smart.percent_used = 85;
+	d.alerts.n = 1;
+	d.alerts.v[0] = (struct fleet_alert){.id = 1,
+					     .rule = ALERT_THROTTLING,
+					     .severity = ALERT_SEV_WARNING,
+					     .message = "throttling \xff"};
+	o = render_fleet_device(&d);
+	expect_json(json_incref(json_object_get(o, "health")),
+		    "{\"state\":\"warning\",\"why\":[\"85 % used\",\"throttling \xef\xbf\xbd\"]}");
+	json_decref(o);
+	d.row.online = 0;
+	o = render_fleet_device(&d);
+	expect_json(json_incref(json_object_get(o, "health")),
+		    "{\"state\":\"offline\",\"why\":[\"not seen now\"]}");
+	json_decref(o);
+}
+
 /* Issue 11: a sample read from hwmon knows the temperatures only. */
 Test(render, hwmon_sample_is_temperatures_and_nulls)
 {

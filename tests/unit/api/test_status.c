@@ -17,6 +17,7 @@
 #include "nvmond/api/status.h"
 #include "nvmond/monitor/devrow.h"
 #include "nvmond/store/store.h"
+#include "nvmond/store/store_alert.h"
 #include "nvmond/store/store_selftest.h"
 
 #define NOW_MS 1796000000000LL
@@ -162,6 +163,34 @@ Test(status, table_lines)
 	json_decref(status);
 }
 
+/* A drive's health in its column, and its reasons under it when it is not ok. */
+Test(status, table_health)
+{
+	json_t *status = json_pack("{s:[]}", "devices");
+	json_t *ok = device("nvme0", json_pack("{s:n, s:n, s:n, s:n}", "supported",
+					       "unsupported_reason", "edstt_min", "last"));
+	json_t *warn = device("nvme1", json_pack("{s:n, s:n, s:n, s:n}", "supported",
+						 "unsupported_reason", "edstt_min", "last"));
+	json_object_set_new(ok, "health", json_pack("{s:s, s:[]}", "state", "ok", "why"));
+	json_object_set_new(
+		warn, "health",
+		json_pack("{s:s, s:[s, s]}", "state", "warning", "why", "85 % used", "at WCTEMP"));
+	json_array_append_new(json_object_get(status, "devices"), ok);
+	json_array_append_new(json_object_get(status, "devices"), warn);
+	char *t = table(status, false);
+
+	cr_expect_not_null(strstr(t, "WRITTEN  HEALTH    WARNINGS\n"), "%s", t);
+	cr_expect_not_null(strstr(t, "  ok        read failed"), "%s", t);
+	cr_expect_not_null(strstr(t, "  warning   read failed"), "%s", t);
+	cr_expect(has_line(t, "         health: warning: 85 % used; at WCTEMP"), "%s", t);
+	cr_expect_null(strstr(t, "health: ok"), "%s", t);
+	free(t);
+	t = table(status, true);
+	cr_expect_not_null(strstr(t, "\033[33mwarning \033[0m"), "yellow: %s", t);
+	free(t);
+	json_decref(status);
+}
+
 /* The database could not be read: the table says so under the drives. */
 Test(status, table_database_error)
 {
@@ -240,6 +269,16 @@ Test(status, collect_from_database)
 		 .origin = "schedule"},
 	};
 	cr_assert_eq(store_selftest_add(s, rows, 3), 0, "%s", store_strerror(s));
+	/* An alert the daemon has firing on demo0 counts in its health, as in the API. */
+	struct alert_row al = {.device_id = id,
+			       .rule = ALERT_LINK_DEGRADED,
+			       .severity = ALERT_SEV_WARNING,
+			       .firing = true,
+			       .message = "PCIe 8.0 GT/s x2: slower than it supports",
+			       .started_ms = NOW_MS,
+			       .updated_ms = NOW_MS};
+	int64_t al_id;
+	cr_assert_eq(store_alert_insert(s, &al, &al_id), 0, "%s", store_strerror(s));
 	s = store_close(s);
 	cr_assert_eq(store_open_readonly(db_path, &s, err), 0, "%s", err);
 
@@ -267,15 +306,24 @@ Test(status, collect_from_database)
 	cr_expect_eq(json_integer_value(json_object_get(ex, "lba")), 4096);
 	cr_expect(json_is_null(json_object_get(ex, "nsid")), "NSID not valid: null");
 	cr_expect(json_is_null(json_object_get(ex, "origin")), "not nvmond: null");
+	/* demo0's health: its firing alert (docs/dashboard.md#health) among the reasons. */
+	json_t *h = json_object_get(find(status, "demo0"), "health");
+	cr_expect_str_neq(json_string_value(json_object_get(h, "state")), "ok");
+	json_t *why = json_object_get(h, "why");
+	cr_expect_str_eq(json_string_value(json_array_get(why, json_array_size(why) - 1)),
+			 "PCIe 8.0 GT/s x2: slower than it supports");
 	/* demo1: not in the database, so nothing stored. */
 	last = json_object_get(json_object_get(find(status, "demo1"), "selftests"), "last");
 	cr_expect(json_is_null(json_object_get(last, "short")) &&
 		  json_is_null(json_object_get(last, "extended")));
 	json_decref(status);
 
-	/* No database: "last" null, the capability still there. */
+	/* No database: "last" null, the capability still there; no alert in the health. */
 	cr_assert_eq(status_collect(b, NULL, NULL, NOW_MS, &status, err, sizeof(err)), 0);
 	json_t *st = json_object_get(find(status, "demo0"), "selftests");
+	why = json_object_get(json_object_get(find(status, "demo0"), "health"), "why");
+	for (size_t i = 0; i < json_array_size(why); i++)
+		cr_expect_null(strstr(json_string_value(json_array_get(why, i)), "PCIe 8.0"));
 	cr_expect(json_is_null(json_object_get(st, "last")));
 	cr_expect(json_is_boolean(json_object_get(st, "supported")));
 	json_decref(status);

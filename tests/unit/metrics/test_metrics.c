@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nvmond/api/render.h"
 #include "nvmond/metrics/metrics.h"
 
 /* A hot drive online with a sample, and one offline drive without one. */
@@ -509,15 +510,38 @@ Test(metrics, selftests)
 	free(text);
 }
 
+/* A firing alert of a drive, as the alerts service puts it into the fleet. */
+static void fire(struct fleet_device *d, int64_t id, enum alert_rule rule, enum alert_severity sev,
+		 const char *msg)
+{
+	struct fleet_alert *a = &d->alerts.v[d->alerts.n++];
+
+	*a = (struct fleet_alert){.id = id, .rule = rule, .severity = sev};
+	snprintf(a->message, sizeof(a->message), "%s", msg);
+}
+
+/* The state GET /api/v1/devices gives @d (render_fleet_device()). */
+static const char *api_state(const struct fleet_device *d, char buf[16])
+{
+	json_t *o = render_fleet_device(d);
+
+	cr_assert_not_null(o);
+	snprintf(buf, 16, "%s",
+		 json_string_value(json_object_get(json_object_get(o, "health"), "state")));
+	json_decref(o);
+	return buf;
+}
+
 /*
  * Issue 24 §1: who is who. The host's target labels on nvmond_host_info only,
  * never on a drive's series ("target labels are not repeated on every series for
  * pull"); a drive's label and location on nvmond_device_info; a series per firing
- * alert; the drive's health as a StateSet.
+ * alert; the drive's health as a StateSet of five states, the API's own
+ * (docs/metrics.md: "the same rule as the API's health").
  */
 Test(metrics, host_info_device_names_alerts_and_health)
 {
-	struct metrics_device devs[3];
+	struct metrics_device devs[4];
 	struct metrics_host host = {
 		.id = "e1bad763ccec40fb86cf965290b5ea9e",
 		.name = "db-fra1-07",
@@ -530,13 +554,29 @@ Test(metrics, host_info_device_names_alerts_and_health)
 	};
 
 	two_devices(devs);
+	/* nvme0: a cool, healthy sample and a warning alert firing: warning. */
+	devs[0].fd.last.smart.critical_warning = 0;
+	devs[0].fd.last.smart.temperature_k = 300;
+	devs[0].fd.last.smart.data_units_written = 1000;
+	fire(&devs[0].fd, 7, ALERT_TEMP_WARNING, ALERT_SEV_WARNING, "temperature 70 °C reached");
+	/* nvme1: offline, its critical offline alert firing: offline. */
+	fire(&devs[1].fd, 8, ALERT_OFFLINE, ALERT_SEV_CRITICAL, "device nvme1 disappeared");
+	/* nvme2: as nvme0 but an info alert: ok. */
 	devs[2] = devs[0];
 	devs[2].fd.row.id = 3;
 	strcpy(devs[2].fd.row.name, "nvme2");
+	devs[2].fd.alerts.n = 0;
+	fire(&devs[2].fd, 9, ALERT_FIRMWARE_CHANGED, ALERT_SEV_INFO, "firmware changed");
+	/* nvme3: online, no sample yet: unknown. */
+	devs[3] = devs[1];
+	devs[3].fd.row.id = 4;
+	devs[3].fd.row.online = 1;
+	devs[3].fd.alerts.n = 0;
+	strcpy(devs[3].fd.row.name, "nvme3");
 	strcpy(devs[0].fd.names.label, "bay 3 – scratch");
 	strcpy(devs[0].fd.names.location, "rack 12 U4 slot 3");
 	struct metrics_input in = {.devs = devs,
-				   .n_devs = 3,
+				   .n_devs = 4,
 				   .host = &host,
 				   .alerts = alerts,
 				   .n_alerts = 3,
@@ -545,6 +585,7 @@ Test(metrics, host_info_device_names_alerts_and_health)
 	size_t len;
 	cr_assert_eq(metrics_render(&in, &t, &len), 0);
 #define L2 "device=\"nvme2\",model=\"Samsung SSD 950 PRO \\\"512GB\\\"\",serial=\"S2GMNX0H\""
+#define L3 "device=\"nvme3\",model=\"Samsung SSD 980 PRO 1TB\",serial=\"S5GXNX0R\""
 	static const char *const want[] = {
 		"nvmond_host_info{host_id=\"e1bad763ccec40fb86cf965290b5ea9e\",host=\"db-fra1-07\","
 		"public_url=\"https://db7:9470/\",site=\"fra1\",room=\"Süd \\\"2\\\"\"} 1",
@@ -553,16 +594,20 @@ Test(metrics, host_info_device_names_alerts_and_health)
 		"nvmond_alert_firing{" L0 ",rule=\"temperature_warning\",severity=\"warning\"} 1",
 		"nvmond_alert_firing{" L1 ",rule=\"offline\",severity=\"critical\"} 1",
 		"nvmond_alert_firing{" L2 ",rule=\"firmware_changed\",severity=\"info\"} 1",
-		/* a warning alert: warning */
-		"nvmond_device_health{" L0 ",state=\"warning\"} 1",
+		/* a warning alert: warning; one series per state */
 		"nvmond_device_health{" L0 ",state=\"ok\"} 0",
+		"nvmond_device_health{" L0 ",state=\"warning\"} 1",
 		"nvmond_device_health{" L0 ",state=\"critical\"} 0",
 		"nvmond_device_health{" L0 ",state=\"offline\"} 0",
+		"nvmond_device_health{" L0 ",state=\"unknown\"} 0",
 		/* offline first, as the dashboard's card: its critical offline alert aside */
 		"nvmond_device_health{" L1 ",state=\"offline\"} 1",
 		"nvmond_device_health{" L1 ",state=\"critical\"} 0",
 		/* an info alert does not change the health */
 		"nvmond_device_health{" L2 ",state=\"ok\"} 1",
+		/* no sample yet */
+		"nvmond_device_health{" L3 ",state=\"unknown\"} 1",
+		"nvmond_device_health{" L3 ",state=\"ok\"} 0",
 	};
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
 		cr_expect(has_line(t, want[i]), "missing line: %s\n%s", want[i], t);
@@ -572,15 +617,44 @@ Test(metrics, host_info_device_names_alerts_and_health)
 	cr_expect_null(strstr(site + 1, "site=\""));
 	free(t);
 
-	/* Unresponsive is critical, whatever the alerts say; no alert: ok. */
-	devs[2].fd.facts.unresponsive = true;
-	cr_expect_str_eq(metrics_device_health(&devs[2].fd, alerts, 3), "critical");
-	cr_expect_str_eq(metrics_device_health(&devs[0].fd, NULL, 0), "ok");
-	cr_expect_str_eq(metrics_device_health(&devs[0].fd, alerts + 1, 1), "ok",
-			 "another drive's alert");
-	/* Offline first: a drive that went away while a command to it was stuck. */
-	devs[1].fd.facts.unresponsive = true;
-	cr_expect_str_eq(metrics_device_health(&devs[1].fd, alerts, 3), "offline");
+	/* The StateSet is the API's health of each drive, whatever the drive. */
+	devs[2].fd.facts.unresponsive = true;	 /* critical */
+	devs[1].fd.facts.unresponsive = true;	 /* still offline first */
+	devs[0].fd.last.smart.percent_used = 85; /* a warning alert and 85 % used */
+	devs[3].fd.row.online = 1;		 /* unknown */
+	in.n_alerts = 0;			 /* nvmond_alert_firing is apart */
+	cr_assert_eq(metrics_render(&in, &t, &len), 0);
+	static const char *const labels[] = {L0, L1, L2, L3};
+	for (size_t i = 0; i < 4; i++) {
+		char line[600], state[16];
+
+		snprintf(line, sizeof(line), "nvmond_device_health{%s,state=\"%s\"} 1", labels[i],
+			 api_state(&devs[i].fd, state));
+		cr_expect(has_line(t, line), "the API's health is not /metrics' (%s):\n%s", line,
+			  t);
+	}
+	char buf[16];
+	cr_expect_str_eq(api_state(&devs[2].fd, buf), "critical");
+	cr_expect_str_eq(api_state(&devs[1].fd, buf), "offline");
+	free(t);
+
+	/*
+	 * Remote write pushes the same series (docs/metrics.md#remote-write): its live
+	 * part (omit_stored) carries the StateSet as /metrics does, all five series.
+	 */
+	in.omit_stored = true;
+	cr_assert_eq(metrics_render(&in, &t, &len), 0);
+	for (size_t i = 0; i < 4; i++) {
+		char line[600], state[16];
+
+		snprintf(line, sizeof(line), "nvmond_device_health{%s,state=\"%s\"} 1", labels[i],
+			 api_state(&devs[i].fd, state));
+		cr_expect(has_line(t, line), "a push's health is not /metrics' (%s):\n%s", line, t);
+		snprintf(line, sizeof(line), "nvmond_device_health{%s,state=\"unknown\"} %d",
+			 labels[i], strcmp(state, "unknown") == 0);
+		cr_expect(has_line(t, line), "a push's StateSet lacks unknown (%s)", line);
+	}
+	free(t);
 }
 
 /*

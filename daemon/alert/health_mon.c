@@ -107,7 +107,7 @@ static void feed_alert(struct health_mon *m, const struct device_row *dev,
 		       const struct risk_verdict *v, int64_t now)
 {
 	struct alert_cond conds[_ALERT_RULE_MAX] = {0};
-	struct alert_cond *c = &conds[ALERT_HEALTH];
+	struct alert_cond *c = &conds[ALERT_RISK];
 	size_t k;
 
 	c->known = true;
@@ -117,7 +117,7 @@ static void feed_alert(struct health_mon *m, const struct device_row *dev,
 						      : ALERT_SEV_INFO;
 	if (c->active) {
 		k = (size_t)snprintf(c->message, sizeof(c->message),
-				     "health verdict %s:", risk_level_name(v->level));
+				     "risk verdict %s:", risk_level_name(v->level));
 		for (size_t i = 0; i < v->n && k < sizeof(c->message); i++)
 			k += (size_t)snprintf(c->message + k, sizeof(c->message) - k, "%s %s",
 					      i ? ";" : "", v->r[i].reason);
@@ -134,10 +134,10 @@ static void verdict_changed(struct health_mon *m, const struct device_row *dev,
 	if (health_reasons_json(v, row.reasons, sizeof(row.reasons)) < 0)
 		snprintf(row.reasons, sizeof(row.reasons), "[]");
 	if (store_verdict_insert(m->store, &row) < 0)
-		log_warn("%s: storing its health verdict failed: %s", dev->name,
+		log_warn("%s: storing its risk verdict failed: %s", dev->name,
 			 store_strerror(m->store));
 	log_event(v->level > RISK_OK ? LOG_LVL_WARNING : LOG_LVL_INFO, dev->name, dev->serial,
-		  "health", "device %s (%s): health verdict %s%s%s", dev->key, dev->name,
+		  "risk", "device %s (%s): risk verdict %s%s%s", dev->key, dev->name,
 		  risk_level_name(v->level), v->n ? ": " : "", v->n ? v->r[0].reason : "");
 }
 
@@ -186,7 +186,7 @@ static void on_sample(void *ctx, const struct device_row *dev, const struct samp
 	if (moved || s->ts_ms - h->g.in.history_ms >= RISK_MON_HISTORY_MS) {
 		int r = health_gather(m->store, fd, nbad, nb, s->ts_ms, &h->g);
 		if (r < 0) {
-			log_warn("%s: reading the history of its health verdict failed: %s",
+			log_warn("%s: reading the history of its risk verdict failed: %s",
 				 dev->name, store_strerror(m->store));
 			goto out;
 		}

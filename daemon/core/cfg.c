@@ -182,7 +182,7 @@ static const struct cfg_key cfg_keys[] = {
 	ENUM("alerts", "media_errors", alert_media_errors, int, cfg_bool_choices, "yes or no",
 	     "yes"),
 	ENUM("alerts", "offline", alert_offline, int, cfg_bool_choices, "yes or no", "yes"),
-	ENUM("alerts", "health", alert_health, int, cfg_bool_choices, "yes or no", "yes"),
+	ENUM("alerts", "risk", alert_risk, int, cfg_bool_choices, "yes or no", "yes"),
 	ENUM("alerts", "unresponsive", alert_unresponsive, int, cfg_bool_choices, "yes or no",
 	     "yes"),
 	ENUM("alerts", "wear", alert_wear, int, cfg_bool_choices, "yes or no", "yes"),

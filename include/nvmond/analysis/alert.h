@@ -52,7 +52,7 @@ enum alert_rule {
 	/* Issue 27: fed by the health monitor (health_mon.h) when the verdict
 	 * changes; severity by level (watch info, replace_soon warning, failed
 	 * critical). */
-	ALERT_HEALTH,
+	ALERT_RISK,
 	_ALERT_RULE_MAX,
 };
 

@@ -166,7 +166,7 @@ struct cfg {
 	int alert_media_errors;
 	int alert_offline;
 	int alert_unresponsive;		  /* a device command passed [daemon] device_timeout */
-	int alert_health;		  /* the health verdict rose (docs/health.md) */
+	int alert_risk;			  /* the risk verdict rose (docs/health.md) */
 	int alert_wear;			  /* tbw_80/90/100 and write_rate */
 	int alert_io_errors;		  /* media / io entries in the error log */
 	int alert_link_degraded;	  /* the PCIe link runs below what the drive supports */

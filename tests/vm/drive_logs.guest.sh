@@ -29,6 +29,12 @@ fail() {
 get() { # get URL FILE
 	wget -qO "$2" "$1" || fail "GET $1"
 }
+# The shim's configuration from standard input, replaced at once: a reader
+# between a truncation and the write would see no configuration (QEMU's own
+# answers: refusals the test counts as nvmond's).
+setconf() {
+	cat >"$NVMOND_SHIM_CONF.new" && mv "$NVMOND_SHIM_CONF.new" "$NVMOND_SHIM_CONF"
+}
 c0=$(vm_ctrl_by_serial NVMOND-VM-0000)
 c1=$(vm_ctrl_by_serial NVMOND-VM-0001)
 ns0=$(vm_ctrl_ns "$c0" | cut -d' ' -f1)
@@ -52,7 +58,7 @@ echo "controllers: $c0 $c1 ($ns0)"
 # --- 2. nvme-cli through the shim ---------------------------------------------
 now=$(($(date +%s) * 1000))
 t0=$((now - 3600 * 1000))
-cat >"$NVMOND_SHIM_CONF" <<CONF
+setconf <<CONF
 NVMOND-VM-0000 ocp=ocp pel=5 pel_t0=$t0 npss=4 ps=0 apst=on hctm=343,353
 NVMOND-VM-0001 ocp=other
 CONF
@@ -98,7 +104,7 @@ LD_PRELOAD="$VM_SHIM" nvmond --config /tmp/n.conf status >"$out/status1.txt" 2>&
 F=pel-leave.txt cli persistent-event-log "/dev/$c0" -a 1
 echo "grow" >>"$out/cmd.log"
 t1=$(($(date +%s) * 1000))
-cat >"$NVMOND_SHIM_CONF" <<CONF
+setconf <<CONF
 NVMOND-VM-0000 ocp=ocp pel=17 pel_t0=$t0 pel_t1=$t1 pel_split=16 npss=4 ps=0 apst=on hctm=343,353
 NVMOND-VM-0000 media_errors=1
 NVMOND-VM-0001 ocp=other
@@ -127,7 +133,7 @@ done
 
 # --- 5. power state 2, APST off, HCTM unset --------------------------------------
 echo "power" >>"$out/cmd.log"
-cat >"$NVMOND_SHIM_CONF" <<CONF
+setconf <<CONF
 NVMOND-VM-0000 ocp=ocp pel=17 pel_t0=$t0 pel_t1=$t1 pel_split=16 npss=4 ps=2 apst=off hctm=0,0
 NVMOND-VM-0000 media_errors=1
 NVMOND-VM-0001 ocp=other

@@ -115,8 +115,11 @@ static void handle_events(void *ctx, const struct api_request *req, struct api_r
 	}
 	free(v);
 	free(pv);
-	ret->json = json_pack("{s:I, s:o, s:o, s:o}", "device_id", (json_int_t)req->id, "from",
-			      time_or_null(q.from_ms), "to", time_or_null(q.to_ms), "events", arr);
+	/* The range's ends are times, 0 (1970) too, as every other endpoint gives them. */
+	char from[TIMEFMT_MAX], to[TIMEFMT_MAX];
+	ret->json = json_pack("{s:I, s:s, s:s, s:o}", "device_id", (json_int_t)req->id, "from",
+			      timefmt_rfc3339(q.from_ms, from), "to", timefmt_rfc3339(q.to_ms, to),
+			      "events", arr);
 }
 
 /*

@@ -362,7 +362,8 @@ static int conf_legacy(const struct cfg *cfg, bool exec, struct sink_conf *c, ch
 
 	if (t->check_key(t, exec ? "path" : "url", v, msg, sizeof(msg)) < 0) {
 		const char *why = strchr(msg, ':'); /* "path: …": the key here is exec / webhook */
-		return conf_error(err, errsize, "", 0, "[alerts] %s%s", t->name, why ? why : msg);
+		return conf_error(err, errsize, cfg->file, cfg_key_line(cfg, "alerts", t->name),
+				  "[alerts] %s%s", t->name, why ? why : msg);
 	}
 	conf_defaults(c, t->name, t);
 	if (exec) {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The cache-recovery study's plan and verdict. See recovery.h. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,34 +10,47 @@
 
 #define MiB (1ull << 20)
 
+/*
+ * One interval: a duration written as every other duration of the
+ * configuration is (cfg_parse_duration_ms(): digits and ms, s, m, h or d, a
+ * bare number being seconds). Return: 0, -EINVAL (not a duration) or -ERANGE
+ * (outside RECOVERY_INTERVAL_MIN_MS … RECOVERY_INTERVAL_MAX_MS).
+ */
 static int parse_one(const char *s, size_t len, int64_t *ret)
 {
-	char buf[32], *end;
-	long long v;
-	int64_t unit = 1000;
+	static const struct {
+		const char *suffix;
+		int64_t ms;
+	} units[] = {
+		{"", 1000}, {"ms", 1}, {"s", 1000}, {"m", 60000}, {"h", 3600000}, {"d", 86400000},
+	};
+	int64_t v = 0;
+	size_t i = 0;
 
 	while (len && (*s == ' ' || *s == '\t'))
 		s++, len--;
 	while (len && (s[len - 1] == ' ' || s[len - 1] == '\t'))
 		len--;
-	if (!len || len >= sizeof(buf))
+	for (; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
+		if (v > (INT64_MAX - 9) / 10)
+			return -ERANGE;
+		v = v * 10 + (s[i] - '0');
+	}
+	if (i == 0)
 		return -EINVAL;
-	memcpy(buf, s, len);
-	buf[len] = '\0';
-	errno = 0;
-	v = strtoll(buf, &end, 10);
-	if (errno || end == buf || v <= 0)
-		return -EINVAL;
-	if (!strcmp(end, "m"))
-		unit = 60000;
-	else if (!strcmp(end, "h"))
-		unit = 3600000;
-	else if (strcmp(end, "s") && *end)
-		return -EINVAL;
-	if (v > 7 * 24 * 3600000LL / unit)
-		return -EINVAL; /* a week at most */
-	*ret = v * unit;
-	return 0;
+	for (size_t u = 0; u < sizeof(units) / sizeof(units[0]); u++) {
+		if (strlen(units[u].suffix) != len - i ||
+		    memcmp(s + i, units[u].suffix, len - i) != 0)
+			continue;
+		if (v > RECOVERY_INTERVAL_MAX_MS / units[u].ms)
+			return -ERANGE;
+		v *= units[u].ms;
+		if (v < RECOVERY_INTERVAL_MIN_MS)
+			return -ERANGE;
+		*ret = v;
+		return 0;
+	}
+	return -EINVAL;
 }
 
 int recovery_intervals_parse(const char *s, int64_t ret[RECOVERY_MAX_INTERVALS], size_t *ret_n,
@@ -57,9 +71,15 @@ int recovery_intervals_parse(const char *s, int64_t ret[RECOVERY_MAX_INTERVALS],
 				 RECOVERY_MAX_INTERVALS);
 			return -EINVAL;
 		}
-		if (parse_one(p, len, &v[n]) < 0) {
+		int r = parse_one(p, len, &v[n]);
+		if (r == -ERANGE) {
+			snprintf(err, RECOVERY_ERR_MAX, "\"%.*s\" is out of range (1s .. 7d)",
+				 (int)len, p);
+			return -EINVAL;
+		}
+		if (r < 0) {
 			snprintf(err, RECOVERY_ERR_MAX,
-				 "\"%.*s\" is not a duration (e.g. 90s, 5m, 1h)", (int)len, p);
+				 "\"%.*s\" is not a duration (e.g. 90s, 5m, 1h, 1d)", (int)len, p);
 			return -EINVAL;
 		}
 		if (n && v[n] <= v[n - 1]) {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The HTTP server: libmicrohttpd with its own thread pool, so a slow client never
- * delays the main loop. Devices come from the fleet (a consistent copy under its
+ * The HTTP server: libmicrohttpd servers of one thread each, in threads of their
+ * own, so a slow client never delays the main loop; the connections are accepted,
+ * limited and timed in api_conn.c. Devices come from the fleet (a consistent copy under its
  * mutex); samples come from read-only store handles kept in a small pool, each
  * used by one thread at a time. Every route is an endpoint (api.h); routing lives
  * in api_route.c, query parsing in api_params.c, static file resolution in
@@ -17,6 +18,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,18 +34,38 @@
 #include "nvmond/store/store.h"
 #include "nvmond/util/timefmt.h"
 
+#include "nvmond/api/api_frame.h"
+#include "nvmond/api/api_host.h"
 #include "nvmond/api/api_params.h"
 #include "nvmond/api/api_route.h"
+#include "nvmond/api/api_tls.h"
 
 #include "api_internal.h"
 
 #define API_CONNECTION_LIMIT 256 /* when the config says nothing */
-#define API_LISTEN_BACKLOG   128
+#define API_LISTEN_BACKLOG   512 /* a burst of clients waits here for the acceptor */
 /* Per connection: the request line and headers must fit (else 414 or 431), MHD's own default. */
 #define API_CONNECTION_MEMORY (32 * 1024)
 
-struct api {
+/*
+ * One libmicrohttpd server of one thread. The pool is [http] threads of them, and the
+ * acceptor gives a new connection to one not running a handler (api_conn_rule_pick()):
+ * MHD's own pool gives connections added from outside to its threads in turn, and a
+ * quarter of them waited behind a self-test start on a hung drive. The reserve has
+ * one more of its own.
+ */
+struct api_server {
+	struct api *api;
 	struct MHD_Daemon *mhd;
+	atomic_uint busy;  /* handlers running on its thread */
+	atomic_uint conns; /* connections handed to it and not closed yet */
+};
+
+struct api {
+	struct api_server *pool; /* ordinary connections */
+	unsigned n_pool;
+	struct api_server health; /* the reserve, /healthz only */
+	int listen_fd;
 	uint16_t port;
 	char *db_path;
 	char *web_root; /* realpath(), NULL when no static files are served */
@@ -52,9 +74,10 @@ struct api {
 	size_t n_endpoints;
 	char *token; /* NULL: none configured */
 	enum api_auth auth;
-	char *metrics_token;		 /* NULL: /metrics follows auth */
-	struct api_tls *tls;		 /* borrowed; NULL: plain HTTP */
-	struct api_deadlines *deadlines; /* [http] request_timeout */
+	char *metrics_token;	 /* NULL: /metrics follows auth */
+	struct api_tls *tls;	 /* borrowed; NULL: plain HTTP */
+	struct api_conns *conns; /* limits and deadlines of the connections */
+	struct api_hosts hosts;	 /* the names Host may give */
 
 	pthread_mutex_t lock; /* guards the idle handles below */
 	struct store **idle;
@@ -127,6 +150,8 @@ static enum MHD_Result param_collect(void *cls, enum MHD_ValueKind kind, const c
 
 /* What we keep about one request between MHD's calls. */
 struct req_ctx {
+	bool started;		       /* the headers were weighed (the first call) */
+	bool many_params;	       /* more than API_PARAMS_MAX: MHD was kept from them */
 	const struct api_endpoint *ep; /* the endpoint that takes it; NULL: a static file */
 	int64_t id;
 	char *body;
@@ -171,6 +196,18 @@ static bool auth_ok(const struct api *a, const struct api_endpoint *ep, struct M
 	return true;
 }
 
+/* An endpoint that does not read its body takes none, or JSON it ignores ({}). */
+static bool body_empty_or_json(const struct req_ctx *rc)
+{
+	json_t *j;
+
+	if (rc->body_len == 0)
+		return true;
+	j = json_loadb(rc->body, rc->body_len, JSON_DECODE_ANY, NULL);
+	json_decref(j);
+	return j != NULL;
+}
+
 static enum MHD_Result handle_ext(struct api *a, struct MHD_Connection *c, const char *url,
 				  const char *method, struct req_ctx *rc)
 {
@@ -183,6 +220,9 @@ static enum MHD_Result handle_ext(struct api *a, struct MHD_Connection *c, const
 
 	if (rc->too_big)
 		return api_http_error(c, MHD_HTTP_CONTENT_TOO_LARGE, "request body too large");
+	if (!(ep->flags & API_EP_BODY) && !api_method_is_read(method) && !body_empty_or_json(rc))
+		return api_http_error(c, MHD_HTTP_BAD_REQUEST,
+				      "the request body must be empty or JSON");
 	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, param_collect, &p);
 	if (p.overflow)
 		return api_http_error(c, MHD_HTTP_BAD_REQUEST, "too many query parameters");
@@ -215,7 +255,84 @@ static enum MHD_Result handle_ext(struct api *a, struct MHD_Connection *c, const
 		pool_give(a, s, (r.status ? r.status : 200) >= 500);
 	if (!r.json && !r.text && !r.stream_read)
 		r.json = json_object(); /* a handler that says nothing answers {} */
-	return api_http_reply_ext(c, &r, api_method_is_read(method));
+	return api_http_reply_ext(c, &r, api_method_is_read(method), !strcmp(method, "HEAD"));
+}
+
+static enum MHD_Result frame_field(void *cls, enum MHD_ValueKind kind, const char *key,
+				   const char *value)
+{
+	(void)kind;
+	api_frame_field(cls, key, value);
+	return MHD_YES;
+}
+
+/* An answer after which the connection closes: the request's framing is not to be trusted. */
+static enum MHD_Result error_close(struct MHD_Connection *c, unsigned status, const char *msg)
+{
+	api_conn_close_after(api_conn_of(c));
+	return api_http_error(c, status, msg);
+}
+
+/*
+ * The headers are in, none of the body is read: weigh them. Order: the framing and
+ * the fields that must come once (400, 411, 501: RFC 9112), the Host (400, 421), the
+ * query's size (400), the route (404, 405), a reserve connection's one endpoint
+ * (503), the bearer token (401). Sets @ret_answered when an answer is queued (the
+ * rest of the request is then discarded and the connection closed by MHD).
+ */
+static enum MHD_Result request_start(struct api *a, struct MHD_Connection *c, const char *url,
+				     const char *method, const char *version, struct req_ctx *rc,
+				     bool *ret_answered)
+{
+	struct api_conn *conn = api_conn_of(c);
+	char err[API_ERR_MAX], allow[API_ALLOW_MAX];
+	bool read = api_method_is_read(method);
+	struct api_frame f;
+	const char *msg;
+	unsigned status;
+	int r;
+
+	*ret_answered = true;
+	api_frame_init(&f);
+	MHD_get_connection_values(c, MHD_HEADER_KIND, frame_field, &f);
+	status = api_frame_check(&f, strcmp(version, MHD_HTTP_VERSION_1_0) != 0, &msg);
+	if (status)
+		return error_close(c, status, msg);
+	switch (api_host_check(&a->hosts, f.host)) {
+	case API_HOST_OK:
+		break;
+	case API_HOST_BAD:
+		return error_close(c, MHD_HTTP_BAD_REQUEST, "the Host header is not a host");
+	case API_HOST_UNKNOWN:
+		return api_http_error(c, MHD_HTTP_MISDIRECTED_REQUEST,
+				      "this server does not answer to the name in Host: add it to "
+				      "[http] allowed_hosts");
+	}
+	if (rc->many_params)
+		return api_http_error(c, MHD_HTTP_BAD_REQUEST, "too many query parameters");
+	r = api_route_find(a->endpoints, a->n_endpoints, method, url, &rc->ep, &rc->id, err, allow);
+	if (r == -EINVAL)
+		return api_http_error(c, MHD_HTTP_BAD_REQUEST, err);
+	if (r == -ENOENT)
+		return api_http_error(c, MHD_HTTP_NOT_FOUND, err);
+	if (r == -EPERM)
+		return api_http_reply(c, MHD_HTTP_METHOD_NOT_ALLOWED,
+				      json_pack("{s:s}", "error", "method not allowed"), allow,
+				      false);
+	if (api_conn_reserve(conn) &&
+	    !(rc->ep && (rc->ep->flags & API_EP_HEALTH) && read && f.length == 0))
+		return error_close(c, MHD_HTTP_SERVICE_UNAVAILABLE,
+				   "every connection is taken: only /healthz is answered now");
+	if (r == 0 && !read)
+		return api_http_static(a->web_root, c, url, false); /* 405 for a file, else 404 */
+	/* Before any of the body is read: a stranger's upload is not buffered. */
+	if (rc->ep && !auth_ok(a, rc->ep, c))
+		return api_http_error(c, MHD_HTTP_UNAUTHORIZED,
+				      a->token || (rc->ep->flags & API_EP_METRICS)
+					      ? "missing or wrong bearer token"
+					      : "this endpoint needs a token: set [http] token");
+	*ret_answered = false;
+	return MHD_YES;
 }
 
 /*
@@ -229,44 +346,25 @@ static enum MHD_Result api_handle(void *cls, struct MHD_Connection *c, const cha
 				  const char *method, const char *version, const char *upload_data,
 				  size_t *upload_data_size, void **req_cls)
 {
-	(void)version;
-	struct api *a = cls;
+	struct api_server *srv = cls;
+	struct api *a = srv->api;
 	struct req_ctx *rc = *req_cls;
-	char err[API_ERR_MAX], allow[API_ALLOW_MAX];
-	bool read = api_method_is_read(method);
-	int r;
+	struct api_conn *conn = api_conn_of(c);
+	enum MHD_Result ret;
+	bool answered;
 
 	if (!rc) {
-		const union MHD_ConnectionInfo *ci =
-			MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-
-		/* The headers are in: the request deadline has been met. */
-		api_deadlines_serving(a->deadlines, ci ? ci->socket_context : NULL, true);
-		rc = calloc(1, sizeof(*rc));
+		rc = calloc(1, sizeof(*rc)); /* the URI callback had no memory */
 		if (!rc)
 			return MHD_NO;
 		*req_cls = rc;
-		r = api_route_find(a->endpoints, a->n_endpoints, method, url, &rc->ep, &rc->id, err,
-				   allow);
-		if (r == -EINVAL)
-			return api_http_error(c, MHD_HTTP_BAD_REQUEST, err);
-		if (r == -ENOENT)
-			return api_http_error(c, MHD_HTTP_NOT_FOUND, err);
-		if (r == -EPERM)
-			return api_http_reply(c, MHD_HTTP_METHOD_NOT_ALLOWED,
-					      json_pack("{s:s}", "error", "method not allowed"),
-					      allow, false);
-		if (r == 0 && !read)
-			return api_http_static(a->web_root, c, url,
-					       false); /* 405 for a file, else 404 */
-		/* Before any of the body is read: a stranger's upload is not buffered. */
-		if (rc->ep && !auth_ok(a, rc->ep, c))
-			return api_http_error(
-				c, MHD_HTTP_UNAUTHORIZED,
-				a->token || (rc->ep->flags & API_EP_METRICS)
-					? "missing or wrong bearer token"
-					: "this endpoint needs a token: set [http] token");
-		return MHD_YES;
+	}
+	if (!rc->started) {
+		rc->started = true;
+		ret = request_start(a, c, url, method, version, rc, &answered);
+		/* The headers are in: the body has its own deadline, an answer none. */
+		api_conns_enter(a->conns, conn, answered ? API_CONN_ANSWER : API_CONN_BODY);
+		return ret;
 	}
 	if (*upload_data_size) {
 		if (rc->ep && !rc->too_big) {
@@ -286,22 +384,56 @@ static enum MHD_Result api_handle(void *cls, struct MHD_Connection *c, const cha
 		*upload_data_size = 0;
 		return MHD_YES;
 	}
-	if (rc->ep)
-		return handle_ext(a, c, url, method, rc);
-	return api_http_static(a->web_root, c, url, read);
+	/* The request is in: the handler runs, then the client must take its answer. */
+	api_conns_enter(a->conns, conn, API_CONN_ANSWER);
+	if (!rc->ep)
+		return api_http_static(a->web_root, c, url, api_method_is_read(method));
+	atomic_fetch_add(&srv->busy, 1); /* new connections go elsewhere meanwhile */
+	ret = handle_ext(a, c, url, method, rc);
+	atomic_fetch_sub(&srv->busy, 1);
+	return ret;
+}
+
+/*
+ * MHD calls this with a request's target before it parses the query into records
+ * of its own, about 56 bytes each of the connection's 32 KiB: 600 parameters ran
+ * out of it, and 0.9.75 then queued a 431 that its request-line state overwrote,
+ * so the request hung until the timeout (issue 23). Past API_PARAMS_MAX the query
+ * is cut here, in MHD's buffer that @uri points into (parsed after this call), and
+ * the request is answered 400 at once. Return: the request's context (*req_cls).
+ */
+static void *uri_seen(void *cls, const char *uri, struct MHD_Connection *c)
+{
+	(void)cls;
+	(void)c;
+	struct req_ctx *rc = calloc(1, sizeof(*rc));
+	char *query = strchr(uri, '?');
+	size_t n = 0;
+
+	if (!rc)
+		return NULL;
+	if (query && query[1]) {
+		n = 1;
+		for (const char *p = query; *p; p++)
+			n += *p == '&';
+	}
+	if (n > API_PARAMS_MAX) {
+		query[1] = '\0';
+		rc->many_params = true;
+	}
+	return rc;
 }
 
 static void request_done(void *cls, struct MHD_Connection *c, void **req_cls,
 			 enum MHD_RequestTerminationCode toe)
 {
 	(void)toe;
-	struct api *a = cls;
+	struct api_server *srv = cls;
+	struct api *a = srv->api;
 	struct req_ctx *rc = *req_cls;
-	const union MHD_ConnectionInfo *ci =
-		c ? MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT) : NULL;
 
 	/* Answered: the next request has its own deadline from now. */
-	api_deadlines_serving(a->deadlines, ci ? ci->socket_context : NULL, false);
+	api_conns_enter(a->conns, api_conn_of(c), API_CONN_REQUEST);
 	if (!rc)
 		return;
 	free(rc->body);
@@ -312,16 +444,18 @@ static void request_done(void *cls, struct MHD_Connection *c, void **req_cls,
 static void connection_notify(void *cls, struct MHD_Connection *c, void **socket_context,
 			      enum MHD_ConnectionNotificationCode code)
 {
-	struct api *a = cls;
+	struct api_server *srv = cls;
+	struct api *a = srv->api;
 
 	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
 		const union MHD_ConnectionInfo *ci =
 			MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
 
-		*socket_context = ci ? api_deadlines_add(a->deadlines, ci->connect_fd) : NULL;
+		*socket_context = ci ? api_conns_link(a->conns, ci->connect_fd) : NULL;
 	} else if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
-		api_deadlines_remove(a->deadlines, *socket_context);
+		api_conns_remove(a->conns, *socket_context);
 		*socket_context = NULL;
+		atomic_fetch_sub(&srv->conns, 1);
 	}
 }
 
@@ -411,7 +545,7 @@ static int listen_open(const char *host, uint16_t port, int *ret_fd, uint16_t *r
  * HTTPS when the server has a certificate (api_tls.c): the flag and the options
  * to add to MHD_start_daemon(); @ret_opts always ends with MHD_OPTION_END.
  */
-static int tls_options(struct api *a, unsigned *ret_flags,
+static int tls_options(struct api *a, const char *priorities, unsigned *ret_flags,
 		       struct MHD_OptionItem ret_opts[API_TLS_MHD_OPTIONS + 1],
 		       char ret_err[API_ERR_MAX])
 {
@@ -419,7 +553,9 @@ static int tls_options(struct api *a, unsigned *ret_flags,
 
 	*ret_flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL;
 	if (a->tls) {
-		n = api_tls_mhd_options(a->tls, ret_opts, ret_err);
+		n = api_tls_mhd_options(
+			a->tls, priorities && priorities[0] ? priorities : API_TLS_PRIORITIES,
+			ret_opts, ret_err);
 		if (n < 0)
 			return n;
 		*ret_flags |= MHD_USE_TLS;
@@ -445,6 +581,76 @@ static void malloc_tune(void)
 	mallopt(M_TRIM_THRESHOLD, 1 << 20);
 }
 
+/* api_conn_take_fn: the acceptor hands a connection to a server of its kind. */
+static int conn_take(void *cls, int fd, const struct sockaddr *addr, socklen_t addr_len,
+		     bool reserve)
+{
+	struct api *a = cls;
+	struct api_server *srv = &a->health;
+	int r = 0;
+
+	if (!reserve) {
+		struct api_conn_server v[API_THREADS_MAX];
+
+		for (unsigned i = 0; i < a->n_pool; i++)
+			v[i] = (struct api_conn_server){.busy = atomic_load(&a->pool[i].busy),
+							.conns = atomic_load(&a->pool[i].conns)};
+		srv = &a->pool[api_conn_rule_pick(v, a->n_pool)];
+	}
+	atomic_fetch_add(&srv->conns, 1);
+	if (MHD_add_connection(srv->mhd, fd, addr, addr_len) != MHD_YES) {
+		r = errno ? -errno : -EIO;
+		atomic_fetch_sub(&srv->conns, 1);
+	}
+	return r;
+}
+
+/* One server of one thread, serving connections handed to it (MHD_add_connection()). */
+static struct MHD_Daemon *server_start(struct api_server *srv, unsigned flags,
+				       struct MHD_OptionItem *tls_opts, unsigned timeout_s,
+				       unsigned limit)
+{
+	return MHD_start_daemon(
+		flags | MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ITC, 0, NULL, NULL, api_handle, srv,
+		MHD_OPTION_ARRAY, tls_opts, MHD_OPTION_CONNECTION_TIMEOUT, timeout_s,
+		MHD_OPTION_CONNECTION_LIMIT, limit, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+		(size_t)API_CONNECTION_MEMORY, MHD_OPTION_UNESCAPE_CALLBACK, api_unescape_cb, NULL,
+		MHD_OPTION_URI_LOG_CALLBACK, uri_seen, NULL, MHD_OPTION_NOTIFY_COMPLETED,
+		request_done, srv, MHD_OPTION_NOTIFY_CONNECTION, connection_notify, srv,
+		MHD_OPTION_END);
+}
+
+static int64_t ms_or(int64_t ms, int64_t dflt)
+{
+	return ms > 0 ? ms : dflt;
+}
+
+/*
+ * The names Host may give (api_host.h; IP addresses are always taken): localhost,
+ * this machine's name, the listen address when it is a name, and [http]
+ * allowed_hosts. No resolver is asked: a name's other forms (the FQDN) are added
+ * by hand.
+ */
+static int hosts_build(const struct api_config *c, struct api_hosts *h, char ret_err[API_ERR_MAX])
+{
+	char name[256], err[200];
+	int r;
+
+	(void)api_hosts_add(h, "localhost", strlen("localhost"));
+	if (gethostname(name, sizeof(name)) == 0) {
+		name[sizeof(name) - 1] = '\0';
+		(void)api_hosts_add(h, name, strlen(name)); /* an odd name is just not added */
+	}
+	if (c->host && c->host[0])
+		(void)api_hosts_add(h, c->host, strlen(c->host)); /* an IPv6 address is not */
+	r = api_hosts_parse(h, c->allowed_hosts ? c->allowed_hosts : "", err, sizeof(err));
+	if (r < 0) {
+		snprintf(ret_err, API_ERR_MAX, "[http] allowed_hosts: %s", err);
+		return r;
+	}
+	return 0;
+}
+
 int api_start(const struct api_config *c, struct api **ret, char ret_err[API_ERR_MAX])
 {
 	unsigned threads = c->threads ? c->threads : 1;
@@ -453,6 +659,9 @@ int api_start(const struct api_config *c, struct api **ret, char ret_err[API_ERR
 	unsigned timeout_s, flags;
 	struct api *a;
 	int fd = -1, r;
+
+	if (threads > API_THREADS_MAX)
+		threads = API_THREADS_MAX;
 
 	if (!c->fleet || !c->db_path) {
 		snprintf(ret_err, API_ERR_MAX, "api: fleet and database are required");
@@ -465,6 +674,8 @@ int api_start(const struct api_config *c, struct api **ret, char ret_err[API_ERR
 		return -ENOMEM;
 	}
 	pthread_mutex_init(&a->lock, NULL);
+	a->listen_fd = -1;
+	a->health.api = a;
 	a->fleet = c->fleet;
 	if (c->n_endpoints) {
 		a->endpoints = calloc(c->n_endpoints, sizeof(*a->endpoints));
@@ -488,11 +699,15 @@ int api_start(const struct api_config *c, struct api **ret, char ret_err[API_ERR
 	a->cap_idle = threads;
 	a->idle = calloc(threads, sizeof(*a->idle));
 	a->db_path = strdup(c->db_path);
-	if (!a->idle || !a->db_path) {
+	a->pool = calloc(threads, sizeof(*a->pool));
+	if (!a->idle || !a->db_path || !a->pool) {
 		snprintf(ret_err, API_ERR_MAX, "out of memory");
 		r = -ENOMEM;
 		goto fail;
 	}
+	a->n_pool = threads;
+	for (unsigned i = 0; i < threads; i++)
+		a->pool[i].api = a;
 	if (c->web_root && c->web_root[0]) {
 		a->web_root = realpath(c->web_root, NULL);
 		if (!a->web_root) {
@@ -503,23 +718,37 @@ int api_start(const struct api_config *c, struct api **ret, char ret_err[API_ERR
 		}
 	}
 
+	r = hosts_build(c, &a->hosts, ret_err);
+	if (r < 0)
+		goto fail;
+	if (limit < threads)
+		limit = threads;
 	r = listen_open(c->host, c->port, &fd, &a->port, ret_err);
 	if (r < 0)
 		goto fail;
-	r = api_deadlines_new(c->request_timeout_ms > 0 ? c->request_timeout_ms : 30000,
-			      &a->deadlines);
+	a->listen_fd = fd; /* closed by api_stop() */
+	const struct api_conns_config cc = {
+		.limits =
+			{
+				.request_ms = ms_or(c->request_timeout_ms, 30000),
+				.body_ms = ms_or(c->body_timeout_ms, 10000),
+				.send_ms = ms_or(c->send_timeout_ms, 10000),
+				.reserve_ms = API_RESERVE_MS,
+			},
+		.max_total = limit,
+		.max_per_addr = c->max_connections_per_ip,
+		.max_reserve = API_RESERVE_CONNECTIONS,
+	};
+	r = api_conns_new(&cc, &a->conns);
 	if (r < 0) {
-		close(fd);
-		snprintf(ret_err, API_ERR_MAX, "cannot start the request deadline: %s",
+		snprintf(ret_err, API_ERR_MAX, "cannot start the connection reaper: %s",
 			 strerror(-r));
 		goto fail;
 	}
 
-	r = tls_options(a, &flags, tls_opts, ret_err);
-	if (r < 0) {
-		close(fd);
+	r = tls_options(a, c->tls_priorities, &flags, tls_opts, ret_err);
+	if (r < 0)
 		goto fail;
-	}
 	/*
 	 * MHD counts whole seconds; round up so a short timeout never becomes "none". An
 	 * idle keep-alive connection waits for a request: the request deadline closes it
@@ -530,27 +759,31 @@ int api_start(const struct api_config *c, struct api **ret, char ret_err[API_ERR
 		idle_ms = c->request_timeout_ms;
 	timeout_s = idle_ms > 0 ? (unsigned)((idle_ms + 999) / 1000) : 0;
 	/*
-	 * epoll, not select(): no FD_SETSIZE ceiling. MHD shares the total limit among the
-	 * pool's threads, so it is at least one per thread; past it MHD stops accepting
-	 * (clients wait in the listen backlog). A connection over the per-address limit is
-	 * accepted and closed at once, before a byte of it is read.
+	 * epoll, not select(): no FD_SETSIZE ceiling. The acceptor (api_conn.c) takes the
+	 * connections and enforces the limits: MHD's own are only bounds of its
+	 * bookkeeping, twice ours, since it still counts a connection closing. The pool
+	 * serves the ordinary connections; a server of its own the reserve, which it
+	 * answers without waiting behind a costly handler of the pool.
 	 */
-	if (limit < threads)
-		limit = threads;
-	a->mhd = MHD_start_daemon(
-		flags, 0, NULL, NULL, api_handle, a, MHD_OPTION_ARRAY, tls_opts,
-		MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd, MHD_OPTION_THREAD_POOL_SIZE, threads,
-		MHD_OPTION_CONNECTION_TIMEOUT, timeout_s, MHD_OPTION_CONNECTION_LIMIT, limit,
-		MHD_OPTION_PER_IP_CONNECTION_LIMIT, c->max_connections_per_ip,
-		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)API_CONNECTION_MEMORY,
-		MHD_OPTION_UNESCAPE_CALLBACK, api_unescape_cb, NULL, MHD_OPTION_NOTIFY_COMPLETED,
-		request_done, a, MHD_OPTION_NOTIFY_CONNECTION, connection_notify, a,
-		MHD_OPTION_END);
-	if (!a->mhd) {
-		close(fd);
+	bool started = true;
+	for (unsigned i = 0; i < a->n_pool && started; i++) {
+		a->pool[i].mhd =
+			server_start(&a->pool[i], flags, tls_opts, timeout_s, 2 * limit + threads);
+		started = a->pool[i].mhd != NULL;
+	}
+	if (started)
+		a->health.mhd = server_start(&a->health, flags, tls_opts, timeout_s,
+					     2 * API_RESERVE_CONNECTIONS);
+	if (!started || !a->health.mhd) {
 		snprintf(ret_err, API_ERR_MAX, "cannot start the HTTP server on port %u",
 			 (unsigned)a->port);
 		r = -EIO;
+		goto fail;
+	}
+	r = api_conns_listen(a->conns, fd, conn_take, a);
+	if (r < 0) {
+		snprintf(ret_err, API_ERR_MAX, "cannot start accepting connections: %s",
+			 strerror(-r));
 		goto fail;
 	}
 	*ret = a;
@@ -569,13 +802,21 @@ struct api *api_stop(struct api *a)
 {
 	if (!a)
 		return NULL;
-	if (a->mhd)
-		MHD_stop_daemon(a->mhd);		 /* joins the threads, closes the socket */
-	a->deadlines = api_deadlines_free(a->deadlines); /* every connection closed */
+	api_conns_unlisten(a->conns); /* no connection is handed over any more */
+	for (unsigned i = 0; i < a->n_pool; i++)
+		if (a->pool[i].mhd)
+			MHD_stop_daemon(
+				a->pool[i].mhd); /* joins its thread, closes its connections */
+	if (a->health.mhd)
+		MHD_stop_daemon(a->health.mhd);
+	a->conns = api_conns_free(a->conns); /* every connection closed */
+	if (a->listen_fd >= 0)
+		close(a->listen_fd);
 	for (size_t i = 0; i < a->n_idle; i++)
 		store_close(a->idle[i]);
 	pthread_mutex_destroy(&a->lock);
 	free(a->idle);
+	free(a->pool);
 	free(a->endpoints);
 	free(a->token);
 	free(a->metrics_token);

@@ -150,7 +150,7 @@ static void samples_get(void *ctx, const struct api_request *req, struct api_rep
 }
 
 static const struct api_endpoint endpoints[] = {
-	{"GET", "/healthz", API_EP_OPEN, healthz_get, NULL},
+	{"GET", "/healthz", API_EP_OPEN | API_EP_HEALTH, healthz_get, NULL},
 	{"GET", "/api/v1/devices", 0, devices_get, NULL},
 	{"GET", "/api/v1/devices/{id}", 0, device_get, NULL},
 	{"GET", "/api/v1/devices/{id}/samples", API_EP_STORE | API_EP_QUERY, samples_get, NULL},

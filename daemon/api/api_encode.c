@@ -173,3 +173,79 @@ int api_gzip(const void *in, size_t len, void **ret, size_t *ret_len)
 	*ret_len = cap - z.avail_out;
 	return 0;
 }
+
+/* Source bytes read at a time: /samples renders 16 KiB ahead. */
+#define GZIP_STREAM_IN 16384
+
+struct api_gzip_stream {
+	z_stream z;
+	api_gzip_src_fn src;
+	void *cls;
+	bool src_done; /* the source said 0: Z_FINISH from now on */
+	bool done;     /* the trailer is out */
+	unsigned char in[GZIP_STREAM_IN];
+};
+
+int api_gzip_stream_new(api_gzip_src_fn src, void *cls, struct api_gzip_stream **ret)
+{
+	struct api_gzip_stream *g = calloc(1, sizeof(*g));
+
+	*ret = NULL;
+	if (!g)
+		return -ENOMEM;
+	/*
+	 * A stream's deflate state lives as long as its client reads: a window of 8 KiB
+	 * and memLevel 6 hold 64 KiB (the defaults 256 KiB), for ~19 % more bytes on a
+	 * /samples answer (51,346 bytes: 4,925 gzipped against 4,153).
+	 */
+	if (deflateInit2(&g->z, GZIP_LEVEL, Z_DEFLATED, 13 + 16, 6, Z_DEFAULT_STRATEGY) != Z_OK) {
+		free(g);
+		return -ENOMEM;
+	}
+	g->src = src;
+	g->cls = cls;
+	*ret = g;
+	return 0;
+}
+
+ssize_t api_gzip_stream_read(struct api_gzip_stream *g, char *buf, size_t max)
+{
+	if (g->done)
+		return 0;
+	if (max > UINT32_MAX)
+		max = UINT32_MAX;
+	g->z.next_out = (Bytef *)buf;
+	g->z.avail_out = (uInt)max;
+	for (;;) {
+		int r;
+
+		if (g->z.avail_in == 0 && !g->src_done) {
+			ssize_t n = g->src(g->cls, (char *)g->in, sizeof(g->in));
+
+			if (n < 0)
+				return n;
+			if (n == 0)
+				g->src_done = true;
+			g->z.next_in = g->in;
+			g->z.avail_in = (uInt)n;
+		}
+		r = deflate(&g->z, g->src_done ? Z_FINISH : Z_NO_FLUSH);
+		if (r == Z_STREAM_END)
+			g->done = true;
+		else if (r != Z_OK && r != Z_BUF_ERROR)
+			return -EIO;
+		/* Out when something came, or at the end; else the source is read again. */
+		if (g->z.avail_out < max || g->done)
+			return (ssize_t)(max - g->z.avail_out);
+		if (g->src_done && r == Z_BUF_ERROR)
+			return -EIO; /* no progress with the whole buffer free: cannot happen */
+	}
+}
+
+void api_gzip_stream_free(struct api_gzip_stream *g)
+{
+	if (!g)
+		return;
+	deflateEnd(&g->z);
+	free(g);
+}

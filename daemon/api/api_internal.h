@@ -2,11 +2,13 @@
 #pragma once
 /* Inside the HTTP server (api.c, api_reply.c): how answers are sent. */
 #include <stdbool.h>
+#include <sys/socket.h>
 
 #include <jansson.h>
 #include <microhttpd.h>
 
 #include "nvmond/api/api.h"
+#include "nvmond/api/api_conn_rule.h"
 
 /**
  * api_http_reply() - Send @body (stolen; NULL: out of memory) as JSON, with an
@@ -25,34 +27,76 @@ enum MHD_Result api_http_405(struct MHD_Connection *c);
 enum MHD_Result api_http_static(const char *web_root, struct MHD_Connection *c, const char *url,
 				bool read);
 /*
- * The request deadline (api_deadline.c): a connection's request line and headers must
- * be in within a timeout of its opening or of the previous answer, else a reaper thread
- * shuts its socket down. One entry per connection, from MHD's "started" notification
- * to its "closed" one; serving (from the headers to the answer's end) has no deadline.
+ * The connections (api_conn.c, rules in api_conn_rule.h): an acceptor thread takes
+ * each connection off the listening socket and refuses it (past
+ * max_connections_per_ip), or hands it to the pool, or past max_connections to the
+ * /healthz server; one entry per connection from its acceptance to MHD's "closed"
+ * notification; a reaper thread cuts the late ones.
  */
-struct api_deadlines;
+struct api_conns;
 struct api_conn;
-/** api_deadlines_new() - Start the reaper. Return: 0, or negative errno. */
-int api_deadlines_new(int64_t timeout_ms, struct api_deadlines **ret);
-/** api_deadlines_free() - Stop the reaper, after MHD is stopped. Accepts NULL. */
-struct api_deadlines *api_deadlines_free(struct api_deadlines *d);
-/** api_deadlines_add() - A new connection on @fd. Return: its entry, NULL without memory. */
-struct api_conn *api_deadlines_add(struct api_deadlines *d, int fd);
-/** api_deadlines_serving() - The headers are in (@serving), or the answer is sent. */
-void api_deadlines_serving(struct api_deadlines *d, struct api_conn *c, bool serving);
-/** api_deadlines_remove() - MHD closes @c's connection (NULL: nothing). */
-void api_deadlines_remove(struct api_deadlines *d, struct api_conn *c);
+struct api_conns_config {
+	struct api_conn_limits limits;
+	unsigned max_total;    /* ordinary connections */
+	unsigned max_per_addr; /* from one address, either kind; 0: no limit */
+	unsigned max_reserve;  /* past max_total, for /healthz */
+};
+/**
+ * api_conn_take_fn - Serve the accepted connection @fd from @addr (MHD_add_connection()
+ * to the pool, or to the /healthz server when @reserve). Return: 0, or negative errno
+ * when it was not taken (then @fd is closed).
+ */
+typedef int (*api_conn_take_fn)(void *cls, int fd, const struct sockaddr *addr, socklen_t addr_len,
+				bool reserve);
+/** api_conns_new() - Start the reaper. Return: 0, or negative errno. */
+int api_conns_new(const struct api_conns_config *cfg, struct api_conns **ret);
+/**
+ * api_conns_listen() - Start accepting on @listen_fd (non-blocking; still the caller's
+ * to close), handing each connection taken to @take. Return: 0, or negative errno.
+ */
+int api_conns_listen(struct api_conns *d, int listen_fd, api_conn_take_fn take, void *cls);
+/** api_conns_unlisten() - Stop accepting (before the servers stop). Accepts NULL. */
+void api_conns_unlisten(struct api_conns *d);
+/**
+ * api_conns_free() - Stop accepting and the reaper, after MHD is stopped. Accepts NULL.
+ * Return: NULL.
+ */
+struct api_conns *api_conns_free(struct api_conns *d);
+/**
+ * api_conns_link() - MHD starts serving the connection on @fd: its entry, made when it
+ * was accepted. Return: the entry, NULL without memory.
+ */
+struct api_conn *api_conns_link(struct api_conns *d, int fd);
+/** api_conns_enter() - @c (NULL: nothing) enters @phase now. */
+void api_conns_enter(struct api_conns *d, struct api_conn *c, enum api_conn_phase phase);
+/** api_conns_remove() - MHD closes @c's connection (NULL: nothing). */
+void api_conns_remove(struct api_conns *d, struct api_conn *c);
+/** api_conn_reserve() - Whether @c is a reserve connection (/healthz only). */
+bool api_conn_reserve(const struct api_conn *c);
+/** api_conn_close_after() - Close @c after the answer being made (its own thread). */
+void api_conn_close_after(struct api_conn *c);
+/** api_conn_closes() - Whether @c's answer says "Connection: close". */
+bool api_conn_closes(const struct api_conn *c);
+/** api_conn_of() - The entry of MHD's connection @c, or NULL. */
+struct api_conn *api_conn_of(struct MHD_Connection *c);
 
-/** api_http_reply_ext() - An endpoint's answer @r (consumed); @validate as above. */
-enum MHD_Result api_http_reply_ext(struct MHD_Connection *c, struct api_reply *r, bool validate);
+/**
+ * api_http_reply_ext() - An endpoint's answer @r (consumed); @validate as above; @head:
+ * the request is HEAD (a streamed body then has no length to give: the answer has
+ * neither Content-Length nor chunks, and the connection closes after it).
+ */
+enum MHD_Result api_http_reply_ext(struct MHD_Connection *c, struct api_reply *r, bool validate,
+				   bool head);
 
 struct api_tls;
-#define API_TLS_MHD_OPTIONS 1
+#define API_TLS_MHD_OPTIONS 2
 /**
  * api_tls_mhd_options() - The start options that make libmicrohttpd serve HTTPS
- * with @t's certificate (it must then be started with MHD_USE_TLS), and make @t
- * the one served. Return: how many items were written to @ret, or negative errno
- * with @ret_err filled (libmicrohttpd built without the callback; a second server).
+ * with @t's certificate and the protocol versions and ciphers of @priorities (a
+ * GnuTLS priority string, which must outlive the server; it must then be started
+ * with MHD_USE_TLS), and make @t the one served. Return: how many items were
+ * written to @ret, or negative errno with @ret_err filled (libmicrohttpd built
+ * without the callback; a second server; a bad priority string).
  */
-int api_tls_mhd_options(struct api_tls *t, struct MHD_OptionItem ret[API_TLS_MHD_OPTIONS],
-			char ret_err[API_ERR_MAX]);
+int api_tls_mhd_options(struct api_tls *t, const char *priorities,
+			struct MHD_OptionItem ret[API_TLS_MHD_OPTIONS], char ret_err[API_ERR_MAX]);

@@ -30,8 +30,30 @@ static enum MHD_Result queue(struct MHD_Connection *c, unsigned status, struct M
 	const union MHD_ConnectionInfo *ci;
 	enum MHD_Result ret;
 
+	/*
+	 * Every answer nvmond makes may differ with Accept-Encoding (a 304, an error
+	 * and a file too), so a cache keeps each form apart (RFC 9110 §12.5.5).
+	 */
+	if (resp &&
+	    MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY, "Accept-Encoding") != MHD_YES) {
+		MHD_destroy_response(resp);
+		return MHD_NO;
+	}
 	if (!resp)
 		return MHD_NO; /* out of memory: MHD closes the connection */
+	/*
+	 * An answer after which the connection closes says so (a reserve connection, a
+	 * request whose framing is not trusted): MHD then closes it.
+	 */
+	if (api_conn_closes(api_conn_of(c))) {
+		if (MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close") != MHD_YES) {
+			MHD_destroy_response(resp);
+			return MHD_NO;
+		}
+		ret = MHD_queue_response(c, status, resp);
+		MHD_destroy_response(resp);
+		return ret;
+	}
 	/*
 	 * Tell keep-alive clients when an idle connection will be closed, so that
 	 * they retire it first instead of reusing it as it closes (Node's agent,
@@ -101,7 +123,6 @@ static enum MHD_Result send_text(struct MHD_Connection *c, unsigned status, char
 	     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type) != MHD_YES) ||
 	    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL,
 				    validate ? "no-cache" : "no-store") != MHD_YES ||
-	    MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY, "Accept-Encoding") != MHD_YES ||
 	    (validate && MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, etag) != MHD_YES) ||
 	    (gz &&
 	     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip") != MHD_YES) ||
@@ -150,6 +171,39 @@ enum MHD_Result api_http_405(struct MHD_Connection *c)
 
 /* ---- static files ------------------------------------------------------- */
 
+/* Files up to this size go gzipped (the dashboard's largest is ~32 KB); larger ones as they are. */
+#define STATIC_GZIP_MAX (4u << 20)
+
+/* The @size bytes of the file @fd (still the caller's), gzipped: a response, or NULL. */
+static struct MHD_Response *static_gzipped(int fd, size_t size)
+{
+	char *buf = malloc(size ? size : 1);
+	size_t off = 0;
+	void *z;
+	size_t zlen;
+
+	if (!buf)
+		return NULL;
+	while (off < size) {
+		ssize_t n = pread(fd, buf + off, size - off, (off_t)off);
+
+		if (n <= 0) { /* an error, or the file shrank under us */
+			free(buf);
+			return NULL;
+		}
+		off += (size_t)n;
+	}
+	if (api_gzip(buf, size, &z, &zlen) < 0) {
+		free(buf);
+		return NULL;
+	}
+	free(buf);
+	struct MHD_Response *resp = MHD_create_response_from_buffer(zlen, z, MHD_RESPMEM_MUST_FREE);
+	if (!resp)
+		free(z);
+	return resp;
+}
+
 enum MHD_Result api_http_static(const char *web_root, struct MHD_Connection *c, const char *url,
 				bool read)
 {
@@ -186,19 +240,37 @@ enum MHD_Result api_http_static(const char *web_root, struct MHD_Connection *c, 
 	}
 	snprintf(etag, sizeof(etag), "\"%jx-%jx-%jx.%lx\"", (uintmax_t)st.st_ino,
 		 (uintmax_t)st.st_size, (uintmax_t)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec);
+	bool gz = false;
 	if (api_etag_matches(header(c, MHD_HTTP_HEADER_IF_NONE_MATCH), etag)) {
 		close(fd);
 		status = MHD_HTTP_NOT_MODIFIED;
 		resp = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
 	} else {
-		resp = MHD_create_response_from_fd64(size, fd);
-		if (!resp)
+		resp = NULL;
+		if (size >= API_GZIP_MIN && size <= STATIC_GZIP_MAX &&
+		    api_accepts_gzip(header(c, MHD_HTTP_HEADER_ACCEPT_ENCODING)))
+			resp = static_gzipped(fd, (size_t)size); /* NULL: sent as it is */
+		if (resp) {
 			close(fd);
+			gz = true;
+			/*
+			 * The tag stays the file's, made weak as the gzip form is not the
+			 * file's bytes (RFC 9110 §8.8.1); If-None-Match compares weakly.
+			 */
+			memmove(etag + 2, etag, strlen(etag) + 1);
+			memcpy(etag, "W/", 2);
+		} else {
+			resp = MHD_create_response_from_fd64(size, fd);
+			if (!resp)
+				close(fd);
+		}
 	}
 	if (!resp)
 		return MHD_NO;
 	if ((status == MHD_HTTP_OK &&
 	     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type) != MHD_YES) ||
+	    (gz &&
+	     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip") != MHD_YES) ||
 	    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache") != MHD_YES ||
 	    MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, etag) != MHD_YES ||
 	    MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff") != MHD_YES) {
@@ -243,6 +315,46 @@ void api_reply_stream(struct api_reply *ret, api_stream_read_fn read_fn, api_str
 				  .content_type = content_type};
 }
 
+/* A stream in gzip form (a client that takes it): the endpoint's stream beneath. */
+struct gz_stream {
+	struct api_gzip_stream *g;
+	api_stream_free_fn free;
+	void *cls;
+};
+
+static ssize_t gz_stream_read(void *cls, char *buf, size_t max)
+{
+	return api_gzip_stream_read(((struct gz_stream *)cls)->g, buf, max);
+}
+
+static void gz_stream_free(void *cls)
+{
+	struct gz_stream *s = cls;
+
+	api_gzip_stream_free(s->g);
+	if (s->free)
+		s->free(s->cls);
+	free(s);
+}
+
+/* Make @r's stream its gzip form. Return: 0, or -ENOMEM with @r as it was. */
+static int stream_gzip(struct api_reply *r)
+{
+	struct gz_stream *s = malloc(sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	*s = (struct gz_stream){.free = r->stream_free, .cls = r->stream};
+	if (api_gzip_stream_new(r->stream_read, r->stream, &s->g) < 0) {
+		free(s);
+		return -ENOMEM;
+	}
+	r->stream_read = gz_stream_read;
+	r->stream_free = gz_stream_free;
+	r->stream = s;
+	return 0;
+}
+
 struct stream_ctx {
 	api_stream_read_fn read;
 	api_stream_free_fn free;
@@ -269,8 +381,15 @@ static void stream_free(void *cls)
 	free(s);
 }
 
-/* A streamed body: chunked, since its length is known only once it is sent. */
-static struct MHD_Response *response_stream(struct api_reply *r)
+/*
+ * A streamed body: chunked, since its length is known only once it is sent. To HEAD,
+ * libmicrohttpd 0.9.75 still sends the last chunk (0 CRLF CRLF) after the headers,
+ * which the client takes for the start of the next answer on the connection (issue
+ * 23: 13 of 20 HEAD-then-GET pairs broken). So a HEAD's stream is not chunked: no
+ * Content-Length (its value is not known, and 0 would be false, RFC 9110 §8.6),
+ * no chunks, and the connection closes after it.
+ */
+static struct MHD_Response *response_stream(struct api_reply *r, bool head)
 {
 	struct stream_ctx *s = malloc(sizeof(*s));
 	struct MHD_Response *resp;
@@ -283,13 +402,21 @@ static struct MHD_Response *response_stream(struct api_reply *r)
 	*r = (struct api_reply){0}; /* the response owns the stream now */
 	resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 32 * 1024, stream_read, s,
 						 stream_free);
-	if (!resp)
+	if (!resp) {
 		stream_free(s);
+		return NULL;
+	}
+	if (head && MHD_set_response_options(resp, MHD_RF_HTTP_1_0_COMPATIBLE_STRICT, MHD_RO_END) !=
+			    MHD_YES) {
+		MHD_destroy_response(resp);
+		return NULL;
+	}
 	return resp;
 }
 
 /* @validate: a 200 to GET or HEAD (send_text()); a stream has no entity tag. */
-enum MHD_Result api_http_reply_ext(struct MHD_Connection *c, struct api_reply *r, bool validate)
+enum MHD_Result api_http_reply_ext(struct MHD_Connection *c, struct api_reply *r, bool validate,
+				   bool head)
 {
 	unsigned status = r->status ? r->status : MHD_HTTP_OK;
 	const char *type = r->content_type;
@@ -302,14 +429,20 @@ enum MHD_Result api_http_reply_ext(struct MHD_Connection *c, struct api_reply *r
 		return send_text(c, status, text, r->text_len, type ? type : "text/plain", NULL,
 				 validate);
 	}
+	/* A stream goes gzipped whatever its length, which is not known before it is sent. */
+	bool gz = r->stream_read && api_accepts_gzip(header(c, MHD_HTTP_HEADER_ACCEPT_ENCODING)) &&
+		  stream_gzip(r) == 0;
+
 	if (!r->stream_read)
 		return api_http_reply(c, status, r->json, NULL, validate);
-	resp = response_stream(r);
+	resp = response_stream(r, head);
 	if (!resp)
 		return MHD_NO;
 	if (MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
 				    type ? type : "application/json") != MHD_YES ||
-	    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store") != MHD_YES) {
+	    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store") != MHD_YES ||
+	    (gz &&
+	     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip") != MHD_YES)) {
 		MHD_destroy_response(resp);
 		return MHD_NO;
 	}

@@ -362,9 +362,30 @@ out:
 	return 0;
 }
 
-int api_tls_mhd_options(struct api_tls *t, struct MHD_OptionItem ret[API_TLS_MHD_OPTIONS],
-			char ret_err[API_ERR_MAX])
+int api_tls_priorities_check(const char *priorities, char *err, size_t errsize)
 {
+	gnutls_priority_t p = NULL;
+	const char *at = NULL;
+	int r = gnutls_priority_init(&p, priorities, &at);
+
+	if (r != GNUTLS_E_SUCCESS) {
+		if (at && r == GNUTLS_E_INVALID_REQUEST)
+			snprintf(err, errsize,
+				 "not a GnuTLS priority string: '%.60s' is not understood", at);
+		else
+			snprintf(err, errsize, "not a GnuTLS priority string: %s",
+				 gnutls_strerror(r));
+		return -EINVAL;
+	}
+	gnutls_priority_deinit(p);
+	return 0;
+}
+
+int api_tls_mhd_options(struct api_tls *t, const char *priorities,
+			struct MHD_OptionItem ret[API_TLS_MHD_OPTIONS], char ret_err[API_ERR_MAX])
+{
+	char err[200];
+
 	pthread_mutex_lock(&tls_lock);
 	if (tls_active && tls_active != t) {
 		pthread_mutex_unlock(&tls_lock);
@@ -378,6 +399,12 @@ int api_tls_mhd_options(struct api_tls *t, struct MHD_OptionItem ret[API_TLS_MHD
 			 "this libmicrohttpd has no HTTPS certificate callback (GnuTLS 3.6.3+)");
 		return -EOPNOTSUPP;
 	}
+	if (api_tls_priorities_check(priorities, err, sizeof(err)) < 0) {
+		snprintf(ret_err, API_ERR_MAX, "[http] tls_priorities: %s", err);
+		return -EINVAL;
+	}
 	ret[0] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_CERT_CALLBACK2, 0, (void *)tls_retrieve};
-	return 1;
+	/* MHD copies nothing: the string must outlive the server (the config does). */
+	ret[1] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_PRIORITIES, 0, (void *)priorities};
+	return 2;
 }

@@ -52,6 +52,8 @@ struct cfg_key {
 	const struct cfg_choice *choices; /* CFG_T_ENUM: terminated by a NULL name */
 	const char *hint;		  /* CFG_T_ENUM: the accepted values, for messages */
 	const char *def;		  /* default, as written in the file; NULL: computed */
+	bool restart;	    /* takes effect at the next start (every [http] key does) */
+	const char *syntax; /* CFG_T_PATH with a syntax checked above core: what the docs call it */
 };
 
 static const struct cfg_choice cfg_demo_choices[] = {
@@ -90,67 +92,72 @@ _Static_assert(sizeof(enum cfg_http_auth) == sizeof(int), "enum cfg_http_auth is
 #define CFG_OFF(field, ctype)                                                                      \
 	(offsetof(struct cfg, field) + 0 * sizeof(_Generic(((struct cfg *)0)->field, ctype : 1)))
 
-#define DURATION(sec, name, field, lo, hi, dflt)                                                   \
+#define DURATION(sec, name, field, lo, hi, dflt, ...)                                              \
 	{                                                                                          \
 		.section = sec, .key = name, .type = CFG_T_DURATION,                               \
-		.offset = CFG_OFF(field, int64_t), .min = lo, .max = hi, .def = dflt               \
+		.offset = CFG_OFF(field, int64_t), .min = lo, .max = hi, .def = dflt, __VA_ARGS__  \
 	}
-#define UINT32(sec, name, field, lo, hi, dflt)                                                     \
+#define UINT32(sec, name, field, lo, hi, dflt, ...)                                                \
 	{                                                                                          \
 		.section = sec, .key = name, .type = CFG_T_UINT32,                                 \
-		.offset = CFG_OFF(field, uint32_t), .min = lo, .max = hi, .def = dflt              \
+		.offset = CFG_OFF(field, uint32_t), .min = lo, .max = hi, .def = dflt, __VA_ARGS__ \
 	}
-#define PATH(sec, name, field, minlen, dflt)                                                       \
+#define PATH(sec, name, field, minlen, dflt, ...)                                                  \
 	{                                                                                          \
 		.section = sec, .key = name, .type = CFG_T_PATH, .offset = CFG_OFF(field, char *), \
-		.min = minlen, .max = sizeof(((struct cfg *)0)->field) - 1, .def = dflt            \
+		.min = minlen, .max = sizeof(((struct cfg *)0)->field) - 1, .def = dflt,           \
+		__VA_ARGS__                                                                        \
 	}
-#define ENUM(sec, name, field, ctype, list, hnt, dflt)                                             \
+#define ENUM(sec, name, field, ctype, list, hnt, dflt, ...)                                        \
 	{                                                                                          \
 		.section = sec, .key = name, .type = CFG_T_ENUM, .offset = CFG_OFF(field, ctype),  \
-		.choices = list, .hint = hnt, .def = dflt                                          \
+		.choices = list, .hint = hnt, .def = dflt, __VA_ARGS__                             \
 	}
-#define USER(sec, name, field, dflt)                                                               \
+#define USER(sec, name, field, dflt, ...)                                                          \
 	{                                                                                          \
 		.section = sec, .key = name, .type = CFG_T_USER, .offset = CFG_OFF(field, char *), \
-		.max = sizeof(((struct cfg *)0)->field) - 1, .def = dflt                           \
+		.max = sizeof(((struct cfg *)0)->field) - 1, .def = dflt, __VA_ARGS__              \
 	}
-#define TEXT(sec, name, field, minlen, dflt)                                                       \
+#define TEXT(sec, name, field, minlen, dflt, ...)                                                  \
 	{                                                                                          \
 		.section = sec, .key = name, .type = CFG_T_TEXT, .offset = CFG_OFF(field, char *), \
-		.min = minlen, .max = sizeof(((struct cfg *)0)->field) - 1, .def = dflt            \
+		.min = minlen, .max = sizeof(((struct cfg *)0)->field) - 1, .def = dflt,           \
+		__VA_ARGS__                                                                        \
 	}
-#define URL(sec, name, field, dflt)                                                                \
+#define URL(sec, name, field, dflt, ...)                                                           \
 	{                                                                                          \
 		.section = sec, .key = name, .type = CFG_T_URL, .offset = CFG_OFF(field, char *),  \
-		.max = sizeof(((struct cfg *)0)->field) - 1, .def = dflt                           \
+		.max = sizeof(((struct cfg *)0)->field) - 1, .def = dflt, __VA_ARGS__              \
 	}
-#define LABELS(sec, name, field, dflt)                                                             \
+#define LABELS(sec, name, field, dflt, ...)                                                        \
 	{                                                                                          \
 		.section = sec, .key = name, .type = CFG_T_LABELS,                                 \
-		.offset = CFG_OFF(field, struct cfg_labels), .def = dflt                           \
+		.offset = CFG_OFF(field, struct cfg_labels), .def = dflt, __VA_ARGS__              \
 	}
-#define LISTEN(sec, name, dflt)                                                                    \
+#define LISTEN(sec, name, dflt, ...)                                                               \
 	{                                                                                          \
-		.section = sec, .key = name, .type = CFG_T_LISTEN, .def = dflt                     \
+		.section = sec, .key = name, .type = CFG_T_LISTEN, .def = dflt, __VA_ARGS__        \
 	}
 
 static const struct cfg_key cfg_keys[] = {
-	LISTEN("daemon", "listen", CFG_DEFAULT_LISTEN),
+	LISTEN("daemon", "listen", CFG_DEFAULT_LISTEN, .restart = true),
 	/* database: no fixed default, see cfg_default_database(); web_root "": built-in. */
-	PATH("daemon", "database", database, 1, NULL),
-	PATH("daemon", "web_root", web_root, 0, ""),
+	PATH("daemon", "database", database, 1, NULL, .restart = true),
+	PATH("daemon", "web_root", web_root, 0, "", .restart = true),
 	DURATION("daemon", "poll_interval", poll_interval_ms, 100, MS_PER_DAY, "10s"),
 	DURATION("daemon", "rescan_interval", rescan_interval_ms, MS_PER_SEC, MS_PER_DAY, "30s"),
-	ENUM("daemon", "demo", demo, enum cfg_demo, cfg_demo_choices, "auto, yes or no", "auto"),
-	UINT32("daemon", "demo_drives", demo_drives, 1, 64, "2"),
-	ENUM("daemon", "demo_history", demo_history, int, cfg_bool_choices, "yes or no", "yes"),
+	ENUM("daemon", "demo", demo, enum cfg_demo, cfg_demo_choices, "auto, yes or no", "auto",
+	     .restart = true),
+	UINT32("daemon", "demo_drives", demo_drives, 1, 64, "2", .restart = true),
+	/* Read at the first start with an empty database only. */
+	ENUM("daemon", "demo_history", demo_history, int, cfg_bool_choices, "yes or no", "yes",
+	     .restart = true),
 	ENUM("daemon", "log_level", log_level, enum log_level, cfg_log_level_choices,
 	     "error, warning, info or debug", "info"),
 	ENUM("daemon", "wake_sleeping", wake_sleeping, int, cfg_bool_choices, "yes or no", "no"),
 	DURATION("daemon", "device_timeout", device_timeout_ms, MS_PER_SEC, 60 * MS_PER_SEC, "5s"),
 	/* The user the HTTP process becomes when started as root (main_privsep.c). */
-	USER("daemon", "user", user, ""),
+	USER("daemon", "user", user, "", .restart = true),
 	/* Who is who (issue 24). host_name: no fixed default, see cfg_default_host_name(). */
 	TEXT("daemon", "host_name", host_name, 1, NULL),
 	LABELS("daemon", "host_labels", host_labels, ""),
@@ -158,11 +165,14 @@ static const struct cfg_key cfg_keys[] = {
 	UINT32("store", "buffer_samples", buffer_samples, 1, 10000000, "100000"),
 	DURATION("store", "retry_max", retry_max_ms, MS_PER_SEC, MS_PER_HOUR, "60s"),
 	DURATION("store", "commit_interval", commit_interval_ms, 0, MS_PER_MIN, "0"),
-	DURATION("store", "keep_raw", keep_raw_ms, MS_PER_HOUR, 90 * MS_PER_DAY, "7d"),
+	DURATION("store", "keep_raw", keep_raw_ms, MS_PER_HOUR, 90 * MS_PER_DAY, "7d",
+		 .restart = true),
 	UINT32("http", "threads", http_threads, 1, 64, "4"),
 	DURATION("http", "timeout", http_timeout_ms, MS_PER_SEC, MS_PER_HOUR, "30s"),
 	DURATION("http", "request_timeout", http_request_timeout_ms, MS_PER_SEC, MS_PER_HOUR,
 		 "30s"),
+	DURATION("http", "body_timeout", http_body_timeout_ms, MS_PER_SEC, MS_PER_HOUR, "10s"),
+	DURATION("http", "send_timeout", http_send_timeout_ms, MS_PER_SEC, MS_PER_HOUR, "10s"),
 	UINT32("http", "max_connections", http_max_connections, 4, 65536, "256"),
 	UINT32("http", "max_connections_per_ip", http_max_connections_per_ip, 1, 65536, "32"),
 	PATH("http", "token", http_token, 0, ""),
@@ -172,6 +182,11 @@ static const struct cfg_key cfg_keys[] = {
 	PATH("http", "metrics_token_file", http_metrics_token_file, 0, ""),
 	PATH("http", "tls_cert", http_tls_cert, 0, ""),
 	PATH("http", "tls_key", http_tls_key, 0, ""),
+	/* A GnuTLS priority string, checked by the HTTP server's layer (api_tls.h). */
+	PATH("http", "tls_priorities", http_tls_priorities, 1,
+	     "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"),
+	/* Names for Host (api_host.h), checked by the HTTP server's layer. */
+	PATH("http", "allowed_hosts", http_allowed_hosts, 0, ""),
 	ENUM("alerts", "throttling", alert_throttling, int, cfg_bool_choices, "yes or no", "yes"),
 	ENUM("alerts", "temperature", alert_temperature, int, cfg_bool_choices, "yes or no", "yes"),
 	ENUM("alerts", "critical_warning", alert_critical_warning, int, cfg_bool_choices,
@@ -218,7 +233,8 @@ static const struct cfg_key cfg_keys[] = {
 	UINT32("probes", "sweep_depth", probe_sweep_depth, 1, 32, "4"),
 	PATH("probes", "lock_dir", probe_lock_dir, 0, ""),
 	/* A list of durations (analysis/recovery.h), checked by the probe service. */
-	PATH("probes", "recovery_intervals", probe_recovery_intervals, 1, "5m,10m,20m,40m,60m,90m"),
+	PATH("probes", "recovery_intervals", probe_recovery_intervals, 1, "5m,10m,20m,40m,60m,90m",
+	     .syntax = "list of durations"),
 	/* A schedule (analysis/selftest_sched.h), checked by the self-test service. */
 	PATH("selftests", "default_schedule", selftest_default_schedule, 0, ""),
 	ENUM("logs", "ocp", logs_ocp, int, cfg_bool_choices, "yes or no", "yes"),
@@ -229,6 +245,9 @@ static const struct cfg_key cfg_keys[] = {
 	/* A list of rule names (analysis/risk.h), checked by the health monitor. */
 	PATH("health", "disable", health_disable, 0, ""),
 };
+
+/* struct cfg's key_line has a slot per key. */
+_Static_assert(ELEMENTSOF(cfg_keys) <= CFG_KEYS_MAX, "raise CFG_KEYS_MAX");
 
 /* Keys of [device "…"] sections: offsets into struct cfg_device. */
 #define DEV_OFF(field, ctype)                                                                      \
@@ -492,6 +511,9 @@ static int cfg_key_apply(const struct cfg_key *k, void *base, const char *value,
 
 	case CFG_T_SIZE:
 		r = cfg_parse_size(value, &size);
+		if (r == -EDOM)
+			return cfg_error(err, errsize, "%s: '%s' has more than %d decimals", k->key,
+					 value, CFG_SIZE_DECIMALS);
 		if (r < 0)
 			return cfg_error(err, errsize,
 					 "%s: invalid size '%s' (use e.g. 400TB, 1.2PB, 512GiB)",
@@ -554,16 +576,20 @@ static int cfg_device_apply(struct cfg *c, const char *match, const char *key, c
 	for (k = 0; k < ELEMENTSOF(cfg_device_keys); k++)
 		if (strcmp(cfg_device_keys[k].key, key) == 0)
 			break;
-	if (k == ELEMENTSOF(cfg_device_keys))
-		return cfg_error(err, errsize, "unknown key '%s' in section [device \"%s\"]", key,
-				 match);
+	if (k == ELEMENTSOF(cfg_device_keys)) {
+		(void)cfg_error(err, errsize, "unknown key '%s' in section [device \"%s\"]", key,
+				match);
+		return -ENOENT;
+	}
 	for (size_t i = 0; i < c->n_devices; i++)
 		if (strcmp(c->devices[i].match, match) == 0)
 			d = &c->devices[i];
 	if (!d) {
-		if (c->n_devices == CFG_MAX_DEVICES)
-			return cfg_error(err, errsize, "too many [device] sections (max %d)",
-					 CFG_MAX_DEVICES);
+		if (c->n_devices == CFG_MAX_DEVICES) {
+			(void)cfg_error(err, errsize, "too many [device] sections (max %d)",
+					CFG_MAX_DEVICES);
+			return -ENOSPC;
+		}
 		cfg_device_defaults(&tmp);
 		snprintf(tmp.match, sizeof(tmp.match), "%s", match);
 	} else {
@@ -656,23 +682,33 @@ int cfg_apply_at(struct cfg *c, const char *section, const char *key, const char
 		 char *err, size_t errsize)
 {
 	const struct cfg_key *k;
+	int r;
 
 	char match[sizeof(((struct cfg_device *)0)->match)];
 
-	if (!section || !*section)
-		return cfg_error(err, errsize, "key '%s' outside any section", key);
+	if (!section || !*section) {
+		(void)cfg_error(err, errsize, "key '%s' outside any section", key);
+		return -ENOENT;
+	}
 	if (cfg_sink_section(section, match))
 		return cfg_sink_apply(c, match, key, value, line, err, errsize);
 	if (cfg_export_section(section, match))
 		return cfg_export_apply(c, match, key, value, line, err, errsize);
 	if (cfg_device_section(section, match, sizeof(match)))
 		return cfg_device_apply(c, match, key, value, err, errsize);
-	if (!cfg_section_known(section))
-		return cfg_error(err, errsize, "unknown section [%s]", section);
+	if (!cfg_section_known(section)) {
+		(void)cfg_error(err, errsize, "unknown section [%s]", section);
+		return -ENOENT;
+	}
 	k = cfg_key_find(section, key);
-	if (!k)
-		return cfg_error(err, errsize, "unknown key '%s' in section [%s]", key, section);
-	return cfg_key_apply(k, c, value, err, errsize);
+	if (!k) {
+		(void)cfg_error(err, errsize, "unknown key '%s' in section [%s]", key, section);
+		return -ENOENT;
+	}
+	r = cfg_key_apply(k, c, value, err, errsize);
+	if (r == 0)
+		c->key_line[k - cfg_keys] = line;
+	return r;
 }
 
 /* root: /var/lib/nvmond; others: $XDG_STATE_HOME/nvmond, else ~/.local/state/nvmond. */
@@ -739,7 +775,191 @@ int cfg_set(struct cfg *c, const char *section, const char *key, const char *val
 	r = cfg_apply(c, section, key, value, msg, sizeof(msg));
 	if (r < 0) {
 		memcpy(ret_err, msg, sizeof(msg));
-		return r;
+		return -EINVAL;
 	}
 	return 0;
+}
+
+/* ---- the table described, for the checks of the docs ------------------ */
+
+const char *const *cfg_bool_names(void)
+{
+	static const char *names[ELEMENTSOF(cfg_bool_choices)];
+
+	for (size_t i = 0; i < ELEMENTSOF(cfg_bool_choices); i++)
+		names[i] = cfg_bool_choices[i].name; /* the last is NULL */
+	return names;
+}
+
+/* "a, b or c" → "a, b, c" */
+static void hint_list(const char *hint, char *buf, size_t size)
+{
+	const char * or = strstr(hint, " or ");
+
+	if (! or) {
+		snprintf(buf, size, "%s", hint);
+		return;
+	}
+	snprintf(buf, size, "%.*s, %s", (int)(or -hint), hint, or +4);
+}
+
+static void describe_bound(const struct cfg_key *k, int64_t v, char *buf, size_t size)
+{
+	if (k->type == CFG_T_DURATION && v != 0)
+		cfg_format_duration(v, buf, size);
+	else if (k->type == CFG_T_SIZE && v >= (1 << 20) && v % (1 << 20) == 0)
+		snprintf(buf, size, "%" PRId64 " MiB", v >> 20);
+	else
+		snprintf(buf, size, "%" PRId64, v);
+}
+
+int cfg_key_describe(size_t i, struct cfg_key_desc *ret)
+{
+	const struct cfg_key *k;
+	char lo[32], hi[32];
+	bool device = i >= ELEMENTSOF(cfg_keys);
+
+	if (i >= cfg_key_count())
+		return -ENOENT;
+	k = device ? &cfg_device_keys[i - ELEMENTSOF(cfg_keys)] : &cfg_keys[i];
+	*ret = (struct cfg_key_desc){
+		.section = k->section,
+		.key = k->key,
+		.def = k->def,
+		.range_known = true,
+		.restart = k->restart || strcmp(k->section, "http") == 0,
+	};
+	switch (k->type) {
+	case CFG_T_DURATION:
+	case CFG_T_UINT32:
+		ret->type = k->type == CFG_T_DURATION ? "duration" : "integer";
+		describe_bound(k, k->min, lo, sizeof(lo));
+		describe_bound(k, k->max, hi, sizeof(hi));
+		snprintf(ret->range, sizeof(ret->range), "%s … %s", lo, hi);
+		break;
+	case CFG_T_SIZE:
+		ret->type = "size";
+		describe_bound(k, k->min, lo, sizeof(lo));
+		if (k->max != INT64_MAX)
+			describe_bound(k, k->max, hi, sizeof(hi));
+		if (k->min > 0 && k->max == INT64_MAX)
+			snprintf(ret->range, sizeof(ret->range), "≥ %s", lo);
+		else if (k->max != INT64_MAX)
+			snprintf(ret->range, sizeof(ret->range), "%s … %s", lo, hi);
+		break;
+	case CFG_T_PATH:
+	case CFG_T_USER:
+	case CFG_T_TEXT:
+		ret->type = k->syntax ? k->syntax : "text";
+		ret->range_known = !k->syntax;
+		ret->len_min = k->min;
+		ret->len_max = k->max;
+		if (k->min > 0)
+			snprintf(ret->range, sizeof(ret->range), "not empty");
+		break;
+	case CFG_T_URL:
+		ret->type = "text";
+		ret->len_max = k->max;
+		snprintf(ret->range, sizeof(ret->range), "http:// or https:// URL");
+		break;
+	case CFG_T_LABELS:
+		ret->type = "labels";
+		snprintf(ret->range, sizeof(ret->range), "at most %d", CFG_LABELS_MAX);
+		break;
+	case CFG_T_LISTEN:
+		ret->type = "address";
+		snprintf(ret->range, sizeof(ret->range), "port 1 … 65535");
+		break;
+	case CFG_T_ENUM:
+		if (k->choices == cfg_bool_choices) {
+			ret->type = "bool";
+		} else {
+			ret->type = "choice";
+			hint_list(k->hint, ret->range, sizeof(ret->range));
+		}
+		break;
+	}
+	return 0;
+}
+
+/* ---- where a key was set, what waits for a restart -------------------- */
+
+int cfg_key_line(const struct cfg *c, const char *section, const char *key)
+{
+	const struct cfg_key *k = cfg_key_find(section, key);
+
+	return k ? c->key_line[k - cfg_keys] : 0;
+}
+
+const char *cfg_key_where(const struct cfg *c, const char *section, const char *key, char *buf,
+			  size_t size)
+{
+	int line = cfg_key_line(c, section, key);
+
+	if (line > 0 && c->file[0])
+		snprintf(buf, size, "%s:%d", c->file, line);
+	else if (size)
+		buf[0] = '\0';
+	return buf;
+}
+
+/* Whether key @k has the same value in @a and @b. */
+static bool cfg_key_same(const struct cfg_key *k, const struct cfg *a, const struct cfg *b)
+{
+	const char *fa = (const char *)a + k->offset, *fb = (const char *)b + k->offset;
+
+	switch (k->type) {
+	case CFG_T_DURATION:
+		return *(const int64_t *)fa == *(const int64_t *)fb;
+	case CFG_T_UINT32:
+		return *(const uint32_t *)fa == *(const uint32_t *)fb;
+	case CFG_T_SIZE:
+		return *(const uint64_t *)fa == *(const uint64_t *)fb;
+	case CFG_T_ENUM:
+		return *(const int *)fa == *(const int *)fb;
+	case CFG_T_PATH:
+	case CFG_T_USER:
+	case CFG_T_TEXT:
+	case CFG_T_URL:
+		return strcmp(fa, fb) == 0;
+	case CFG_T_LABELS: {
+		const struct cfg_labels *la = (const void *)fa, *lb = (const void *)fb;
+		if (la->n != lb->n)
+			return false;
+		for (size_t i = 0; i < la->n; i++)
+			if (strcmp(la->v[i].name, lb->v[i].name) != 0 ||
+			    strcmp(la->v[i].value, lb->v[i].value) != 0)
+				return false;
+		return true;
+	}
+	case CFG_T_LISTEN:
+		return strcmp(a->listen_host, b->listen_host) == 0 &&
+		       a->listen_port == b->listen_port;
+	}
+	return false;
+}
+
+size_t cfg_restart_changes(const struct cfg *running, const struct cfg *loaded, char *buf,
+			   size_t size)
+{
+	size_t n = 0, len = 0;
+	const char *sect = NULL;
+
+	if (size)
+		buf[0] = '\0';
+	for (size_t i = 0; i < ELEMENTSOF(cfg_keys); i++) {
+		const struct cfg_key *k = &cfg_keys[i];
+		if (!(k->restart || strcmp(k->section, "http") == 0) ||
+		    cfg_key_same(k, running, loaded))
+			continue;
+		bool same_sect = sect && strcmp(sect, k->section) == 0;
+		int w = snprintf(buf + len, len < size ? size - len : 0, "%s%s%s%s%s",
+				 n ? ", " : "", same_sect ? "" : "[", same_sect ? "" : k->section,
+				 same_sect ? "" : "] ", k->key);
+		if (w > 0)
+			len = len + (size_t)w < size ? len + (size_t)w : (size ? size - 1 : 0);
+		sect = k->section;
+		n++;
+	}
+	return n;
 }

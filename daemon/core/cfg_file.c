@@ -23,6 +23,18 @@
  * parsing after an error, so our reader counts lines (one reader call per line, exactly as
  * inih counts them) and the first error is recorded here with its line.
  */
+/*
+ * A bad value, held until the end of the file: a later line setting the same key
+ * replaces it ("a key set twice: the last one wins", also over a bad value, as a
+ * tool that appends its overrides to a file expects).
+ */
+struct cfg_pending {
+	char section[64];
+	char key[64];
+	int line;
+	char msg[CFG_ERR_MAX];
+};
+
 struct cfg_parse {
 	FILE *f;
 	const char *path;
@@ -34,6 +46,8 @@ struct cfg_parse {
 	int read_errno; /* fgets() failed */
 	int err_line;	/* first error, 0 = none */
 	char err[CFG_ERR_MAX];
+	struct cfg_pending *pending; /* bad values not set again (yet) */
+	size_t n_pending, cap_pending;
 };
 
 static __attribute__((format(printf, 2, 3))) void cfg_parse_fail(struct cfg_parse *p,
@@ -51,6 +65,70 @@ static __attribute__((format(printf, 2, 3))) void cfg_parse_fail(struct cfg_pars
 	va_start(ap, fmt);
 	vsnprintf(p->err + n, sizeof(p->err) - (size_t)n, fmt, ap);
 	va_end(ap);
+}
+
+/* The bad value held for [@section] @key, if any. */
+static struct cfg_pending *cfg_pending_find(struct cfg_parse *p, const char *section,
+					    const char *key)
+{
+	for (size_t i = 0; i < p->n_pending; i++)
+		if (strcmp(p->pending[i].section, section) == 0 &&
+		    strcmp(p->pending[i].key, key) == 0)
+			return &p->pending[i];
+	return NULL;
+}
+
+/* [@section] @key was set again, to a good value: its bad one before is gone. */
+static void cfg_pending_drop(struct cfg_parse *p, const char *section, const char *key)
+{
+	struct cfg_pending *q = cfg_pending_find(p, section, key);
+
+	if (q)
+		*q = p->pending[--p->n_pending];
+}
+
+/* Hold the bad value of [@section] @key at the current line (or fail now, out of memory). */
+static void cfg_pending_add(struct cfg_parse *p, const char *section, const char *key,
+			    const char *msg)
+{
+	struct cfg_pending *q = cfg_pending_find(p, section, key);
+
+	if (!q && (strlen(section) >= sizeof(q->section) || strlen(key) >= sizeof(q->key))) {
+		cfg_parse_fail(p, "%s", msg);
+		return;
+	}
+	if (!q) {
+		if (p->n_pending == p->cap_pending) {
+			size_t cap = p->cap_pending ? 2 * p->cap_pending : 8;
+			struct cfg_pending *v = realloc(p->pending, cap * sizeof(*v));
+			if (!v) {
+				cfg_parse_fail(p, "%s", msg);
+				return;
+			}
+			p->pending = v;
+			p->cap_pending = cap;
+		}
+		q = &p->pending[p->n_pending++];
+		snprintf(q->section, sizeof(q->section), "%s", section);
+		snprintf(q->key, sizeof(q->key), "%s", key);
+	}
+	q->line = p->line;
+	snprintf(q->msg, sizeof(q->msg), "%s", msg);
+}
+
+/* At the end of the file: the first bad value nothing replaced, unless an error came before. */
+static void cfg_pending_report(struct cfg_parse *p)
+{
+	const struct cfg_pending *first = NULL;
+
+	for (size_t i = 0; i < p->n_pending; i++)
+		if (!first || p->pending[i].line < first->line)
+			first = &p->pending[i];
+	if (!first || (p->err_line && p->err_line < first->line))
+		return;
+	p->err_line = first->line;
+	if (snprintf(p->err, sizeof(p->err), "%s:%d: %s", p->path, first->line, first->msg) < 0)
+		p->err[0] = '\0';
 }
 
 /* inih's find_chars_or_comment(): the first of @chars, or an inline " ;" comment. */
@@ -171,7 +249,9 @@ static char *cfg_parse_reader(char *str, int num, void *stream)
 		while (cfg_is_space(*t))
 			t++;
 		if (more && *t != '#' && *t != ';') { /* long comments are fine */
-			cfg_parse_fail(p, "line too long (max %d characters)", num - 3);
+			/* @num holds the NUL: a line of num - 1 characters is whole, the
+			 * end of line (and blanks) after it read and dropped here. */
+			cfg_parse_fail(p, "line too long (max %d characters)", num - 1);
 			str[0] = '\0'; /* inih skips it */
 			return str;
 		}
@@ -197,10 +277,15 @@ static int cfg_parse_handler(void *user, const char *section, const char *name, 
 	snprintf(sect, sizeof(sect), "%.*s", (int)n, section);
 
 	r = cfg_apply_at(p->c, sect, name, value, p->line, msg, sizeof(msg));
+	if (r == -EINVAL) {
+		cfg_pending_add(p, sect, name, msg); /* unless a later line sets it again */
+		return 1;
+	}
 	if (r < 0) {
 		cfg_parse_fail(p, "%s", msg);
 		return 0;
 	}
+	cfg_pending_drop(p, sect, name);
 	for (size_t i = 0; i < p->n_checks; i++) {
 		const struct cfg_check *k = &p->checks[i];
 		size_t sl = strlen(k->section);
@@ -210,11 +295,55 @@ static int cfg_parse_handler(void *user, const char *section, const char *name, 
 		    !(sect[sl] == '\0' || (device && (cfg_is_space(sect[sl]) || sect[sl] == '"'))))
 			continue;
 		if (k->fn(value, msg, sizeof(msg)) < 0) {
-			cfg_parse_fail(p, "[%s] %s: %s", sect, name, msg);
-			return 0;
+			char full[CFG_ERR_MAX];
+			if (snprintf(full, sizeof(full), "[%s] %s: %s", sect, name, msg) < 0)
+				full[0] = '\0';
+			cfg_pending_add(p, sect, name, full);
+			return 1;
 		}
 	}
 	return 1;
+}
+
+/* "FILE:LINE: [section] key ..." of a rule between keys, at the line of @key. */
+static __attribute__((format(printf, 5, 6))) int
+cfg_together_fail(const struct cfg *c, const char *section, const char *key,
+		  char ret_err[CFG_ERR_MAX], const char *fmt, ...)
+{
+	char where[CFG_PATH_MAX + 16];
+	va_list ap;
+	int n;
+
+	cfg_key_where(c, section, key, where, sizeof(where));
+	n = snprintf(ret_err, CFG_ERR_MAX, "%s%s", where, where[0] ? ": " : "");
+	if (n >= 0 && n < CFG_ERR_MAX) {
+		va_start(ap, fmt);
+		vsnprintf(ret_err + n, CFG_ERR_MAX - (size_t)n, fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
+/* Keys that must go together, once the whole file is read (also on a reload). */
+static int cfg_check_together(const struct cfg *c, char ret_err[CFG_ERR_MAX])
+{
+	if (c->http_auth == CFG_HTTP_AUTH_ALL && !c->http_token[0])
+		return cfg_together_fail(c, "http", "auth", ret_err,
+					 "[http] auth = all needs [http] token");
+	if (c->http_metrics_token[0] && c->http_metrics_token_file[0]) {
+		bool file_last = cfg_key_line(c, "http", "metrics_token_file") >
+				 cfg_key_line(c, "http", "metrics_token");
+		return cfg_together_fail(
+			c, "http", file_last ? "metrics_token_file" : "metrics_token", ret_err,
+			"[http] metrics_token and metrics_token_file: set one "
+			"of them");
+	}
+	if (!c->http_tls_cert[0] != !c->http_tls_key[0])
+		return cfg_together_fail(c, "http", c->http_tls_cert[0] ? "tls_cert" : "tls_key",
+					 ret_err,
+					 "[http] tls_cert and tls_key go together: %s is not set",
+					 c->http_tls_cert[0] ? "tls_key" : "tls_cert");
+	return 0;
 }
 
 int cfg_load(struct cfg *c, const char *path, char ret_err[CFG_ERR_MAX])
@@ -255,8 +384,11 @@ int cfg_load_checked(struct cfg *c, const char *path, const struct cfg_check *ch
 	}
 	*tmp = *c;
 	p.c = tmp;
+	snprintf(tmp->file, sizeof(tmp->file), "%s", path);
+	memset(tmp->key_line, 0, sizeof(tmp->key_line));
 
 	r = ini_parse_stream(cfg_parse_reader, &p, cfg_parse_handler, &p);
+	cfg_pending_report(&p);
 	if (p.read_errno) {
 		r = -p.read_errno;
 		errno = p.read_errno;
@@ -279,6 +411,9 @@ int cfg_load_checked(struct cfg *c, const char *path, const struct cfg_check *ch
 		r = -EINVAL;
 		goto finish;
 	}
+	r = cfg_check_together(tmp, ret_err);
+	if (r < 0)
+		goto finish;
 	if (tmp->n_sinks)
 		snprintf(tmp->sinks_file, sizeof(tmp->sinks_file), "%s", path);
 	if (tmp->n_exports)
@@ -286,6 +421,7 @@ int cfg_load_checked(struct cfg *c, const char *path, const struct cfg_check *ch
 	*c = *tmp;
 	r = 0;
 finish:
+	free(p.pending);
 	free(tmp);
 	fclose(p.f);
 	return r;

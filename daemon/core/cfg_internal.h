@@ -50,12 +50,17 @@ bool cfg_section_known(const char *section);
 /**
  * cfg_apply() - Look up [@section] @key and apply @value to @c: the common path of
  * the file and cfg_set(). On failure @c is untouched and @err holds "message".
- * Return: 0 or -EINVAL.
+ * Return: 0; -EINVAL for a bad value of a key that exists (a later line setting the
+ * key again replaces it: the last one wins); -ENOENT for a key or section that does
+ * not exist; -ENOSPC for one [device] or [sink] section, or sink key, too many.
  */
 int cfg_apply(struct cfg *c, const char *section, const char *key, const char *value, char *err,
 	      size_t errsize);
 
-/** cfg_apply_at() - cfg_apply() for a value read at @line of the file (0: none). */
+/**
+ * cfg_apply_at() - cfg_apply() for a value read at @line of the file (0: none),
+ * which cfg_key_where() tells later.
+ */
 int cfg_apply_at(struct cfg *c, const char *section, const char *key, const char *value, int line,
 		 char *err, size_t errsize);
 

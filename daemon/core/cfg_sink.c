@@ -52,9 +52,11 @@ static int kept_apply(struct cfg_sink *v, size_t *n, size_t max, const char *kin
 	struct cfg_sink *s = NULL;
 	struct cfg_sink_kv *kv = NULL;
 
-	if (strlen(key) >= sizeof(kv->key))
-		return sink_error(err, errsize, "unknown key '%.40s' in section [%s \"%s\"]", key,
-				  kind, name);
+	if (strlen(key) >= sizeof(kv->key)) {
+		(void)sink_error(err, errsize, "unknown key '%.40s' in section [%s \"%s\"]", key,
+				 kind, name);
+		return -ENOENT;
+	}
 	if (strlen(value) >= CFG_SINK_VAL_MAX)
 		return sink_error(err, errsize, "%s: value too long (max %d characters)", key,
 				  CFG_SINK_VAL_MAX - 1);
@@ -62,9 +64,11 @@ static int kept_apply(struct cfg_sink *v, size_t *n, size_t max, const char *kin
 		if (strcmp(v[i].name, name) == 0)
 			s = &v[i];
 	if (!s) {
-		if (*n == max)
-			return sink_error(err, errsize, "too many [%s] sections (max %zu)", kind,
-					  max);
+		if (*n == max) {
+			(void)sink_error(err, errsize, "too many [%s] sections (max %zu)", kind,
+					 max);
+			return -ENOSPC;
+		}
 		s = &v[(*n)++];
 		memset(s, 0, sizeof(*s));
 		snprintf(s->name, sizeof(s->name), "%s", name);
@@ -74,9 +78,11 @@ static int kept_apply(struct cfg_sink *v, size_t *n, size_t max, const char *kin
 		if (strcmp(s->kv[i].key, key) == 0)
 			kv = &s->kv[i]; /* set again: the last one wins, as for other keys */
 	if (!kv) {
-		if (s->n == CFG_SINK_KEYS)
-			return sink_error(err, errsize, "too many keys in [%s \"%s\"] (max %d)",
-					  kind, name, CFG_SINK_KEYS);
+		if (s->n == CFG_SINK_KEYS) {
+			(void)sink_error(err, errsize, "too many keys in [%s \"%s\"] (max %d)",
+					 kind, name, CFG_SINK_KEYS);
+			return -ENOSPC;
+		}
 		kv = &s->kv[s->n++];
 		snprintf(kv->key, sizeof(kv->key), "%s", key);
 	}

@@ -194,12 +194,14 @@ int cfg_parse_size(const char *s, uint64_t *ret)
 		p++;
 		if (!cfg_is_digit(*p))
 			return -EINVAL;
-		/* Up to 6 decimals: "1.2PB" stays exact in integers. */
-		for (int n = 0; cfg_is_digit(*p); p++, n++)
-			if (n < 6) {
-				frac = frac * 10 + (uint64_t)(*p - '0');
-				frac_div *= 10;
-			}
+		/* Up to 6 decimals: "1.2PB" stays exact in integers. A 7th would be
+		 * rounded away without a word: refused instead. */
+		for (int n = 0; cfg_is_digit(*p); p++, n++) {
+			if (n == CFG_SIZE_DECIMALS)
+				return -EDOM;
+			frac = frac * 10 + (uint64_t)(*p - '0');
+			frac_div *= 10;
+		}
 	}
 	while (*p == ' ')
 		p++;

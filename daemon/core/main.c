@@ -142,14 +142,18 @@ static void reload(struct daemon *d)
 		log_error("%s: configuration not reloaded; keeping the running one", sink_err);
 		return;
 	}
-	if (strcmp(c.database, d->cfg.database) != 0 ||
-	    strcmp(c.listen_host, d->cfg.listen_host) != 0 || c.listen_port != d->cfg.listen_port ||
-	    c.demo != d->cfg.demo || c.demo_drives != d->cfg.demo_drives ||
-	    strcmp(c.web_root, d->cfg.web_root) != 0 || c.http_threads != d->cfg.http_threads ||
-	    c.http_max_connections != d->cfg.http_max_connections ||
-	    c.http_max_connections_per_ip != d->cfg.http_max_connections_per_ip)
-		log_warn("database, listen, web_root, demo and [http] changes take effect at "
-			 "the next start");
+	/* The keys the table marks (and every [http] key): what the log names is what
+	 * docs/configuration.md lists under "At the next start only". */
+	char later[512];
+	/* metrics_token_file was read into metrics_token at start, and is not read again. */
+	if (c.http_metrics_token_file[0] &&
+	    strcmp(c.http_metrics_token_file, d->cfg.http_metrics_token_file) == 0)
+		memcpy(c.http_metrics_token, d->cfg.http_metrics_token,
+		       sizeof(c.http_metrics_token));
+	size_t n_later = cfg_restart_changes(&d->cfg, &c, later, sizeof(later));
+	if (n_later)
+		log_warn("%s: %s at the next start", later,
+			 n_later == 1 ? "this change takes effect" : "these changes take effect");
 	log_set_level(c.log_level);
 	if (poller_reconfigure(d->poller, &c) < 0) {
 		log_error("configuration not reloaded: out of memory");
@@ -191,7 +195,8 @@ static void nofile_raise(const struct cfg *c)
 		(void)getrlimit(RLIMIT_NOFILE, &rl);
 	}
 	/* 64: the database, devices, the loop's own descriptors, a hook or webhook. */
-	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < (rlim_t)c->http_max_connections + 64)
+	if (rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur < (rlim_t)c->http_max_connections + API_RESERVE_CONNECTIONS + 64)
 		log_warn("[http] max_connections = %u, but only %llu file descriptors are allowed "
 			 "(RLIMIT_NOFILE): raise LimitNOFILE= or lower max_connections",
 			 c->http_max_connections, (unsigned long long)rl.rlim_cur);
@@ -525,6 +530,12 @@ static int run_daemon(const struct opts *o)
 	ac.fleet = fleet;
 	ac.endpoints = endpoints.v;
 	ac.n_endpoints = endpoints.n;
+	/* The router's table, one line each (tests/integration/docs_agree.py compares
+	 * it with docs/api.md). */
+	for (size_t i = 0; i < endpoints.n; i++)
+		log_debug("HTTP endpoint: %s %s%s%s", endpoints.v[i].method, endpoints.v[i].pattern,
+			  endpoints.v[i].flags & API_EP_AUTH ? " (token)" : "",
+			  endpoints.v[i].flags & API_EP_QUERY ? " (query)" : "");
 	r = api_start(&ac, &api, err);
 	if (r < 0) {
 		log_error("%s", err);

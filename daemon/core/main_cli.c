@@ -14,13 +14,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "nvmond/api/api_host.h"
+#include "nvmond/api/api_tls.h"
 #include "nvmond/api/status.h"
 #include "nvmond/config.h"
 #include "nvmond/core/cfg.h"
 #include "nvmond/export/export_svc.h"
 #include "nvmond/core/log.h"
 #include "nvmond/dev/dev.h"
+#include "nvmond/analysis/recovery.h"
 #include "nvmond/analysis/selftest_sched.h"
+#include "nvmond/probe/probe.h"
 #include "nvmond/probe/probe_group.h"
 #include "nvmond/probe/probe_sched.h"
 #include "nvmond/probe/probe_series.h"
@@ -31,14 +35,39 @@
 #include "nvmond/util/timefmt.h"
 
 #include "main_cli.h"
+#include "main_http.h"
+
+/* "seq1m-q8, seq1m-q1, …" from the preset table, wrapped under the option's text. */
+static void usage_presets(FILE *out)
+{
+	int col = 0;
+
+	fprintf(out, "      --preset PRESET     (probe) ");
+	col = 32;
+	for (int i = 0; i < _PROBE_PRESET_MAX; i++) {
+		const char *name = probe_preset_get((enum probe_preset_id)i)->name;
+		int len = (int)strlen(name) + 1; /* and its comma */
+		if (i > 0 && col + 1 + len > 78) {
+			fprintf(out, "\n                          ");
+			col = 26;
+		} else if (i > 0) {
+			fputc(' ', out);
+			col++;
+		}
+		fprintf(out, "%s%s", name, i + 1 < _PROBE_PRESET_MAX ? "," : "\n");
+		col += len;
+	}
+}
 
 static void usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: nvmond [OPTIONS]                 run the daemon (API, web, /metrics)\n"
 		"       nvmond status [--json] [OPTIONS] read every NVMe controller once, print\n"
-		"       nvmond probe --device ID --preset PRESET [--repeat N [--cooldown D]]\n"
-		"                    [--json] [OPTIONS]  run a throughput probe now\n"
+		"       nvmond probe --device ID [--device ID …] --preset PRESET\n"
+		"                    [--repeat N [--cooldown D]] [--json] [OPTIONS]\n"
+		"                                        run a throughput probe now (several\n"
+		"                                        --device: one per drive, together)\n"
 		"       nvmond probe --device ID --preset copy-to --to ID [--json] [OPTIONS]\n"
 		"                                        copy from one drive onto another\n"
 		"       nvmond selftest --device ID --short|--extended|--abort [--nsid N]\n"
@@ -53,16 +82,21 @@ static void usage(FILE *out)
 		"  -l, --listen ADDR:PORT  HTTP address (overrides [daemon] listen)\n"
 		"      --demo              serve simulated drives instead of real ones\n"
 		"      --log-level LEVEL   error, warning, info or debug\n"
-		"      --json              (status, probe) print JSON instead of a table\n"
+		"      --json              (status, probe, selftest) print JSON instead of a\n"
+		"                          table\n"
 		"      --device ID         (probe, selftest) the drive: its id in\n"
-		"                          GET /api/v1/devices, serial or controller name;\n"
-		"                          (probe) repeat it to probe several drives together\n"
-		"      --short, --extended (selftest) the test to start; --abort ends it\n"
+		"                          GET /api/v1/devices, serial, controller or\n"
+		"                          namespace name; (probe) repeat it to probe\n"
+		"                          several drives together\n"
+		"      --short, --extended, --abort\n"
+		"                          (selftest) start a short or extended test, or\n"
+		"                          abort the running one\n"
 		"      --nsid N            (selftest) test namespace N only (default: the\n"
 		"                          controller and every namespace)\n"
-		"      --wait              (selftest) follow the test to its result\n"
-		"      --preset PRESET     (probe) seq1m-q8, seq1m-q1, rnd4k-q32, rnd4k-q1,\n"
-		"                          copy-self or sustained-write\n"
+		"      --wait              (selftest) follow the test to its result\n",
+		CFG_DEFAULT_PATH);
+	usage_presets(out);
+	fprintf(out,
 		"      --repeat N          (probe) run it N times (1 … 10), linked as a series,\n"
 		"                          and show the best, median and spread\n"
 		"      --cooldown D        (probe) idle between the runs (default 30s)\n"
@@ -71,13 +105,14 @@ static void usage(FILE *out)
 		"  -V, --version           print the version\n"
 		"\n"
 		"Exit status: 0 ok; 1 runtime failure (database, address in use, devices; for\n"
-		"probe also a failed or refused probe); 2 bad command line or configuration;\n"
-		"3 a database from a newer nvmond or another program (not opened, not retried).\n"
+		"probe also a failed or refused probe; for selftest a refused, failed or\n"
+		"aborted test, or a daemon that cannot be reached); 2 bad command line or\n"
+		"configuration; 3 a database from a newer nvmond or another program (not\n"
+		"opened, not retried).\n"
 		"Signals: SIGTERM/SIGINT stop after storing every sample; SIGHUP reloads the\n"
 		"configuration file.\n"
 		"Environment: NO_COLOR turns off the colors of status on a terminal.\n"
-		"See nvmond(8) and nvmond.conf(5).\n",
-		CFG_DEFAULT_PATH);
+		"See nvmond(8) and nvmond.conf(5).\n");
 }
 
 int parse_opts(int argc, char **argv, struct opts *o, const char **ret_cmd)
@@ -230,7 +265,7 @@ int parse_opts(int argc, char **argv, struct opts *o, const char **ret_cmd)
 		*ret_cmd = argv[optind];
 	}
 	if (o->json && !*ret_cmd) {
-		fprintf(stderr, "nvmond: --json goes with the status command\n");
+		fprintf(stderr, "nvmond: --json goes with a command (status, probe, selftest)\n");
 		return -EINVAL;
 	}
 	bool selftest = *ret_cmd && strcmp(*ret_cmd, "selftest") == 0;
@@ -328,6 +363,37 @@ static int check_web_root(const char *value, char *err, size_t errsize)
 	return 0;
 }
 
+/* The cache-recovery study's list of idle times (analysis/recovery.h). */
+static int check_recovery_intervals(const char *value, char *err, size_t errsize)
+{
+	int64_t v[RECOVERY_MAX_INTERVALS];
+	char e[RECOVERY_ERR_MAX];
+	size_t n;
+
+	if (recovery_intervals_parse(value, v, &n, e) < 0) {
+		snprintf(err, errsize, "%s", e);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * The metrics token's file, read as the daemon will read it at start: missing,
+ * empty or others may read it. A file this user may not open is left to the
+ * daemon (`nvmond status` run by another user reads none).
+ */
+static int check_token_file(const char *value, char *err, size_t errsize)
+{
+	char token[CFG_TOKEN_MAX];
+	int r;
+
+	if (!value[0])
+		return 0;
+	r = http_token_file_read(value, token, err, errsize);
+	explicit_bzero(token, sizeof(token));
+	return r == -EACCES ? 0 : r;
+}
+
 /*
  * The files the configuration names that nvmond trusts (fperm.h), judged as the
  * file is read so that a refusal says FILE:LINE. A file that is not there, or
@@ -353,6 +419,18 @@ static int check_secret(const char *value, char *err, size_t errsize)
 	return check_perm(value, FPERM_SECRET, err, errsize);
 }
 
+static int check_tls_priorities(const char *value, char *err, size_t errsize)
+{
+	return api_tls_priorities_check(value, err, errsize);
+}
+
+static int check_allowed_hosts(const char *value, char *err, size_t errsize)
+{
+	struct api_hosts h = {0};
+
+	return api_hosts_parse(&h, value, err, errsize) < 0 ? -EINVAL : 0;
+}
+
 static const struct cfg_check config_checks[] = {
 	{"device", "probe_schedule", check_probe_schedule},
 	{"device", "selftest_schedule", check_selftest_schedule},
@@ -361,6 +439,10 @@ static const struct cfg_check config_checks[] = {
 	{"alerts", "exec", check_trusted},
 	{"http", "tls_key", check_secret},
 	{"http", "metrics_token_file", check_secret},
+	{"http", "metrics_token_file", check_token_file},
+	{"probes", "recovery_intervals", check_recovery_intervals},
+	{"http", "tls_priorities", check_tls_priorities},
+	{"http", "allowed_hosts", check_allowed_hosts},
 };
 
 /* Defaults, then the file, then the command line. Prints the error itself. */

@@ -12,8 +12,7 @@
 
 #include "main_http.h"
 
-/* The token in @path: its first line, trailing blanks cut; "" and overlong are errors. */
-static int token_file_read(const char *path, char ret[CFG_TOKEN_MAX])
+int http_token_file_read(const char *path, char ret[CFG_TOKEN_MAX], char *err, size_t errsize)
 {
 	char buf[CFG_TOKEN_MAX + 1];
 	FILE *f = fopen(path, "re");
@@ -21,29 +20,27 @@ static int token_file_read(const char *path, char ret[CFG_TOKEN_MAX])
 
 	if (!f) {
 		int r = -errno;
-		log_error("[http] metrics_token_file %s: %s", path, strerror(-r));
-		return -EINVAL;
+		snprintf(err, errsize, "%s: %s", path, strerror(-r));
+		return r;
 	}
-	char why[512];
-	if (fperm_check(fileno(f), path, FPERM_SECRET, why, sizeof(why)) < 0) {
+	if (fperm_check(fileno(f), path, FPERM_SECRET, err, errsize) < 0) {
 		fclose(f);
-		log_error("[http] metrics_token_file %s", why);
-		return -EINVAL;
+		return -EPERM;
 	}
 	if (!fgets(buf, sizeof(buf), f))
 		buf[0] = '\0';
 	fclose(f);
 	n = strcspn(buf, "\r\n");
 	if (n >= CFG_TOKEN_MAX) {
-		log_error("[http] metrics_token_file %s: the token is longer than %d bytes", path,
-			  CFG_TOKEN_MAX - 1);
+		snprintf(err, errsize, "%s: the token is longer than %d bytes", path,
+			 CFG_TOKEN_MAX - 1);
 		return -EINVAL;
 	}
 	while (n > 0 && (buf[n - 1] == ' ' || buf[n - 1] == '\t'))
 		n--;
 	buf[n] = '\0';
 	if (n == 0) {
-		log_error("[http] metrics_token_file %s: no token in its first line", path);
+		snprintf(err, errsize, "%s: no token in its first line", path);
 		return -EINVAL;
 	}
 	memcpy(ret, buf, n + 1);
@@ -56,22 +53,18 @@ int http_setup(struct cfg *c, struct api_tls **ret_tls)
 	struct api_tls *t = NULL;
 	int r;
 
+	/* Keys that go together ([http] auth = all and a token, tls_cert and
+	 * tls_key, …) were checked as the file was read (cfg_load()). */
 	*ret_tls = NULL;
-	if (c->http_auth == CFG_HTTP_AUTH_ALL && !c->http_token[0]) {
-		log_error("[http] auth = all needs [http] token");
-		return -EINVAL;
-	}
-	if (c->http_metrics_token[0] && c->http_metrics_token_file[0]) {
-		log_error("[http] metrics_token and metrics_token_file: set one of them");
-		return -EINVAL;
-	}
-	if (c->http_metrics_token_file[0] &&
-	    token_file_read(c->http_metrics_token_file, c->http_metrics_token) < 0)
-		return -EINVAL;
-	if (!c->http_tls_cert[0] != !c->http_tls_key[0]) {
-		log_error("[http] tls_cert and tls_key go together: %s is not set",
-			  c->http_tls_cert[0] ? "tls_key" : "tls_cert");
-		return -EINVAL;
+	if (c->http_metrics_token_file[0]) {
+		char why[512], where[CFG_PATH_MAX + 16];
+		if (http_token_file_read(c->http_metrics_token_file, c->http_metrics_token, why,
+					 sizeof(why)) < 0) {
+			cfg_key_where(c, "http", "metrics_token_file", where, sizeof(where));
+			log_error("%s%s[http] metrics_token_file: %s", where, where[0] ? ": " : "",
+				  why);
+			return -EINVAL;
+		}
 	}
 	if (!c->http_tls_cert[0])
 		return 0;
@@ -110,11 +103,15 @@ struct api_config http_api_config(const struct cfg *c, struct api_tls *tls)
 		.threads = c->http_threads,
 		.timeout_ms = c->http_timeout_ms,
 		.request_timeout_ms = c->http_request_timeout_ms,
+		.body_timeout_ms = c->http_body_timeout_ms,
+		.send_timeout_ms = c->http_send_timeout_ms,
 		.max_connections = c->http_max_connections,
 		.max_connections_per_ip = c->http_max_connections_per_ip,
 		.token = c->http_token,
 		.auth = c->http_auth == CFG_HTTP_AUTH_ALL ? API_AUTH_ALL : API_AUTH_MUTATIONS,
 		.metrics_token = c->http_metrics_token,
 		.tls = tls,
+		.tls_priorities = c->http_tls_priorities,
+		.allowed_hosts = c->http_allowed_hosts,
 	};
 }

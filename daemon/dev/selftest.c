@@ -158,18 +158,54 @@ bool selftest_key_eq(const struct selftest_key *a, const struct selftest_key *b)
 	       a->sc == b->sc;
 }
 
-size_t selftest_new_results(const struct selftest_key *newest, const struct selftest_log *log,
-			    size_t ret_idx[SELFTEST_RESULTS])
+size_t selftest_log_keys(const struct selftest_log *log, struct selftest_key ret[SELFTEST_RESULTS])
 {
-	size_t end = SELFTEST_RESULTS, n = 0;
+	size_t n = 0;
+
+	for (size_t i = 0; i < SELFTEST_RESULTS; i++)
+		if (selftest_result_used(&log->r[i]))
+			selftest_key_of(&log->r[i], &ret[n++]);
+	return n;
+}
+
+/* Whether the used entries @used[@k…] of @log read as @seen (as far as both go). */
+static bool lines_up(const struct selftest_log *log, const size_t *used, size_t n_used, size_t k,
+		     const struct selftest_key *seen, size_t n_seen)
+{
+	for (size_t i = 0; i < n_seen && k + i < n_used; i++) {
+		struct selftest_key key;
+
+		selftest_key_of(&log->r[used[k + i]], &key);
+		if (!selftest_key_eq(&key, &seen[i]))
+			return false;
+	}
+	return true;
+}
+
+size_t selftest_new_results(const struct selftest_key *seen, size_t n_seen,
+			    const struct selftest_log *log, size_t ret_idx[SELFTEST_RESULTS])
+{
+	size_t used[SELFTEST_RESULTS], n_used = 0, end = SELFTEST_RESULTS, n = 0;
 	bool found = false;
 
-	/* The log is most recent first: what precedes the stored newest is new. */
-	for (size_t i = 0; newest && i < SELFTEST_RESULTS && !found; i++) {
+	if (!seen)
+		n_seen = 0;
+	for (size_t i = 0; i < SELFTEST_RESULTS; i++)
+		if (selftest_result_used(&log->r[i]))
+			used[n_used++] = i;
+	/* The log is most recent first: what lies above the stored ones is new. */
+	for (size_t k = 0; n_seen && k < n_used && !found; k++)
+		if (lines_up(log, used, n_used, k, seen, n_seen)) {
+			end = used[k];
+			found = true;
+		}
+	/* Not in line (the drive's log and the store disagree below the top): the
+	 * first entry that reads as the newest stored. */
+	for (size_t i = 0; n_seen && i < SELFTEST_RESULTS && !found; i++) {
 		struct selftest_key k;
 
 		selftest_key_of(&log->r[i], &k);
-		if (selftest_result_used(&log->r[i]) && selftest_key_eq(&k, newest)) {
+		if (selftest_result_used(&log->r[i]) && selftest_key_eq(&k, &seen[0])) {
 			end = i;
 			found = true;
 		}
@@ -179,7 +215,7 @@ size_t selftest_new_results(const struct selftest_key *newest, const struct self
 
 		if (!selftest_result_used(r))
 			continue;
-		if (newest && !found && r->poh < newest->poh)
+		if (n_seen && !found && r->poh < seen[0].poh)
 			continue;
 		ret_idx[n++] = i;
 	}

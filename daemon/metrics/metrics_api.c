@@ -20,8 +20,6 @@
 #include "nvmond/analysis/wear.h"
 #include "nvmond/api/wear_api.h"
 
-#define PROBE_RUNS_SCANNED 64 /* newest runs looked at for each preset's latest */
-
 struct gather {
 	struct metrics_source *src;
 	struct metrics_device *devs;
@@ -91,20 +89,15 @@ static int gather_probes(struct store *s, struct metrics_device *m, struct metri
 	if (r < 0)
 		return r;
 	m->has_probe_bytes = true;
-	r = store_probe_runs_list(s, m->fd.row.id, PROBE_RUNS_SCANNED, &runs, &n_runs);
+	/* Finished is done or stopped: every sustained-write that finds its cliff
+	 * ends stopped, and was never exported (issue 28 §8). */
+	r = store_probe_runs_latest(s, m->fd.row.id, &runs, &n_runs);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < n_runs; i++) {
 		struct probe_phase_row *ph = NULL;
 		size_t n_ph = 0;
-		bool seen = false;
 
-		if (strcmp(runs[i].state, "done") != 0)
-			continue;
-		for (size_t k = 0; k < n && !seen; k++)
-			seen = strcmp(v[k].preset, runs[i].preset) == 0;
-		if (seen)
-			continue; /* newest first: this preset has its latest already */
 		r = store_probe_phases_get(s, runs[i].id, &ph, &n_ph);
 		if (r < 0)
 			goto fail;

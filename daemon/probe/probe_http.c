@@ -44,11 +44,7 @@ static int budget_on_loop(void *arg)
 	if (fleet_get(c->svc->fleet, c->device_id, &fd) < 0)
 		return -ENOENT;
 	cfg_device_for(&c->svc->cfg, fd.row.model, fd.row.serial, &cd);
-	probe_budget_default(cd.rated_bytes, &b);
-	if (cd.probe_budget_day)
-		b.day = cd.probe_budget_day;
-	if (cd.probe_budget_month)
-		b.month = cd.probe_budget_month;
+	probe_budget_for(&cd, fd.row.model, &b);
 	if (store_probe_written_since(c->svc->store, c->device_id, now - MS_PER_DAY, &day) < 0 ||
 	    store_probe_written_since(c->svc->store, c->device_id, now - 30 * MS_PER_DAY, &month) <
 		    0)

@@ -159,15 +159,7 @@ int probe_plan_prepare_step(const struct cfg *c, struct store *s, const struct d
 			return -EAGAIN;
 		}
 	}
-	if (cd.probe_budget_day && cd.probe_budget_month) {
-		budget = (struct probe_budget){cd.probe_budget_day, cd.probe_budget_month};
-	} else {
-		probe_budget_default(cd.rated_bytes, &budget);
-		if (cd.probe_budget_day)
-			budget.day = cd.probe_budget_day;
-		if (cd.probe_budget_month)
-			budget.month = cd.probe_budget_month;
-	}
+	probe_budget_for(&cd, row->model, &budget);
 	in = (struct probe_gate_input){
 		.scheduled = g->scheduled,
 		.writes = writes,

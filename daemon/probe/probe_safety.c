@@ -18,6 +18,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "nvmond/analysis/wear.h"
+#include "nvmond/core/cfg.h"
 #include "nvmond/dev/nvme_sysfs.h"
 #include "nvmond/probe/probe.h"
 #include "nvmond/probe/probe_safety.h"
@@ -41,6 +43,22 @@ void probe_budget_default(uint64_t rated_bytes, struct probe_budget *ret)
 
 	ret->month = rated / 1000;
 	ret->day = ret->month / 4;
+}
+
+void probe_budget_for(const struct cfg_device *cd, const char *model, struct probe_budget *ret)
+{
+	uint64_t rated = cd->rated_bytes;
+	const char *ref;
+
+	/* The built-in table's rating is the drive's rated endurance for the wear
+	 * report and /metrics alike; the budget followed rated_tbw only (issue 28 §11). */
+	if (!rated && (!model || !wear_builtin_rating(model, &rated, &ref)))
+		rated = 0;
+	probe_budget_default(rated, ret);
+	if (cd->probe_budget_day)
+		ret->day = cd->probe_budget_day;
+	if (cd->probe_budget_month)
+		ret->month = cd->probe_budget_month;
 }
 
 uint64_t probe_lease_next(uint64_t want, uint64_t cap, double rate_bps)

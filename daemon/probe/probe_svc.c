@@ -370,11 +370,11 @@ int probe_svc_new(const struct cfg *c, struct dev_backend *b, struct store *s, s
 						API_EP_STORE | API_EP_QUERY, probe_http_list, p};
 	p->endpoints[1] = (struct api_endpoint){"GET", "/api/v1/probes/{id}", API_EP_STORE,
 						probe_http_get, p};
-	p->endpoints[2] = (struct api_endpoint){"POST", "/api/v1/devices/{id}/probes", API_EP_AUTH,
-						probe_http_post, p};
+	p->endpoints[2] = (struct api_endpoint){"POST", "/api/v1/devices/{id}/probes",
+						API_EP_AUTH | API_EP_BODY, probe_http_post, p};
 	p->endpoints[3] = (struct api_endpoint){"POST", "/api/v1/probes/{id}/cancel",
 						API_EP_AUTH | API_EP_STORE, probe_http_cancel, p};
-	p->endpoints[4] = (struct api_endpoint){"POST", "/api/v1/probes", API_EP_AUTH,
+	p->endpoints[4] = (struct api_endpoint){"POST", "/api/v1/probes", API_EP_AUTH | API_EP_BODY,
 						probe_http_group_post, p};
 	*ret = p;
 	return 0;

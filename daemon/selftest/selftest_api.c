@@ -337,7 +337,7 @@ void selftest_api_init(struct selftest_svc *t)
 	t->endpoints[0] = (struct api_endpoint){"GET", "/api/v1/devices/{id}/selftests",
 						API_EP_STORE | API_EP_QUERY, selftests_get, t};
 	t->endpoints[1] = (struct api_endpoint){"POST", "/api/v1/devices/{id}/selftests",
-						API_EP_AUTH, selftests_post, t};
+						API_EP_AUTH | API_EP_BODY, selftests_post, t};
 	t->endpoints[2] = (struct api_endpoint){"POST", "/api/v1/devices/{id}/selftests/abort",
-						API_EP_AUTH, selftests_abort, t};
+						API_EP_AUTH | API_EP_BODY, selftests_abort, t};
 }

@@ -23,7 +23,9 @@ struct stdev {
 	bool loaded;	       /* the store's newest results are loaded */
 	bool supported;	       /* Identify OACS bit 4, at the last sample */
 	bool has_newest;       /* a result is stored */
-	struct selftest_key newest;
+	/* the keys of the results stored, newest first, as the log held them */
+	struct selftest_key seen[SELFTEST_RESULTS];
+	size_t n_seen;
 	struct selftest_result newest_r;
 	int64_t newest_seen_ms;
 	/* the newest result is an abort nvmond sent, or one from before nvmond

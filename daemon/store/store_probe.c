@@ -74,6 +74,11 @@ static const char sql_runs_list[] =
 	"SELECT " RUN_COLS " FROM probe_runs WHERE id IN (SELECT id FROM probe_runs "
 	"WHERE device_id = :device_id UNION SELECT id FROM probe_runs "
 	"WHERE source_device_id = :device_id) ORDER BY id DESC LIMIT :limit";
+/* The newest finished run (done, or stopped at a cliff) of each preset on a drive, as listed. */
+static const char sql_runs_latest[] =
+	"SELECT " RUN_COLS " FROM probe_runs WHERE id IN (SELECT max(id) FROM probe_runs "
+	"WHERE (device_id = :device_id OR source_device_id = :device_id) "
+	"AND state IN ('done', 'stopped') GROUP BY preset) ORDER BY id DESC";
 static const char sql_series_runs[] = "SELECT " RUN_COLS " FROM probe_runs "
 				      "WHERE series_id = :id ORDER BY id";
 static const char sql_run_get[] = "SELECT " RUN_COLS " FROM probe_runs WHERE id = :id";
@@ -319,6 +324,17 @@ int store_probe_runs_list(struct store *s, int64_t device_id, size_t limit,
 	if (r == 0)
 		r = store_bind(s, st, store_p_i64(":device_id", device_id),
 			       store_p_i64(":limit", (int64_t)limit));
+	return r < 0 ? r : store_collect(s, st, sizeof(**ret), fill_run, (void **)ret, ret_n);
+}
+
+int store_probe_runs_latest(struct store *s, int64_t device_id, struct probe_run_row **ret,
+			    size_t *ret_n)
+{
+	sqlite3_stmt *st;
+	int r = store_stmt(s, sql_runs_latest, &st);
+
+	if (r == 0)
+		r = store_bind(s, st, store_p_i64(":device_id", device_id));
 	return r < 0 ? r : store_collect(s, st, sizeof(**ret), fill_run, (void **)ret, ret_n);
 }
 

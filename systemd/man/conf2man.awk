@@ -16,8 +16,15 @@ function esc(s) {
 function flush_desc() {
 	if (ndesc && !keys)
 		body = body ".PP\n"
-	for (i = 1; i <= ndesc; i++)
+	nf = 0
+	for (i = 1; i <= ndesc; i++) {
+		# indented lines (a list in the comment) keep their lines
+		if (desc[i] ~ /^  / && !nf) { body = body ".nf\n"; nf = 1 }
+		if (desc[i] !~ /^  / && nf) { body = body ".fi\n"; nf = 0 }
 		body = body esc(desc[i]) "\n"
+	}
+	if (nf)
+		body = body ".fi\n"
 	ndesc = 0
 	keys = 0
 }
@@ -29,6 +36,41 @@ FNR == NR {
 }
 # the sample configuration
 !started && !/^(#)?\[/ { next }
+# A commented-out section with a name ([sink "NAME"], [export "NAME"]) is an example:
+# shown as it would be written, with its comments, up to the next blank line.
+example && /^#/ {
+	line = $0
+	if (line !~ /^# /)
+		sub(/^#/, "", line)
+	body = body esc(line) "\n"
+	next
+}
+example {
+	body = body ".EE\n"
+	example = 0
+}
+/^#\[[a-z]+ "/ && !/^#\[device / {
+	flush_desc()
+	body = body ".PP\n.EX\n"
+	example = 1
+	sub(/^#/, "")
+	body = body esc($0) "\n"
+	next
+}
+# "# ---- Title ----": a heading of its own (the named sections' description).
+/^# -+ .* -+$/ {
+	if (keys)
+		flush_desc()
+	ndesc = 0
+	keys = 0
+	title = $0
+	sub(/^# -+ /, "", title)
+	sub(/ -+$/, "", title)
+	title = esc(title)
+	gsub(/"/, "\\(dq", title)
+	body = body ".SS \"" title "\"\n"
+	next
+}
 /^\[[a-z]+\]$/ || /^#\[device / {
 	started = 1
 	held = ""
@@ -58,11 +100,15 @@ FNR == NR {
 	if (keys) flush_desc()
 	line = $0
 	sub(/^# ?/, "", line)
+	if (line == "")
+		next
 	desc[++ndesc] = line
 	next
 }
 /^$/ { flush_desc(); next }
 END {
+	if (example)
+		body = body ".EE\n"
 	flush_desc()
 	printf "%s%s%s", before, body, after
 }

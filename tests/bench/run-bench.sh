@@ -20,7 +20,9 @@ else
 fi
 echo "database: $(du -h "$tmp/year.db" | cut -f1)"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-printf '[daemon]\ndatabase = %s\ndemo = yes\nweb_root = %s/web\n' "$tmp/year.db" "$src" > "$tmp/nvmond.conf"
+# 64 connections from one address: the per-address limit raised to them (default 32).
+printf '[daemon]\ndatabase = %s\ndemo = yes\nweb_root = %s/web\n[http]\nmax_connections_per_ip = 64\n' \
+	"$tmp/year.db" "$src" > "$tmp/nvmond.conf"
 "$build/nvmond" -c "$tmp/nvmond.conf" --listen "127.0.0.1:$port" > "$tmp/daemon.log" 2>&1 &
 pid=$!
 for _ in $(seq 100); do curl -fsS "http://127.0.0.1:$port/healthz" > /dev/null 2>&1 && break; sleep 0.1; done

@@ -31,16 +31,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(selftest_code_name(log.r[i].code) != NULL);
 	}
 	/* After nothing stored, after one of the page's results, after a vanished one. */
-	n = selftest_new_results(NULL, &log, idx);
+	n = selftest_new_results(NULL, 1, &log, idx);
 	FUZZ_CHECK(n <= SELFTEST_RESULTS);
 	selftest_key_of(&log.r[pick % SELFTEST_RESULTS], &key);
-	n = selftest_new_results(&key, &log, idx);
+	n = selftest_new_results(&key, 1, &log, idx);
 	FUZZ_CHECK(n <= SELFTEST_RESULTS);
 	for (size_t i = 0; i < n; i++)
 		FUZZ_CHECK(idx[i] < SELFTEST_RESULTS);
 	key.poh ^= 0x5a5a;
-	n = selftest_new_results(&key, &log, idx);
+	n = selftest_new_results(&key, 1, &log, idx);
 	FUZZ_CHECK(n <= SELFTEST_RESULTS);
+	/* Every used entry stored, as the service keeps them: nothing is new. */
+	struct selftest_key seen[SELFTEST_RESULTS];
+	size_t n_seen = selftest_log_keys(&log, seen);
+	FUZZ_CHECK(n_seen <= SELFTEST_RESULTS);
+	FUZZ_CHECK(selftest_new_results(seen, n_seen, &log, idx) == 0);
 
 	selftest_encode(&log, again);
 	FUZZ_CHECK(selftest_decode(again, sizeof(again), &log2) == 0);

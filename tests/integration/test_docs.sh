@@ -7,9 +7,14 @@
 #  - every relative link in README.md and docs/*.md points at an existing file, and a link
 #    to a heading of a .md file at an existing heading (missing non-.md targets, such as
 #    screenshots not made yet, are reported but do not fail);
+#  - every `daemon/…`, `tests/…`, `systemd/…` path the docs name exists;
+#  - README.md's commands work in a root shell without sudo (.ci/deps asks for it itself);
+#  - a benchmark running wrk with N connections raises [http] max_connections_per_ip to N;
 #  - README.md stays a first read: at most 220 lines;
-#  - every rule of the health verdict (daemon/analysis/risk.c) has its row in docs/health.md.
-# Needs no build: reads the source tree only (NVMOND_SRC, else this script's tree).
+#  - every rule of the risk verdict (daemon/analysis/risk.c) has its row in docs/health.md.
+# Needs no build: reads the source tree only (NVMOND_SRC, else this script's tree). The lists
+# that need the daemon (types, defaults and ranges of keys, routes with their parameters,
+# metric families, presets, commands, examples that run) are test_docs_agree.sh's.
 set -u
 
 SRC=${NVMOND_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -249,6 +254,26 @@ for md in "${MD_FILES[@]}"; do
 done
 echo "checked $n_links relative links in ${#MD_FILES[@]} Markdown files: $n_bad broken"
 
+# ---- paths the docs name ------------------------------------------------------------------
+
+# Every `daemon/…`, `tests/…`, `systemd/…`, `include/…`, `web/…` path in backticks exists
+# (issue 28 §14: configuration.md named daemon/cfg.c after it moved to daemon/core/).
+n_paths=0
+n_bad=0
+for md in "${MD_FILES[@]}" "$SRC"/daemon/*/README.md "$SRC/tests/README.md"; do
+	rel=${md#"$SRC"/}
+	while read -r p; do
+		case $p in *'*'* | *'{'* | *NNNN* | web/vendor*) continue ;; esac # vendor: made by npm
+		n_paths=$((n_paths + 1))
+		if [ ! -e "$SRC/$p" ]; then
+			fail "$rel names $p, which does not exist"
+			n_bad=$((n_bad + 1))
+		fi
+	done < <(grep -ohE '`(daemon|tests|systemd|include|web|migrations)/[A-Za-z0-9_./*{}-]+`' "$md" |
+		tr -d '`' | sort -u)
+done
+echo "checked $n_paths paths named in the docs: $n_bad missing"
+
 # ---- each daemon folder says what it holds ----------------------------------------------
 
 n_folders=0 n_files=0
@@ -292,6 +317,57 @@ else
 	fail "docs/health.md is missing"
 fi
 echo "checked $n_rules health rules against docs/health.md"
+# ---- the first commands work in a root shell without sudo ----------------------------------
+
+# A minimal Debian 12 has no sudo (issue 28 §20: `sudo .ci/deps && …` was the README's first
+# line). A command in README.md's code blocks that begins with sudo says on its line what a
+# root shell types (a comment with "root"); .ci/deps runs itself through sudo when it must,
+# so neither page puts sudo before it.
+for md in "$SRC/README.md" "$SRC/docs/installing.md"; do
+	[ "$md" = "$SRC/README.md" ] &&
+		awk '/^```/ { code = !code; next } code && /^sudo / && !/#.*root/ { print FILENAME ":" FNR ": " $0 }' \
+			"$md" > "$TMP/sudo" || : > "$TMP/sudo"
+	while read -r l; do
+		fail "${l#"$SRC"/} begins with sudo and does not say what a root shell without sudo types"
+	done < "$TMP/sudo"
+	grep -n '^sudo \.ci/deps\|&& sudo \.ci/deps' "$md" > "$TMP/sudo" &&
+		fail "${md#"$SRC"/} runs 'sudo .ci/deps': .ci/deps asks for sudo itself when it must"
+done
+if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null && [ -x "$SRC/.ci/deps" ]; then
+	# Not root, a sudo on the PATH: .ci/deps hands itself to it (a fake that only says so).
+	mkdir -p "$TMP/bin"
+	printf '#!/bin/sh\necho "sudo $*"\n' > "$TMP/bin/sudo"
+	chmod 755 "$TMP/bin" "$TMP/bin/sudo" "$TMP"
+	out=$(cd / && PATH="$TMP/bin:/usr/bin:/bin" setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$SRC/.ci/deps" 2>&1)
+	[ "$out" = "sudo $SRC/.ci/deps" ] || fail ".ci/deps as a user with sudo: '$out' (want 'sudo $SRC/.ci/deps')"
+	# Not root, no sudo: a PATH of id alone (and no apt-get, should it go on).
+	mkdir -p "$TMP/nosudo"
+	ln -s "$(command -v id)" "$TMP/nosudo/id"
+	chmod 755 "$TMP/nosudo"
+	out=$(cd / && setpriv --reuid=65534 --regid=65534 --clear-groups \
+		env PATH="$TMP/nosudo" /bin/bash "$SRC/.ci/deps" 2>&1) && fail ".ci/deps as a user without sudo exited 0"
+	case $out in *"run as root"*) ;; *) fail ".ci/deps as a user without sudo: '$out'" ;; esac
+	echo ".ci/deps: as a user it runs through sudo, or says to run it as root"
+else
+	note "not root: .ci/deps as another user not checked"
+fi
+
+# ---- benchmarks measure nvmond, not its refusals ---------------------------------------------
+
+# A bench that runs wrk with N connections against nvmond raises [http] max_connections_per_ip
+# to N at least: at the default (32), 64 connections from one address measured nvmond's own
+# refusals (issue 28 §21: 495,945 socket read errors in one run of vs-prometheus.sh).
+n_bench=0
+for sh in "$SRC"/tests/bench/*.sh; do
+	conns=$(grep -oE 'wrk [^|]*-c *[0-9]+' "$sh" | grep -oE '\-c *[0-9]+' | tr -dc '0-9\n' | sort -n | tail -n 1)
+	[ -n "$conns" ] || continue
+	n_bench=$((n_bench + 1))
+	per_ip=$(grep -oE 'max_connections_per_ip *= *[0-9]+' "$sh" | grep -oE '[0-9]+$' | sort -n | tail -n 1)
+	[ "${per_ip:-32}" -ge "$conns" ] ||
+		fail "${sh#"$SRC"/} runs wrk with $conns connections and leaves [http] max_connections_per_ip at ${per_ip:-32}"
+done
+echo "checked $n_bench benchmarks that run wrk against the per-address connection limit"
 
 # ---- the README stays short ----------------------------------------------------------------
 

@@ -93,6 +93,13 @@ assert 99e6 <= j['bytes_written'] <= 100e6, j['bytes_written']
 out=$(post "$D0" '{"preset":"rnd4k-q1"}' "$TOKEN")
 [ "${out%% *}" = 429 ] || fail "over budget: $out"
 jq_py "${out#* }" "assert 'budget' in j['error'], j" || fail "429 reason: $out"
+# demo1 sets no budget: 0.1 % of its rated endurance a month, and the 980 PRO 1TB is
+# rated 600 TBW in the built-in table (issue 28 §11: the budget took 150 TB for any
+# drive without rated_tbw).
+jq_py "$(http_get "/api/v1/devices/$D1/probes")" "
+b = j['budget']
+assert (b['month_bytes'], b['day_bytes']) == (600 * 10**9, 150 * 10**9), b
+" || fail "demo1's default budget: $(http_get "/api/v1/devices/$D1/probes" | head -c 300)"
 L=$(http_get "/api/v1/devices/$D0/probes")
 jq_py "$L" "
 assert j['budget']['day_bytes'] == 100000000

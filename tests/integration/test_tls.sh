@@ -64,7 +64,7 @@ grep -q "tls_cert and tls_key go together: tls_key is not set" "$LAST_STDERR" ||
 expect_exit 2 run -c "$(conf notoken "auth = all")"
 grep -q "auth = all needs \[http\] token" "$LAST_STDERR" || fail "auth=all: $(cat "$LAST_STDERR")"
 expect_exit 2 run -c "$(conf nofile "metrics_token_file = $TMP/none")"
-grep -q "metrics_token_file $TMP/none: No such file" "$LAST_STDERR" ||
+grep -qF "$TMP/nofile.conf:5: [http] metrics_token_file: $TMP/none: No such file" "$LAST_STDERR" ||
 	fail "metrics_token_file: $(cat "$LAST_STDERR")"
 # Secrets others can read or write (issue 23 §8): refused at FILE:LINE, with what to do.
 chmod 644 "$TMP/metrics.token"
@@ -77,7 +77,12 @@ chmod 666 "$C/open.key"
 expect_exit 2 run -c "$(conf openkey "tls_cert = $C/s1.pem" "tls_key = $C/open.key")"
 grep -qF "$TMP/openkey.conf:6: [http] tls_key: $C/open.key is writable by anyone (mode 0666): chmod o-w $C/open.key" "$LAST_STDERR" ||
 	fail "a tls_key anyone can write: $(cat "$LAST_STDERR")"
-echo "ok: bad certificate, key, pairing and tokens refused at start (exit 2, naming the file)"
+f=$(conf badprio "tls_priorities = NORMAL:+VERS-TLS9.9")
+expect_exit 2 run -c "$f"
+grep -qF "$f:5: [http] tls_priorities: not a GnuTLS priority string: '+VERS-TLS9.9' is not understood" \
+	"$LAST_STDERR" || fail "bad tls_priorities: $(cat "$LAST_STDERR")"
+echo "ok: bad certificate, key, pairing, tokens and priority string refused at start (exit 2," \
+	"naming the file)"
 
 # ---- HTTP on a non-loopback address: a warning that names the risk
 PORT=$(free_port)
@@ -108,6 +113,23 @@ served_fp() {
 		openssl x509 -noout -fingerprint -sha256 | cut -d= -f2
 }
 [ "$(served_fp)" = "$FP1" ] || fail "served $(served_fp), want $FP1"
+
+# TLS versions (issue 23; [http] tls_priorities, RFC 8996): 1.0 and 1.1 refused, 1.2 and 1.3
+# served. The client is told to allow them all (no system policy, security level 0), so
+# a refusal is the server's; "Cipher is (NONE)" is openssl's word for no handshake.
+tls_cipher() { # tls_cipher -tls1_N: the cipher a handshake of that version agreed on
+	OPENSSL_CONF=/dev/null openssl s_client -connect "127.0.0.1:$PORT" -servername localhost \
+		"$1" -cipher 'DEFAULT:@SECLEVEL=0' < /dev/null 2> /dev/null |
+		sed -n 's/^New, [^,]*, Cipher is \(.*\)$/\1/p' | head -1
+}
+for v in -tls1 -tls1_1; do
+	[ "$(tls_cipher $v)" = "(NONE)" ] || fail "openssl s_client $v: handshake with $(tls_cipher $v)"
+done
+for v in -tls1_2 -tls1_3; do
+	c=$(tls_cipher $v)
+	[ -n "$c" ] && [ "$c" != "(NONE)" ] || fail "openssl s_client $v: no handshake ($c)"
+done
+echo "ok: TLS 1.0 and 1.1 refused, 1.2 ($(tls_cipher -tls1_2)) and 1.3 ($(tls_cipher -tls1_3)) served"
 
 # Plain HTTP on the TLS port gets no HTTP answer.
 code=$(curl -sS --max-time 5 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/healthz" 2> /dev/null)
@@ -238,4 +260,17 @@ wait_for 20 scraped "$Q" || fail "Prometheus: up=$(promql 'up{job="nvmond"}'), $
 echo "ok: Prometheus scrapes over HTTPS with a bearer token: up = 1, $Q = $(promql "$Q")"
 
 stop_daemon
+
+# [http] tls_priorities is what is served: with TLS 1.1 added, the same client gets it.
+PORT=$(free_port)
+"$NVMOND_BIN" --demo --db "$TMP/db" --listen "127.0.0.1:$PORT" -c "$(conf tls11 \
+	"tls_cert = $C/s2.pem" "tls_key = $C/s2.key" \
+	"tls_priorities = NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2:+VERS-TLS1.1")" \
+	>> "$DAEMON_LOG" 2>&1 &
+DAEMON_PID=$!
+wait_for 10 tls_curl -f -o /dev/null "https://localhost:$PORT/healthz" || fail "no HTTPS with TLS 1.1 allowed"
+c=$(tls_cipher -tls1_1)
+[ -n "$c" ] && [ "$c" != "(NONE)" ] || fail "tls_priorities with +VERS-TLS1.1: no TLS 1.1 handshake ($c)"
+stop_daemon
+echo "ok: tls_priorities with +VERS-TLS1.1: a TLS 1.1 handshake ($c)"
 pass

@@ -18,10 +18,14 @@
 #define RECOVERY_RECOVERED	   0.95 /* a burst this fast as before the cliff: recovered */
 #define RECOVERY_ERR_MAX	   128
 
+#define RECOVERY_INTERVAL_MIN_MS 1000LL		  /* each interval: 1s … */
+#define RECOVERY_INTERVAL_MAX_MS (7 * 86400000LL) /* … 7d */
+
 /**
- * recovery_intervals_parse() - "5m,10m,20m" (or "2s,4s,8s"; units s, m, h, a
- * bare number is seconds): the idle times after the cliff at which a burst
- * runs, each after the one before.
+ * recovery_intervals_parse() - "5m,10m,20m" (or "2s,4s,8s", "1h,1d"): the idle
+ * times after the cliff at which a burst runs, each after the one before and
+ * each a duration as the configuration writes them (ms, s, m, h or d; a bare
+ * number is seconds), 1s … 7d.
  * Return: 0 with @ret (milliseconds) and *@ret_n (1 … RECOVERY_MAX_INTERVALS),
  * or -EINVAL with @err filled.
  */

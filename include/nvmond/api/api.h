@@ -16,14 +16,24 @@
 struct api;
 struct store;
 
-#define API_ERR_MAX    256
-#define API_BODY_MAX   65536 /* request bodies beyond this get 413 */
-#define API_PARAMS_MAX 16
+#define API_ERR_MAX	256
+#define API_BODY_MAX	65536 /* request bodies beyond this get 413 */
+#define API_PARAMS_MAX	16
+#define API_THREADS_MAX 64 /* api_config.threads, at most */
+/*
+ * Connections kept past max_connections for /healthz alone (one request each,
+ * closed after it, API_RESERVE_MS at most): whatever holds the others, the
+ * health check is answered.
+ */
+#define API_RESERVE_CONNECTIONS 16
+#define API_RESERVE_MS		2000
 
 /*
  * Every route is an endpoint: the feature modules (and api_devices.c for the
  * devices, their samples and /healthz) hand tables of struct api_endpoint to
- * api_start(). The server matches the path against each pattern
+ * api_start(). Before any of them sees a request, the server refuses one framed
+ * ambiguously or with a Host it does not answer to (api_frame.h, api_host.h:
+ * docs/api.md#conventions). It matches the path against each pattern
  * ("/api/v1/devices/{id}/events": {id} is a positive integer, anything else
  * there is a 400), answers 405 with Allow when only the method differs and 404
  * for any other path under /api/ (and /healthz, /metrics), checks the bearer
@@ -31,7 +41,9 @@ struct store;
  * metrics token for API_EP_METRICS), reads a request body up to API_BODY_MAX, and calls the
  * handler on an HTTP thread. Any other path is a static file of the web root.
  * A handler reads its query with api_params_parse() (api_params.h) and says so
- * with API_EP_QUERY; for any other endpoint every query parameter is a 400.
+ * with API_EP_QUERY; for any other endpoint every query parameter is a 400. One
+ * that reads its body says so with API_EP_BODY; any other takes an empty or JSON
+ * body only (400).
  * Handlers must be reentrant; state owned by the main loop is reached through
  * mainq_call() (nvmond/core/mainq.h).
  */
@@ -83,6 +95,8 @@ enum api_endpoint_flags {
 	API_EP_QUERY = 1 << 2,	 /* reads its query (api_params_parse()); else any is a 400 */
 	API_EP_OPEN = 1 << 3,	 /* never needs a token, whatever api_config.auth says (/healthz) */
 	API_EP_METRICS = 1 << 4, /* takes api_config.metrics_token (or the token) when set */
+	API_EP_HEALTH = 1 << 5,	 /* also answered on a reserve connection (/healthz) */
+	API_EP_BODY = 1 << 6,	 /* reads its body; else a POST's body must be empty or JSON */
 };
 
 struct api_endpoint {
@@ -113,22 +127,26 @@ enum api_auth {
 struct api_tls;
 
 struct api_config {
-	const char *host;		      /* address to bind, e.g. "127.0.0.1", "::" */
-	uint16_t port;			      /* 0 = pick a free port (tests), see api_port() */
-	const char *db_path;		      /* database file for read-only handles */
-	const char *web_root;		      /* directory of static files */
-	unsigned threads;		      /* worker threads */
-	int64_t timeout_ms;		      /* idle connection timeout */
-	int64_t request_timeout_ms;	      /* request line and headers within this; 0 = 30 s */
-	unsigned max_connections;	      /* open at once; 0 = 256 */
+	const char *host;	    /* address to bind, e.g. "127.0.0.1", "::" */
+	uint16_t port;		    /* 0 = pick a free port (tests), see api_port() */
+	const char *db_path;	    /* database file for read-only handles */
+	const char *web_root;	    /* directory of static files */
+	unsigned threads;	    /* worker threads, 1 … API_THREADS_MAX */
+	int64_t timeout_ms;	    /* idle connection timeout */
+	int64_t request_timeout_ms; /* request line and headers within this; 0 = 30 s */
+	int64_t body_timeout_ms;    /* the body within this of the headers; 0 = 10 s */
+	int64_t send_timeout_ms;    /* the client takes some of an answer this often; 0 = 10 s */
+	unsigned max_connections;   /* open at once; 0 = 256 */
 	unsigned max_connections_per_ip;      /* open at once from one address; 0 = no limit */
 	struct fleet *fleet;		      /* borrowed; outlives the api */
 	const struct api_endpoint *endpoints; /* every route but static files; copied */
 	size_t n_endpoints;
 	const char *token; /* bearer token for API_EP_AUTH endpoints; NULL/"" = none set */
 	enum api_auth auth;
-	const char *metrics_token; /* for API_EP_METRICS; NULL/"" = like any other read */
-	struct api_tls *tls;	   /* borrowed, outlives the api: serve HTTPS; NULL = HTTP */
+	const char *metrics_token;  /* for API_EP_METRICS; NULL/"" = like any other read */
+	struct api_tls *tls;	    /* borrowed, outlives the api: serve HTTPS; NULL = HTTP */
+	const char *tls_priorities; /* GnuTLS priority string; NULL/"" = API_TLS_PRIORITIES */
+	const char *allowed_hosts;  /* more names for Host (api_host.h); NULL/"" = none */
 };
 
 /**

@@ -2,6 +2,7 @@
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 /*
  * What an answer's bytes travel as: gzip when the client accepts it, and an
  * entity tag so that a client holding the same answer gets 304 Not Modified
@@ -42,3 +43,30 @@ bool api_etag_matches(const char *if_none_match, const char *etag);
  * Return: 0 with *@ret (malloc()ed) and *@ret_len, or -ENOMEM / -EIO.
  */
 int api_gzip(const void *in, size_t len, void **ret, size_t *ret_len);
+
+/*
+ * A body compressed as it is produced (a streamed answer, whose length is not
+ * known before it is sent): the bytes another reader gives, out as one gzip
+ * member (RFC 1952) a buffer at a time.
+ */
+struct api_gzip_stream;
+
+/** api_gzip_src_fn - Copy up to @max bytes into @buf: how many (> 0), 0 at the end, or -errno. */
+typedef ssize_t (*api_gzip_src_fn)(void *cls, char *buf, size_t max);
+
+/**
+ * api_gzip_stream_new() - Compress what @src (with @cls, not owned) gives.
+ * Return: 0 with *@ret, or -ENOMEM.
+ */
+int api_gzip_stream_new(api_gzip_src_fn src, void *cls, struct api_gzip_stream **ret);
+
+/**
+ * api_gzip_stream_read() - The next compressed bytes, into @buf (@max > 0 bytes):
+ * the source is read until some come out or it ends.
+ * Return: how many (> 0), 0 once the member's trailer is out, or a negative errno
+ * (the source's, or -EIO).
+ */
+ssize_t api_gzip_stream_read(struct api_gzip_stream *g, char *buf, size_t max);
+
+/** api_gzip_stream_free() - Release @g (NULL: nothing); the source is not freed. */
+void api_gzip_stream_free(struct api_gzip_stream *g);

@@ -17,6 +17,18 @@ struct api_tls;
 
 #define API_TLS_DESC_MAX 512
 
+/*
+ * [http] tls_priorities by default: TLS 1.2 and 1.3 only (RFC 8996 deprecates 1.0
+ * and 1.1), with GnuTLS's NORMAL ciphers and groups.
+ */
+#define API_TLS_PRIORITIES "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"
+
+/**
+ * api_tls_priorities_check() - Whether GnuTLS takes @priorities as a priority string
+ * (gnutls_priority_init()). Return: 0, or -EINVAL with @err saying where it fails.
+ */
+int api_tls_priorities_check(const char *priorities, char *err, size_t errsize);
+
 /**
  * api_tls_new() - Read and check the certificate chain in @cert_path and the
  * private key in @key_path (PEM; the key must match the first certificate).

@@ -31,6 +31,7 @@ enum log_level {
 
 #define CFG_MAX_DEVICES 64
 #define CFG_TOKEN_MAX	128
+#define CFG_KEYS_MAX	256 /* global keys (the table in cfg.c), for struct cfg's key_line */
 
 /* Who is who (issue 24): the host's name and labels, a drive's label and location. */
 #define CFG_HOST_NAME_MAX   64	/* [daemon] host_name, bytes with the NUL */
@@ -149,6 +150,8 @@ struct cfg {
 	uint32_t http_threads;
 	int64_t http_timeout_ms;
 	int64_t http_request_timeout_ms;	/* a request's line and headers within this */
+	int64_t http_body_timeout_ms;		/* its body within this of the headers */
+	int64_t http_send_timeout_ms;		/* the client takes some of an answer this often */
 	uint32_t http_max_connections;		/* open at once, all clients */
 	uint32_t http_max_connections_per_ip;	/* open at once from one address */
 	char http_token[CFG_TOKEN_MAX];		/* bearer token for mutating endpoints; "" = none */
@@ -157,6 +160,8 @@ struct cfg {
 	char http_metrics_token_file[CFG_PATH_MAX]; /* or read from this file */
 	char http_tls_cert[CFG_PATH_MAX];	    /* PEM chain: serve HTTPS; "" = HTTP */
 	char http_tls_key[CFG_PATH_MAX];	    /* its PEM private key */
+	char http_tls_priorities[256];		    /* GnuTLS priority string (TLS versions) */
+	char http_allowed_hosts[1024];		    /* more names Host may give */
 	/* [alerts] (rules: 1 on, 0 off) */
 	int alert_throttling;
 	int alert_temperature;
@@ -222,6 +227,10 @@ struct cfg {
 	struct cfg_sink exports[CFG_MAX_EXPORTS];
 	size_t n_exports;
 	char exports_file[CFG_PATH_MAX];
+	/* Where each global key was set, for messages that name FILE:LINE after the
+	 * file was read (a hook that cannot run, a cross-key rule): cfg_key_where(). */
+	char file[CFG_PATH_MAX];    /* the file read last; "" = none */
+	int key_line[CFG_KEYS_MAX]; /* by index in the key table; 0 = not set there */
 };
 
 /** cfg_sink_get() - The value of @key in @s, or NULL; @ret_line (may be NULL) gets its line. */
@@ -270,10 +279,58 @@ void cfg_device_for(const struct cfg *c, const char *model, const char *serial,
 /** cfg_key_count() - How many keys exist (global ones plus [device] ones). */
 size_t cfg_key_count(void);
 
+/*
+ * One key as the table defines it, in the words of docs/configuration.md: what the
+ * docs and the sample configuration are checked against (tests/integration/test_docs*).
+ */
+struct cfg_key_desc {
+	const char *section; /* "daemon", …; "device" for [device "X"] */
+	const char *key;
+	const char *type; /* "duration", "integer", "size", "bool", "choice", "text", "address",
+			      or what the docs call a text key with a syntax of its own */
+	const char *def;  /* the default as written in the file; NULL: computed */
+	char range[96];	  /* "100ms … 1d", "1 … 64", "≥ 1 MiB", "a, b, c", "not empty", "" */
+	bool range_known; /* false: the key's syntax (a list, a schedule) is checked above core */
+	int64_t len_min, len_max; /* a text's length in bytes (0, 0: not a text) */
+	bool restart;		  /* takes effect at the next start only */
+};
+
+/** cfg_key_describe() - Key @i (0 … cfg_key_count() - 1). Return: 0, or -ENOENT. */
+int cfg_key_describe(size_t i, struct cfg_key_desc *ret);
+
+/** cfg_bool_names() - The spellings a bool takes ("yes", "no", …), NULL-terminated. */
+const char *const *cfg_bool_names(void);
+
+/**
+ * cfg_key_line() - The line of @c->file that set global key [@section] @key.
+ * Return: the line, 0 when the file did not set it.
+ */
+int cfg_key_line(const struct cfg *c, const char *section, const char *key);
+
+/**
+ * cfg_key_where() - "FILE:LINE" of the line that set [@section] @key in the file
+ * @c was read from, for a message about its value found after the file was read.
+ * Return: @buf, "" when the key was not set in a file (a default, cfg_set()).
+ */
+const char *cfg_key_where(const struct cfg *c, const char *section, const char *key, char *buf,
+			  size_t size);
+
+/**
+ * cfg_restart_changes() - The keys that take effect at the next start only (every
+ * [http] key, and those the table marks) whose value differs between @running and
+ * @loaded, as "[daemon] demo_drives, [http] token" in @buf.
+ * Return: how many differ (0: @buf is "").
+ */
+size_t cfg_restart_changes(const struct cfg *running, const struct cfg *loaded, char *buf,
+			   size_t size);
+
+#define CFG_SIZE_DECIMALS 6 /* "1.123456PB" at most */
+
 /**
  * cfg_parse_size() - "400TB", "1.2PB", "600GB", "512000" (bytes); decimal units
- * (kB, MB, GB, TB, PB = powers of 1000) and binary ones (KiB … PiB).
- * Return: 0, or -EINVAL / -ERANGE.
+ * (kB, MB, GB, TB, PB = powers of 1000) and binary ones (KiB … PiB); up to
+ * CFG_SIZE_DECIMALS decimals, a fraction of a byte rounded down.
+ * Return: 0, or -EINVAL, -ERANGE, -EDOM (more decimals).
  */
 int cfg_parse_size(const char *s, uint64_t *ret);
 

@@ -121,18 +121,31 @@ bool selftest_key_eq(const struct selftest_key *a, const struct selftest_key *b)
 
 /**
  * selftest_new_results() - The results of @log not stored yet.
- * @newest:  the key of the newest result stored, NULL when none is
+ * @seen:    the keys of the results stored, newest first (as the log held them
+ *           when they were stored); NULL when none is
+ * @n_seen:  how many (at most SELFTEST_RESULTS)
  * @log:     the log as read now
  * @ret_idx: indexes into @log->r of the new results, oldest first
  *
- * New are the used entries more recent than @newest's entry. When @newest is no
- * longer in the log (more than 20 tests since), every used entry of at least
- * its power-on hours is new: the log keeps its entries in order, so an older
- * one would have been pushed out before it.
+ * New are the used entries above the place where @seen lines up with the log:
+ * the first k for which the used entries from k on read as @seen (as far as both
+ * go). A key alone is not enough: two short tests aborted in the same power-on
+ * hour read the same, and the newer one would be taken for the older. When @seen
+ * lines up nowhere, the entries above the first one equal to @seen[0] are new;
+ * when @seen[0] is no longer in the log (more than 20 tests since), every used
+ * entry of at least its power-on hours is: the log keeps its entries in order, so
+ * an older one would have been pushed out before it.
  * Return: the number of indexes written to @ret_idx.
  */
-size_t selftest_new_results(const struct selftest_key *newest, const struct selftest_log *log,
-			    size_t ret_idx[SELFTEST_RESULTS]);
+size_t selftest_new_results(const struct selftest_key *seen, size_t n_seen,
+			    const struct selftest_log *log, size_t ret_idx[SELFTEST_RESULTS]);
+
+/**
+ * selftest_log_keys() - The keys of @log's used entries, newest first: what
+ * selftest_new_results() takes as @seen once they are stored.
+ * Return: how many were written to @ret (at most SELFTEST_RESULTS).
+ */
+size_t selftest_log_keys(const struct selftest_log *log, struct selftest_key ret[SELFTEST_RESULTS]);
 
 /*
  * The NVMe status a command completed with, as the kernel's admin ioctl (and

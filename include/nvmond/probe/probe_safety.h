@@ -30,6 +30,16 @@ struct probe_budget {
  */
 void probe_budget_default(uint64_t rated_bytes, struct probe_budget *ret);
 
+struct cfg_device;
+
+/**
+ * probe_budget_for() - The write budget of the drive @model with settings @cd:
+ * probe_budget_day / probe_budget_month where set, else probe_budget_default() of
+ * its rated endurance as everywhere else: rated_tbw, else the built-in table's
+ * rating of @model (wear_builtin_rating()), else PROBE_DEFAULT_RATED_BYTES.
+ */
+void probe_budget_for(const struct cfg_device *cd, const char *model, struct probe_budget *ret);
+
 enum probe_verdict {
 	PROBE_GO,
 	PROBE_SKIP_BUSY,   /* foreground I/O in the last minute */

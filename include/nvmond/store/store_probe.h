@@ -77,6 +77,14 @@ int store_probe_thermal_insert(struct store *s, int64_t run_id, const struct cli
 int store_probe_runs_list(struct store *s, int64_t device_id, size_t limit,
 			  struct probe_run_row **ret, size_t *ret_n);
 
+/**
+ * store_probe_runs_latest() - The newest finished run of each preset on @device_id
+ * (state done, or stopped: a sustained-write that found its cliff), newest first;
+ * runs as store_probe_runs_list() lists them. Return: 0 or negative errno.
+ */
+int store_probe_runs_latest(struct store *s, int64_t device_id, struct probe_run_row **ret,
+			    size_t *ret_n);
+
 /** store_probe_series_runs() - The runs of series @series_id, in order. */
 int store_probe_series_runs(struct store *s, int64_t series_id, struct probe_run_row **ret,
 			    size_t *ret_n);

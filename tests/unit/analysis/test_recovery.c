@@ -11,7 +11,7 @@
 
 Test(recovery, intervals)
 {
-	/* "recovery_intervals = 5m,10m,…": growing idle times; s, m, h; bare seconds. */
+	/* "recovery_intervals = 5m,10m,…": growing idle times; ms, s, m, h, d; bare seconds. */
 	static const struct {
 		const char *s;
 		int ok;
@@ -30,6 +30,17 @@ Test(recovery, intervals)
 		{"-5m", 0, 0, 0, 0},
 		{"5m,,10m", 0, 0, 0, 0},
 		{"200h", 0, 0, 0, 0}, /* a week at most */
+		/* A duration as everywhere else in the configuration (docs/configuration.md,
+		 * Syntax: ms, s, m, h or d). Issue 28 §2: "5m,1d" and "1s,7d" were refused. */
+		{"5m,1d", 1, 2, 300000, 86400000},
+		{"1s,7d", 1, 2, 1000, 7 * 86400000LL},
+		{"1s,168h", 1, 2, 1000, 7 * 86400000LL},
+		{"1500ms,2s", 1, 2, 1500, 2000},
+		{"999ms", 0, 0, 0, 0}, /* 1s at least */
+		{"8d", 0, 0, 0, 0},
+		{"1D", 0, 0, 0, 0}, /* units are lower case, as elsewhere */
+		{"5 m", 0, 0, 0, 0},
+		{"99999999999999999999s", 0, 0, 0, 0},
 		{"1s,2s,3s,4s,5s,6s,7s,8s,9s,10s,11s,12s,13s,14s,15s,16s,17s", 0, 0, 0, 0},
 	};
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Content coding and entity tags of API answers (RFC 9110, RFC 1952): api_encode.h. */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -122,4 +123,108 @@ Test(api_encode, gzip_round_trip)
 	free(z);
 	free(in);
 	free(back);
+}
+
+/* A source of @len bytes of @data given @step at a time, or an error after @fail_at. */
+struct src {
+	const char *data;
+	size_t len, off, step, fail_at;
+};
+
+static ssize_t src_read(void *cls, char *buf, size_t max)
+{
+	struct src *s = cls;
+	size_t n = s->len - s->off;
+
+	if (s->fail_at && s->off >= s->fail_at)
+		return -ENOSPC;
+	if (n > s->step)
+		n = s->step;
+	if (n > max)
+		n = max;
+	memcpy(buf, s->data + s->off, n);
+	s->off += n;
+	return (ssize_t)n;
+}
+
+/* Everything api_gzip_stream_read() gives, @out bytes a call, into *@ret. Return: its length or -errno. */
+static ssize_t gzip_all(struct src *s, size_t out, unsigned char **ret)
+{
+	struct api_gzip_stream *g;
+	size_t len = 0, cap = 1 << 20;
+	unsigned char *z = malloc(cap);
+	ssize_t n;
+
+	cr_assert(z);
+	cr_assert_eq(api_gzip_stream_new(src_read, s, &g), 0);
+	while ((n = api_gzip_stream_read(g, (char *)z + len, len + out > cap ? cap - len : out)) >
+	       0) {
+		cr_assert_leq((size_t)n, out, "never more than asked for");
+		len += (size_t)n;
+		cr_assert_lt(len, cap);
+	}
+	cr_expect_eq(api_gzip_stream_read(g, (char *)z + len, out), n < 0 ? n : 0,
+		     "the end (or the error) again when asked again");
+	api_gzip_stream_free(g);
+	*ret = z;
+	return n < 0 ? n : (ssize_t)len;
+}
+
+static void expect_inflates_to(const unsigned char *z, size_t zlen, const char *in, size_t len)
+{
+	unsigned char *back = malloc(len + 1);
+	z_stream s = {0};
+
+	cr_assert(back);
+	cr_assert_eq(inflateInit2(&s, 15 + 16), Z_OK);
+	s.next_in = (Bytef *)z;
+	s.avail_in = (uInt)zlen;
+	s.next_out = back;
+	s.avail_out = (uInt)len + 1;
+	cr_expect_eq(inflate(&s, Z_FINISH), Z_STREAM_END, "one whole gzip member");
+	cr_expect_eq(s.avail_in, 0, "nothing after the member's trailer");
+	cr_expect_eq(s.total_out, len);
+	cr_expect_eq(memcmp(in, back, len), 0);
+	inflateEnd(&s);
+	free(back);
+}
+
+Test(api_encode, gzip_stream_round_trip)
+{
+	/*
+	 * RFC 1952: a streamed answer (/samples) compressed as it is read gives a member
+	 * zlib reads back byte for byte, whatever the source's pieces and the buffers
+	 * asked for (1 byte at a time too).
+	 */
+	size_t len = 300000;
+	char *in = malloc(len);
+	unsigned char *z;
+	ssize_t zlen;
+
+	static const char sample[] = "{\"ts_ms\":1700000000000,\"temp_c\":41}";
+
+	cr_assert(in);
+	for (size_t i = 0; i < len; i++)
+		in[i] = sample[i % (sizeof(sample) - 1)] ^ (char)(i % 11 == 0);
+	size_t steps[] = {1, 100, 16384, 300000}, outs[] = {1, 7, 32768};
+	for (size_t a = 0; a < sizeof(steps) / sizeof(*steps); a++)
+		for (size_t b = 0; b < sizeof(outs) / sizeof(*outs); b++) {
+			if (steps[a] == 1 && outs[b] == 1)
+				continue; /* the same as 1 and 7, 300,000 times slower */
+			struct src s = {.data = in, .len = len, .step = steps[a]};
+			zlen = gzip_all(&s, outs[b], &z);
+			cr_assert_gt(zlen, 0, "source pieces %zu, out %zu", steps[a], outs[b]);
+			cr_expect_lt((size_t)zlen, len / 4, "it compresses: %zd of %zu", zlen, len);
+			expect_inflates_to(z, (size_t)zlen, in, len);
+			free(z);
+		}
+	struct src empty = {.data = "", .len = 0, .step = 1};
+	zlen = gzip_all(&empty, 64, &z);
+	cr_expect_gt(zlen, 0, "an empty body is a valid member too");
+	expect_inflates_to(z, (size_t)zlen, "", 0);
+	free(z);
+	struct src broken = {.data = in, .len = len, .step = 1000, .fail_at = 5000};
+	cr_expect_eq(gzip_all(&broken, 64, &z), -ENOSPC, "the source's error comes out");
+	free(z);
+	free(in);
 }

@@ -170,8 +170,8 @@ static int http(uint16_t port, const char *method, const char *path, const char 
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	fd = socket(AF_INET, SOCK_STREAM, 0);
 	cr_assert_eq(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0, "%s", strerror(errno));
-	dprintf(fd, "%s %s HTTP/1.0\r\nHost: t\r\n%sContent-Length: %zu\r\n\r\n", method, path,
-		headers, body ? strlen(body) : 0);
+	dprintf(fd, "%s %s HTTP/1.0\r\nHost: 127.0.0.1\r\n%sContent-Length: %zu\r\n\r\n", method,
+		path, headers, body ? strlen(body) : 0);
 	if (body) {
 		size_t off = 0, n = strlen(body);
 		while (off < n) {

@@ -144,7 +144,7 @@ static int http_get(uint16_t port, const char *path, char **ret_body)
 	fd = socket(AF_INET, SOCK_STREAM, 0);
 	cr_assert_geq(fd, 0);
 	cr_assert_eq(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0, "%s", strerror(errno));
-	dprintf(fd, "GET %s HTTP/1.0\r\nHost: test\r\n\r\n", path);
+	dprintf(fd, "GET %s HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n", path);
 	while ((k = read(fd, buf + len, cap - len - 1)) > 0) {
 		len += (size_t)k;
 		if (len + 1 == cap) {
@@ -427,8 +427,8 @@ static int http_status(uint16_t port, const char *method, const char *path, cons
 	fd = socket(AF_INET, SOCK_STREAM, 0);
 	cr_assert_geq(fd, 0);
 	cr_assert_eq(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0, "%s", strerror(errno));
-	dprintf(fd, "%s %s HTTP/1.0\r\nHost: test\r\nContent-Length: 0\r\n%s%s%s\r\n", method, path,
-		auth ? "Authorization: " : "", auth ? auth : "", auth ? "\r\n" : "");
+	dprintf(fd, "%s %s HTTP/1.0\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n%s%s%s\r\n", method,
+		path, auth ? "Authorization: " : "", auth ? auth : "", auth ? "\r\n" : "");
 	while (len + 1 < sizeof(buf) && (k = read(fd, buf + len, sizeof(buf) - len - 1)) > 0)
 		len += (size_t)k;
 	close(fd);

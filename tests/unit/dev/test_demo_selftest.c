@@ -240,7 +240,7 @@ Test(demo_selftest, log_is_the_newest_20_of_the_history)
 				struct selftest_key newest;
 				size_t idx[SELFTEST_RESULTS];
 				selftest_key_of(&h[n - 1].r, &newest);
-				cr_expect_eq(selftest_new_results(&newest, &l, idx), 0);
+				cr_expect_eq(selftest_new_results(&newest, 1, &l, idx), 0);
 			}
 		}
 		monthly_only +=

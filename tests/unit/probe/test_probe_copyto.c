@@ -101,3 +101,56 @@ Test(store_probe, copy_to_runs_are_listed_on_both_drives_and_charged_to_the_writ
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", path);
 	cr_expect_eq(system(cmd), 0);
 }
+
+/* docs/metrics.md: "the latest finished run of each preset" is exported: finished is
+ * done or stopped (a sustained-write that found its cliff: issue 28 §8, the demo's 12
+ * runs per drive never reached /metrics), however many runs came after it. */
+Test(store_probe, latest_finished_run_of_each_preset)
+{
+	char path[] = "/tmp/nvmond-store-latest-XXXXXX", db[64], err[STORE_ERR_MAX];
+	struct store *s;
+	struct probe_run_row *v = NULL;
+	size_t n = 0;
+	int64_t id;
+
+	cr_assert_not_null(mkdtemp(path));
+	snprintf(db, sizeof(db), "%s/t.db", path);
+	cr_assert_eq(store_open(db, &s, err), 0, "%s", err);
+	int64_t a = add_device(s, "A"), b = add_device(s, "B");
+	struct probe_run_row run = {.device_id = a, .trigger = "api", .started_ms = 1000};
+	static const struct {
+		const char *preset, *state;
+	} runs[] = {
+		{"sustained-write", "stopped"}, /* 1: the newest sustained-write that finished */
+		{"sustained-write", "aborted"}, /* 2 */
+		{"seq1m-q8", "done"},		/* 3 */
+		{"seq1m-q8", "failed"},		/* 4 */
+		{"rnd4k-q1", "skipped"},	/* 5: never finished */
+	};
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		snprintf(run.preset, sizeof(run.preset), "%s", runs[i].preset);
+		snprintf(run.state, sizeof(run.state), "%s", runs[i].state);
+		cr_assert_eq(store_probe_run_insert(s, &run, &id), 0);
+	}
+	/* Many later runs of another preset push it past any "newest N". */
+	snprintf(run.preset, sizeof(run.preset), "seq1m-q1");
+	snprintf(run.state, sizeof(run.state), "done");
+	for (int i = 0; i < 100; i++)
+		cr_assert_eq(store_probe_run_insert(s, &run, &id), 0);
+	/* Another drive's runs are not this one's. */
+	run.device_id = b;
+	snprintf(run.preset, sizeof(run.preset), "copy-self");
+	cr_assert_eq(store_probe_run_insert(s, &run, &id), 0);
+
+	cr_assert_eq(store_probe_runs_latest(s, a, &v, &n), 0);
+	cr_assert_eq(n, 3);
+	cr_expect_str_eq(v[0].preset, "seq1m-q1");
+	cr_expect_eq(v[0].id, 105, "the newest of them");
+	cr_expect_str_eq(v[1].preset, "seq1m-q8");
+	cr_expect_eq(v[1].id, 3);
+	cr_expect_str_eq(v[2].preset, "sustained-write");
+	cr_expect_eq(v[2].id, 1);
+	cr_expect_str_eq(v[2].state, "stopped");
+	free(v);
+	store_close(s);
+}

@@ -17,6 +17,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "nvmond/core/cfg.h"
 #include "nvmond/probe/probe_nsopen.h"
 #include "nvmond/probe/probe_safety.h"
 
@@ -32,6 +33,35 @@ Test(probe_budget, default_is_a_small_share_of_endurance)
 	cr_expect_eq(b.day, 150 * GB);
 	probe_budget_default(0, &b);
 	cr_expect_eq(b.month, PROBE_DEFAULT_RATED_BYTES / 1000);
+}
+
+/*
+ * docs/configuration.md, probe_budget_month: "0 = 0.1 % of the rated endurance (150 TB
+ * assumed when not rated)". The rated endurance is rated_tbw, else the built-in table's
+ * (issue 28 §11: demo0, a 950 PRO rated 400 TBW in the table, got 150 TB's budget).
+ */
+Test(probe_budget, for_a_drive_follows_its_rated_endurance)
+{
+	struct cfg_device cd = {0};
+	struct probe_budget b;
+
+	probe_budget_for(&cd, "Samsung SSD 950 PRO 512GB", &b); /* the table: 400 TBW */
+	cr_expect_eq(b.month, 400 * GB);
+	cr_expect_eq(b.day, 100 * GB);
+	probe_budget_for(&cd, "An Unknown SSD 1TB", &b);
+	cr_expect_eq(b.month, 150 * GB);
+	cr_expect_eq(b.day, 37500000000ull);
+	cd.rated_bytes = 1200 * 1000 * GB; /* rated_tbw = 1.2PB wins over the table */
+	probe_budget_for(&cd, "Samsung SSD 950 PRO 512GB", &b);
+	cr_expect_eq(b.month, 1200 * GB);
+	cd.probe_budget_day = 7 * GB; /* each key on its own */
+	probe_budget_for(&cd, "Samsung SSD 950 PRO 512GB", &b);
+	cr_expect_eq(b.day, 7 * GB);
+	cr_expect_eq(b.month, 1200 * GB);
+	cd.probe_budget_month = 9 * GB;
+	probe_budget_for(&cd, NULL, &b);
+	cr_expect_eq(b.day, 7 * GB);
+	cr_expect_eq(b.month, 9 * GB);
 }
 
 static struct probe_gate_input gate_in(void)

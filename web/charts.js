@@ -149,6 +149,7 @@ function tempChart(container, dev, series, events) {
   const lines = [
     { v: dev.wctemp_c, color: cssVar("--warn"), label: "WCTEMP " + dev.wctemp_c + " °C", right: true },
     { v: dev.cctemp_c, color: cssVar("--bad"), label: "CCTEMP " + dev.cctemp_c + " °C" },
+    ...hctmLines(dev), // drivelogs.js
   ];
   const all = data.slice(1).flat().filter((v) => v !== null);
   const hi = Math.max(...all, dev.cctemp_c || 0) + 3;
@@ -166,7 +167,7 @@ function tempChart(container, dev, series, events) {
       } },
       y: { range: [Math.floor(lo), Math.ceil(hi)] },
     },
-    plugins: [overlayPlugin(lines, throttleEpisodes(series, events))],
+    plugins: [overlayPlugin(lines, throttleEpisodes(series, events)), pelPlugin(events)],
   });
   return new uPlot(opts, data, container);
 }

@@ -100,9 +100,9 @@ function isHot(d) {
   return t !== null && d.wctemp_c !== null && d.wctemp_c !== undefined && t >= d.wctemp_c - HOT_MARGIN_C;
 }
 
-// Not ok, throttling now, hot, or offline.
+// Not ok, a risk verdict other than ok (drivelogs.js), throttling now, hot, or offline.
 function hasProblem(d, x) {
-  return d.health.state !== "ok" || x.throttling !== null || isHot(d) || !d.online;
+  return d.health.state !== "ok" || riskNeedsLook(d) || x.throttling !== null || isHot(d) || !d.online;
 }
 
 // Bytes per day at the longest complete window the wear endpoint knows, else the longest known.

@@ -295,6 +295,7 @@ function eventsTable(events, alerts) {
   }
   for (const e of events || []) {
     at.push(Date.parse(e.start));
+    if (e.source === "pel") { rows.push(pelEventRow(e)); continue; } // drivelogs.js
     // An ongoing temperature event answers duration 0: count from its start. Transitions
     // are T1/T2 changes, which only throttling has.
     const secs = e.ongoing ? Math.max(e.duration_s || 0, Math.round((Date.now() - Date.parse(e.start)) / 1000)) : e.duration_s;
@@ -430,7 +431,7 @@ async function renderDrive(gen, id, live) {
   const range = RANGES.find((r) => r.key === state.range) || RANGES[1];
   const to = Date.now(), from = to - range.s * 1000;
   const q = "from=" + from + "&to=" + to;
-  const [dr, sr, wear, ev, al, pr, er, facts, st] = await Promise.all([
+  const [dr, sr, wear, ev, al, pr, er, facts, st, logs] = await Promise.all([
     api("/api/v1/devices/" + id),
     api("/api/v1/devices/" + id + "/series?" + q + "&points=" + CHART_POINTS),
     optional("/api/v1/devices/" + id + "/wear"),
@@ -440,6 +441,7 @@ async function renderDrive(gen, id, live) {
     optional("/api/v1/devices/" + id + "/errors?" + q + "&limit=" + ERRORS_SHOWN),
     optional("/api/v1/devices/" + id + "/facts"),
     optional("/api/v1/devices/" + id + "/selftests?limit=" + SELFTESTS_SHOWN),
+    driveLogsFetch(id, q),
   ]);
   // The newest finished run, with its series.
   const lastRun = pr && pr.probes.find((r) => r.ended);
@@ -469,6 +471,7 @@ async function renderDrive(gen, id, live) {
   const runBox = el("div", { class: "chart", id: "chart-probe-run" });
   const sweepBox = el("div", { class: "chart", id: "chart-sweep" });
   const h = d.health; // the daemon's rule (docs/dashboard.md#health)
+  const lp = driveLogsPanels(d, logs);
   const view = el("div", {},
     d.demo === true ? demoBanner("This drive is") : "",
     el("div", { class: "drive-head", "data-device": d.id },
@@ -478,6 +481,7 @@ async function renderDrive(gen, id, live) {
       rangeButtons()),
     verdict(d, h, wear, events, range.key),
     driveNotes(d),
+    riskPanel(d, logs.health),
     el("div", { class: "panels" },
       el("section", { class: "panel wide", "aria-label": "temperature" },
         el("h3", {}, "Temperature (°C)"),
@@ -485,7 +489,9 @@ async function renderDrive(gen, id, live) {
           "nvmond polls every drive every 10 s by default ([daemon] poll_interval); points appear after the first polls."),
         el("p", { class: "legend-note" }, series.points + (series.points === 1 ? " point · " : " points · ") +
           (series.resolution_s ? (series.resolution_s === 60 ? "1-minute" : "1-hour") + " rollups" : "raw samples") +
-          ", " + fmtDuration(series.step_s) + " per point · shaded: throttling · dashed: WCTEMP / CCTEMP")),
+          ", " + fmtDuration(series.step_s) + " per point · shaded: throttling · dashed: WCTEMP / CCTEMP" + hctmNote(d) +
+          " · red marks: thermal excursions the drive logged")),
+      lp.power.section,
       el("section", { class: "panel", "aria-label": "writes per day" },
         el("h3", {}, "Writes per day (30 days)"),
         !wear ? el("p", { class: "na" }, "not available")
@@ -498,6 +504,8 @@ async function renderDrive(gen, id, live) {
       el("section", { class: "panel", "aria-label": "firmware and link" },
         el("h3", {}, "Firmware and PCIe link"),
         factsPanel(d, facts)),
+      lp.ns,
+      lp.ocp.section,
       el("section", { class: "panel", "aria-label": "probes" },
         el("h3", {}, "Throughput probes (MB/s per preset)"),
         pr ? probeBox : el("p", { class: "na" }, "not available")),
@@ -534,6 +542,7 @@ async function renderDrive(gen, id, live) {
   document.getElementById("view").replaceChildren(view);
   if (series.points) state.charts.push(tempChart(tempBox, d, series, events));
   if (wear && writesBox.isConnected) state.charts.push(writesChart(writesBox, wear));
+  driveLogsDraw(d, lp);
   if (pr && pr.probes.some((r) => r.ended)) state.charts.push(probeChart(probeBox,
     pr.probes.map((r) => (r.source_device_id ? Object.assign({}, r, { preset: runLabel(r, d.id, names) }) : r))));
   else if (pr) probeBox.replaceChildren(emptyChart("No probe has run yet",

@@ -46,6 +46,7 @@ function card(d, extra) {
     row("% used", s ? s.percent_used + " %" + (extra.wear && extra.wear.percent_used_100_date ? " (100 % ≈ " + fmtDate(extra.wear.percent_used_100_date) + ")" : "") : "–",
       s && s.percent_used >= 80 ? "warn" : ""),
     row("Spare", s ? s.avail_spare + " % (threshold " + s.spare_thresh + " %)" : "–", s && s.avail_spare < s.spare_thresh ? "bad" : ""),
+    riskRow(d),
     row("Throttle events, 24 h", extra.events === null ? el("span", { class: "na" }, "not available") :
       extra.events + (extra.throttling ? " (" + extra.throttling + " now)" : ""), extra.throttling === "heavy" ? "bad" : extra.events ? "warn" : ""),
     row("Last probe", extra.probe === null ? el("span", { class: "na" }, "not available") : extra.probe ?? "…"),
@@ -71,7 +72,7 @@ async function fetchExtra(d, withProbe) {
   const from = new Date(Date.now() - 86400000).toISOString();
   const [wear, ev, pr] = await Promise.all([
     d.latest ? optional("/api/v1/devices/" + d.id + "/wear") : null,
-    optional("/api/v1/devices/" + d.id + "/events?from=" + encodeURIComponent(from)),
+    optional("/api/v1/devices/" + d.id + "/events?source=throttle&from=" + encodeURIComponent(from)),
     withProbe ? optional("/api/v1/devices/" + d.id + "/probes?limit=1") : undefined,
   ]);
   const throttles = ev ? ev.events.filter((e) => THROTTLE_KINDS.has(e.kind)) : null;
@@ -163,7 +164,7 @@ function tableRow(d, x) {
     el("th", { scope: "row", class: "drive" }, el("a", { href: "#/drive/" + d.id }, d.name || "drive " + d.id),
       d.demo === true ? demoBadge() : null, el("small", { class: "muted" }, d.model), namesLine(d, "small")),
     el("td", { class: "serial" }, d.serial),
-    el("td", { class: "health" }, badge(h), h.state !== "ok" ? el("small", { class: "muted", title: reasons }, reasons) : null),
+    el("td", { class: "health" }, badge(h), h.state !== "ok" ? el("small", { class: "muted", title: reasons }, reasons) : null, riskNote(d)),
     tempCell(d),
     el("td", { class: "num " + (s && s.percent_used >= 80 ? "warn" : "") }, s ? s.percent_used + " %" : "–"),
     el("td", { class: "num", title: rate === null ? "needs more history" : null }, rate === null ? "–" : fmtBytes(rate) + "/day"),
@@ -212,7 +213,7 @@ function overviewToolbar(n, shown, problems, layout) {
   });
   return el("div", { class: "toolbar" },
     el("div", { class: "ranges", role: "group", "aria-label": "layout" }, seg("table", "Table"), seg("cards", "Cards")),
-    el("label", { title: "health not ok, throttling now, within " + HOT_MARGIN_C + " °C of WCTEMP, or offline" },
+    el("label", { title: "health not ok, a risk verdict other than ok, throttling now, within " + HOT_MARGIN_C + " °C of WCTEMP, or offline" },
       box, " Problems only (" + problems + ")"),
     el("span", { class: "muted", id: "shown" }, shown === n ? n + " drives" : "showing " + shown + " of " + n));
 }

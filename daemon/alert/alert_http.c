@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "nvmond/api/api_params.h"
+#include "nvmond/api/drive_api.h"
 #include "nvmond/core/log.h"
 #include "nvmond/store/store_alert.h"
 #include "nvmond/util/timefmt.h"
@@ -34,11 +35,12 @@ static json_t *time_or_null(int64_t ms)
 
 static json_t *event_json(const struct throttle_event *ev)
 {
-	return json_pack("{s:I, s:s, s:o, s:o, s:b, s:I, s:I, s:I, s:o, s:b, s:b}", "id",
-			 (json_int_t)ev->id, "kind", throttle_kind_name(ev->kind), "start",
-			 time_or_null(ev->start_ms), "end", time_or_null(ev->end_ms), "ongoing",
-			 ev->end_ms == 0, "duration_s", (json_int_t)ev->duration_s, "transitions",
-			 (json_int_t)ev->transitions, "peak_k", (json_int_t)ev->peak_k, "peak_c",
+	return json_pack("{s:I, s:s, s:s, s:o, s:o, s:b, s:I, s:I, s:I, s:o, s:b, s:b}", "id",
+			 (json_int_t)ev->id, "source", "throttle", "kind",
+			 throttle_kind_name(ev->kind), "start", time_or_null(ev->start_ms), "end",
+			 time_or_null(ev->end_ms), "ongoing", ev->end_ms == 0, "duration_s",
+			 (json_int_t)ev->duration_s, "transitions", (json_int_t)ev->transitions,
+			 "peak_k", (json_int_t)ev->peak_k, "peak_c",
 			 ev->peak_k ? json_integer(ev->peak_k - 273) : json_null(), "late",
 			 ev->late, "counter_reset", ev->counter_reset);
 }
@@ -49,6 +51,10 @@ static void handle_events(void *ctx, const struct api_request *req, struct api_r
 	struct api_samples_query q = {.to_ms = req->now_ms};
 	int64_t limit = EVENTS_LIMIT_MAX;
 	bool has_from;
+	/* Issue 27: ?kind=a,b (throttle kinds and the event log's) and ?source. */
+	static const char *const sources[] = {"all", "throttle", "pel", NULL};
+	const char *kind = NULL;
+	int source = 0;
 	const struct api_param params[] = {
 		{.name = "from",
 		 .kind = API_PARAM_TIME,
@@ -60,14 +66,21 @@ static void handle_events(void *ctx, const struct api_request *req, struct api_r
 		 .min = 1,
 		 .max = EVENTS_LIMIT_MAX,
 		 .dest.i64 = &limit},
+		{.name = "kind", .kind = API_PARAM_STRING, .dest.str = &kind},
+		{.name = "source", .kind = API_PARAM_ENUM, .names = sources, .dest.index = &source},
 	};
 	struct throttle_event *v = NULL;
+	struct store_pel_row *pv = NULL;
 	struct fleet_device fd;
-	size_t n = 0;
+	struct drive_kinds kinds;
+	char err[256];
+	size_t n = 0, np = 0;
 	int r;
 
 	if (api_params_parse(req, params, sizeof(params) / sizeof(params[0]), ret) < 0)
 		return;
+	if (drive_kinds_parse(kind, &kinds, err, sizeof(err)) < 0)
+		return api_reply_error(ret, 400, "%s", err);
 	if (!has_from)
 		q.from_ms = q.to_ms - EVENTS_DEFAULT_SPAN_MS;
 	if (q.from_ms > q.to_ms)
@@ -75,16 +88,33 @@ static void handle_events(void *ctx, const struct api_request *req, struct api_r
 	q.limit = (size_t)limit;
 	if (fleet_get(req->fleet, req->id, &fd) < 0)
 		return api_reply_error(ret, 404, "no such device");
-	r = store_events_range(req->store, req->id, q.from_ms, q.to_ms, q.limit, &v, &n);
+	r = source == 2
+		    ? 0
+		    : store_events_range(req->store, req->id, q.from_ms, q.to_ms, q.limit, &v, &n);
+	if (r == 0 && source != 1 && (kinds.all || kinds.n_pel))
+		r = store_pel_range(req->store, req->id, q.from_ms, q.to_ms,
+				    kinds.all ? STORE_PEL_ALL_KINDS : kinds.pel, q.limit, &pv, &np);
 	if (r < 0) {
+		free(v);
 		log_warn("api: reading the events of device %" PRId64 ": %s", req->id,
 			 strerror(-r));
 		return api_reply_error(ret, 500, "database error");
 	}
+	/* Both kinds of events by start time, oldest first, at most limit of them. */
 	json_t *arr = json_array();
-	for (size_t i = 0; i < n; i++)
-		json_array_append_new(arr, event_json(&v[i]));
+	size_t i = 0, k = 0;
+	while ((i < n || k < np) && json_array_size(arr) < q.limit) {
+		bool take_pel = k < np && (i == n || pv[k].ts_ms < v[i].start_ms);
+		if (take_pel) {
+			json_array_append_new(arr, render_pel_event(&pv[k++]));
+			continue;
+		}
+		if (kinds.all || kinds.throttle[v[i].kind])
+			json_array_append_new(arr, event_json(&v[i]));
+		i++;
+	}
 	free(v);
+	free(pv);
 	/* The range's ends are times, 0 (1970) too, as every other endpoint gives them. */
 	char from[TIMEFMT_MAX], to[TIMEFMT_MAX];
 	ret->json = json_pack("{s:I, s:s, s:s, s:o}", "device_id", (json_int_t)req->id, "from",

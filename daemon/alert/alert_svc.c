@@ -59,6 +59,8 @@ static void configure(struct alert_svc *a, const struct cfg *c)
 		{ALERT_BELOW_RATED, c->alert_below_rated},
 		/* fed by the poller's facts: a device command past its deadline (issue 15) */
 		{ALERT_UNRESPONSIVE, c->alert_unresponsive},
+		/* fed by the health monitor when the verdict changes (issue 27) */
+		{ALERT_RISK, c->alert_risk},
 	};
 	a->cfg = *c;
 	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)

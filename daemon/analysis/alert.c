@@ -34,6 +34,7 @@ static const char *const rule_names[_ALERT_RULE_MAX] = {
 	[ALERT_SELFTEST_ABORTED] = "selftest_aborted",
 	[ALERT_BELOW_RATED] = "below_rated",
 	[ALERT_UNRESPONSIVE] = "unresponsive",
+	[ALERT_RISK] = "risk",
 };
 
 static const char *const severity_names[] = {

@@ -18,6 +18,7 @@
 #include "nvmond/api/render.h"
 #include "nvmond/api/selftest_render.h"
 #include "nvmond/api/status.h"
+#include "status_drive.h"
 #include "nvmond/store/store_alert.h"
 #include "nvmond/store/store_selftest.h"
 #include "nvmond/util/timefmt.h"
@@ -214,7 +215,11 @@ int status_collect(struct dev_backend *b, const struct cfg *c, struct store *s, 
 			}
 		}
 		no_permission |= fd.facts.hwmon_only;
+		bool one_read = false; /* issue 27: power, C0h, namespaces, the verdict */
+		status_drive_collect(b, s, rows, n_rows, &v[i], now_ms, &fd, &one_read);
 		json_t *o = render_fleet_device(&fd);
+		if (o && one_read)
+			json_object_set_new(json_object_get(o, "risk"), "one_read", json_true());
 		json_t *st = status_selftests(&v[i], s, rows, n_rows, fd.row.key, db_err,
 					      sizeof(db_err));
 		if (!o || !st || json_object_set_new(o, "selftests", json_incref(st)) < 0) {
@@ -458,6 +463,7 @@ int status_print_table(FILE *out, const json_t *status, bool color)
 		print_names_line(out, d);
 		print_facts_line(out, d, color);
 		print_selftests(out, d, color);
+		status_print_drive(out, d, color);
 	}
 	/* Notes on the drives (a sensor above WCTEMP with a cool composite, an
 	 * implausible sensor) under the table: facts, not warnings. */

@@ -197,6 +197,7 @@ static const struct cfg_key cfg_keys[] = {
 	ENUM("alerts", "media_errors", alert_media_errors, int, cfg_bool_choices, "yes or no",
 	     "yes"),
 	ENUM("alerts", "offline", alert_offline, int, cfg_bool_choices, "yes or no", "yes"),
+	ENUM("alerts", "risk", alert_risk, int, cfg_bool_choices, "yes or no", "yes"),
 	ENUM("alerts", "unresponsive", alert_unresponsive, int, cfg_bool_choices, "yes or no",
 	     "yes"),
 	ENUM("alerts", "wear", alert_wear, int, cfg_bool_choices, "yes or no", "yes"),
@@ -247,6 +248,13 @@ static const struct cfg_key cfg_keys[] = {
 	DURATION("fleet", "stale_after", fleet_stale_after_ms, MS_PER_SEC, MS_PER_DAY, "1m"),
 	DURATION("fleet", "forget_after", fleet_forget_after_ms, MS_PER_HOUR, 366 * MS_PER_DAY,
 		 "7d"),
+	ENUM("logs", "ocp", logs_ocp, int, cfg_bool_choices, "yes or no", "yes"),
+	DURATION("logs", "ocp_interval", logs_ocp_interval_ms, 0, MS_PER_DAY, "0"),
+	ENUM("logs", "pel", logs_pel, int, cfg_bool_choices, "yes or no", "yes"),
+	DURATION("logs", "pel_interval", logs_pel_interval_ms, MS_PER_MIN, MS_PER_DAY, "1h"),
+	ENUM("logs", "power", logs_power, int, cfg_bool_choices, "yes or no", "yes"),
+	/* A list of rule names (analysis/risk.h), checked by the health monitor. */
+	PATH("health", "disable", health_disable, 0, ""),
 };
 
 /* struct cfg's key_line has a slot per key. */

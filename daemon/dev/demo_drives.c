@@ -72,6 +72,17 @@ static const struct dev_demo_drive demo_first[] = {
 		.st_fail_segment = 3,
 		.st_fail_lba = DEV_DEMO_MEDIA_LBA, /* where its media errors were */
 		.st_reset_ms = 1710865200000LL,	   /* 2024-03-19T16:20Z, then yearly */
+		/* Issue 27: the OCP log with uncorrectable reads every 60 days (a
+		 * watch verdict), an event log, APST off (it never idles by itself),
+		 * the host's thermal management at its throttling points. */
+		.ocp = DEMO_OCP_YES,
+		.ocp_unc_every_days = 60,
+		.pel = true,
+		.apst = true,
+		.apst_on = false,
+		.hctm = true,
+		.tmt1_k = 341, /* 68 °C */
+		.tmt2_k = 346, /* 73 °C */
 	},
 	{
 		.model = "Samsung SSD 980 PRO 1TB",
@@ -110,6 +121,13 @@ static const struct dev_demo_drive demo_first[] = {
 			 24 * GB},
 		.edstt_min = 12,
 		.st_schedule = DEMO_ST_BOTH,
+		/* Issue 27: a C0h page of its own (not the OCP GUID: ignored), an
+		 * event log, APST on, HCTM supported but not set. */
+		.ocp = DEMO_OCP_VENDOR,
+		.pel = true,
+		.apst = true,
+		.apst_on = true,
+		.hctm = true,
 	},
 };
 
@@ -376,6 +394,11 @@ static void demo_vary(size_t i, struct dev_demo_drive *ret)
 			: st < 0.5    ? DEMO_ST_BOTH
 			: st < 0.75   ? "monthly 15 04:00 extended"
 				      : "";
+	/* Issue 27: every third drive has the OCP log, half an event log, most APST. */
+	d.ocp = i % 3 == 2 ? DEMO_OCP_YES : DEMO_OCP_REFUSED;
+	d.pel = unit(i, 12) < 0.5;
+	d.apst = unit(i, 13) < 0.8;
+	d.apst_on = d.apst && unit(i, 14) < 0.8;
 	*ret = d;
 }
 

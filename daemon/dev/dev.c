@@ -18,6 +18,7 @@
 
 #include "nvmond/dev/dev.h"
 #include "nvmond/dev/dev_guard.h"
+#include "nvmond/dev/idns.h"
 #include "nvmond/dev/nvme_sysfs.h"
 
 /* Our decoders read the wire layout by offset; hold libnvme's structs to it. */
@@ -34,6 +35,18 @@ _Static_assert(offsetof(struct nvme_id_ctrl, edstt) == 316, "EDSTT offset");
 _Static_assert(sizeof(struct nvme_error_log_page) == ERRLOG_ENTRY_SIZE, "error log entry size");
 _Static_assert(sizeof(struct nvme_firmware_slot) == FWLOG_SIZE, "firmware slot log size");
 _Static_assert(sizeof(struct nvme_self_test_log) == SELFTEST_LOG_SIZE, "self-test log size");
+_Static_assert(sizeof(struct nvme_persistent_event_log) == PEL_HEADER_SIZE, "PEL header size");
+_Static_assert(offsetof(struct nvme_persistent_event_log, gen_number) == 372, "PEL GN offset");
+_Static_assert(sizeof(struct nvme_persistent_event_entry) == PEL_EVENT_HEADER_SIZE,
+	       "PEL event header size");
+_Static_assert(offsetof(struct nvme_id_ctrl, psd) == 2048, "PSD0 offset");
+_Static_assert(offsetof(struct nvme_id_ctrl, hctma) == 322, "HCTMA offset");
+_Static_assert(offsetof(struct nvme_id_ctrl, pels) == 352, "PELS offset");
+_Static_assert(sizeof(struct nvme_id_ns) == IDNS_SIZE, "identify namespace size");
+_Static_assert(offsetof(struct nvme_id_ns, nuse) == 16, "NUSE offset");
+_Static_assert((int)NVME_PEVENT_LOG_EST_CTX_AND_READ == PEL_ACTION_ESTABLISH &&
+		       (int)NVME_PEVENT_LOG_RELEASE_CTX == PEL_ACTION_RELEASE,
+	       "PEL actions");
 _Static_assert((int)NVME_DST_STC_SHORT == SELFTEST_CODE_SHORT &&
 		       (int)NVME_DST_STC_LONG == SELFTEST_CODE_EXTENDED &&
 		       (int)NVME_DST_STC_ABORT == SELFTEST_CODE_ABORT,
@@ -93,7 +106,30 @@ static void add_ns(struct dev_info *d, nvme_ns_t n)
 	ns->size_bytes = nvme_ns_get_lba_count(n) * ns->lba_size;
 }
 
-/* Identify Controller, then log 03h: Return: 0, or negative errno of Identify. */
+/*
+ * Identify Namespace of each namespace listed (issue 27): size, capacity and
+ * utilization. A namespace that does not answer keeps has_usage false.
+ */
+static void ns_identify(int fd, struct dev_info *d)
+{
+	struct nvme_id_ns id;
+	struct idns ns;
+
+	for (size_t i = 0; i < d->n_ns; i++) {
+		if (nvme_rc_errno(nvme_identify_ns(fd, d->ns[i].nsid, &id)) < 0)
+			continue;
+		idns_decode((const uint8_t *)&id, &ns);
+		d->ns[i].has_usage = true;
+		d->ns[i].nsze = ns.nsze;
+		d->ns[i].ncap = ns.ncap;
+		d->ns[i].nuse = ns.nuse;
+		if (ns.lba_size)
+			d->ns[i].lba_size = ns.lba_size;
+	}
+}
+
+/* Identify Controller, then log 03h and Identify Namespace: Return: 0, or
+ * negative errno of Identify Controller. */
 static int ctrl_identify_now(const char *name, struct dev_info *d)
 {
 	struct nvme_firmware_slot fw;
@@ -116,6 +152,8 @@ static int ctrl_identify_now(const char *name, struct dev_info *d)
 				fwlog_decode((const uint8_t *)&fw, &d->facts.fwlog) == 0;
 		else if (dev_no_permission(fr))
 			d->access = DEV_ACCESS_SYSFS;
+		if (d->access == DEV_ACCESS_ADMIN)
+			ns_identify(fd, d);
 	}
 	close(fd);
 	return r;
@@ -194,6 +232,14 @@ static int ctrl_info(const struct nvme_ctx *x, nvme_subsystem_t s, nvme_ctrl_t c
 		d.facts.runtime = NVME_RUNTIME_UNKNOWN;
 	d.asleep = nvme_runtime_asleep(d.facts.runtime) &&
 		   !__atomic_load_n(&x->opts.wake_sleeping, __ATOMIC_RELAXED);
+	/* The namespaces libnvme found (sysfs), then Identify for their usage. */
+	nvme_ns_t n;
+	nvme_ctrl_for_each_ns(c, n) add_ns(&d, n);
+	/* With native multipath the block devices hang off the subsystem. */
+	if (d.n_ns == 0)
+		nvme_subsystem_for_each_ns(s, n) add_ns(&d, n);
+	for (size_t i = 0; i < d.n_ns; i++)
+		(void)nvme_hwinfo_ana_read(x->sysfs, d.name, d.ns[i].name, d.ns[i].ana_state);
 	if (!d.asleep) {
 		r = ctrl_identify(x, d.name, &d);
 		/* A controller that does not answer stays listed, as sysfs knows it;
@@ -211,12 +257,6 @@ static int ctrl_info(const struct nvme_ctx *x, nvme_subsystem_t s, nvme_ctrl_t c
 			return r;
 	}
 	snprintf(d.path, sizeof(d.path), "/dev/%s", d.name);
-
-	nvme_ns_t n;
-	nvme_ctrl_for_each_ns(c, n) add_ns(&d, n);
-	/* With native multipath the block devices hang off the subsystem. */
-	if (d.n_ns == 0)
-		nvme_subsystem_for_each_ns(s, n) add_ns(&d, n);
 	*ret = d;
 	return 0;
 }
@@ -497,6 +537,203 @@ static int nvmond_read_selftest(void *ctx, const char *name, const struct dev_id
 	return 0;
 }
 
+/*
+ * An NVMe status as the reads of issue 27 take it: a drive that does not have
+ * the log or feature (Invalid Command Opcode, Invalid Field in Command,
+ * Invalid Log Page) is -EOPNOTSUPP; Command Sequence Error (a reporting
+ * context already established, or none) -EBUSY; any other status -EIO.
+ */
+static int status_errno(int rc)
+{
+	unsigned sct, sc;
+
+	if (rc < 0)
+		return errno ? -errno : -EIO;
+	if (rc == 0)
+		return 0;
+	sct = ((unsigned)rc >> NVME_SCT_SHIFT) & NVME_SCT_MASK;
+	sc = (unsigned)rc & NVME_SC_MASK;
+	if (sct == NVME_SCT_GENERIC &&
+	    (sc == NVME_SC_INVALID_OPCODE || sc == NVME_SC_INVALID_FIELD))
+		return -EOPNOTSUPP;
+	if (sct == NVME_SCT_CMD_SPECIFIC && sc == NVME_SC_INVALID_LOG_PAGE)
+		return -EOPNOTSUPP;
+	if (sct == NVME_SCT_GENERIC && sc == NVME_SC_CMD_SEQ_ERROR)
+		return -EBUSY;
+	return -EIO;
+}
+
+/* Log C0h, controller scope, RAE clear: the page as it comes (issue 27). */
+static int nvmond_read_ocp(void *ctx, const char *name, const struct dev_ident *who, int64_t now_ms,
+			   uint8_t ret_page[OCP_LOG_SIZE])
+{
+	uint8_t page[OCP_LOG_SIZE];
+	int fd, r;
+
+	(void)now_ms;
+	r = open_verified(ctx, name, who, &fd);
+	if (r < 0)
+		return r;
+	r = status_errno(nvme_get_log_simple(fd, (enum nvme_cmd_get_log_lid)OCP_LOG_LID,
+					     sizeof(page), page));
+	close(fd);
+	if (r == 0)
+		memcpy(ret_page, page, sizeof(page));
+	return r;
+}
+
+/*
+ * Get Log Page 0Dh with action @action: @len bytes from @lpo, in 4 KiB reads at
+ * offsets (libnvme), or in one read when @xfer is @len (no offsets).
+ */
+static int pel_get(int fd, enum pel_action action, uint64_t lpo, uint32_t len, void *buf,
+		   uint32_t xfer)
+{
+	struct nvme_get_log_args args = {
+		.lpo = lpo,
+		.log = buf,
+		.args_size = sizeof(args),
+		.fd = fd,
+		.timeout = NVME_DEFAULT_IOCTL_TIMEOUT,
+		.lid = NVME_LOG_LID_PERSISTENT_EVENT,
+		.len = len,
+		.nsid = NVME_NSID_ALL,
+		.csi = NVME_CSI_NVM,
+		.lsi = NVME_LOG_LSI_NONE,
+		.lsp = (__u8)action,
+		.uuidx = NVME_UUID_NONE,
+	};
+
+	return status_errno(nvme_get_log_page(fd, xfer, &args));
+}
+
+/* Longest log read without offsets: NUMDL's 16 bits of dwords. */
+#define PEL_NO_LPO_MAX (256 * 1024)
+
+/*
+ * The Persistent Event Log inside a reporting context of its own (Base 2.0
+ * §5.16.1.14): establish it reading the header, read the part asked for,
+ * release it. A context someone else left (nvme-cli's -a 1) makes the
+ * establishing a Command Sequence Error: it is released and established again.
+ */
+static int nvmond_read_pel(void *ctx, const char *name, const struct dev_ident *who, int64_t now_ms,
+			   uint64_t offset, uint32_t len, bool ext_data,
+			   uint8_t ret_head[PEL_HEADER_SIZE], uint8_t *ret_data)
+{
+	uint8_t scratch[PEL_HEADER_SIZE];
+	struct pel_header h;
+	uint32_t n = 0;
+	int fd, r;
+
+	(void)now_ms;
+	r = open_verified(ctx, name, who, &fd);
+	if (r < 0)
+		return r;
+	r = pel_get(fd, PEL_ACTION_ESTABLISH, 0, PEL_HEADER_SIZE, ret_head, PEL_HEADER_SIZE);
+	if (r == -EBUSY) {
+		(void)pel_get(fd, PEL_ACTION_RELEASE, 0, PEL_HEADER_SIZE, scratch, PEL_HEADER_SIZE);
+		r = pel_get(fd, PEL_ACTION_ESTABLISH, 0, PEL_HEADER_SIZE, ret_head,
+			    PEL_HEADER_SIZE);
+	}
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	if (pel_header_decode(ret_head, &h) < 0)
+		r = -EBADMSG;
+	else if (offset < h.tll)
+		n = h.tll - offset < len ? (uint32_t)(h.tll - offset) : len;
+	/* Dwords: the last one whole, inside the buffer (len is a multiple of 4). */
+	uint32_t nr = (n + 3) & ~3u;
+	if (r == 0 && nr && ext_data) {
+		/* LPO is dword aligned (Base 2.0 §5.16: bits 1:0 of LPOL are 0): read from
+		 * the dword @offset falls in, keep what follows it. */
+		uint32_t pre = (uint32_t)(offset & 3);
+		uint32_t span = (pre + n + 3) & ~3u;
+		uint8_t *buf = pre ? malloc(span) : ret_data;
+		r = buf ? pel_get(fd, PEL_ACTION_READ, offset - pre, pre ? span : nr, buf,
+				  NVME_LOG_PAGE_PDU_SIZE)
+			: -ENOMEM;
+		if (pre && r == 0)
+			memcpy(ret_data, buf + pre, n);
+		if (pre)
+			free(buf);
+	} else if (r == 0 && nr) {
+		uint8_t *all = offset + nr <= PEL_NO_LPO_MAX ? malloc(offset + nr) : NULL;
+		r = offset + nr > PEL_NO_LPO_MAX ? -EOPNOTSUPP : all ? 0 : -ENOMEM;
+		if (r == 0)
+			r = pel_get(fd, PEL_ACTION_READ, 0, (uint32_t)(offset + nr), all,
+				    (uint32_t)(offset + nr));
+		if (r == 0)
+			memcpy(ret_data, all + offset, nr);
+		free(all);
+	}
+	(void)pel_get(fd, PEL_ACTION_RELEASE, 0, PEL_HEADER_SIZE, scratch, PEL_HEADER_SIZE);
+	close(fd);
+	return r < 0 ? r : (int)n;
+}
+
+/* Get Features @fid, current value: 0 with *@ret_dw0, or negative errno (status_errno()). */
+static int feature_get(int fd, uint8_t fid, void *data, uint32_t data_len, uint32_t *ret_dw0)
+{
+	__u32 result = 0;
+	struct nvme_get_features_args args = {
+		.result = &result,
+		.data = data,
+		.args_size = sizeof(args),
+		.fd = fd,
+		.timeout = NVME_DEFAULT_IOCTL_TIMEOUT,
+		.sel = NVME_GET_FEATURES_SEL_CURRENT,
+		.data_len = data_len,
+		.fid = fid,
+		.uuidx = NVME_UUID_NONE,
+	};
+	int r = status_errno(nvme_get_features(&args));
+
+	if (r == 0)
+		*ret_dw0 = result;
+	return r;
+}
+
+/*
+ * Power Management (02h), and APST (0Ch, with its 256-byte table) and HCTM
+ * (10h) when asked: a feature the drive refuses is left out of ->got; a
+ * refused Power Management fails the read.
+ */
+static int nvmond_read_power(void *ctx, const char *name, const struct dev_ident *who,
+			     int64_t now_ms, uint8_t which, struct dev_power *ret)
+{
+	struct dev_power p = {0};
+	int fd, r;
+
+	(void)now_ms;
+	r = open_verified(ctx, name, who, &fd);
+	if (r < 0)
+		return r;
+	r = feature_get(fd, NVME_FEAT_FID_POWER_MGMT, NULL, 0, &p.pm_dw0);
+	if (r == 0)
+		p.got |= DEV_POWER_PM;
+	if (r == 0 && (which & DEV_POWER_APST)) {
+		int k = feature_get(fd, NVME_FEAT_FID_AUTO_PST, p.apst_table, sizeof(p.apst_table),
+				    &p.apst_dw0);
+		if (k == 0)
+			p.got |= DEV_POWER_APST;
+		else if (k != -EOPNOTSUPP && k != -EIO)
+			r = k; /* the ioctl failed: the drive is gone */
+	}
+	if (r == 0 && (which & DEV_POWER_HCTM)) {
+		int k = feature_get(fd, NVME_FEAT_FID_HCTM, NULL, 0, &p.hctm_dw0);
+		if (k == 0)
+			p.got |= DEV_POWER_HCTM;
+		else if (k != -EOPNOTSUPP && k != -EIO)
+			r = k;
+	}
+	close(fd);
+	if (r == 0)
+		*ret = p;
+	return r;
+}
+
 static void nvmond_backend_free(void *ctx)
 {
 	free(ctx);
@@ -515,6 +752,9 @@ static const struct dev_backend_ops nvme_ops = {
 	.read_sensor_limits = nvmond_read_sensor_limits,
 	.selftest_start = nvmond_selftest_start,
 	.read_selftest = nvmond_read_selftest,
+	.read_ocp = nvmond_read_ocp,
+	.read_pel = nvmond_read_pel,
+	.read_power = nvmond_read_power,
 };
 
 int dev_nvme_open_at(const char *sysfs, struct dev_backend **ret)

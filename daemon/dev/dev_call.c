@@ -500,3 +500,210 @@ int dev_read_selftest_async(struct dev_async *a, const char *name, const struct 
 	return dev_async_submit(a, name, selftest_log_fn, NULL, &io, sizeof(io),
 				offsetof(struct selftest_log_io, page), done, userdata);
 }
+
+/* ---- issue 27: log C0h, the Persistent Event Log, power features -------- */
+
+struct ocp_io {
+	struct call_head h;
+	uint8_t page[OCP_LOG_SIZE];
+};
+
+static int ocp_fn(void *arg)
+{
+	struct ocp_io *io = arg;
+	struct dev_ident w;
+
+	return io->h.ops->read_ocp(io->h.ctx, io->h.name, head_who(&io->h, &w), io->h.now_ms,
+				   io->page);
+}
+
+int dev_read_ocp(struct dev_backend *b, const char *name, const struct dev_ident *who,
+		 int64_t now_ms, uint8_t ret_page[OCP_LOG_SIZE])
+{
+	struct ocp_io io;
+	int r;
+
+	if (!b->ops->read_ocp)
+		return -EOPNOTSUPP;
+	if (!b->guard)
+		return b->ops->read_ocp(b->ctx, name, who, now_ms, ret_page);
+	r = head_init(&io.h, b, name, who, now_ms);
+	if (r == 0)
+		r = dev_guard_run(b->guard, name, ocp_fn, &io, sizeof(io));
+	if (r == 0)
+		memcpy(ret_page, io.page, OCP_LOG_SIZE);
+	return r;
+}
+
+int dev_read_ocp_async(struct dev_async *a, const char *name, const struct dev_ident *who,
+		       int64_t now_ms, dev_done_fn done, void *userdata)
+{
+	struct dev_backend *b = dev_async_backend(a);
+	struct ocp_io io;
+	int r;
+
+	if (!b->ops->read_ocp)
+		return -EOPNOTSUPP;
+	r = head_init(&io.h, b, name, who, now_ms);
+	if (r < 0)
+		return r;
+	return dev_async_submit(a, name, ocp_fn, NULL, &io, sizeof(io),
+				offsetof(struct ocp_io, page), done, userdata);
+}
+
+/* The answer (from got on) is laid out as struct dev_pel_answer. */
+struct pel_io {
+	struct call_head h;
+	uint64_t offset;
+	uint32_t len;
+	bool ext_data;
+	uint32_t got;
+	uint8_t head[PEL_HEADER_SIZE];
+	uint8_t data[DEV_PEL_READ_MAX];
+};
+
+_Static_assert(offsetof(struct pel_io, head) - offsetof(struct pel_io, got) ==
+			       offsetof(struct dev_pel_answer, head) &&
+		       offsetof(struct pel_io, data) - offsetof(struct pel_io, got) ==
+			       offsetof(struct dev_pel_answer, data),
+	       "struct pel_io's answer is a struct dev_pel_answer");
+
+static int pel_fn(void *arg)
+{
+	struct pel_io *io = arg;
+	struct dev_ident w;
+	int r = io->h.ops->read_pel(io->h.ctx, io->h.name, head_who(&io->h, &w), io->h.now_ms,
+				    io->offset, io->len, io->ext_data, io->head, io->data);
+
+	if (r < 0)
+		return r;
+	io->got = (uint32_t)r <= io->len ? (uint32_t)r : io->len;
+	return 0;
+}
+
+/* The block a PEL read carries (its data: malloc()), filled. Return: 0 or -errno. */
+static int pel_io_new(struct dev_backend *b, const char *name, const struct dev_ident *who,
+		      int64_t now_ms, uint64_t offset, uint32_t len, bool ext_data,
+		      struct pel_io **ret)
+{
+	struct pel_io *io;
+	int r;
+
+	if (!b->ops->read_pel)
+		return -EOPNOTSUPP;
+	if (!dev_pel_request_ok(offset, len))
+		return -EINVAL;
+	io = malloc(offsetof(struct pel_io, data) + len);
+	if (!io)
+		return -ENOMEM;
+	io->offset = offset;
+	io->len = len;
+	io->ext_data = ext_data;
+	io->got = 0;
+	r = head_init(&io->h, b, name, who, now_ms);
+	if (r < 0) {
+		free(io);
+		return r;
+	}
+	*ret = io;
+	return 0;
+}
+
+int dev_read_pel(struct dev_backend *b, const char *name, const struct dev_ident *who,
+		 int64_t now_ms, uint64_t offset, uint32_t len, bool ext_data,
+		 uint8_t ret_head[PEL_HEADER_SIZE], uint8_t *ret_data)
+{
+	struct pel_io *io;
+	int r;
+
+	if (!b->ops->read_pel)
+		return -EOPNOTSUPP;
+	if (!dev_pel_request_ok(offset, len))
+		return -EINVAL;
+	if (!b->guard)
+		return b->ops->read_pel(b->ctx, name, who, now_ms, offset, len, ext_data, ret_head,
+					ret_data);
+	r = pel_io_new(b, name, who, now_ms, offset, len, ext_data, &io);
+	if (r < 0)
+		return r;
+	r = dev_guard_run(b->guard, name, pel_fn, io, offsetof(struct pel_io, data) + len);
+	if (r == 0) {
+		memcpy(ret_head, io->head, PEL_HEADER_SIZE);
+		memcpy(ret_data, io->data, io->got);
+		r = (int)io->got;
+	}
+	free(io);
+	return r;
+}
+
+int dev_read_pel_async(struct dev_async *a, const char *name, const struct dev_ident *who,
+		       int64_t now_ms, uint64_t offset, uint32_t len, bool ext_data,
+		       dev_done_fn done, void *userdata)
+{
+	struct pel_io *io;
+	int r = pel_io_new(dev_async_backend(a), name, who, now_ms, offset, len, ext_data, &io);
+
+	if (r < 0)
+		return r;
+	r = dev_async_submit(a, name, pel_fn, NULL, io, offsetof(struct pel_io, data) + len,
+			     offsetof(struct pel_io, got), done, userdata);
+	free(io);
+	return r;
+}
+
+struct power_io {
+	struct call_head h;
+	uint8_t which;
+	struct dev_power p;
+};
+
+static int power_fn(void *arg)
+{
+	struct power_io *io = arg;
+	struct dev_ident w;
+
+	return io->h.ops->read_power(io->h.ctx, io->h.name, head_who(&io->h, &w), io->h.now_ms,
+				     io->which, &io->p);
+}
+
+int dev_read_power(struct dev_backend *b, const char *name, const struct dev_ident *who,
+		   int64_t now_ms, uint8_t which, struct dev_power *ret)
+{
+	struct power_io io;
+	int r;
+
+	if (!b->ops->read_power)
+		return -EOPNOTSUPP;
+	if (!dev_power_request_ok(which))
+		return -EINVAL;
+	if (!b->guard)
+		return b->ops->read_power(b->ctx, name, who, now_ms, which, ret);
+	r = head_init(&io.h, b, name, who, now_ms);
+	io.which = which;
+	memset(&io.p, 0, sizeof(io.p));
+	if (r == 0)
+		r = dev_guard_run(b->guard, name, power_fn, &io, sizeof(io));
+	if (r == 0)
+		*ret = io.p;
+	return r;
+}
+
+int dev_read_power_async(struct dev_async *a, const char *name, const struct dev_ident *who,
+			 int64_t now_ms, uint8_t which, dev_done_fn done, void *userdata)
+{
+	struct dev_backend *b = dev_async_backend(a);
+	struct power_io io;
+	int r;
+
+	if (!b->ops->read_power)
+		return -EOPNOTSUPP;
+	if (!dev_power_request_ok(which))
+		return -EINVAL;
+	r = head_init(&io.h, b, name, who, now_ms);
+	if (r < 0)
+		return r;
+	io.which = which;
+	memset(&io.p, 0, sizeof(io.p));
+	return dev_async_submit(a, name, power_fn, NULL, &io, sizeof(io),
+				offsetof(struct power_io, p), done, userdata);
+}

@@ -386,6 +386,53 @@ static int r_open_ns(void *ctx, const char *ns, const struct dev_ident *who, uin
 	return r;
 }
 
+static int r_read_ocp(void *ctx, const char *name, const struct dev_ident *who, int64_t now_ms,
+		      uint8_t ret_page[OCP_LOG_SIZE])
+{
+	struct dev_wire_req q = {.op = DEV_OP_READ_OCP, .now_ms = now_ms};
+
+	req_who(&q, name, who);
+	return call(ctx, &q, ret_page, NULL);
+}
+
+static int r_read_pel(void *ctx, const char *name, const struct dev_ident *who, int64_t now_ms,
+		      uint64_t offset, uint32_t len, bool ext_data,
+		      uint8_t ret_head[PEL_HEADER_SIZE], uint8_t *ret_data)
+{
+	struct dev_wire_req q = {.op = DEV_OP_READ_PEL,
+				 .now_ms = now_ms,
+				 .n = len,
+				 .offset = offset,
+				 .ext_data = ext_data};
+	uint8_t *buf;
+	int r;
+
+	if (!dev_pel_request_ok(offset, len))
+		return -EINVAL;
+	buf = malloc(PEL_HEADER_SIZE + (size_t)len);
+	if (!buf)
+		return -ENOMEM;
+	req_who(&q, name, who);
+	r = call(ctx, &q, buf, NULL);
+	if (r > (int)len)
+		r = -EPROTO; /* more read than asked for */
+	if (r >= 0) {
+		memcpy(ret_head, buf, PEL_HEADER_SIZE);
+		memcpy(ret_data, buf + PEL_HEADER_SIZE, (size_t)r);
+	}
+	free(buf);
+	return r;
+}
+
+static int r_read_power(void *ctx, const char *name, const struct dev_ident *who, int64_t now_ms,
+			uint8_t which, struct dev_power *ret)
+{
+	struct dev_wire_req q = {.op = DEV_OP_READ_POWER, .now_ms = now_ms, .feats = which};
+
+	req_who(&q, name, who);
+	return call(ctx, &q, ret, NULL);
+}
+
 static void r_free(void *ctx)
 {
 	struct remote *m = ctx;
@@ -448,6 +495,9 @@ int dev_remote_open(int fd, struct dev_backend **ret)
 		.read_selftest = has & 1u << DEV_OP_READ_SELFTEST ? r_read_selftest : NULL,
 		.selftest_handover = has & 1u << DEV_OP_HANDOVER ? r_handover : NULL,
 		.open_ns = has & 1u << DEV_OP_OPEN_NS ? r_open_ns : NULL,
+		.read_ocp = has & 1u << DEV_OP_READ_OCP ? r_read_ocp : NULL,
+		.read_pel = has & 1u << DEV_OP_READ_PEL ? r_read_pel : NULL,
+		.read_power = has & 1u << DEV_OP_READ_POWER ? r_read_power : NULL,
 	};
 	b->ops = &m->ops;
 	b->ctx = m;

@@ -153,6 +153,7 @@ static int run(struct server *s, int fd, const struct dev_wire_req *q)
 		uint16_t limits[SMART_NUM_SENSORS];
 		struct nvme_hwmon_temps hw;
 		int32_t rt;
+		struct dev_power pw;
 	} u;
 	enum nvme_runtime_status rt = NVME_RUNTIME_UNKNOWN;
 	struct dev_opts opts = {0};
@@ -221,6 +222,27 @@ static int run(struct server *s, int fd, const struct dev_wire_req *q)
 		break;
 	case DEV_OP_OPEN_NS:
 		return run_open_ns(s, fd, q);
+	case DEV_OP_READ_OCP:
+		if (o->read_ocp)
+			r = o->read_ocp(ctx, q->name, w, q->now_ms, u.page);
+		break;
+	case DEV_OP_READ_PEL:
+		/* The header, then the data asked for (ret: the bytes of it read). */
+		el = calloc(1, dev_wire_resp_len(q));
+		if (!el)
+			r = -ENOMEM;
+		else if (o->read_pel)
+			r = o->read_pel(ctx, q->name, w, q->now_ms, q->offset, q->n, q->ext_data,
+					el, el + PEL_HEADER_SIZE);
+		if (r > (int)q->n)
+			r = -EIO;
+		r = answer(fd, q, r, el, dev_wire_resp_len(q));
+		free(el);
+		return r;
+	case DEV_OP_READ_POWER:
+		if (o->read_power)
+			r = o->read_power(ctx, q->name, w, q->now_ms, (uint8_t)q->feats, &u.pw);
+		break;
 	default:
 		r = -EINVAL;
 	}
@@ -368,7 +390,10 @@ int dev_serve_policy(int fd, struct dev_backend *b, int open_err, const struct d
 		    (o->selftest_start ? 1u << DEV_OP_SELFTEST_START : 0) |
 		    (o->read_selftest ? 1u << DEV_OP_READ_SELFTEST : 0) |
 		    (o->selftest_handover ? 1u << DEV_OP_HANDOVER : 0) |
-		    (s->pol.open_ns ? 1u << DEV_OP_OPEN_NS : 0);
+		    (s->pol.open_ns ? 1u << DEV_OP_OPEN_NS : 0) |
+		    (o->read_ocp ? 1u << DEV_OP_READ_OCP : 0) |
+		    (o->read_pel ? 1u << DEV_OP_READ_PEL : 0) |
+		    (o->read_power ? 1u << DEV_OP_READ_POWER : 0);
 	if (answer(fd, &hq, 0, &hello, sizeof(hello)) < 0) {
 		server_put(s, true);
 		return 0;

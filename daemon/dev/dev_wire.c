@@ -4,6 +4,7 @@
  * first look at a request is table-tested and fuzzed.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "nvmond/dev/dev_wire.h"
@@ -30,6 +31,20 @@ static bool name_ok(const char *s)
 static bool op_needs_name(uint32_t op)
 {
 	return op != DEV_OP_SCAN && op != DEV_OP_CONFIGURE;
+}
+
+bool dev_pel_request_ok(uint64_t offset, uint32_t len)
+{
+	/* Get Log Page counts dwords; events start after the 512-byte header and
+	 * need not end on a dword (the next read starts at the last one taken:
+	 * the device process aligns its Log Page Offset down itself). */
+	return len >= 4 && len <= DEV_PEL_READ_MAX && len % 4 == 0 && offset >= PEL_HEADER_SIZE &&
+	       offset <= UINT32_MAX;
+}
+
+bool dev_power_request_ok(uint32_t which)
+{
+	return (which & DEV_POWER_PM) && !(which & ~(uint32_t)DEV_POWER_ALL);
 }
 
 int dev_wire_req_parse(const void *buf, size_t len, struct dev_wire_req *ret)
@@ -59,6 +74,13 @@ int dev_wire_req_parse(const void *buf, size_t len, struct dev_wire_req *ret)
 		return -EINVAL;
 	if (q.op == DEV_OP_SELFTEST_START && !selftest_code_sendable(q.stc))
 		return -EINVAL;
+	/* A read of the event log within bounds, its offset and length in dwords. */
+	if (q.op == DEV_OP_READ_PEL ? !dev_pel_request_ok(q.offset, q.n) : q.offset != 0)
+		return -EINVAL;
+	if (q.op == DEV_OP_READ_POWER ? !dev_power_request_ok(q.feats) : q.feats != 0)
+		return -EINVAL;
+	if (q.reserved != 0)
+		return -EINVAL;
 	/* A namespace of the drive the probe names, opened one of three ways. */
 	if (q.op == DEV_OP_OPEN_NS &&
 	    (!nvme_sysfs_ns_name_ok(q.name) || q.has_who != 1 || !q.serial[0] || q.nsid == 0 ||
@@ -86,6 +108,12 @@ size_t dev_wire_resp_len(const struct dev_wire_req *q)
 		return SELFTEST_LOG_SIZE;
 	case DEV_OP_OPEN_NS:
 		return DEV_NS_REASON_MAX;
+	case DEV_OP_READ_OCP:
+		return OCP_LOG_SIZE;
+	case DEV_OP_READ_PEL:
+		return PEL_HEADER_SIZE + (size_t)q->n;
+	case DEV_OP_READ_POWER:
+		return sizeof(struct dev_power);
 	default:
 		return 0;
 	}
@@ -104,4 +132,5 @@ bool dev_wire_resp_ok(const struct dev_wire_req *q, int32_t ret, size_t len)
 }
 
 /* tests/fuzz/seeds.py writes requests with this layout. */
-_Static_assert(sizeof(struct dev_wire_req) == 160, "struct dev_wire_req layout");
+_Static_assert(sizeof(struct dev_wire_req) == 176, "struct dev_wire_req layout");
+_Static_assert(offsetof(struct dev_wire_req, offset) == 160, "struct dev_wire_req layout");

@@ -16,16 +16,26 @@ enum {
 	LEN_MN = 40,
 	OFF_FR = 64,
 	LEN_FR = 8,
+	OFF_CMIC = 76,
 	OFF_OACS = 256,
 	OFF_LPA = 261,
 	OFF_ELPE = 262,
+	OFF_NPSS = 263,
+	OFF_APSTA = 265,
 	OFF_WCTEMP = 266,
 	OFF_CCTEMP = 268,
 	OFF_TNVMCAP = 280,
 	OFF_EDSTT = 316,
+	OFF_HCTMA = 322,
+	OFF_MNTMT = 324,
+	OFF_MXTMT = 326,
+	OFF_PELS = 352,
 	OFF_NN = 516,
+	OFF_PSD0 = 2048,
+	LEN_PSD = 32,
 };
 
+_Static_assert(OFF_PSD0 + POWER_STATES_MAX * LEN_PSD == 3072, "PSD31 ends at byte 3071");
 _Static_assert(sizeof(((struct idctl *)0)->serial) == LEN_SN + 1, "serial buffer");
 _Static_assert(sizeof(((struct idctl *)0)->model) == LEN_MN + 1, "model buffer");
 _Static_assert(sizeof(((struct idctl *)0)->firmware) == LEN_FR + 1, "firmware buffer");
@@ -46,6 +56,17 @@ void idctl_str_clean(char *dst, const uint8_t *src, size_t len)
 	size_t lead = strspn(dst, " ");
 	if (lead)
 		memmove(dst, dst + lead, n - lead + 1);
+}
+
+static uint16_t le16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
 }
 
 static void field_put(uint8_t *dst, const char *src, size_t len)
@@ -69,11 +90,20 @@ int idctl_decode(const uint8_t page[IDCTL_SIZE], struct idctl *ret)
 		.elpe = page[OFF_ELPE],
 		.lpa = page[OFF_LPA],
 		.edstt = (uint16_t)(page[OFF_EDSTT] | page[OFF_EDSTT + 1] << 8),
+		.cmic = page[OFF_CMIC],
+		.npss = page[OFF_NPSS],
+		.apsta = page[OFF_APSTA],
+		.hctma = le16(page + OFF_HCTMA),
+		.mntmt = le16(page + OFF_MNTMT),
+		.mxtmt = le16(page + OFF_MXTMT),
+		.pels = (uint32_t)le16(page + OFF_PELS) | (uint32_t)le16(page + OFF_PELS + 2) << 16,
 	};
 
 	idctl_str_clean(id.serial, page + OFF_SN, LEN_SN);
 	idctl_str_clean(id.model, page + OFF_MN, LEN_MN);
 	idctl_str_clean(id.firmware, page + OFF_FR, LEN_FR);
+	for (int i = 0; i < POWER_STATES_MAX; i++)
+		power_psd_decode(page + OFF_PSD0 + LEN_PSD * i, &id.ps[i]);
 	*ret = id;
 	return 0;
 }
@@ -99,4 +129,14 @@ void idctl_encode(const struct idctl *id, uint8_t page[IDCTL_SIZE])
 	page[OFF_LPA] = id->lpa;
 	page[OFF_EDSTT] = (uint8_t)id->edstt;
 	page[OFF_EDSTT + 1] = (uint8_t)(id->edstt >> 8);
+	page[OFF_CMIC] = id->cmic;
+	page[OFF_NPSS] = id->npss;
+	page[OFF_APSTA] = id->apsta;
+	put16(page + OFF_HCTMA, id->hctma);
+	put16(page + OFF_MNTMT, id->mntmt);
+	put16(page + OFF_MXTMT, id->mxtmt);
+	put16(page + OFF_PELS, (uint16_t)id->pels);
+	put16(page + OFF_PELS + 2, (uint16_t)(id->pels >> 16));
+	for (int i = 0; i < POWER_STATES_MAX; i++)
+		power_psd_encode(&id->ps[i], page + OFF_PSD0 + LEN_PSD * i);
 }

@@ -344,3 +344,42 @@ int nvme_hwinfo_ident_read(const char *sysfs, const char *ctrl, struct nvme_hwin
 	*ret = id;
 	return 0;
 }
+
+int nvme_hwinfo_ana_read(const char *sysfs, const char *ctrl, const char *ns,
+			 char ret[NVME_ANA_STATE_MAX])
+{
+	char dir[PATH_MAX], path[PATH_MAX], raw[64];
+	unsigned subsys, nsnum, s, c, n;
+	struct dirent *e;
+	int r = ctrl_dir(sysfs, ctrl, dir, sizeof(dir)), end = 0;
+	DIR *d;
+
+	if (r < 0)
+		return r;
+	if (!nvme_sysfs_ns_name_ok(ns) || sscanf(ns, "nvme%un%u", &subsys, &nsnum) != 2)
+		return -EINVAL;
+	d = opendir(dir);
+	if (!d)
+		return -errno;
+	r = -ENOENT;
+	while ((e = readdir(d)) != NULL) {
+		/* "nvme<S>c<C>n<N>": the path of namespace N of subsystem S through this
+		 * controller (its instance C; the name says which). */
+		if (sscanf(e->d_name, "nvme%uc%un%u%n", &s, &c, &n, &end) != 3 || e->d_name[end] ||
+		    s != subsys || n != nsnum)
+			continue;
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) >= sizeof(path))
+			continue;
+		if (nvme_sysfs_read_attr(path, "ana_state", raw, sizeof(raw)) < 0)
+			continue;
+		size_t k = strcspn(raw, " \n");
+		if (k > NVME_ANA_STATE_MAX - 1)
+			k = NVME_ANA_STATE_MAX - 1;
+		memcpy(ret, raw, k);
+		ret[k] = '\0';
+		r = 0;
+		break;
+	}
+	closedir(d);
+	return r;
+}

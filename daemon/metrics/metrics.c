@@ -19,6 +19,7 @@
 #include "nvmond/monitor/fleet_health.h"
 #include "nvmond/util/u128.h"
 #include "nvmond/util/utf8.h"
+#include "metrics_drive.h"
 
 #define LABELS_MAX 512
 
@@ -762,6 +763,7 @@ int metrics_render(const struct metrics_input *in, char **ret, size_t *ret_len)
 		goto out;
 	render_fleet(f, in, labels);
 	render_devices(f, in, labels);
+	metrics_render_drive(f, in, labels[0], sizeof(labels[0])); /* issue 27 */
 	render_probes(f, in, labels);
 	render_alerts(f, in);
 	render_exports(f, in);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "nvmond/analysis/cliff.h"
+#include "nvmond/analysis/risk.h"
 #include "nvmond/analysis/selftest_alert.h"
 #include "nvmond/dev/demo.h"
 #include "nvmond/dev/demo_year.h"
@@ -17,6 +18,7 @@
 #include "nvmond/monitor/devrow.h"
 #include "nvmond/store/store.h"
 #include "nvmond/store/store_alert.h"
+#include "nvmond/store/store_drive.h"
 #include "nvmond/store/store_errlog.h"
 #include "nvmond/store/store_facts.h"
 #include "nvmond/store/store_probe.h"
@@ -253,6 +255,98 @@ static int store_selftests_of(struct store *s, int64_t id, const struct dev_demo
 	return r;
 }
 
+#define MS_DAY (24 * 3600 * 1000LL)
+
+/* A power row of @d at @t when it differs from *@last (issue 27). */
+static int power_row(struct store *s, int64_t id, const struct dev_demo_drive *d, int64_t t,
+		     struct store_power_row *last, size_t *n)
+{
+	struct dev_power p;
+	struct power_state_desc psd;
+
+	dev_demo_power(d, t, &p);
+	struct power_mgmt pm = power_mgmt_decode(p.pm_dw0);
+	dev_demo_psd(pm.ps, &psd);
+	struct store_power_row row = {.device_id = id,
+				      .ts_ms = t,
+				      .ps = pm.ps,
+				      .wh = pm.wh,
+				      .max_uw = psd.max_uw,
+				      .non_operational = psd.non_operational,
+				      .apst_enabled = d->apst ? d->apst_on : -1,
+				      .apst_idle_ms = d->apst && d->apst_on ? 100 : -1,
+				      .tmt1_k = d->hctm ? d->tmt1_k : -1,
+				      .tmt2_k = d->hctm ? d->tmt2_k : -1};
+	if (last->device_id && last->ps == row.ps)
+		return 0;
+	*last = row;
+	(*n)++;
+	return store_power_insert(s, &row);
+}
+
+/*
+ * What the drive knew beyond its health log over the year (issue 27): its C0h
+ * daily (hourly for the last day), its power state about every 6 hours (every
+ * 30 s for the last 6 hours), its namespace's usage monthly, and its verdict: ok at
+ * the year's start, watch from the first rise of its uncorrectable reads
+ * (recent_errors) on. Its event log is read live at the first poll.
+ */
+static int store_logs_of(struct store *s, int64_t id, const struct dev_demo_drive *d, int64_t day0,
+			 int64_t now_ms, struct demo_backfill_stats *st)
+{
+	struct store_power_row last = {0};
+	int r = 0;
+
+	for (int64_t t = day0 + 12 * 3600 * 1000LL; r == 0 && d->ocp == DEMO_OCP_YES && t <= now_ms;
+	     t += t < now_ms - MS_DAY ? MS_DAY : 3600 * 1000LL) {
+		struct store_ocp_row row = {.device_id = id, .ts_ms = t};
+		struct smart_log sm;
+		dev_demo_ocp(d, t, &row.l);
+		dev_demo_state(d, t, &sm);
+		row.host_written_units = sm.data_units_written;
+		r = store_ocp_insert(s, &row);
+		st->logs += r == 0;
+	}
+	/* Every 6 hours and 97 s: a whole number of the workload's periods would find it
+	 * in the same state each time. */
+	for (int64_t t = day0; r == 0 && t < now_ms - 6 * 3600 * 1000LL;
+	     t += 6 * 3600 * 1000LL + 97000)
+		r = power_row(s, id, d, t, &last, &st->logs);
+	for (int64_t t = now_ms - 6 * 3600 * 1000LL; r == 0 && t <= now_ms; t += 30000)
+		r = power_row(s, id, d, t, &last, &st->logs);
+	for (int64_t t = day0; r == 0 && t <= now_ms; t += 30 * MS_DAY) {
+		struct smart_log sm;
+		dev_demo_state(d, t, &sm);
+		uint64_t blocks = d->capacity / 512, w = (uint64_t)sm.data_units_written * 1000;
+		struct store_ns_row ns = {.device_id = id,
+					  .ts_ms = t,
+					  .nsid = 1,
+					  .nsze = blocks,
+					  .ncap = blocks,
+					  .nuse = blocks / 5 + w / 50 % (blocks / 2),
+					  .lba_size = 512};
+		r = store_ns_insert(s, &ns);
+	}
+	struct store_verdict_row v = {.device_id = id, .ts_ms = day0, .level = "ok"};
+	snprintf(v.reasons, sizeof(v.reasons), "[]");
+	if (r == 0)
+		r = store_verdict_insert(s, &v);
+	int64_t rise = dev_demo_unc_rise_after(d, day0 + 1);
+	if (r == 0 && rise && rise < now_ms) {
+		struct risk_verdict hv = {.known = true, .level = RISK_WATCH, .n = 1};
+		const struct risk_rule_info *info = risk_rule_info(RISK_RECENT_ERRORS);
+		/* Confirmed by the second read after the rise, as the rules want. */
+		v.ts_ms = rise + 20000;
+		snprintf(v.level, sizeof(v.level), "%s", risk_level_name(hv.level));
+		snprintf(v.reasons, sizeof(v.reasons),
+			 "[{\"rule\":\"%s\",\"level\":\"watch\",\"reason\":\"in the last %d "
+			 "days: 3 uncorrectable reads (OCP log)\",\"source\":\"%s\"}]",
+			 info->name, RISK_ERRORS_DAYS, info->source);
+		r = store_verdict_insert(s, &v);
+	}
+	return r;
+}
+
 static int store_year(struct store *s, int64_t id, size_t index, struct demo_year *y,
 		      const int64_t *ids, int64_t *group_runs, struct demo_backfill_stats *st)
 {
@@ -344,6 +438,9 @@ int demo_backfill(struct store *s, struct dev_backend *b, const struct store_rol
 			ids[index] = id;
 		if (r == 0)
 			r = store_selftests_of(s, id, &d, now_ms, &st);
+		if (r == 0 && (r = store_begin(s)) == 0) /* its thousands of rows in one commit */
+			r = store_end(s, store_logs_of(s, id, &d, now_ms - DEMO_YEAR_DAYS * MS_DAY,
+						       now_ms, &st));
 		demo_year_free(&y);
 		st.drives += r == 0;
 	}

@@ -249,6 +249,36 @@ int fleet_put_selftest(struct fleet *f, int64_t id, const struct fleet_selftest 
 	return r;
 }
 
+int fleet_put_drive(struct fleet *f, int64_t id, const struct fleet_drive *d)
+{
+	int r = -ENOENT;
+
+	pthread_mutex_lock(&f->lock);
+	ssize_t i = find(f, id);
+	if (i >= 0) {
+		f->v[i].drive = *d;
+		r = 0;
+		changed(f);
+	}
+	pthread_mutex_unlock(&f->lock);
+	return r;
+}
+
+int fleet_put_risk(struct fleet *f, int64_t id, const struct risk_verdict *v)
+{
+	int r = -ENOENT;
+
+	pthread_mutex_lock(&f->lock);
+	ssize_t i = find(f, id);
+	if (i >= 0) {
+		f->v[i].risk = *v;
+		r = 0;
+		changed(f);
+	}
+	pthread_mutex_unlock(&f->lock);
+	return r;
+}
+
 int fleet_snapshot_gen(struct fleet *f, struct fleet_device **ret, size_t *ret_n, uint64_t *ret_gen)
 {
 	int r = 0;

@@ -27,7 +27,7 @@ static struct pdev *drive_of(const struct pdev_poll *q)
 }
 
 /* The poll is over; the round ends with the last one out (poller_round_end()). */
-static void poll_end(struct pdev_poll *q)
+void poller_poll_end(struct pdev_poll *q)
 {
 	struct poller *p = q->p;
 
@@ -64,14 +64,18 @@ static void poll_sample(struct pdev_poll *q)
 			log_debug("sample buffer full: dropped the oldest (%llu so far)",
 				  (unsigned long long)p->buf.dropped);
 	}
-	poll_end(q);
+	/* The drive's other logs (issue 27) follow; they end the poll. */
+	if (q->s.source == SAMPLE_SOURCE_SMART)
+		poller_logs_poll(q);
+	else
+		poller_poll_end(q);
 }
 
 /* A command past device_timeout: not offline, still there, not answering (issue 15). */
-static void poll_timed_out(struct pdev_poll *q)
+void poller_poll_timed_out(struct pdev_poll *q)
 {
 	poller_set_unresponsive(q->p, drive_of(q), true, q->now);
-	poll_end(q);
+	poller_poll_end(q);
 }
 
 static void on_limits(void *userdata, int r, void *answer)
@@ -81,7 +85,7 @@ static void on_limits(void *userdata, int r, void *answer)
 	const uint16_t *k = answer;
 
 	if (!d->online) {
-		poll_end(q);
+		poller_poll_end(q);
 		return;
 	}
 	if (dev_timed_out(r)) {
@@ -126,7 +130,7 @@ static void on_errlog(void *userdata, int r, void *answer)
 	struct pdev *d = drive_of(q);
 
 	if (!d->online) {
-		poll_end(q);
+		poller_poll_end(q);
 		return;
 	}
 	poller_errlog_take(q->p, d, &q->s.smart, q->el_want, r, answer, q->now);
@@ -156,11 +160,11 @@ static void on_hwmon(void *userdata, int r, void *answer)
 	struct pdev *d = drive_of(q);
 
 	if (!d->online) {
-		poll_end(q);
+		poller_poll_end(q);
 		return;
 	}
 	if (dev_timed_out(r)) {
-		poll_timed_out(q);
+		poller_poll_timed_out(q);
 		return;
 	}
 	if (r < 0) {
@@ -168,7 +172,7 @@ static void on_hwmon(void *userdata, int r, void *answer)
 		if (r != -ENOENT)
 			log_debug("reading the hwmon temperatures of %s failed: %s", d->name,
 				  strerror(-r));
-		poll_end(q);
+		poller_poll_end(q);
 		return;
 	}
 	poller_hwmon_sample(d, q->now, answer, &q->s);
@@ -190,7 +194,7 @@ static void on_smart(void *userdata, int r, void *answer)
 	struct pdev *d = drive_of(q);
 
 	if (!d->online) {
-		poll_end(q);
+		poller_poll_end(q);
 		return;
 	}
 	if (dev_no_permission(r)) {
@@ -203,12 +207,12 @@ static void on_smart(void *userdata, int r, void *answer)
 		return;
 	}
 	if (dev_timed_out(r)) {
-		poll_timed_out(q);
+		poller_poll_timed_out(q);
 		return;
 	}
 	if (r < 0) {
 		poller_poll_failed(p, d, r, q->now);
-		poll_end(q);
+		poller_poll_end(q);
 		return;
 	}
 	smart_decode(answer, &q->s.smart);

@@ -66,16 +66,19 @@ static struct pdev *pdev_by_key(struct poller *p, const char *key)
 static int pdev_add(struct poller *p, const struct device_row *row, struct pdev **ret)
 {
 	struct pdev_poll *q = calloc(1, sizeof(*q));
-	struct pdev *v = q ? realloc(p->devs, (p->n_devs + 1) * sizeof(*v)) : NULL;
+	struct pdev_logs *logs = q ? poller_logs_new() : NULL;
+	struct pdev *v = logs ? realloc(p->devs, (p->n_devs + 1) * sizeof(*v)) : NULL;
 
 	if (!v) {
 		free(q);
+		poller_logs_free(logs);
 		return -ENOMEM;
 	}
 	p->devs = v;
 	*q = (struct pdev_poll){.p = p, .idx = p->n_devs};
 	struct pdev *d = &p->devs[p->n_devs++];
 	*d = (struct pdev){.poll = q,
+			   .logs = logs,
 			   .id = row->id,
 			   .online = row->online,
 			   .online_stored = row->online,
@@ -197,6 +200,7 @@ static int rescan_take(struct poller *p, struct dev_info *v, size_t n, int64_t n
 		seen[d - p->devs] = true;
 		set_online(p, d, true, now);
 		poller_facts_update(p, d, &v[i], now);
+		poller_logs_scan(p, d, &v[i], now);
 	}
 	for (size_t i = 0; i < p->n_devs; i++) {
 		struct pdev *d = &p->devs[i];
@@ -451,8 +455,10 @@ struct poller *poller_free(struct poller *p)
 		loop_cancel_timer(p->loop, p->rescan_timer);
 	}
 	sbuf_done(&p->buf);
-	for (size_t i = 0; i < p->n_devs; i++)
+	for (size_t i = 0; i < p->n_devs; i++) {
 		free(p->devs[i].poll);
+		poller_logs_free(p->devs[i].logs);
+	}
 	free(p->devs);
 	free(p);
 	return NULL;

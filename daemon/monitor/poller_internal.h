@@ -74,6 +74,7 @@ struct pdev {
 	uint16_t drive_limit_k[SMART_NUM_SENSORS];
 	uint8_t limits_asked; /* sensors whose threshold was asked since it came online */
 	struct pdev_poll *poll;
+	struct pdev_logs *logs; /* issue 27: C0h, power, the event log (poll_logs.c) */
 };
 
 struct poller {
@@ -113,6 +114,14 @@ void poller_round_end(struct poller *p);
 
 /* poll_drive.c */
 void poller_poll_drive(struct poller *p, struct pdev *d, enum poll_action act, int64_t now);
+void poller_poll_end(struct pdev_poll *q);
+void poller_poll_timed_out(struct pdev_poll *q);
+
+/* poll_logs.c (issue 27): after the sample, the drive's other logs; then poller_poll_end(). */
+struct pdev_logs *poller_logs_new(void);
+void poller_logs_free(struct pdev_logs *l);
+void poller_logs_poll(struct pdev_poll *q);
+void poller_logs_scan(struct poller *p, struct pdev *d, const struct dev_info *info, int64_t now);
 
 /* poll_errlog.c */
 void poller_errlog_counts_to_fleet(struct poller *p, struct pdev *d);

@@ -1,7 +1,8 @@
 // Browser test of the dashboard's issue-13 views on a demo year (MODE=year, run by
 // test_dashboard_year.sh): the cache-recovery chart, the group runs on each member's
 // page and the group view's bars, each against the API, and a copy-to started from
-// the probe picker with its "to" drive. NVMOND_URL, NVMOND_TOKEN, ARTIFACTS.
+// the probe picker with its "to" drive; issue 27's risk verdict, power, HCTM, C0h and
+// event-log views. NVMOND_URL, NVMOND_TOKEN, ARTIFACTS.
 "use strict";
 const fs = require("fs");
 const os = require("os");
@@ -136,6 +137,59 @@ async function main() {
   if (!run || run.preset !== "copy-to" || run.source_device_id !== d1)
     fail("the page's copy-to: " + JSON.stringify(run) + ", page error: " + (await page.textContent("#error")));
   await page.screenshot({ path: path.join(out, "year-copy-to-light.png"), fullPage: true });
+  // 4. Issue 27 on demo0's page over the year, against the API: the risk verdict with
+  // each reason and its source, every rule; the power-state chart; the host's TMT1 /
+  // TMT2 as lines on the temperature chart; write amplification and bad blocks from
+  // C0h; the drive's event log among the events. demo1: another vendor's C0h, APST on.
+  const d0 = id("demo0");
+  const dev0 = await get("/api/v1/devices/" + d0);
+  const hv = await get("/api/v1/devices/" + d0 + "/health");
+  await page.goto(base + "/#/drive/" + d0);
+  await page.evaluate(() => localStorage.setItem("nvmond.range", "1y"));
+  await page.reload();
+  await page.waitForSelector('button[data-range="1y"][aria-pressed="true"]', { timeout: 15000 });
+  await page.waitForSelector("#chart-wa canvas", { timeout: 15000 });
+  await page.waitForSelector("#chart-power canvas", { timeout: 15000 });
+  const v = await page.evaluate((dev) => {
+    const risk = document.getElementById("risk");
+    const chart = (id) => state.charts.find((c) => c.root.parentElement.id === id);
+    const data = (id) => (chart(id) ? chart(id).data.map((c) => Array.from(c)) : null);
+    return { verdict: risk.dataset.verdict, reasons: [...risk.querySelectorAll(".risk-reasons li")].map((li) => ({ rule: li.dataset.rule, text: li.textContent })),
+      rules: [...risk.querySelectorAll(".risk-rules tbody tr")].map((r) => r.dataset.rule),
+      wa: data("chart-wa"), bb: data("chart-bad-blocks"), pw: data("chart-power"),
+      hctm: hctmLines(dev).map((l) => l.v),
+      pel: [...document.querySelectorAll("tr.pel")].map((r) => ({ kind: r.dataset.kind, late: r.dataset.late === "true" })),
+      note: document.querySelector('[aria-label="temperature"] .legend-note').textContent,
+      power: document.getElementById("power").textContent };
+  }, dev0);
+  if (v.verdict !== "watch" || v.verdict !== dev0.risk.verdict) fail("demo0's risk verdict on the page: " + v.verdict + ", API " + dev0.risk.verdict);
+  if (JSON.stringify(v.reasons.map((r) => r.rule)) !== JSON.stringify(dev0.risk.reasons.map((r) => r.rule))) fail("risk reasons: " + JSON.stringify(v.reasons));
+  dev0.risk.reasons.forEach((r, i) => {
+    if (!v.reasons[i].text.includes(r.reason) || !v.reasons[i].text.includes(r.source)) fail("a reason without its words or source: " + v.reasons[i].text);
+  });
+  if (JSON.stringify(v.rules) !== JSON.stringify(hv.rules.map((r) => r.rule))) fail("the rules table: " + JSON.stringify(v.rules));
+  const tm = dev0.thermal_management;
+  if (JSON.stringify(v.hctm) !== JSON.stringify([tm.tmt1_c, tm.tmt2_c]) || !/TMT1 \/ TMT2/.test(v.note)) fail("HCTM lines: " + JSON.stringify(v.hctm) + " " + v.note);
+  const bb = v.bb, wa = v.wa;
+  if (!bb || bb[0].length < 300 || bb[1][bb[1].length - 1] !== dev0.ocp.bad_user_blocks || !bb[1].every((x, i) => !i || x >= bb[1][i - 1]))
+    fail("bad blocks chart: " + (bb ? bb[0].length + " points, last " + bb[1][bb[1].length - 1] : "none") + ", API " + dev0.ocp.bad_user_blocks);
+  const iv = wa[1].filter((x) => x !== null);
+  if (iv.length < 100 || !iv.every((x) => x >= 1 && x < 3) || Math.abs(wa[2][wa[2].length - 1] - dev0.ocp.write_amplification) > 0.011)
+    fail("write amplification chart: " + iv.length + " interval points from " + Math.min(...iv) + " to " + Math.max(...iv) + ", life " + wa[2][wa[2].length - 1] + ", API " + dev0.ocp.write_amplification);
+  const states = new Set(dev0.power.states.map((s) => s.state));
+  if (!v.pw || v.pw[0].length < 2 || !v.pw[1].every((s) => states.has(s))) fail("power chart: " + JSON.stringify(v.pw && v.pw[1].slice(0, 9)));
+  if (!/APST.*off/.test(v.power)) fail("demo0's APST is off: " + v.power);
+  const kinds = new Set(v.pel.map((e) => e.kind));
+  if (!kinds.has("thermal_excursion") || !kinds.has("power_on_reset") || !v.pel.some((e) => !e.late)) fail("event log rows: " + JSON.stringify([...kinds]));
+  await page.screenshot({ path: path.join(out, "year-drive-logs-light.png"), fullPage: true });
+  await (await page.$("#risk")).screenshot({ path: path.join(out, "year-risk-light.png") });
+  await (await page.$("#ocp")).screenshot({ path: path.join(out, "year-ocp-light.png") });
+  await page.goto(base + "/#/drive/" + d1);
+  await page.waitForSelector("#ocp-absent", { timeout: 15000 });
+  const v1 = await page.evaluate(() => ({ ocp: document.getElementById("ocp-absent").textContent, power: document.getElementById("power").textContent,
+    risk: document.getElementById("risk").dataset.verdict }));
+  if (!v1.ocp.includes("another vendor's C0h page") || !/APST.*on/.test(v1.power) || v1.risk !== "ok") fail("demo1's page: " + JSON.stringify(v1));
+
   if (errors.length) fail(errors.join("; "));
   await ctx.close();
   fs.rmSync(userDataDir, { recursive: true, force: true });

@@ -7,7 +7,10 @@
  * asks for 1..256 entries, a self-test start is short, extended or abort, a
  * reload of the options carries none (the device process reads its own), a
  * namespace to open is "nvme<N>n<M>" of a named drive, NSID 1..FFFFFFFEh, in
- * one of three modes; its answer's payload is at most 256 error log entries.
+ * one of three modes; a Persistent Event Log read (issue 27) is whole dwords from any byte
+ * past the header and at most DEV_PEL_READ_MAX bytes, a power read asks for
+ * Power Management and nothing unknown, offsets and features appear only
+ * there; its answer's payload is at most 256 error log entries or a PEL read.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -47,6 +50,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(q.nsid >= 1 && q.nsid < 0xffffffffu);
 		FUZZ_CHECK(q.n == DEV_NS_WRITE || q.n == DEV_NS_READ || q.n == DEV_NS_SIG);
 	}
-	FUZZ_CHECK(dev_wire_resp_len(&q) <= (size_t)DEV_WIRE_ERRLOG_MAX * ERRLOG_ENTRY_SIZE);
+	if (q.op == DEV_OP_READ_PEL) {
+		FUZZ_CHECK(q.n >= 4 && q.n <= DEV_PEL_READ_MAX && q.n % 4 == 0);
+		/* Any byte past the header: events need not end on a dword. */
+		FUZZ_CHECK(q.offset >= PEL_HEADER_SIZE && q.offset <= UINT32_MAX);
+	} else {
+		FUZZ_CHECK(q.offset == 0);
+	}
+	if (q.op == DEV_OP_READ_POWER)
+		FUZZ_CHECK((q.feats & DEV_POWER_PM) && (q.feats & ~(uint32_t)DEV_POWER_ALL) == 0);
+	else
+		FUZZ_CHECK(q.feats == 0);
+	FUZZ_CHECK(q.reserved == 0);
+	FUZZ_CHECK(dev_wire_resp_len(&q) <=
+		   ((size_t)DEV_WIRE_ERRLOG_MAX * ERRLOG_ENTRY_SIZE >
+				    PEL_HEADER_SIZE + DEV_PEL_READ_MAX
+			    ? (size_t)DEV_WIRE_ERRLOG_MAX * ERRLOG_ENTRY_SIZE
+			    : PEL_HEADER_SIZE + DEV_PEL_READ_MAX));
 	return 0;
 }

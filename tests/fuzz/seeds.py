@@ -111,6 +111,51 @@ def fwlog_page(afi, revs):
     return bytes(p)
 
 
+OCP_GUID = bytes([0xC5, 0xAF, 0x10, 0x28, 0xEA, 0xBF, 0xF2, 0xA4,
+                  0x9C, 0x4F, 0x6F, 0x7C, 0xC9, 0x14, 0xD5, 0xAF])
+
+
+def ocp_page(pmuw, pmur, bad_user, bad_sys, urec, version, guid=OCP_GUID):
+    """OCP Datacenter NVMe SSD 2.0, SMART / Health Information Extended (C0h)."""
+    p = bytearray(512)
+    p[0:16] = le(pmuw, 16)
+    p[16:32] = le(pmur, 16)
+    p[32:38] = le(bad_user, 6)
+    p[38:40] = le(100, 2)
+    p[40:46] = le(bad_sys, 6)
+    p[46:48] = le(100, 2)
+    p[56:64] = le(urec, 8)
+    p[72:76] = le(1, 4)   # end to end: detected
+    p[76:80] = le(1, 4)   # and corrected
+    p[96], p[97] = 3, 0   # thermal throttling count, status
+    p[103] = 2            # DSSD version 2.0
+    p[494:496] = le(version, 2)
+    p[496:512] = guid
+    return bytes(p)
+
+
+def pel_event(etype, ts_ms, data, vsil=0):
+    """NVMe Base 2.0 §5.16.1.14: a revision 0 event header (EHL 21), VSI, data."""
+    h = bytearray(24)
+    h[0], h[2] = etype, 21
+    h[4:6] = le(1, 2)
+    h[6:14] = le(ts_ms | 1 << 49, 8)
+    h[20:22] = le(vsil, 2)
+    h[22:24] = le(vsil + len(data), 2)
+    return bytes(h) + b"\x5a" * vsil + bytes(data)
+
+
+def pel_log(events, cursor=0):
+    body = b"".join(events)
+    h = bytearray(512)
+    h[0] = 0x0D
+    h[4:8] = le(len(events), 4)
+    h[8:16] = le(512 + len(body), 8)
+    h[18:20] = le(512, 2)
+    h[372:374] = le(1, 2)  # Generation Number
+    return le(cursor, 8) + bytes(h) + body
+
+
 def main():
     # ---- log pages and identify data
     put("smart", "healthy-980pro", smart_page(0, 311, 100, 3, 42_000_000, 8123, 0, 12,
@@ -223,13 +268,38 @@ default_schedule = daily 02:00 short
         put("selftest_sched", "docs-%02d" % i, s)
     put("selftest_sched", "times", b"monthly 28 00:00 extended\0" + le(253402300799999, 8) + le(7, 8))
 
-    # ---- the device channel's requests (dev_wire.h: struct dev_wire_req, 160 bytes)
+    # ---- OCP C0h, the Persistent Event Log, power states
+    put("ocp", "ocp-2.0", ocp_page(3 * 10**15, 10**15, 12, 1, 0, 3))
+    put("ocp", "past-64-bits", ocp_page(2**70 + 5, 2**65, 2**48 - 1, 0, 7, 4))
+    put("ocp", "other-vendor", ocp_page(1, 1, 1, 1, 1, 1, guid=bytes(16)))
+    fw = b"1.0".ljust(8) + b"1.1".ljust(8) + bytes([1, 2, 0, 0, 0, 0, 0, 0])
+    evs = [pel_event(0x0D, 1796005160000, [7, 85, 0, 0]),
+           pel_event(0x02, 1796005161000, fw),
+           pel_event(0x04, 1796005162000, b"1.1".ljust(8) + bytes(36)),
+           pel_event(0x05, 1796005163000, [5, 0, 0, 0], vsil=4),
+           pel_event(0x42, 1796005164000, [1, 2, 3])]
+    put("pel", "each-kind", pel_log(evs))
+    put("pel", "from-anchor", pel_log(evs, cursor=512 + len(evs[0])))
+    put("pel", "cut", pel_log(evs)[:-5])
+    put("pel", "empty", pel_log([]))
+    apst = bytearray(256)
+    apst[0:4] = le(100 << 8 | 3 << 3, 4)
+    apst[24:28] = le(2000 << 8 | 4 << 3, 4)
+    psd = bytearray(32 * 32)
+    psd[0:2] = le(825, 2)
+    psd[32 * 3 + 3] = 0x2
+    psd[32 * 4 + 3] = 0x3
+    put("power", "apst-to-ps3", le(1, 4) + bytes(psd) + bytes(apst) + bytes([4, 0]))
+    put("power", "apst-off", le(0, 4) + bytes(psd) + bytes(apst) + bytes([4, 1]))
+
+    # ---- the device channel's requests (dev_wire.h: struct dev_wire_req, 176 bytes)
     def wire(op, name=b"nvme0", n=1, stc=1, who=1, model=b"Samsung SSD 980 PRO 1TB",
-             serial=b"S5GXNX0R123456", magic=0x4E56444B, nsid=0xFFFFFFFF):
+             serial=b"S5GXNX0R123456", magic=0x4E56444B, nsid=0xFFFFFFFF, offset=0, feats=0):
         r = struct.pack("<IIIIq", magic, op, 7, n, 1796005160000)
         r += name.ljust(64, b"\0") + model.ljust(41, b"\0") + serial.ljust(21, b"\0")
         r += bytes([who, 0, stc, 3, 0]) + b"\0" + struct.pack("<I", nsid)
-        return r.ljust(160, b"\0")
+        r += struct.pack("<QII", offset, feats, 0)
+        return r
     for op in range(1, 12):  # scans (2) and options (7) name no controller
         put("dev_wire", "op-%02d" % op, wire(op, name=b"" if op in (2, 7) else b"nvme0"))
     put("dev_wire", "errlog-256", wire(4, n=256))
@@ -239,6 +309,11 @@ default_schedule = daily 02:00 short
     for mode in (1, 2, 3):  # DEV_OP_OPEN_NS: write, read, signature check
         put("dev_wire", "open-ns-%d" % mode, wire(12, name=b"nvme0n1", n=mode, nsid=1))
     put("dev_wire", "open-ns-partition", wire(12, name=b"nvme0n1p1", n=1, nsid=1))
+    put("dev_wire", "op-13-ocp", wire(13))
+    put("dev_wire", "op-14-pel", wire(14, n=65536, offset=512))
+    put("dev_wire", "op-14-pel-odd", wire(14, n=65536, offset=514))
+    put("dev_wire", "op-15-power", wire(15, feats=7))
+    put("dev_wire", "op-15-power-no-pm", wire(15, feats=6))
 
     # ---- a remote-write engine's answers: status (2 bytes), Retry-After, NUL, body;
     # the bodies are what Prometheus 2.42 and VictoriaMetrics 1.79 answer

@@ -250,14 +250,83 @@ n = [a["rule"] for a in j["history"] if a["rule"] in ("io_errors", "media_errors
 assert sorted(n) == sorted(r for r, _ in want), n
 assert not [a for a in j["active"] if a["rule"] in ("io_errors", "media_errors", "firmware_changed", "link_degraded")], j["active"]
 ' || fail "alerts of the facts: $(http_get /api/v1/alerts | head -c 400)"
+
+# ---- issue 27: what the drive knows beyond its health log ----------------------------
+# demo0 carries the OCP C0h log, HCTM at 68/73 °C and APST off; demo1 answers C0h with
+# another vendor's page and rests by APST. The year holds C0h rows daily (bad blocks
+# and uncorrectable reads stepping up), a power-state timeline, and demo0 moves to
+# `watch` after its first unrecovered reads and stays there.
+for _ in $(seq 100); do
+	[ "$(sqlite3 "$TMP/year.db" 'SELECT count(*) FROM pel_cursors')" = 2 ] && break
+	sleep 0.1
+done
+jq_py "$(http_get "/api/v1/devices/$ID0")" '
+o, p, t = j["ocp"], j["power"], j["thermal_management"]
+assert o["present"] and o["spec_version"] and 1 < o["write_amplification"] < 3, o
+assert p["states"] and p["apst"]["supported"] and not p["apst"]["enabled"], p
+assert (t["tmt1_c"], t["tmt2_c"]) == (68, 73), t
+assert j["namespace_usage"][0]["used_bytes"] > 0 and j["event_log"]["supported"], j
+h = j["risk"]
+assert h["verdict"] == "watch" and h["reasons"][0]["rule"] == "recent_errors", h
+assert "uncorrectable" in h["reasons"][0]["reason"] and "FAST" in h["reasons"][0]["source"], h
+' || fail "issue 27 fields of demo0: $(http_get "/api/v1/devices/$ID0" | head -c 600)"
+jq_py "$(http_get "/api/v1/devices/$ID1")" '
+assert j["ocp"] == {"present": False, "why": "another vendor'"'"'s C0h page"}, j["ocp"]
+assert j["power"]["apst"]["enabled"] and j["thermal_management"]["tmt1_k"] is None, j["power"]
+assert j["risk"]["verdict"] == "ok", j["risk"]
+' || fail "issue 27 fields of demo1"
+http_get "/api/v1/devices/$ID0/ocp?from=$FROM" > "$TMP/ocp.json"
+jf "$TMP/ocp.json" '
+h = j["history"]
+assert len(h) >= 360 and (h[-1]["ts_ms"] - h[0]["ts_ms"]) >= 360 * 86400000, len(h)
+bad = [x["bad_user_blocks"] for x in h]
+unc = [x["uncorrectable_reads"] for x in h]
+assert all(a <= b for a, b in zip(bad, bad[1:])) and bad[-1] > bad[0], bad[::30]
+assert all(a <= b for a, b in zip(unc, unc[1:])) and unc[-1] > unc[0], unc[::30]
+' || fail "C0h history of demo0: $(head -c 400 "$TMP/ocp.json")"
+http_get "/api/v1/devices/$ID1/power?from=$FROM" > "$TMP/power.json"
+jf "$TMP/power.json" '
+t = j["timeline"]
+assert len(t) > 300 and {0, 3} <= {x["state"] for x in t}, len(t)
+assert all(x["apst_enabled"] for x in t)
+' || fail "power timeline of demo1"
+jq_py "$(http_get "/api/v1/devices/$ID0/health")" '
+v = [x["verdict"] for x in j["history"]]
+assert v == ["watch", "ok"], v
+assert len(j["rules"]) >= 9 and all(r["source"] for r in j["rules"]), j["rules"]
+' || fail "verdict history of demo0"
+# The Persistent Event Log: demo0's excursions, demo1's sanitize and format; the
+# entries from before the demo year late; ?kind and ?source filter them.
+http_get "/api/v1/devices/$ID0/events?from=0&source=pel" > "$TMP/pel.json"
+jf "$TMP/pel.json" '
+e = j["events"]
+kinds = {x["kind"] for x in e}
+assert {"thermal_excursion", "power_on_reset", "firmware_commit", "hardware_error", "health_snapshot"} <= kinds, kinds
+assert all(x["source"] == "pel" for x in e)
+old = [x for x in e if x["start"] < "2025-01-01"]
+assert old and all(x["late"] for x in old), "entries before the year are late"
+' || fail "event log of demo0"
+jq_py "$(http_get "/api/v1/devices/$ID1/events?from=0&kind=sanitize_start,sanitize_done,format_start,format_done,namespace_change")" '
+assert sorted(x["kind"] for x in j["events"]) == ["format_done", "format_start", "namespace_change", "sanitize_done", "sanitize_start"], j
+' || fail "event log of demo1"
+PEL_N=$(sqlite3 "$TMP/year.db" 'SELECT count(*) FROM pel_events WHERE ts_ms < strftime("%s", "now") * 1000 - 86400000')
+[ "$PEL_N" -gt 500 ] || fail "$PEL_N event log entries stored"
 stop_daemon
 
 # ---- a second start adds nothing ------------------------------------------------
 n1=$(sqlite3 "$TMP/year.db" 'SELECT count(*) FROM probe_runs')
+T1=$(($(date +%s%N) / 1000000))
 start_daemon -c "$TMP/nvmond.conf"
+for _ in $(seq 100); do # the event logs read again
+	[ "$(sqlite3 "$TMP/year.db" "SELECT count(*) FROM pel_cursors WHERE read_ms >= $T1")" = 2 ] && break
+	sleep 0.1
+done
 stop_daemon
 [ "$(grep -c 'demo history: a year' "$DAEMON_LOG")" = 1 ] || fail "the year was filled twice"
 [ "$(sqlite3 "$TMP/year.db" 'SELECT count(*) FROM probe_runs')" = "$n1" ] || fail "runs added"
+# The drive's event log read again: each entry is stored once across restarts.
+[ "$(sqlite3 "$TMP/year.db" 'SELECT count(*) FROM pel_events WHERE ts_ms < strftime("%s", "now") * 1000 - 86400000')" = "$PEL_N" ] ||
+	fail "event log entries stored twice after a restart"
 
 # ---- demo_history = no: a fresh database stays fresh ----------------------------
 conf "$TMP/fresh.db" "demo_history = no"

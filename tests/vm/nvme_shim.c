@@ -36,6 +36,10 @@
  *   result (default 0, "completed without error"). The state lives in
  *   "<conf>.state", shared by every process that loads the shim. A start
  *   while a test runs fails with Device Self-test In Progress.
+ * ocp=ocp|other, pel=N, npss=N, ps=P, apst=on|off, hctm=T1,T2, media_errors=N
+ *   (issue 27): log C0h, the Persistent Event Log, power states, APST and HCTM
+ *   as QEMU's controller does not have them ("drive logs" below, and
+ *   tests/vm/README.md); $NVMOND_SHIM_CMD_LOG logs each command answered so.
  * hang=PATH: while PATH exists, every admin command to the controller is held
  *   in the ioctl (as a command to a hung controller waits in the kernel) and
  *   goes to the controller once PATH is removed; each held command appends
@@ -88,10 +92,14 @@
 #define ERR_ENTRY_SIZE	 64
 #define OPC_GET_LOG	 0x02
 #define OPC_IDENTIFY	 0x06
+#define OPC_GET_FEATURES 0x0a
+#define PEL_KINDS	 17 /* pel_kinds[] */
 #define OPC_SELF_TEST	 0x14
 #define STATUS_DNR	 0x4000 /* as the ioctl returns it: the status field >> 1 */
 #define SC_INVALID_FIELD 0x002
 #define SC_ST_IN_PROG	 0x11d /* SCT 1h, SC 1Dh */
+#define SC_CMD_SEQ_ERROR 0x00c
+#define SC_INTERNAL	 0x006
 
 struct shim_err {
 	uint64_t count, lba;
@@ -105,6 +113,7 @@ struct shim_ctrl {
 	int composite_k;	   /* -1 = as the controller says */
 	int sensor_k[NUM_SENSORS]; /* -1 = as the controller says */
 	long long poh;		   /* -1 = as the controller says */
+	long long media_errors;	   /* -1 = as the controller says */
 	int elpe;		   /* -1 = as the controller says */
 	char fr[9];		   /* Identify FR; "" = as the controller says */
 	struct shim_err err[SHIM_MAX_ERR];
@@ -114,6 +123,16 @@ struct shim_ctrl {
 	int st_result, st_seg;
 	long long st_lba; /* -1 = none */
 	char hang[128];	  /* hold every admin command while this file exists; "" = never */
+	/* issue 27: what QEMU's controller does not have (below, "drive logs") */
+	int ocp; /* 0 = pass through; 1 = C0h with the OCP GUID; 2 = another GUID */
+	int pel; /* -1 = pass through; else the first N events of pel_kinds[] */
+	long long pel_t0, pel_t1; /* wall ms of event 0, and of event pel_split on */
+	int pel_split;
+	int pel_from; /* the log holds events pel_from .. pel - 1 (one alone, for nvme-cli) */
+	int npss;     /* -1 = as the controller says; else NPSS (0's based) */
+	int ps;	      /* -1 = as the controller says; else Get Features 02h PS */
+	int apst;     /* -1 = no APST (as QEMU); 0 supported, off; 1 on */
+	int hctm_t1, hctm_t2; /* -1 = no HCTM (as QEMU); else TMT1, TMT2 in K (0 = off) */
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -171,10 +190,17 @@ static struct shim_ctrl *ctrl_get(const char *serial, bool add)
 	*c = (struct shim_ctrl){
 		.composite_k = -1,
 		.poh = -1,
+		.media_errors = -1,
 		.elpe = -1,
 		.short_s = 10,
 		.extended_s = 60,
 		.st_lba = -1,
+		.pel = -1,
+		.npss = -1,
+		.ps = -1,
+		.apst = -1,
+		.hctm_t1 = -1,
+		.hctm_t2 = -1,
 	};
 	for (int i = 0; i < NUM_SENSORS; i++)
 		c->sensor_k[i] = -1;
@@ -213,6 +239,8 @@ static bool apply(struct shim_ctrl *c, const char *key, const char *val)
 	} else if (strncmp(key, "sensor", 6) == 0 && key[6] >= '1' && key[6] <= '8' &&
 		   key[7] == 0 && n == 1) {
 		c->sensor_k[key[6] - '1'] = (int)a[0];
+	} else if (strcmp(key, "media_errors") == 0 && n == 1) {
+		c->media_errors = (long long)a[0];
 	} else if (strcmp(key, "poh") == 0 && n == 1) {
 		c->poh = (long long)a[0];
 	} else if (strcmp(key, "elpe") == 0 && n == 1 && a[0] < 256) {
@@ -242,6 +270,27 @@ static bool apply(struct shim_ctrl *c, const char *key, const char *val)
 		c->st_result = (int)a[0];
 		c->st_seg = n == 3 ? (int)a[1] : 0;
 		c->st_lba = n == 3 ? (long long)a[2] : -1;
+	} else if (strcmp(key, "ocp") == 0 && (!strcmp(val, "ocp") || !strcmp(val, "other"))) {
+		c->ocp = strcmp(val, "ocp") == 0 ? 1 : 2;
+	} else if (strcmp(key, "pel") == 0 && n == 1 && a[0] <= PEL_KINDS) {
+		c->pel = (int)a[0];
+	} else if (strcmp(key, "pel_t0") == 0 && n == 1) {
+		c->pel_t0 = (long long)a[0];
+	} else if (strcmp(key, "pel_t1") == 0 && n == 1) {
+		c->pel_t1 = (long long)a[0];
+	} else if (strcmp(key, "pel_from") == 0 && n == 1 && a[0] <= PEL_KINDS) {
+		c->pel_from = (int)a[0];
+	} else if (strcmp(key, "pel_split") == 0 && n == 1 && a[0] <= PEL_KINDS) {
+		c->pel_split = (int)a[0];
+	} else if (strcmp(key, "npss") == 0 && n == 1 && a[0] < 32) {
+		c->npss = (int)a[0];
+	} else if (strcmp(key, "ps") == 0 && n == 1 && a[0] < 32) {
+		c->ps = (int)a[0];
+	} else if (strcmp(key, "apst") == 0 && (!strcmp(val, "on") || !strcmp(val, "off"))) {
+		c->apst = strcmp(val, "on") == 0;
+	} else if (strcmp(key, "hctm") == 0 && n == 2 && a[0] < 65536 && a[1] < 65536) {
+		c->hctm_t1 = (int)a[0];
+		c->hctm_t2 = (int)a[1];
 	} else {
 		return false;
 	}
@@ -430,6 +479,8 @@ static void smart_patch(const struct shim_ctrl *c, uint8_t *buf, size_t len, uin
 			patch_le(buf, len, lpo, 200 + 2 * i, (uint64_t)c->sensor_k[i], 2);
 	if (c->poh >= 0)
 		patch_le(buf, len, lpo, 128, (uint64_t)c->poh, 16);
+	if (c->media_errors >= 0) /* Media and Data Integrity Errors, bytes 175:160 */
+		patch_le(buf, len, lpo, 160, (uint64_t)c->media_errors, 16);
 	if (c->nerr > 0) {
 		uint64_t real = 0, n;
 		if (lpo <= 176 && 176 + 8 - lpo <= len)
@@ -774,6 +825,360 @@ static void status_log(const struct nvme_passthru_cmd *cmd, int rc, int err)
 	close(fd);
 }
 
+/* --- drive logs (issue 27): C0h, the Persistent Event Log, power, APST, HCTM -- */
+
+/*
+ * Built here byte by byte from the specifications, apart from nvmond's own
+ * encoders (daemon/dev/ocp.c, pel.c, power.c), so the VM test compares two
+ * readings of the spec, and nvme-cli a third.
+ */
+
+/* OCP Datacenter NVMe SSD Specification 2.0, log C0h, bytes 511:496. */
+static const uint8_t ocp_guid[16] = {0xC5, 0xAF, 0x10, 0x28, 0xEA, 0xBF, 0xF2, 0xA4,
+				     0x9C, 0x4F, 0x6F, 0x7C, 0xC9, 0x14, 0xD5, 0xAF};
+
+/*
+ * The C0h page: the values VM tests expect (drive_logs.guest.sh). Physical
+ * media units written is 2^64 + 305418240 bytes: past 64 bits on purpose.
+ */
+static void ocp_page(const struct shim_ctrl *c, uint8_t p[512])
+{
+	memset(p, 0, 512);
+	put_le(p + 0, 0x12345000, 8);	      /* 15:0 Physical Media Units Written, low */
+	put_le(p + 8, 1, 8);		      /*      ... high: 2^64 */
+	put_le(p + 16, 0x987654321000ull, 8); /* 31:16 Physical Media Units Read */
+	put_le(p + 32, 29, 6);		      /* 37:32 Bad User NAND Blocks, raw */
+	put_le(p + 38, 98, 2);		      /* 39:38 ... normalized */
+	put_le(p + 40, 1, 6);		      /* 45:40 Bad System NAND Blocks, raw */
+	put_le(p + 46, 100, 2);		      /* 47:46 ... normalized */
+	put_le(p + 48, 51, 8);		      /* 55:48 XOR Recovery Count */
+	put_le(p + 56, 7, 8);		      /* 63:56 Uncorrectable Read Error Count */
+	put_le(p + 64, 1234, 8);	      /* 71:64 Soft ECC Error Count */
+	put_le(p + 72, 3, 4);		      /* 75:72 End to End Correction: detected */
+	put_le(p + 76, 2, 4);		      /* 79:76 ... corrected */
+	p[80] = 4;			      /* System Data % Used */
+	put_le(p + 81, 5, 7);		      /* 87:81 Refresh Counts */
+	put_le(p + 88, 1500, 4);	      /* 91:88 Maximum User Data Erase Count */
+	put_le(p + 92, 1200, 4);	      /* 95:92 Minimum User Data Erase Count */
+	p[96] = 12;			      /* Number of Thermal Throttling Events */
+	p[97] = 0;			      /* Current Throttling Status */
+	p[103] = 2;			      /* 103:98 Specification Version: 2.0.0.0 */
+	put_le(p + 104, 355, 8);	      /* 111:104 PCIe Correctable Error Count */
+	put_le(p + 112, 9, 4);		      /* 115:112 Incomplete Shutdowns */
+	p[120] = 87;			      /* % Free Blocks */
+	put_le(p + 128, 100, 2);	      /* 129:128 Capacitor Health */
+	put_le(p + 494, 3, 2);		      /* 495:494 Log Page Version */
+	if (c->ocp == 1) {
+		memcpy(p + 496, ocp_guid, 16);
+	} else { /* another vendor's page at C0h */
+		for (int i = 0; i < 16; i++)
+			p[496 + i] = (uint8_t)(0x11 * (i + 1));
+	}
+}
+
+/* The event types of the log, in order (NVMe Base 2.0, Persistent Event Log Event Types). */
+static const uint8_t pel_kinds[PEL_KINDS] = {
+	0x04, /* Power-on or Reset */
+	0x01, /* SMART / Health Log Snapshot */
+	0x02, /* Firmware Commit */
+	0x03, /* Timestamp Change */
+	0x0D, /* Thermal Excursion */
+	0x05, /* NVM Subsystem Hardware Error */
+	0x06, /* Change Namespace */
+	0x07, /* Format NVM Start */
+	0x08, /* Format NVM Completion */
+	0x09, /* Sanitize Start */
+	0x0A, /* Sanitize Completion */
+	0x0B, /* Set Feature */
+	0x0C, /* Telemetry Log Create */
+	0xDE, /* Vendor Specific */
+	0x20, /* reserved: a kind nvmond does not know */
+	0xDF, /* TCG Defined */
+	0x0D, /* Thermal Excursion, again */
+};
+
+/* A Timestamp (feature 0Eh layout): ms in 47:0, Timestamp Origin 1h (set by a host) in 51:49. */
+static uint64_t pel_ts(long long ms)
+{
+	return ((uint64_t)ms & 0xFFFFFFFFFFFFull) | 1ull << 49;
+}
+
+/* Event data of event @i into @d (room for 512 bytes). Return: its length. */
+static size_t pel_data(int i, uint8_t type, long long ms, uint8_t *d)
+{
+	memset(d, 0, 512);
+	switch (type) {
+	case 0x04: /* 7:0 Firmware Revision, then one Controller Reset Information (36 bytes) */
+		memcpy(d, "7.2.22  ", 8);
+		put_le(d + 8 + 0, 0, 2);	   /* CNTLID */
+		d[8 + 2] = 0;			   /* Firmware Activation */
+		d[8 + 3] = 0;			   /* Operation in Progress */
+		put_le(d + 8 + 16, 42, 4);	   /* Controller Power Cycle */
+		put_le(d + 8 + 20, 123456789, 8);  /* Power on milliseconds */
+		put_le(d + 8 + 28, pel_ts(ms), 8); /* Controller Timestamp */
+		return 8 + 36;
+	case 0x01:			  /* the SMART / Health log (02h) as it was */
+		d[0] = 0;		  /* Critical Warning */
+		put_le(d + 1, 310, 2);	  /* Composite Temperature, K */
+		d[3] = 100;		  /* Available Spare */
+		d[4] = 10;		  /* Available Spare Threshold */
+		d[5] = 3;		  /* Percentage Used */
+		put_le(d + 128, 1400, 8); /* Power On Hours */
+		put_le(d + 160, 2, 8);	  /* Media and Data Integrity Errors */
+		return 512;
+	case 0x02: /* old FR, new FR, action, slot, SCT, SC, vendor result code */
+		memcpy(d, "1.0     ", 8);
+		memcpy(d + 8, "1.1     ", 8);
+		d[16] = 1;
+		d[17] = 2;
+		return 22;
+	case 0x03: /* 7:0 Previous Timestamp, 15:8 Milliseconds Since Reset */
+		put_le(d, pel_ts(ms - 60000), 8);
+		put_le(d + 8, 5000, 8);
+		return 16;
+	case 0x0D: /* Over Temperature, Threshold */
+		d[0] = i < 10 ? 3 : 5;
+		d[1] = i < 10 ? 73 : 75;
+		return 2;
+	case 0x05: /* 1:0 NVM Subsystem Hardware Error Event Code, 3:2 reserved, additional */
+		put_le(d, 0x0003, 2);
+		put_le(d + 4, 0xCAFE, 4);
+		return 8;
+	case 0x06: /* Change Namespace: CDW10, NSZE, NCAP, FLBAS, DPS, NMIC, ANAGRPID, NVMSETID, NSID */
+		put_le(d + 0, 0, 4);
+		put_le(d + 8, 524288, 8);
+		put_le(d + 24, 524288, 8);
+		put_le(d + 44, 2, 4);
+		return 48;
+	case 0x07: /* NSID, FNA, 7:5 reserved, Format NVM CDW10 */
+		put_le(d, 1, 4);
+		put_le(d + 8, 0x0, 4);
+		return 12;
+	case 0x08: /* NSID, Smallest Format Progress Indicator, Status, Completion Info, Status Field */
+		put_le(d, 1, 4);
+		d[4] = 100;
+		d[5] = 1;
+		return 12;
+	case 0x09: /* SANICAP, Sanitize CDW10, CDW11 */
+		put_le(d, 0x7, 4);
+		put_le(d + 4, 2, 4); /* block erase */
+		return 12;
+	case 0x0A: /* SPROG, SSTAT, Completion Info, reserved */
+		put_le(d, 0xFFFF, 2);
+		put_le(d + 2, 0x0101, 2);
+		return 8;
+	case 0x0B: /* Set Feature Event Layout (2 dwords logged), then CDW10, CDW11 */
+		put_le(d, 2, 4);
+		put_le(d + 4, 0x0C, 4); /* FID 0Ch: APST */
+		put_le(d + 8, 1, 4);
+		return 12;
+	case 0x0C: /* the Telemetry Host-Initiated log's header */
+		d[0] = 0x07;
+		return 512;
+	default: /* vendor, TCG and unknown kinds: 4 bytes */
+		put_le(d, 0x04030201, 4);
+		return 4;
+	}
+}
+
+/*
+ * The whole Persistent Event Log (NVMe Base 2.0 §5.16.1.14): the 512-byte
+ * header, then @c->pel events, each a 24-byte event header (EHL 21), no
+ * vendor specific information, and its data. Return: malloc'd, *@len bytes.
+ */
+static uint8_t *pel_build(const struct shim_ctrl *c, size_t *len)
+{
+	size_t cap = 512 + (size_t)PEL_KINDS * (24 + 512), n = 512;
+	uint8_t *p = calloc(1, cap), d[512];
+
+	if (!p)
+		return NULL;
+	for (int i = c->pel_from; i < c->pel; i++) {
+		uint8_t type = pel_kinds[i];
+		long long ms = i < c->pel_split || !c->pel_t1
+				       ? c->pel_t0 + i * 1000LL
+				       : c->pel_t1 + (i - c->pel_split) * 1000LL;
+		size_t dl = pel_data(i, type, ms, d);
+		uint8_t *e = p + n;
+		e[0] = type;		      /* Event Type */
+		e[1] = 0;		      /* Event Type Revision */
+		e[2] = 21;		      /* Event Header Length: bytes after this field */
+		e[3] = 0;		      /* Event Header Additional Info */
+		put_le(e + 4, 0, 2);	      /* Controller Identifier */
+		put_le(e + 6, pel_ts(ms), 8); /* Event Timestamp */
+		put_le(e + 14, 0, 2);	      /* Port Identifier */
+		put_le(e + 20, 0, 2);	      /* Vendor Specific Information Length */
+		put_le(e + 22, dl, 2);	      /* Event Length: VSI + event data */
+		memcpy(e + 24, d, dl);
+		n += 24 + dl;
+	}
+	p[0] = 0x0D; /* Log Identifier */
+	put_le(p + 4, (uint64_t)(c->pel > c->pel_from ? c->pel - c->pel_from : 0), 4); /* TNEV */
+	put_le(p + 8, n, 8);		     /* Total Log Length */
+	p[16] = 0;			     /* Log Revision */
+	put_le(p + 18, 512, 2);		     /* Log Header Length */
+	put_le(p + 20, pel_ts(now_ms()), 8); /* Timestamp */
+	put_le(p + 28, 1400, 8);	     /* Power on Hours (16 bytes) */
+	put_le(p + 44, 42, 8);		     /* Power Cycle Count */
+	put_le(p + 52, 0x1b36, 2);	     /* PCI Vendor ID */
+	put_le(p + 54, 0x1af4, 2);	     /* PCI Subsystem Vendor ID */
+	memset(p + 56, ' ', 20 + 40);	     /* Serial Number, Model Number */
+	memcpy(p + 56, c->serial, strlen(c->serial));
+	memcpy(p + 76, "QEMU NVMe Ctrl", 14);
+	put_le(p + 372, 1, 2);		   /* Generation Number */
+	for (int t = 0x01; t <= 0x0D; t++) /* Supported Events Bitmap */
+		p[480 + t / 8] |= (uint8_t)(1u << (t % 8));
+	p[480 + 0xDE / 8] |= 1u << (0xDE % 8);
+	p[480 + 0xDF / 8] |= 1u << (0xDF % 8);
+	*len = n;
+	return p;
+}
+
+/* The reporting context, controller-wide: a file per serial next to the configuration. */
+static void pel_ctx_path(const struct shim_ctrl *c, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s.pelctx-%s", conf_path(), c->serial);
+}
+
+/* $NVMOND_SHIM_CMD_LOG: one line per drive-log command the shim answers. */
+static void cmd_log(const struct shim_ctrl *c, const char *fmt, ...)
+{
+	const char *path = getenv("NVMOND_SHIM_CMD_LOG");
+	char line[256], comm[32];
+	va_list ap;
+	int n;
+
+	if (!path || !*path)
+		return;
+	comm_name(comm, sizeof(comm));
+	n = snprintf(line, sizeof(line), "serial=%s comm=%s pid=%d ", c->serial, comm,
+		     (int)getpid());
+	va_start(ap, fmt);
+	n += vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
+	va_end(ap);
+	if (n >= (int)sizeof(line) - 1)
+		n = (int)sizeof(line) - 2;
+	line[n++] = '\n';
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+	if (fd < 0)
+		return;
+	if (write(fd, line, (size_t)n) != n)
+		fprintf(stderr, "nvme-shim: cannot write %s: %s\n", path, strerror(errno));
+	close(fd);
+}
+
+/*
+ * Get Log Page 0Dh: LSP 1h establishes a context (a Command Sequence Error
+ * when one exists: the holder must release it first) and returns the header;
+ * 0h reads at the offset inside a context (none: Command Sequence Error); 2h
+ * releases. Return: 0 or the status.
+ */
+static int pel_answer(const struct shim_ctrl *c, uint32_t cdw10, uint8_t *buf, size_t len,
+		      uint64_t lpo)
+{
+	unsigned lsp = (cdw10 >> 8) & 0x7f;
+	char ctx[512];
+	size_t n = 0;
+	int rc = 0;
+
+	pel_ctx_path(c, ctx, sizeof(ctx));
+	bool have = access(ctx, F_OK) == 0;
+	if (lpo & 3) { /* LPO is dword aligned: bits 1:0 of LPOL are 0 */
+		rc = STATUS_DNR | SC_INVALID_FIELD;
+	} else if (lsp == 1 && have) {
+		rc = SC_CMD_SEQ_ERROR;
+	} else if (lsp == 1) {
+		int fd = open(ctx, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+		if (fd >= 0)
+			close(fd);
+	} else if (lsp == 0 && !have) {
+		rc = SC_CMD_SEQ_ERROR;
+	} else if (lsp == 2) {
+		unlink(ctx);
+	} else if (lsp > 2) {
+		rc = STATUS_DNR | SC_INVALID_FIELD;
+	}
+	cmd_log(c, "lid=0x0d lsp=%u lpo=%llu len=%zu rc=0x%x", lsp, (unsigned long long)lpo, len,
+		rc);
+	if (rc || lsp == 2 || !buf)
+		return rc;
+	uint8_t *log = pel_build(c, &n);
+	if (!log)
+		return STATUS_DNR | SC_INTERNAL;
+	memset(buf, 0, len);
+	if (lpo < n)
+		memcpy(buf, log + lpo, n - lpo < len ? n - lpo : len);
+	free(log);
+	return 0;
+}
+
+/* Identify Controller: LPA, NPSS, the power state descriptors, APSTA, HCTMA, MNTMT, MXTMT. */
+static void identify_drive_patch(const struct shim_ctrl *c, uint8_t *buf)
+{
+	static const uint16_t mp_cw[] = {900, 600, 350, 7, 1};	  /* Maximum Power, 0.01 W */
+	static const uint32_t enlat[] = {0, 50, 500, 2000, 5000}; /* µs */
+	static const uint32_t exlat[] = {0, 100, 1000, 10000, 40000};
+
+	if (c->pel >= 0)
+		buf[261] |= 1u << 4; /* LPA bit 4: Persistent Event log */
+	if (c->npss >= 0) {
+		buf[263] = (uint8_t)c->npss; /* NPSS, 0's based */
+		for (int i = 0; i < 32; i++) {
+			uint8_t *d = buf + 2048 + 32 * i;
+			memset(d, 0, 32);
+			if (i > c->npss)
+				continue;
+			int k = i < 5 ? i : 4;
+			put_le(d + 0, mp_cw[k], 2);  /* MP, MXPS 0: 0.01 W */
+			d[3] = i >= 3 ? 1u << 1 : 0; /* NOPS */
+			put_le(d + 4, enlat[k], 4);  /* ENLAT */
+			put_le(d + 8, exlat[k], 4);  /* EXLAT */
+			d[12] = d[13] = d[14] = d[15] =
+				(uint8_t)(i >= 3 ? 0 : i); /* RRT RRL RWT RWL */
+		}
+	}
+	if (c->apst >= 0)
+		buf[265] |= 1u << 0; /* APSTA */
+	if (c->hctm_t1 >= 0) {
+		put_le(buf + 322, 1, 2);   /* HCTMA */
+		put_le(buf + 324, 313, 2); /* MNTMT, K */
+		put_le(buf + 326, 363, 2); /* MXTMT, K */
+	}
+}
+
+/*
+ * Get Features 02h, 0Ch and 10h where the configuration says. Return: 1 when
+ * the shim answered (*@dw0 and @buf filled), 0 to pass it to the controller.
+ */
+static int feature_answer(const struct shim_ctrl *c, uint32_t cdw10, uint8_t *buf, size_t len,
+			  uint32_t *dw0)
+{
+	uint8_t fid = cdw10 & 0xff;
+
+	if (fid == 0x02 && c->ps >= 0) {
+		*dw0 = (uint32_t)c->ps; /* 4:0 PS, 7:5 WH 0 */
+	} else if (fid == 0x0C && c->apst >= 0) {
+		*dw0 = (uint32_t)c->apst; /* bit 0 APSTE */
+		if (buf && len) {
+			uint8_t t[256] = {0};
+			/* entries 0..2 go to state 3 after 100 ms idle, 3 to 4 after 2 s */
+			for (int i = 0; i <= c->npss && i < 4; i++) {
+				if (i < 3 && c->npss >= 3)
+					put_le(t + 8 * i, 3u << 3 | 100u << 8, 4);
+				else if (i == 3 && c->npss >= 4)
+					put_le(t + 8 * i, 4u << 3 | 2000u << 8, 4);
+			}
+			memcpy(buf, t, len < sizeof(t) ? len : sizeof(t));
+		}
+	} else if (fid == 0x10 && c->hctm_t1 >= 0) {
+		*dw0 = (uint32_t)c->hctm_t1 << 16 | (uint32_t)c->hctm_t2;
+	} else {
+		return 0;
+	}
+	cmd_log(c, "fid=0x%02x dw0=0x%x", fid, *dw0);
+	return 1;
+}
+
 /* The controller's own answer to an admin command the caller sent, logged when it failed. */
 static int real_admin(int fd, unsigned long req, void *arg)
 {
@@ -854,6 +1259,25 @@ static int admin(int fd, unsigned long req, void *arg)
 
 		if (numd * 4 < len)
 			len = (size_t)(numd * 4);
+		if (lid == 0xC0 && c.ocp) {
+			uint8_t page[512];
+			ocp_page(&c, page);
+			cmd_log(&c, "lid=0xc0 lpo=%llu len=%zu", (unsigned long long)lpo, len);
+			if (buf) {
+				memset(buf, 0, len);
+				if (lpo < sizeof(page))
+					memcpy(buf, page + lpo,
+					       sizeof(page) - lpo < len ? sizeof(page) - lpo : len);
+			}
+			set_result(req, arg, 0);
+			return 0;
+		}
+		if (lid == 0x0D && c.pel >= 0) {
+			rc = pel_answer(&c, cmd->cdw10, buf, len, lpo);
+			if (rc == 0)
+				set_result(req, arg, 0);
+			return rc;
+		}
 		if (lid == 0x06 && c.selftest && buf) {
 			rc = st_log(&c, buf, len, lpo);
 			if (rc == 0)
@@ -871,9 +1295,20 @@ static int admin(int fd, unsigned long req, void *arg)
 	}
 	case OPC_IDENTIFY:
 		rc = real_admin(fd, req, arg);
-		if (rc == 0 && buf && (cmd->cdw10 & 0xff) == 1)
+		if (rc == 0 && buf && (cmd->cdw10 & 0xff) == 1) {
 			identify_patch(&c, buf, len);
+			if (len >= 4096)
+				identify_drive_patch(&c, buf);
+		}
 		return rc;
+	case OPC_GET_FEATURES: {
+		uint32_t dw0 = 0;
+		if (feature_answer(&c, cmd->cdw10, buf, len, &dw0)) {
+			set_result(req, arg, dw0);
+			return 0;
+		}
+		return real_admin(fd, req, arg);
+	}
 	case OPC_SELF_TEST:
 		if (!c.selftest)
 			return real_admin(fd, req, arg);

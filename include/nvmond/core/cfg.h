@@ -171,6 +171,7 @@ struct cfg {
 	int alert_media_errors;
 	int alert_offline;
 	int alert_unresponsive;		  /* a device command passed [daemon] device_timeout */
+	int alert_risk;			  /* the risk verdict rose (docs/health.md) */
 	int alert_wear;			  /* tbw_80/90/100 and write_rate */
 	int alert_io_errors;		  /* media / io entries in the error log */
 	int alert_link_degraded;	  /* the PCIe link runs below what the drive supports */
@@ -216,6 +217,15 @@ struct cfg {
 	int64_t fleet_timeout_ms;      /* one refresh (all its queries) within this */
 	int64_t fleet_stale_after_ms;  /* a host's newest sample older: not reporting */
 	int64_t fleet_forget_after_ms; /* a host silent this long leaves the page */
+	/* [logs]: what a drive knows beyond its health log (issue 27) */
+	int logs_ocp;		      /* read log C0h where its GUID is the OCP one */
+	int64_t logs_ocp_interval_ms; /* at most this often; 0 = every poll */
+	int logs_pel;		      /* read the Persistent Event Log where LPA says so */
+	int64_t logs_pel_interval_ms; /* look for new events at least this often */
+	int logs_power;		      /* power state every poll, APST and HCTM at scans */
+	/* [health]: the verdict (docs/health.md); rules to leave out, checked by
+	 * the health monitor with risk_rules_parse() (core does not call analysis) */
+	char health_disable[256];
 	/* [device "…"] */
 	struct cfg_device devices[CFG_MAX_DEVICES];
 	size_t n_devices;

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nvmond/dev/dev.h"
 #include "nvmond/dev/errlog.h"
 #include "nvmond/dev/nvme_hwinfo.h"
 #include "nvmond/dev/selftest.h"
@@ -128,6 +129,24 @@ struct dev_demo_drive {
 	int64_t st_fail_ms, st_reset_ms;
 	uint8_t st_fail_segment;
 	uint64_t st_fail_lba;
+	/*
+	 * Issue 27 (demo_logs.c). ocp: what the drive answers to log C0h
+	 * (DEMO_OCP_*); ocp_unc_every_days: its uncorrectable reads (and one bad
+	 * block) rise every so many days since the epoch (0 = never). pel: it
+	 * keeps a Persistent Event Log (LPA bit 4). apst: APSTA set; apst_on: the
+	 * host enabled it. hctm: HCTMA set; tmt1_k/tmt2_k what the host set (0 =
+	 * off).
+	 */
+	uint8_t ocp;
+	uint16_t ocp_unc_every_days;
+	bool pel, apst, apst_on, hctm;
+	uint16_t tmt1_k, tmt2_k;
+};
+
+enum {
+	DEMO_OCP_REFUSED, /* Invalid Log Page, as a client drive answers */
+	DEMO_OCP_YES,	  /* the OCP page */
+	DEMO_OCP_VENDOR,  /* a page of its own under C0h: another GUID */
 };
 
 /**
@@ -222,3 +241,57 @@ int dev_demo_selftest_handover(struct dev_backend *b, const char *name, int64_t 
  */
 size_t demo_selftest_history(const struct dev_demo_drive *d, int64_t from_ms, int64_t to_ms,
 			     struct demo_selftest *ret, size_t max);
+
+/* ---- issue 27: log C0h, the Persistent Event Log, power states (demo_logs.c) ---- */
+
+/** dev_demo_npss() - The power states a demo drive has, 0's based (Identify NPSS). */
+#define DEV_DEMO_NPSS 4
+
+/** dev_demo_psd() - Power state @ps's descriptor (the same five on every demo drive). */
+void dev_demo_psd(unsigned ps, struct power_state_desc *ret);
+
+/**
+ * dev_demo_ocp() - Drive @d's log C0h at @now_ms: the physical media written
+ * and read (write amplification rising slowly from 1.1 with its wear), bad
+ * blocks and uncorrectable reads rising every ocp_unc_every_days.
+ */
+void dev_demo_ocp(const struct dev_demo_drive *d, int64_t now_ms, struct ocp_log *ret);
+
+/**
+ * dev_demo_unc_rise_after() - When @d's C0h uncorrectable reads next rise at
+ * or after @from_ms. Return: unix ms, or 0 for a drive whose never do.
+ */
+int64_t dev_demo_unc_rise_after(const struct dev_demo_drive *d, int64_t from_ms);
+
+/**
+ * dev_demo_ocp_page() - What drive @d answers to log C0h at @now_ms.
+ * Return: 0 with the page, or -EOPNOTSUPP where it refuses the log.
+ */
+int dev_demo_ocp_page(const struct dev_demo_drive *d, int64_t now_ms, uint8_t page[OCP_LOG_SIZE]);
+
+/**
+ * dev_demo_power() - The power state of @d at @now_ms (PS0 busy, PS2 quiet,
+ * PS3 when its APST is on and the workload rests), and its APST table and
+ * HCTM thresholds, as Get Features answers them.
+ */
+void dev_demo_power(const struct dev_demo_drive *d, int64_t now_ms, struct dev_power *ret);
+
+/* How long before the live drive was first read its thermal excursions start. */
+#define DEV_DEMO_PEL_LIVE_BEFORE_MS (2 * 3600 * 1000LL)
+
+/**
+ * dev_demo_pel() - Drive @d's Persistent Event Log at @now_ms, whole: its
+ * header, then its events oldest first: since the epoch a power-on each
+ * power cycle with the timestamp and APST the kernel sets after it and a
+ * health snapshot; on demo0 a hardware error in its first month and a
+ * firmware commit on day 200; on demo1 a sanitize, a namespace change and a
+ * format in its first days; on drives that throttle a thermal excursion each
+ * time the live drive passes TMT2, from DEV_DEMO_PEL_LIVE_BEFORE_MS before
+ * @live_ms (when this process first read the log: the hours before are the
+ * ones nvmond did not watch) on. Every event is at a fixed time, so a log read
+ * again holds the same events and more.
+ * Return: 0 with *@ret_log (malloc()) of *@ret_len bytes, -EOPNOTSUPP for a
+ * drive without one, or -ENOMEM.
+ */
+int dev_demo_pel(const struct dev_demo_drive *d, size_t index, int64_t now_ms, int64_t live_ms,
+		 uint8_t **ret_log, size_t *ret_len);

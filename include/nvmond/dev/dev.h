@@ -9,6 +9,9 @@
 #include "nvmond/dev/fwlog.h"
 #include "nvmond/dev/idctl.h"
 #include "nvmond/dev/nvme_hwinfo.h"
+#include "nvmond/dev/ocp.h"
+#include "nvmond/dev/pel.h"
+#include "nvmond/dev/power.h"
 #include "nvmond/dev/selftest.h"
 #include "nvmond/dev/smart.h"
 
@@ -21,6 +24,16 @@ struct dev_ns {
 	char name[DEV_NAME_MAX]; /* block device name, e.g. "nvme0n1" */
 	uint64_t size_bytes;
 	uint32_t lba_size;
+	/*
+	 * Identify Namespace at the scan (issue 27), in logical blocks of
+	 * lba_size: has_usage false when it was not read (asleep, no access).
+	 */
+	bool has_usage;
+	uint64_t nsze, ncap, nuse;
+	/* The ANA state of the path through this controller (sysfs ana_state,
+	 * native multipath with ANA): "optimized", "non-optimized",
+	 * "inaccessible", "persistent-loss", "change"; "" where there is none. */
+	char ana_state[20];
 };
 
 /* How much of a controller nvmond can reach. */
@@ -91,6 +104,28 @@ enum dev_ns_mode {
 	DEV_NS_SIG,	  /* O_RDONLY, buffered: for libblkid's signature check */
 };
 
+/*
+ * Get Features the power read asks (dev_backend_ops.read_power): Power
+ * Management (02h) always; APST (0Ch, with its table) and Host Controlled
+ * Thermal Management (10h) where Identify says the drive has them.
+ */
+enum {
+	DEV_POWER_PM = 1 << 0,
+	DEV_POWER_APST = 1 << 1,
+	DEV_POWER_HCTM = 1 << 2,
+	DEV_POWER_ALL = DEV_POWER_PM | DEV_POWER_APST | DEV_POWER_HCTM,
+};
+
+/* The raw answers of a power read: completion Dword 0 of each feature. */
+struct dev_power {
+	uint8_t got; /* DEV_POWER_* answered (a feature the drive refuses is left out) */
+	uint32_t pm_dw0, apst_dw0, hctm_dw0;
+	uint8_t apst_table[APST_TABLE_SIZE];
+};
+
+/* Most bytes of the Persistent Event Log one read may ask for past the header. */
+#define DEV_PEL_READ_MAX (128 * 1024)
+
 /* The reason an open_ns was refused, as the privileged side words it. */
 #define DEV_NS_REASON_MAX 256
 
@@ -160,6 +195,33 @@ struct dev_backend_ops {
 	 */
 	int (*open_ns)(void *ctx, const char *ns, const struct dev_ident *who, uint32_t nsid,
 		       enum dev_ns_mode mode, char ret_reason[DEV_NS_REASON_MAX]);
+	/*
+	 * Optional (issue 27). Log C0h, 512 bytes, controller scope, after
+	 * checking it is @who: the page as the drive answers it (whether it is
+	 * the OCP one is ocp_decode()'s to say).
+	 */
+	int (*read_ocp)(void *ctx, const char *name, const struct dev_ident *who, int64_t now_ms,
+			uint8_t ret_page[OCP_LOG_SIZE]);
+	/*
+	 * Optional. The Persistent Event Log, after checking it is @who:
+	 * establish a reporting context reading the header into @ret_head
+	 * (action 1h), read up to @len bytes from @offset (not past the Total
+	 * Log Length) inside it into @ret_data (action 0h; with @ext_data at
+	 * an offset, dword aligned down as Get Log Page wants it, else one read
+	 * from the start), and release the context
+	 * (action 2h), also after a failed read.
+	 * Return: the bytes read into @ret_data, or negative errno.
+	 */
+	int (*read_pel)(void *ctx, const char *name, const struct dev_ident *who, int64_t now_ms,
+			uint64_t offset, uint32_t len, bool ext_data,
+			uint8_t ret_head[PEL_HEADER_SIZE], uint8_t *ret_data);
+	/*
+	 * Optional. Get Features, current values, of @which (DEV_POWER_*),
+	 * after checking it is @who; never to a runtime-suspended drive (the
+	 * poller asks only drives it polls).
+	 */
+	int (*read_power)(void *ctx, const char *name, const struct dev_ident *who, int64_t now_ms,
+			  uint8_t which, struct dev_power *ret);
 };
 
 /* The Device Self-test command's NSID for the controller and every namespace. */
@@ -318,6 +380,42 @@ int dev_selftest_start(struct dev_backend *b, const char *name, const struct dev
  */
 int dev_read_selftest(struct dev_backend *b, const char *name, const struct dev_ident *who,
 		      int64_t now_ms, uint8_t ret_page[SELFTEST_LOG_SIZE]);
+
+/**
+ * dev_read_ocp() - See &dev_backend_ops.read_ocp.
+ * Return: 0; -EOPNOTSUPP when the backend cannot, or the drive refused log
+ * C0h; -ESTALE / -ENODEV as dev_read_smart(); or negative errno.
+ */
+int dev_read_ocp(struct dev_backend *b, const char *name, const struct dev_ident *who,
+		 int64_t now_ms, uint8_t ret_page[OCP_LOG_SIZE]);
+
+/**
+ * dev_read_pel() - See &dev_backend_ops.read_pel; @len at most
+ * DEV_PEL_READ_MAX and a multiple of 4, @offset at least 512 (any byte: an
+ * event's length need not be a multiple of 4).
+ * Return: the bytes read into @ret_data (0 … @len); -EINVAL for a request
+ * out of those bounds; -EOPNOTSUPP when the backend cannot, or the drive
+ * refused the log; -ESTALE / -ENODEV as dev_read_smart(); or negative errno.
+ */
+int dev_read_pel(struct dev_backend *b, const char *name, const struct dev_ident *who,
+		 int64_t now_ms, uint64_t offset, uint32_t len, bool ext_data,
+		 uint8_t ret_head[PEL_HEADER_SIZE], uint8_t *ret_data);
+
+/** dev_pel_request_ok() - Whether a read of @len bytes at @offset is one dev_read_pel() sends. */
+bool dev_pel_request_ok(uint64_t offset, uint32_t len);
+
+/**
+ * dev_read_power() - See &dev_backend_ops.read_power. @which must ask for
+ * Power Management.
+ * Return: 0; -EINVAL for another @which; -EOPNOTSUPP when the backend
+ * cannot, or the drive refused Power Management; -ESTALE / -ENODEV as
+ * dev_read_smart(); or negative errno.
+ */
+int dev_read_power(struct dev_backend *b, const char *name, const struct dev_ident *who,
+		   int64_t now_ms, uint8_t which, struct dev_power *ret);
+
+/** dev_power_request_ok() - Whether @which is a power read dev_read_power() sends. */
+bool dev_power_request_ok(uint32_t which);
 
 /**
  * dev_key() - The stable identity of a controller: "model/serial".

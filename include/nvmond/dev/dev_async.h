@@ -83,3 +83,23 @@ int dev_read_selftest_async(struct dev_async *a, const char *name, const struct 
 int dev_selftest_start_async(struct dev_async *a, const char *name, const struct dev_ident *who,
 			     int64_t now_ms, uint32_t nsid, uint8_t stc, dev_done_fn done,
 			     void *userdata);
+
+/** dev_read_ocp_async() - dev_read_ocp(). Answer: the OCP_LOG_SIZE bytes of log C0h. */
+int dev_read_ocp_async(struct dev_async *a, const char *name, const struct dev_ident *who,
+		       int64_t now_ms, dev_done_fn done, void *userdata);
+
+/* The answer of dev_read_pel_async(). */
+struct dev_pel_answer {
+	uint32_t got; /* bytes of data read */
+	uint8_t head[PEL_HEADER_SIZE];
+	uint8_t data[]; /* got bytes from the offset asked */
+};
+
+/** dev_read_pel_async() - dev_read_pel(). Answer: struct dev_pel_answer. */
+int dev_read_pel_async(struct dev_async *a, const char *name, const struct dev_ident *who,
+		       int64_t now_ms, uint64_t offset, uint32_t len, bool ext_data,
+		       dev_done_fn done, void *userdata);
+
+/** dev_read_power_async() - dev_read_power(). Answer: struct dev_power. */
+int dev_read_power_async(struct dev_async *a, const char *name, const struct dev_ident *who,
+			 int64_t now_ms, uint8_t which, dev_done_fn done, void *userdata);

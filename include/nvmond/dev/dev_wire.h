@@ -39,6 +39,17 @@ enum dev_wire_op {
 	 * (SCM_RIGHTS), the only answer that carries one.
 	 */
 	DEV_OP_OPEN_NS,
+	/* Issue 27: log C0h (512 bytes). */
+	DEV_OP_READ_OCP,
+	/*
+	 * The Persistent Event Log: n = bytes to read past the header, from
+	 * offset (both dword multiples, offset from 512 on, n up to
+	 * DEV_PEL_READ_MAX), ext_data = the controller takes offsets. The
+	 * answer: the header (512 bytes), then n bytes of which ret are read.
+	 */
+	DEV_OP_READ_PEL,
+	/* Power features: feats = DEV_POWER_* (Power Management always). */
+	DEV_OP_READ_POWER,
 	_DEV_OP_MAX,
 };
 
@@ -63,6 +74,9 @@ struct dev_wire_req {
 	uint8_t has_who; /* model and serial are who the controller must be */
 	uint8_t ext_data, stc, sensors, wake_sleeping;
 	uint32_t nsid;
+	uint64_t offset;   /* DEV_OP_READ_PEL; 0 elsewhere */
+	uint32_t feats;	   /* DEV_OP_READ_POWER; 0 elsewhere */
+	uint32_t reserved; /* 0 */
 };
 
 struct dev_wire_resp {
@@ -85,7 +99,10 @@ struct dev_wire_hello {
  * an entry count
  * within 1..DEV_WIRE_ERRLOG_MAX, a self-test code that only starts a short or
  * extended test or aborts one; a namespace to open named "nvme<N>n<M>", with
- * the drive it must belong to, an NSID and a known mode.
+ * the drive it must belong to, an NSID and a known mode; a Persistent Event
+ * Log read of an offset and a dword length within dev_pel_request_ok();
+ * power features that ask for Power Management and nothing unknown; an offset
+ * and features only where the command takes them, and the reserved field 0.
  * Return: 0 with @ret filled, -EPROTO for a broken frame (wrong size or
  * magic: the channel is not to be trusted any more), -EINVAL for a request
  * to refuse.

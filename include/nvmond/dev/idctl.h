@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nvmond/dev/power.h"
 #include "nvmond/util/u128.h"
 
 #define IDCTL_SIZE 4096
@@ -22,12 +23,27 @@ struct idctl {
 	uint8_t elpe;	   /* Error Log Page Entries, 0's based: the log keeps elpe + 1 */
 	uint8_t lpa;	   /* Log Page Attributes, byte 261 */
 	uint16_t edstt;	   /* Extended Device Self-test Time (minutes), 0 = not reported */
+	uint8_t cmic;	   /* Controller Multi-Path I/O and Namespace Sharing, byte 76 */
+	uint8_t npss;	   /* Number of Power States Support, 0's based: npss + 1 states */
+	uint8_t apsta;	   /* Autonomous Power State Transition Attributes, byte 265 */
+	uint16_t hctma;	   /* Host Controlled Thermal Management Attributes, bytes 323:322 */
+	uint16_t mntmt;	   /* Minimum Thermal Management Temperature, K; 0 = not reported */
+	uint16_t mxtmt;	   /* Maximum Thermal Management Temperature, K; 0 = not reported */
+	uint32_t pels;	   /* Persistent Event Log Size, 64 KiB units, bytes 355:352 */
+	struct power_state_desc ps[POWER_STATES_MAX]; /* PSD0..PSD31 */
 };
 
 /* OACS bits nvmond looks at. */
 #define IDCTL_OACS_SELF_TEST (1u << 4) /* Device Self-test command supported */
 /* LPA bits nvmond looks at. */
 #define IDCTL_LPA_EXT_DATA (1u << 2) /* Get Log Page takes offsets (LPO) and NUMDU */
+#define IDCTL_LPA_PEL	   (1u << 4) /* the Persistent Event Log (0Dh) is supported */
+/* APSTA bit 0: Autonomous Power State Transitions supported (Feature 0Ch). */
+#define IDCTL_APSTA_SUPPORTED (1u << 0)
+/* HCTMA bit 0: Host Controlled Thermal Management supported (Feature 10h). */
+#define IDCTL_HCTMA_SUPPORTED (1u << 0)
+/* CMIC bit 3: Asymmetric Namespace Access reporting. */
+#define IDCTL_CMIC_ANA (1u << 3)
 
 /** idctl_errlog_entries() - How many entries the Error Information log keeps (ELPE + 1). */
 static inline unsigned idctl_errlog_entries(const struct idctl *id)

@@ -189,3 +189,18 @@ struct nvme_hwinfo_ident {
  * Return: 0, -EINVAL (not a controller name), -ENOENT, or negative errno.
  */
 int nvme_hwinfo_ident_read(const char *sysfs, const char *ctrl, struct nvme_hwinfo_ident *ret);
+
+/* Longest ANA state sysfs shows ("persistent-loss"), with its NUL. */
+#define NVME_ANA_STATE_MAX 20
+
+/**
+ * nvme_hwinfo_ana_read() - The ANA state of namespace @ns (the block device
+ * "nvme<S>n<N>") on the path through controller @ctrl: the ana_state of the
+ * path device "nvme<S>c<C>n<N>" under the controller (native multipath on a
+ * controller with ANA reporting), e.g. "optimized", "non-optimized",
+ * "inaccessible", "persistent-loss", "change". Reads sysfs only.
+ * Return: 0; -ENOENT where there is none (no multipath, no ANA); -EINVAL for a
+ * name that is not a controller's or a namespace's; or negative errno.
+ */
+int nvme_hwinfo_ana_read(const char *sysfs, const char *ctrl, const char *ns,
+			 char ret[NVME_ANA_STATE_MAX]);

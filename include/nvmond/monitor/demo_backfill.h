@@ -13,6 +13,7 @@ struct store;
 
 struct demo_backfill_stats {
 	size_t drives, samples, events, alerts, runs, errors, selftests;
+	size_t logs; /* issue 27: C0h and power rows */
 };
 
 /**

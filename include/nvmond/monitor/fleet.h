@@ -7,6 +7,7 @@
 
 #include "nvmond/analysis/alert.h"
 #include "nvmond/analysis/errclass.h"
+#include "nvmond/analysis/risk.h"
 #include "nvmond/analysis/sensors.h"
 #include "nvmond/core/cfg.h"
 #include "nvmond/dev/dev.h"
@@ -69,6 +70,71 @@ struct fleet_names {
 	char location[CFG_DEVICE_TEXT_MAX];
 };
 
+/*
+ * What the drive knows beyond its health log (issue 27), as the poller last
+ * read it.
+ */
+struct fleet_ocp {
+	bool probed;  /* nvmond knows whether the drive has the OCP log C0h */
+	bool present; /* it answers C0h with the OCP GUID */
+	char why[64]; /* when not present: "another vendor's C0h page", "refused", … */
+	bool have;    /* a page was read (in this run, or the newest stored) */
+	int64_t read_ms;
+	struct ocp_log log;
+	u128 host_written_units; /* the health log's Data Units Written at that read */
+	int64_t wa_x100;	 /* lifetime write amplification × 100; -1 unknown */
+};
+
+/* One power state of the drive's descriptors, as the API shows it. */
+struct fleet_psd {
+	uint32_t max_uw;
+	bool non_operational;
+	uint32_t enlat_us, exlat_us;
+};
+
+struct fleet_power {
+	bool have; /* the state was read */
+	int64_t read_ms;
+	int64_t since_ms; /* in this state since (as nvmond saw it) */
+	uint8_t ps, wh;
+	uint8_t n_ps; /* states the drive has (NPSS + 1); 0 = Identify not read */
+	struct fleet_psd psd[POWER_STATES_MAX];
+	bool apst_supported, apst_known, apst_enabled;
+	struct apst_idle apst_idle; /* from the current state */
+	bool polls_keep_awake;	    /* nvmond polls more often than apst_idle.idle_ms */
+	bool hctm_supported, hctm_known;
+	uint16_t tmt1_k, tmt2_k;   /* 0 = off */
+	uint16_t mntmt_k, mxtmt_k; /* the range the host may set; 0 = not reported */
+};
+
+#define FLEET_NS_MAX 8
+
+struct fleet_ns {
+	uint32_t nsid;
+	char name[DEV_NAME_MAX];
+	bool has_usage;
+	uint64_t nsze, ncap, nuse; /* logical blocks */
+	uint32_t lba_size;
+	char ana_state[NVME_ANA_STATE_MAX]; /* "" = no ANA */
+};
+
+struct fleet_pel {
+	bool supported; /* Identify LPA bit 4 */
+	bool read;	/* read at least once */
+	int64_t read_ms;
+	uint32_t tnev; /* the header's Total Number of Events at the last read */
+	uint64_t tll;
+	uint64_t stored; /* entries nvmond keeps */
+};
+
+struct fleet_drive {
+	struct fleet_ocp ocp;
+	struct fleet_power power;
+	size_t n_ns;
+	struct fleet_ns ns[FLEET_NS_MAX];
+	struct fleet_pel pel;
+};
+
 /* The alerts of a drive firing now, as the store lists them (newest first); the
  * alerts service keeps them (issue 24: the health rule, analysis/health.h). */
 #define FLEET_ALERTS_MAX _ALERT_RULE_MAX /* one per rule */
@@ -94,6 +160,8 @@ struct fleet_device {
 	struct fleet_facts facts;
 	struct fleet_temps temps;
 	struct fleet_selftest selftest;
+	struct fleet_drive drive; /* issue 27: C0h, power, namespaces, events */
+	struct risk_verdict risk; /* issue 27: the risk verdict (docs/health.md) */
 	/* The rated endurance configured for it ([device] rated_tbw); 0 = none. */
 	uint64_t rated_bytes_cfg;
 	struct fleet_alerts alerts;
@@ -192,3 +260,9 @@ int fleet_memo_get(struct fleet *f, char **ret, size_t *ret_len);
 
 /** fleet_get() - Copy one device. Return: 0 or -ENOENT. */
 int fleet_get(struct fleet *f, int64_t id, struct fleet_device *ret);
+
+/** fleet_put_drive() - Replace what device @id knows beyond its health log. Return: 0 or -ENOENT. */
+int fleet_put_drive(struct fleet *f, int64_t id, const struct fleet_drive *d);
+
+/** fleet_put_risk() - Replace the risk verdict of device @id. Return: 0 or -ENOENT. */
+int fleet_put_risk(struct fleet *f, int64_t id, const struct risk_verdict *v);

@@ -21,12 +21,15 @@
 
 #include "nvmond/api/api.h"
 #include "nvmond/alert/alert_svc.h"
+#include "nvmond/analysis/throttle.h"
 #include "nvmond/api/api_devices.h"
 #include "nvmond/api/series_api.h"
 #include "nvmond/core/cfg.h"
 #include "nvmond/core/loop.h"
 #include "nvmond/core/mainq.h"
 #include "nvmond/store/store.h"
+#include "nvmond/store/store_alert.h"
+#include "nvmond/store/store_drive.h"
 #include "nvmond/util/timefmt.h"
 
 static char dir[PATH_MAX], db[PATH_MAX + 16], web[PATH_MAX + 16];
@@ -340,7 +343,7 @@ Test(api_server, query_refusals_are_the_same_everywhere, .init = setup, .fini = 
 		{"/api/v1/devices/{id}/series?bogus=1", 400,
 		 "unknown query parameter 'bogus' (known: from, to, points, step)"},
 		{"/api/v1/devices/{id}/events?bogus=1", 400,
-		 "unknown query parameter 'bogus' (known: from, to, limit)"},
+		 "unknown query parameter 'bogus' (known: from, to, limit, kind, source)"},
 		{"/api/v1/alerts?bogus=1", 400, "unknown query parameter 'bogus' (known: limit)"},
 		{"/api/v1/devices?bogus=1", 400, "unknown query parameter 'bogus' (known: none)"},
 		{"/api/v1/devices/{id}?bogus=1", 400,
@@ -382,6 +385,9 @@ Test(api_server, query_refusals_are_the_same_everywhere, .init = setup, .fini = 
 		{"/api/v1/devices/{id}/samples?limit=%35", 200, NULL},
 		{"/api/v1/devices/{id}/series?points=5", 200, NULL},
 		{"/api/v1/devices/{id}/events?from=0&limit=3", 200, NULL},
+		/* issue 27: the event log's kinds and sources */
+		{"/api/v1/devices/{id}/events?kind=thermal_excursion,heavy", 200, NULL},
+		{"/api/v1/devices/{id}/events?source=pel", 200, NULL},
 		{"/api/v1/alerts?limit=5", 200, NULL},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -508,4 +514,104 @@ Test(api_server, auth_modes, .init = setup, .fini = teardown)
 			     cases[i].header ? cases[i].header : "no header", got);
 		api_stop(a);
 	}
+}
+
+/*
+ * Issue 27: /events merges the throttle events and the Persistent Event Log's
+ * entries by start time, oldest first, keeps `limit` of them (the oldest) and
+ * filters by `kind` and `source`. A year of both kinds went through it: this
+ * merge once looped forever on the first throttle event.
+ */
+Test(api_server, events_merge_throttle_and_event_log, .init = setup, .fini = teardown)
+{
+	char err[STORE_ERR_MAX], aerr[256], path[256];
+	struct api_endpoint eps[32];
+	struct alert_svc *alerts;
+	struct loop *l = loop_new();
+	struct mainq *mq = NULL;
+	struct store *s;
+	struct cfg cfg;
+	size_t n = 0, k, added;
+	const struct api_endpoint *v;
+	int64_t id;
+
+	cr_assert_not_null(l);
+	cr_assert_eq(mainq_new(l, &mq), 0);
+	cr_assert_eq(store_open(db, &s, err), 0, "%s", err);
+	/* throttle light at t0+1s, heavy at t0+3s; log entries at t0+2s and t0+4s */
+	for (int i = 0; i < 2; i++) {
+		struct throttle_event ev = {.kind = i ? THROTTLE_HEAVY : THROTTLE_LIGHT,
+					    .start_ms = t0 + 1000 + i * 2000,
+					    .end_ms = t0 + 1500 + i * 2000,
+					    .duration_s = 1};
+		cr_assert_eq(store_event_insert(s, dev_id, &ev, &id), 0, "%s", store_strerror(s));
+	}
+	struct store_pel_row pv[2];
+	memset(pv, 0, sizeof(pv));
+	for (int i = 0; i < 2; i++) {
+		pv[i].fingerprint = 77 + (uint64_t)i;
+		pv[i].type = i ? 0x03 : 0x0d;
+		pv[i].ts_ms = pv[i].read_ms = t0 + 2000 + i * 2000;
+		pv[i].time_known = true;
+		strcpy(pv[i].kind, i ? "power_on_reset" : "thermal_excursion");
+		strcpy(pv[i].summary, "x");
+		strcpy(pv[i].detail, "{}");
+	}
+	cr_assert_eq(store_pel_add(s, dev_id, pv, 2, &added), 0, "%s", store_strerror(s));
+	cr_assert_eq(added, 2);
+	cfg_defaults(&cfg);
+	cr_assert_eq(alert_svc_new(&cfg, s, fleet, mq, &alerts, aerr), 0, "%s", aerr);
+	v = alert_svc_endpoints(alerts, &k);
+	memcpy(eps + n, v, k * sizeof(*v));
+	n += k;
+	struct api *a = start_with(0, 2, eps, n);
+	static const struct {
+		const char *query;
+		const char *kinds; /* the answer's kinds in order */
+	} cases[] = {
+		{"", "light,thermal_excursion,heavy,power_on_reset"},
+		{"&limit=3", "light,thermal_excursion,heavy"},
+		{"&limit=1", "light"},
+		{"&source=pel", "thermal_excursion,power_on_reset"},
+		{"&source=throttle", "light,heavy"},
+		{"&kind=heavy,power_on_reset", "heavy,power_on_reset"},
+		{"&kind=light", "light"},
+		{"&kind=thermal_excursion&source=throttle", ""},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char got[256] = "";
+
+		snprintf(path, sizeof(path),
+			 "/api/v1/devices/%" PRId64 "/events?from=%" PRId64 "%s", dev_id, t0,
+			 cases[i].query);
+		json_t *j = get_json(api_port(a), path, 200);
+		json_t *arr = json_object_get(j, "events"), *e;
+		size_t x;
+
+		json_array_foreach(arr, x, e)
+		{
+			const char *kind = json_string_value(json_object_get(e, "kind"));
+			const char *src = json_string_value(json_object_get(e, "source"));
+
+			cr_expect_str_eq(src,
+					 strncmp(kind, "light", 5) && strncmp(kind, "heavy", 5)
+						 ? "pel"
+						 : "throttle",
+					 "%s: %s", path, kind);
+			snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%s", x ? "," : "",
+				 kind);
+		}
+		cr_expect_str_eq(got, cases[i].kinds, "%s", path);
+		json_decref(j);
+	}
+	snprintf(path, sizeof(path), "/api/v1/devices/%" PRId64 "/events?kind=bogus", dev_id);
+	json_t *j = get_json(api_port(a), path, 400);
+	cr_expect(strstr(json_string_value(json_object_get(j, "error")) ?: "",
+			 "unknown event kind 'bogus'"));
+	json_decref(j);
+	api_stop(a);
+	alert_svc_free(alerts);
+	store_close(s);
+	mainq_free(mq);
+	loop_free(l);
 }

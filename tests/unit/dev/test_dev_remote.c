@@ -522,3 +522,60 @@ Test(dev_remote, stray_descriptor_breaks_the_channel)
 	/* The channel's socket and the stray descriptor are gone, both ends of the first too. */
 	cr_expect_eq(fd_count(), before - 2, "a stray descriptor was kept");
 }
+
+/*
+ * Issue 27: log C0h, a Persistent Event Log read at an offset and the power
+ * features answer through the channel as the backend answers them (the PEL's
+ * answer has a length of its own: the bytes read of those asked).
+ */
+Test(dev_remote, drive_logs_as_the_backend)
+{
+	struct served s;
+	struct dev_backend *local, *remote;
+	uint8_t p1[OCP_LOG_SIZE], p2[OCP_LOG_SIZE];
+
+	pair(&s, &local, &remote);
+	cr_assert_eq(dev_read_ocp(local, "demo0", NULL, NOW, p1), 0);
+	cr_assert_eq(dev_read_ocp(remote, "demo0", NULL, NOW, p2), 0);
+	cr_expect(memcmp(p1, p2, sizeof(p1)) == 0, "log C0h as the backend answers it");
+
+	static uint8_t d1[DEV_PEL_READ_MAX], d2[DEV_PEL_READ_MAX];
+	uint8_t h1[PEL_HEADER_SIZE], h2[PEL_HEADER_SIZE];
+	int n1 = dev_read_pel(local, "demo1", NULL, NOW, 1024, 4096, true, h1, d1);
+	int n2 = dev_read_pel(remote, "demo1", NULL, NOW, 1024, 4096, true, h2, d2);
+	cr_assert_eq(n1, 4096);
+	cr_assert_eq(n2, n1);
+	cr_expect(memcmp(h1, h2, sizeof(h1)) == 0 && memcmp(d1, d2, 4096) == 0);
+	/* Near the end of the log: fewer bytes than asked. */
+	struct pel_header h;
+	cr_assert_eq(pel_header_decode(h1, &h), 0);
+	uint64_t off = (h.tll - 100) & ~3ull;
+	n1 = dev_read_pel(local, "demo1", NULL, NOW, off, 4096, true, h1, d1);
+	n2 = dev_read_pel(remote, "demo1", NULL, NOW, off, 4096, true, h2, d2);
+	cr_expect_eq(n1, (int)(h.tll - off));
+	cr_expect_eq(n2, n1, "the bytes read, not the bytes asked");
+	cr_expect(memcmp(d1, d2, (size_t)n1) == 0);
+	/* From an offset off the dword grid (an event need not end on one), as local. */
+	n1 = dev_read_pel(local, "demo1", NULL, NOW, 1026, 4096, true, h1, d1);
+	n2 = dev_read_pel(remote, "demo1", NULL, NOW, 1026, 4096, true, h2, d2);
+	cr_expect_eq(n1, 4096);
+	cr_expect(n2 == n1 && memcmp(d1, d2, 4096) == 0,
+		  "an unaligned offset goes through the channel");
+	cr_expect_eq(dev_read_pel(remote, "demo1", NULL, NOW, 510, 4096, true, h2, d2), -EINVAL,
+		     "never inside the header");
+
+	struct dev_power a, b2;
+	cr_assert_eq(dev_read_power(local, "demo0", NULL, NOW, DEV_POWER_ALL, &a), 0);
+	cr_assert_eq(dev_read_power(remote, "demo0", NULL, NOW, DEV_POWER_ALL, &b2), 0);
+	cr_expect(a.got == b2.got && a.pm_dw0 == b2.pm_dw0 && a.apst_dw0 == b2.apst_dw0 &&
+			  a.hctm_dw0 == b2.hctm_dw0 &&
+			  memcmp(a.apst_table, b2.apst_table, sizeof(a.apst_table)) == 0,
+		  "the power features as the backend answers them");
+	cr_expect_eq(dev_read_power(remote, "demo0", NULL, NOW, DEV_POWER_APST, &b2), -EINVAL,
+		     "Power Management is always asked");
+
+	dev_backend_free(remote);
+	pthread_join(s.t, NULL);
+	dev_backend_free(local);
+	dev_backend_free(s.b);
+}

@@ -52,9 +52,79 @@ static void op_max(struct dev_wire_req *q)
 }
 static void op_last(struct dev_wire_req *q)
 {
-	q->op = _DEV_OP_MAX - 1;
-	strcpy(q->name, "nvme1n1");
-	q->nsid = 1;
+	q->op = _DEV_OP_MAX - 1; /* DEV_OP_READ_POWER */
+	q->feats = DEV_POWER_PM;
+}
+/* Issue 27: the Persistent Event Log, read in dwords past its header. */
+static void pel_ok(struct dev_wire_req *q)
+{
+	q->offset = PEL_HEADER_SIZE;
+	q->n = 64 * 1024;
+}
+static void pel_max(struct dev_wire_req *q)
+{
+	pel_ok(q);
+	q->n = DEV_PEL_READ_MAX;
+	q->offset = 0x40000;
+}
+static void pel_over(struct dev_wire_req *q)
+{
+	pel_ok(q);
+	q->n = DEV_PEL_READ_MAX + 4;
+}
+static void pel_zero(struct dev_wire_req *q)
+{
+	pel_ok(q);
+	q->n = 0;
+}
+static void pel_odd_len(struct dev_wire_req *q)
+{
+	pel_ok(q);
+	q->n = 1022;
+}
+/* After a 26-byte event (Thermal Excursion: 24 + 2): 512 + 26. */
+static void pel_odd_off(struct dev_wire_req *q)
+{
+	pel_ok(q);
+	q->offset = 538;
+}
+static void pel_in_header(struct dev_wire_req *q)
+{
+	pel_ok(q);
+	q->offset = 508;
+}
+static void pel_far(struct dev_wire_req *q)
+{
+	pel_ok(q);
+	q->offset = (uint64_t)1 << 33;
+}
+static void offset_elsewhere(struct dev_wire_req *q)
+{
+	q->offset = PEL_HEADER_SIZE;
+}
+static void pow_pm(struct dev_wire_req *q)
+{
+	q->feats = DEV_POWER_PM;
+}
+static void pow_all(struct dev_wire_req *q)
+{
+	q->feats = DEV_POWER_ALL;
+}
+static void pow_none(struct dev_wire_req *q)
+{
+	q->feats = 0;
+}
+static void pow_no_pm(struct dev_wire_req *q)
+{
+	q->feats = DEV_POWER_APST | DEV_POWER_HCTM;
+}
+static void pow_unknown(struct dev_wire_req *q)
+{
+	q->feats = DEV_POWER_ALL | 1u << 3;
+}
+static void reserved_set(struct dev_wire_req *q)
+{
+	q->reserved = 1;
 }
 /* DEV_OP_CONFIGURE: a reload, which carries no option (issue 23 §1). */
 static void cfg_no_name(struct dev_wire_req *q)
@@ -283,6 +353,28 @@ static const struct wcase cases[] = {
 	{"NSID 0 is no namespace", ns_nsid_zero, DEV_OP_OPEN_NS, -EINVAL},
 	{"NSID FFFFFFFFh (every namespace) is no namespace", ns_nsid_all, DEV_OP_OPEN_NS, -EINVAL},
 	{"the open mode matters only to opening a namespace", ns_mode_over, DEV_OP_READ_SMART, 0},
+	{"log C0h is read as it is: no parameter", none, DEV_OP_READ_OCP, 0},
+	{"log C0h is a controller's: it needs a name", name_empty, DEV_OP_READ_OCP, -EINVAL},
+	{"a PEL read from the first event (offset 512)", pel_ok, DEV_OP_READ_PEL, 0},
+	{"a PEL read of DEV_PEL_READ_MAX bytes further in", pel_max, DEV_OP_READ_PEL, 0},
+	{"a PEL read of more than DEV_PEL_READ_MAX is refused", pel_over, DEV_OP_READ_PEL, -EINVAL},
+	{"a PEL read asks for some bytes", pel_zero, DEV_OP_READ_PEL, -EINVAL},
+	{"a PEL read's length is whole dwords (NUMD)", pel_odd_len, DEV_OP_READ_PEL, -EINVAL},
+	{"a PEL read starts at the last event taken, which need not end on a dword (Base 2.0 "
+	 "§5.16.1.14: an event is EHL + 3 + EL bytes)",
+	 pel_odd_off, DEV_OP_READ_PEL, 0},
+	{"a PEL read starts past the 512-byte header (the context's own read has it)",
+	 pel_in_header, DEV_OP_READ_PEL, -EINVAL},
+	{"a PEL read's offset is within 4 GiB", pel_far, DEV_OP_READ_PEL, -EINVAL},
+	{"an offset is only for a PEL read", offset_elsewhere, DEV_OP_READ_SMART, -EINVAL},
+	{"a PEL read's name is checked like any other", name_path, DEV_OP_READ_PEL, -EINVAL},
+	{"a power read of Power Management alone", pow_pm, DEV_OP_READ_POWER, 0},
+	{"a power read of Power Management, APST and HCTM", pow_all, DEV_OP_READ_POWER, 0},
+	{"a power read asks for something", pow_none, DEV_OP_READ_POWER, -EINVAL},
+	{"a power read always asks for Power Management", pow_no_pm, DEV_OP_READ_POWER, -EINVAL},
+	{"a power read asks for no unknown feature", pow_unknown, DEV_OP_READ_POWER, -EINVAL},
+	{"features are only for a power read", pow_pm, DEV_OP_READ_SMART, -EINVAL},
+	{"the reserved field is 0", reserved_set, DEV_OP_READ_SMART, -EINVAL},
 };
 
 Test(dev_wire, request_table)
@@ -352,4 +444,18 @@ Test(dev_wire, answer_lengths)
 	cr_expect(!dev_wire_resp_ok(&q, -EBUSY, 0));
 	cr_expect(!dev_wire_resp_ok(&q, 0, 0));
 	cr_expect(!dev_wire_resp_ok(&q, 0, DEV_NS_REASON_MAX + 1));
+	/* Issue 27: C0h is its page; the PEL the header and the length asked; power a
+	 * struct dev_power. */
+	q = good(DEV_OP_READ_OCP);
+	cr_expect(dev_wire_resp_ok(&q, 0, OCP_LOG_SIZE));
+	cr_expect(!dev_wire_resp_ok(&q, 0, OCP_LOG_SIZE - 1));
+	q = good(DEV_OP_READ_PEL);
+	q.n = 4096;
+	cr_expect(dev_wire_resp_ok(&q, 0, PEL_HEADER_SIZE + 4096));
+	cr_expect(dev_wire_resp_ok(&q, 100, PEL_HEADER_SIZE + 4096), "100 of the 4096 bytes read");
+	cr_expect(!dev_wire_resp_ok(&q, 0, 4096));
+	cr_expect(!dev_wire_resp_ok(&q, -EIO, PEL_HEADER_SIZE + 4096));
+	q = good(DEV_OP_READ_POWER);
+	cr_expect(dev_wire_resp_ok(&q, 0, sizeof(struct dev_power)));
+	cr_expect(!dev_wire_resp_ok(&q, 0, sizeof(struct dev_power) - 1));
 }

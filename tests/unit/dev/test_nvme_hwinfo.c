@@ -292,3 +292,25 @@ Test(nvme_hwinfo, labels)
 	cr_expect_eq(nvme_hwmon_label_slot("composite"), -1);
 	cr_expect_eq(nvme_hwmon_label_slot(""), -1);
 }
+
+/*
+ * Issue 27: the ANA state of a namespace's path through a controller (native
+ * multipath): /sys/class/nvme/nvme0/nvme0c0n1/ana_state for nvme0n1.
+ */
+Test(nvme_hwinfo, ana_state_of_a_path)
+{
+	char st[NVME_ANA_STATE_MAX] = "x";
+
+	cr_assert_eq(nvme_hwinfo_ana_read(FX("gen4-at-gen3x2"), "nvme0", "nvme0n1", st), 0);
+	cr_expect_str_eq(st, "optimized");
+	cr_expect_eq(nvme_hwinfo_ana_read(FX("gen4-at-gen3x2"), "nvme0", "nvme0n2", st), -ENOENT,
+		     "no path device: no ANA");
+	cr_expect_eq(nvme_hwinfo_ana_read(FX("gen4-at-gen3x2"), "nvme0", "nvme1n1", st), -ENOENT,
+		     "another subsystem's namespace");
+	cr_expect_eq(nvme_hwinfo_ana_read(FX("qemu"), "nvme0", "nvme0n1", st), -ENOENT,
+		     "QEMU 7.2 has no ANA");
+	cr_expect_eq(nvme_hwinfo_ana_read(FX("gen4-at-gen3x2"), "nvme0", "nvme0n1/../x", st),
+		     -EINVAL);
+	cr_expect_eq(nvme_hwinfo_ana_read(FX("gen4-at-gen3x2"), "../nvme0", "nvme0n1", st),
+		     -EINVAL);
+}

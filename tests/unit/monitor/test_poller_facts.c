@@ -30,6 +30,7 @@ static struct {
 	struct nvme_pcie_link link;
 	bool wake_ok; /* wake_sleeping = yes: reading a suspended drive is right */
 	int smart_reads, hwmon_reads;
+	int log_reads;		      /* issue 27: power state, C0h, event log */
 	int smart_delay_ms;	      /* each health-log read takes this long */
 	int reads_out;		      /* health-log reads running now (atomic) */
 	int scans, scans_over_a_read; /* scans, and those that began while a read ran */
@@ -54,6 +55,7 @@ static int fake_scan(void *ctx, int64_t now_ms, struct dev_info **ret, size_t *r
 	v->asleep = nvme_runtime_asleep(drive.rt);
 	v->access = drive.access;
 	v->id.wctemp_k = v->asleep ? 0 : 343;
+	v->id.lpa = IDCTL_LPA_PEL | IDCTL_LPA_EXT_DATA; /* issue 27: it has an event log */
 	v->facts.link = drive.link;
 	v->facts.runtime = drive.rt;
 	*ret = v;
@@ -104,12 +106,50 @@ static int fake_hwmon(void *ctx, const char *name, int64_t now_ms, struct nvme_h
 	return 0;
 }
 
+/* Issue 27: the reads after the health log obey the same rule (wake_sleeping = no). */
+static void log_read(void)
+{
+	__atomic_add_fetch(&drive.log_reads, 1, __ATOMIC_SEQ_CST);
+	cr_expect(drive.wake_ok || !nvme_runtime_asleep(drive.rt),
+		  "a sleeping drive was asked for its power state or logs");
+}
+
+static int fake_power(void *ctx, const char *name, const struct dev_ident *who, int64_t now_ms,
+		      uint8_t which, struct dev_power *ret)
+{
+	(void)ctx, (void)name, (void)who, (void)now_ms, (void)which;
+	log_read();
+	*ret = (struct dev_power){.got = DEV_POWER_PM};
+	return 0;
+}
+
+static int fake_ocp(void *ctx, const char *name, const struct dev_ident *who, int64_t now_ms,
+		    uint8_t page[OCP_LOG_SIZE])
+{
+	(void)ctx, (void)name, (void)who, (void)now_ms, (void)page;
+	log_read();
+	return -EOPNOTSUPP;
+}
+
+static int fake_pel(void *ctx, const char *name, const struct dev_ident *who, int64_t now_ms,
+		    uint64_t offset, uint32_t len, bool ext_data, uint8_t head[PEL_HEADER_SIZE],
+		    uint8_t *data)
+{
+	(void)ctx, (void)name, (void)who, (void)now_ms, (void)offset, (void)len, (void)ext_data;
+	(void)head, (void)data;
+	log_read();
+	return -EOPNOTSUPP;
+}
+
 static const struct dev_backend_ops fake_ops = {
 	.name = "fake",
 	.scan = fake_scan,
 	.read_smart = fake_smart,
 	.read_runtime = fake_runtime,
 	.read_hwmon = fake_hwmon,
+	.read_power = fake_power,
+	.read_ocp = fake_ocp,
+	.read_pel = fake_pel,
 };
 
 static char dir[] = "/tmp/nvmond-test-poller-XXXXXX";
@@ -210,6 +250,7 @@ Test(poller_facts, asleep_is_not_read_and_not_offline_then_wakes)
 	rig_run(&r, 300);
 	d = the_drive(&r);
 	cr_expect_eq(drive.smart_reads, 0, "nothing sent to a sleeping drive");
+	cr_expect_eq(drive.log_reads, 0, "not its power state either (issue 27)");
 	cr_expect_eq(drive.hwmon_reads, 0);
 	cr_expect(d.row.online, "asleep is not offline");
 	cr_expect(d.facts.asleep);
@@ -219,6 +260,7 @@ Test(poller_facts, asleep_is_not_read_and_not_offline_then_wakes)
 	rig_run(&r, 300);
 	d = the_drive(&r);
 	cr_expect_gt(drive.smart_reads, 0, "polled again once awake");
+	cr_expect_gt(drive.log_reads, 0, "and its power state read");
 	cr_expect_not(d.facts.asleep);
 	cr_expect(d.has_sample);
 	cr_expect_eq(d.last.source, SAMPLE_SOURCE_SMART);

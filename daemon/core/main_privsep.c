@@ -173,13 +173,45 @@ static int adopt(const char *v, struct dev_backend **ret_backend, struct privsep
 }
 
 /*
- * Before becoming @pw: the probe lock directory ([probes] lock_dir, by default
- * /run/nvmond for root) made if missing and handed to the user when root owns
- * it and it holds nothing but probe locks (a lock_dir of /run or /tmp is not
- * given away), whose files root made are opened up to read (flock() works on
- * a read-only descriptor). Logs what it cannot do: the probes then report it.
+ * Under @fd, a directory holding only probe locks: each lock file opened up
+ * to read (flock() works on a read-only descriptor), so that the next owner
+ * locks the previous one's files. Through a descriptor opened without
+ * following a link, and only a regular file with one link: the previous
+ * owner, who could write there, cannot make root open up another file.
  */
-static void lock_dir_prepare(const struct cfg *c, const struct passwd *pw)
+static void lock_files_open_up(int fd, DIR *d)
+{
+	struct dirent *e;
+
+	rewinddir(d);
+	while ((e = readdir(d))) {
+		struct stat f;
+		int lf;
+		if (fnmatch("probe-*.lock", e->d_name, FNM_PERIOD) != 0 ||
+		    fstatat(fd, e->d_name, &f, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(f.st_mode) ||
+		    (f.st_mode & 0044) == 0044)
+			continue;
+		lf = openat(fd, e->d_name,
+			    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+		if (lf < 0)
+			continue;
+		if (fstat(lf, &f) == 0 && S_ISREG(f.st_mode) && f.st_nlink == 1)
+			(void)fchmod(lf, 0644);
+		close(lf);
+	}
+}
+
+/*
+ * Started as root, before dropping it: the probe lock directory ([probes]
+ * lock_dir, by default /run/nvmond for root) made if missing and handed to
+ * the daemon's user to be (@uid: [daemon] user, or root itself without it)
+ * when another owns it and it holds nothing but probe locks (a lock_dir of
+ * /run or /tmp is never taken), their files opened up to read. So a daemon
+ * as one user finds the directory a daemon as another left: a root one
+ * without a capability could not even open nobody's 0700 directory.
+ * Logs what it cannot do: the probes then report it.
+ */
+static void lock_dir_prepare(const struct cfg *c, uid_t uid, gid_t gid, const char *name)
 {
 	char buf[CFG_PATH_MAX];
 	const char *dir =
@@ -201,11 +233,7 @@ static void lock_dir_prepare(const struct cfg *c, const struct passwd *pw)
 			close(fd);
 		return;
 	}
-	if (st.st_uid != 0) {
-		if (st.st_uid != pw->pw_uid)
-			log_warn("the probe lock directory %s belongs to uid %u, not to %s: probes "
-				 "may fail to take their lock",
-				 dir, (unsigned)st.st_uid, pw->pw_name);
+	if (st.st_uid == uid) {
 		close(fd);
 		return;
 	}
@@ -214,23 +242,18 @@ static void lock_dir_prepare(const struct cfg *c, const struct passwd *pw)
 		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 &&
 		    fnmatch("probe-*.lock", e->d_name, FNM_PERIOD) != 0)
 			locks_only = false;
-	if (d && locks_only) {
-		rewinddir(d);
-		while ((e = readdir(d))) {
-			struct stat f;
-			if (fnmatch("probe-*.lock", e->d_name, FNM_PERIOD) == 0 &&
-			    fstatat(fd, e->d_name, &f, AT_SYMLINK_NOFOLLOW) == 0 &&
-			    S_ISREG(f.st_mode) && f.st_uid == 0 && (f.st_mode & 0044) != 0044)
-				(void)fchmodat(fd, e->d_name, 0644, 0);
-		}
-	}
+	if (d && locks_only)
+		lock_files_open_up(fd, d);
 	if (!d || !locks_only)
-		log_warn("the probe lock directory %s belongs to root and holds other files: not "
+		log_warn("the probe lock directory %s belongs to uid %u and holds other files: not "
 			 "handing it to %s, whose probes may fail to take their lock",
-			 dir, pw->pw_name);
-	else if (fchown(fd, pw->pw_uid, pw->pw_gid) < 0)
-		log_warn("cannot hand the probe lock directory %s to %s: %s", dir, pw->pw_name,
+			 dir, (unsigned)st.st_uid, name);
+	else if (fchown(fd, uid, gid) < 0)
+		log_warn("cannot hand the probe lock directory %s to %s: %s", dir, name,
 			 strerror(errno));
+	else if (st.st_uid != 0)
+		log_info("the probe lock directory %s was uid %u's: handed to %s", dir,
+			 (unsigned)st.st_uid, name);
 	if (d)
 		closedir(d);
 	close(fd);
@@ -334,7 +357,7 @@ int privsep_start(const struct cfg *c, const struct opts *o, struct dev_backend 
 	ret->pid = pid;
 	ret->pidfd = pidfd_open(pid, 0);
 	if (as_user) {
-		lock_dir_prepare(c, &pw);
+		lock_dir_prepare(c, pw.pw_uid, pw.pw_gid, pw.pw_name);
 		r = user_become(&pw);
 		if (r < 0 || !user_is(&pw)) {
 			if (r < 0)
@@ -355,6 +378,8 @@ int privsep_start(const struct cfg *c, const struct opts *o, struct dev_backend 
 			 (unsigned)pw.pw_uid);
 		r = 0;
 	} else {
+		if (geteuid() == 0)
+			lock_dir_prepare(c, 0, 0, "root");
 		r = privsep_caps_drop();
 	}
 	if (r == -EPERM && argv && !as_user) {

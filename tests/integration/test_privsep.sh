@@ -15,6 +15,10 @@
 #     opened with the daemon's credentials; no /dev/nvme* among its fds (root
 #     only, visibly skipped otherwise); the switch refused by the unit's
 #     seccomp filter: exit 1 naming the user. Started as root without it: a warning;
+#  6b. the probe lock directory changes hands both ways (issue 23 §13): after the
+#     daemon as nobody left it nobody's 0700, a root daemon without [daemon] user
+#     takes it back and its probe takes the drive's lock (it answered 500), then
+#     a daemon as nobody after it; a lock file nobody made 0600 is opened up;
 #  7. user = a name no one has: exit 2 with FILE:LINE.
 # The seccomp filter's refusals themselves (AF_INET, io_uring, execve) are
 # unit.test_dev_sandbox. Env (ctest): NVMOND_BIN.
@@ -135,6 +139,32 @@ else
 	[ -z "$nvme" ] || fail "the daemon holds NVMe devices: $nvme"
 	stop_daemon
 	echo "ok: the daemon ran as nobody ($uid:$gid), its device process as root"
+
+	echo "6b. the probe lock directory changes hands both ways (issue 23 §13)"
+	# nobody's now, 0700 as the daemon makes /run/nvmond: a root daemon without
+	# [daemon] user (uid 0, no capability) could not open it, and every probe answered 500.
+	[ "$(stat -c %u "$TMP/ulocks")" = "$uid" ] || fail "the lock directory is not nobody's"
+	chmod 700 "$TMP/ulocks"
+	install -m 600 -o nobody /dev/null "$TMP/ulocks/probe-NOBODY.lock"
+	TOKEN=lock-token-$RANDOM
+	for who in root nobody; do
+		user=; db=$TMP/r.db
+		[ "$who" = nobody ] && user='user = nobody' db=$TMP/u/u.db
+		printf '[daemon]\n%s\npoll_interval = 200ms\ndemo_history = no\n[http]\ntoken = %s\n[probes]\nlock_dir = %s\nphase_duration = 1s\n' \
+			"$user" "$TOKEN" "$TMP/ulocks" > "$TMP/hand.conf"
+		start_daemon --demo -c "$TMP/hand.conf" --db "$db"
+		out=$(api_post "/api/v1/devices/$(demo_id demo1)/probes" '{"preset":"seq1m-q8"}')
+		[ "${out%% *}" = 202 ] || fail "a daemon as $who after the other: POST probe: $out"
+		# 202: the run holds the drive's lock (taken before it starts); the stop cancels it.
+		want=0
+		[ "$who" = nobody ] && want=$uid
+		[ "$(stat -c %u "$TMP/ulocks")" = "$want" ] ||
+			fail "a daemon as $who: the lock directory is uid $(stat -c %u "$TMP/ulocks")'s, want $want's"
+		stop_daemon
+		echo "ok: a daemon as $who took the lock directory and its probe the lock"
+	done
+	[ "$(stat -c %a "$TMP/ulocks/probe-NOBODY.lock")" = 644 ] ||
+		fail "nobody's 0600 lock file not opened up to root"
 	# Under the unit's filter (~@privileged: setgroups, setresuid… EPERM) the switch
 	# is refused: an error naming the user, status 1, never a root HTTP process.
 	if [ "$(uname -m)" = x86_64 ]; then

@@ -28,6 +28,32 @@ int loop_remove_fd(struct loop *l, int fd);
 /** loop_add_timer() - Run @fn after @delay_ms. Return: timer id (> 0) or negative errno. */
 int64_t loop_add_timer(struct loop *l, int64_t delay_ms, loop_timer_fn fn, void *userdata);
 
+/**
+ * loop_timer_lazy() - For @id's callback, about its next run: at the loop's
+ * first wakeup @period_ms or more from now, whatever woke it (a poll, an
+ * answer, another timer), and at @deadline_ms from now at the latest (< 0:
+ * none; the timer then never wakes the loop by itself). A deadline within the
+ * period wins: the timer runs then, as a plain one. It stays so for the runs
+ * after, until called again. So a check that has no deadline of its own costs
+ * no wakeup of its own (docs/performance.md#idle-wakeups).
+ * Return: the delay for the callback to return.
+ */
+int64_t loop_timer_lazy(struct loop *l, int64_t id, int64_t period_ms, int64_t deadline_ms);
+
+/**
+ * loop_add_timer_lazy() - loop_add_timer() of a timer as loop_timer_lazy()
+ * makes it, from its first run. Return: timer id (> 0) or negative errno.
+ */
+int64_t loop_add_timer_lazy(struct loop *l, int64_t period_ms, int64_t deadline_ms,
+			    loop_timer_fn fn, void *userdata);
+
+/**
+ * loop_timer_pull() - Run @id within @deadline_ms at the latest (its deadline
+ * moved nearer: a new drive, a new schedule). From @id's own callback, the
+ * delay it returns decides instead. Return: 0, or -ENOENT.
+ */
+int loop_timer_pull(struct loop *l, int64_t id, int64_t deadline_ms);
+
 /** loop_cancel_timer() - Return: 0, or -ENOENT. */
 int loop_cancel_timer(struct loop *l, int64_t id);
 

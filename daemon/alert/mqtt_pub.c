@@ -172,6 +172,7 @@ static void *pub_main(void *arg)
 	struct mqtt_drive_state *snap = NULL;
 	size_t n_snap = 0;
 
+	(void)pthread_setname_np(pthread_self(), "mqtt-pub");
 	/*
 	 * The first connection is ours to retry: libmosquitto's thread takes over
 	 * (keepalive, reconnects with backoff) only once a connect has started.

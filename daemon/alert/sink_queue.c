@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+#define _GNU_SOURCE /* pthread_setname_np() */
 /*
  * The sinks: each a thread behind a bounded queue, with retries and backoff,
  * counters, and (for the types that want it) firing alerts sent again until
@@ -279,7 +280,10 @@ static void *sink_main(void *arg)
 {
 	struct sink *s = arg;
 	sigset_t pipe_set;
+	char comm[16];
 
+	snprintf(comm, sizeof(comm), "sink:%.10s", s->st.name);
+	(void)pthread_setname_np(pthread_self(), comm);
 	/* A hook that exits without reading stdin must not kill the daemon. */
 	sigemptyset(&pipe_set);
 	sigaddset(&pipe_set, SIGPIPE);

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+#define _GNU_SOURCE /* pthread_setname_np() */
 /*
  * The device process's side of the channel (dev_remote.h). The socket it is
  * given carries only new channels: the daemon opens one per controller (and
@@ -249,12 +250,35 @@ static int run(struct server *s, int fd, const struct dev_wire_req *q)
 	return answer(fd, q, r, &u, dev_wire_resp_len(q));
 }
 
+/*
+ * The thread of a channel named after the first request's controller
+ * ("chan:nvme0"; "side:nvme0" for the side channel of what never waits behind
+ * a stuck command, "side:opts" for the options, "chan:scan"), so that the
+ * footprint's wakeups name it.
+ * Return: true.
+ */
+static bool channel_name(const struct dev_wire_req *q)
+{
+	char comm[16];
+	bool side = q->op == DEV_OP_READ_RUNTIME || q->op == DEV_OP_HANDOVER ||
+		    q->op == DEV_OP_CONFIGURE || q->op == DEV_OP_OPEN_NS;
+
+	if (q->op == DEV_OP_SCAN)
+		snprintf(comm, sizeof(comm), "chan:scan");
+	else
+		snprintf(comm, sizeof(comm), "%s:%.10s", side ? "side" : "chan",
+			 q->name[0] ? q->name : "opts");
+	(void)pthread_setname_np(pthread_self(), comm);
+	return true;
+}
+
 /* One channel: requests one after the other until the daemon closes it. */
 static void *serve_channel(void *arg)
 {
 	struct channel *c = arg;
 	struct server *s = c->s;
 	unsigned char buf[sizeof(struct dev_wire_req)];
+	bool named = false;
 	int r;
 
 	for (;;) {
@@ -266,6 +290,8 @@ static void *serve_channel(void *arg)
 		memset(&q, 0, sizeof(q));
 		memcpy(&q, buf, sizeof(q));
 		r = dev_wire_req_parse(buf, sizeof(buf), &q);
+		if (r == 0 && !named) /* a channel serves one controller: named after it */
+			named = channel_name(&q);
 		if (r == -EPROTO) {
 			log_error("device process: a broken request on a channel; closing it");
 			break;

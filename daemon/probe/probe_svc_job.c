@@ -198,6 +198,7 @@ static void job_phase_start(void *ctx, size_t step)
 static void *job_thread(void *arg)
 {
 	struct probe_job_ctx *j = arg;
+	char comm[16];
 	struct probe_hooks h = {
 		.read_smart = job_read_smart,
 		.read_smart_source = job_read_smart_source,
@@ -210,6 +211,8 @@ static void *job_thread(void *arg)
 		.ctx = j,
 	};
 
+	snprintf(comm, sizeof(comm), "probe:%lld", (long long)j->out.run.id);
+	(void)pthread_setname_np(pthread_self(), comm);
 	probe_execute(&j->plan, &h, &j->demo, &j->out);
 	if (j->group) {
 		/* The others stop waiting for this one. */

@@ -76,13 +76,15 @@ static int64_t wear_mon_tick(struct loop *l, void *userdata)
 {
 	struct wear_mon *m = userdata;
 
-	(void)l;
-	return wear_mon_check(m, timefmt_now_ms()) ? WEAR_MON_FIRST_MS : WEAR_MON_PERIOD_MS;
+	/* The wear comes from the samples, which only a poll brings: in a poll's wakeup. */
+	return loop_timer_lazy(
+		l, m->timer,
+		wear_mon_check(m, timefmt_now_ms()) ? WEAR_MON_FIRST_MS : WEAR_MON_PERIOD_MS, -1);
 }
 
 int wear_mon_start(struct wear_mon *m, struct loop *l)
 {
-	int64_t id = loop_add_timer(l, WEAR_MON_FIRST_MS, wear_mon_tick, m);
+	int64_t id = loop_add_timer_lazy(l, WEAR_MON_FIRST_MS, -1, wear_mon_tick, m);
 
 	if (id < 0)
 		return (int)id;

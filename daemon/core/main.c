@@ -83,6 +83,7 @@ struct daemon {
 	struct api_tls *tls; /* HTTPS: the certificate, reloaded on SIGHUP; NULL = HTTP */
 	struct fleet *fleet; /* borrowed, for STATUS= */
 	int64_t watchdog_ms; /* WatchdogSec=, 0 = off */
+	int64_t svc_timer, db_timer;
 	struct store *store;
 	bool reexec;		/* the database file went: start again on what is there now */
 	struct privsep privsep; /* the device process */
@@ -251,7 +252,14 @@ static void on_signal(struct loop *l, int fd, void *userdata)
 	loop_stop(l);
 }
 
-/* systemd: feed the watchdog from the loop (a stuck loop gets restarted), refresh STATUS=. */
+/* STATUS= at most this often, in a wakeup the loop has anyway (a poll). */
+#define SVC_STATUS_MS 10000
+
+/*
+ * systemd: feed the watchdog from the loop (a stuck loop gets restarted), refresh
+ * STATUS=. The watchdog is fed in a wakeup the loop has anyway after a quarter of
+ * its period, at half of it at the latest; STATUS= alone never wakes the loop.
+ */
 static int64_t on_svc_tick(struct loop *l, void *userdata)
 {
 	struct daemon *d = userdata;
@@ -259,7 +267,6 @@ static int64_t on_svc_tick(struct loop *l, void *userdata)
 	struct poller_stats ps;
 	size_t n = 0, online = 0;
 
-	(void)l;
 	poller_stats(d->poller, &ps);
 	if (fleet_snapshot(d->fleet, &v, &n) == 0)
 		for (size_t i = 0; i < n; i++)
@@ -268,7 +275,9 @@ static int64_t on_svc_tick(struct loop *l, void *userdata)
 	svc_notify("%sSTATUS=%zu of %zu drives online; %llu samples stored, %zu waiting",
 		   d->watchdog_ms ? "WATCHDOG=1\n" : "", online, n,
 		   (unsigned long long)ps.samples_stored, ps.samples_pending);
-	return d->watchdog_ms && d->watchdog_ms / 2 < 10000 ? d->watchdog_ms / 2 : 10000;
+	if (d->watchdog_ms)
+		return loop_timer_lazy(l, d->svc_timer, d->watchdog_ms / 4, d->watchdog_ms / 2);
+	return loop_timer_lazy(l, d->svc_timer, SVC_STATUS_MS, -1);
 }
 
 /* The device process exited (killed, or its channel broke): without it no drive
@@ -286,7 +295,11 @@ static void on_device_exit(struct loop *l, int fd, void *userdata)
 	loop_stop(l);
 }
 
-/* How often the database file is checked for having been deleted or replaced. */
+/*
+ * How often, at most, the database file is checked for having been deleted or
+ * replaced: in a wakeup the loop has anyway (a poll writes only then), never in
+ * one of its own.
+ */
 #define DB_CHECK_MS 1000
 
 /*
@@ -301,7 +314,7 @@ static int64_t on_db_check(struct loop *l, void *userdata)
 	int r = store_file_check(d->store);
 
 	if (r == 0)
-		return DB_CHECK_MS;
+		return loop_timer_lazy(l, d->db_timer, DB_CHECK_MS, -1);
 	log_error("database %s was %s underneath the daemon: restarting on the file at that "
 		  "path now (samples since then are lost)",
 		  d->cfg.database, r == -ENOENT ? "deleted" : "replaced");
@@ -574,12 +587,14 @@ static int run_daemon(const struct opts *o)
 	/* systemd: ready only now (database migrated, HTTP listening); then the tick. */
 	d.fleet = fleet;
 	d.watchdog_ms = svc_watchdog_ms();
-	if (loop_add_timer(d.loop, 0, on_svc_tick, &d) < 0) {
+	/* Not under systemd: no tick at all. */
+	if (svc_managed() && (d.svc_timer = loop_add_timer(d.loop, 0, on_svc_tick, &d)) < 0) {
 		log_error("cannot arm the watchdog timer");
 		goto out;
 	}
 	d.store = store;
-	if (loop_add_timer(d.loop, DB_CHECK_MS, on_db_check, &d) < 0) {
+	d.db_timer = loop_add_timer_lazy(d.loop, DB_CHECK_MS, -1, on_db_check, &d);
+	if (d.db_timer < 0) {
 		log_error("cannot arm the database check");
 		goto out;
 	}

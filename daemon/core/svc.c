@@ -4,6 +4,7 @@
  * no-ops when not running under systemd.
  */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -20,6 +21,13 @@ int svc_notify(const char *fmt, ...)
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	return sd_notify(0, buf);
+}
+
+bool svc_managed(void)
+{
+	const char *e = getenv("NOTIFY_SOCKET");
+
+	return e && e[0];
 }
 
 int64_t svc_watchdog_ms(void)

@@ -21,18 +21,21 @@ struct dev_async {
 
 static int64_t on_deadline(struct loop *l, void *userdata);
 
-/* The timer at the nearest deadline; an earlier one armed stays. */
+/*
+ * The timer at the nearest deadline, none when no command is out: one left
+ * armed after the last answer woke the loop for nothing (issue 23 §5).
+ */
 static void arm(struct dev_async *a)
 {
 	int64_t ms = dev_guard_async_next_ms(a->ga);
-
-	if (ms < 0)
-		return;
 	int64_t due = timefmt_mono_ms() + ms;
-	if (a->timer && a->timer_due <= due)
-		return;
-	if (a->timer)
+
+	if (a->timer && (ms < 0 || a->timer_due != due)) {
 		loop_cancel_timer(a->l, a->timer);
+		a->timer = 0;
+	}
+	if (ms < 0 || a->timer)
+		return;
 	a->timer = loop_add_timer(a->l, ms, on_deadline, a);
 	if (a->timer < 0)
 		a->timer = 0; /* out of memory: the next answer arms it again */

@@ -382,13 +382,14 @@ static int64_t on_poll(struct loop *l, void *userdata)
 	return p->cfg.poll_interval_ms;
 }
 
+/* A rescan runs in a poll's wakeup, one poll interval late at most: never one of its own. */
 static int64_t on_rescan(struct loop *l, void *userdata)
 {
 	struct poller *p = userdata;
 
-	(void)l;
 	poller_rescan(p);
-	return p->cfg.rescan_interval_ms;
+	return loop_timer_lazy(l, p->rescan_timer, p->cfg.rescan_interval_ms,
+			       p->cfg.rescan_interval_ms + p->cfg.poll_interval_ms);
 }
 
 int poller_new(const struct cfg *c, struct dev_backend *b, struct store *s, struct fleet *f,
@@ -494,7 +495,9 @@ int poller_start(struct poller *p, struct loop *l)
 	p->poll_timer = loop_add_timer(l, 0, on_poll, p);
 	if (p->poll_timer < 0)
 		return (int)p->poll_timer;
-	p->rescan_timer = loop_add_timer(l, p->cfg.rescan_interval_ms, on_rescan, p);
+	p->rescan_timer = loop_add_timer_lazy(l, p->cfg.rescan_interval_ms,
+					      p->cfg.rescan_interval_ms + p->cfg.poll_interval_ms,
+					      on_rescan, p);
 	if (p->rescan_timer < 0)
 		return (int)p->rescan_timer;
 	return 0;

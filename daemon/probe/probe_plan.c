@@ -335,12 +335,11 @@ int64_t probe_svc_sched_tick(struct loop *l, void *userdata)
 	struct probe_svc *p = userdata;
 	struct fleet_device *v = NULL;
 	size_t n = 0;
-	int64_t now = timefmt_now_ms();
+	int64_t now = timefmt_now_ms(), next = -1;
 
-	(void)l;
 	probe_svc_reap(p);
 	if (fleet_snapshot(p->fleet, &v, &n) < 0)
-		return SCHED_TICK_MS;
+		return loop_timer_lazy(l, p->sched_timer, SCHED_TICK_MS, SCHED_TICK_MS);
 	for (size_t i = 0; i < n; i++) {
 		char err[PROBE_SVC_ERR_MAX];
 		struct probe_dev *d = probe_svc_dev_find(p, v[i].row.id, true);
@@ -348,16 +347,17 @@ int64_t probe_svc_sched_tick(struct loop *l, void *userdata)
 			continue;
 		for (size_t k = 0; k < d->n_sched; k++) {
 			uint64_t seed = (uint64_t)v[i].row.id * 0x9e3779b97f4a7c15ull + k;
-			if (!d->next_due[k]) {
+			bool due = false;
+			if (d->next_due[k] && now >= d->next_due[k])
+				due = true;
+			if (!d->next_due[k] || due)
 				d->next_due[k] =
 					probe_sched_next(&d->sched[k], now, utc_offset_s(now),
 							 p->cfg.probe_jitter_ms, seed);
+			if (next < 0 || d->next_due[k] - now < next)
+				next = d->next_due[k] - now > 0 ? d->next_due[k] - now : 0;
+			if (!due)
 				continue;
-			}
-			if (now < d->next_due[k])
-				continue;
-			d->next_due[k] = probe_sched_next(&d->sched[k], now, utc_offset_s(now),
-							  p->cfg.probe_jitter_ms, seed);
 			if (!v[i].row.online || d->job || d->series.active)
 				continue; /* one at a time; the next occurrence will do */
 			struct start_call c = {
@@ -375,7 +375,12 @@ int64_t probe_svc_sched_tick(struct loop *l, void *userdata)
 		}
 	}
 	free(v);
-	return SCHED_TICK_MS;
+	/*
+	 * At the next start due, and in between a look in a wakeup the loop has
+	 * anyway: a clock stepped or a resume from suspend (the monotonic clock
+	 * stood still) shows at the next poll; a new drive's schedule is read.
+	 */
+	return loop_timer_lazy(l, p->sched_timer, SCHED_TICK_MS, next);
 }
 
 /* Every schedule must parse: a typo should stop the start (or reload), not a probe at 3 am. */

@@ -422,8 +422,9 @@ int probe_svc_start(struct probe_svc *p, struct loop *l, struct poller *poller)
 	if (r < 0)
 		return r;
 	p->loop = l;
-	int64_t t = loop_add_timer(l, 1000, probe_svc_sched_tick, p);
-	return t < 0 ? (int)t : 0;
+	/* The first look at once: the first scan put the drives in the fleet. */
+	p->sched_timer = loop_add_timer(l, 0, probe_svc_sched_tick, p);
+	return p->sched_timer < 0 ? (int)p->sched_timer : 0;
 }
 
 int probe_svc_reconfigure(struct probe_svc *p, const struct cfg *c, char ret_err[PROBE_SVC_ERR_MAX])

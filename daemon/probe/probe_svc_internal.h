@@ -20,7 +20,7 @@
 #include "nvmond/probe/probe_svc.h"
 
 #define MS_PER_DAY	  86400000LL
-#define SCHED_TICK_MS	  15000
+#define SCHED_TICK_MS	  15000 /* a look in a wakeup the loop has anyway (clock steps, new drives) */
 #define BUSY_WINDOW_MS	  60000
 #define BUSY_HIST	  32
 #define PROBE_SVC_DEVICES 64
@@ -93,6 +93,7 @@ struct probe_svc {
 	struct fleet *fleet;
 	struct mainq *mainq;
 	struct loop *loop;
+	int64_t sched_timer; /* probe_svc_sched_tick() */
 	bool demo;
 	struct probe_dev dev[PROBE_SVC_DEVICES];
 	size_t n_dev;

@@ -64,6 +64,7 @@ struct selftest_svc {
 	struct probe_svc *probes;
 	bool demo; /* the demo backend: unconfigured drives run their demo schedule */
 	struct loop *loop;
+	int64_t plan_timer;	 /* selftest_plan.c's tick, 0 before it starts */
 	struct dev_async *async; /* NULL: no guard, commands on the loop's thread (tests) */
 	struct st_op *ops;	 /* out or waiting, newest first */
 	struct stdev *dev;

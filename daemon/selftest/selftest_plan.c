@@ -78,6 +78,10 @@ static void plan_next(struct selftest_svc *t, struct stdev *d, int64_t now)
 		d->st.next_code = code;
 		(void)fleet_put_selftest(t->fleet, d->id, &d->st);
 	}
+	/* A new drive, a new schedule: the tick wakes the loop for it. */
+	if (best && t->loop && t->plan_timer > 0)
+		(void)loop_timer_pull(t->loop, t->plan_timer,
+				      best - now > 0 ? best - now + TICK_SLACK_MS : 0);
 }
 
 /*
@@ -232,12 +236,29 @@ static int64_t next_tick_ms(int64_t now)
 	return 60000 - now % 60000 + TICK_SLACK_MS;
 }
 
+/*
+ * The tick's next run: at the nearest scheduled test (and a little), and in
+ * between at each minute's start in a wakeup the loop has anyway, so that a
+ * clock stepped or a resume from suspend (the monotonic clock stood still)
+ * shows at the next poll. No schedule: no wakeup of its own.
+ */
+static int64_t plan_tick_next(struct selftest_svc *t, struct loop *l, int64_t now)
+{
+	int64_t next = -1;
+
+	for (size_t i = 0; i < t->n_dev; i++) {
+		int64_t at = t->dev[i].st.next_ms;
+		if (at && (next < 0 || at - now < next))
+			next = at - now > 0 ? at - now + TICK_SLACK_MS : 0;
+	}
+	return loop_timer_lazy(l, t->plan_timer, next_tick_ms(now), next);
+}
+
 static int64_t plan_tick(struct loop *l, void *userdata)
 {
 	struct selftest_svc *t = userdata;
 	int64_t now = timefmt_now_ms(), off = utc_offset_s(now);
 
-	(void)l;
 	for (size_t i = 0; i < t->n_dev; i++) {
 		struct stdev *d = &t->dev[i];
 		bool due[SELFTEST_SCHED_TYPES];
@@ -254,7 +275,7 @@ static int64_t plan_tick(struct loop *l, void *userdata)
 		if (d)
 			plan_next(t, d, now);
 	}
-	return next_tick_ms(timefmt_now_ms());
+	return plan_tick_next(t, l, timefmt_now_ms());
 }
 
 int selftest_plan_start(struct selftest_svc *t, struct loop *l)
@@ -262,6 +283,10 @@ int selftest_plan_start(struct selftest_svc *t, struct loop *l)
 	int64_t r;
 
 	t->loop = l;
-	r = loop_add_timer(l, next_tick_ms(timefmt_now_ms()), plan_tick, t);
-	return r < 0 ? (int)r : 0;
+	/* The drives' schedules are read at their first samples: they pull it nearer. */
+	r = loop_add_timer_lazy(l, next_tick_ms(timefmt_now_ms()), -1, plan_tick, t);
+	if (r < 0)
+		return (int)r;
+	t->plan_timer = r;
+	return 0;
 }

@@ -47,7 +47,6 @@ static int64_t rollup_tick(struct loop *l, void *userdata)
 	bool more = false;
 	int r;
 
-	(void)l;
 	r = store_rollup_step(ru->store, &ru->cfg, timefmt_now_ms(), &more);
 	if (r < 0) {
 		if (!ru->retry_ms)
@@ -58,12 +57,15 @@ static int64_t rollup_tick(struct loop *l, void *userdata)
 		ru->retry_ms = ru->retry_ms ? ru->retry_ms * 2 : ROLLUP_RETRY_MIN_MS;
 		if (ru->retry_ms > ROLLUP_RETRY_MAX_MS)
 			ru->retry_ms = ROLLUP_RETRY_MAX_MS;
-		return ru->retry_ms;
+		return loop_timer_lazy(l, ru->timer, ru->retry_ms, ru->retry_ms);
 	}
 	if (ru->retry_ms)
 		log_info("rollups: building again");
 	ru->retry_ms = 0;
-	return more ? ROLLUP_CATCHUP_MS : ROLLUP_PERIOD_MS;
+	if (more)
+		return loop_timer_lazy(l, ru->timer, ROLLUP_CATCHUP_MS, ROLLUP_CATCHUP_MS);
+	/* Caught up: only a poll brings new samples, so the next step waits for one's wakeup. */
+	return loop_timer_lazy(l, ru->timer, ROLLUP_PERIOD_MS, -1);
 }
 
 int rollup_start(struct rollup *r, struct loop *l)

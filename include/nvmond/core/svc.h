@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /*
@@ -14,6 +15,9 @@
  * Return: > 0 sent, 0 not under a service manager, or negative errno.
  */
 int svc_notify(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/** svc_managed() - Return: whether a service manager listens ($NOTIFY_SOCKET set). */
+bool svc_managed(void);
 
 /**
  * svc_watchdog_ms() - The watchdog timeout the manager set (WatchdogSec=).

@@ -184,6 +184,9 @@ static int call(struct remote *m, struct dev_wire_req *q, void *buf, size_t *ret
 	pthread_mutex_lock(&c->lock);
 	q->id = ++c->next_id;
 	r = io_write_all(c->fd, q, sizeof(*q));
+	/* Woken by the answer only (io.h), not by the device process reading the request. */
+	if (r == 0)
+		r = io_wait_readable(c->fd);
 	/* The header, and as much of the payload as came with it. */
 	while (r == 0 && got < sizeof(h)) {
 		ssize_t n = recv_part(c->fd, in + got, want - got, &passed);

@@ -284,7 +284,10 @@ static void *serve_channel(void *arg)
 	for (;;) {
 		struct dev_wire_req q;
 
-		r = io_read_all(c->fd, buf, sizeof(buf));
+		/* Woken by the next request only (io.h), not by the daemon reading the answer. */
+		r = io_wait_readable(c->fd);
+		if (r == 0)
+			r = io_read_all(c->fd, buf, sizeof(buf));
 		if (r < 0)
 			break;
 		memset(&q, 0, sizeof(q));

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Whole reads and writes on a descriptor (io.h). */
 #include <errno.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -38,4 +39,17 @@ int io_write_all(int fd, const void *buf, size_t len)
 		done += (size_t)n;
 	}
 	return 0;
+}
+
+int io_wait_readable(int fd)
+{
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+
+	for (;;) {
+		int n = poll(&p, 1, -1);
+		if (n > 0)
+			return 0;
+		if (n < 0 && errno != EINTR)
+			return -errno;
+	}
 }

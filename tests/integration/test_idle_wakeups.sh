@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# An idle daemon sleeps (issue 23 §5; docs/architecture.md#idle-wakeups says what is
+# measured and the target): besides the work a poll needs (the poll timer, its device
+# commands and their answers), no thread of the daemon or of its device process wakes
+# on a period of its own.
+#  1. Each thread's own deadline: with a poll every hour, under a service manager
+#     with a 3-hour watchdog, after the first poll every thread of both processes
+#     sleeps without a deadline or with one no sooner than the next poll
+#     (/proc/PID/task/TID/syscall: the main loop's poll(2) timeout, a timed
+#     condition's deadline). A loop timer of a fixed period (the database check,
+#     the systemd tick, the probe or self-test schedule's tick, the rollup step, a
+#     command's deadline left armed) or the HTTP reaper's 250 ms wait shows as a
+#     deadline within seconds, named by its thread. Root (or ptrace rights) and
+#     x86_64 only: else skipped, visibly.
+#  2. Wakeups counted: at a 2 s poll, over 4 intervals, each thread goes to sleep
+#     (voluntary context switches, which the machine's load does not add) at most
+#     as often as its share of a poll's work allows (idle-wakeups.budget); a thread
+#     that polls, or one that should not wake at all, fails the test by its name.
+# Env (ctest): NVMOND_BIN.
+set -u
+for tool in curl python3 sqlite3; do
+	command -v "$tool" >/dev/null || { echo "SKIP: $tool not installed"; exit 77; }
+done
+. "$(dirname "$0")/lib.sh"
+W=$(dirname "$0")/wakeups.py
+
+samples() { sqlite3 "$1" 'SELECT count(*) FROM samples' 2>/dev/null || echo 0; }
+has_samples() { [ "$(samples "$1")" -ge "$2" ]; }
+
+echo "1. every thread's own deadline, at idle with a poll every hour"
+cat > "$TMP/hour.conf" <<CONF
+[daemon]
+poll_interval = 1h
+demo_history = no
+CONF
+# A service manager that is not there (sends fail), with a watchdog of 3 hours:
+# it is fed at a poll, no sooner than every 45 min, by 90 min at the latest.
+NOTIFY_SOCKET=$TMP/no-manager WATCHDOG_USEC=10800000000 \
+	start_daemon --demo -c "$TMP/hour.conf" --db "$TMP/hour.db"
+wait_for 10 has_samples "$TMP/hour.db" 2 || fail "the first poll's samples were not stored"
+# The first poll's self-test log reads are answered too.
+wait_log_for "DEMO950PRO00001: 20 results from the drive's log stored" 10
+wait_log_for "DEMO980PRO00002: 20 results from the drive's log stored" 10
+rc=0
+python3 "$W" sleeps "$DAEMON_PID" 3000 > "$TMP/sleeps.out" || rc=$?
+cat "$TMP/sleeps.out"
+case $rc in
+0) echo "ok: no thread wakes before the next poll, an hour on" ;;
+77) echo "SKIP (part): $(grep SKIP "$TMP/sleeps.out")" ;;
+*) fail "$(grep 'wakes early' "$TMP/sleeps.out" | head -5)" ;;
+esac
+stop_daemon
+
+echo "2. wakeups per thread at a 2 s poll, over 4 intervals"
+cat > "$TMP/fast.conf" <<CONF
+[daemon]
+poll_interval = 2s
+demo_history = no
+CONF
+start_daemon --demo -c "$TMP/fast.conf" --db "$TMP/fast.db"
+wait_log_for "DEMO950PRO00001: 20 results from the drive's log stored" 10
+wait_log_for "DEMO980PRO00002: 20 results from the drive's log stored" 10
+wait_for 10 has_samples "$TMP/fast.db" 4 || fail "no second poll"
+rc=0
+python3 "$W" count "$DAEMON_PID" 8 --poll 2 --budget "$(dirname "$0")/idle-wakeups.budget" \
+	> "$TMP/count.out" || rc=$?
+cat "$TMP/count.out"
+[ "$rc" = 0 ] || fail "$(grep 'over budget' "$TMP/count.out" | head -5)"
+echo "ok: every thread within its share of the polls' work"
+stop_daemon
+pass

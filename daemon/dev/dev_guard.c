@@ -145,7 +145,7 @@ static void *worker(void *arg)
 	bool last = false;
 	char comm[16];
 
-	/* The footprint's wakeups are counted by thread name (docs/performance.md). */
+	/* The footprint's wakeups are counted by thread name (docs/architecture.md#idle-wakeups). */
 	snprintf(comm, sizeof(comm), "guard:%.9s", c->name[0] ? c->name : "scan");
 	(void)pthread_setname_np(pthread_self(), comm);
 	pthread_mutex_lock(&g->lock);
@@ -493,11 +493,13 @@ int dev_guard_submit(struct dev_guard_async *a, const char *ctrl, dev_guard_fn f
 	while (*pp)
 		pp = &(*pp)->qnext;
 	*pp = j;
-	if (!c->job) {
+	bool wake = !c->job;
+	if (wake)
 		queue_start(c);
-		pthread_cond_signal(&c->wake);
-	}
 	pthread_mutex_unlock(&g->lock);
+	/* After the unlock: woken under it, the worker would sleep again on the lock at once. */
+	if (wake)
+		pthread_cond_signal(&c->wake);
 	return 0;
 }
 

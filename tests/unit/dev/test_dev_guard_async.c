@@ -8,11 +8,14 @@
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -336,4 +339,74 @@ Test(dev_guard_async, selftest_start_and_log_on_the_loop)
 	unsetenv(DEV_DEMO_HANG_ENV);
 	b = dev_backend_free(b);
 	loop_free(l);
+}
+
+/* The voluntary context switches (sleeps) of this process's thread named @comm, or -1. */
+static long sleeps_of_thread(const char *comm)
+{
+	char path[300], name[32], line[128];
+	long v = -1;
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+
+	while (d && v < 0 && (e = readdir(d))) {
+		FILE *f;
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		bool is = fgets(name, sizeof(name), f) && strncmp(name, comm, strlen(comm)) == 0 &&
+			  name[strlen(comm)] == '\n';
+		fclose(f);
+		if (!is)
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/status", e->d_name);
+		f = fopen(path, "re");
+		while (f && fgets(line, sizeof(line), f))
+			if (sscanf(line, "voluntary_ctxt_switches: %ld", &v) == 1)
+				break;
+		if (f)
+			fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return v;
+}
+
+/*
+ * Issue 23 §5 (docs/architecture.md#idle-wakeups): a controller's worker sleeps
+ * once per command that does not sleep itself, waiting for the next: woken
+ * while the caller held the guard's lock (the submit, then the loop's look at
+ * the next deadline), it slept on the lock at once, a third of the time.
+ */
+Test(dev_guard_async, a_worker_sleeps_once_per_command)
+{
+	struct dev_guard *g;
+	struct dev_guard_async *a;
+	struct io ok = {0};
+	const int n = 200;
+
+	seen = (struct seen){0};
+	cr_assert_eq(dev_guard_new(5000, &g), 0);
+	cr_assert_eq(dev_guard_async_new(g, &a), 0);
+	/* The worker starts with its first command. */
+	cr_assert_eq(dev_guard_submit(a, "nvme7", cmd, NULL, &ok, sizeof(ok), 0, on_done, NULL), 0);
+	pump(a, 1, 2000);
+	long before = sleeps_of_thread("guard:nvme7");
+	cr_assert_geq(before, 0, "no thread named guard:nvme7");
+	for (int i = 0; i < n; i++) {
+		seen = (struct seen){0};
+		cr_assert_eq(
+			dev_guard_submit(a, "nvme7", cmd, NULL, &ok, sizeof(ok), 0, on_done, NULL),
+			0);
+		(void)dev_guard_async_next_ms(a); /* as dev_async's arm() does at once */
+		pump(a, 1, 2000);
+		cr_assert_eq(seen.n, 1);
+	}
+	long sleeps = sleeps_of_thread("guard:nvme7") - before;
+	cr_expect_leq(sleeps, n + n / 10, "%ld sleeps of the worker for %d commands", sleeps, n);
+	a = dev_guard_async_free(a);
+	cr_assert(dev_guard_free(g, NULL, NULL));
 }

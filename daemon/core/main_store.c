@@ -31,7 +31,7 @@
 
 #define RETRY_MIN_MS	5000
 #define RETRY_MAX_MS	60000
-#define WATCHDOG_MAX_MS 10000 /* as on_svc_tick(): ping at least this often */
+#define WATCHDOG_MAX_MS 10000 /* while it waits: ping at least this often */
 
 /* Why the database is not open yet, read by /healthz on the HTTP threads. */
 struct waiting {

@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
-# Benchmark by hand (not part of ctest): the idle footprint with 4 drives (issue 14 §2:
-# at most one wakeup per poll interval per drive plus timers; Pss at most 8 MB and
-# private anonymous memory at most 4 MB).
+# Benchmark by hand (not part of ctest): the idle footprint with 4 drives (issue 14 §2,
+# issue 23 §5; docs/architecture.md#idle-wakeups: besides a poll's work no thread wakes on
+# a period of its own; Pss at most 8 MB and private anonymous memory at most 4 MB).
 #
 # The database holds a day of 10-second samples for 4 drives (nvmond-histgen DB 1 4 10);
 # the daemon runs the 4 demo drives on it (demo_history = no). Two runs:
 #  - "10 s poll": the default poll; after a 15 s warm-up, wakeups are counted over
-#    SECONDS as the growth of voluntary_ctxt_switches summed over /proc/PID/task/*/status
-#    (each is a thread going to sleep, so one per wakeup), and memory read from
+#    SECONDS per thread of the daemon and of its device process, as the growth of
+#    voluntary_ctxt_switches in /proc/PID/task/TID/status (each is the thread going to
+#    sleep, so one per wakeup; tests/integration/wakeups.py count), and memory read from
 #    /proc/PID/smaps_rollup (Pss; Anonymous, all private here; Rss);
 #  - "0.1 s poll": FAST_SECONDS at a 0.1 s poll (10 polls a second, a day of 10 s polls
 #    in 864 s), memory read every quarter of it, to see whether it grows with the polls.
+#    For an hour and a million drive-polls, see soak-bench.sh.
 #
 # Usage: tests/bench/footprint-bench.sh BUILD_DIR [SECONDS=60] [FAST_SECONDS=180]
 set -euo pipefail
@@ -40,29 +42,22 @@ stop() {
 	wait "$pid" 2> /dev/null || true
 	pid=
 }
-switches() {
-	cat /proc/"$pid"/task/*/status 2> /dev/null | awk '/^voluntary_ctxt_switches/ { s += $2 } END { print s }'
-}
 mem() { # "Pss Anonymous Rss" in MiB
 	awk '/^Pss:/ { p = $2 } /^Anonymous:/ { a = $2 } /^Rss:/ { r = $2 }
 		END { printf "%.1f %.1f %.1f\n", p / 1024, a / 1024, r / 1024 }' "/proc/$pid/smaps_rollup"
 }
 
-printf '| run | threads | wakeups/s (all threads) | wakeups per 10 s poll | Pss (MiB) | private anonymous (MiB) | RSS (MiB) |\n'
-printf '|---|---|---|---|---|---|---|\n'
 start 10s
 sleep 15
-w0=$(switches)
-sleep "$secs"
-w1=$(switches)
+echo "Wakeups per thread over $secs s at the 10 s poll (voluntary switches; per poll: per 10 s):"
+echo
+python3 "$src/tests/integration/wakeups.py" count "$pid" "$secs" --poll 10
+echo
 threads=$(ls "/proc/$pid/task" | wc -l)
 read -r pss anon rss < <(mem)
-awk -v w=$((w1 - w0)) -v s="$secs" -v t="$threads" -v p="$pss" -v a="$anon" -v r="$rss" 'BEGIN {
-	printf "| 10 s poll, %d s idle | %d | %.2f | %.1f | %s | %s | %s |\n", s, t, w / s, w / s * 10, p, a, r }'
-# the threads that woke, for the record
-for t in /proc/"$pid"/task/*; do
-	printf '%s=%s ' "$(cat "$t/comm")" "$(awk '/^voluntary_ctxt_switches/ { print $2 }' "$t/status")"
-done > "$tmp/threads"
+printf '| run | threads | Pss (MiB) | private anonymous (MiB) | RSS (MiB) |\n'
+printf '|---|---|---|---|---|\n'
+echo "| 10 s poll, $secs s idle | $threads | $pss | $anon | $rss |"
 stop
 
 start 100ms
@@ -71,7 +66,6 @@ for _ in 1 2 3 4; do # a row every quarter of FAST_SECONDS: does it grow, or lev
 	threads=$(ls "/proc/$pid/task" | wc -l)
 	read -r pss anon rss < <(mem)
 	polls=$(curl -fsS "http://127.0.0.1:$port/metrics" | awk '$1 == "nvmond_polls_total" { print $2 }')
-	echo "| 0.1 s poll, after $polls drive-polls | $threads | | | $pss | $anon | $rss |"
+	echo "| 0.1 s poll, after $polls drive-polls | $threads | $pss | $anon | $rss |"
 done
 stop
-echo "voluntary switches by thread over the whole 10 s run: $(cat "$tmp/threads")"

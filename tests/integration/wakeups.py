@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The daemon's wakeups, thread by thread (docs/performance.md#idle-wakeups).
+"""The daemon's wakeups, thread by thread (docs/architecture.md#idle-wakeups).
 
   wakeups.py count PID SECONDS [--poll SECONDS] [--budget FILE]
   wakeups.py sleeps PID NOT_BEFORE

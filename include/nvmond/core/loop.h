@@ -35,7 +35,7 @@ int64_t loop_add_timer(struct loop *l, int64_t delay_ms, loop_timer_fn fn, void 
  * none; the timer then never wakes the loop by itself). A deadline within the
  * period wins: the timer runs then, as a plain one. It stays so for the runs
  * after, until called again. So a check that has no deadline of its own costs
- * no wakeup of its own (docs/performance.md#idle-wakeups).
+ * no wakeup of its own (docs/architecture.md#idle-wakeups).
  * Return: the delay for the callback to return.
  */
 int64_t loop_timer_lazy(struct loop *l, int64_t id, int64_t period_ms, int64_t deadline_ms);

@@ -215,8 +215,9 @@ static void run_due_timers(struct loop *l)
 				continue;
 			if (next < 0) {
 				*u = l->timers[--l->n_timers];
-			} else if (u->slack_ms) {
-				/* Lazy: from its end, so that its deadline is never early. */
+			} else if (u->slack_ms || t.slack_ms) {
+				/* Lazy (or it was, and ran late): from its end, so that its
+				 * deadline is never early. */
 				u->due_ms = timefmt_mono_ms() + next;
 				u->latest_ms = u->slack_ms == LOOP_NEVER ? LOOP_NEVER
 									 : u->due_ms + u->slack_ms;

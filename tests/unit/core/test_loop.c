@@ -167,3 +167,49 @@ Test(loop, a_pulled_timer_wakes_the_loop_by_then)
 	cr_assert_eq(loop_timer_pull(l, 9999, 0), -ENOENT);
 	loop_free(l);
 }
+
+struct switcher {
+	struct lazy z;
+	int64_t second_ms; /* after z.t0 */
+};
+
+static int64_t switch_cb(struct loop *l, void *userdata)
+{
+	struct switcher *w = userdata;
+
+	if (w->z.runs++ == 0) {
+		w->z.first_ms = timefmt_mono_ms() - w->z.t0;
+		/* From now on a plain 100 ms timer: a deadline within the period. */
+		return loop_timer_lazy(l, w->z.id, 200, 100);
+	}
+	if (w->z.runs == 2)
+		w->second_ms = timefmt_mono_ms() - w->z.t0;
+	return -1;
+}
+
+/* A lazy timer that ran late (in a wakeup for a descriptor, long after its period)
+ * and turns plain: its next run counts from then, not from when it fell due. */
+Test(loop, a_late_lazy_timer_counts_its_next_run_from_its_end)
+{
+	struct loop *l = loop_new();
+	struct switcher w = {.z = {.period = 20, .deadline = -1}};
+	/* Due at 20 ms, run at 60: plain from then, its next run is at 160, not at 120. */
+	struct writer wr = {.fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK), .ms = 60};
+	pthread_t t;
+
+	cr_assert_geq(wr.fd, 0);
+	cr_assert_eq(loop_add_fd(l, wr.fd, drain, NULL), 0);
+	w.z.t0 = timefmt_mono_ms();
+	w.z.id = loop_add_timer_lazy(l, 20, -1, switch_cb, &w);
+	cr_assert_gt(w.z.id, 0);
+	cr_assert_gt(loop_add_timer(l, 400, stop_cb, NULL), 0);
+	cr_assert_eq(pthread_create(&t, NULL, write_later, &wr), 0);
+	cr_assert_eq(loop_run(l), 0);
+	pthread_join(t, NULL);
+	cr_assert(w.z.first_ms >= 55, "first run after %lld ms", (long long)w.z.first_ms);
+	cr_assert_eq(w.z.runs, 2);
+	cr_assert(w.second_ms >= w.z.first_ms + 95, "second run %lld ms after the first, want 100",
+		  (long long)(w.second_ms - w.z.first_ms));
+	close(wr.fd);
+	loop_free(l);
+}

@@ -435,7 +435,9 @@ int probe_svc_reconfigure(struct probe_svc *p, const struct cfg *c, char ret_err
 		return r;
 	p->cfg = *c;
 	for (size_t i = 0; i < p->n_dev; i++)
-		p->dev[i].sched_text[0] = '\0'; /* reparsed at the next tick */
+		p->dev[i].sched_text[0] = '\0'; /* reparsed at the next tick: now */
+	if (p->loop && p->sched_timer > 0)
+		(void)loop_timer_pull(p->loop, p->sched_timer, 0);
 	return 0;
 }
 

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <stdint.h>
 
+#include "nvmond/core/loop.h"
 #include "nvmond/dev/demo.h"
 #include "nvmond/probe/probe_safety.h"
 #include "nvmond/util/timefmt.h"
@@ -90,6 +91,9 @@ void probe_svc_on_sample(void *ctx, const struct device_row *dev, const struct s
 	struct probe_diskstat ds;
 
 	(void)s;
+	/* A drive new here: the scheduler reads its schedule now, not at its next look. */
+	if (!probe_svc_dev_find(p, dev->id, false) && p->loop && p->sched_timer > 0)
+		(void)loop_timer_pull(p->loop, p->sched_timer, 0);
 	if (p->demo)
 		return;
 	d = probe_svc_dev_find(p, dev->id, true);

@@ -12,6 +12,9 @@
 #     command's deadline left armed) or the HTTP reaper's 250 ms wait shows as a
 #     deadline within seconds, named by its thread. Root (or ptrace rights) and
 #     x86_64 only: else skipped, visibly.
+#  1b. A probe schedule added by a reload (SIGHUP) at that 1 h poll: the main loop
+#     then sleeps until its start, minutes away, not until the next poll (the
+#     scheduler reads it at once, not at its next look in a poll's wakeup).
 #  2. Wakeups counted: at a 2 s poll, over 4 intervals, each thread goes to sleep
 #     (voluntary context switches, which the machine's load does not add) at most
 #     as often as its share of a poll's work allows (idle-wakeups.budget); a thread
@@ -49,6 +52,19 @@ case $rc in
 77) echo "SKIP (part): $(grep SKIP "$TMP/sleeps.out")" ;;
 *) fail "$(grep 'wakes early' "$TMP/sleeps.out" | head -5)" ;;
 esac
+if [ "$rc" = 0 ]; then
+	echo "1b. a probe schedule added by a reload: the loop wakes for its start"
+	# A whole minute 2 to 3 minutes on (UTC: the daemon's zone here).
+	read -r at secs < <(python3 -c 'import time; t = (int(time.time()) // 60 + 3) * 60
+print(time.strftime("%H:%M", time.gmtime(t)), t - time.time())')
+	printf '[probes]\nlock_dir = %s\njitter = 0\n[device "DEMO980PRO00002"]\nprobe_schedule = daily %s rnd4k-q1\n' \
+		"$TMP/locks" "$at" >> "$TMP/hour.conf"
+	kill -HUP "$DAEMON_PID"
+	wait_log_for "configuration reloaded" 10
+	python3 "$W" sleeps "$DAEMON_PID" 3000 --main-by $((${secs%.*} + 2)) > "$TMP/sleeps.out" ||
+		fail "$(grep 'wakes early' "$TMP/sleeps.out" | head -3)"
+	echo "ok: the main loop wakes by $at ($(grep '| nvmond | nvmond |' "$TMP/sleeps.out" | cut -d'|' -f6))"
+fi
 stop_daemon
 
 echo "2. wakeups per thread at a 2 s poll, over 4 intervals"

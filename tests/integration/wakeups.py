@@ -2,7 +2,7 @@
 """The daemon's wakeups, thread by thread (docs/architecture.md#idle-wakeups).
 
   wakeups.py count PID SECONDS [--poll SECONDS] [--budget FILE]
-  wakeups.py sleeps PID NOT_BEFORE
+  wakeups.py sleeps PID NOT_BEFORE [--main-by SECONDS]
 
 count: for every thread of PID and of its children (the device process), the
 growth over SECONDS of voluntary_ctxt_switches (the thread went to sleep: one
@@ -21,7 +21,9 @@ sleeps: what every thread of PID and its children sleeps in now, from
 timeout passed by address, takes root or ptrace rights: else exit 77), and when
 it wakes by itself: never (no timeout) or after a deadline. Exit 1 naming every
 thread whose deadline comes within NOT_BEFORE seconds: at idle with a long
-poll interval, no thread may wake before the next poll.
+poll interval, no thread may wake before the next poll. --main-by: the main
+loop (thread nvmond of the daemon) must wake by then instead (a deadline it
+was given, such as a scheduled start), and no other thread before NOT_BEFORE.
 """
 import fnmatch
 import os
@@ -178,6 +180,11 @@ def sleep_of(pid, tid):
 
 
 def sleeps(args):
+    main_by = None
+    if "--main-by" in args:
+        i = args.index("--main-by")
+        main_by = float(args[i + 1])
+        del args[i : i + 2]
     if len(args) != 2:
         sys.exit(__doc__)
     pid, not_before = int(args[0]), float(args[1])
@@ -208,7 +215,13 @@ def sleeps(args):
                 left = None
             rows.append(f"| {pcomm} | {comm} | {t} | {what} | "
                         + ("never" if left is None else f"in {left:.1f} s") + " |")
-            if left is not None and left < not_before:
+            if main_by is not None and p == pid and comm == "nvmond":
+                if left is None or left > main_by:
+                    bad.append(f"the main loop (tid {t}) sleeps in {what} "
+                               + ("without a deadline" if left is None
+                                  else f"until {left:.3f} s from now")
+                               + f", past its deadline in {main_by:g} s")
+            elif left is not None and left < not_before:
                 bad.append(f"thread {comm} of {pcomm} (tid {t}) sleeps in {what} until "
                            f"{left:.3f} s from now, before the next poll ({not_before:g} s)")
     print("| process | thread | tid | sleeps in | wakes by itself |")

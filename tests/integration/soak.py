@@ -2,12 +2,13 @@
 """A long run at a fast poll: does anything grow? (issue 23 §5, docs/architecture.md#a-long-run)
 
   soak.py NVMOND WEB_ROOT DIR SECONDS [--drives N] [--poll MS] [--warmup SECONDS]
-          [--every SECONDS] [--check] [--max-anon KIB] [--check-cpu]
+          [--every SECONDS] [--polls N] [--check] [--max-anon KIB] [--check-cpu]
 
 Runs NVMOND with N demo drives (32) polled every MS ms (100) on a new database in
 DIR, with the API under a light load (a dashboard and a Prometheus: every 2 s the
 device list, one drive, its last minute of samples and its day of series, in
-turn; /metrics every 15 s), for SECONDS. Every --every seconds it reads, for the
+turn; /metrics every 15 s), for SECONDS, or until N drive-polls (--polls)
+if that comes first (a loaded machine polls slower than asked). Every --every seconds it reads, for the
 daemon and for its device process: VmRSS and RssAnon (/proc/PID/status), open
 descriptors, threads and CPU time (utime + stime); the database's size (with
 its -wal and -shm); and the drive-polls so far (nvmond_polls_total). After
@@ -177,7 +178,7 @@ def fit(xs, ys):
 
 def main():
     args = sys.argv[1:]
-    opt = {"--drives": 32, "--poll": 100, "--warmup": None, "--every": None}
+    opt = {"--drives": 32, "--poll": 100, "--warmup": None, "--every": None, "--polls": None}
     check = "--check" in args
     if check:
         args.remove("--check")
@@ -237,7 +238,7 @@ def main():
                                 if os.path.exists(db + s)) / 1024
             if polls is not None:
                 rows.append(row)
-            if row["t"] >= secs:
+            if row["t"] >= secs or (opt["--polls"] and (polls or 0) >= opt["--polls"]):
                 break
             time.sleep(min(every, secs - row["t"] + 0.01))
         stop.set()
@@ -263,7 +264,7 @@ def main():
         return (hi[f"{name}.cpu_s"] - lo[f"{name}.cpu_s"]) / dp * 1e6 if dp else 0.0
 
     print(f"{int(opt['--drives'])} demo drives at a {int(opt['--poll'])} ms poll for "
-          f"{secs:g} s, {rows[-1]['polls']:,} drive-polls in all; measured from "
+          f"{rows[-1]['t']:.0f} s, {rows[-1]['polls']:,} drive-polls in all; measured from "
           f"{a['t']:.0f} s ({a['polls']:,} drive-polls) to {z['t']:.0f} s "
           f"({z['polls']:,}), {len(m)} readings; {api.requests:,} API requests, "
           f"{len(api.errors)} failed")

@@ -226,6 +226,15 @@ static bool listen_is_loopback(const char *host)
 
 static void on_device_exit(struct loop *l, int fd, void *userdata);
 
+/* poller_listener.on_round: the exports' share of a poll's wakeup (none once they are freed). */
+static void on_round_exports(void *ctx)
+{
+	struct daemon *d = ctx;
+
+	if (d->exports)
+		export_svc_round(d->exports);
+}
+
 static void on_signal(struct loop *l, int fd, void *userdata)
 {
 	struct daemon *d = userdata;
@@ -512,6 +521,10 @@ static int run_daemon(const struct opts *o)
 		status = r == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
 		goto out;
 	}
+	/* An export's round follows a poll's, in the wakeup of its last answer. */
+	if (poller_add_listener(d.poller, &(struct poller_listener){.on_round = on_round_exports,
+								    .ctx = &d}) < 0)
+		goto out;
 	size_t n_ex_ep;
 	const struct api_endpoint *ex_ep = export_svc_endpoints(d.exports, &n_ex_ep);
 	if (endpoints_add(&endpoints, ex_ep, n_ex_ep) < 0)

@@ -143,6 +143,7 @@ static int conf_from_section(const struct cfg *cfg, const struct cfg_sink *s, st
 	memset(c, 0, sizeof(*c));
 	snprintf(c->name, sizeof(c->name), "%s", s->name);
 	c->interval_ms = cfg->poll_interval_ms;
+	c->poll_ms = cfg->poll_interval_ms;
 	c->timeout_ms = 30000;
 	snprintf(c->ext_v[0].name, sizeof(c->ext_v[0].name), "job");
 	snprintf(c->ext_v[0].value, sizeof(c->ext_v[0].value), "nvmond");

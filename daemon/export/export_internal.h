@@ -24,6 +24,7 @@ struct export_conf {
 	char url[CFG_SINK_VAL_MAX];
 	char url_public[CFG_SINK_VAL_MAX]; /* scheme://host[:port]/path: for logs and the API */
 	int64_t interval_ms;
+	int64_t poll_ms; /* [daemon] poll_interval: a round follows a poll (rw_round.h) */
 	int64_t timeout_ms;
 	char bearer[CFG_SINK_VAL_MAX];	       /* from bearer_token_file; "" = none */
 	char basic_user[CFG_SINK_VAL_MAX];     /* "" = no basic auth */

@@ -5,7 +5,12 @@
  * A round of a thread: at each tick (every `interval`) the live part goes out
  * first, then stored samples from the cursors on, batch after batch, until they
  * are all sent or the next tick is due; so a long catch-up never holds back the
- * live part for more than one request. Every request waits out the backoff of
+ * live part for more than one request. A round follows the poll that ends
+ * nearest its tick (rw_round.h): the main loop, in that poll's wakeup, takes
+ * the live part's share of it (metrics_gather()) and records the cursors that
+ * moved, so that an idle daemon wakes once per poll for both (without a poll
+ * near enough, the round goes at its own time and asks the loop through
+ * mainq). Every request waits out the backoff of
  * the failures before it (doubling from 250 ms up to 5 s, as Prometheus's own
  * sender, or the engine's Retry-After): a dead engine gets a request now and
  * then, not a storm.
@@ -28,6 +33,7 @@
 #include "nvmond/core/log.h"
 #include "nvmond/core/mainq.h"
 #include "nvmond/export/export_svc.h"
+#include "nvmond/export/rw_round.h"
 #include "nvmond/export/rw_text.h"
 #include "nvmond/metrics/metrics_stored.h"
 #include "nvmond/monitor/fleet.h"
@@ -65,6 +71,12 @@ struct exporter {
 	char url_public[CFG_SINK_VAL_MAX];
 	int64_t interval_ms;
 	bool catching_up;
+	/* Between the thread and the main loop's export_svc_round(), under lock. */
+	int64_t round_from_mono; /* waiting: a poll's round ending from then on starts it; 0: not */
+	bool kicked;		 /* a poll's round started it */
+	struct metrics_gathered *gathered; /* the live part's share, taken in that poll's wakeup */
+	struct export_cursor *pending;	   /* cursors that moved, not recorded yet */
+	size_t n_pending, cap_pending;
 	/* The thread's own. */
 	struct export_conf conf;
 	struct store *ro;
@@ -132,6 +144,33 @@ static bool wait_until(struct exporter *x, int64_t until_ms)
 	return !atomic_load(&x->stop);
 }
 
+/*
+ * Between rounds: until a poll's round ending in the window of the one due at
+ * @tick_ms starts it (export_svc_round()), or the window's end, a stop or a
+ * reload. Return: the live part's share the loop took for it (NULL: none, the
+ * round asks through mainq); *@kicked: a poll's round started it.
+ */
+static struct metrics_gathered *wait_round(struct exporter *x, int64_t tick_ms, bool *kicked)
+{
+	struct rw_round_window w;
+	struct metrics_gathered *g;
+
+	rw_round_window(tick_ms, x->conf.interval_ms, x->conf.poll_ms, &w);
+	struct timespec ts = {.tv_sec = w.by_ms / 1000, .tv_nsec = (w.by_ms % 1000) * 1000000};
+	pthread_mutex_lock(&x->lock);
+	x->round_from_mono = w.from_ms > 0 ? w.from_ms : 1;
+	while (!atomic_load(&x->stop) && !x->changed && !x->kicked && timefmt_mono_ms() < w.by_ms)
+		if (pthread_cond_timedwait(&x->cond, &x->lock, &ts) == ETIMEDOUT)
+			break;
+	x->round_from_mono = 0;
+	*kicked = x->kicked;
+	x->kicked = false;
+	g = x->gathered;
+	x->gathered = NULL;
+	pthread_mutex_unlock(&x->lock);
+	return g;
+}
+
 static void take_changes(struct exporter *x)
 {
 	pthread_mutex_lock(&x->lock);
@@ -161,18 +200,68 @@ static int start_on_main(void *arg)
 	return store_export_start(j->svc->writer, j->name, timefmt_now_ms(), &j->created_ms);
 }
 
-struct advance_job {
-	struct export_svc *svc;
-	const char *name;
+/* Under @x->lock: @id's cursor at @sent_ms among the pending ones. Return: 0 or -ENOMEM. */
+static int pending_put(struct exporter *x, int64_t id, int64_t sent_ms)
+{
+	size_t k = 0;
+
+	while (k < x->n_pending && x->pending[k].device_id != id)
+		k++;
+	if (k == x->n_pending) {
+		if (x->n_pending == x->cap_pending) {
+			size_t cap = x->cap_pending ? 2 * x->cap_pending : 8;
+			struct export_cursor *nv = realloc(x->pending, cap * sizeof(*nv));
+			if (!nv)
+				return -ENOMEM;
+			x->pending = nv;
+			x->cap_pending = cap;
+		}
+		x->pending[x->n_pending++] = (struct export_cursor){id, sent_ms};
+	} else if (sent_ms > x->pending[k].sent_ms) {
+		x->pending[k].sent_ms = sent_ms;
+	}
+	return 0;
+}
+
+/*
+ * On the main loop (or once the threads are joined): the cursors of @x that
+ * moved, recorded. Failing, they stay pending for the next time, and it says so.
+ */
+static int record_pending(struct exporter *x)
+{
 	struct export_cursor *v;
 	size_t n;
-};
+	int r;
 
-static int advance_on_main(void *arg)
+	pthread_mutex_lock(&x->lock);
+	v = x->pending;
+	n = x->n_pending;
+	x->pending = NULL;
+	x->n_pending = x->cap_pending = 0;
+	pthread_mutex_unlock(&x->lock);
+	if (!n) {
+		free(v);
+		return 0;
+	}
+	r = store_export_advance(x->svc->writer, x->name, v, n);
+	if (r < 0) {
+		log_warn("export %s: cannot record where it is (tried again after the next "
+			 "poll): %s",
+			 x->name, strerror(-r));
+		/* Back among the pending ones (any that came meanwhile are further on). */
+		pthread_mutex_lock(&x->lock);
+		for (size_t i = 0; i < n; i++)
+			if (pending_put(x, v[i].device_id, v[i].sent_ms) < 0)
+				break; /* dropped: sent again after a restart */
+		pthread_mutex_unlock(&x->lock);
+	}
+	free(v);
+	return r;
+}
+
+static int record_on_main(void *arg)
 {
-	struct advance_job *j = arg;
-
-	return store_export_advance(j->svc->writer, j->name, j->v, j->n);
+	return record_pending(arg);
 }
 
 /* ---- counters ------------------------------------------------------------- */
@@ -273,7 +362,8 @@ static enum rw_action send_batch(struct exporter *x, int64_t deadline, const cha
 
 /* ---- the live part -------------------------------------------------------- */
 
-static void push_live(struct exporter *x, int64_t deadline)
+/* @g: the live part's share the main loop took in a poll's wakeup (consumed); NULL: ask it. */
+static void push_live(struct exporter *x, struct metrics_gathered *g, int64_t deadline)
 {
 	struct rw_label ext[EXPORT_EXT_MAX];
 	struct rw_keys cur = {0};
@@ -284,7 +374,9 @@ static void push_live(struct exporter *x, int64_t deadline)
 	/* Per series the timestamps only grow, whatever the wall clock does. */
 	if (ts <= x->live_last_ts)
 		ts = x->live_last_ts + 1;
-	int r = metrics_collect(x->svc->metrics, x->svc->fleet, x->ro, ts, true, &text, &len);
+	int r = g ? metrics_collect_gathered(g, x->ro, ts, true, &text, &len)
+		  : metrics_collect(x->svc->metrics, x->svc->fleet, x->ro, ts, true, &text, &len);
+	metrics_gathered_free(g);
 	if (r < 0) {
 		if (r != -ECANCELED)
 			log_warn("export %s: cannot gather the live series: %s", x->name,
@@ -378,27 +470,23 @@ static void refresh_backlog(struct exporter *x)
 	pthread_mutex_unlock(&x->lock);
 }
 
-/* Write the cursors that moved (on the main loop). */
-static void record_cursors(struct exporter *x)
+/*
+ * The cursors that moved, handed to the main loop, which records them in the
+ * wakeup of the next poll (export_svc_round()), or at once after a round that
+ * went at its own time (record_on_main()). Return: 0, or -ENOMEM (kept dirty,
+ * handed over after the next batch).
+ */
+static int hand_cursors(struct exporter *x)
 {
-	struct export_cursor *v = calloc(x->n_devs ? x->n_devs : 1, sizeof(*v));
-	size_t n = 0;
+	int r = 0;
 
-	if (!v)
-		return; /* tried again after the next batch */
-	for (size_t i = 0; i < x->n_devs; i++)
-		if (x->devs[i].dirty)
-			v[n++] = (struct export_cursor){x->devs[i].id, x->devs[i].sent_ms};
-	struct advance_job j = {.svc = x->svc, .name = x->name, .v = v, .n = n};
-	int r = n ? mainq_call(x->svc->mainq, advance_on_main, &j) : 0;
-	if (r == 0)
-		for (size_t i = 0; i < x->n_devs; i++)
+	pthread_mutex_lock(&x->lock);
+	for (size_t i = 0; i < x->n_devs && r == 0; i++)
+		if (x->devs[i].dirty &&
+		    (r = pending_put(x, x->devs[i].id, x->devs[i].sent_ms)) == 0)
 			x->devs[i].dirty = false;
-	else if (r != -ECANCELED)
-		log_warn("export %s: cannot record where it is (tried again after the next "
-			 "batch): %s",
-			 x->name, strerror(-r));
-	free(v);
+	pthread_mutex_unlock(&x->lock);
+	return r;
 }
 
 /* The series of one drive's stored samples @rows (@n, in time order) into the batch. */
@@ -497,7 +585,7 @@ static bool catch_up_once(struct exporter *x, int64_t deadline)
 				x->devs[i].sent_ms = upto[i];
 				x->devs[i].dirty = true;
 			}
-		record_cursors(x);
+		(void)hand_cursors(x);
 	}
 	free(upto);
 	return any && a != RW_RETRY;
@@ -544,39 +632,54 @@ static void *exporter_main(void *arg)
 		 timefmt_rfc3339(x->n_devs ? x->devs[0].sent_ms : x->created_ms,
 				 (char[TIMEFMT_MAX]){0}));
 	next_tick = timefmt_mono_ms();
+	struct metrics_gathered *g = NULL;
+	bool kicked = false;
 	while (!atomic_load(&x->stop)) {
 		take_changes(x);
 		int64_t now = timefmt_mono_ms();
-		if (now >= next_tick) {
-			next_tick += x->conf.interval_ms;
-			if (next_tick <= now)
-				next_tick = now + x->conf.interval_ms;
-			push_live(x, next_tick);
+		if (kicked || now >= next_tick) {
+			/* From this round on, so that the next one follows the poll after. */
+			next_tick = now + x->conf.interval_ms;
+			push_live(x, g, next_tick);
+			g = NULL;
 			if (refresh_devices(x) < 0)
 				log_warn("export %s: cannot list the drives: %s", x->name,
 					 store_strerror(x->ro));
+			while (!atomic_load(&x->stop) && timefmt_mono_ms() < next_tick &&
+			       catch_up_once(x, next_tick))
+				;
+			refresh_backlog(x);
+			/* A round at its own time records its cursors now; a poll's, at the next. */
+			pthread_mutex_lock(&x->lock);
+			bool pending = x->n_pending > 0;
+			pthread_mutex_unlock(&x->lock);
+			if (!kicked && pending)
+				(void)mainq_call(x->svc->mainq, record_on_main, x);
 		}
-		while (!atomic_load(&x->stop) && timefmt_mono_ms() < next_tick &&
-		       catch_up_once(x, next_tick))
-			;
-		refresh_backlog(x);
-		if (!wait_until(x, next_tick))
-			break;
+		g = wait_round(x, next_tick, &kicked);
 	}
+	metrics_gathered_free(g);
 	return NULL;
+}
+
+/* Stop @x's thread and wait for it. */
+static void exporter_join(struct exporter *x)
+{
+	if (!x->started)
+		return;
+	atomic_store(&x->stop, true);
+	pthread_mutex_lock(&x->lock);
+	pthread_cond_broadcast(&x->cond);
+	pthread_mutex_unlock(&x->lock);
+	pthread_join(x->thread, NULL);
+	x->started = false;
 }
 
 static struct exporter *exporter_free(struct exporter *x)
 {
 	if (!x)
 		return NULL;
-	if (x->started) {
-		atomic_store(&x->stop, true);
-		pthread_mutex_lock(&x->lock);
-		pthread_cond_broadcast(&x->cond);
-		pthread_mutex_unlock(&x->lock);
-		pthread_join(x->thread, NULL);
-	}
+	exporter_join(x);
 	/* The thread joined: whatever it last read from the cursors it recorded, or will
 	 * read again at the next start. */
 	export_http_free(x->http);
@@ -586,6 +689,8 @@ static struct exporter *exporter_free(struct exporter *x)
 	free(x->devs);
 	export_conf_wipe(&x->conf);
 	export_conf_wipe(&x->next);
+	metrics_gathered_free(x->gathered);
+	free(x->pending);
 	pthread_cond_destroy(&x->cond);
 	pthread_mutex_destroy(&x->lock);
 	free(x);
@@ -733,6 +838,36 @@ out:
 	return r;
 }
 
+void export_svc_round(void *ctx)
+{
+	struct export_svc *e = ctx;
+	int64_t now = timefmt_mono_ms();
+
+	/* e->v and e->retired change on the main loop only (reconfigure): read here
+	 * without e->lock. A stopped export's last cursors too. */
+	for (size_t i = 0; i < e->n_retired; i++)
+		(void)record_pending(e->retired[i]);
+	for (size_t i = 0; i < e->n; i++) {
+		struct exporter *x = e->v[i];
+		struct metrics_gathered *g = NULL;
+
+		(void)record_pending(x);
+		pthread_mutex_lock(&x->lock);
+		bool due = x->round_from_mono && now >= x->round_from_mono && !x->kicked;
+		pthread_mutex_unlock(&x->lock);
+		if (!due)
+			continue;
+		/* Without it (ENOMEM) the round asks through mainq. */
+		(void)metrics_gather(e->metrics, e->fleet, &g);
+		pthread_mutex_lock(&x->lock);
+		metrics_gathered_free(x->gathered);
+		x->gathered = g;
+		x->kicked = true;
+		pthread_cond_broadcast(&x->cond);
+		pthread_mutex_unlock(&x->lock);
+	}
+}
+
 size_t export_svc_stats(void *ctx, struct metrics_export *ret, size_t max)
 {
 	struct export_svc *e = ctx;
@@ -808,10 +943,17 @@ struct export_svc *export_svc_free(struct export_svc *e)
 	/* Tell every thread first, so they stop together, then join them. */
 	for (size_t i = 0; i < e->n; i++)
 		atomic_store(&e->v[i]->stop, true);
-	for (size_t i = 0; i < e->n; i++)
+	/* Joined: the cursors they moved since the last poll, recorded. */
+	for (size_t i = 0; i < e->n; i++) {
+		exporter_join(e->v[i]);
+		(void)record_pending(e->v[i]);
 		exporter_free(e->v[i]);
-	for (size_t i = 0; i < e->n_retired; i++)
+	}
+	for (size_t i = 0; i < e->n_retired; i++) {
+		exporter_join(e->retired[i]);
+		(void)record_pending(e->retired[i]);
 		exporter_free(e->retired[i]);
+	}
 	free(e->v);
 	free(e->retired);
 	pthread_mutex_destroy(&e->lock);

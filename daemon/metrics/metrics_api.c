@@ -20,8 +20,10 @@
 #include "nvmond/analysis/wear.h"
 #include "nvmond/api/wear_api.h"
 
-struct gather {
+/* The main loop's part of a collect (metrics_gather(), or through mainq). */
+struct metrics_gathered {
 	struct metrics_source *src;
+	struct fleet_device *fds;
 	struct metrics_device *devs;
 	size_t n_devs;
 	struct metrics_host host;
@@ -34,7 +36,7 @@ struct gather {
 /* On the main loop: the counters, and what the configuration says per drive. */
 static int gather_on_main(void *arg)
 {
-	struct gather *g = arg;
+	struct metrics_gathered *g = arg;
 
 	poller_stats(g->src->poller, &g->stats);
 	memcpy(g->host.name, g->src->cfg->host_name, sizeof(g->host.name));
@@ -171,36 +173,81 @@ static int gather_alerts(struct store *s, struct metrics_alert **ret, size_t *re
 	return 0;
 }
 
-int metrics_collect(struct metrics_source *src, struct fleet *fleet, struct store *store,
-		    int64_t now_ms, bool omit_stored, char **ret, size_t *ret_len)
+/* The fleet copied into @g, and room for its drives. Return: 0 or -ENOMEM. */
+static int gathered_init(struct metrics_source *src, struct fleet *fleet,
+			 struct metrics_gathered *g)
 {
-	struct gather g = {.src = src};
-	struct fleet_device *fds = NULL;
+	size_t n = 0;
+	int r;
+
+	*g = (struct metrics_gathered){.src = src};
+	r = fleet_snapshot(fleet, &g->fds, &n);
+	if (r < 0)
+		return r;
+	g->devs = calloc(n ? n : 1, sizeof(*g->devs));
+	if (!g->devs) {
+		free(g->fds);
+		g->fds = NULL;
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		g->devs[i].fd = g->fds[i];
+	g->n_devs = n;
+	return 0;
+}
+
+static void gathered_wipe(struct metrics_gathered *g)
+{
+	free(g->devs);
+	free(g->fds);
+	g->devs = NULL;
+	g->fds = NULL;
+}
+
+int metrics_gather(struct metrics_source *src, struct fleet *fleet, struct metrics_gathered **ret)
+{
+	struct metrics_gathered *g = malloc(sizeof(*g));
+	int r;
+
+	if (!g)
+		return -ENOMEM;
+	r = gathered_init(src, fleet, g);
+	if (r < 0) {
+		free(g);
+		return r;
+	}
+	gather_on_main(g);
+	*ret = g;
+	return 0;
+}
+
+struct metrics_gathered *metrics_gathered_free(struct metrics_gathered *g)
+{
+	if (g) {
+		gathered_wipe(g);
+		free(g);
+	}
+	return NULL;
+}
+
+/* The rest of a collect, on the caller's thread, from @g (the main loop's part). */
+static int collect_from(struct metrics_gathered *g, struct store *store, int64_t now_ms,
+			bool omit_stored, char **ret, size_t *ret_len)
+{
+	struct metrics_source *src = g->src;
 	struct metrics_probe **probes = NULL;
 	struct metrics_alert *alerts = NULL;
 	struct metrics_export exports[CFG_MAX_EXPORTS];
-	size_t n = 0, n_alerts = 0, n_exports = 0;
+	size_t n = g->n_devs, n_alerts = 0, n_exports = 0;
 	int r;
 
-	r = fleet_snapshot(fleet, &fds, &n);
-	if (r < 0)
-		goto out;
-	g.devs = calloc(n ? n : 1, sizeof(*g.devs));
 	probes = calloc(n ? n : 1, sizeof(*probes));
-	if (!g.devs || !probes) {
-		r = -ENOMEM;
-		goto out;
-	}
-	for (size_t i = 0; i < n; i++)
-		g.devs[i].fd = fds[i];
-	g.n_devs = n;
-	r = mainq_call(src->mainq, gather_on_main, &g);
-	if (r < 0)
-		goto out;
-	memcpy(g.host.id, src->host_id, sizeof(g.host.id));
+	if (!probes)
+		return -ENOMEM;
+	memcpy(g->host.id, src->host_id, sizeof(g->host.id));
 	/* History the store cannot give leaves those series out; the rest is still served. */
 	for (size_t i = 0; i < n && store; i++) {
-		struct metrics_device *m = &g.devs[i];
+		struct metrics_device *m = &g->devs[i];
 
 		r = gather_wear(store, now_ms, m);
 		if (r == 0)
@@ -215,30 +262,51 @@ int metrics_collect(struct metrics_source *src, struct fleet *fleet, struct stor
 	if (src->export_stats)
 		n_exports = src->export_stats(src->export_ctx, exports, CFG_MAX_EXPORTS);
 	struct metrics_input in = {
-		.devs = g.devs,
-		.n_devs = g.n_devs,
-		.host = &g.host,
+		.devs = g->devs,
+		.n_devs = g->n_devs,
+		.host = &g->host,
 		.alerts = alerts,
 		.n_alerts = n_alerts,
 		.has_exports = src->export_stats != NULL,
 		.exports = exports,
 		.n_exports = n_exports,
 		.omit_stored = omit_stored,
-		.poller = g.stats,
-		.has_alert_sinks = g.has_alert_sinks,
-		.n_alert_sinks = g.n_sinks,
+		.poller = g->stats,
+		.has_alert_sinks = g->has_alert_sinks,
+		.n_alert_sinks = g->n_sinks,
 		.start_ms = src->start_ms,
 		.version = NVMOND_VERSION,
 	};
-	memcpy(in.alert_sinks, g.sinks, sizeof(in.alert_sinks));
+	memcpy(in.alert_sinks, g->sinks, sizeof(in.alert_sinks));
 	r = metrics_render(&in, ret, ret_len);
-out:
-	for (size_t i = 0; probes && i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		free(probes[i]);
+		g->devs[i].probes = NULL;
+		g->devs[i].n_probes = 0;
+	}
 	free(probes);
 	free(alerts);
-	free(g.devs);
-	free(fds);
+	return r;
+}
+
+int metrics_collect_gathered(struct metrics_gathered *g, struct store *store, int64_t now_ms,
+			     bool omit_stored, char **ret, size_t *ret_len)
+{
+	return collect_from(g, store, now_ms, omit_stored, ret, ret_len);
+}
+
+int metrics_collect(struct metrics_source *src, struct fleet *fleet, struct store *store,
+		    int64_t now_ms, bool omit_stored, char **ret, size_t *ret_len)
+{
+	struct metrics_gathered g;
+	int r = gathered_init(src, fleet, &g);
+
+	if (r < 0)
+		return r;
+	r = mainq_call(src->mainq, gather_on_main, &g);
+	if (r == 0)
+		r = collect_from(&g, store, now_ms, omit_stored, ret, ret_len);
+	gathered_wipe(&g);
 	return r;
 }
 

@@ -326,12 +326,20 @@ void poller_poll_failed(struct poller *p, struct pdev *d, int r, int64_t now)
 	p->rescan_soon = true;
 }
 
-/* After a round's polls, or the last answer of one: a rescan asked for, the store. */
+/*
+ * After a round's polls, or the last answer of one: a rescan asked for, the
+ * store; once no poll of it is out, the listeners' on_round.
+ */
 void poller_round_end(struct poller *p)
 {
 	if (p->rescan_soon)
 		poller_rescan(p);
 	poller_store(p, false);
+	if (p->n_busy)
+		return; /* the last answer ends it */
+	for (size_t i = 0; i < p->n_listeners; i++)
+		if (p->listeners[i].on_round)
+			p->listeners[i].on_round(p->listeners[i].ctx);
 }
 
 /*

@@ -15,6 +15,9 @@
 #  1b. A probe schedule added by a reload (SIGHUP) at that 1 h poll: the main loop
 #     then sleeps until its start, minutes away, not until the next poll (the
 #     scheduler reads it at once, not at its next look in a poll's wakeup).
+#  Both parts run with every kind of thread the daemon has at idle: a remote-write
+#  export (to a receiver here that answers 204), a webhook sink and, with mosquitto
+#  installed, an MQTT sink (its publisher and libmosquitto's network thread).
 #  2. Wakeups counted: at a 2 s poll, over 4 intervals, each thread goes to sleep
 #     (voluntary context switches, which the machine's load does not add) at most
 #     as often as its share of a poll's work allows (idle-wakeups.budget); a thread
@@ -27,6 +30,45 @@ done
 . "$(dirname "$0")/lib.sh"
 W=$(dirname "$0")/wakeups.py
 
+PIDS=()
+trap 'for p in "${PIDS[@]}"; do { kill -9 "$p" && wait "$p"; } 2> /dev/null; done; cleanup' EXIT
+# A remote-write receiver (every push answered 204), also the webhook's (never called here).
+RW_PORT=$(free_port)
+python3 - "$RW_PORT" > /dev/null 2>&1 << 'EOF' &
+import http.server, sys
+class H(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        self.send_response(204)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+    def log_message(self, *a):
+        pass
+http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+EOF
+PIDS+=($!)
+wait_for 10 curl -s -o /dev/null "http://127.0.0.1:$RW_PORT/" || fail "the receiver did not start"
+BPORT=
+if command -v mosquitto > /dev/null; then
+	BPORT=$(free_port)
+	printf 'listener %s 127.0.0.1\nallow_anonymous true\npersistence false\n' "$BPORT" > "$TMP/mosq.conf"
+	mosquitto -c "$TMP/mosq.conf" > "$TMP/mosq.log" 2>&1 &
+	PIDS+=($!)
+	wait_for 10 python3 -c "import socket; socket.create_connection(('127.0.0.1', $BPORT), 1)" ||
+		fail "mosquitto did not start: $(cat "$TMP/mosq.log")"
+else
+	echo "SKIP (part): mosquitto not installed: no MQTT sink"
+fi
+# extras KEEPALIVE: the sections of every kind of thread: an export, a webhook sink, an
+# MQTT sink (with the broker).
+extras() {
+	printf '[alerts]\nwebhook = http://127.0.0.1:%s/hook\n' "$RW_PORT"
+	printf '[export "rw"]\ntype = remote_write\nurl = http://127.0.0.1:%s/api/v1/write\n' "$RW_PORT"
+	[ -z "$BPORT" ] ||
+		printf '[sink "ha"]\ntype = mqtt\nhost = 127.0.0.1\nport = %s\nkeepalive = %s\n' "$BPORT" "$1"
+}
+
 samples() { sqlite3 "$1" 'SELECT count(*) FROM samples' 2>/dev/null || echo 0; }
 has_samples() { [ "$(samples "$1")" -ge "$2" ]; }
 
@@ -36,6 +78,7 @@ cat > "$TMP/hour.conf" <<CONF
 poll_interval = 1h
 demo_history = no
 CONF
+extras 1h >> "$TMP/hour.conf"
 # A service manager that is not there (sends fail), with a watchdog of 3 hours:
 # it is fed at a poll, no sooner than every 45 min, by 90 min at the latest.
 NOTIFY_SOCKET=$TMP/no-manager WATCHDOG_USEC=10800000000 \
@@ -73,6 +116,7 @@ cat > "$TMP/fast.conf" <<CONF
 poll_interval = 2s
 demo_history = no
 CONF
+extras 1m >> "$TMP/fast.conf"
 start_daemon --demo -c "$TMP/fast.conf" --db "$TMP/fast.db"
 wait_log_for "DEMO950PRO00001: 20 results from the drive's log stored" 10
 wait_log_for "DEMO980PRO00002: 20 results from the drive's log stored" 10
@@ -83,5 +127,25 @@ python3 "$W" count "$DAEMON_PID" 8 --poll 2 --budget "$(dirname "$0")/idle-wakeu
 cat "$TMP/count.out"
 [ "$rc" = 0 ] || fail "$(grep 'over budget' "$TMP/count.out" | head -5)"
 echo "ok: every thread within its share of the polls' work"
+echo "2b. the main loop takes no call from another thread at idle"
+# Each round of the export follows a poll and is handed what it needs from the main loop
+# in that poll's wakeup (docs/architecture.md#idle-wakeups): no mainq_call() wakes the loop.
+# mainq's eventfd is the daemon's first (mainq_new() follows loop_new() in run_daemon()).
+mq=$(for f in /proc/$DAEMON_PID/fd/*; do
+	[ "$(readlink "$f")" = "anon_inode:[eventfd]" ] && basename "$f"
+done | sort -n | head -1)
+rc=0
+command -v strace > /dev/null || rc=77
+[ $rc = 0 ] && { timeout -s INT 4 strace -p "$DAEMON_PID" -e trace=read -o "$TMP/strace.out" \
+	2> "$TMP/strace.err"; grep -q "^read(" "$TMP/strace.out" 2> /dev/null || rc=77; }
+if [ $rc = 77 ]; then
+	echo "SKIP (part): no strace, or it cannot trace here: $(head -c 200 "$TMP/strace.err" 2> /dev/null)"
+else
+	n=$(grep -c "^read($mq," "$TMP/strace.out")
+	echo "the main loop's reads in 4 s: $(grep -o '^read([0-9]*' "$TMP/strace.out" | sort | uniq -c |
+		tr -s ' \n' ' ') (mainq: fd $mq)"
+	[ "$n" = 0 ] || fail "the main loop took $n calls from other threads (mainq, fd $mq) in 4 s at idle"
+	echo "ok: no call through mainq in 2 polls"
+fi
 stop_daemon
 pass

@@ -175,7 +175,12 @@ def sleep_of(pid, tid):
             t -= time.clock_gettime(a[0])
         return name, t
     if nr in (23, 270):
-        return name, ("a timeout" if a[4] else None)
+        # The relative timeout asked for (the kernel writes what is left only on return):
+        # a timeval for select, a timespec for pselect6.
+        if not a[4]:
+            return name, None
+        t = timespec(pid, a[4])
+        return name, (int(t) + (t - int(t)) * 1e3 if nr == 23 else t)
     return name, None
 
 

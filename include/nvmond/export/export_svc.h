@@ -22,7 +22,11 @@
  *
  * Threads: one per export (never the main loop's: a dead or hung engine costs
  * polling, the API and the other exports nothing); each reads the store through
- * its own read-only handle and writes its cursors on the main loop through
+ * its own read-only handle; its cursors are written on the main loop. A round
+ * follows the poll that ends nearest its tick (rw_round.h): in that poll's
+ * wakeup the loop takes the live part's share of it and records the cursors
+ * (export_svc_round()), so that an idle daemon wakes once per poll for both; a
+ * round with no poll near goes at its own time and asks the loop through
  * mainq_call(). Its counters sit behind its mutex (export_svc_stats()).
  *
  *   GET /api/v1/exports
@@ -58,6 +62,14 @@ int export_svc_new(const struct cfg *c, struct fleet *fleet, struct mainq *q, st
  * changed).
  */
 int export_svc_reconfigure(struct export_svc *e, const struct cfg *c, char *err, size_t errsize);
+
+/**
+ * export_svc_round() - poller_listener.on_round, on the main loop, at the end
+ * of each poll round: the cursors the exports moved since, recorded; the
+ * live part's share of the counters taken for each export whose round is due
+ * (within its window: rw_round.h), which then goes.
+ */
+void export_svc_round(void *ctx);
 
 /** export_svc_stats() - metrics_source.export_stats: copies of each export's counters. */
 size_t export_svc_stats(void *ctx, struct metrics_export *ret, size_t max);

@@ -149,6 +149,28 @@ struct metrics_source {
 int metrics_collect(struct metrics_source *src, struct fleet *fleet, struct store *store,
 		    int64_t now_ms, bool omit_stored, char **ret, size_t *ret_len);
 
+/* The main loop's part of a collect: the fleet, the counters, the configuration's. */
+struct metrics_gathered;
+
+/**
+ * metrics_gather() - On the main loop: what metrics_collect() asks it for
+ * through mainq (and @fleet copied), taken now, for a thread that collects
+ * later without waking the loop (a push following a poll: docs/architecture.md#idle-wakeups).
+ * Return: 0 with *ret to pass to metrics_collect_gathered() once and to
+ * metrics_gathered_free(), or -ENOMEM.
+ */
+int metrics_gather(struct metrics_source *src, struct fleet *fleet, struct metrics_gathered **ret);
+
+/**
+ * metrics_collect_gathered() - metrics_collect() from @g (metrics_gather()'s),
+ * on the calling thread, without mainq. Return: as metrics_collect().
+ */
+int metrics_collect_gathered(struct metrics_gathered *g, struct store *store, int64_t now_ms,
+			     bool omit_stored, char **ret, size_t *ret_len);
+
+/** metrics_gathered_free() - Accepts NULL. Return: NULL. */
+struct metrics_gathered *metrics_gathered_free(struct metrics_gathered *g);
+
 /**
  * metrics_endpoint() - The GET /metrics endpoint serving @src.
  * Return: the table entry (for api_config.endpoints).

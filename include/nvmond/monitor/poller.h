@@ -49,6 +49,14 @@ struct poller_listener {
 	 */
 	void (*on_facts)(void *ctx, const struct device_row *dev, const struct fleet_facts *f,
 			 int64_t now_ms);
+	/*
+	 * A round is over: every drive it polled answered (or passed its
+	 * deadline), its samples went to the store (or wait in the buffer). In
+	 * the wakeup of its last answer: work that follows the polls costs the
+	 * loop no wakeup of its own there (docs/architecture.md#idle-wakeups).
+	 * Optional.
+	 */
+	void (*on_round)(void *ctx);
 	void *ctx;
 };
 

@@ -10,12 +10,13 @@ device list, one drive, its last minute of samples and its day of series, in
 turn; /metrics every 15 s), for SECONDS, or until N drive-polls (--polls)
 if that comes first (a loaded machine polls slower than asked). Every --every seconds it reads, for the
 daemon and for its device process: VmRSS and RssAnon (/proc/PID/status), open
-descriptors, threads and CPU time (utime + stime); the database's size (with
+descriptors, threads, CPU time (utime + stime) and wakeups (voluntary context
+switches of all its threads); the database's size (with
 its -wal and -shm); and the drive-polls so far (nvmond_polls_total). After
 --warmup seconds (a fifth of the run by default) each figure is fitted with a
 least-squares line against the drive-polls, and a table gives it at the
-warm-up's end and at the end, with its slope per 100,000 drive-polls; CPU per
-drive-poll over the first and the last tenth of the measured time.
+warm-up's end and at the end, with its slope per 100,000 drive-polls; CPU and
+wakeups per drive-poll over the first and the last tenth of the measured time.
 
 --check: exit 1 on a clear leak, naming the figure: the daemon's or the device
 process's private anonymous memory growing by more than --max-anon KiB (512) per
@@ -61,9 +62,22 @@ def cpu_s(pid):
     return (int(w[11]) + int(w[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def wakeups(pid):
+    """Voluntary context switches summed over @pid's threads: each is a thread going to
+    sleep, so one wakeup (docs/architecture.md#idle-wakeups)."""
+    n = 0
+    for t in os.listdir(f"/proc/{pid}/task"):
+        try:
+            n += int(status(f"{pid}/task/{t}")["voluntary_ctxt_switches"][0])
+        except (OSError, KeyError):
+            pass  # a thread gone meanwhile
+    return n
+
+
 def proc_figures(pid):
     st = status(pid)
     return {
+        "wakeups": wakeups(pid),
         "rss_kib": int(st["VmRSS"][0]),
         "anon_kib": int(st["RssAnon"][0]),
         "threads": int(st["Threads"][0]),
@@ -93,7 +107,9 @@ def anon_by_mapping(pid):
                     cur = None
                 elif size in (8 << 20, 256 << 10) or size == (8 << 20) - 4096:
                     cur = "stacks"
-                elif size >= 1 << 20 and lo % (64 << 20) == 0 or size == (64 << 20) - 0:
+                elif lo % (64 << 20) == 0:
+                    # glibc's heaps of the other arenas: aligned to their 64 MiB
+                    # reservation, whatever part of it is mapped read-write yet
                     cur = "thread arenas"
                 else:
                     cur = "other"
@@ -234,6 +250,10 @@ def main():
             for name, pid in (("daemon", p.pid), ("device", dev_pid)):
                 for k, v in proc_figures(pid).items():
                     row[f"{name}.{k}"] = v
+            # Where the daemon's grows: the main loop's heap or the threads' arenas.
+            am = anon_by_mapping(p.pid)
+            row["daemon.heap_kib"] = am["[heap]"]
+            row["daemon.arenas_kib"] = am["thread arenas"]
             row["db_kib"] = sum(os.path.getsize(db + s) for s in ("", "-wal", "-shm")
                                 if os.path.exists(db + s)) / 1024
             if polls is not None:
@@ -275,13 +295,17 @@ def main():
     bad = []
     lines = []
     for name in ("daemon", "device"):
-        for k, unit in (("rss_kib", "KiB"), ("anon_kib", "KiB"), ("fds", ""),
-                        ("threads", "")):
+        keys = [("rss_kib", "KiB"), ("anon_kib", "KiB"), ("fds", ""), ("threads", "")]
+        if name == "daemon":
+            keys[2:2] = [("heap_kib", "KiB"), ("arenas_kib", "KiB")]
+        for k, unit in keys:
             key = f"{name}.{k}"
             s = fit(xs, [r[key] for r in m]) * 1e5
             per_h = s * (z["polls"] - a["polls"]) / 1e5 / hours if hours else 0
             label = {"rss_kib": "RSS", "anon_kib": "private anonymous", "fds": "descriptors",
-                     "threads": "threads"}[k]
+                     "threads": "threads",
+                     "heap_kib": "of which the main heap (main loop)",
+                     "arenas_kib": "of which the threads' malloc arenas"}[k]
             lines.append((f"{name}: {label}" + (f" ({unit})" if unit else ""), a[key], z[key],
                           s, per_h))
             if check and k == "anon_kib" and s > max_anon:
@@ -296,6 +320,12 @@ def main():
         c1 = cpu_per_poll(name, m[-1 - tenth], m[-1])
         lines.append((f"{name}: CPU per drive-poll (µs; first and last tenth)", f"{c0:.1f}",
                       f"{c1:.1f}", None, None))
+        def woke(lo, hi):
+            n = hi[f"{name}.wakeups"] - lo[f"{name}.wakeups"]
+            return (f"{n / max(1, hi['polls'] - lo['polls']):.2f}, "
+                    f"{n / max(1e-9, hi['t'] - lo['t']):.0f}/s")
+        lines.append((f"{name}: wakeups per drive-poll, per second (first and last tenth)",
+                      woke(m[0], m[tenth]), woke(m[-1 - tenth], m[-1]), None, None))
         if check_cpu and c0 > 0 and c1 > 2 * c0 + 5:
             bad.append(f"{name}: CPU per drive-poll {c0:.1f} -> {c1:.1f} µs")
     s = fit(xs, [r["db_kib"] for r in m]) * 1e5

@@ -638,8 +638,7 @@ static void *exporter_main(void *arg)
 		take_changes(x);
 		int64_t now = timefmt_mono_ms();
 		if (kicked || now >= next_tick) {
-			/* From this round on, so that the next one follows the poll after. */
-			next_tick = now + x->conf.interval_ms;
+			next_tick = rw_round_next(next_tick, now, x->conf.interval_ms);
 			push_live(x, g, next_tick);
 			g = NULL;
 			if (refresh_devices(x) < 0)

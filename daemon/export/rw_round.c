@@ -14,3 +14,8 @@ void rw_round_window(int64_t tick_ms, int64_t interval_ms, int64_t poll_ms,
 	ret->from_ms = tick_ms - early;
 	ret->by_ms = tick_ms + late;
 }
+
+int64_t rw_round_next(int64_t tick_ms, int64_t started_ms, int64_t interval_ms)
+{
+	return (started_ms > tick_ms ? started_ms : tick_ms) + interval_ms;
+}

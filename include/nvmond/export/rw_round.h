@@ -30,3 +30,14 @@ struct rw_round_window {
  */
 void rw_round_window(int64_t tick_ms, int64_t interval_ms, int64_t poll_ms,
 		     struct rw_round_window *ret);
+
+/**
+ * rw_round_next() - The tick after the round due at @tick_ms that started at
+ * @started_ms (monotonic): @interval_ms after the tick when the round went
+ * early (with a poll before it), so that an interval that is not a multiple of
+ * the poll's keeps its length on average (25 s with a 10 s poll: rounds 20 s
+ * and 30 s apart, not every 20 s); after its start when it went late (a poll
+ * after the tick, or none), so that the next round follows the same poll
+ * again, and a round with no poll near moves on until one is.
+ */
+int64_t rw_round_next(int64_t tick_ms, int64_t started_ms, int64_t interval_ms);

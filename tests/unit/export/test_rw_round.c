@@ -78,3 +78,52 @@ Test(rw_round, late_by_the_cap_just_over_it)
 	cr_expect_eq(w.by_ms, 100000 + RW_ROUND_LATE_MAX_MS);
 	cr_expect_eq(w.from_ms, 100000 - 2000);
 }
+
+/* rw_round.h rw_round_next(): a round that went early keeps the tick's schedule (a 25 s
+ * interval, a 10 s poll: due at 25 s, went with the poll at 20 s, the next one is due at
+ * 50 s, not 45 s, where it would go with the poll at 40 s: every 20 s). */
+Test(rw_round, an_early_round_keeps_the_schedule)
+{
+	cr_expect_eq(rw_round_next(25000, 20000, 25000), 50000);
+}
+
+/* rw_round_next(): a round that went late (a poll just after its tick, or none) counts
+ * from its start, so that it follows that poll next time too. */
+Test(rw_round, a_late_round_counts_from_its_start)
+{
+	cr_expect_eq(rw_round_next(25000, 25300, 25000), 50300);
+	cr_expect_eq(rw_round_next(25000, 25000, 25000), 50000);
+}
+
+/* Rounds 25 s apart on average with polls every 10 s ending 50 ms after their timer:
+ * each round goes with the first poll to end in its window (a poll's end at or after
+ * from_ms starts it; none by by_ms: it goes then). */
+Test(rw_round, an_interval_not_a_multiple_of_the_polls_is_kept_on_average)
+{
+	int64_t tick = 0, first = -1, last = 0;
+	int n = 0;
+
+	for (int r = 0; r < 40; r++) {
+		struct rw_round_window w;
+		int64_t at;
+
+		rw_round_window(tick, 25000, 10000, &w);
+		at = w.by_ms;
+		for (int64_t p = 50; p < 2000000; p += 10000)
+			if (p >= w.from_ms) {
+				if (p <= w.by_ms)
+					at = p;
+				break;
+			}
+		if (first < 0)
+			first = at;
+		last = at;
+		n++;
+		tick = rw_round_next(tick, at, 25000);
+	}
+	/* 39 intervals: 975 s, give or take one poll's offset. */
+	cr_expect_geq(last - first, 975000 - 10000, "%lld ms for 39 intervals",
+		      (long long)(last - first));
+	cr_expect_leq(last - first, 975000 + 10000, "%lld ms for 39 intervals",
+		      (long long)(last - first));
+}

@@ -21,8 +21,10 @@ wakeups per drive-poll over the first and the last tenth of the measured time.
 --check: exit 1 on a clear leak, naming the figure: the daemon's or the device
 process's private anonymous memory growing by more than --max-anon KiB (512) per
 100,000 drive-polls over the measured part (512: a leak of 5 bytes per
-drive-poll), or RSS by twice that; descriptors or threads more at the end than
-at the warm-up's end; the database growing by more than 1 KiB per drive-poll (a
+drive-poll), or RSS by twice that; descriptors (but the database's) or threads
+more at the end than at the warm-up's end; the database's descriptors above
+what the main handle and a read-only one per HTTP thread take (the pool of
+read-only handles grows with the requests served at once); the database growing by more than 1 KiB per drive-poll (a
 sample row is about 100 bytes); an API request that failed. --check-cpu: also
 CPU per drive-poll at the end above twice that at the start, once the warm-up
 is past the rollups' grace (5 min: until then each /metrics and series answer
@@ -74,14 +76,37 @@ def wakeups(pid):
     return n
 
 
-def proc_figures(pid):
+# The database's descriptors: the main loop's handle (the file, its -wal and -shm) and
+# a read-only one (the file and its -wal) for each HTTP thread that has served a
+# request while another did: the pool grows to the API's concurrency, 4 threads at most.
+DB_FDS_MAX = 3 + 2 * 4
+
+
+def descriptors(pid, db):
+    """(descriptors other than the database's, the database's) of @pid."""
+    other = on_db = 0
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            target = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:
+            continue  # closed meanwhile
+        if target in (db, db + "-wal", db + "-shm"):
+            on_db += 1
+        else:
+            other += 1
+    return other, on_db
+
+
+def proc_figures(pid, db):
     st = status(pid)
+    fds, db_fds = descriptors(pid, db)
     return {
+        "fds": fds,
+        "db_fds": db_fds,
         "wakeups": wakeups(pid),
         "rss_kib": int(st["VmRSS"][0]),
         "anon_kib": int(st["RssAnon"][0]),
         "threads": int(st["Threads"][0]),
-        "fds": len(os.listdir(f"/proc/{pid}/fd")),
         "cpu_s": cpu_s(pid),
     }
 
@@ -248,7 +273,7 @@ def main():
             polls = api.polls()
             row = {"t": time.monotonic() - t0, "polls": polls}
             for name, pid in (("daemon", p.pid), ("device", dev_pid)):
-                for k, v in proc_figures(pid).items():
+                for k, v in proc_figures(pid, db).items():
                     row[f"{name}.{k}"] = v
             # Where the daemon's grows: the main loop's heap or the threads' arenas.
             am = anon_by_mapping(p.pid)
@@ -298,11 +323,14 @@ def main():
         keys = [("rss_kib", "KiB"), ("anon_kib", "KiB"), ("fds", ""), ("threads", "")]
         if name == "daemon":
             keys[2:2] = [("heap_kib", "KiB"), ("arenas_kib", "KiB")]
+            keys[5:5] = [("db_fds", "")]
         for k, unit in keys:
             key = f"{name}.{k}"
             s = fit(xs, [r[key] for r in m]) * 1e5
             per_h = s * (z["polls"] - a["polls"]) / 1e5 / hours if hours else 0
-            label = {"rss_kib": "RSS", "anon_kib": "private anonymous", "fds": "descriptors",
+            label = {"rss_kib": "RSS", "anon_kib": "private anonymous",
+                     "fds": "descriptors but the database's",
+                     "db_fds": f"the database's descriptors (at most {DB_FDS_MAX})",
                      "threads": "threads",
                      "heap_kib": "of which the main heap (main loop)",
                      "arenas_kib": "of which the threads' malloc arenas"}[k]
@@ -316,6 +344,8 @@ def main():
                            f"({a[key]} -> {z[key]} KiB)")
             if check and k in ("fds", "threads") and z[key] > a[key]:
                 bad.append(f"{name}: {label} {a[key]} -> {z[key]}")
+            if check and k == "db_fds" and max(r[key] for r in m) > DB_FDS_MAX:
+                bad.append(f"{name}: {label}: {max(r[key] for r in m)}")
         c0 = cpu_per_poll(name, m[0], m[tenth])
         c1 = cpu_per_poll(name, m[-1 - tenth], m[-1])
         lines.append((f"{name}: CPU per drive-poll (µs; first and last tenth)", f"{c0:.1f}",

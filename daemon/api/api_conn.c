@@ -27,7 +27,7 @@
  * notification takes before MHD closes the descriptor: a number reused by another
  * file is never touched.
  */
-#define _GNU_SOURCE /* accept4 */
+#define _GNU_SOURCE /* accept4, pthread_setname_np */
 #include <errno.h>
 #include <netinet/in.h>
 #include <linux/tcp.h> /* struct tcp_info with tcpi_bytes_acked (glibc's lacks it) */
@@ -141,10 +141,27 @@ static void list_remove(struct api_conns *d, struct api_conn *c)
 	pthread_cond_signal(&d->room);
 }
 
+/*
+ * Under the lock: @c at the end of the list, and the reaper woken if it slept
+ * without a deadline (no connection: docs/architecture.md#idle-wakeups).
+ */
+static void list_add(struct api_conns *d, struct api_conn *c)
+{
+	bool was_empty = d->head.next == &d->head;
+
+	c->next = &d->head;
+	c->prev = d->head.prev;
+	d->head.prev->next = c;
+	d->head.prev = c;
+	if (was_empty)
+		pthread_cond_signal(&d->wake);
+}
+
 static void *reaper_run(void *p)
 {
 	struct api_conns *d = p;
 
+	(void)pthread_setname_np(pthread_self(), "http-reaper");
 	pthread_mutex_lock(&d->lock);
 	while (!d->stop) {
 		int64_t now = mono_ms();
@@ -169,6 +186,11 @@ static void *reaper_run(void *p)
 				have = sock_seen(c->fd, &seen) == 0;
 			if (api_conn_rule_due(&c->slot, &d->cfg.limits, now, have ? &seen : NULL))
 				conn_cut(c);
+		}
+		/* No connection: nothing can be late until one comes (list_add() wakes it). */
+		if (d->head.next == &d->head) {
+			pthread_cond_wait(&d->wake, &d->lock);
+			continue;
 		}
 		deadline_in(&until, REAPER_PERIOD_MS); /* a quarter second late at most */
 		pthread_cond_timedwait(&d->wake, &d->lock, &until);
@@ -311,10 +333,7 @@ static void conn_accepted(struct api_conns *d, int fd, const struct sockaddr_sto
 	v = conns_admit(d, addr);
 	if (v != API_CONN_REFUSE) {
 		api_conn_rule_open(&c->slot, v == API_CONN_RESERVE, mono_ms());
-		c->next = &d->head;
-		c->prev = d->head.prev;
-		d->head.prev->next = c;
-		d->head.prev = c;
+		list_add(d, c);
 	}
 	pthread_mutex_unlock(&d->lock);
 	if (v == API_CONN_REFUSE) {
@@ -345,6 +364,8 @@ static void *acceptor_run(void *p)
 	struct api_conns *d = p;
 	struct pollfd pf[2] = {{.fd = d->listen_fd, .events = POLLIN},
 			       {.fd = d->stop_fd, .events = POLLIN}};
+
+	(void)pthread_setname_np(pthread_self(), "http-accept");
 
 	for (;;) {
 		struct sockaddr_storage addr;
@@ -425,10 +446,7 @@ struct api_conn *api_conns_link(struct api_conns *d, int fd)
 		if (c) {
 			c->fd = fd;
 			api_conn_rule_open(&c->slot, false, mono_ms());
-			c->next = &d->head;
-			c->prev = d->head.prev;
-			d->head.prev->next = c;
-			d->head.prev = c;
+			list_add(d, c);
 		}
 	}
 	if (c)

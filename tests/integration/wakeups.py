@@ -220,7 +220,7 @@ def sleeps(args):
                 left = None
             rows.append(f"| {pcomm} | {comm} | {t} | {what} | "
                         + ("never" if left is None else f"in {left:.1f} s") + " |")
-            if main_by is not None and p == pid and comm == "nvmond":
+            if main_by is not None and p == pid and int(t) == pid:  # the main thread
                 if left is None or left > main_by:
                     bad.append(f"the main loop (tid {t}) sleeps in {what} "
                                + ("without a deadline" if left is None

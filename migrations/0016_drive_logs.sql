@@ -1,7 +1,7 @@
 -- nvmond schema, version 16: what a drive knows beyond its health log (issue
 -- 27): the OCP SMART / Health Information Extended log (C0h), the Persistent
 -- Event Log (0Dh), power states, host thermal management, namespace usage,
--- and the health verdict. Times are unix milliseconds (UTC); temperatures
+-- and the risk verdict. Times are unix milliseconds (UTC); temperatures
 -- Kelvin. 128-bit counters as in samples: INTEGER while they fit in int64,
 -- decimal TEXT beyond.
 
@@ -115,7 +115,7 @@ CREATE TABLE ns_usage (
 );
 CREATE INDEX ns_usage_device ON ns_usage (device_id, nsid, ts_ms);
 
--- The health verdict (docs/health.md) each time it changes: its level and
+-- The risk verdict (docs/risk.md) each time it changes: its level and
 -- the rules that fired, as JSON [{rule, level, reason, source}].
 CREATE TABLE health_verdicts (
 	id          INTEGER PRIMARY KEY,

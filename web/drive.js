@@ -481,7 +481,7 @@ async function renderDrive(gen, id, live) {
       rangeButtons()),
     verdict(d, h, wear, events, range.key),
     driveNotes(d),
-    riskPanel(d, logs.health),
+    riskPanel(d, logs.risk),
     el("div", { class: "panels" },
       el("section", { class: "panel wide", "aria-label": "temperature" },
         el("h3", {}, "Temperature (°C)"),

@@ -3,7 +3,7 @@
 // limits (HCTM) on the temperature chart, the OCP C0h log's write amplification and
 // bad blocks over time, namespace use, and the drive's Persistent Event Log among the
 // events. drive.js and overview.js call in here; the data is GET /devices/{id} and
-// …/power, …/ocp, …/health (docs/api.md).
+// …/power, …/ocp, …/risk (docs/api.md).
 "use strict";
 
 const VERDICT_WORDS = { ok: "ok", watch: "watch", replace_soon: "replace soon", failed: "failed" };
@@ -23,7 +23,7 @@ function riskText(h) {
 // Each reason with its source, for a tooltip.
 function riskTitle(h) {
   if (!h) return "not evaluated yet";
-  if (!h.reasons.length) return "no rule fired (docs/health.md)";
+  if (!h.reasons.length) return "no rule fired (docs/risk.md)";
   return h.reasons.map((r) => r.rule + ": " + r.reason + "\nsource: " + r.source).join("\n\n");
 }
 
@@ -48,7 +48,7 @@ function riskNote(d) {
 }
 
 // The drive page's risk verdict, under the health verdict: each reason in words with
-// its source and what it needs, and every rule (GET …/health; null: the drive's own
+// its source and what it needs, and every rule (GET …/risk; null: the drive's own
 // field only).
 function riskPanel(d, hv) {
   const h = d.risk;
@@ -62,7 +62,7 @@ function riskPanel(d, hv) {
     el("strong", {}, r.rule), " (" + VERDICT_WORDS[r.level] + "): " + r.reason,
     el("small", { class: "muted" }, "source: " + r.source + " · needs: " + r.needs)))) : null;
   const table = rules.length ? el("details", { class: "risk-rules" },
-    el("summary", {}, "How the verdict is decided (" + rules.length + " rules, docs/health.md)"),
+    el("summary", {}, "How the verdict is decided (" + rules.length + " rules, docs/risk.md)"),
     el("div", { class: "table-wrap" }, el("table", { class: "events" },
       el("thead", {}, el("tr", {}, ["Rule", "Raises to", "Threshold", "Needs", "Source", "Now"].map((x) => el("th", { scope: "col" }, x)))),
       el("tbody", {}, rules.map((r) => el("tr", { "data-rule": r.rule, "data-fired": String(r.fired) },
@@ -144,14 +144,14 @@ function pelEventRow(e) {
 
 // ---- the page's data and panels ----------------------------------------------------
 
-// …/power, …/ocp and …/health of the range (each null when not available).
+// …/power, …/ocp and …/risk of the range (each null when not available).
 async function driveLogsFetch(id, q) {
-  const [power, ocp, health] = await Promise.all([
+  const [power, ocp, risk] = await Promise.all([
     optional("/api/v1/devices/" + id + "/power?" + q),
     optional("/api/v1/devices/" + id + "/ocp?" + q),
-    optional("/api/v1/devices/" + id + "/health"),
+    optional("/api/v1/devices/" + id + "/risk"),
   ]);
-  return { power, ocp, health };
+  return { power, ocp, risk };
 }
 
 function psWords(p, n) {

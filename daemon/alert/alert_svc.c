@@ -59,7 +59,7 @@ static void configure(struct alert_svc *a, const struct cfg *c)
 		{ALERT_BELOW_RATED, c->alert_below_rated},
 		/* fed by the poller's facts: a device command past its deadline (issue 15) */
 		{ALERT_UNRESPONSIVE, c->alert_unresponsive},
-		/* fed by the health monitor when the verdict changes (issue 27) */
+		/* fed by the risk monitor when the verdict changes (issue 27) */
 		{ALERT_RISK, c->alert_risk},
 	};
 	a->cfg = *c;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The health verdict: documented rules on the health log, the error history,
+ * The risk verdict: documented rules on the health log, the error history,
  * the OCP log and the Persistent Event Log, each confirmed by two reads
- * before it counts. Pure. See health.h and docs/health.md.
+ * before it counts. Pure. See risk.h and docs/risk.md.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -127,8 +127,8 @@ int risk_rules_parse(const char *disable, struct risk_cfg *ret, char *ret_err, s
 		snprintf(word, sizeof(word), "%.*s", (int)(n < 63 ? n : 63), p);
 		int r = n < 64 ? risk_rule_from_name(word) : -EINVAL;
 		if (r < 0) {
-			snprintf(ret_err, err_len,
-				 "[health] disable: no rule '%s' (docs/health.md)", word);
+			snprintf(ret_err, err_len, "[risk] disable: no rule '%s' (docs/risk.md)",
+				 word);
 			return -EINVAL;
 		}
 		c.rule_on[r] = false;

@@ -420,7 +420,7 @@ static void ocp_get(void *ctx, const struct api_request *req, struct api_reply *
 		api_reply_error(ret, 500, "out of memory");
 }
 
-static void health_get(void *ctx, const struct api_request *req, struct api_reply *ret)
+static void risk_get(void *ctx, const struct api_request *req, struct api_reply *ret)
 {
 	struct store_verdict_row *v = NULL;
 	struct fleet_device d;
@@ -430,7 +430,7 @@ static void health_get(void *ctx, const struct api_request *req, struct api_repl
 	if (fleet_get(req->fleet, req->id, &d) < 0)
 		return api_reply_error(ret, 404, "no such device");
 	if (store_verdict_list(req->store, req->id, 100, &v, &n) < 0) {
-		log_warn("api: reading the health verdicts of device %" PRId64 ": %s", req->id,
+		log_warn("api: reading the risk verdicts of device %" PRId64 ": %s", req->id,
 			 store_strerror(req->store));
 		return api_reply_error(ret, 500, "database error");
 	}
@@ -452,7 +452,7 @@ static void health_get(void *ctx, const struct api_request *req, struct api_repl
 						"verdict", v[i].level, "reasons",
 						json_loads(v[i].reasons, 0, NULL) ?: json_array()));
 	free(v);
-	ret->json = json_pack("{s:I, s:o, s:o, s:o}", "device_id", (json_int_t)req->id, "health",
+	ret->json = json_pack("{s:I, s:o, s:o, s:o}", "device_id", (json_int_t)req->id, "risk",
 			      render_risk(&d.risk), "rules", rules, "history", hist);
 	if (!ret->json)
 		api_reply_error(ret, 500, "out of memory");
@@ -474,10 +474,10 @@ struct api_endpoint drive_ocp_endpoint(void)
 				     .fn = ocp_get};
 }
 
-struct api_endpoint drive_health_endpoint(void)
+struct api_endpoint drive_risk_endpoint(void)
 {
 	return (struct api_endpoint){.method = "GET",
-				     .pattern = "/api/v1/devices/{id}/health",
+				     .pattern = "/api/v1/devices/{id}/risk",
 				     .flags = API_EP_STORE,
-				     .fn = health_get};
+				     .fn = risk_get};
 }

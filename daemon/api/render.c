@@ -477,7 +477,7 @@ json_t *render_fleet_device(const struct fleet_device *d)
 	r |= obj_set(o, "notes", render_notes(d));
 	/* Error log entries by class; null until the drive's log was first read. */
 	r |= obj_set(o, "errors", d->errors_read ? render_error_counts(d->errors) : json_null());
-	r |= render_drive_fields_add(o, d); /* issue 27: C0h, power, events, health */
+	r |= render_drive_fields_add(o, d); /* issue 27: C0h, power, events, risk */
 	/* The one health rule (analysis/health.h): what the dashboard and /metrics show. */
 	struct health_verdict h;
 	fleet_health(d, &h);

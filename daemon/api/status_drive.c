@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * `nvmond status`: what a drive knows beyond its health log (issue 27), read
- * once, and the health verdict with its reasons. See status_drive.h.
+ * once, and the risk verdict with its reasons. See status_drive.h.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -12,7 +12,7 @@
 #include <jansson.h>
 
 #include "nvmond/analysis/risk.h"
-#include "nvmond/monitor/health_input.h"
+#include "nvmond/monitor/risk_input.h"
 #include "nvmond/store/store_drive.h"
 #include "status_drive.h"
 
@@ -134,12 +134,12 @@ void status_drive_collect(struct dev_backend *b, struct store *s, const struct d
 		return;
 	}
 	struct fleet_device copy = *fd;
-	struct health_gathered *g = malloc(sizeof(*g));
+	struct risk_gathered *g = malloc(sizeof(*g));
 	struct risk_cfg c;
 	char err[64];
 	copy.row.id = row->id;
 	if (g && fd->has_sample && risk_rules_parse("", &c, err, sizeof(err)) == 0 &&
-	    health_gather(s, &copy, 0, NULL, now_ms, g) == 0) {
+	    risk_gather(s, &copy, 0, NULL, now_ms, g) == 0) {
 		struct risk_cond conds[_RISK_RULE_MAX];
 		struct risk_state st = {0};
 		risk_conditions(&c, &g->in, conds);
@@ -167,7 +167,7 @@ void status_print_drive(FILE *out, const json_t *d, bool color)
 			on = strcmp(v, "watch") == 0 ? "\033[33m" : "\033[1;31m";
 			off = "\033[0m";
 		}
-		fprintf(out, "%-8s health: %s%s%s%s\n", "", on, v ? v : "?", off,
+		fprintf(out, "%-8s risk: %s%s%s%s\n", "", on, v ? v : "?", off,
 			json_is_true(json_object_get(h, "one_read"))
 				? " (from this one read; the daemon confirms each rule over two)"
 				: "");

@@ -253,8 +253,8 @@ static const struct cfg_key cfg_keys[] = {
 	ENUM("logs", "pel", logs_pel, int, cfg_bool_choices, "yes or no", "yes"),
 	DURATION("logs", "pel_interval", logs_pel_interval_ms, MS_PER_MIN, MS_PER_DAY, "1h"),
 	ENUM("logs", "power", logs_power, int, cfg_bool_choices, "yes or no", "yes"),
-	/* A list of rule names (analysis/risk.h), checked by the health monitor. */
-	PATH("health", "disable", health_disable, 0, ""),
+	/* A list of rule names (analysis/risk.h), checked by the risk monitor. */
+	PATH("risk", "disable", risk_disable, 0, ""),
 };
 
 /* struct cfg's key_line has a slot per key. */

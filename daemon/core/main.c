@@ -50,7 +50,7 @@
 #include "nvmond/core/svc.h"
 #include "nvmond/util/timefmt.h"
 #include "nvmond/api/wear_api.h"
-#include "nvmond/alert/health_mon.h"
+#include "nvmond/alert/risk_mon.h"
 #include "nvmond/api/drive_api.h"
 #include "nvmond/alert/wear_mon.h"
 
@@ -75,7 +75,7 @@ struct daemon {
 	struct series_api series;	    /* GET …/series: the retention and its cache */
 	struct wear_source wear;
 	struct wear_mon *wear_mon;
-	struct health_mon *health_mon;
+	struct risk_mon *risk_mon;
 	struct probe_svc *probes;	 /* throughput probes: schedules, threads, endpoints */
 	struct selftest_svc *selftests;	 /* device self-tests: schedules, the log, endpoints */
 	struct fleetview_svc *fleetview; /* GET /api/v1/fleet: the engine's view of every host */
@@ -165,9 +165,9 @@ static void reload(struct daemon *d)
 	char alert_err[256];
 	if (d->alerts && alert_svc_reconfigure(d->alerts, &c, alert_err) < 0)
 		log_error("%s: alert sinks not reloaded, the running ones stay", alert_err);
-	char health_err[RISK_MON_ERR_MAX];
-	if (d->health_mon && health_mon_reconfigure(d->health_mon, &c, health_err) < 0)
-		log_error("%s: health rules not reloaded", health_err);
+	char risk_err[RISK_MON_ERR_MAX];
+	if (d->risk_mon && risk_mon_reconfigure(d->risk_mon, &c, risk_err) < 0)
+		log_error("%s: risk rules not reloaded", risk_err);
 	char probe_err[PROBE_SVC_ERR_MAX];
 	if (probe_svc_reconfigure(d->probes, &c, probe_err) < 0)
 		log_error("%s: probe settings not reloaded", probe_err);
@@ -456,15 +456,15 @@ static int run_daemon(const struct opts *o)
 	if (alert_svc_attach(d.alerts, d.poller, d.loop) < 0 ||
 	    endpoints_add(&endpoints, alert_ep, n_alert_ep) < 0)
 		goto out;
-	/* The health verdict (issue 27): after the alerts' own rules, on each sample. */
-	char health_err[RISK_MON_ERR_MAX];
-	r = health_mon_new(&d.cfg, store, fleet, d.alerts, &d.health_mon, health_err);
+	/* The risk verdict (issue 27): after the alerts' own rules, on each sample. */
+	char risk_err[RISK_MON_ERR_MAX];
+	r = risk_mon_new(&d.cfg, store, fleet, d.alerts, &d.risk_mon, risk_err);
 	if (r < 0) {
-		log_error("%s", r == -EINVAL ? health_err : strerror(-r));
+		log_error("%s", r == -EINVAL ? risk_err : strerror(-r));
 		status = r == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
 		goto out;
 	}
-	if (health_mon_attach(d.health_mon, d.poller) < 0)
+	if (risk_mon_attach(d.risk_mon, d.poller) < 0)
 		goto out;
 	r = poller_start(d.poller, d.loop);
 	if (r < 0) {
@@ -557,9 +557,9 @@ static int run_daemon(const struct opts *o)
 	struct api_endpoint facts_ep = facts_endpoint();
 	if (endpoints_add(&endpoints, &facts_ep, 1) < 0)
 		goto out;
-	/* What a drive knows beyond its health log (issue 27): …/power, …/ocp, …/health. */
+	/* What a drive knows beyond its health log (issue 27): …/power, …/ocp, …/risk. */
 	struct api_endpoint drive_ep[] = {drive_power_endpoint(), drive_ocp_endpoint(),
-					  drive_health_endpoint()};
+					  drive_risk_endpoint()};
 	if (endpoints_add(&endpoints, drive_ep, 3) < 0)
 		goto out;
 	/* The devices, their samples, /healthz. */
@@ -652,7 +652,7 @@ out:
 	d.rollup = rollup_free(d.rollup);
 	d.series.cache = series_cache_free(d.series.cache);
 	d.wear_mon = wear_mon_free(d.wear_mon);
-	d.health_mon = health_mon_free(d.health_mon);
+	d.risk_mon = risk_mon_free(d.risk_mon);
 	d.loop = loop_free(d.loop);
 	fleet = fleet_free(fleet);
 	backend = dev_backend_free(backend); /* closes the device channel */

@@ -250,8 +250,7 @@ static void render_namespaces(FILE *f, const struct metrics_input *in, const cha
 	}
 }
 
-static void render_health(FILE *f, const struct metrics_input *in, const char *labels,
-			  size_t stride)
+static void render_risk(FILE *f, const struct metrics_input *in, const char *labels, size_t stride)
 {
 	family(f, "nvmond_event_log_entries_total", "counter",
 	       "Persistent Event Log entries nvmond read from the drive and keeps.");
@@ -261,22 +260,22 @@ static void render_health(FILE *f, const struct metrics_input *in, const char *l
 			fprintf(f, "nvmond_event_log_entries_total{%s} %" PRIu64 "\n",
 				lab(labels, stride, i), p->stored);
 	}
-	family(f, "nvmond_health_verdict", "gauge",
-	       "The health verdict (docs/health.md): 1 for the drive's, 0 for the others.");
+	family(f, "nvmond_risk_verdict", "gauge",
+	       "The risk verdict (docs/risk.md): 1 for the drive's, 0 for the others.");
 	for (size_t i = 0; i < in->n_devs; i++) {
 		const struct risk_verdict *v = &in->devs[i].fd.risk;
 		if (!v->known)
 			continue;
 		for (int l = 0; l < _RISK_LEVEL_MAX; l++)
-			fprintf(f, "nvmond_health_verdict{%s,verdict=\"%s\"} %d\n",
+			fprintf(f, "nvmond_risk_verdict{%s,verdict=\"%s\"} %d\n",
 				lab(labels, stride, i), risk_level_name(l), v->level == l);
 	}
-	family(f, "nvmond_health_rule_fired", "gauge",
-	       "1 for each health rule that counts in the drive's verdict (its reason: the API).");
+	family(f, "nvmond_risk_rule_fired", "gauge",
+	       "1 for each risk rule that counts in the drive's verdict (its reason: the API).");
 	for (size_t i = 0; i < in->n_devs; i++) {
 		const struct risk_verdict *v = &in->devs[i].fd.risk;
 		for (size_t k = 0; v->known && k < v->n; k++)
-			fprintf(f, "nvmond_health_rule_fired{%s,rule=\"%s\"} 1\n",
+			fprintf(f, "nvmond_risk_rule_fired{%s,rule=\"%s\"} 1\n",
 				lab(labels, stride, i), risk_rule_info(v->r[k].rule)->name);
 	}
 }
@@ -287,5 +286,5 @@ void metrics_render_drive(FILE *f, const struct metrics_input *in, const char *l
 	render_ocp(f, in, labels, stride);
 	render_power(f, in, labels, stride);
 	render_namespaces(f, in, labels, stride);
-	render_health(f, in, labels, stride);
+	render_risk(f, in, labels, stride);
 }

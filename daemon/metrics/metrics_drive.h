@@ -2,7 +2,7 @@
 #pragma once
 /*
  * Private to daemon/metrics: the families of issue 27 (C0h, power states,
- * host thermal management, namespaces, the event log, the health verdict),
+ * host thermal management, namespaces, the event log, the risk verdict),
  * rendered by metrics_render() with its device labels.
  */
 #include <stddef.h>

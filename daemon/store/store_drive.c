@@ -2,7 +2,7 @@
 /*
  * What a drive knows beyond its health log, in SQLite (migration 0016, issue
  * 27): log C0h samples, the power timeline, Persistent Event Log entries and
- * cursors, the C0h probe, namespace usage and health verdicts. Named,
+ * cursors, the C0h probe, namespace usage and risk verdicts. Named,
  * parameter-bound statements prepared once per handle. See store_drive.h.
  */
 #include <errno.h>

@@ -143,7 +143,7 @@ async function main() {
   // C0h; the drive's event log among the events. demo1: another vendor's C0h, APST on.
   const d0 = id("demo0");
   const dev0 = await get("/api/v1/devices/" + d0);
-  const hv = await get("/api/v1/devices/" + d0 + "/health");
+  const hv = await get("/api/v1/devices/" + d0 + "/risk");
   await page.goto(base + "/#/drive/" + d0);
   await page.evaluate(() => localStorage.setItem("nvmond.range", "1y"));
   await page.reload();

@@ -290,7 +290,7 @@ t = j["timeline"]
 assert len(t) > 300 and {0, 3} <= {x["state"] for x in t}, len(t)
 assert all(x["apst_enabled"] for x in t)
 ' || fail "power timeline of demo1"
-jq_py "$(http_get "/api/v1/devices/$ID0/health")" '
+jq_py "$(http_get "/api/v1/devices/$ID0/risk")" '
 v = [x["verdict"] for x in j["history"]]
 assert v == ["watch", "ok"], v
 assert len(j["rules"]) >= 9 and all(r["source"] for r in j["rules"]), j["rules"]

@@ -49,7 +49,7 @@ enum alert_rule {
 	ALERT_BELOW_RATED, /* the best of a repeated seq1m-q8 series under 80 % of the rating */
 	/* Issue 15: a facts rule (alert_facts_conditions()), fed by the poller. */
 	ALERT_UNRESPONSIVE, /* a command to the controller passed its deadline (critical) */
-	/* Issue 27: fed by the health monitor (health_mon.h) when the verdict
+	/* Issue 27: fed by the risk monitor (risk_mon.h) when the verdict
 	 * changes; severity by level (watch info, replace_soon warning, failed
 	 * critical). */
 	ALERT_RISK,

@@ -8,7 +8,7 @@
 #include "nvmond/util/u128.h"
 
 /*
- * The health verdict (issue 27 §3; docs/health.md): ok, watch, replace_soon
+ * The risk verdict (issue 27 §3; docs/risk.md): ok, watch, replace_soon
  * or failed, from documented rules, each with its threshold, what it needs
  * before it counts, and its source. No learned score: each rule that fires
  * says why in words. Pure: the inputs (the latest health log, counts over
@@ -37,7 +37,7 @@ enum risk_rule {
 	_RISK_RULE_MAX,
 };
 
-/* The thresholds (docs/health.md gives each with its source). */
+/* The thresholds (docs/risk.md gives each with its source). */
 #define RISK_USED_PCT		90   /* percentage used at which a drive is worn */
 #define RISK_ERRORS_DAYS	90   /* errors count this long */
 #define RISK_SPARE_FIT_DAYS	30   /* the spare fit looks back this far */
@@ -51,9 +51,9 @@ enum risk_rule {
 /* Critical warning bits that mean failed: 2 reliability, 3 read-only, 4 volatile backup, 5 PMR. */
 #define RISK_CRIT_FAILED_BITS 0x3C
 
-/* A rule as docs/health.md lists it. */
+/* A rule as docs/risk.md lists it. */
 struct risk_rule_info {
-	const char *name;      /* "percent_used", as in [health] disable */
+	const char *name;      /* "percent_used", as in [risk] disable */
 	enum risk_level level; /* what it raises the verdict to */
 	const char *threshold; /* in words */
 	const char *needs;     /* what it needs before it counts */
@@ -134,7 +134,7 @@ struct risk_input {
  */
 struct risk_cond {
 	bool known;
-	bool off; /* the rule is turned off ([health] disable) */
+	bool off; /* the rule is turned off ([risk] disable) */
 	bool active;
 	int64_t evidence_ms;
 	char reason[200];
@@ -158,7 +158,7 @@ struct risk_verdict {
 	bool known;	  /* evaluated at least once */
 	uint8_t level;	  /* enum risk_level: the highest of the reasons; ok without one */
 	int64_t since_ms; /* at this level since */
-	uint32_t off;	  /* bit r: rule r turned off ([health] disable) */
+	uint32_t off;	  /* bit r: rule r turned off ([risk] disable) */
 	size_t n;
 	struct risk_reason r[_RISK_RULE_MAX];
 };

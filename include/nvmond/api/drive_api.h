@@ -13,8 +13,8 @@
 /*
  * What a drive knows beyond its health log, in the API (issue 27): the device
  * object's "ocp", "power", "thermal_management", "namespace_usage",
- * "event_log" and "health"; GET …/power (the power-state timeline), …/ocp
- * (C0h over time: write amplification, bad blocks) and …/health (the verdict,
+ * "event_log" and "risk"; GET …/power (the power-state timeline), …/ocp
+ * (C0h over time: write amplification, bad blocks) and …/risk (the verdict,
  * its rules and history); the Persistent Event Log's entries as events of the
  * drive's timeline (…/events, in alert_http.c).
  */
@@ -61,5 +61,5 @@ struct api_endpoint drive_power_endpoint(void);
 /** drive_ocp_endpoint() - GET /api/v1/devices/{id}/ocp. */
 struct api_endpoint drive_ocp_endpoint(void);
 
-/** drive_health_endpoint() - GET /api/v1/devices/{id}/health. */
-struct api_endpoint drive_health_endpoint(void);
+/** drive_risk_endpoint() - GET /api/v1/devices/{id}/risk. */
+struct api_endpoint drive_risk_endpoint(void);

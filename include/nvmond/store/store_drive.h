@@ -13,7 +13,7 @@
  * What a drive knows beyond its health log (migrations/0016_drive_logs.sql,
  * issue 27): log C0h samples, the power-state timeline, Persistent Event Log
  * entries and where the log was read to, the C0h probe, namespace usage, the
- * health verdicts. The poller and the health monitor write (the main loop's
+ * risk verdicts. The poller and the risk monitor write (the main loop's
  * handle); the API, /metrics and `nvmond status` read.
  */
 

@@ -94,9 +94,9 @@ Test(metrics_drive, families)
 		"nvmond_namespace_used_bytes{" L ",nsid=\"1\"} 1024000\n",
 		"nvmond_namespace_ana_state{" L ",nsid=\"1\",state=\"optimized\"} 1\n",
 		"nvmond_event_log_entries_total{" L "} 12\n",
-		"nvmond_health_verdict{" L ",verdict=\"watch\"} 1\n",
-		"nvmond_health_verdict{" L ",verdict=\"ok\"} 0\n",
-		"nvmond_health_rule_fired{" L ",rule=\"recent_errors\"} 1\n",
+		"nvmond_risk_verdict{" L ",verdict=\"watch\"} 1\n",
+		"nvmond_risk_verdict{" L ",verdict=\"ok\"} 0\n",
+		"nvmond_risk_rule_fired{" L ",rule=\"recent_errors\"} 1\n",
 		"# TYPE nvmond_ocp_physical_written_bytes_total counter\n",
 		"# TYPE nvmond_power_state gauge\n",
 		"nvmond_power_state{device=\"nvme1\",model=\"ACME\",serial=\"S2\"} 0\n",
@@ -107,7 +107,7 @@ Test(metrics_drive, families)
 		"nvmond_ocp_physical_written_bytes_total{device=\"nvme1\"",
 		"nvmond_host_thermal_threshold_celsius{" L ",level=\"2\"}", /* TMT2 off */
 		"nvmond_apst_enabled{device=\"nvme1\"",
-		"nvmond_health_verdict{device=\"nvme1\"", /* not evaluated yet */
+		"nvmond_risk_verdict{device=\"nvme1\"", /* not evaluated yet */
 	};
 	for (size_t i = 0; i < sizeof(absent) / sizeof(absent[0]); i++)
 		cr_expect_null(strstr(t, absent[i]), "should be absent: %s", absent[i]);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The health rules' inputs gathered from a real SQLite file (issue 27 §3):
- * each window starts where docs/health.md says (errors and hardware events 90
+ * The risk rules' inputs gathered from a real SQLite file (issue 27 §3):
+ * each window starts where docs/risk.md says (errors and hardware events 90
  * days, bad blocks 30, the spare fit 30), entries from before nvmond watched
  * the drive never count, and the C0h counters "then" are the first read
  * inside each window.
@@ -10,18 +10,18 @@
 
 #include <errno.h>
 #include "nvmond/dev/pel.h"
-#include "nvmond/monitor/health_input.h"
+#include "nvmond/monitor/risk_input.h"
 #include "nvmond/store/store_drive.h"
 #include "nvmond/store/store_errlog.h"
 
-TestSuite(health_input, .init = store_fixture_setup, .fini = store_fixture_teardown);
+TestSuite(risk_input, .init = store_fixture_setup, .fini = store_fixture_teardown);
 
 #define NOW 1796296320000LL
 #define DAY (24 * 3600 * 1000LL)
 
-Test(health_input, windows)
+Test(risk_input, windows)
 {
-	struct health_windows w = health_windows(NOW);
+	struct risk_windows w = risk_windows(NOW);
 
 	cr_expect_eq(w.errors_from, NOW - 90 * DAY, "errors: 90 days");
 	cr_expect_eq(w.hw_from, NOW - 90 * DAY, "hardware error events: 90 days");
@@ -48,10 +48,10 @@ static struct errlog_row entry(uint64_t count, uint8_t sc, int64_t seen, bool be
 	return r;
 }
 
-Test(health_input, windows_of_the_history)
+Test(risk_input, windows_of_the_history)
 {
 	struct fleet_device d = {.row = {.id = dev_a}, .has_sample = true};
-	struct health_gathered g;
+	struct risk_gathered g;
 
 	d.last = (struct sample){.device_id = dev_a, .ts_ms = NOW};
 	d.last.smart.media_errors = 9;
@@ -93,7 +93,7 @@ Test(health_input, windows_of_the_history)
 				       .detail = "{}"}};
 	cr_assert_eq(store_pel_add(s, dev_a, pe, 2, NULL), 0);
 
-	cr_assert_eq(health_gather(s, &d, 1, "nvme1 (B2)", NOW, &g), 0, "%s", store_strerror(s));
+	cr_assert_eq(risk_gather(s, &d, 1, "nvme1 (B2)", NOW, &g), 0, "%s", store_strerror(s));
 	cr_expect(g.in.unc_known);
 	cr_expect_eq(g.in.unc_then, 4, "the first C0h read inside 90 days");
 	cr_expect_eq(g.in.unc_now, 7);
@@ -114,24 +114,24 @@ Test(health_input, windows_of_the_history)
 	/* Refreshed with a newer read: the windows stay as gathered. */
 	d.last.smart.media_errors = 10;
 	d.last.ts_ms = NOW + 10000;
-	health_refresh_now(&g, &d, 0, NULL, NOW + 10000);
+	risk_refresh_now(&g, &d, 0, NULL, NOW + 10000);
 	cr_expect(g.in.media_now == 10);
 	cr_expect(g.in.media_then == 7);
 	cr_expect_eq(g.in.neighbours_bad, 0);
 	cr_expect_eq(g.in.history_ms, NOW);
 }
 
-Test(health_input, drive_without_c0h)
+Test(risk_input, drive_without_c0h)
 {
 	struct fleet_device d = {.row = {.id = dev_b}, .has_sample = true};
-	struct health_gathered g;
+	struct risk_gathered g;
 
 	d.last = (struct sample){.device_id = dev_b, .ts_ms = NOW};
-	cr_assert_eq(health_gather(s, &d, 0, NULL, NOW, &g), 0);
+	cr_assert_eq(risk_gather(s, &d, 0, NULL, NOW, &g), 0);
 	cr_expect_not(g.in.unc_known, "no OCP log: its rules stay unknown");
 	cr_expect_not(g.in.blocks_known);
 	cr_expect_not(g.in.media_known, "no history in the window");
 	d.last.source = SAMPLE_SOURCE_HWMON;
-	cr_assert_eq(health_gather(s, &d, 0, NULL, NOW, &g), 0);
+	cr_assert_eq(risk_gather(s, &d, 0, NULL, NOW, &g), 0);
 	cr_expect_not(g.in.smart_known, "an hwmon sample knows no counters");
 }

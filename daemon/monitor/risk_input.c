@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The health rules' inputs for one drive, from the fleet and the store. See
- * health_input.h.
+ * The risk rules' inputs for one drive, from the fleet and the store. See
+ * risk_input.h.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -10,15 +10,15 @@
 
 #include "nvmond/analysis/series.h"
 #include "nvmond/dev/pel.h"
-#include "nvmond/monitor/health_input.h"
+#include "nvmond/monitor/risk_input.h"
 #include "nvmond/store/store_drive.h"
 #include "nvmond/store/store_rollup.h"
 
 #define MS_DAY (24 * 3600 * 1000LL)
 
-struct health_windows health_windows(int64_t now_ms)
+struct risk_windows risk_windows(int64_t now_ms)
 {
-	return (struct health_windows){
+	return (struct risk_windows){
 		.errors_from = now_ms - RISK_ERRORS_DAYS * MS_DAY,
 		.spare_from = now_ms - RISK_SPARE_FIT_DAYS * MS_DAY,
 		.blocks_from = now_ms - RISK_BLOCKS_DAYS * MS_DAY,
@@ -26,8 +26,8 @@ struct health_windows health_windows(int64_t now_ms)
 	};
 }
 
-void health_refresh_now(struct health_gathered *g, const struct fleet_device *d,
-			unsigned neighbours, const char *neighbour, int64_t now_ms)
+void risk_refresh_now(struct risk_gathered *g, const struct fleet_device *d, unsigned neighbours,
+		      const char *neighbour, int64_t now_ms)
 {
 	struct risk_input *in = &g->in;
 	const struct fleet_ocp *o = &d->drive.ocp;
@@ -57,11 +57,11 @@ void health_refresh_now(struct health_gathered *g, const struct fleet_device *d,
 	in->neighbour = g->neighbour;
 }
 
-int health_gather(struct store *s, const struct fleet_device *d, unsigned neighbours,
-		  const char *neighbour, int64_t now_ms, struct health_gathered *ret)
+int risk_gather(struct store *s, const struct fleet_device *d, unsigned neighbours,
+		const char *neighbour, int64_t now_ms, struct risk_gathered *ret)
 {
-	struct health_windows w = health_windows(now_ms);
-	struct health_gathered g = {0};
+	struct risk_windows w = risk_windows(now_ms);
+	struct risk_gathered g = {0};
 	struct risk_input *in = &g.in;
 	struct series_row *v = NULL;
 	struct store_ocp_row then;
@@ -103,7 +103,7 @@ int health_gather(struct store *s, const struct fleet_device *d, unsigned neighb
 	r = store_pel_count(s, d->row.id, PEL_HW_ERROR, w.hw_from, now_ms, &in->hw_errors);
 	if (r < 0)
 		return r;
-	health_refresh_now(&g, d, neighbours, neighbour, now_ms);
+	risk_refresh_now(&g, d, neighbours, neighbour, now_ms);
 	*ret = g;
 	ret->in.spare = ret->spare;
 	ret->in.neighbour = ret->neighbour;

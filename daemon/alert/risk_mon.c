@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The health verdict on the main loop: rules evaluated after each sample, the
+ * The risk verdict on the main loop: rules evaluated after each sample, the
  * verdict stored when it changes, into the fleet, and to the alert service.
- * See health_mon.h.
+ * See risk_mon.h.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -12,9 +12,9 @@
 
 #include <jansson.h>
 
-#include "nvmond/alert/health_mon.h"
+#include "nvmond/alert/risk_mon.h"
 #include "nvmond/core/log.h"
-#include "nvmond/monitor/health_input.h"
+#include "nvmond/monitor/risk_input.h"
 #include "nvmond/store/store_drive.h"
 
 /* One drive: its rules' state, its inputs, what they rest on. */
@@ -23,7 +23,7 @@ struct hdev {
 	bool seeded;
 	struct risk_state st;
 	bool gathered;
-	struct health_gathered g;
+	struct risk_gathered g;
 	/* The history is read again when one of these moved. */
 	u128 media;
 	int64_t ocp_ms;
@@ -34,7 +34,7 @@ struct hdev {
 	char label[96];
 };
 
-struct health_mon {
+struct risk_mon {
 	struct store *store;
 	struct fleet *fleet;
 	struct alert_svc *alerts;
@@ -43,7 +43,7 @@ struct health_mon {
 	size_t n_devs;
 };
 
-int health_reasons_json(const struct risk_verdict *v, char *buf, size_t len)
+int risk_reasons_json(const struct risk_verdict *v, char *buf, size_t len)
 {
 	json_t *a = json_array();
 
@@ -88,7 +88,7 @@ static void verdict_from_row(const struct store_verdict_row *row, struct risk_ve
 	*ret = v;
 }
 
-static struct hdev *hdev_get(struct health_mon *m, int64_t id)
+static struct hdev *hdev_get(struct risk_mon *m, int64_t id)
 {
 	for (size_t i = 0; i < m->n_devs; i++)
 		if (m->devs[i].id == id)
@@ -103,7 +103,7 @@ static struct hdev *hdev_get(struct health_mon *m, int64_t id)
 }
 
 /* The alert of a verdict: active above ok, its severity by level, the reasons. */
-static void feed_alert(struct health_mon *m, const struct device_row *dev,
+static void feed_alert(struct risk_mon *m, const struct device_row *dev,
 		       const struct risk_verdict *v, int64_t now)
 {
 	struct alert_cond conds[_ALERT_RULE_MAX] = {0};
@@ -125,13 +125,13 @@ static void feed_alert(struct health_mon *m, const struct device_row *dev,
 	(void)alert_svc_feed(m->alerts, dev, conds, now);
 }
 
-static void verdict_changed(struct health_mon *m, const struct device_row *dev,
+static void verdict_changed(struct risk_mon *m, const struct device_row *dev,
 			    const struct risk_verdict *v, int64_t now)
 {
 	struct store_verdict_row row = {.device_id = dev->id, .ts_ms = now};
 
 	snprintf(row.level, sizeof(row.level), "%s", risk_level_name(v->level));
-	if (health_reasons_json(v, row.reasons, sizeof(row.reasons)) < 0)
+	if (risk_reasons_json(v, row.reasons, sizeof(row.reasons)) < 0)
 		snprintf(row.reasons, sizeof(row.reasons), "[]");
 	if (store_verdict_insert(m->store, &row) < 0)
 		log_warn("%s: storing its risk verdict failed: %s", dev->name,
@@ -142,7 +142,7 @@ static void verdict_changed(struct health_mon *m, const struct device_row *dev,
 }
 
 /* Other drives of this host at replace_soon or failed; one named into @name. */
-static unsigned neighbours_bad(const struct health_mon *m, int64_t id, char *name, size_t len)
+static unsigned neighbours_bad(const struct risk_mon *m, int64_t id, char *name, size_t len)
 {
 	unsigned n = 0;
 
@@ -155,7 +155,7 @@ static unsigned neighbours_bad(const struct health_mon *m, int64_t id, char *nam
 
 static void on_sample(void *ctx, const struct device_row *dev, const struct sample *s)
 {
-	struct health_mon *m = ctx;
+	struct risk_mon *m = ctx;
 	struct risk_cond conds[_RISK_RULE_MAX];
 	struct risk_verdict v;
 	struct fleet_device *fd;
@@ -184,7 +184,7 @@ static void on_sample(void *ctx, const struct device_row *dev, const struct samp
 		     fd->drive.ocp.read_ms != h->ocp_ms || fd->drive.pel.stored != h->pel_stored ||
 		     memcmp(fd->errors, h->errors, sizeof(h->errors)) != 0;
 	if (moved || s->ts_ms - h->g.in.history_ms >= RISK_MON_HISTORY_MS) {
-		int r = health_gather(m->store, fd, nbad, nb, s->ts_ms, &h->g);
+		int r = risk_gather(m->store, fd, nbad, nb, s->ts_ms, &h->g);
 		if (r < 0) {
 			log_warn("%s: reading the history of its risk verdict failed: %s",
 				 dev->name, store_strerror(m->store));
@@ -196,7 +196,7 @@ static void on_sample(void *ctx, const struct device_row *dev, const struct samp
 		h->pel_stored = fd->drive.pel.stored;
 		memcpy(h->errors, fd->errors, sizeof(h->errors));
 	} else {
-		health_refresh_now(&h->g, fd, nbad, nb, s->ts_ms);
+		risk_refresh_now(&h->g, fd, nbad, nb, s->ts_ms);
 	}
 	risk_conditions(&m->hcfg, &h->g.in, conds);
 	if (risk_step(&h->st, conds, s->ts_ms, &v))
@@ -215,15 +215,15 @@ out:
 	free(fd);
 }
 
-int health_mon_new(const struct cfg *c, struct store *s, struct fleet *f, struct alert_svc *a,
-		   struct health_mon **ret, char ret_err[RISK_MON_ERR_MAX])
+int risk_mon_new(const struct cfg *c, struct store *s, struct fleet *f, struct alert_svc *a,
+		 struct risk_mon **ret, char ret_err[RISK_MON_ERR_MAX])
 {
-	struct health_mon *m = calloc(1, sizeof(*m));
+	struct risk_mon *m = calloc(1, sizeof(*m));
 
 	if (!m)
 		return -ENOMEM;
-	*m = (struct health_mon){.store = s, .fleet = f, .alerts = a};
-	if (risk_rules_parse(c->health_disable, &m->hcfg, ret_err, RISK_MON_ERR_MAX) < 0) {
+	*m = (struct risk_mon){.store = s, .fleet = f, .alerts = a};
+	if (risk_rules_parse(c->risk_disable, &m->hcfg, ret_err, RISK_MON_ERR_MAX) < 0) {
 		free(m);
 		return -EINVAL;
 	}
@@ -231,25 +231,24 @@ int health_mon_new(const struct cfg *c, struct store *s, struct fleet *f, struct
 	return 0;
 }
 
-int health_mon_attach(struct health_mon *m, struct poller *p)
+int risk_mon_attach(struct risk_mon *m, struct poller *p)
 {
 	struct poller_listener l = {.on_sample = on_sample, .ctx = m};
 
 	return poller_add_listener(p, &l);
 }
 
-int health_mon_reconfigure(struct health_mon *m, const struct cfg *c,
-			   char ret_err[RISK_MON_ERR_MAX])
+int risk_mon_reconfigure(struct risk_mon *m, const struct cfg *c, char ret_err[RISK_MON_ERR_MAX])
 {
 	struct risk_cfg hc;
-	int r = risk_rules_parse(c->health_disable, &hc, ret_err, RISK_MON_ERR_MAX);
+	int r = risk_rules_parse(c->risk_disable, &hc, ret_err, RISK_MON_ERR_MAX);
 
 	if (r == 0)
 		m->hcfg = hc;
 	return r;
 }
 
-struct health_mon *health_mon_free(struct health_mon *m)
+struct risk_mon *risk_mon_free(struct risk_mon *m)
 {
 	if (m) {
 		free(m->devs);

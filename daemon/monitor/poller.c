@@ -234,17 +234,22 @@ static bool rescan_paused(struct poller *p)
 	return false;
 }
 
+static void poller_poll(struct poller *p);
+
 static void on_scan(void *userdata, int r, void *answer)
 {
 	struct poller *p = userdata;
 	struct dev_scan_answer *a = answer;
 
 	p->scan_busy = false;
-	if (r < 0) {
+	if (r < 0)
 		log_warn("scanning for NVMe controllers failed: %s", strerror(-r));
-		return;
+	else
+		(void)rescan_take(p, a->v, a->n, p->scan_now);
+	if (p->poll_soon) {
+		p->poll_soon = false;
+		poller_poll(p);
 	}
-	(void)rescan_take(p, a->v, a->n, p->scan_now);
 }
 
 /* A rescan, answered on the loop (on_scan()); one at a time. */
@@ -352,6 +357,12 @@ static void poller_poll(struct poller *p)
 	/* A wall clock set back does not reorder or overlap the series (timefmt.h). */
 	int64_t now = timefmt_steady_ms(&p->clock, timefmt_now_ms(), timefmt_mono_ms());
 
+	/* A rescan is out: its Identify goes to every controller, and a poll's
+	 * command would be a second one to it. The round follows its answer (on_scan()). */
+	if (p->scan_busy) {
+		p->poll_soon = true;
+		return;
+	}
 	p->in_tick = true;
 	for (size_t i = 0; i < p->n_devs; i++) {
 		struct pdev *d = &p->devs[i];

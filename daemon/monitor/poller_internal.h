@@ -99,6 +99,7 @@ struct poller {
 	bool rescans_paused;	 /* a drive is unresponsive: no scan (it would reach it) */
 	struct dev_async *async; /* the commands of polls and rescans, answered on the loop */
 	bool scan_busy;		 /* a rescan is out */
+	bool poll_soon;		 /* a round waits for the rescan's answer */
 	int64_t scan_now;	 /* and its time */
 	size_t n_busy;		 /* drives whose poll is out */
 	bool in_tick;		 /* the poll timer's callback runs: it ends the round itself */

@@ -34,6 +34,9 @@ static struct {
 	int smart_delay_ms;	      /* each health-log read takes this long */
 	int reads_out;		      /* health-log reads running now (atomic) */
 	int scans, scans_over_a_read; /* scans, and those that began while a read ran */
+	int scan_delay_ms;	      /* each scan takes this long */
+	int scans_out;		      /* scans running now (atomic) */
+	int reads_over_a_scan;	      /* health-log reads that began while a scan ran */
 } drive;
 
 static int fake_scan(void *ctx, int64_t now_ms, struct dev_info **ret, size_t *ret_n)
@@ -47,6 +50,11 @@ static int fake_scan(void *ctx, int64_t now_ms, struct dev_info **ret, size_t *r
 	__atomic_add_fetch(&drive.scans, 1, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&drive.reads_out, __ATOMIC_SEQ_CST) > 0)
 		__atomic_add_fetch(&drive.scans_over_a_read, 1, __ATOMIC_SEQ_CST);
+	if (drive.scan_delay_ms) {
+		__atomic_add_fetch(&drive.scans_out, 1, __ATOMIC_SEQ_CST);
+		usleep((useconds_t)drive.scan_delay_ms * 1000);
+		__atomic_sub_fetch(&drive.scans_out, 1, __ATOMIC_SEQ_CST);
+	}
 	snprintf(v->name, sizeof(v->name), "nvme0");
 	snprintf(v->path, sizeof(v->path), "/dev/nvme0");
 	snprintf(v->id.model, sizeof(v->id.model), "ACME NVMe");
@@ -73,6 +81,8 @@ static int fake_smart(void *ctx, const char *name, const struct dev_ident *who, 
 	(void)who;
 	(void)now_ms;
 	__atomic_add_fetch(&drive.smart_reads, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&drive.scans_out, __ATOMIC_SEQ_CST) > 0)
+		__atomic_add_fetch(&drive.reads_over_a_scan, 1, __ATOMIC_SEQ_CST);
 	if (drive.access == DEV_ACCESS_SYSFS)
 		return -EACCES;
 	if (drive.smart_delay_ms) {
@@ -400,7 +410,9 @@ Test(poller_facts, commit_interval_holds_samples_until_due_or_stop)
  * while a command to a controller is out, nothing more is sent to it; libnvme's
  * scan sends Identify to every controller, so a rescan waits until the round's
  * polls are answered (a poll about to hang would get a second command, the
- * scan's, before its deadline made it unresponsive).
+ * scan's, before its deadline made it unresponsive), and a round waits for the
+ * rescan's answer (the scan runs on its own thread: a round due meanwhile would
+ * send a poll's command beside the scan's).
  */
 Test(poller_facts, no_rescan_while_a_poll_is_out)
 {
@@ -413,5 +425,20 @@ Test(poller_facts, no_rescan_while_a_poll_is_out)
 	cr_expect_gt(drive.smart_reads, 10, "polls went on (%d)", drive.smart_reads);
 	cr_expect_eq(drive.scans_over_a_read, 0, "%d of %d scans began while a poll's read ran",
 		     drive.scans_over_a_read, drive.scans);
+	rig_stop(&r);
+}
+
+/* The same rule the other way: a round due while a rescan is out waits for its answer. */
+Test(poller_facts, no_poll_while_a_rescan_is_out)
+{
+	struct rig r;
+
+	drive.scan_delay_ms = 60; /* a scan is out most of the time */
+	rig_start(&r, false);
+	rig_run(&r, 1500);
+	cr_expect_gt(drive.scans, 3, "rescans went on (%d)", drive.scans);
+	cr_expect_gt(drive.smart_reads, 5, "polls went on (%d)", drive.smart_reads);
+	cr_expect_eq(drive.reads_over_a_scan, 0, "%d of %d polls began while a scan ran",
+		     drive.reads_over_a_scan, drive.smart_reads);
 	rig_stop(&r);
 }

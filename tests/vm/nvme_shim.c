@@ -60,8 +60,9 @@
  * $NVMOND_SHIM_NOTIFY_LOG=/path: the shim also stands in front of
  * sd_notify(3) (libsystemd) and appends each call's state there, one line per
  * assignment, after the uptime in ms (CLOCK_BOOTTIME): "12345 WATCHDOG=1".
- * The real sd_notify then runs as usual (a no-op without $NOTIFY_SOCKET), so
- * a VM test without systemd sees the watchdog being fed (WATCHDOG_USEC set).
+ * The real sd_notify then runs as usual, so a VM test without systemd sees the
+ * watchdog being fed with WATCHDOG_USEC set and $NOTIFY_SOCKET naming a socket
+ * that need not exist (the daemon talks to a service manager only when it is set).
  */
 #undef _FORTIFY_SOURCE
 #define _GNU_SOURCE

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "nvmond/dev/errlog.h"
+#include "nvmond/util/le.h"
 
 /* Byte offsets in an entry (NVMe Base 2.0, Figure 205). */
 enum {
@@ -28,30 +29,15 @@ enum {
 	ST_DNR = 1u << 15,
 };
 
-static uint64_t le(const uint8_t *p, int n)
-{
-	uint64_t v = 0;
-
-	for (int i = n - 1; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
-
-static void put(uint8_t *p, uint64_t v, int n)
-{
-	for (int i = 0; i < n; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
 int errlog_decode_entry(const uint8_t raw[ERRLOG_ENTRY_SIZE], struct errlog_entry *ret)
 {
-	uint16_t st = (uint16_t)le(raw + OFF_STATUS, 2);
-	uint16_t pel = (uint16_t)le(raw + OFF_PEL, 2);
+	uint16_t st = (uint16_t)le_get(raw + OFF_STATUS, 2);
+	uint16_t pel = (uint16_t)le_get(raw + OFF_PEL, 2);
 
 	*ret = (struct errlog_entry){
-		.error_count = le(raw + OFF_ERR_COUNT, 8),
-		.sqid = (uint16_t)le(raw + OFF_SQID, 2),
-		.cid = (uint16_t)le(raw + OFF_CID, 2),
+		.error_count = le_get(raw + OFF_ERR_COUNT, 8),
+		.sqid = (uint16_t)le_get(raw + OFF_SQID, 2),
+		.cid = (uint16_t)le_get(raw + OFF_CID, 2),
 		.status_raw = st,
 		.phase = st & ST_PHASE,
 		.sc = (uint8_t)(st >> ST_SC_SHIFT),
@@ -62,12 +48,12 @@ int errlog_decode_entry(const uint8_t raw[ERRLOG_ENTRY_SIZE], struct errlog_entr
 		.param_err_loc = pel,
 		.pel_byte = (uint8_t)pel,
 		.pel_bit = (pel >> 8) & 0x7,
-		.lba = le(raw + OFF_LBA, 8),
-		.nsid = (uint32_t)le(raw + OFF_NSID, 4),
+		.lba = le_get(raw + OFF_LBA, 8),
+		.nsid = (uint32_t)le_get(raw + OFF_NSID, 4),
 		.vs_log_page = raw[OFF_VS],
 		.trtype = raw[OFF_TRTYPE],
-		.cmd_specific = le(raw + OFF_CS, 8),
-		.trtype_specific = (uint16_t)le(raw + OFF_TTSI, 2),
+		.cmd_specific = le_get(raw + OFF_CS, 8),
+		.trtype_specific = (uint16_t)le_get(raw + OFF_TTSI, 2),
 	};
 	return ret->error_count == 0 ? 1 : 0;
 }
@@ -89,17 +75,17 @@ void errlog_encode_entry(const struct errlog_entry *e, uint8_t raw[ERRLOG_ENTRY_
 				 (e->more ? ST_MORE : 0) | (e->dnr ? ST_DNR : 0));
 
 	memset(raw, 0, ERRLOG_ENTRY_SIZE);
-	put(raw + OFF_ERR_COUNT, e->error_count, 8);
-	put(raw + OFF_SQID, e->sqid, 2);
-	put(raw + OFF_CID, e->cid, 2);
-	put(raw + OFF_STATUS, st, 2);
-	put(raw + OFF_PEL, e->param_err_loc, 2);
-	put(raw + OFF_LBA, e->lba, 8);
-	put(raw + OFF_NSID, e->nsid, 4);
+	le_put(raw + OFF_ERR_COUNT, e->error_count, 8);
+	le_put(raw + OFF_SQID, e->sqid, 2);
+	le_put(raw + OFF_CID, e->cid, 2);
+	le_put(raw + OFF_STATUS, st, 2);
+	le_put(raw + OFF_PEL, e->param_err_loc, 2);
+	le_put(raw + OFF_LBA, e->lba, 8);
+	le_put(raw + OFF_NSID, e->nsid, 4);
 	raw[OFF_VS] = e->vs_log_page;
 	raw[OFF_TRTYPE] = e->trtype;
-	put(raw + OFF_CS, e->cmd_specific, 8);
-	put(raw + OFF_TTSI, e->trtype_specific, 2);
+	le_put(raw + OFF_CS, e->cmd_specific, 8);
+	le_put(raw + OFF_TTSI, e->trtype_specific, 2);
 }
 
 struct sc_name {

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "nvmond/dev/idns.h"
+#include "nvmond/util/le.h"
 
 /* Byte offsets (NVM Command Set 1.0 Figure 97, "Identify Namespace"). */
 enum {
@@ -22,21 +23,6 @@ enum {
 	LBADS_BYTE = 2,
 };
 
-static uint64_t le(const uint8_t *p, int n)
-{
-	uint64_t v = 0;
-
-	for (int i = n - 1; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
-
-static void put(uint8_t *p, uint64_t v, int n)
-{
-	for (int i = 0; i < n; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
 int idns_decode(const uint8_t page[IDNS_SIZE], struct idns *ret)
 {
 	unsigned fmt = (page[OFF_FLBAS] & FLBAS_LO_MASK) |
@@ -44,12 +30,12 @@ int idns_decode(const uint8_t page[IDNS_SIZE], struct idns *ret)
 	unsigned lbads = fmt < LBAF_MAX ? page[OFF_LBAF0 + LBAF_LEN * fmt + LBADS_BYTE] : 0;
 
 	*ret = (struct idns){
-		.nsze = le(page + OFF_NSZE, 8),
-		.ncap = le(page + OFF_NCAP, 8),
-		.nuse = le(page + OFF_NUSE, 8),
+		.nsze = le_get(page + OFF_NSZE, 8),
+		.ncap = le_get(page + OFF_NCAP, 8),
+		.nuse = le_get(page + OFF_NUSE, 8),
 		.lba_size = lbads >= 9 && lbads <= 31 ? 1u << lbads : 0,
 		.nmic = page[OFF_NMIC],
-		.anagrpid = (uint32_t)le(page + OFF_ANAGRPID, 4),
+		.anagrpid = (uint32_t)le_get(page + OFF_ANAGRPID, 4),
 	};
 	return 0;
 }
@@ -59,12 +45,12 @@ void idns_encode(const struct idns *ns, uint8_t page[IDNS_SIZE])
 	unsigned lbads = 0;
 
 	memset(page, 0, IDNS_SIZE);
-	put(page + OFF_NSZE, ns->nsze, 8);
-	put(page + OFF_NCAP, ns->ncap, 8);
-	put(page + OFF_NUSE, ns->nuse, 8);
+	le_put(page + OFF_NSZE, ns->nsze, 8);
+	le_put(page + OFF_NCAP, ns->ncap, 8);
+	le_put(page + OFF_NUSE, ns->nuse, 8);
 	while (lbads < 31 && (1u << lbads) < ns->lba_size)
 		lbads++;
 	page[OFF_LBAF0 + LBADS_BYTE] = (uint8_t)lbads;
 	page[OFF_NMIC] = ns->nmic;
-	put(page + OFF_ANAGRPID, ns->anagrpid, 4);
+	le_put(page + OFF_ANAGRPID, ns->anagrpid, 4);
 }

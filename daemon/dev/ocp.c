@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "nvmond/dev/ocp.h"
+#include "nvmond/util/le.h"
 
 /*
  * Byte offsets in the page (OCP Datacenter NVMe SSD Specification 2.0,
@@ -48,20 +49,6 @@ const uint8_t ocp_smart_guid[OCP_GUID_LEN] = {0xC5, 0xAF, 0x10, 0x28, 0xEA, 0xBF
 					      0x9C, 0x4F, 0x6F, 0x7C, 0xC9, 0x14, 0xD5, 0xAF};
 
 /* A little-endian unsigned field of @n bytes (n <= 8). */
-static uint64_t le(const uint8_t *p, int n)
-{
-	uint64_t v = 0;
-
-	for (int i = n - 1; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
-
-static void put(uint8_t *p, uint64_t v, int n)
-{
-	for (int i = 0; i < n; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
 
 bool ocp_guid_ok(const uint8_t page[OCP_LOG_SIZE])
 {
@@ -75,27 +62,27 @@ int ocp_decode(const uint8_t page[OCP_LOG_SIZE], struct ocp_log *ret)
 	*ret = (struct ocp_log){
 		.phys_written_bytes = u128_from_le(page + OFF_PMUW),
 		.phys_read_bytes = u128_from_le(page + OFF_PMUR),
-		.bad_user_blocks = le(page + OFF_BUNB_RAW, 6),
-		.bad_user_norm = (uint16_t)le(page + OFF_BUNB_NORM, 2),
-		.bad_system_blocks = le(page + OFF_BSNB_RAW, 6),
-		.bad_system_norm = (uint16_t)le(page + OFF_BSNB_NORM, 2),
-		.xor_recoveries = le(page + OFF_XOR, 8),
-		.uncorrectable_reads = le(page + OFF_UREC, 8),
-		.soft_ecc_errors = le(page + OFF_SEEC, 8),
-		.e2e_detected = (uint32_t)le(page + OFF_E2E_DET, 4),
-		.e2e_corrected = (uint32_t)le(page + OFF_E2E_COR, 4),
+		.bad_user_blocks = le_get(page + OFF_BUNB_RAW, 6),
+		.bad_user_norm = (uint16_t)le_get(page + OFF_BUNB_NORM, 2),
+		.bad_system_blocks = le_get(page + OFF_BSNB_RAW, 6),
+		.bad_system_norm = (uint16_t)le_get(page + OFF_BSNB_NORM, 2),
+		.xor_recoveries = le_get(page + OFF_XOR, 8),
+		.uncorrectable_reads = le_get(page + OFF_UREC, 8),
+		.soft_ecc_errors = le_get(page + OFF_SEEC, 8),
+		.e2e_detected = (uint32_t)le_get(page + OFF_E2E_DET, 4),
+		.e2e_corrected = (uint32_t)le_get(page + OFF_E2E_COR, 4),
 		.system_data_used_pct = page[OFF_SDPU],
 		.throttle_events = page[OFF_TT_COUNT],
 		.throttle_status = page[OFF_TT_STATUS],
 		.spec_errata = page[OFF_VER_ERRATA],
-		.spec_point = (uint16_t)le(page + OFF_VER_POINT, 2),
-		.spec_minor = (uint16_t)le(page + OFF_VER_MINOR, 2),
+		.spec_point = (uint16_t)le_get(page + OFF_VER_POINT, 2),
+		.spec_minor = (uint16_t)le_get(page + OFF_VER_MINOR, 2),
 		.spec_major = page[OFF_VER_MAJOR],
-		.pcie_correctable = le(page + OFF_PCIE_CE, 8),
-		.incomplete_shutdowns = (uint32_t)le(page + OFF_ICS, 4),
+		.pcie_correctable = le_get(page + OFF_PCIE_CE, 8),
+		.incomplete_shutdowns = (uint32_t)le_get(page + OFF_ICS, 4),
 		.free_blocks_pct = page[OFF_PFB],
-		.capacitor_health = (uint16_t)le(page + OFF_CAP_HEALTH, 2),
-		.version = (uint16_t)le(page + OFF_LPV, 2),
+		.capacitor_health = (uint16_t)le_get(page + OFF_CAP_HEALTH, 2),
+		.version = (uint16_t)le_get(page + OFF_LPV, 2),
 	};
 	return 0;
 }
@@ -105,27 +92,27 @@ void ocp_encode(const struct ocp_log *l, uint8_t page[OCP_LOG_SIZE])
 	memset(page, 0, OCP_LOG_SIZE);
 	u128_to_le(l->phys_written_bytes, page + OFF_PMUW);
 	u128_to_le(l->phys_read_bytes, page + OFF_PMUR);
-	put(page + OFF_BUNB_RAW, l->bad_user_blocks, 6);
-	put(page + OFF_BUNB_NORM, l->bad_user_norm, 2);
-	put(page + OFF_BSNB_RAW, l->bad_system_blocks, 6);
-	put(page + OFF_BSNB_NORM, l->bad_system_norm, 2);
-	put(page + OFF_XOR, l->xor_recoveries, 8);
-	put(page + OFF_UREC, l->uncorrectable_reads, 8);
-	put(page + OFF_SEEC, l->soft_ecc_errors, 8);
-	put(page + OFF_E2E_DET, l->e2e_detected, 4);
-	put(page + OFF_E2E_COR, l->e2e_corrected, 4);
+	le_put(page + OFF_BUNB_RAW, l->bad_user_blocks, 6);
+	le_put(page + OFF_BUNB_NORM, l->bad_user_norm, 2);
+	le_put(page + OFF_BSNB_RAW, l->bad_system_blocks, 6);
+	le_put(page + OFF_BSNB_NORM, l->bad_system_norm, 2);
+	le_put(page + OFF_XOR, l->xor_recoveries, 8);
+	le_put(page + OFF_UREC, l->uncorrectable_reads, 8);
+	le_put(page + OFF_SEEC, l->soft_ecc_errors, 8);
+	le_put(page + OFF_E2E_DET, l->e2e_detected, 4);
+	le_put(page + OFF_E2E_COR, l->e2e_corrected, 4);
 	page[OFF_SDPU] = l->system_data_used_pct;
 	page[OFF_TT_COUNT] = l->throttle_events;
 	page[OFF_TT_STATUS] = l->throttle_status;
 	page[OFF_VER_ERRATA] = l->spec_errata;
-	put(page + OFF_VER_POINT, l->spec_point, 2);
-	put(page + OFF_VER_MINOR, l->spec_minor, 2);
+	le_put(page + OFF_VER_POINT, l->spec_point, 2);
+	le_put(page + OFF_VER_MINOR, l->spec_minor, 2);
 	page[OFF_VER_MAJOR] = l->spec_major;
-	put(page + OFF_PCIE_CE, l->pcie_correctable, 8);
-	put(page + OFF_ICS, l->incomplete_shutdowns, 4);
+	le_put(page + OFF_PCIE_CE, l->pcie_correctable, 8);
+	le_put(page + OFF_ICS, l->incomplete_shutdowns, 4);
 	page[OFF_PFB] = l->free_blocks_pct;
-	put(page + OFF_CAP_HEALTH, l->capacitor_health, 2);
-	put(page + OFF_LPV, l->version, 2);
+	le_put(page + OFF_CAP_HEALTH, l->capacitor_health, 2);
+	le_put(page + OFF_LPV, l->version, 2);
 	memcpy(page + OFF_GUID, ocp_smart_guid, OCP_GUID_LEN);
 }
 

@@ -10,6 +10,7 @@
 
 #include "nvmond/dev/idctl.h"
 #include "nvmond/dev/pel.h"
+#include "nvmond/util/le.h"
 
 /* Header offsets (NVMe Base 2.0 §5.16.1.14, "Persistent Event Log Header"). */
 enum {
@@ -111,21 +112,6 @@ enum {
 	TE_LEN = 2,
 };
 
-static uint64_t le(const uint8_t *p, int n)
-{
-	uint64_t v = 0;
-
-	for (int i = n - 1; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
-
-static void put(uint8_t *p, uint64_t v, int n)
-{
-	for (int i = 0; i < n; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
 static uint64_t fnv1a(const uint8_t *p, size_t n)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
@@ -141,17 +127,17 @@ int pel_header_decode(const uint8_t page[PEL_HEADER_SIZE], struct pel_header *re
 {
 	struct pel_header h = {
 		.lid = page[H_LID],
-		.tnev = (uint32_t)le(page + H_TNEV, 4),
-		.tll = le(page + H_TLL, 8),
+		.tnev = (uint32_t)le_get(page + H_TNEV, 4),
+		.tll = le_get(page + H_TLL, 8),
 		.revision = page[H_REV],
-		.lhl = (uint16_t)le(page + H_LHL, 2),
-		.timestamp = le(page + H_TS, 8),
+		.lhl = (uint16_t)le_get(page + H_LHL, 2),
+		.timestamp = le_get(page + H_TS, 8),
 		.poh = u128_from_le(page + H_POH),
-		.power_cycles = le(page + H_PCC, 8),
-		.vid = (uint16_t)le(page + H_VID, 2),
-		.ssvid = (uint16_t)le(page + H_SSVID, 2),
-		.generation = (uint16_t)le(page + H_GEN, 2),
-		.rci = (uint32_t)le(page + H_RCI, 4),
+		.power_cycles = le_get(page + H_PCC, 8),
+		.vid = (uint16_t)le_get(page + H_VID, 2),
+		.ssvid = (uint16_t)le_get(page + H_SSVID, 2),
+		.generation = (uint16_t)le_get(page + H_GEN, 2),
+		.rci = (uint32_t)le_get(page + H_RCI, 4),
 	};
 
 	if (h.lid != PEL_LID || h.tll < PEL_HEADER_SIZE)
@@ -188,8 +174,8 @@ int64_t pel_event_size(const uint8_t *buf, size_t len)
 		return -ENODATA;
 	if (buf[E_EHL] < EHL_MIN)
 		return -EBADMSG;
-	uint64_t size = (uint64_t)buf[E_EHL] + 3 + le(buf + E_EL, 2);
-	if (le(buf + E_VSIL, 2) > le(buf + E_EL, 2))
+	uint64_t size = (uint64_t)buf[E_EHL] + 3 + le_get(buf + E_EL, 2);
+	if (le_get(buf + E_VSIL, 2) > le_get(buf + E_EL, 2))
 		return -EBADMSG; /* the vendor information is part of EL */
 	return size > len ? -ENODATA : (int64_t)size;
 }
@@ -226,83 +212,83 @@ static void decode_data(struct pel_event *e, const uint8_t *d, size_t n)
 		e->u.fw.slot = d[FW_SLOT];
 		e->u.fw.sct = d[FW_SCT];
 		e->u.fw.sc = d[FW_SC];
-		e->u.fw.vendor_rc = (uint16_t)le(d + FW_VRC, 2);
+		e->u.fw.vendor_rc = (uint16_t)le_get(d + FW_VRC, 2);
 		return;
 	case PEL_TIMESTAMP_CHANGE:
 		if (n < TSC_LEN)
 			break;
-		e->u.tsc.prev = pel_ts_decode(le(d + TSC_PREV, 8));
-		e->u.tsc.ms_since_reset = le(d + TSC_SINCE_RESET, 8);
+		e->u.tsc.prev = pel_ts_decode(le_get(d + TSC_PREV, 8));
+		e->u.tsc.ms_since_reset = le_get(d + TSC_SINCE_RESET, 8);
 		return;
 	case PEL_POWER_ON_RESET:
 		if (n < POR_DESC + POR_DESC_LEN)
 			break;
 		rev_copy(e->u.por.fw_rev, d + POR_FW);
 		e->u.por.n_ctrl = (uint32_t)((n - POR_DESC) / POR_DESC_LEN);
-		e->u.por.cntlid = (uint16_t)le(d + POR_DESC + POR_CNTLID, 2);
+		e->u.por.cntlid = (uint16_t)le_get(d + POR_DESC + POR_CNTLID, 2);
 		e->u.por.fw_act = d[POR_DESC + POR_FWACT];
 		e->u.por.op_in_prog = d[POR_DESC + POR_OPIP];
-		e->u.por.ctrl_power_cycle = (uint32_t)le(d + POR_DESC + POR_CPC, 4);
-		e->u.por.power_on_ms = le(d + POR_DESC + POR_PON, 8);
-		e->u.por.ctrl_ts = le(d + POR_DESC + POR_CTS, 8);
+		e->u.por.ctrl_power_cycle = (uint32_t)le_get(d + POR_DESC + POR_CPC, 4);
+		e->u.por.power_on_ms = le_get(d + POR_DESC + POR_PON, 8);
+		e->u.por.ctrl_ts = le_get(d + POR_DESC + POR_CTS, 8);
 		return;
 	case PEL_HW_ERROR:
 		if (n < HW_LEN)
 			break;
-		e->u.hw.code = (uint16_t)le(d + HW_CODE, 2);
+		e->u.hw.code = (uint16_t)le_get(d + HW_CODE, 2);
 		return;
 	case PEL_NS_CHANGE:
 		if (n < NS_LEN)
 			break;
-		e->u.ns.cdw10 = (uint32_t)le(d + NS_CDW10, 4);
-		e->u.ns.nsze = le(d + NS_NSZE, 8);
-		e->u.ns.ncap = le(d + NS_NCAP, 8);
+		e->u.ns.cdw10 = (uint32_t)le_get(d + NS_CDW10, 4);
+		e->u.ns.nsze = le_get(d + NS_NSZE, 8);
+		e->u.ns.ncap = le_get(d + NS_NCAP, 8);
 		e->u.ns.flbas = d[NS_FLBAS];
 		e->u.ns.dps = d[NS_DPS];
 		e->u.ns.nmic = d[NS_NMIC];
-		e->u.ns.anagrpid = (uint32_t)le(d + NS_ANAGRPID, 4);
-		e->u.ns.nvmsetid = (uint16_t)le(d + NS_NVMSETID, 2);
-		e->u.ns.nsid = (uint32_t)le(d + NS_NSID, 4);
+		e->u.ns.anagrpid = (uint32_t)le_get(d + NS_ANAGRPID, 4);
+		e->u.ns.nvmsetid = (uint16_t)le_get(d + NS_NVMSETID, 2);
+		e->u.ns.nsid = (uint32_t)le_get(d + NS_NSID, 4);
 		return;
 	case PEL_FORMAT_START:
 		if (n < FS_LEN)
 			break;
-		e->u.fmt_start.nsid = (uint32_t)le(d + FS_NSID, 4);
+		e->u.fmt_start.nsid = (uint32_t)le_get(d + FS_NSID, 4);
 		e->u.fmt_start.fna = d[FS_FNA];
-		e->u.fmt_start.cdw10 = (uint32_t)le(d + FS_CDW10, 4);
+		e->u.fmt_start.cdw10 = (uint32_t)le_get(d + FS_CDW10, 4);
 		return;
 	case PEL_FORMAT_DONE:
 		if (n < FD_LEN)
 			break;
-		e->u.fmt_done.nsid = (uint32_t)le(d + FD_NSID, 4);
+		e->u.fmt_done.nsid = (uint32_t)le_get(d + FD_NSID, 4);
 		e->u.fmt_done.smallest_fpi = d[FD_FPI];
 		e->u.fmt_done.status = d[FD_STATUS];
-		e->u.fmt_done.info = (uint16_t)le(d + FD_INFO, 2);
-		e->u.fmt_done.status_field = (uint32_t)le(d + FD_SF, 4);
+		e->u.fmt_done.info = (uint16_t)le_get(d + FD_INFO, 2);
+		e->u.fmt_done.status_field = (uint32_t)le_get(d + FD_SF, 4);
 		return;
 	case PEL_SANITIZE_START:
 		if (n < SS_LEN)
 			break;
-		e->u.san_start.sanicap = (uint32_t)le(d + SS_SANICAP, 4);
-		e->u.san_start.cdw10 = (uint32_t)le(d + SS_CDW10, 4);
-		e->u.san_start.cdw11 = (uint32_t)le(d + SS_CDW11, 4);
+		e->u.san_start.sanicap = (uint32_t)le_get(d + SS_SANICAP, 4);
+		e->u.san_start.cdw10 = (uint32_t)le_get(d + SS_CDW10, 4);
+		e->u.san_start.cdw11 = (uint32_t)le_get(d + SS_CDW11, 4);
 		return;
 	case PEL_SANITIZE_DONE:
 		if (n < SD_LEN)
 			break;
-		e->u.san_done.sprog = (uint16_t)le(d + SD_SPROG, 2);
-		e->u.san_done.sstat = (uint16_t)le(d + SD_SSTAT, 2);
-		e->u.san_done.info = (uint16_t)le(d + SD_INFO, 2);
+		e->u.san_done.sprog = (uint16_t)le_get(d + SD_SPROG, 2);
+		e->u.san_done.sstat = (uint16_t)le_get(d + SD_SSTAT, 2);
+		e->u.san_done.info = (uint16_t)le_get(d + SD_INFO, 2);
 		return;
 	case PEL_SET_FEATURE:
 		if (n < SF_CDW10)
 			break;
-		e->u.setf.layout = (uint32_t)le(d + SF_LAYOUT, 4);
+		e->u.setf.layout = (uint32_t)le_get(d + SF_LAYOUT, 4);
 		if ((e->u.setf.layout & SF_DW_MASK) >= 1 && n >= SF_CDW10 + 4)
 			e->u.setf.fid = d[SF_CDW10];
 		if ((e->u.setf.layout & SF_DW_MASK) >= 2 && n >= SF_CDW11 + 4) {
 			e->u.setf.has_cdw11 = true;
-			e->u.setf.cdw11 = (uint32_t)le(d + SF_CDW11, 4);
+			e->u.setf.cdw11 = (uint32_t)le_get(d + SF_CDW11, 4);
 		}
 		return;
 	case PEL_THERMAL_EXCURSION:
@@ -326,10 +312,10 @@ int pel_event_decode(const uint8_t *buf, size_t len, struct pel_event *ret)
 		return (int)size;
 	e.type = buf[E_TYPE];
 	e.revision = buf[E_REV];
-	e.cntlid = (uint16_t)le(buf + E_CNTLID, 2);
-	e.ts = pel_ts_decode(le(buf + E_TS, 8));
-	e.vsil = (uint16_t)le(buf + E_VSIL, 2);
-	e.el = (uint16_t)le(buf + E_EL, 2);
+	e.cntlid = (uint16_t)le_get(buf + E_CNTLID, 2);
+	e.ts = pel_ts_decode(le_get(buf + E_TS, 8));
+	e.vsil = (uint16_t)le_get(buf + E_VSIL, 2);
+	e.el = (uint16_t)le_get(buf + E_EL, 2);
 	e.size = (uint32_t)size;
 	e.fingerprint = fnv1a(buf, (size_t)size);
 	/* The vendor specific information comes first, then the event data. */
@@ -562,10 +548,10 @@ size_t pel_event_put(uint8_t *buf, size_t cap, uint8_t type, uint64_t ts, uint16
 	memset(buf, 0, PEL_EVENT_HEADER_SIZE);
 	buf[E_TYPE] = type;
 	buf[E_EHL] = EHL_MIN;
-	put(buf + E_CNTLID, cntlid, 2);
-	put(buf + E_TS, ts, 8);
-	put(buf + E_VSIL, vsil, 2);
-	put(buf + E_EL, vsil + data_len, 2);
+	le_put(buf + E_CNTLID, cntlid, 2);
+	le_put(buf + E_TS, ts, 8);
+	le_put(buf + E_VSIL, vsil, 2);
+	le_put(buf + E_EL, vsil + data_len, 2);
 	memset(buf + PEL_EVENT_HEADER_SIZE, 0x5A, vsil);
 	if (data_len)
 		memcpy(buf + PEL_EVENT_HEADER_SIZE + vsil, data, data_len);
@@ -585,13 +571,13 @@ void pel_header_put(uint8_t page[PEL_HEADER_SIZE], uint32_t tnev, uint64_t tll, 
 {
 	memset(page, 0, PEL_HEADER_SIZE);
 	page[H_LID] = PEL_LID;
-	put(page + H_TNEV, tnev, 4);
-	put(page + H_TLL, tll, 8);
-	put(page + H_LHL, PEL_HEADER_SIZE, 2);
-	put(page + H_TS, ts, 8);
+	le_put(page + H_TNEV, tnev, 4);
+	le_put(page + H_TLL, tll, 8);
+	le_put(page + H_LHL, PEL_HEADER_SIZE, 2);
+	le_put(page + H_TS, ts, 8);
 	field_put(page + H_SN, serial, 20);
 	field_put(page + H_MN, model, 40);
-	put(page + H_GEN, generation, 2);
+	le_put(page + H_GEN, generation, 2);
 	for (unsigned t = PEL_SMART_SNAPSHOT; t <= PEL_THERMAL_EXCURSION; t++)
 		page[H_SEB + t / 8] |= (uint8_t)(1u << (t % 8));
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "nvmond/dev/selftest.h"
+#include "nvmond/util/le.h"
 
 _Static_assert(SELFTEST_LOG_SIZE == 564, "Device Self-test log is 564 bytes");
 
@@ -23,21 +24,6 @@ enum {
 	R_VENDOR = 26, /* 2 bytes */
 };
 
-static uint64_t le(const uint8_t *p, int n)
-{
-	uint64_t v = 0;
-
-	for (int i = n - 1; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
-
-static void put(uint8_t *p, uint64_t v, int n)
-{
-	for (int i = 0; i < n; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
 static void decode_result(const uint8_t *p, struct selftest_result *ret)
 {
 	*ret = (struct selftest_result){
@@ -45,12 +31,12 @@ static void decode_result(const uint8_t *p, struct selftest_result *ret)
 		.result = p[R_CODE_RESULT] & 0x0f,
 		.segment = p[R_SEGMENT],
 		.valid = p[R_VALID] & 0x0f,
-		.poh = le(p + R_POH, 8),
-		.nsid = (uint32_t)le(p + R_NSID, 4),
-		.lba = le(p + R_FLBA, 8),
+		.poh = le_get(p + R_POH, 8),
+		.nsid = (uint32_t)le_get(p + R_NSID, 4),
+		.lba = le_get(p + R_FLBA, 8),
 		.sct = p[R_SCT] & 0x07,
 		.sc = p[R_SC],
-		.vendor = (uint16_t)le(p + R_VENDOR, 2),
+		.vendor = (uint16_t)le_get(p + R_VENDOR, 2),
 	};
 }
 
@@ -77,12 +63,12 @@ void selftest_encode(const struct selftest_log *log, uint8_t raw[SELFTEST_LOG_SI
 		p[R_CODE_RESULT] = (uint8_t)((r->code & 0x0f) << 4 | (r->result & 0x0f));
 		p[R_SEGMENT] = r->segment;
 		p[R_VALID] = r->valid & 0x0f;
-		put(p + R_POH, r->poh, 8);
-		put(p + R_NSID, r->nsid, 4);
-		put(p + R_FLBA, r->lba, 8);
+		le_put(p + R_POH, r->poh, 8);
+		le_put(p + R_NSID, r->nsid, 4);
+		le_put(p + R_FLBA, r->lba, 8);
 		p[R_SCT] = r->sct & 0x07;
 		p[R_SC] = r->sc;
-		put(p + R_VENDOR, r->vendor, 2);
+		le_put(p + R_VENDOR, r->vendor, 2);
 	}
 }
 

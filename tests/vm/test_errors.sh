@@ -68,8 +68,12 @@ if io:
     check(io[0]["up"] - media_ms < 5000, "within %d ms of the media entry (poll 100 ms)" % (io[0]["up"] - media_ms))
     check("Unrecovered Read Error" in io[0]["json"]["message"] and "LBA 4096" in io[0]["json"]["message"],
           "its message names the entry: %s" % io[0]["json"]["message"])
-check(not [n for n in hook if n["rule"] != "io_errors"], "no other notification (media_errors follows the SMART counter): %s"
-      % [n["rule"] for n in hook if n["rule"] != "io_errors"])
+# The risk verdict (docs/risk.md recent_errors) may rise to watch on these entries, two reads
+# in a row later, and its alert risk (info) follow: issue 27's own alert, not this test's
+# subject (vm.test_drive_logs checks the verdict), so it is let through whenever it comes.
+check(not [n for n in hook if n["rule"] not in ("io_errors", "risk")],
+      "no other notification (media_errors follows the SMART counter): %s"
+      % [n["rule"] for n in hook if n["rule"] not in ("io_errors", "risk")])
 er = js("errors.json")
 ents = {e["error_count"]: e for e in er["entries"]}
 check(sorted(ents) == [1, 2, 3], "the API has entries 1, 2, 3: %s" % sorted(ents))
@@ -84,7 +88,8 @@ dev = js("device0.json")
 check(dev["errors"] == er["counts"], "the device object counts the same: %s" % dev["errors"])
 al = js("alerts.json")
 act = [(a["rule"], a["serial"]) for a in al["active"]]
-check(act == [("io_errors", "NVMOND-VM-0000")], "the only active alert is io_errors on NVMOND-VM-0000: %s" % act)
+check([x for x in act if x[0] != "risk"] == [("io_errors", "NVMOND-VM-0000")],
+      "the only active alert but risk is io_errors on NVMOND-VM-0000: %s" % act)
 nv = js("nvme_error_log.json")
 nv_ents = [e for e in nv.get("errors", []) if e.get("error_count")]
 check(len(nv_ents) == 3, "nvme error-log (through the shim) lists 3 entries: %s" % [e.get("error_count") for e in nv_ents])

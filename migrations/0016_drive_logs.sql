@@ -115,7 +115,7 @@ CREATE TABLE ns_usage (
 );
 CREATE INDEX ns_usage_device ON ns_usage (device_id, nsid, ts_ms);
 
--- The risk verdict (docs/risk.md) each time it changes: its level and
+-- The risk verdict (docs/health.md) each time it changes: its level and
 -- the rules that fired, as JSON [{rule, level, reason, source}].
 CREATE TABLE health_verdicts (
 	id          INTEGER PRIMARY KEY,

@@ -23,7 +23,7 @@ function riskText(h) {
 // Each reason with its source, for a tooltip.
 function riskTitle(h) {
   if (!h) return "not evaluated yet";
-  if (!h.reasons.length) return "no rule fired (docs/risk.md)";
+  if (!h.reasons.length) return "no rule fired (docs/health.md)";
   return h.reasons.map((r) => r.rule + ": " + r.reason + "\nsource: " + r.source).join("\n\n");
 }
 
@@ -62,7 +62,7 @@ function riskPanel(d, hv) {
     el("strong", {}, r.rule), " (" + VERDICT_WORDS[r.level] + "): " + r.reason,
     el("small", { class: "muted" }, "source: " + r.source + " · needs: " + r.needs)))) : null;
   const table = rules.length ? el("details", { class: "risk-rules" },
-    el("summary", {}, "How the verdict is decided (" + rules.length + " rules, docs/risk.md)"),
+    el("summary", {}, "How the verdict is decided (" + rules.length + " rules, docs/health.md)"),
     el("div", { class: "table-wrap" }, el("table", { class: "events" },
       el("thead", {}, el("tr", {}, ["Rule", "Raises to", "Threshold", "Needs", "Source", "Now"].map((x) => el("th", { scope: "col" }, x)))),
       el("tbody", {}, rules.map((r) => el("tr", { "data-rule": r.rule, "data-fired": String(r.fired) },

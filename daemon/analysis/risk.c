@@ -2,7 +2,7 @@
 /*
  * The risk verdict: documented rules on the health log, the error history,
  * the OCP log and the Persistent Event Log, each confirmed by two reads
- * before it counts. Pure. See risk.h and docs/risk.md.
+ * before it counts. Pure. See risk.h and docs/health.md.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -127,7 +127,7 @@ int risk_rules_parse(const char *disable, struct risk_cfg *ret, char *ret_err, s
 		snprintf(word, sizeof(word), "%.*s", (int)(n < 63 ? n : 63), p);
 		int r = n < 64 ? risk_rule_from_name(word) : -EINVAL;
 		if (r < 0) {
-			snprintf(ret_err, err_len, "[risk] disable: no rule '%s' (docs/risk.md)",
+			snprintf(ret_err, err_len, "[risk] disable: no rule '%s' (docs/health.md)",
 				 word);
 			return -EINVAL;
 		}

@@ -261,7 +261,7 @@ static void render_risk(FILE *f, const struct metrics_input *in, const char *lab
 				lab(labels, stride, i), p->stored);
 	}
 	family(f, "nvmond_risk_verdict", "gauge",
-	       "The risk verdict (docs/risk.md): 1 for the drive's, 0 for the others.");
+	       "The risk verdict (docs/health.md): 1 for the drive's, 0 for the others.");
 	for (size_t i = 0; i < in->n_devs; i++) {
 		const struct risk_verdict *v = &in->devs[i].fd.risk;
 		if (!v->known)

@@ -172,7 +172,7 @@ expect_usage_error "recovery_intervals not growing, status" \
 	status --config "$f" "${common[@]}"
 printf '[daemon]\ndemo = yes\n[risk]\ndisable = young_drive_errors, bogus\n' >"$f"
 expect_usage_error "an unknown risk rule" \
-	"$f:4: [risk] disable: no rule 'bogus' (docs/risk.md)" --config "$f" "${common[@]}"
+	"$f:4: [risk] disable: no rule 'bogus' (docs/health.md)" --config "$f" "${common[@]}"
 printf '#!/bin/sh\nexit 0\n' >"$tmp/not-exec.sh"
 chmod 644 "$tmp/not-exec.sh"
 printf '[daemon]\ndemo = yes\ndemo_history = no\n[alerts]\n\nexec = %s\n' "$tmp/not-exec.sh" >"$f"

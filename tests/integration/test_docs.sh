@@ -11,7 +11,7 @@
 #  - README.md's commands work in a root shell without sudo (.ci/deps asks for it itself);
 #  - a benchmark running wrk with N connections raises [http] max_connections_per_ip to N;
 #  - README.md stays a first read: at most 220 lines;
-#  - every rule of the risk verdict (daemon/analysis/risk.c) has its row in docs/risk.md.
+#  - every rule of the risk verdict (daemon/analysis/risk.c) has its row in docs/health.md.
 # Needs no build: reads the source tree only (NVMOND_SRC, else this script's tree). The lists
 # that need the daemon (types, defaults and ranges of keys, routes with their parameters,
 # metric families, presets, commands, examples that run) are test_docs_agree.sh's.
@@ -296,7 +296,7 @@ done
 echo "checked $n_folders folder READMEs against $n_files .c files"
 
 # ---- the risk verdict's rules (issue 27) --------------------------------------------------
-RISK_DOC=$SRC/docs/risk.md
+RISK_DOC=$SRC/docs/health.md
 n_rules=0
 if [ -f "$RISK_DOC" ]; then
 	# The rule table: '{"name", RISK_LEVEL,' rows of risk.c.
@@ -309,14 +309,14 @@ if [ -f "$RISK_DOC" ]; then
 		*) lv=? ;;
 		esac
 		grep -qF "| \`$name\` | \`$lv\` |" "$RISK_DOC" ||
-			fail "docs/risk.md has no row for rule $name ($lv)"
+			fail "docs/health.md has no row for rule $name ($lv)"
 	done < <(grep -ohE '\{"[a-z_]+", RISK_[A-Z_]+' "$SRC/daemon/analysis/risk.c" |
 		sed -E 's/\{"([a-z_]+)", (RISK_[A-Z_]+)/\1 \2/')
 	[ "$n_rules" -ge 9 ] || fail "found $n_rules risk rules in daemon/analysis/risk.c"
 else
-	fail "docs/risk.md is missing"
+	fail "docs/health.md is missing"
 fi
-echo "checked $n_rules risk rules against docs/risk.md"
+echo "checked $n_rules risk rules against docs/health.md"
 # ---- the first commands work in a root shell without sudo ----------------------------------
 
 # A minimal Debian 12 has no sudo (issue 28 §20: `sudo .ci/deps && …` was the README's first

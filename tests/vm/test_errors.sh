@@ -68,7 +68,7 @@ if io:
     check(io[0]["up"] - media_ms < 5000, "within %d ms of the media entry (poll 100 ms)" % (io[0]["up"] - media_ms))
     check("Unrecovered Read Error" in io[0]["json"]["message"] and "LBA 4096" in io[0]["json"]["message"],
           "its message names the entry: %s" % io[0]["json"]["message"])
-# The risk verdict (docs/risk.md recent_errors) may rise to watch on these entries, two reads
+# The risk verdict (docs/health.md recent_errors) may rise to watch on these entries, two reads
 # in a row later, and its alert risk (info) follow: issue 27's own alert, not this test's
 # subject (vm.test_drive_logs checks the verdict), so it is let through whenever it comes.
 check(not [n for n in hook if n["rule"] not in ("io_errors", "risk")],

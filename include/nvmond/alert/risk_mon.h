@@ -10,7 +10,7 @@
 #include "nvmond/store/store.h"
 
 /*
- * The risk verdict on the main loop (issue 27 §3; docs/risk.md): a poller
+ * The risk verdict on the main loop (issue 27 §3; docs/health.md): a poller
  * listener that, after each sample, evaluates the rules (analysis/risk.h)
  * on the drive's inputs (monitor/risk_input.h) — its windows of history
  * read again hourly, or when a counter they rest on moved — advances its

@@ -8,7 +8,7 @@
 #include "nvmond/util/u128.h"
 
 /*
- * The risk verdict (issue 27 §3; docs/risk.md): ok, watch, replace_soon
+ * The risk verdict (issue 27 §3; docs/health.md): ok, watch, replace_soon
  * or failed, from documented rules, each with its threshold, what it needs
  * before it counts, and its source. No learned score: each rule that fires
  * says why in words. Pure: the inputs (the latest health log, counts over
@@ -37,7 +37,7 @@ enum risk_rule {
 	_RISK_RULE_MAX,
 };
 
-/* The thresholds (docs/risk.md gives each with its source). */
+/* The thresholds (docs/health.md gives each with its source). */
 #define RISK_USED_PCT		90   /* percentage used at which a drive is worn */
 #define RISK_ERRORS_DAYS	90   /* errors count this long */
 #define RISK_SPARE_FIT_DAYS	30   /* the spare fit looks back this far */
@@ -51,7 +51,7 @@ enum risk_rule {
 /* Critical warning bits that mean failed: 2 reliability, 3 read-only, 4 volatile backup, 5 PMR. */
 #define RISK_CRIT_FAILED_BITS 0x3C
 
-/* A rule as docs/risk.md lists it. */
+/* A rule as docs/health.md lists it. */
 struct risk_rule_info {
 	const char *name;      /* "percent_used", as in [risk] disable */
 	enum risk_level level; /* what it raises the verdict to */

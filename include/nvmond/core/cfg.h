@@ -171,7 +171,7 @@ struct cfg {
 	int alert_media_errors;
 	int alert_offline;
 	int alert_unresponsive;		  /* a device command passed [daemon] device_timeout */
-	int alert_risk;			  /* the risk verdict rose (docs/risk.md) */
+	int alert_risk;			  /* the risk verdict rose (docs/health.md) */
 	int alert_wear;			  /* tbw_80/90/100 and write_rate */
 	int alert_io_errors;		  /* media / io entries in the error log */
 	int alert_link_degraded;	  /* the PCIe link runs below what the drive supports */
@@ -223,7 +223,7 @@ struct cfg {
 	int logs_pel;		      /* read the Persistent Event Log where LPA says so */
 	int64_t logs_pel_interval_ms; /* look for new events at least this often */
 	int logs_power;		      /* power state every poll, APST and HCTM at scans */
-	/* [risk]: the verdict (docs/risk.md); rules to leave out, checked by
+	/* [risk]: the verdict (docs/health.md); rules to leave out, checked by
 	 * the risk monitor with risk_rules_parse() (core does not call analysis) */
 	char risk_disable[256];
 	/* [device "…"] */

@@ -161,7 +161,7 @@ struct fleet_device {
 	struct fleet_temps temps;
 	struct fleet_selftest selftest;
 	struct fleet_drive drive; /* issue 27: C0h, power, namespaces, events */
-	struct risk_verdict risk; /* issue 27: the risk verdict (docs/risk.md) */
+	struct risk_verdict risk; /* issue 27: the risk verdict (docs/health.md) */
 	/* The rated endurance configured for it ([device] rated_tbw); 0 = none. */
 	uint64_t rated_bytes_cfg;
 	struct fleet_alerts alerts;

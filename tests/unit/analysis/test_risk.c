@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The risk verdict's rules (docs/risk.md), a table of cases each naming
+ * The risk verdict's rules (docs/health.md), a table of cases each naming
  * its rule and source, and the confirmation that keeps one noisy read from
  * moving the verdict. Thresholds are checked on both sides of their edge.
  */
@@ -80,7 +80,7 @@ static size_t spare_line(struct risk_spare_point *v, double days, double per_day
 }
 
 struct hcase {
-	const char *rule; /* the rule and its source, as docs/risk.md gives them */
+	const char *rule; /* the rule and its source, as docs/health.md gives them */
 	void (*edit)(struct risk_input *in);
 	enum risk_rule fires; /* _RISK_RULE_MAX: none */
 	enum risk_level level;
@@ -212,7 +212,7 @@ static const struct hcase cases[] = {
 	 RISK_WATCH},
 	{"young_drive_errors: errors at 2,159 power-on hours are watch with a second reason "
 	 "(Meza et al., SIGMETRICS'15), not replace_soon: one error is no failing drive "
-	 "(docs/risk.md)",
+	 "(docs/health.md)",
 	 young_2159, RISK_YOUNG_ERRORS, RISK_WATCH},
 	{"young_drive_errors: at 2,160 hours the drive is no longer young", young_2160,
 	 RISK_RECENT_ERRORS, RISK_WATCH},
@@ -388,7 +388,7 @@ Test(risk, rules_turned_off)
 	cr_expect_eq(v.off, (1u << RISK_PERCENT_USED) | (1u << RISK_NEIGHBOUR),
 		     "the verdict says which rules are off (the API's enabled)");
 	cr_expect_eq(risk_rules_parse("percent_used, bogus", &c, err, sizeof(err)), -EINVAL);
-	cr_expect_str_eq(err, "[risk] disable: no rule 'bogus' (docs/risk.md)");
+	cr_expect_str_eq(err, "[risk] disable: no rule 'bogus' (docs/health.md)");
 
 	/* Turned off while it counts: the verdict drops at once. */
 	struct risk_cfg on = all_on(), off;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The risk rules' inputs gathered from a real SQLite file (issue 27 §3):
- * each window starts where docs/risk.md says (errors and hardware events 90
+ * each window starts where docs/health.md says (errors and hardware events 90
  * days, bad blocks 30, the spare fit 30), entries from before nvmond watched
  * the drive never count, and the C0h counters "then" are the first read
  * inside each window.

@@ -537,25 +537,12 @@ static void dir_stats(struct probe_dir_stats *d, const struct probe_hist *h, uin
 }
 
 /* @j on @fd, its writes (a copy's) on @wr_fd. */
-static int engine_run(int fd, int wr_fd, const struct probe_job *j, probe_tick_fn tick, void *ctx,
-		      struct probe_result *ret)
+/* O_DIRECT refuses transfers the target cannot address: say so up front (-EINVAL). */
+static int check_align(int fd, int wr_fd, const struct probe_job *j)
 {
-	struct run rn = {.j = j, .tick = tick, .ctx = ctx, .stop = PROBE_STOP_DONE};
-	struct slot *slots = NULL;
-	void *bufs = NULL;
-	size_t n_slots, buf_len, stride;
-	bool huge;
-	struct rusage ru0, ru1, rp0, rp1;
-	uint64_t seed = j->seed ? j->seed : 0x6e766d6f6e64ull;
-	const char *engine = "io_uring";
-	int r;
-
-	r = job_check(j);
-	if (r < 0)
-		return r;
-	/* O_DIRECT refuses transfers the target cannot address: say so up front. */
 	uint32_t align;
-	r = probe_target_align(fd, &align);
+	int r = probe_target_align(fd, &align);
+
 	if (r < 0)
 		return r;
 	if (j->block_size % align || j->offset % align ||
@@ -568,6 +555,74 @@ static int engine_run(int fd, int wr_fd, const struct probe_job *j, probe_tick_f
 		if (j->block_size % align || j->wr_offset % align)
 			return -EINVAL;
 	}
+	return 0;
+}
+
+/*
+ * The @n_slots buffers in one region (*@ret_bufs), on huge pages where it is big
+ * enough: the kernel pins fewer pages per O_DIRECT transfer. Every buffer is
+ * page-aligned, also for transfers smaller than a page, and filled from @seed.
+ */
+static int slots_fill(struct slot *slots, size_t n_slots, const struct probe_job *j, uint64_t *seed,
+		      void **ret_bufs)
+{
+	bool huge = j->block_size >= HUGE_MIN_BLOCK;
+	size_t stride = ((size_t)j->block_size + ALIGN - 1) / ALIGN * ALIGN;
+	size_t buf_len = n_slots * stride;
+	void *bufs = NULL;
+	int r;
+
+	if (huge)
+		buf_len = (buf_len + HUGE - 1) / HUGE * HUGE;
+	r = -posix_memalign(&bufs, huge ? HUGE : ALIGN, buf_len);
+	if (r < 0)
+		return r;
+	if (huge)
+		(void)madvise(bufs, buf_len, MADV_HUGEPAGE);
+	for (size_t i = 0; i < n_slots; i++) {
+		slots[i].buf = (char *)bufs + i * stride;
+		probe_fill_random(slots[i].buf, j->block_size, seed);
+		slots[i].write = j->op == PROBE_OP_WRITE || (j->op == PROBE_OP_COPY && i % 2 == 1);
+	}
+	*ret_bufs = bufs;
+	return 0;
+}
+
+/* Where reads and writes go: a copy writes its own range, the others their one range. */
+static void cursors_init(struct run *rn, const struct probe_job *j, uint64_t seed)
+{
+	bool copy = j->op == PROBE_OP_COPY;
+
+	rn->rd = (struct cursor){.offset = j->offset,
+				 .length = j->length,
+				 .random = j->random,
+				 .bs = j->block_size,
+				 .rng = seed ^ 0x5bd1e995};
+	rn->wr = (struct cursor){.offset = copy ? j->wr_offset : j->offset,
+				 .length = copy ? j->wr_length : j->length,
+				 .random = j->random,
+				 .bs = j->block_size,
+				 .rng = seed};
+	rn->interval_ns = (j->interval_ms > 0 ? j->interval_ms : PROBE_INTERVAL_MS) * NS_PER_MS;
+}
+
+static int engine_run(int fd, int wr_fd, const struct probe_job *j, probe_tick_fn tick, void *ctx,
+		      struct probe_result *ret)
+{
+	struct run rn = {.j = j, .tick = tick, .ctx = ctx, .stop = PROBE_STOP_DONE};
+	struct slot *slots = NULL;
+	void *bufs = NULL;
+	size_t n_slots;
+	struct rusage ru0, ru1, rp0, rp1;
+	uint64_t seed = j->seed ? j->seed : 0x6e766d6f6e64ull;
+	const char *engine = "io_uring";
+	int r;
+
+	r = job_check(j);
+	if (r == 0)
+		r = check_align(fd, wr_fd, j);
+	if (r < 0)
+		return r;
 	n_slots = j->op == PROBE_OP_COPY ? 2 * (size_t)j->depth : j->depth;
 	slots = calloc(n_slots, sizeof(*slots));
 	rn.rd_hist = calloc(1, sizeof(*rn.rd_hist));
@@ -576,44 +631,10 @@ static int engine_run(int fd, int wr_fd, const struct probe_job *j, probe_tick_f
 		r = -ENOMEM;
 		goto out;
 	}
-	/* One region for every buffer, on huge pages where it is big enough: the
-	 * kernel pins fewer pages per O_DIRECT transfer. */
-	huge = j->block_size >= HUGE_MIN_BLOCK;
-	/* Every buffer page-aligned, also for transfers smaller than a page. */
-	stride = ((size_t)j->block_size + ALIGN - 1) / ALIGN * ALIGN;
-	buf_len = n_slots * stride;
-	if (huge)
-		buf_len = (buf_len + HUGE - 1) / HUGE * HUGE;
-	r = -posix_memalign(&bufs, huge ? HUGE : ALIGN, buf_len);
-	if (r < 0) {
-		bufs = NULL;
+	r = slots_fill(slots, n_slots, j, &seed, &bufs);
+	if (r < 0)
 		goto out;
-	}
-	if (huge)
-		(void)madvise(bufs, buf_len, MADV_HUGEPAGE);
-	for (size_t i = 0; i < n_slots; i++) {
-		slots[i].buf = (char *)bufs + i * stride;
-		probe_fill_random(slots[i].buf, j->block_size, &seed);
-		slots[i].write = j->op == PROBE_OP_WRITE || (j->op == PROBE_OP_COPY && i % 2 == 1);
-	}
-	rn.rd = (struct cursor){.offset = j->offset,
-				.length = j->length,
-				.random = j->random,
-				.bs = j->block_size,
-				.rng = seed ^ 0x5bd1e995};
-	if (j->op == PROBE_OP_COPY)
-		rn.wr = (struct cursor){.offset = j->wr_offset,
-					.length = j->wr_length,
-					.random = j->random,
-					.bs = j->block_size,
-					.rng = seed};
-	else
-		rn.wr = (struct cursor){.offset = j->offset,
-					.length = j->length,
-					.random = j->random,
-					.bs = j->block_size,
-					.rng = seed};
-	rn.interval_ns = (j->interval_ms > 0 ? j->interval_ms : PROBE_INTERVAL_MS) * NS_PER_MS;
+	cursors_init(&rn, j, seed);
 
 	/* CPU from here, the ring's set-up included; the clock from the first
 	 * submission (clock_start()). */

@@ -248,6 +248,164 @@ int probe_cli_drive(struct dev_backend *b, struct store *s, const struct dev_inf
  * One run of @preset on @device; for copy-to, from @device onto @to (the run's
  * drive, the one written), else @to is NULL.
  */
+/* The preset and --to as `nvmond probe` takes them: 0, or exit status 2 said on stderr. */
+static int cli_check_args(const char *preset, const char *to, enum probe_preset_id *pid)
+{
+	if (!probe_preset_find(preset, pid)) {
+		fprintf(stderr,
+			"nvmond: unknown preset '%s' (seq1m-q8, seq1m-q1, rnd4k-q32, "
+			"rnd4k-q1, copy-self, sustained-write, sweep, cache-recovery)\n",
+			preset);
+		return 2;
+	}
+	if (probe_preset_get(*pid)->copy_to != (to != NULL)) {
+		fprintf(stderr, to ? "nvmond: --to goes with --preset copy-to only\n"
+				   : "nvmond: copy-to needs the drive to copy to (--to ID)\n");
+		return 2;
+	}
+	return 0;
+}
+
+/* copy-to: both drives' locks (@src when @to), in the one order every process takes them. */
+static int cli_take_locks(const struct cfg *c, struct store *s, const struct device_row *row,
+			  const struct device_row *src, bool to, int64_t now, int *lock_fd,
+			  int *src_lock_fd, char reason[PROBE_REASON_MAX])
+{
+	bool src_first = to && probe_lock_order(src->serial, row->serial);
+	int r = src_first ? cli_lock(c, s, src, true, now, src_lock_fd, reason) : 0;
+
+	if (r == 0)
+		r = cli_lock(c, s, row, false, now, lock_fd, reason);
+	if (r == 0 && to && !src_first)
+		r = cli_lock(c, s, src, true, now, src_lock_fd, reason);
+	return r;
+}
+
+/* A study's step of this run: its first run plans the study (its fill, then a burst per interval). */
+static int cli_study_step(const struct cfg *c, struct store *s, const struct device_row *row,
+			  int64_t now, bool json, struct cli_series *ser,
+			  struct probe_study_step *step, char reason[PROBE_REASON_MAX])
+{
+	int r = 0;
+
+	if (ser->index == 1) {
+		r = probe_study_setup(c, s, row, now, ser->study, reason);
+		if (r == 0) {
+			ser->of = 1 + (uint32_t)ser->study->n_intervals;
+			probe_study_print_plan(json ? stderr : stdout, ser->study);
+			fflush(json ? stderr : stdout);
+		}
+		*step = (struct probe_study_step){.fill = true, .bytes = ser->study->fill_bytes};
+	} else {
+		*step = (struct probe_study_step){.bytes = ser->study->burst_bytes};
+	}
+	return r;
+}
+
+/* A run of a series that was refused: the series says why it ended. */
+static void cli_record_skip(struct store *s, const struct device_row *row,
+			    const struct cli_series *ser, const char *preset, int64_t now,
+			    const char *why)
+{
+	struct probe_run_row skip = {.device_id = row->id,
+				     .started_ms = now,
+				     .ended_ms = now,
+				     .series_id = ser->series_id,
+				     .series_index = ser->index,
+				     .series_of = ser->of};
+	int64_t id;
+
+	snprintf(skip.preset, sizeof(skip.preset), "%s", preset);
+	snprintf(skip.trigger, sizeof(skip.trigger), "cli");
+	snprintf(skip.state, sizeof(skip.state), "skipped");
+	snprintf(skip.reason, sizeof(skip.reason), "%s", why);
+	(void)store_probe_run_insert(s, &skip, &id);
+}
+
+/* The run as running, of its series (a series is known by its first run's id). */
+static int cli_insert_run(struct store *s, const struct cli_series *ser, struct probe_outcome *out)
+{
+	int r;
+
+	snprintf(out->run.state, sizeof(out->run.state), "running");
+	out->run.series_id = ser->series_id;
+	out->run.series_index = ser->index;
+	out->run.series_of = ser->of;
+	r = store_probe_run_insert(s, &out->run, &out->run.id);
+	if (r == 0 && ser->of && !ser->series_id) {
+		out->run.series_id = out->run.id;
+		r = store_probe_run_update(s, &out->run);
+	}
+	return r;
+}
+
+/* What the run gives on stdout: a study's line, a series' line, its JSON or its tables. */
+static void cli_print_result(struct cli_series *ser, const struct probe_outcome *out, bool json,
+			     json_t *detail)
+{
+	if (ser->study && probe_outcome_measured(out)) {
+		char verdict[PROBE_REASON_MAX] = "";
+		ser->ret_over = probe_study_after(ser->study, out, ser->index, verdict);
+		cli_study_line(json ? stderr : stdout, ser, out, verdict);
+	} else if (!ser->print) {
+		/* a run of a series: one line; the summary comes at its end */
+		if (!json)
+			fprintf(stdout, "run %u of %u: probe %lld %s%s%s\n", ser->index, ser->of,
+				(long long)out->run.id, out->run.state,
+				out->run.reason[0] ? ": " : "", out->run.reason);
+	} else if (json) {
+		json_dumpf(detail, stdout, JSON_INDENT(2));
+		fputc('\n', stdout);
+	} else {
+		probe_print_table(stdout, detail);
+		probe_print_series(stdout, detail);
+	}
+}
+
+/* Run @plan with the command line's hooks (progress on a terminal, Ctrl-C), into @out. */
+static void cli_execute(struct dev_backend *b, struct store *s, const struct probe_plan *plan,
+			const struct probe_plan *src_plan, struct probe_demo_state *demo,
+			struct probe_outcome *out)
+{
+	struct cli_ctx cc = {.b = b,
+			     .store = s,
+			     .run_id = out->run.id,
+			     .plan = plan,
+			     .src_plan = src_plan,
+			     .tty = isatty(2)};
+	probe_progress_init(&cc.prog, plan->preset, plan->phase_ms, plan->allowed_write);
+	struct probe_hooks h = {.read_smart = cli_read_smart,
+				.read_smart_source = cli_read_smart_source,
+				.progress = cli_progress,
+				.cancelled = cli_cancelled,
+				.charge = cli_charge,
+				.file_made = cli_file_made,
+				.ctx = &cc};
+	probe_execute(plan, &h, demo, out);
+	probe_progress_clear(&cc.prog);
+	if (cc.tty)
+		fprintf(stderr, "\r%*s\r", 78, "");
+	out->run.ended_ms = timefmt_now_ms();
+	if (cli_interrupted && !strcmp(out->run.state, "aborted") &&
+	    !strcmp(out->run.reason, "cancelled"))
+		snprintf(out->run.reason, sizeof(out->run.reason), "interrupted (a signal)");
+}
+
+/* The stored run's detail, printed as cli_print_result() says. */
+static int cli_report(struct store *s, struct cli_series *ser, const struct probe_outcome *out,
+		      bool json)
+{
+	json_t *detail = NULL;
+	int r = probe_run_detail_json(s, out->run.id, json, &detail);
+
+	if (r == 0)
+		r = probe_series_json_add(s, &ser->ret_rated, detail);
+	if (r == 0)
+		cli_print_result(ser, out, json, detail);
+	json_decref(detail);
+	return r;
+}
+
 static int cli_one(const struct cfg *c, struct dev_backend *b, const char *device, const char *to,
 		   const char *preset, bool json, struct cli_series *ser)
 {
@@ -265,18 +423,10 @@ static int cli_one(const struct cfg *c, struct dev_backend *b, const char *devic
 	struct sigaction sa = {.sa_handler = cli_on_signal}, old_int, old_term, old_hup;
 	bool signals_set = false;
 
-	if (!probe_preset_find(preset, &pid)) {
-		fprintf(stderr,
-			"nvmond: unknown preset '%s' (seq1m-q8, seq1m-q1, rnd4k-q32, "
-			"rnd4k-q1, copy-self, sustained-write, sweep, cache-recovery)\n",
-			preset);
-		return 2;
-	}
-	if (probe_preset_get(pid)->copy_to != (to != NULL)) {
-		fprintf(stderr, to ? "nvmond: --to goes with --preset copy-to only\n"
-				   : "nvmond: copy-to needs the drive to copy to (--to ID)\n");
-		return 2;
-	}
+	status = cli_check_args(preset, to, &pid);
+	if (status)
+		return status;
+	status = 1;
 	r = store_open(c->database, &s, err);
 	if (r < 0) {
 		fprintf(stderr, "nvmond: %s\n", err);
@@ -308,26 +458,10 @@ static int cli_one(const struct cfg *c, struct dev_backend *b, const char *devic
 	sigaction(SIGHUP, &sa, &old_hup);
 	signals_set = true;
 	struct probe_plan plan, src_plan;
-	/* copy-to: both drives' locks, in the one order every process takes them. */
-	bool src_first = to && probe_lock_order(srow.serial, row.serial);
-	r = src_first ? cli_lock(c, s, &srow, true, now, &src_lock_fd, reason) : 0;
-	if (r == 0)
-		r = cli_lock(c, s, &row, false, now, &lock_fd, reason);
-	if (r == 0 && to && !src_first)
-		r = cli_lock(c, s, &srow, true, now, &src_lock_fd, reason);
+	r = cli_take_locks(c, s, &row, &srow, to != NULL, now, &lock_fd, &src_lock_fd, reason);
 	struct probe_study_step step = {0};
-	if (r == 0 && ser->study && ser->index == 1) {
-		/* The study's first run plans it: its fill, then a burst per interval. */
-		r = probe_study_setup(c, s, &row, now, ser->study, reason);
-		if (r == 0) {
-			ser->of = 1 + (uint32_t)ser->study->n_intervals;
-			probe_study_print_plan(json ? stderr : stdout, ser->study);
-			fflush(json ? stderr : stdout);
-		}
-		step = (struct probe_study_step){.fill = true, .bytes = ser->study->fill_bytes};
-	} else if (ser->study) {
-		step = (struct probe_study_step){.bytes = ser->study->burst_bytes};
-	}
+	if (r == 0 && ser->study)
+		r = cli_study_step(c, s, &row, now, json, ser, &step, reason);
 	if (r == 0)
 		r = probe_plan_prepare_step(c, s, &row, pid, "cli", demo_index, &g,
 					    ser->study ? &step : NULL, now, &plan, &out.run,
@@ -340,33 +474,12 @@ static int cli_one(const struct cfg *c, struct dev_backend *b, const char *devic
 	if (r < 0) {
 		fprintf(stderr, "nvmond: probe refused: %s\n",
 			r == -EIO || r == -EBUSY ? store_strerror(s) : reason);
-		if (ser->of && ser->series_id) {
-			/* The series says why it ended. */
-			struct probe_run_row skip = {.device_id = row.id,
-						     .started_ms = now,
-						     .ended_ms = now,
-						     .series_id = ser->series_id,
-						     .series_index = ser->index,
-						     .series_of = ser->of};
-			int64_t id;
-			snprintf(skip.preset, sizeof(skip.preset), "%s", preset);
-			snprintf(skip.trigger, sizeof(skip.trigger), "cli");
-			snprintf(skip.state, sizeof(skip.state), "skipped");
-			snprintf(skip.reason, sizeof(skip.reason), "%s",
-				 r == -EIO || r == -EBUSY ? store_strerror(s) : reason);
-			(void)store_probe_run_insert(s, &skip, &id);
-		}
+		if (ser->of && ser->series_id)
+			cli_record_skip(s, &row, ser, preset, now,
+					r == -EIO || r == -EBUSY ? store_strerror(s) : reason);
 		goto out;
 	}
-	snprintf(out.run.state, sizeof(out.run.state), "running");
-	out.run.series_id = ser->series_id;
-	out.run.series_index = ser->index;
-	out.run.series_of = ser->of;
-	r = store_probe_run_insert(s, &out.run, &out.run.id);
-	if (r == 0 && ser->of && !ser->series_id) {
-		out.run.series_id = out.run.id; /* a series is known by its first run's id */
-		r = store_probe_run_update(s, &out.run);
-	}
+	r = cli_insert_run(s, ser, &out);
 	if (r < 0) {
 		fprintf(stderr, "nvmond: %s\n", store_strerror(s));
 		goto out;
@@ -374,28 +487,7 @@ static int cli_one(const struct cfg *c, struct dev_backend *b, const char *devic
 	ser->ret_run_id = out.run.id;
 	ser->ret_device_id = row.id;
 	probe_rated_for(c, row.model, row.serial, &ser->ret_rated);
-	struct cli_ctx cc = {.b = b,
-			     .store = s,
-			     .run_id = out.run.id,
-			     .plan = &plan,
-			     .src_plan = to ? &src_plan : NULL,
-			     .tty = isatty(2)};
-	probe_progress_init(&cc.prog, plan.preset, plan.phase_ms, plan.allowed_write);
-	struct probe_hooks h = {.read_smart = cli_read_smart,
-				.read_smart_source = cli_read_smart_source,
-				.progress = cli_progress,
-				.cancelled = cli_cancelled,
-				.charge = cli_charge,
-				.file_made = cli_file_made,
-				.ctx = &cc};
-	probe_execute(&plan, &h, demo, &out);
-	probe_progress_clear(&cc.prog);
-	if (cc.tty)
-		fprintf(stderr, "\r%*s\r", 78, "");
-	out.run.ended_ms = timefmt_now_ms();
-	if (cli_interrupted && !strcmp(out.run.state, "aborted") &&
-	    !strcmp(out.run.reason, "cancelled"))
-		snprintf(out.run.reason, sizeof(out.run.reason), "interrupted (a signal)");
+	cli_execute(b, s, &plan, to ? &src_plan : NULL, demo, &out);
 	r = probe_outcome_save(s, &out);
 	if (r < 0) {
 		fprintf(stderr, "nvmond: cannot store the result: %s\n", store_strerror(s));
@@ -405,33 +497,11 @@ static int cli_one(const struct cfg *c, struct dev_backend *b, const char *devic
 	probe_lock_release(src_lock_fd);
 	lock_fd = src_lock_fd = -1;
 	snprintf(ser->ret_state, sizeof(ser->ret_state), "%s", out.run.state);
-	json_t *detail = NULL;
-	r = probe_run_detail_json(s, out.run.id, json, &detail);
-	if (r == 0)
-		r = probe_series_json_add(s, &ser->ret_rated, detail);
+	r = cli_report(s, ser, &out, json);
 	if (r < 0) {
-		json_decref(detail);
 		fprintf(stderr, "nvmond: %s\n", strerror(-r));
 		goto out;
 	}
-	if (ser->study && probe_outcome_measured(&out)) {
-		char verdict[PROBE_REASON_MAX] = "";
-		ser->ret_over = probe_study_after(ser->study, &out, ser->index, verdict);
-		cli_study_line(json ? stderr : stdout, ser, &out, verdict);
-	} else if (!ser->print) {
-		/* a run of a series: one line; the summary comes at its end */
-		if (!json)
-			fprintf(stdout, "run %u of %u: probe %lld %s%s%s\n", ser->index, ser->of,
-				(long long)out.run.id, out.run.state, out.run.reason[0] ? ": " : "",
-				out.run.reason);
-	} else if (json) {
-		json_dumpf(detail, stdout, JSON_INDENT(2));
-		fputc('\n', stdout);
-	} else {
-		probe_print_table(stdout, detail);
-		probe_print_series(stdout, detail);
-	}
-	json_decref(detail);
 	status =
 		strcmp(out.run.state, "done") == 0 || strcmp(out.run.state, "stopped") == 0 ? 0 : 1;
 out:

@@ -387,32 +387,78 @@ static const struct cfg_key *cfg_key_find(const char *section, const char *key)
 	return NULL;
 }
 
+/*
+ * Store the @len bytes of @value in the text @field of @k, zero-padded to its end so
+ * that the struct stays comparable byte for byte; too long for it is an error.
+ */
+static int cfg_put_text(const struct cfg_key *k, char *field, const char *value, size_t len,
+			char *err, size_t errsize)
+{
+	if (len > (size_t)k->max)
+		return cfg_error(err, errsize,
+				 "%s: the value is too long (%zu bytes, max %" PRId64 ")", k->key,
+				 len, k->max);
+	memset(field, 0, (size_t)k->max + 1);
+	memcpy(field, value, len);
+	return 0;
+}
+
+/* A duration within @k's range, in ms. */
+static int cfg_put_duration(const struct cfg_key *k, char *field, const char *value, char *err,
+			    size_t errsize)
+{
+	char lo[32], hi[32];
+	int64_t n;
+	int r;
+
+	r = cfg_parse_duration_ms(value, &n);
+	if (r < 0)
+		return cfg_error(err, errsize,
+				 "%s: invalid duration '%s' (use e.g. 500ms, 10s, 5m)", k->key,
+				 value);
+	if (n < k->min || n > k->max) {
+		cfg_format_duration(k->min, lo, sizeof(lo));
+		cfg_format_duration(k->max, hi, sizeof(hi));
+		return cfg_error(err, errsize, "%s: %s is out of range (%s .. %s)", k->key, value,
+				 lo, hi);
+	}
+	*(int64_t *)field = n;
+	return 0;
+}
+
+/* A size within @k's range, in bytes. */
+static int cfg_put_size(const struct cfg_key *k, char *field, const char *value, char *err,
+			size_t errsize)
+{
+	uint64_t size;
+	int r;
+
+	r = cfg_parse_size(value, &size);
+	if (r == -EDOM)
+		return cfg_error(err, errsize, "%s: '%s' has more than %d decimals", k->key, value,
+				 CFG_SIZE_DECIMALS);
+	if (r < 0)
+		return cfg_error(err, errsize,
+				 "%s: invalid size '%s' (use e.g. 400TB, 1.2PB, 512GiB)", k->key,
+				 value);
+	if (size < (uint64_t)k->min || size > (uint64_t)k->max)
+		return cfg_error(err, errsize, "%s: %s is out of range", k->key, value);
+	*(uint64_t *)field = size;
+	return 0;
+}
+
 /* Validate @value for @k and store it in @c; on failure @c is untouched. */
 static int cfg_key_apply(const struct cfg_key *k, void *base, const char *value, char *err,
 			 size_t errsize)
 {
 	char *field = (char *)base + k->offset;
 	struct cfg *c = base; /* CFG_T_LISTEN only: a global key */
-	uint64_t size;
-	char lo[32], hi[32];
 	int64_t n;
 	int r;
 
 	switch (k->type) {
 	case CFG_T_DURATION:
-		r = cfg_parse_duration_ms(value, &n);
-		if (r < 0)
-			return cfg_error(err, errsize,
-					 "%s: invalid duration '%s' (use e.g. 500ms, 10s, 5m)",
-					 k->key, value);
-		if (n < k->min || n > k->max) {
-			cfg_format_duration(k->min, lo, sizeof(lo));
-			cfg_format_duration(k->max, hi, sizeof(hi));
-			return cfg_error(err, errsize, "%s: %s is out of range (%s .. %s)", k->key,
-					 value, lo, hi);
-		}
-		*(int64_t *)field = n;
-		return 0;
+		return cfg_put_duration(k, field, value, err, errsize);
 
 	case CFG_T_UINT32:
 		r = cfg_parse_digits(value, value + strlen(value), INT64_MAX, &n);
@@ -429,14 +475,7 @@ static int cfg_key_apply(const struct cfg_key *k, void *base, const char *value,
 		size_t len = strlen(value);
 		if (len < (size_t)k->min)
 			return cfg_error(err, errsize, "%s: must not be empty", k->key);
-		if (len > (size_t)k->max)
-			return cfg_error(err, errsize,
-					 "%s: the value is too long (%zu bytes, max %" PRId64 ")",
-					 k->key, len, k->max);
-		/* Zero the tail too: the struct stays comparable byte for byte. */
-		memset(field, 0, (size_t)k->max + 1);
-		memcpy(field, value, len);
-		return 0;
+		return cfg_put_text(k, field, value, len, err, errsize);
 	}
 
 	case CFG_T_LISTEN: {
@@ -467,9 +506,7 @@ static int cfg_key_apply(const struct cfg_key *k, void *base, const char *value,
 		if (len && (getpwnam_r(value, &pw, pwbuf, sizeof(pwbuf), &res) != 0 || !res))
 			return cfg_error(err, errsize, "%s: no user '%s' on this system", k->key,
 					 value);
-		memset(field, 0, (size_t)k->max + 1);
-		memcpy(field, value, len);
-		return 0;
+		return cfg_put_text(k, field, value, len, err, errsize);
 	}
 
 	case CFG_T_TEXT: {
@@ -481,33 +518,21 @@ static int cfg_key_apply(const struct cfg_key *k, void *base, const char *value,
 		}
 		if (len < (size_t)k->min)
 			return cfg_error(err, errsize, "%s: must not be empty", k->key);
-		if (len > (size_t)k->max)
-			return cfg_error(err, errsize,
-					 "%s: the value is too long (%zu bytes, max %" PRId64 ")",
-					 k->key, len, k->max);
-		if (!cfg_text_ok(value, len))
+		if (len <= (size_t)k->max && !cfg_text_ok(value, len))
 			return cfg_error(err, errsize,
 					 "%s: not UTF-8 text (a control character or an invalid "
 					 "byte)",
 					 k->key);
-		memset(field, 0, (size_t)k->max + 1);
-		memcpy(field, value, len);
-		return 0;
+		return cfg_put_text(k, field, value, len, err, errsize);
 	}
 
 	case CFG_T_URL: {
 		size_t len = strlen(value);
-		if (len > (size_t)k->max)
-			return cfg_error(err, errsize,
-					 "%s: the value is too long (%zu bytes, max %" PRId64 ")",
-					 k->key, len, k->max);
-		if (len && !cfg_http_url_ok(value))
+		if (len <= (size_t)k->max && len && !cfg_http_url_ok(value))
 			return cfg_error(err, errsize,
 					 "%s: '%s' is not an http:// or https:// URL with a host",
 					 k->key, value);
-		memset(field, 0, (size_t)k->max + 1);
-		memcpy(field, value, len);
-		return 0;
+		return cfg_put_text(k, field, value, len, err, errsize);
 	}
 
 	case CFG_T_LABELS: {
@@ -521,18 +546,7 @@ static int cfg_key_apply(const struct cfg_key *k, void *base, const char *value,
 	}
 
 	case CFG_T_SIZE:
-		r = cfg_parse_size(value, &size);
-		if (r == -EDOM)
-			return cfg_error(err, errsize, "%s: '%s' has more than %d decimals", k->key,
-					 value, CFG_SIZE_DECIMALS);
-		if (r < 0)
-			return cfg_error(err, errsize,
-					 "%s: invalid size '%s' (use e.g. 400TB, 1.2PB, 512GiB)",
-					 k->key, value);
-		if (size < (uint64_t)k->min || size > (uint64_t)k->max)
-			return cfg_error(err, errsize, "%s: %s is out of range", k->key, value);
-		*(uint64_t *)field = size;
-		return 0;
+		return cfg_put_size(k, field, value, err, errsize);
 
 	case CFG_T_ENUM:
 		for (const struct cfg_choice *ch = k->choices; ch->name; ch++)

@@ -651,6 +651,74 @@ static int hosts_build(const struct api_config *c, struct api_hosts *h, char ret
 	return 0;
 }
 
+/* What @a keeps of @c: endpoints, tokens, the pool of @threads servers, the web root. */
+static int api_take_config(struct api *a, const struct api_config *c, unsigned threads,
+			   char ret_err[API_ERR_MAX])
+{
+	int r;
+
+	if (c->n_endpoints) {
+		a->endpoints = calloc(c->n_endpoints, sizeof(*a->endpoints));
+		if (!a->endpoints) {
+			snprintf(ret_err, API_ERR_MAX, "out of memory");
+			return -ENOMEM;
+		}
+		memcpy(a->endpoints, c->endpoints, c->n_endpoints * sizeof(*a->endpoints));
+		a->n_endpoints = c->n_endpoints;
+	}
+	if ((c->token && c->token[0] && !(a->token = strdup(c->token))) ||
+	    (c->metrics_token && c->metrics_token[0] &&
+	     !(a->metrics_token = strdup(c->metrics_token)))) {
+		snprintf(ret_err, API_ERR_MAX, "out of memory");
+		return -ENOMEM;
+	}
+	a->auth = c->auth;
+	a->tls = c->tls;
+	a->cap_idle = threads;
+	a->idle = calloc(threads, sizeof(*a->idle));
+	a->db_path = strdup(c->db_path);
+	a->pool = calloc(threads, sizeof(*a->pool));
+	if (!a->idle || !a->db_path || !a->pool) {
+		snprintf(ret_err, API_ERR_MAX, "out of memory");
+		return -ENOMEM;
+	}
+	a->n_pool = threads;
+	for (unsigned i = 0; i < threads; i++)
+		a->pool[i].api = a;
+	if (c->web_root && c->web_root[0]) {
+		a->web_root = realpath(c->web_root, NULL);
+		if (!a->web_root) {
+			r = -errno;
+			snprintf(ret_err, API_ERR_MAX, "web_root %s: %s", c->web_root,
+				 strerror(-r));
+			return r;
+		}
+	}
+	return 0;
+}
+
+/* The pool's servers and the reserve's own (see api_start()). */
+static int servers_start(struct api *a, unsigned flags, struct MHD_OptionItem *tls_opts,
+			 unsigned timeout_s, unsigned limit, unsigned threads,
+			 char ret_err[API_ERR_MAX])
+{
+	bool started = true;
+	for (unsigned i = 0; i < a->n_pool && started; i++) {
+		a->pool[i].mhd =
+			server_start(&a->pool[i], flags, tls_opts, timeout_s, 2 * limit + threads);
+		started = a->pool[i].mhd != NULL;
+	}
+	if (started)
+		a->health.mhd = server_start(&a->health, flags, tls_opts, timeout_s,
+					     2 * API_RESERVE_CONNECTIONS);
+	if (!started || !a->health.mhd) {
+		snprintf(ret_err, API_ERR_MAX, "cannot start the HTTP server on port %u",
+			 (unsigned)a->port);
+		return -EIO;
+	}
+	return 0;
+}
+
 int api_start(const struct api_config *c, struct api **ret, char ret_err[API_ERR_MAX])
 {
 	unsigned threads = c->threads ? c->threads : 1;
@@ -677,46 +745,9 @@ int api_start(const struct api_config *c, struct api **ret, char ret_err[API_ERR
 	a->listen_fd = -1;
 	a->health.api = a;
 	a->fleet = c->fleet;
-	if (c->n_endpoints) {
-		a->endpoints = calloc(c->n_endpoints, sizeof(*a->endpoints));
-		if (!a->endpoints) {
-			snprintf(ret_err, API_ERR_MAX, "out of memory");
-			r = -ENOMEM;
-			goto fail;
-		}
-		memcpy(a->endpoints, c->endpoints, c->n_endpoints * sizeof(*a->endpoints));
-		a->n_endpoints = c->n_endpoints;
-	}
-	if ((c->token && c->token[0] && !(a->token = strdup(c->token))) ||
-	    (c->metrics_token && c->metrics_token[0] &&
-	     !(a->metrics_token = strdup(c->metrics_token)))) {
-		snprintf(ret_err, API_ERR_MAX, "out of memory");
-		r = -ENOMEM;
+	r = api_take_config(a, c, threads, ret_err);
+	if (r < 0)
 		goto fail;
-	}
-	a->auth = c->auth;
-	a->tls = c->tls;
-	a->cap_idle = threads;
-	a->idle = calloc(threads, sizeof(*a->idle));
-	a->db_path = strdup(c->db_path);
-	a->pool = calloc(threads, sizeof(*a->pool));
-	if (!a->idle || !a->db_path || !a->pool) {
-		snprintf(ret_err, API_ERR_MAX, "out of memory");
-		r = -ENOMEM;
-		goto fail;
-	}
-	a->n_pool = threads;
-	for (unsigned i = 0; i < threads; i++)
-		a->pool[i].api = a;
-	if (c->web_root && c->web_root[0]) {
-		a->web_root = realpath(c->web_root, NULL);
-		if (!a->web_root) {
-			r = -errno;
-			snprintf(ret_err, API_ERR_MAX, "web_root %s: %s", c->web_root,
-				 strerror(-r));
-			goto fail;
-		}
-	}
 
 	r = hosts_build(c, &a->hosts, ret_err);
 	if (r < 0)
@@ -765,21 +796,9 @@ int api_start(const struct api_config *c, struct api **ret, char ret_err[API_ERR
 	 * serves the ordinary connections; a server of its own the reserve, which it
 	 * answers without waiting behind a costly handler of the pool.
 	 */
-	bool started = true;
-	for (unsigned i = 0; i < a->n_pool && started; i++) {
-		a->pool[i].mhd =
-			server_start(&a->pool[i], flags, tls_opts, timeout_s, 2 * limit + threads);
-		started = a->pool[i].mhd != NULL;
-	}
-	if (started)
-		a->health.mhd = server_start(&a->health, flags, tls_opts, timeout_s,
-					     2 * API_RESERVE_CONNECTIONS);
-	if (!started || !a->health.mhd) {
-		snprintf(ret_err, API_ERR_MAX, "cannot start the HTTP server on port %u",
-			 (unsigned)a->port);
-		r = -EIO;
+	r = servers_start(a, flags, tls_opts, timeout_s, limit, threads, ret_err);
+	if (r < 0)
 		goto fail;
-	}
 	r = api_conns_listen(a->conns, fd, conn_take, a);
 	if (r < 0) {
 		snprintf(ret_err, API_ERR_MAX, "cannot start accepting connections: %s",

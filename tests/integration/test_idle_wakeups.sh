@@ -134,6 +134,20 @@ start_daemon --demo -c "$TMP/fast.conf" --db "$TMP/fast.db"
 wait_log_for "DEMO950PRO00001: 20 results from the drive's log stored" 10
 wait_log_for "DEMO980PRO00002: 20 results from the drive's log stored" 10
 wait_for 10 has_samples "$TMP/fast.db" 4 || fail "no second poll"
+# A new connection's burst (status, 7 retained discovery configs per drive, then the
+# states) is not idle work: the window opens once the broker holds all of it (under
+# load the connect may come a poll or two late; CI once counted it: 45 wakeups).
+discovered() {
+	[ "$(mosquitto_sub -h 127.0.0.1 -p "$BPORT" -t 'homeassistant/#' -C 14 -W 2 2> /dev/null |
+		wc -l)" -ge 14 ]
+}
+if [ -n "$BPORT" ]; then
+	if command -v mosquitto_sub > /dev/null; then
+		wait_for 20 discovered || fail "the broker never got both drives' discovery configs"
+	else
+		echo "SKIP (part): mosquitto_sub not installed: the window may hold the connect's burst"
+	fi
+fi
 rc=0
 python3 "$W" count "$DAEMON_PID" 8 --poll 2 --budget "$(dirname "$0")/idle-wakeups.budget" \
 	> "$TMP/count.out" || rc=$?

@@ -342,11 +342,34 @@ vm_setup_nvmond_shim() {
 # shows when the two run on different host CPUs. Measured here (fio randwrite
 # + randread, 4 KiB, QD32, 3 s each, on nvme0n1): unpinned, hung in the first
 # of 10 loops; pinned, 10 of 10 passed (nvmond's engine: 20 of 20).
+# Two VM tests may run at once (ctest -j2 in tests/run-all): each takes a host
+# CPU of its own through vm_cpu, so each QEMU still runs on one CPU only.
 vm_pin() {
-	local cpu
 	command -v taskset >/dev/null || return 0
-	cpu=$("$VM_PYTHON" -c 'import os; print(min(os.sched_getaffinity(0)))' 2>/dev/null) || return 0
-	echo "taskset -c $cpu"
+	[ -n "${VM_CPU:-}" ] || return 0
+	echo "taskset -c $VM_CPU"
+}
+
+# vm_cpu - choose this test's host CPU (VM_CPU) and hold it for the test's life:
+# an flock on a file per CPU (fd VM_CPU_FD, inherited by QEMU, so a QEMU left
+# behind still holds it). The first free CPU of the test's affinity; with every
+# one taken, wait for the first. Runs in the test's shell, not a subshell.
+vm_cpu() {
+	local cpus c lock=${TMPDIR:-/tmp}/nvmond-vm-cpu
+	[ -n "${VM_CPU:-}" ] && return 0
+	command -v taskset >/dev/null || return 0
+	cpus=$("$VM_PYTHON" -c 'import os; print(*sorted(os.sched_getaffinity(0)))' 2>/dev/null) ||
+		return 0
+	for c in $cpus; do
+		exec {VM_CPU_FD}>>"$lock$c.lock" || continue
+		if flock -n "$VM_CPU_FD"; then
+			VM_CPU=$c
+			return 0
+		fi
+		exec {VM_CPU_FD}>&-
+	done
+	c=${cpus%% *}
+	exec {VM_CPU_FD}>>"$lock$c.lock" && flock "$VM_CPU_FD" && VM_CPU=$c
 }
 
 # vm_nvme_drive N IMAGE ID - a sparse image (VM_NVME_SIZE_<N> or VM_NVME_SIZE)
@@ -402,7 +425,8 @@ vm_start() {
 	fi
 	printf '%q ' qemu-system-x86_64 "${args[@]}" >"$VM_RUN/qemu.cmd"
 	VM_T0=$(date +%s.%N)
-	# One host CPU for all of QEMU's threads: see vm_pin.
+	# One host CPU for all of QEMU's threads, this test's own: see vm_pin.
+	vm_cpu
 	$(vm_pin) qemu-system-x86_64 "${args[@]}" </dev/null >"$VM_RUN/qemu.log" 2>&1 &
 	VM_PID=$!
 }

@@ -4,7 +4,7 @@
  * (libcurl, one reused handle, a deadline for the whole refresh), the last good view
  * rendered once, and GET /api/v1/fleet answered from it on the HTTP threads.
  */
-#define _GNU_SOURCE /* asprintf */
+#define _GNU_SOURCE /* asprintf, pthread_setname_np */
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -625,6 +625,7 @@ static void *thread_main(void *arg)
 	struct fleetview_svc *s = arg;
 	struct call k = {.svc = s, .multi = curl_multi_init()};
 
+	(void)pthread_setname_np(pthread_self(), "fleetview");
 	pthread_mutex_lock(&s->lock);
 	while (!atomic_load(&s->stop)) {
 		int64_t now = timefmt_mono_ms(), wait_ms;

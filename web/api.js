@@ -1,5 +1,5 @@
-// nvmond dashboard: talking to the daemon's HTTP API.
-"use strict";
+// nvmond dashboard: talking to the daemon's HTTP API. An ES module that imports nothing
+// (test_tls.sh runs it in Node against a daemon with auth = all).
 
 // The API token ([http] token), kept in this browser once given. With
 // [http] auth = all reads need it too: a 401 asks for it once (one prompt for
@@ -25,7 +25,7 @@ async function fetchJson(path, opts, token) {
 }
 
 // GET (or POST) a JSON endpoint. Optional features answer 404 when absent.
-async function api(path, opts) {
+export async function api(path, opts) {
   const sent = localStorage.getItem("nvmond.token");
   const r = await fetchJson(path, opts, sent);
   if (r.status !== 401 || (opts && opts.headers && opts.headers.Authorization)) return r;
@@ -39,7 +39,7 @@ async function api(path, opts) {
 }
 
 // The optional endpoints (events, alerts, probes) may not exist: null then.
-async function optional(path) {
+export async function optional(path) {
   try {
     const r = await api(path);
     return r.ok ? r.body : null;
@@ -51,7 +51,7 @@ async function optional(path) {
 // POST to a token-guarded endpoint: the token is asked once and kept in this
 // browser (localStorage); a 401 forgets it. Return: the api() answer, or null
 // when no token was given.
-async function authPost(path, body, what) {
+export async function authPost(path, body, what) {
   let token = localStorage.getItem("nvmond.token");
   if (!token) {
     token = await askToken(what);
@@ -69,7 +69,7 @@ async function authPost(path, body, what) {
 
 // Run fn over items, at most n at a time (the daemon serves a few threads; 64
 // drives must not become 128 requests at once). Return: the results in order.
-async function pool(items, n, fn) {
+export async function pool(items, n, fn) {
   const out = new Array(items.length);
   let next = 0;
   const worker = async () => {

@@ -1,5 +1,14 @@
-// nvmond dashboard: routing, the live refresh and start-up. Loaded last.
-"use strict";
+// nvmond dashboard: routing, the live refresh and start-up. The one script index.html
+// loads (a module; uPlot before it as a classic script): it imports the pages, they
+// import what they use. No module writes to the global scope.
+import { destroyCharts, resizeCharts } from "./charts.js";
+import { showError } from "./dom.js";
+import { leaveDrive, renderDrive } from "./drive.js";
+import { fleetRefreshMs, renderFleet } from "./fleet.js";
+import { renderGroup } from "./group.js";
+import { renderOverview } from "./overview.js";
+import { LIVE_MS, setRenderer, state } from "./state.js";
+import { applyTheme, toggleTheme } from "./theme.js";
 
 function route() {
   if (location.hash === "#/fleet") return { view: "fleet" };
@@ -17,10 +26,7 @@ async function render(live) {
   const r = route();
   const gen = live ? state.generation : ++state.generation;
   clearTimeout(state.timer);
-  if (!live) {
-    stopProbeWatch();
-    stopSelftestWatch();
-  }
+  if (!live) leaveDrive();
   markNav(r.view);
   try {
     if (r.view === "fleet") {
@@ -40,10 +46,7 @@ async function render(live) {
   if (gen === state.generation) state.timer = setTimeout(() => render(true), r.view === "fleet" ? fleetRefreshMs() : LIVE_MS);
 }
 
-function resizeCharts() {
-  for (const c of state.charts) c.setSize(chartSize(c.root.parentElement, c.height));
-}
-
+setRenderer(() => render());
 applyTheme(localStorage.getItem("nvmond.theme"));
 document.getElementById("theme").addEventListener("click", toggleTheme);
 matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => {

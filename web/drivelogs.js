@@ -2,9 +2,12 @@
 // verdict with its reasons and sources, the power-state timeline, the host's thermal
 // limits (HCTM) on the temperature chart, the OCP C0h log's write amplification and
 // bad blocks over time, namespace use, and the drive's Persistent Event Log among the
-// events. drive.js and overview.js call in here; the data is GET /devices/{id} and
-// …/power, …/ocp, …/risk (docs/api.md).
-"use strict";
+// events. The drive page's panels (drive.js composes them) and overview.js use it; the
+// data is GET /devices/{id} and …/power, …/ocp, …/risk (docs/api.md).
+import { SERIES_COLORS, axes, chartSize, legendTime, uPlot } from "./charts.js";
+import { cssVar, el, emptyChart, meter, row } from "./dom.js";
+import { fmtBytes, fmtTime, num } from "./format.js";
+import { currentRange, state } from "./state.js";
 
 const VERDICT_WORDS = { ok: "ok", watch: "watch", replace_soon: "replace soon", failed: "failed" };
 const VERDICT_CLASS = { ok: "ok", watch: "warn", replace_soon: "bad", failed: "bad" };
@@ -28,19 +31,19 @@ function riskTitle(h) {
 }
 
 // A drive that needs a look (the overview's problem filter): any verdict but ok.
-function riskNeedsLook(d) {
+export function riskNeedsLook(d) {
   return !!d.risk && d.risk.verdict !== "ok";
 }
 
 // The card's line.
-function riskRow(d) {
+export function riskRow(d) {
   const h = d.risk;
   if (!h) return row("Risk verdict", el("span", { class: "muted", "data-verdict": "" }, "not evaluated yet"));
   return row("Risk verdict", el("span", { class: VERDICT_CLASS[h.verdict], title: riskTitle(h), "data-verdict": h.verdict }, riskText(h)));
 }
 
 // Under the health badge in the table: the verdict when it is not ok.
-function riskNote(d) {
+export function riskNote(d) {
   const h = d.risk;
   if (!h || h.verdict === "ok") return null;
   return el("small", { class: "risk-note " + VERDICT_CLASS[h.verdict], title: riskTitle(h), "data-verdict": h.verdict },
@@ -50,7 +53,7 @@ function riskNote(d) {
 // The drive page's risk verdict, under the health verdict: each reason in words with
 // its source and what it needs, and every rule (GET …/risk; null: the drive's own
 // field only).
-function riskPanel(d, hv) {
+export function riskPanel(d, hv) {
   const h = d.risk;
   const cls = h ? VERDICT_CLASS[h.verdict] : "muted";
   const rules = hv ? hv.rules : [];
@@ -79,7 +82,7 @@ function riskPanel(d, hv) {
 // ---- the temperature chart: HCTM lines, thermal excursions -----------------------
 
 // The thresholds the host set (Set Features 10h) as lines, beside WCTEMP and CCTEMP.
-function hctmLines(dev) {
+export function hctmLines(dev) {
   const t = dev.thermal_management;
   if (!t || !t.known) return [];
   const c = cssVar("--hctm") || "#1b7c83";
@@ -89,13 +92,13 @@ function hctmLines(dev) {
   ].filter((x) => x);
 }
 
-function hctmNote(dev) {
+export function hctmNote(dev) {
   const t = dev.thermal_management;
   return t && t.known && (t.tmt1_c !== null || t.tmt2_c !== null) ? " · teal: the host's TMT1 / TMT2" : "";
 }
 
 // Thermal excursions of the drive's event log as red marks on the chart's top edge.
-function pelPlugin(events) {
+export function pelPlugin(events) {
   const at = (events || []).filter((e) => e.source === "pel" && e.kind === "thermal_excursion").map((e) => Date.parse(e.start) / 1000);
   return {
     hooks: {
@@ -131,7 +134,7 @@ const PEL_LABELS = {
 const PEL_CLASS = { hardware_error: "bad", thermal_excursion: "warn", firmware_commit: "", format_start: "", format_done: "",
   sanitize_start: "", sanitize_done: "", namespace_change: "" };
 
-function pelEventRow(e) {
+export function pelEventRow(e) {
   const notes = [];
   if (e.late) notes.push("recorded while nvmond was not watching");
   if (!e.time_known) notes.push("the drive's clock counted from a reset: time when read");
@@ -143,16 +146,6 @@ function pelEventRow(e) {
 }
 
 // ---- the page's data and panels ----------------------------------------------------
-
-// …/power, …/ocp and …/risk of the range (each null when not available).
-async function driveLogsFetch(id, q) {
-  const [power, ocp, risk] = await Promise.all([
-    optional("/api/v1/devices/" + id + "/power?" + q),
-    optional("/api/v1/devices/" + id + "/ocp?" + q),
-    optional("/api/v1/devices/" + id + "/risk"),
-  ]);
-  return { power, ocp, risk };
-}
 
 function psWords(p, n) {
   const s = p && p.states ? p.states.find((x) => x.state === n) : null;
@@ -207,7 +200,7 @@ function powerChart(container, d, pw) {
   const ps = rows.map((r) => r.state).concat([rows[rows.length - 1].state]);
   const states = (d.power && d.power.states) || [];
   const top = Math.max(...ps.filter((v) => v !== null), ...states.map((s) => s.state), 1);
-  const range = RANGES.find((x) => x.key === state.range) || RANGES[1];
+  const range = currentRange();
   const opts = Object.assign(chartSize(container, 140), {
     series: [{ value: legendTime },
       { label: "power state", stroke: SERIES_COLORS[5], width: 2, paths: uPlot.paths.stepped({ align: 1 }), points: { show: false },
@@ -322,13 +315,21 @@ function nsPanel(d) {
     el("p", { class: "legend-note" }, "the log's entries are among the events below as drive log; thermal excursions also mark the temperature chart"));
 }
 
-// The panels of one drive page: built before the page is swapped in, drawn after.
-function driveLogsPanels(d, logs) {
-  return { power: powerPanel(d, logs.power), ocp: ocpPanel(d, logs.ocp), ns: nsPanel(d), logs };
+// …/power and …/ocp of the range, and …/risk (each null when not available).
+export function load(ctx) {
+  const dev = "/api/v1/devices/" + ctx.id;
+  return Promise.all([dev + "/power?" + ctx.q, dev + "/ocp?" + ctx.q, dev + "/risk"].map(ctx.get))
+    .then(([power, ocp, risk]) => ({ power, ocp, risk }));
 }
 
-function driveLogsDraw(d, lp) {
-  if (lp.logs.power && lp.logs.power.timeline.length && lp.power.box.isConnected)
-    state.charts.push(powerChart(lp.power.box, d, lp.logs.power));
-  if (lp.ocp.waBox.isConnected) state.charts.push(...ocpCharts(lp.ocp));
+// The power, namespace and OCP panels of one drive page: built before the page is
+// swapped in, their charts drawn after.
+export function view(ctx, d, logs) {
+  const power = powerPanel(d, logs.power), ocp = ocpPanel(d, logs.ocp);
+  const draw = () => {
+    if (logs.power && logs.power.timeline.length && power.box.isConnected)
+      state.charts.push(powerChart(power.box, d, logs.power));
+    if (ocp.waBox.isConnected) state.charts.push(...ocpCharts(ocp));
+  };
+  return { power: power.section, ns: nsPanel(d), ocp: ocp.section, draw };
 }

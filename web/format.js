@@ -1,14 +1,13 @@
 // nvmond dashboard: formatting of numbers, units and times. Pure functions, no DOM.
-// Loaded first (index.html): every other script uses them.
-"use strict";
+// An ES module that imports nothing: the pages, and tests in Node, import it.
 
-function num(v) {
+export function num(v) {
   return typeof v === "string" ? Number(v) : v;
 }
 
 // Bytes in decimal units: TB and PB with 2 decimals, smaller units with 3 significant
 // digits. nominal: a configured size (a rating, a budget) without trailing zeros.
-function fmtBytes(v, nominal) {
+export function fmtBytes(v, nominal) {
   const n = num(v);
   if (n === null || n === undefined || Number.isNaN(n)) return "–";
   const units = [["PB", 1e15], ["TB", 1e12], ["GB", 1e9], ["MB", 1e6], ["kB", 1e3]];
@@ -21,7 +20,7 @@ function fmtBytes(v, nominal) {
   return n + " B";
 }
 
-function fmtDate(iso) {
+export function fmtDate(iso) {
   return iso ? iso.slice(0, 10) : "–";
 }
 
@@ -36,32 +35,32 @@ function dayOptions(d) {
 }
 
 // "14:05", or "14:05:09" with seconds.
-function fmtClock(d, seconds) {
+export function fmtClock(d, seconds) {
   return d.toLocaleTimeString(undefined, seconds ? Object.assign({ second: "2-digit" }, CLOCK) : CLOCK);
 }
 
 // "Dec 1", "Nov 28, 2025".
-function fmtDay(d) {
+export function fmtDay(d) {
   return d.toLocaleDateString(undefined, dayOptions(d));
 }
 
 // "Dec 1, 14:05", "Nov 28, 2025, 09:30".
-function fmtDateTime(d) {
+export function fmtDateTime(d) {
   return d.toLocaleString(undefined, Object.assign(dayOptions(d), CLOCK));
 }
 
-function fmtTime(iso) {
+export function fmtTime(iso) {
   return iso ? fmtDateTime(new Date(iso)) : "–";
 }
 
-function fmtDuration(s) {
+export function fmtDuration(s) {
   if (s === null || s === undefined) return "–";
   if (s < 120) return s + " s";
   if (s < 7200) return Math.round(s / 60) + " min";
   return (s / 3600).toFixed(1) + " h";
 }
 
-function fmtAgo(iso) {
+export function fmtAgo(iso) {
   if (!iso) return "never";
   const s = Math.max(0, Math.round((Date.now() - Date.parse(iso)) / 1000));
   if (s < 90) return s + " s ago";
@@ -70,21 +69,21 @@ function fmtAgo(iso) {
   return fmtTime(iso);
 }
 
-function fmtPercent(v, digits) {
+export function fmtPercent(v, digits) {
   return v === null || v === undefined ? "–" : v.toFixed(digits || 0) + " %";
 }
 
 // Megabytes per second with 3 significant digits: "4970 MB/s", "312 MB/s", "8.41 MB/s".
-function fmtMBps(v) {
+export function fmtMBps(v) {
   return v === null || v === undefined ? "–" : Number(v.toPrecision(3)) + " MB/s";
 }
 
-function fmtMBpsTick(v) {
+export function fmtMBpsTick(v) {
   return v >= 1000 ? Number((v / 1000).toPrecision(3)) + " GB/s" : v + " MB/s";
 }
 
 // An axis tick of bytes: "500 GB", "1.5 TB".
-function fmtBytesTick(v) {
+export function fmtBytesTick(v) {
   if (!v) return "0";
   const units = [["PB", 1e15], ["TB", 1e12], ["GB", 1e9], ["MB", 1e6], ["kB", 1e3]];
   for (const [u, f] of units) if (Math.abs(v) >= f) return Number((v / f).toPrecision(3)) + " " + u;

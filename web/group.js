@@ -1,7 +1,12 @@
 // nvmond dashboard: group runs (POST /api/v1/probes {"devices"}, API "group"): the
 // list on each member's page, and the group view (#/group/ID) with bars of each
 // drive's MB/s alone and in the group, and the aggregate.
-"use strict";
+import { api } from "./api.js";
+import { destroyCharts } from "./charts.js";
+import { el, setStatus } from "./dom.js";
+import { fmtClock, fmtMBps, fmtPercent, fmtTime } from "./format.js";
+import { probeRuns } from "./drive-probes.js";
+import { state } from "./state.js";
 
 const GROUPS_SHOWN = 5;
 
@@ -60,7 +65,7 @@ function groupBars(g, k) {
     agg ? el("p", { class: "legend-note group-text" }, agg.text) : null);
 }
 
-async function renderGroup(gen, id) {
+export async function renderGroup(gen, id) {
   const r = await api("/api/v1/probes/" + id);
   if (gen !== state.generation) return;
   if (!r.ok) throw new Error((r.body && r.body.error) || "HTTP " + r.status);
@@ -83,4 +88,15 @@ async function renderGroup(gen, id) {
   document.getElementById("view").replaceChildren(view);
   document.title = "group run " + (g ? g.id : id) + " · nvmond";
   setStatus("updated " + fmtClock(new Date(), true));
+}
+
+// The group runs of a drive's page: each one's detail (this drive's member run).
+export async function load(ctx) {
+  const pr = await probeRuns(ctx);
+  return Promise.all((pr ? groupRuns(pr.probes) : []).map((r) => ctx.get("/api/v1/probes/" + r.id)));
+}
+
+// The section on the drive page (null: the drive ran in no group).
+export function view(ctx, d, details) {
+  return details.length ? groupPanel(details) : null;
 }

@@ -1,5 +1,17 @@
-// nvmond dashboard: the overview, a card or a table row per drive.
-"use strict";
+// nvmond dashboard: the overview (#/), a card or a table row per drive.
+import { api, optional, pool } from "./api.js";
+import { el, meter, row, setStatus } from "./dom.js";
+import { riskNeedsLook, riskNote, riskRow } from "./drivelogs.js";
+import { HEALTH_RANK, HOT_MARGIN_C, THROTTLE_KINDS, badge, demoBadge, demoBanner, driveNames, driveNotes, isHot, namesLine,
+  runMBps, tbwPercent, writeRate } from "./figures.js";
+import { fmtAgo, fmtBytes, fmtClock, fmtDate, fmtMBps, fmtPercent, fmtTime, num } from "./format.js";
+import { requestRender, state } from "./state.js";
+
+// A drive that needs a look ("Problems only"): not ok, a risk verdict other than ok,
+// throttling now, hot, or offline.
+function hasProblem(d, x) {
+  return d.health.state !== "ok" || riskNeedsLook(d) || x.throttling !== null || isHot(d) || !d.online;
+}
 
 function tempBlock(d) {
   const s = d.latest;
@@ -106,7 +118,7 @@ async function loadOverview(gen, live) {
   return state.overview;
 }
 
-async function renderOverview(gen, live) {
+export async function renderOverview(gen, live) {
   const o = await loadOverview(gen, live);
   if (!o) return;
   drawOverview();
@@ -200,7 +212,7 @@ function overviewToolbar(n, shown, problems, layout) {
     b.addEventListener("click", () => {
       localStorage.setItem("nvmond.layout", key);
       const o = state.overview;
-      if (key === "cards" && o.devices.some((d) => o.extras.get(d.id).probe === undefined)) render();
+      if (key === "cards" && o.devices.some((d) => o.extras.get(d.id).probe === undefined)) requestRender();
       else drawOverview();
     });
     return b;

@@ -11,7 +11,7 @@ const { chromium } = require("playwright-core");
 const base = process.env.NVMOND_URL;
 const out = process.env.ARTIFACTS;
 const probed = Number(process.env.PROBED_DEVICE); // a drive with finished probe runs
-const HOT_MARGIN_C = 5; // the overview's "hot": within 5 °C of WCTEMP (web/dashboard.js)
+const HOT_MARGIN_C = 5; // the overview's "hot": within 5 °C of WCTEMP (web/figures.js)
 const LOAD_LIMIT_MS = 2000;
 
 function fail(msg) {
@@ -45,6 +45,17 @@ async function launch(width, height) {
   return { ctx, page, errors, expected, close };
 }
 
+// The dashboard's modules share no global: a test reads their state by importing
+// state.js into the page (the same module instance as the page's). Wait until
+// @pred(state) holds (a page function, polled every 100 ms).
+async function waitForState(page, pred, timeout) {
+  for (const end = Date.now() + timeout; ;) {
+    if (await page.evaluate(async (src) => eval(src)((await import("/state.js")).state), "(" + pred + ")")) return;
+    if (Date.now() > end) fail("timed out waiting for " + pred);
+    await page.waitForTimeout(100);
+  }
+}
+
 // The overview's rows (drive ids, in order) and the GET /devices answer the page drew
 // them from, read at one instant: the page refreshes itself every 10 s.
 const ROWS = () => [...document.querySelectorAll("table.drives tbody tr[data-device]")].map((r) => ({
@@ -52,7 +63,7 @@ const ROWS = () => [...document.querySelectorAll("table.drives tbody tr[data-dev
 }));
 
 async function tableSnapshot(page) {
-  return page.evaluate((rows) => ({ rows: eval(rows)(), devices: state.overview.devices,
+  return page.evaluate(async (rows) => ({ rows: eval(rows)(), devices: (await import("/state.js")).state.overview.devices,
     sort: document.querySelector('th[aria-sort]:not([aria-sort="none"]) button').dataset.sort,
     dir: document.querySelector('th[aria-sort]:not([aria-sort="none"])').getAttribute("aria-sort") }), "(" + ROWS + ")");
 }
@@ -87,7 +98,8 @@ async function checkTemperatureSort(page, apiDevices) {
 // "Problems only" hides exactly the healthy drives: health ok, risk verdict ok, online,
 // not throttling now, more than HOT_MARGIN_C below WCTEMP. Return: how many it hid.
 async function checkProblemFilter(page) {
-  const f = await page.evaluate((rows) => {
+  const f = await page.evaluate(async (rows) => {
+    const { state } = await import("/state.js");
     const read = eval(rows);
     const box = () => document.getElementById("problems-only"); // each click redraws it
     if (box().checked) box().click();
@@ -120,7 +132,7 @@ async function checkProblemFilter(page) {
 // critical and an unknown drive the daemon never made) shows on the cards, in the
 // table (its reasons, problems first) and on the drive page, so the page computes none.
 async function checkHealthFromApi(page, devices) {
-  const drawn = await page.evaluate(() => ({ devices: state.overview.devices,
+  const drawn = await page.evaluate(async () => ({ devices: (await import("/state.js")).state.overview.devices,
     badges: Object.fromEntries([...document.querySelectorAll(".card[data-device]")].map((c) => {
       const b = c.querySelector("h2 .badge:not(.demo)");
       return [c.dataset.device, { text: b.textContent, title: b.title }];
@@ -508,7 +520,8 @@ async function checkSweepChart(page, drive) {
   await page.waitForSelector(".card");
   await page.goto(base + "/#/drive/" + drive);
   await page.waitForSelector("#chart-sweep canvas", { timeout: 15000 });
-  const got = await page.evaluate(() => {
+  const got = await page.evaluate(async () => {
+    const { state } = await import("/state.js");
     const box = document.getElementById("chart-sweep");
     const u = state.charts.find((c) => c.root.parentElement === box);
     return { points: Number(box.dataset.points), previous: box.dataset.previous, data: u.data,
@@ -562,8 +575,8 @@ async function checkCopyTo(page, from, devices) {
     await page.goto(base + "/#/drive/" + drive);
     await page.waitForSelector(".copy-to", { timeout: 15000 });
     await page.waitForSelector("#chart-probes canvas", { timeout: 5000 });
-    const got = await page.evaluate(() => ({
-      labels: state.charts.find((c) => c.root.parentElement.id === "chart-probes").series.map((x) => x.label),
+    const got = await page.evaluate(async () => ({
+      labels: (await import("/state.js")).state.charts.find((c) => c.root.parentElement.id === "chart-probes").series.map((x) => x.label),
       head: document.querySelector('[aria-label="last probe"] h3').textContent,
       line: document.querySelector('[aria-label="last probe"] .copy-to').textContent,
     }));
@@ -573,8 +586,37 @@ async function checkCopyTo(page, from, devices) {
   }
 }
 
+// The dashboard's scripts are ES modules (index.html): none writes to the global
+// scope. The window's own keys are those of a page of the same origin without a script
+// (uPlot's CSS) plus uPlot alone (vendor/, a classic script); and no name a module
+// exports is a global (a classic script's top-level const or let would be one without
+// being a key of window).
+async function checkNoGlobals(page, expected) {
+  expected.push(/status of 404 .*\/favicon\.ico\)$/); // the CSS page's icon: the dashboard's is a data: URL
+  await page.goto(base + "/vendor/uPlot.min.css");
+  const blank = new Set(await page.evaluate(() => Object.keys(window)));
+  await page.goto(base + "/");
+  await page.waitForSelector(".card", { timeout: 15000 });
+  const got = await page.evaluate(async () => {
+    const modules = [...new Set(performance.getEntriesByType("resource").map((e) => new URL(e.name))
+      .filter((u) => u.origin === location.origin && u.pathname.endsWith(".js") && !u.pathname.startsWith("/vendor/"))
+      .map((u) => u.pathname))];
+    const names = [];
+    for (const m of modules) names.push(...Object.keys(await import(m)));
+    // (An element's id is a name too, window.view the page's #view; charts.js re-exports uPlot.)
+    const leaked = names.filter((n) => n !== "uPlot" && !document.getElementById(n) && (0, eval)("typeof " + n) !== "undefined");
+    return { keys: Object.keys(window), modules, names, leaked };
+  });
+  const extra = got.keys.filter((k) => !blank.has(k));
+  if (extra.join() !== "uPlot") fail("globals beyond uPlot: " + extra.join(", "));
+  if (got.modules.length < 10 || got.names.length < 50 || got.leaked.length)
+    fail(`${got.modules.length} modules, ${got.names.length} exported names, reachable as globals: ${got.leaked.join(", ")}`);
+  return got.modules.length;
+}
+
 async function main() {
   const { page, errors, expected, close } = await launch(1400, 900);
+  const modules = await checkNoGlobals(page, expected);
 
   const devices = (await (await fetch(base + "/api/v1/devices")).json()).devices;
   if (devices.length < 2) fail("the demo daemon should have two drives, has " + devices.length);
@@ -640,7 +682,7 @@ async function main() {
   });
   await page.reload();
   await page.waitForSelector("table.drives");
-  const marked = await page.evaluate(() => state.overview.devices);
+  const marked = await page.evaluate(async () => (await import("/state.js")).state.overview.devices);
   if (marked[0].demo !== true) fail("the route did not mark the first drive");
   await checkDemoMarks(page, marked, "overview with a drive marked demo");
   await page.unrouteAll();
@@ -655,11 +697,14 @@ async function main() {
   await page.goto(base + "/#/drive/" + probed);
   await page.waitForSelector("#chart-probes canvas", { timeout: 15000 });
   await page.waitForSelector("#chart-probe-run canvas", { timeout: 5000 });
-  const probe = await page.evaluate(() => ({
-    runs: state.charts.find((c) => c.root.parentElement.id === "chart-probes").data[0].length,
-    points: state.charts.find((c) => c.root.parentElement.id === "chart-probe-run").data[0].length,
-    events: document.getElementById("chart-probe-run").dataset.events,
-  }));
+  const probe = await page.evaluate(async () => {
+    const { state } = await import("/state.js");
+    return {
+      runs: state.charts.find((c) => c.root.parentElement.id === "chart-probes").data[0].length,
+      points: state.charts.find((c) => c.root.parentElement.id === "chart-probe-run").data[0].length,
+      events: document.getElementById("chart-probe-run").dataset.events,
+    };
+  });
   if (probe.runs !== 2 || probe.points < 3 || !/cliff/.test(probe.events))
     fail("probe charts: " + JSON.stringify(probe));
   // The 980 PRO's page: its Sensor 2 note right under the verdict.
@@ -728,10 +773,10 @@ async function main() {
     fail(`drive page title: h2 "${h2}", title "${title}"`);
   // A fresh daemon: the last hour at raw resolution has points (live updates add more).
   await page.click('button[data-range="1h"]');
-  await page.waitForFunction(() => state.charts.length && state.charts[0].data[0].length >= 3 &&
-    document.querySelector("#chart-temp canvas"), null, { timeout: 30000 });
-  const drawn = await page.evaluate(() => {
-    const u = state.charts[0];
+  await waitForState(page, (state) => state.charts.length && state.charts[0].data[0].length >= 3 &&
+    document.querySelector("#chart-temp canvas"), 30000);
+  const drawn = await page.evaluate(async () => {
+    const u = (await import("/state.js")).state.charts[0];
     const pts = u.data[0].length;
     const c = document.querySelector("#chart-temp canvas");
     const img = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
@@ -763,11 +808,11 @@ async function main() {
   // Live updates: the page refreshes itself.
   await page.click('button[data-range="1h"]');
   await page.waitForSelector("#chart-temp canvas");
-  const before = await page.evaluate(() => state.charts[0].data[0].length);
+  const before = await page.evaluate(async () => (await import("/state.js")).state.charts[0].data[0].length);
   const status0 = await page.textContent("#status");
   await page.waitForFunction((s) => document.getElementById("status").textContent !== s, status0, { timeout: 15000 });
   await page.waitForSelector("#chart-temp canvas");
-  const after = await page.evaluate(() => state.charts[0].data[0].length);
+  const after = await page.evaluate(async () => (await import("/state.js")).state.charts[0].data[0].length);
   if (after < before) fail(`live update lost points: ${before} → ${after}`);
 
   // The verdict is at the top of the drive page, before the charts, with its reasons.
@@ -856,7 +901,7 @@ async function main() {
 
   if (errors.length) fail("browser errors:\n  " + errors.join("\n  "));
   await close();
-  console.log(`ok: ${devices.length} cards, table sorted and filtered (${hidden} healthy hidden), chart ${drawn.pts} points / ${drawn.series - 1} series, ` +
+  console.log(`ok: ${modules} modules and no global but uPlot, ${devices.length} cards, table sorted and filtered (${hidden} healthy hidden), chart ${drawn.pts} points / ${drawn.series - 1} series, ` +
     `live ${before} → ${after} points, self-tests ${ranSelftest ? "run and aborted on" : "not taken by"} the 950 PRO; screenshots in ${out}`);
 }
 

@@ -58,6 +58,7 @@ async function readRows(page) {
 
 async function readRowsOnce(page) {
   return page.evaluate(async () => {
+    const { state } = await import("/state.js");
     const data = state.fleet.data;
     const box = document.getElementById("fleet-scroll");
     const seen = new Map();
@@ -261,7 +262,7 @@ async function main() {
   if (process.env.ENGINE_PID) {
     // The engine hangs: the page says so and keeps the last good answer; then it answers again.
     const pid = Number(process.env.ENGINE_PID);
-    const before = await page.evaluate(() => state.fleet.data.drives_count);
+    const before = await page.evaluate(async () => (await import("/state.js")).state.fleet.data.drives_count);
     const t0 = Date.now();
     process.kill(pid, "SIGSTOP");
     try {
@@ -270,7 +271,7 @@ async function main() {
       if (!(await page.$("#fleet-error"))) process.kill(pid, "SIGCONT");
     }
     const msg = await page.textContent("#fleet-error");
-    const kept = await page.evaluate(() => ({ n: state.fleet.data.drives_count, rows: document.querySelectorAll("#fleet-body tr.drive-row").length }));
+    const kept = await page.evaluate(async () => ({ n: (await import("/state.js")).state.fleet.data.drives_count, rows: document.querySelectorAll("#fleet-body tr.drive-row").length }));
     await shot(page, "engine-down");
     process.kill(pid, "SIGCONT");
     if (!/does not answer/.test(msg) || !/last good answer/.test(msg)) fail("the engine's failure says: " + msg);

@@ -43,7 +43,8 @@ async function main() {
   const rec = (await get("/api/v1/probes/" + study.series_id)).recovery;
   await page.goto(base + "/#/drive/" + d1);
   await page.waitForSelector("#chart-recovery canvas", { timeout: 15000 });
-  const got = await page.evaluate(() => {
+  const got = await page.evaluate(async () => {
+    const { state } = await import("/state.js");
     const box = document.getElementById("chart-recovery");
     const u = state.charts.find((c) => c.root.parentElement === box);
     return { points: box.dataset.points, study: box.dataset.study, data: u.data.map((c) => Array.from(c)),
@@ -150,7 +151,9 @@ async function main() {
   await page.waitForSelector('button[data-range="1y"][aria-pressed="true"]', { timeout: 15000 });
   await page.waitForSelector("#chart-wa canvas", { timeout: 15000 });
   await page.waitForSelector("#chart-power canvas", { timeout: 15000 });
-  const v = await page.evaluate((dev) => {
+  const v = await page.evaluate(async (dev) => {
+    const { state } = await import("/state.js");
+    const { hctmLines } = await import("/drivelogs.js");
     const risk = document.getElementById("risk");
     const chart = (id) => state.charts.find((c) => c.root.parentElement.id === id);
     const data = (id) => (chart(id) ? chart(id).data.map((c) => Array.from(c)) : null);

@@ -374,8 +374,11 @@ req "$BASE/"
 check "/ → 200" [ "$CODE" = 200 ]
 check "/ serves index.html" cmp -s "$TMP/body" "$NVMOND_SRC/web/index.html"
 check "index.html is text/html" [ "$(header Content-Type)" = "text/html; charset=utf-8" ]
-req "$BASE/dashboard.js"
-check "dashboard.js is JavaScript" [ "$CODE:$(header Content-Type)" = "200:text/javascript; charset=utf-8" ]
+# The dashboard's scripts are ES modules: a browser runs one only with a JavaScript type.
+for js in "$NVMOND_SRC"/web/*.js; do
+	req "$BASE/${js##*/}"
+	check "${js##*/} is JavaScript" [ "$CODE:$(header Content-Type)" = "200:text/javascript; charset=utf-8" ]
+done
 req "$BASE/style.css"
 check "style.css is CSS" [ "$CODE:$(header Content-Type)" = "200:text/css; charset=utf-8" ]
 req -I "$BASE/index.html"

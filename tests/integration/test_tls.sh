@@ -166,29 +166,32 @@ echo "ok: auth = all: reads need the token, /healthz and the dashboard's files o
 # browser's; the rest is real. The page in a browser: test_dashboard.)
 if command -v node > /dev/null && node -e 'process.exit(typeof fetch === "function" ? 0 : 1)'; then
 	NODE_EXTRA_CA_CERTS=$C/ca.pem node - "$URL" "$TOKEN" "$WEB/api.js" << 'EOF' ||
-const fs = require("fs"), vm = require("vm");
+const fs = require("fs");
 const [base, token, file] = process.argv.slice(2);
 const store = new Map();
 let prompts = 0;
-const ctx = vm.createContext({
-  fetch: (p, o) => fetch(base + p, o), console,
+// api.js is an ES module that imports nothing: the browser's globals it uses, then the
+// module itself (a data: URL, so that Node 20 reads it as a module whatever its name).
+const nodeFetch = globalThis.fetch;
+Object.assign(globalThis, {
+  fetch: (p, o) => nodeFetch(base + p, o),
   localStorage: { getItem: (k) => (store.has(k) ? store.get(k) : null), setItem: (k, v) => store.set(k, String(v)),
     removeItem: (k) => store.delete(k) },
   prompt: () => { prompts++; return token; },
 });
-vm.runInContext(fs.readFileSync(file, "utf8"), ctx);
 const check = (c, msg) => { if (!c) { console.error("FAIL: web/api.js: " + msg); process.exit(1); } };
 (async () => {
-  const rs = await vm.runInContext('Promise.all([api("/api/v1/devices"), api("/api/v1/alerts"), optional("/api/v1/alerts")])', ctx);
+  const { api, optional, authPost } = await import("data:text/javascript;base64," + fs.readFileSync(file).toString("base64"));
+  const rs = await Promise.all([api("/api/v1/devices"), api("/api/v1/alerts"), optional("/api/v1/alerts")]);
   check(rs[0].ok && rs[1].ok && rs[2] !== null, "reads after the prompt: " + rs.map((r) => r && r.status));
   check(prompts === 1, "asked " + prompts + " times for three reads");
   check(store.get("nvmond.token") === token, "token not kept");
-  const again = await vm.runInContext('api("/api/v1/devices")', ctx);
+  const again = await api("/api/v1/devices");
   check(again.ok && prompts === 1, "a later read asked again or failed: " + again.status);
   store.set("nvmond.token", "stale");
-  const stale = await vm.runInContext('api("/api/v1/devices")', ctx);
+  const stale = await api("/api/v1/devices");
   check(stale.ok && prompts === 2 && store.get("nvmond.token") === token, "a stale token was not replaced");
-  const post = await vm.runInContext('authPost("/api/v1/alerts/test", undefined, "test")', ctx);
+  const post = await authPost("/api/v1/alerts/test", undefined, "test");
   check(post && post.ok && prompts === 2, "authPost with the kept token: " + (post && post.status));
   console.log("ok: web/api.js with auth = all: one prompt for three reads, the token kept and sent");
 })().catch((e) => check(false, String(e && e.message) + " " + e.stack));

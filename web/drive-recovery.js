@@ -2,7 +2,12 @@
 // each burst's MB/s against the idle minutes since the cliff, the rate before the
 // cliff as a line and 95 % of it (the study's bar) dashed, with the verdict, as
 // Samsung's TurboWrite test draws it by hand.
-"use strict";
+import { optional } from "./api.js";
+import { SERIES_COLORS, axes, chartSize, uPlot } from "./charts.js";
+import { el } from "./dom.js";
+import { fmtBytes, fmtMBps, fmtMBpsTick, fmtTime } from "./format.js";
+import { probeRuns } from "./drive-probes.js";
+import { state } from "./state.js";
 
 // The drive's cache-recovery studies, newest first: their series ids (a study is
 // known by its first run's id) with the start of their newest run.
@@ -75,4 +80,19 @@ function recoveryPanel(gen, studies, detail) {
   // Drawn once the section is in the page (uPlot needs its width).
   section.draw = () => show(detail);
   return section;
+}
+
+// The drive's studies and the newest one's detail.
+export async function load(ctx) {
+  const pr = await probeRuns(ctx);
+  const studies = pr ? recoveryStudies(pr.probes) : [];
+  const study = studies.length ? await ctx.get("/api/v1/probes/" + studies[0].id) : null;
+  return { studies, study };
+}
+
+// The section (null: no study yet), its chart drawn once it is in the page.
+export function view(ctx, d, data) {
+  if (!data.study || !data.study.recovery) return { section: null, draw: () => {} };
+  const section = recoveryPanel(ctx.gen, data.studies, data.study);
+  return { section, draw: section.draw };
 }

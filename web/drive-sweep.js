@@ -1,7 +1,11 @@
 // nvmond dashboard: the transfer-size sweep chart (preset `sweep`, API "sweep"):
 // MB/s against transfer size on a log2 axis, read and write, the drive's previous
 // sweep drawn faintly under them, as ATTO Disk Benchmark users know it.
-"use strict";
+import { SERIES_COLORS, axes, chartSize, uPlot } from "./charts.js";
+import { el } from "./dom.js";
+import { fmtMBps, fmtMBpsTick, fmtTime } from "./format.js";
+import { probeRuns } from "./drive-probes.js";
+import { state } from "./state.js";
 
 // A transfer size in binary units, as ATTO labels them: "512 B", "4 KiB", "64 MiB".
 function fmtXfer(v) {
@@ -65,4 +69,25 @@ function sweepChart(container, run, prev) {
   container.dataset.points = String(sw.read.length + sw.write.length);
   container.dataset.previous = psw ? String(prev.id) : "";
   return new uPlot(opts, data, container);
+}
+
+// The newest finished sweep and the one before it, with their points.
+export async function load(ctx) {
+  const pr = await probeRuns(ctx);
+  const runs = pr ? sweepRuns(pr.probes) : [];
+  const [run, prev] = await Promise.all(runs.map((r) => ctx.get("/api/v1/probes/" + r.id)));
+  return { run: run && run.sweep ? run : null, prev: prev && prev.sweep ? prev : null };
+}
+
+// The section (null: no sweep yet), its chart drawn once it is in the page.
+export function view(ctx, d, data) {
+  const { run, prev } = data;
+  if (!run) return { section: null, draw: () => {} };
+  const box = el("div", { class: "chart", id: "chart-sweep" });
+  const section = el("section", { class: "panel wide", "aria-label": "transfer-size sweep", id: "sweep" },
+    el("h3", {}, "Transfer-size sweep (MB/s), " + fmtTime(run.started)),
+    box,
+    el("p", { class: "legend-note" }, "sequential, queue depth " + run.sweep.depth + ", transfer size on a log₂ axis" +
+      (prev ? " · faint: the previous sweep, " + fmtTime(prev.started) : " · no earlier sweep to compare")));
+  return { section, draw: () => state.charts.push(sweepChart(box, run, prev)) };
 }

@@ -158,24 +158,56 @@ function probeChart(container, runs) {
   return new uPlot(opts, data, container);
 }
 
-// One run's own series (its longest phase), MB/s per interval, cliffs and dips shaded.
+// The phase a run's chart shows: its longest series.
+function chartPhase(run) {
+  return (run.phases || []).filter((p) => p.series && p.series.length)
+    .sort((a, b) => b.series.length - a.series.length)[0] || null;
+}
+
+// The chart's columns of @ph: seconds since the phase started, from 0, and MB/s of
+// each interval. A point [t_ms, read, written] closes an interval that began at the
+// point before it (the first at 0), and the last interval of a phase is short (the
+// phase ended within it): each one's bytes go over its own length, never over
+// interval_ms. A copy counts what it wrote (what its copy_to line gives), the other
+// presets what they read and wrote. The first interval's rate is repeated at 0, so
+// that the steps cover the phase from its start.
+export function phaseRates(ph) {
+  const copy = ph.op === "copy";
+  const t = [0], mbps = [null];
+  let prev = 0;
+  for (const [ms, rd, wr] of ph.series) {
+    const s = (ms - prev) / 1000;
+    prev = ms;
+    if (s <= 0) continue;
+    t.push(ms / 1000);
+    mbps.push((copy ? wr : rd + wr) / s / 1e6);
+  }
+  mbps[0] = mbps.length > 1 ? mbps[1] : null;
+  return [t, mbps];
+}
+
+// One run's own series (its longest phase), MB/s per interval as steps over the
+// phase's whole length, cliffs and dips shaded.
 function probeSeriesChart(container, run) {
-  const ph = (run.phases || []).filter((p) => p.series && p.series.length)
-    .sort((a, b) => b.series.length - a.series.length)[0];
+  const ph = chartPhase(run);
   if (!ph) return null;
-  const iv = ph.interval_ms / 1000;
-  const t = ph.series.map((p) => p[0] / 1000);
-  const mbps = ph.series.map((p) => (p[1] + p[2]) / iv / 1e6);
+  const data = phaseRates(ph);
+  const t = data[0];
+  const end = Math.max(t[t.length - 1], (ph.elapsed_ms || 0) / 1000);
   const episodes = ph.events.map((e) => [e.start_ms / 1000, e.end_ms / 1000]);
+  const fine = end < 10; // a short run (a copy-to: well under a second) needs decimals
+  const sec = (v) => (v === null || v === undefined ? "–" : v.toFixed(fine ? 2 : 1) + " s");
   const opts = Object.assign(chartSize(container, 200), {
-    series: [{ label: "s", value: (u, v) => v === null ? "–" : v.toFixed(1) + " s" },
-      { label: run.preset + " (" + ph.name + ")", stroke: SERIES_COLORS[4], width: 1.5, value: (u, v) => fmtMBps(v) }],
+    series: [{ label: "s", value: (u, v) => sec(v) },
+      { label: run.preset + " (" + ph.name + (ph.op === "copy" ? ", written" : "") + ")", stroke: SERIES_COLORS[4], width: 1.5,
+        paths: uPlot.paths.stepped({ align: -1 }), value: (u, v) => fmtMBps(v) }],
     axes: axes(fmtMBpsTick, { ySize: 76, xSeconds: true }),
-    scales: { x: { time: false } },
+    scales: { x: { time: false, range: () => [0, end] }, y: { range: (u, mn, mx) => [0, Math.max(1, mx) * 1.1] } },
     plugins: [overlayPlugin([], episodes)],
   });
   container.dataset.events = ph.events.map((e) => e.kind).join(",");
-  return new uPlot(opts, [t, mbps], container);
+  container.dataset.end = String(end);
+  return new uPlot(opts, data, container);
 }
 
 // The runs, the last finished one's detail, and the drives' names (a copy-to run's
@@ -200,6 +232,8 @@ export function view(ctx, d, data) {
   const control = pr ? el("section", { class: "panel", "aria-label": "run a probe" },
     el("h3", {}, pr.running ? "Probe running" : "Run a probe"),
     probeControl(ctx.gen, d, pr, names)) : null;
+  const events = runDetail && !runDetail.sweep ? runDetail.phases.flatMap((p) => p.events) : [];
+  const ph = runDetail && !runDetail.sweep ? chartPhase(runDetail) : null;
   const last = el("section", { class: "panel", "aria-label": "last probe" },
     el("h3", {}, "Last probe" + (lastRun ? ": " + runLabel(lastRun, d.id, names) + ", " + fmtTime(lastRun.started) : "")),
     runDetail && runDetail.sweep ? sweepSummary(runDetail.sweep)
@@ -207,8 +241,9 @@ export function view(ctx, d, data) {
     runDetail && runDetail.notes && runDetail.notes.length ? el("p", { class: "warn probe-notes" }, runDetail.notes.join(" · ")) : null,
     runDetail ? specLine(runDetail) : null,
     runDetail && runDetail.copy_to ? el("p", { class: "legend-note copy-to" }, runDetail.copy_to.text) : null,
-    runDetail && !runDetail.sweep ? el("p", { class: "legend-note" }, "seconds since the phase started · shaded: " +
-      (runDetail.phases.flatMap((p) => p.events).map((e) => e.kind + " (" + e.cause + ")").join(", ") || "no cliff or dip")) : null);
+    runDetail && !runDetail.sweep ? el("p", { class: "legend-note" }, "MB/s " + (ph && ph.op === "copy" ? "written" : "read and written") +
+      " in each interval, seconds since the phase started · shaded: " +
+      (events.map((e) => e.kind + " (" + e.cause + ")").join(", ") || "no cliff or dip")) : null);
   const draw = () => {
     if (pr && pr.probes.some((r) => r.ended)) state.charts.push(probeChart(probeBox,
       pr.probes.map((r) => (r.source_device_id ? Object.assign({}, r, { preset: runLabel(r, d.id, names) }) : r))));

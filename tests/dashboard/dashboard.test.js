@@ -583,6 +583,20 @@ async function checkCopyTo(page, from, devices) {
     if (!got.labels.includes(label) || got.labels.includes("copy-to") || !got.head.startsWith("Last probe: " + label + ", ") ||
         got.line !== run.copy_to.text)
       fail("copy-to on drive " + drive + "'s page (want " + label + "): " + JSON.stringify(got));
+    // The last probe's chart spans the copy from its start to its end (it used to run
+    // between its two samples only, one diagonal line), each interval's MB/s over its own
+    // length (the last one is short): the steps hold what the copy wrote.
+    const ph = run.phases.filter((p) => p.series && p.series.length).sort((a, b) => b.series.length - a.series.length)[0];
+    const c = await page.evaluate(async () => {
+      const { state } = await import("/state.js");
+      const u = state.charts.find((x) => x.root.parentElement.id === "chart-probe-run");
+      return u && { min: u.scales.x.min, max: u.scales.x.max, t: Array.from(u.data[0]), v: Array.from(u.data[1]) };
+    });
+    const wrote = ph.series.reduce((n, p) => n + p[2], 0) / 1e6;
+    const drawn = c ? c.v.slice(1).reduce((n, v, i) => n + v * (c.t[i + 1] - c.t[i]), 0) : null;
+    if (!c || c.min !== 0 || Math.abs(c.max - ph.elapsed_ms / 1000) > 0.002 || c.t[0] !== 0 || Math.abs(drawn - wrote) > wrote * 1e-6)
+      fail("copy-to's last probe chart on drive " + drive + ": x " + (c && c.min) + " to " + (c && c.max) + " s, the phase took " +
+        ph.elapsed_ms + " ms; " + drawn + " MB drawn, " + wrote + " MB written: " + JSON.stringify({ chart: c, series: ph.series }));
   }
 }
 

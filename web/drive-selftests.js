@@ -1,12 +1,17 @@
 // nvmond dashboard, drive page: the self-tests panel (issue 12). Whether the drive
 // takes them, the running one with its progress (and Abort), the next scheduled one,
-// Short / Extended buttons, the results, the scheduled tests skipped lately with why.
+// Short / Extended buttons, the results (the newest ten, or all), the scheduled tests
+// skipped lately with why.
 import { authPost, optional } from "./api.js";
 import { el, meter, row, showError } from "./dom.js";
 import { fmtTime } from "./format.js";
 import { requestRender, state } from "./state.js";
 
-const SELFTESTS_SHOWN = 50;
+const SELFTESTS_SHOWN = 10;
+const SELFTESTS_ALL = 1000; // GET …/selftests?limit= at most (docs/api.md)
+// The drive whose results are all shown ("Show all"): a rebuild of its page keeps them.
+let allShownFor = null;
+
 const SKIPS_SHOWN = 5;
 // Self-test Result codes that are aborts (the rest: 0 passed, 5-7 failures).
 const SELFTEST_ABORTS = new Set([1, 2, 3, 4, 8, 9]);
@@ -81,23 +86,46 @@ function selftestControl(gen, d, st) {
   return box;
 }
 
-// The history, newest first: when nvmond saw each result, its type and result
-// (failures red, aborts amber), where it failed, power-on hours and who started it.
-function selftestHistory(st) {
-  if (!st.history.length)
-    return el("p", { class: "muted" }, st.supported === false ? "No self-test result stored." : "No self-test result stored yet.");
-  const rows = st.history.map((r) => el("tr", { "data-result-code": String(r.result_code), "data-id": String(r.id) },
+// One result: when nvmond saw it, its type and result (failures red, aborts amber),
+// where it failed, power-on hours and who started it.
+function selftestRow(r) {
+  return el("tr", { "data-result-code": String(r.result_code), "data-id": String(r.id) },
     el("td", { class: "time" }, fmtTime(r.seen)),
     el("td", {}, r.type),
     el("td", { class: "details " + (r.failed ? "bad" : SELFTEST_ABORTS.has(r.result_code) ? "warn" : r.passed ? "ok" : "") }, r.result),
     el("td", { class: "num", "data-label": "segment" }, r.segment === null ? "" : String(r.segment)),
     el("td", { class: "num", "data-label": "LBA" }, r.lba === null ? "" : r.lba + (r.nsid !== null ? " (NSID " + r.nsid + ")" : "")),
     el("td", { class: "num", "data-label": "power-on hours" }, String(r.poh)),
-    el("td", { "data-label": "started by" }, r.origin || "other tool")));
-  return el("div", { class: "table-wrap" }, el("table", { class: "events selftests", id: "selftest-history" },
-    el("thead", {}, el("tr", {}, ["Seen", "Type", "Result", "Segment", "LBA", "Power-on hours", "Started by"]
-      .map((x, i) => el("th", { scope: "col", class: i >= 3 && i <= 5 ? "num" : null }, x)))),
-    el("tbody", {}, rows)));
+    el("td", { "data-label": "started by" }, r.origin || "other tool"));
+}
+
+// The results, newest first: the newest SELFTESTS_SHOWN (a year of weekly tests is
+// some 60), and a button that fetches and shows every one stored (the API's limit),
+// or the newest ones again. @all: the answer holds every result.
+function selftestHistory(d, st, all) {
+  if (!st.history.length)
+    return el("p", { class: "muted" }, st.supported === false ? "No self-test result stored." : "No self-test result stored yet.");
+  const shown = all ? st.history : st.history.slice(0, SELFTESTS_SHOWN);
+  const more = !all && st.history.length > SELFTESTS_SHOWN;
+  const box = el("div", { id: "selftest-history-box", "data-all": all ? "yes" : "no" },
+    el("div", { class: "table-wrap" }, el("table", { class: "events selftests", id: "selftest-history" },
+      el("thead", {}, el("tr", {}, ["Seen", "Type", "Result", "Segment", "LBA", "Power-on hours", "Started by"]
+        .map((x, i) => el("th", { scope: "col", class: i >= 3 && i <= 5 ? "num" : null }, x)))),
+      el("tbody", {}, shown.map(selftestRow)))));
+  if (!more && !all) return box;
+  const btn = el("button", { type: "button", id: "selftest-all" }, all ? "Show the newest " + SELFTESTS_SHOWN : "Show all");
+  btn.addEventListener("click", async () => {
+    btn.disabled = true;
+    const full = all ? st : await optional("/api/v1/devices/" + d.id + "/selftests?limit=" + SELFTESTS_ALL);
+    btn.disabled = false;
+    if (!full) return;
+    allShownFor = all ? null : d.id;
+    box.replaceWith(selftestHistory(d, full, !all));
+  });
+  box.append(el("p", { class: "legend-note" }, all ? "all " + st.history.length + " results" +
+    (st.history.length >= SELFTESTS_ALL ? " the API gives (its limit)" : "") + " · "
+    : "the newest " + SELFTESTS_SHOWN + " results · ", btn));
+  return box;
 }
 
 // Device self-tests (GET …/selftests; null: not available): whether the drive takes
@@ -113,7 +141,7 @@ function selftestPanel(gen, d, st) {
     st.supported === true ? row("Schedule", st.schedule || "none (selftest_schedule in [selftests] or [device \"…\"])") : null,
     st.supported === true ? row("Next scheduled", st.next ? st.next.type + ", " + fmtTime(st.next.at) : "none") : null,
     st.supported === true ? selftestControl(gen, d, st) : null,
-    selftestHistory(st),
+    selftestHistory(d, st, allShownFor === d.id),
     skips.length ? el("div", { id: "selftest-skips" },
       el("h4", {}, "Scheduled tests skipped lately"),
       el("ul", { class: "skips" }, skips.map((k) => el("li", {},
@@ -122,12 +150,15 @@ function selftestPanel(gen, d, st) {
       : null);
 }
 
-// GET …/selftests (null: not available).
+// GET …/selftests: one result more than the table shows (so it knows there are more),
+// or every one when they are shown (null: not available).
 export function load(ctx) {
-  return ctx.get("/api/v1/devices/" + ctx.id + "/selftests?limit=" + SELFTESTS_SHOWN);
+  const n = allShownFor === ctx.id ? SELFTESTS_ALL : SELFTESTS_SHOWN + 1;
+  return ctx.get("/api/v1/devices/" + ctx.id + "/selftests?limit=" + n);
 }
 
 export function view(ctx, d, st) {
+  if (allShownFor !== null && allShownFor !== d.id) allShownFor = null;
   return el("section", { class: "panel wide", "aria-label": "self-tests", id: "selftests" },
     el("h3", {}, "Self-tests"),
     selftestPanel(ctx.gen, d, st));

@@ -303,6 +303,9 @@ async function checkSensorNotes(page, devices) {
 
 // ---- device self-tests (issue 12) ------------------------------------------------
 
+// The self-test table shows the newest ten results, and Show all the rest (issue 26).
+const SELFTESTS_SHOWN = 10;
+
 // What the drive page's Self-tests panel shows, read from the DOM.
 const SELFTEST_VIEW = () => {
   const p = document.getElementById("selftests-panel");
@@ -333,6 +336,7 @@ const SELFTEST_VIEW = () => {
     bar: (document.querySelector("#selftest-control .meter > span") || { style: {} }).style.width || null,
     next: [...p.querySelectorAll(".row")].map((r) => r.textContent).find((t) => t.startsWith("Next scheduled")) || null,
     skips: [...document.querySelectorAll("#selftest-skips li")].map((li) => li.textContent),
+    showAll: (document.getElementById("selftest-all") || {}).textContent || null,
     skipsNote: (document.querySelector("#selftest-skips .legend-note") || {}).textContent || null,
     short: button("short"), extended: button("extended"), abort: button("abort"),
   };
@@ -354,8 +358,9 @@ async function checkSelftestPanel(page, id) {
     if (v.supported !== String(api.supported) || !v.capability.startsWith("Device self-test" + want) ||
         (api.unsupported_reason && !v.capability.includes(api.unsupported_reason)))
       why = "capability";
-    else if (v.rows.length !== api.history.length)
-      why = "rows";
+    else if (v.rows.length !== Math.min(SELFTESTS_SHOWN, api.history.length) ||
+        (api.history.length > SELFTESTS_SHOWN) !== !!v.showAll)
+      why = "rows: the newest " + SELFTESTS_SHOWN + ", and Show all when there are more";
     else if (api.history.length) {
       const h = api.history[0], r = v.rows[0];
       const color = h.failed ? v.bad : [1, 2, 3, 4, 8, 9].includes(h.result_code) ? v.warn : null;
@@ -401,11 +406,15 @@ async function checkSelftestsRouted(page, expected, drive) {
     schedule: "weekly Sun 02:00 short, monthly 1 03:00 extended",
     next: { type: "extended", at: iso(now + 86400e3), at_ms: now + 86400e3 },
     last: { short: history[1], extended: history[0] }, history, skips };
-  const posts = [];
+  const posts = [], limits = [];
   let refuse = null;
   await page.route(new RegExp("/api/v1/devices/" + drive + "/selftests(/abort)?(\\?.*)?$"), async (route) => {
     const req = route.request();
-    if (req.method() === "GET") return route.fulfill({ json: answer });
+    if (req.method() === "GET") {
+      const limit = Number(new URL(req.url()).searchParams.get("limit") || 50);
+      limits.push(limit);
+      return route.fulfill({ json: Object.assign({}, answer, { history: answer.history.slice(0, limit) }) });
+    }
     posts.push({ url: req.url(), auth: req.headers()["authorization"], body: req.postData() });
     if (refuse) return route.fulfill({ status: 409, json: { error: refuse } });
     return route.fulfill({ status: /abort$/.test(req.url()) ? 200 : 202,
@@ -471,6 +480,32 @@ async function checkSelftestsRouted(page, expected, drive) {
   await page.waitForFunction((msg) => document.getElementById("error").textContent === "self-test not started: " + msg, refuse, { timeout: 10000 });
   await posted(3);
   if (JSON.parse(posts[2].body).type !== "extended") fail("the extended start: " + JSON.stringify(posts[2]));
+
+  // A year of results (weekly short, monthly extended: 64): the newest ten, and Show
+  // all, which asks for every one and shows them; a rebuild of the page keeps them all.
+  const year = Array.from({ length: 64 }, (_, i) => result(100 + 64 - i, i % 5 ? "short" : "extended", i % 5 ? 1 : 2, 0, "no error", {}, "schedule", (i + 1) * 7 * 86400e3 / 1.25));
+  answer = Object.assign({}, answer, { running: null, history: year });
+  await page.goto(base + "/");
+  await page.waitForSelector(".card");
+  await page.goto(base + "/#/drive/" + drive);
+  await page.waitForSelector("#selftest-history", { timeout: 15000 });
+  v = await page.evaluate("(" + SELFTEST_VIEW + ")()");
+  if (v.rows.length !== SELFTESTS_SHOWN || v.rows.map((r) => r.id).join() !== year.slice(0, SELFTESTS_SHOWN).map((r) => r.id).join() ||
+      v.showAll !== "Show all")
+    fail(`a year of self-tests: ${v.rows.length} rows (${v.rows.map((r) => r.id)}), "${v.showAll}"; want the newest ${SELFTESTS_SHOWN} and Show all`);
+  limits.length = 0;
+  await page.click("#selftest-all");
+  await page.waitForFunction((n) => document.querySelectorAll("#selftest-history tbody tr").length === n, year.length, { timeout: 10000 });
+  if (!limits.length || Math.max(...limits) < year.length) fail("Show all asked for limits " + JSON.stringify(limits));
+  await page.click('button[data-range="24h"]');
+  await page.waitForFunction(() => document.querySelector('button[data-range="24h"][aria-pressed="true"]'), null, { timeout: 10000 });
+  await page.waitForSelector("#selftest-history", { timeout: 10000 });
+  v = await page.evaluate("(" + SELFTEST_VIEW + ")()");
+  if (v.rows.length !== year.length || v.showAll !== "Show the newest " + SELFTESTS_SHOWN) fail("all results after a rebuild: " + v.rows.length + ", " + v.showAll);
+  await page.click("#selftest-all");
+  await page.waitForFunction((n) => document.querySelectorAll("#selftest-history tbody tr").length === n, SELFTESTS_SHOWN, { timeout: 10000 });
+  await page.click('button[data-range="1h"]');
+  await page.waitForFunction(() => document.querySelector('button[data-range="1h"][aria-pressed="true"]'), null, { timeout: 10000 });
   await page.unrouteAll();
 }
 

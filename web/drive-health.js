@@ -24,7 +24,8 @@ function factsPanel(d, facts) {
   return el("div", { id: "facts", "data-link-degraded": l && l.degraded ? "yes" : "no" },
     row("PCIe link", l ? l.text + (l.degraded ? " · degraded: below what the drive supports, which caps its throughput" : "") : "unknown",
       l && l.degraded ? "warn" : ""),
-    links.length > 1 ? row("Link changes", links.slice(0, 5).map((x) => fmtTime(x.ts) + " " + x.link.text).join(" · ")) : null,
+    // One change a line: five of them in one run of text made a wall in a half-width card.
+    links.length > 1 ? row("Link changes", links.slice(0, 5).map((x) => el("span", { class: "link-change" }, fmtTime(x.ts) + " " + x.link.text))) : null,
     row("State", d.state === "asleep" ? "asleep: runtime-suspended, not polled until it wakes" : d.state || (d.online ? "online" : "offline")),
     d.source === "hwmon" ? row("Health log", "not readable: nvmond lacks the privileges (root, or CAP_SYS_ADMIN and access to /dev/" +
       d.name + "); temperatures from hwmon only", "warn") : null,

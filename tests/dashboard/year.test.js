@@ -62,6 +62,27 @@ async function main() {
     fail("recovery chart lines: " + JSON.stringify(got.data.slice(2)) + ", pre-cliff " + rec.pre_cliff_mb_s);
   if (!got.dash || got.labels[3] !== "95 %") fail("the 95 % line is not dashed: " + JSON.stringify(got));
   if (!rec.verdict || got.verdict !== rec.verdict) fail("recovery verdict: '" + got.verdict + "', API '" + rec.verdict + "'");
+  // The Firmware and PCIe link card holds its year (a firmware change, three links)
+  // within its box: no part of it runs past the card or scrolls sideways in it, wide or
+  // on a phone. Its firmware table used to run 68 px past a 1400 px window's card.
+  const facts = await get("/api/v1/devices/" + d1 + "/facts");
+  if (!facts.firmware_history.some((h) => h.event === "firmware_changed") || facts.link_history.length < 2)
+    fail("demo1's year has no firmware change or link change: " + JSON.stringify(facts));
+  for (const w of [1400, 1000, 390]) {
+    await page.setViewportSize({ width: w, height: 900 });
+    await page.waitForTimeout(300);
+    const fit = await page.evaluate(() => {
+      const card = document.querySelector('[aria-label="firmware and link"]');
+      const box = card.getBoundingClientRect();
+      const out = [card, ...card.querySelectorAll("*")].filter((e) => e.scrollWidth > e.clientWidth + 1 && e.clientWidth > 0 ||
+        e.getBoundingClientRect().right > box.right + 0.5).map((e) => e.tagName + "." + e.className + ": " + e.textContent.slice(0, 40));
+      return { out, rows: document.querySelectorAll("#firmware-history tbody tr").length };
+    });
+    if (fit.out.length || fit.rows !== facts.firmware_history.length)
+      fail(`the Firmware and PCIe link card at ${w} px: ${fit.rows} rows; past its box: ${fit.out.join(" | ")}`);
+  }
+  await page.setViewportSize({ width: 1400, height: 900 });
+  await (await page.$('[aria-label="firmware and link"]')).screenshot({ path: path.join(out, "year-facts-light.png") });
   await page.screenshot({ path: path.join(out, "year-recovery-light.png"), fullPage: true });
   await (await page.$("#recovery")).screenshot({ path: path.join(out, "year-recovery-chart-light.png") });
   await (await page.$("#groups")).screenshot({ path: path.join(out, "year-group-list-light.png") });

@@ -385,3 +385,39 @@ Test(cliff, dips_shorter_than_half_a_second_are_noise)
 		cr_expect_eq(m, t[k].events, "%s: %zu events", t[k].rule, m);
 	}
 }
+
+/*
+ * 1 GB/s, a dip to 0.3 GB/s, back up at 2 GB/s for two intervals, then a
+ * second drop to 1.2 GB/s for 2 s and 2 GB/s again.
+ */
+static double rate_dip_then_higher(size_t i, void *arg)
+{
+	(void)arg;
+	return i < 12 ? 1 * GB : i < 20 ? 0.3 * GB : i < 22 ? 2 * GB : i < 30 ? 1.2 * GB : 2 * GB;
+}
+
+/*
+ * cliff.c: after a dip, "Restart the level here: the drive may settle
+ * elsewhere." The second drop is measured from the level the drive came back
+ * to (2 GB/s: 1.2 is below 0.7 × 2), not from the one before the first dip
+ * (1 GB/s: 1.2 would be no drop at all), even two intervals after the dip.
+ */
+Test(cliff, level_restarts_where_the_drive_came_back_after_a_dip)
+{
+	struct cliff_point *v = series(60, rate_dip_then_higher, NULL);
+	struct cliff_event ev[4];
+	size_t m = 0;
+
+	cr_assert_eq(cliff_analyze(v, 60, NULL, 0, NULL, ev, 4, &m), 0);
+	cr_assert_eq(m, 2, "events: %zu", m);
+	cr_expect_eq(ev[0].kind, CLIFF_DIP);
+	cr_expect_eq(ev[0].start, 12);
+	cr_expect(ev[0].rate_before > 0.999 * GB && ev[0].rate_before < 1.001 * GB,
+		  "first level %.4f GB/s", ev[0].rate_before / GB);
+	cr_expect_eq(ev[1].kind, CLIFF_DIP);
+	cr_expect_eq(ev[1].start, 22);
+	cr_expect(ev[1].rate_before > 1.999 * GB && ev[1].rate_before < 2.001 * GB,
+		  "level after the dip %.4f GB/s", ev[1].rate_before / GB);
+	cr_expect_eq(ev[1].end_ms, 30 * 250);
+	free(v);
+}

@@ -38,7 +38,20 @@ Test(recovery, intervals)
 		{"1500ms,2s", 1, 2, 1500, 2000},
 		{"999ms", 0, 0, 0, 0}, /* 1s at least */
 		{"8d", 0, 0, 0, 0},
-		{"1D", 0, 0, 0, 0}, /* units are lower case, as elsewhere */
+		/* The largest documented interval (docs/configuration.md: "each 1s … 7d")
+		 * in every unit, and the next step of each unit refused. */
+		{"604800000ms", 1, 1, 7 * 86400000LL, 7 * 86400000LL},
+		{"604800s", 1, 1, 7 * 86400000LL, 7 * 86400000LL},
+		{"604800", 1, 1, 7 * 86400000LL, 7 * 86400000LL},
+		{"10080m", 1, 1, 7 * 86400000LL, 7 * 86400000LL},
+		{"1d,168h", 1, 2, 86400000LL, 7 * 86400000LL},
+		{"604800001ms", 0, 0, 0, 0},
+		{"604801s", 0, 0, 0, 0},
+		{"604801", 0, 0, 0, 0},
+		{"10081m", 0, 0, 0, 0},
+		{"169h", 0, 0, 0, 0},
+		{"1000ms", 1, 1, 1000, 1000}, /* and the smallest */
+		{"1D", 0, 0, 0, 0},	      /* units are lower case, as elsewhere */
 		{"5 m", 0, 0, 0, 0},
 		{"99999999999999999999s", 0, 0, 0, 0},
 		{"1s,2s,3s,4s,5s,6s,7s,8s,9s,10s,11s,12s,13s,14s,15s,16s,17s", 0, 0, 0, 0},

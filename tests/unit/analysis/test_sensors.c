@@ -446,3 +446,45 @@ Test(sensors, names)
 	cr_expect_str_eq(sensor_limit_src_name(SENSOR_LIMIT_CONFIG), "config");
 	cr_expect_str_eq(sensor_limit_src_name(SENSOR_LIMIT_NONE), "none");
 }
+
+/*
+ * R4 with R7: a composite of 0 K is "not reported", not the coldest reading.
+ * The sensor's history starting while the composite read 0 still learns the
+ * composite's range from the next readings, and a 0 in between neither lowers
+ * the minimum nor starts the range over (hist_update(): "composite_k == 0:
+ * return"; the minimum taken from the first real reading).
+ */
+Test(sensors, stuck_detected_when_the_composite_once_read_zero)
+{
+	const int64_t t0 = 1764460800000LL;
+	struct sensors_cfg c = {.sensor_alerts = true};
+	struct sensors_verdict v;
+
+	/* The composite unknown at the first sample. */
+	struct sensor_hist h1[SMART_NUM_SENSORS] = {0};
+	struct sensors_in in = {.wctemp_k = CRU_WC, .cctemp_k = CRU_CC};
+	in.sensor_k[1] = CRU_S2;
+	in.composite_k = 0;
+	sensors_judge(h1, &in, &c, t0, &v);
+	in.composite_k = 305;
+	sensors_judge(h1, &in, &c, t0 + 1 * H * 1000, &v);
+	cr_expect_eq(h1[1].comp_min_k, 305);
+	in.composite_k = 315;
+	sensors_judge(h1, &in, &c, t0 + 6 * H * 1000, &v);
+	cr_expect_eq(h1[1].comp_min_k, 305);
+	cr_expect_eq(h1[1].comp_max_k, 315);
+	cr_expect_eq(v.sensor[1].implausible, SENSOR_STUCK, "R4: unchanged 6 h, composite +10 K");
+	cr_expect(!v.sensor[1].may_alert, "R6");
+
+	/* The composite unknown once in between. */
+	struct sensor_hist h2[SMART_NUM_SENSORS] = {0};
+	in.composite_k = 305;
+	sensors_judge(h2, &in, &c, t0, &v);
+	in.composite_k = 0;
+	sensors_judge(h2, &in, &c, t0 + 1 * H * 1000, &v);
+	cr_expect_eq(h2[1].comp_min_k, 305, "R7: 0 K is no reading");
+	in.composite_k = 315;
+	sensors_judge(h2, &in, &c, t0 + 6 * H * 1000, &v);
+	cr_expect_eq(h2[1].comp_min_k, 305);
+	cr_expect_eq(v.sensor[1].implausible, SENSOR_STUCK);
+}

@@ -693,3 +693,39 @@ Test(throttle, throttle_while_asleep_becomes_a_late_event_when_it_wakes)
 	cr_expect_eq(l->end_ms, T0_MS + (10 + 2400) * 1000LL);
 	cr_expect_eq(l->start_ms, T0_MS + (10 + 2400 - 90) * 1000LL);
 }
+
+/*
+ * throttle.h, late: "(partly) happened while no sample was taken". An episode
+ * that opened after a gap stays late when it then rises on time: a part of it
+ * still happened unseen (feed_counter(): late |= gap).
+ */
+Test(throttle, episode_opened_late_stays_late_when_it_rises_on_time)
+{
+	static const struct row rows[] = {
+		{0, 50, 0, 0, 0},     {3600, 60, 0, 1, 40}, /* after an hour unseen: opens late */
+		{3610, 61, 0, 1, 50},			    /* rises on time (10 s < gap_ms) */
+		{3620, 61, 0, 2, 60},			    /* and again */
+		{3650, 60, 0, 2, 60}, /* quiet for the settling time: closes */
+	};
+	struct throttle_cfg c = cfg_for(70, 80);
+	struct result r;
+
+	run_fresh(&c, rows, N(rows), &r);
+	cr_assert_eq(count_kind(&r, THROTTLE_LIGHT), 1);
+	const struct throttle_event *l = first_of(&r, THROTTLE_LIGHT);
+	cr_assert(l->late, "a late start stays late");
+	cr_assert_eq(l->duration_s, 60);
+	cr_assert_eq(l->transitions, 2);
+	cr_assert_neq(l->end_ms, 0);
+
+	/* The other way round: on time first, then a gap makes it late. */
+	static const struct row rows2[] = {
+		{0, 50, 0, 0, 0},
+		{10, 60, 0, 1, 5},
+		{20, 60, 0, 1, 15},
+		{20 + 60, 60, 0, 1, 25}, /* 60 s gap (> gap_ms 30 s), still rising */
+	};
+	run_fresh(&c, rows2, N(rows2), &r);
+	cr_assert_eq(count_kind(&r, THROTTLE_LIGHT), 1);
+	cr_assert(first_of(&r, THROTTLE_LIGHT)->late);
+}

@@ -543,3 +543,54 @@ Test(wear, rate_known_and_complete)
 		cr_expect_eq(w.rate[WEAR_1D].complete, t[i].complete, "%s: complete", t[i].rule);
 	}
 }
+
+/*
+ * wear.h, host_bytes: "bytes_written - probe_bytes". A drive whose counter was
+ * reset (wear.h: "A counter that goes backwards … restarts from zero") can show
+ * fewer bytes than nvmond's probes wrote before the reset: the host wrote none
+ * of them, never 2^128 less some.
+ */
+Test(wear, host_bytes_clamp_at_zero_when_probes_wrote_more_than_the_counter_shows)
+{
+	struct wear_point v[] = {
+		{.ts_ms = NOW - DAY, .data_units_written = 5000},
+		{.ts_ms = NOW, .data_units_written = 2000}, /* reset */
+	};
+	struct wear_report w;
+
+	cr_assert_eq(wear_analyze(v, 2, &dflt, "x", smart_bytes(3000), NOW, &w), 0);
+	cr_assert(w.bytes_written == smart_bytes(2000));
+	cr_assert(w.host_bytes == 0, "host bytes %.0f", (double)w.host_bytes);
+	/* Equal: none left for the host either. */
+	cr_assert_eq(wear_analyze(v, 2, &dflt, "x", smart_bytes(2000), NOW, &w), 0);
+	cr_assert(w.host_bytes == 0);
+	cr_assert_eq(wear_analyze(v, 2, &dflt, "x", smart_bytes(1999), NOW, &w), 0);
+	cr_assert(w.host_bytes == smart_bytes(1));
+}
+
+/*
+ * used_slope(): "Percentage used per day from the drive's own steps: the time
+ * between the first and the last increase since the last reset." A drive whose
+ * percentage_used fell (replaced, or reset) counts only its steps after the fall.
+ */
+Test(wear, used_slope_starts_again_after_percentage_used_falls)
+{
+	struct wear_point v[] = {
+		{.ts_ms = NOW - 12 * DAY, .percent_used = 10},
+		{.ts_ms = NOW - 11 * DAY, .percent_used = 11},
+		{.ts_ms = NOW - 10 * DAY, .percent_used = 12},
+		{.ts_ms = NOW - 9 * DAY, .percent_used = 0}, /* fell: start over */
+		{.ts_ms = NOW - 8 * DAY, .percent_used = 0},
+		{.ts_ms = NOW - 7 * DAY, .percent_used = 1},
+		{.ts_ms = NOW - 5 * DAY, .percent_used = 1},
+		{.ts_ms = NOW - 3 * DAY, .percent_used = 2},
+		{.ts_ms = NOW, .percent_used = 2},
+	};
+	struct wear_report w;
+
+	cr_assert_eq(wear_analyze(v, sizeof(v) / sizeof(v[0]), &dflt, "x", 0, NOW, &w), 0);
+	/* 1 % → 2 % from NOW - 7 d to NOW - 3 d: 0.25 a day, from the steps after the fall. */
+	cr_assert_float_eq(w.used_per_day, 0.25, 1e-9, "slope %f", w.used_per_day);
+	/* 98 points at 0.25 a day from the last step: 392 days after NOW - 3 d. */
+	cr_assert_eq(w.used_date_ms, NOW - 3 * DAY + 392 * DAY);
+}

@@ -881,6 +881,22 @@ Test(cfg, size_valid_and_invalid)
 		{"512GiB", 512ULL << 30},
 		{"1.5KiB", 1536},
 		{"18446744073709551615", UINT64_MAX},
+		/* docs/configuration.md, Syntax: "a decimal unit (B, kB/KB, MB, GB, TB, PB)
+		 * or a binary one (KiB, MiB, GiB, TiB, PiB)": each unit its own factor. */
+		{"7B", 7},
+		{"1KB", 1000},
+		{"1kB", 1000},
+		{"1KiB", 1024},
+		{"1MB", 1000000},
+		{"1MiB", 1048576},
+		{"1.5MiB", 1572864},
+		{"1GB", 1000000000ULL},
+		{"1GiB", 1073741824ULL},
+		{"1TB", 1000000000000ULL},
+		{"1TiB", 1099511627776ULL},
+		{"1PB", 1000000000000000ULL},
+		{"1PiB", 1125899906842624ULL},
+		{"2 PiB", 2251799813685248ULL},
 	};
 	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
 		uint64_t v = 1;

@@ -135,10 +135,13 @@ Test(probe_sched, parses_and_rejects)
 	cr_expect_eq(v[1].weekday, 0);
 	cr_expect_eq(v[1].minute, 270);
 	cr_expect_eq(v[1].preset, PROBE_SUSTAINED_WRITE);
-	const char *bad[] = {"daily 3am seq1m-q8",	 "daily 24:00 seq1m-q8",
-			     "daily 03:00 fast",	 "weekly Xyz 03:00 seq1m-q8",
-			     "monthly 1 03:00 seq1m-q8", "daily 03:00",
-			     "daily 03:00 seq1m-q8,",	 "daily 03:00 seq1m-q8 x"};
+	const char *bad[] = {"daily 3am seq1m-q8", "daily 24:00 seq1m-q8", "daily 03:00 fast",
+			     "weekly Xyz 03:00 seq1m-q8", "monthly 1 03:00 seq1m-q8", "daily 03:00",
+			     "daily 03:00 seq1m-q8,", "daily 03:00 seq1m-q8 x",
+			     /* "time must be HH:MM": nothing after the minutes */
+			     "daily 03:00pm seq1m-q8", "daily 03:30x seq1m-q8",
+			     "weekly Sun 04:30:00 seq1m-q8", "daily 03:001 seq1m-q8",
+			     "daily 3:00am seq1m-q8"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		cr_expect_eq(probe_sched_parse(bad[i], v, &n, err), -EINVAL, "%s", bad[i]);
 }

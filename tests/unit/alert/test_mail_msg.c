@@ -273,6 +273,27 @@ Test(mail_msg, address_rules)
 		cr_assert_eq(mail_addr_valid(t[i].s), t[i].ok, "%s", t[i].s);
 }
 
+/*
+ * RFC 5321 §4.5.3.1.3: a path (the address in "<" ">") is at most 256 octets,
+ * so an address of 254 is the longest; a long domain is no reason to refuse
+ * one (64 octets is only the local part's limit, §4.5.3.1.1).
+ */
+Test(mail_msg, address_length_limit_is_the_paths)
+{
+	char a[300];
+
+	memset(a, 'd', sizeof(a));
+	memcpy(a, "alerts@", 7);
+	a[100] = '\0';
+	cr_assert(mail_addr_valid(a), "a 100-octet address");
+	a[100] = 'd';
+	a[254] = '\0';
+	cr_assert(mail_addr_valid(a), "254 octets");
+	a[254] = 'd';
+	a[255] = '\0';
+	cr_assert_not(mail_addr_valid(a), "255 octets: the path would pass 256");
+}
+
 Test(mail_msg, test_notification_without_drive)
 {
 	/* A test notification (no alert, no drive) still makes a complete message. */

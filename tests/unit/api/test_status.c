@@ -8,7 +8,6 @@
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,31 +19,11 @@
 #include "nvmond/store/store_alert.h"
 #include "nvmond/store/store_selftest.h"
 
+#include "../store/store_fixture_dir.h"
+
 #define NOW_MS 1796000000000LL
 
-static char dir[] = "/tmp/nvmond-test-status-XXXXXX";
-static char db_path[400];
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-static void setup(void)
-{
-	cr_assert_not_null(mkdtemp(dir));
-	snprintf(db_path, sizeof(db_path), "%s/nvmond.db", dir);
-}
-
-static void teardown(void)
-{
-	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-TestSuite(status, .init = setup, .fini = teardown);
+TestSuite(status, .init = store_fixture_dir_setup, .fini = store_fixture_dir_teardown);
 
 /* The table of @status as text (no colors unless @color). free() it. */
 static char *table(const json_t *status, bool color)

@@ -18,32 +18,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "../sysfs_fixture.h"
 #include "nvmond/dev/nvme_sysfs.h"
-
-static char fx[PATH_MAX];
-
-static void put(const char *rel, const char *content)
-{
-	char path[PATH_MAX * 2], cmd[PATH_MAX * 6];
-
-	snprintf(path, sizeof(path), "%s/%s", fx, rel);
-	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", path);
-	cr_assert_eq(system(cmd), 0);
-	FILE *fp = fopen(path, "w");
-	cr_assert_not_null(fp, "%s", path);
-	fputs(content, fp);
-	fclose(fp);
-}
-
-static void ln(const char *target, const char *rel)
-{
-	char path[PATH_MAX * 2], cmd[PATH_MAX * 6];
-
-	snprintf(path, sizeof(path), "%s/%s", fx, rel);
-	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\" && ln -sfn '%s' '%s'", path,
-		 target, path);
-	cr_assert_eq(system(cmd), 0);
-}
 
 #define C0 "devices/pci0000:00/0000:00:01.0/0000:01:00.0/nvme/nvme0"
 #define C1 "devices/pci0000:00/0000:00:02.0/0000:02:00.0/nvme/nvme1"
@@ -54,40 +30,40 @@ static void setup(void)
 	snprintf(fx, sizeof(fx), "/tmp/nvmond-nvme-sysfs-XXXXXX");
 	cr_assert_not_null(mkdtemp(fx));
 	/* nvme0: serial padded as the kernel prints it, two namespaces, a partition */
-	put(C0 "/serial", "NVMOND-VM-0000      \n");
-	put(C0 "/model", "QEMU NVMe Ctrl                          \n");
-	put(C0 "/dev", "247:0\n");
-	put(C0 "/nvme0n1/dev", "259:0\n");
-	put(C0 "/nvme0n1/nsid", "1\n");
-	put(C0 "/nvme0n1/wwid", "eui.0000000000000001\n");
-	put(C0 "/nvme0n1/nvme0n1p1/dev", "259:2\n");
-	put(C0 "/nvme0n1/nvme0n1p1/partition", "1\n");
-	put(C0 "/nvme0n2/dev", "259:1\n");
-	put(C0 "/nvme0n2/nsid", "2\n");
-	put(C0 "/nvme0n2/wwid", "eui.0000000000000002\n");
-	put(C0 "/ng0n1/dev", "246:0\n"); /* the generic char device: no namespace block device */
-	ln("../../" C0, "class/nvme/nvme0");
-	ln("../../" C0, "dev/char/247:0");
-	ln("../../" C0 "/nvme0n1", "dev/block/259:0");
-	ln("../../" C0 "/nvme0n2", "dev/block/259:1");
-	ln("../../" C0 "/nvme0n1/nvme0n1p1", "dev/block/259:2");
+	fx_put(C0 "/serial", "NVMOND-VM-0000      \n");
+	fx_put(C0 "/model", "QEMU NVMe Ctrl                          \n");
+	fx_put(C0 "/dev", "247:0\n");
+	fx_put(C0 "/nvme0n1/dev", "259:0\n");
+	fx_put(C0 "/nvme0n1/nsid", "1\n");
+	fx_put(C0 "/nvme0n1/wwid", "eui.0000000000000001\n");
+	fx_put(C0 "/nvme0n1/nvme0n1p1/dev", "259:2\n");
+	fx_put(C0 "/nvme0n1/nvme0n1p1/partition", "1\n");
+	fx_put(C0 "/nvme0n2/dev", "259:1\n");
+	fx_put(C0 "/nvme0n2/nsid", "2\n");
+	fx_put(C0 "/nvme0n2/wwid", "eui.0000000000000002\n");
+	fx_put(C0 "/ng0n1/dev", "246:0\n"); /* the generic char device: no namespace block device */
+	fx_ln("../../" C0, "class/nvme/nvme0");
+	fx_ln("../../" C0, "dev/char/247:0");
+	fx_ln("../../" C0 "/nvme0n1", "dev/block/259:0");
+	fx_ln("../../" C0 "/nvme0n2", "dev/block/259:1");
+	fx_ln("../../" C0 "/nvme0n1/nvme0n1p1", "dev/block/259:2");
 	/* nvme1: native multipath, the head under its subsystem */
-	put(C1 "/serial", "NVMOND-VM-0001\n");
-	put(C1 "/model", "QEMU NVMe Ctrl\n");
-	put(C1 "/dev", "247:1\n");
-	put(C1 "/nvme1c1n1/nsid", "1\n"); /* a path: hidden, no dev node of its own */
-	put(S1 "/nvme1n1/dev", "259:5\n");
-	put(S1 "/nvme1n1/nsid", "1\n");
-	put(S1 "/nvme1n1/wwid", "nvme.1b36-4e56-51-00000001\n");
-	ln("../../../../../../" C1 "/nvme1c1n1", S1 "/nvme1n1/multipath/nvme1c1n1");
-	ln("../../../../" C1, S1 "/nvme1");
-	ln("../../" C1, "class/nvme/nvme1");
-	ln("../../" S1, "class/nvme-subsystem/nvme-subsys1");
-	ln("../../" C1, "dev/char/247:1");
-	ln("../../" S1 "/nvme1n1", "dev/block/259:5");
+	fx_put(C1 "/serial", "NVMOND-VM-0001\n");
+	fx_put(C1 "/model", "QEMU NVMe Ctrl\n");
+	fx_put(C1 "/dev", "247:1\n");
+	fx_put(C1 "/nvme1c1n1/nsid", "1\n"); /* a path: hidden, no dev node of its own */
+	fx_put(S1 "/nvme1n1/dev", "259:5\n");
+	fx_put(S1 "/nvme1n1/nsid", "1\n");
+	fx_put(S1 "/nvme1n1/wwid", "nvme.1b36-4e56-51-00000001\n");
+	fx_ln("../../../../../../" C1 "/nvme1c1n1", S1 "/nvme1n1/multipath/nvme1c1n1");
+	fx_ln("../../../../" C1, S1 "/nvme1");
+	fx_ln("../../" C1, "class/nvme/nvme1");
+	fx_ln("../../" S1, "class/nvme-subsystem/nvme-subsys1");
+	fx_ln("../../" C1, "dev/char/247:1");
+	fx_ln("../../" S1 "/nvme1n1", "dev/block/259:5");
 	/* a disk that is no NVMe namespace */
-	put("devices/virtual/block/dm-0/dev", "253:0\n");
-	ln("../../devices/virtual/block/dm-0", "dev/block/253:0");
+	fx_put("devices/virtual/block/dm-0/dev", "253:0\n");
+	fx_ln("../../devices/virtual/block/dm-0", "dev/block/253:0");
 }
 
 static void teardown(void)
@@ -129,7 +105,7 @@ Test(nvme_sysfs, the_opened_node_says_who_it_is)
 	cr_expect_str_eq(c.serial, "NVMOND-VM-0001");
 	cr_expect_eq(nvme_sysfs_ctrl_of_chardev(fx, makedev(247, 9), &c), -ENOENT);
 	/* A char device that is no controller (a dm node link here). */
-	ln("../../devices/virtual/block/dm-0", "dev/char/10:1");
+	fx_ln("../../devices/virtual/block/dm-0", "dev/char/10:1");
 	cr_expect_eq(nvme_sysfs_ctrl_of_chardev(fx, makedev(10, 1), &c), -ENOENT);
 }
 
@@ -144,8 +120,8 @@ Test(nvme_sysfs, a_drive_is_found_by_serial_not_name)
 	cr_expect_str_eq(c.name, "nvme0");
 	cr_expect_eq(nvme_sysfs_ctrl_find(fx, "NVMOND-VM-0000", "Samsung", &c), -ENODEV);
 	cr_expect_eq(nvme_sysfs_ctrl_find(fx, "NVMOND-VM-9999", NULL, &c), -ENODEV);
-	put(C0 "/serial", "NVMOND-VM-0001\n");
-	put(C1 "/serial", "NVMOND-VM-0000\n");
+	fx_put(C0 "/serial", "NVMOND-VM-0001\n");
+	fx_put(C1 "/serial", "NVMOND-VM-0000\n");
 	cr_assert_eq(nvme_sysfs_ctrl_find(fx, "NVMOND-VM-0000", NULL, &c), 0);
 	cr_expect_str_eq(c.name, "nvme1");
 	cr_assert_eq(nvme_sysfs_ctrl_of_chardev(fx, makedev(247, 0), &c), 0);
@@ -171,7 +147,7 @@ Test(nvme_sysfs, namespaces_by_nsid_not_by_listing_order)
 	cr_expect_str_eq(ns.name, "nvme0n2");
 	cr_expect_eq(nvme_sysfs_ns_find(fx, "nvme0", 3, &ns), -ENOENT);
 	/* The name does not decide the NSID: a namespace named n1 that is NSID 7. */
-	put(C0 "/nvme0n1/nsid", "7\n");
+	fx_put(C0 "/nvme0n1/nsid", "7\n");
 	cr_expect_eq(nvme_sysfs_ns_find(fx, "nvme0", 1, &ns), -ENOENT);
 	cr_assert_eq(nvme_sysfs_ns_find(fx, "nvme0", 7, &ns), 0);
 	cr_expect_str_eq(ns.name, "nvme0n1");
@@ -203,6 +179,6 @@ Test(nvme_sysfs, a_device_number_is_traced_to_its_controllers)
 	cr_expect_eq(nvme_sysfs_ns_of_dev(fx, makedev(253, 0), &ns, ctrls, 4, &n), -ENOENT);
 	cr_expect_eq(nvme_sysfs_ns_of_dev(fx, makedev(8, 0), &ns, ctrls, 4, &n), -ENOENT);
 	/* A link that claims a device number its node does not have. */
-	ln("../../" C0 "/nvme0n1", "dev/block/259:9");
+	fx_ln("../../" C0 "/nvme0n1", "dev/block/259:9");
 	cr_expect_eq(nvme_sysfs_ns_of_dev(fx, makedev(259, 9), &ns, ctrls, 4, &n), -ENOENT);
 }

@@ -213,6 +213,19 @@ Test(power, identify_namespace)
 	page[26] = 0x02; /* LBAF2: LBADS 0, unknown */
 	cr_assert_eq(idns_decode(page, &ns), 0);
 	cr_expect_eq(ns.lba_size, 0);
+	/* LBADS is "reported as a power of two (2^n)", 9 (512 bytes) at least (NVMe 2.0
+	 * Fig. 281); 2^31 is the largest a 32-bit size holds, past it no size is known. */
+	page[26] = 0x02;
+	page[128 + 4 * 2 + 2] = 31;
+	cr_assert_eq(idns_decode(page, &ns), 0);
+	cr_expect_eq(ns.lba_size, 1u << 31);
+	page[128 + 4 * 2 + 2] = 32;
+	cr_assert_eq(idns_decode(page, &ns), 0);
+	cr_expect_eq(ns.lba_size, 0, "LBADS 32: no 32-bit size");
+	page[128 + 4 * 2 + 2] = 8;
+	cr_assert_eq(idns_decode(page, &ns), 0);
+	cr_expect_eq(ns.lba_size, 0, "LBADS 8: below 512 bytes");
+	page[128 + 4 * 2 + 2] = 0;
 
 	struct idns a = {.nsze = 10, .ncap = 9, .nuse = 8, .lba_size = 4096, .anagrpid = 2}, b;
 	idns_encode(&a, page);

@@ -19,36 +19,14 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "../sysfs_fixture.h"
 #include "nvmond/probe/probe_run.h"
 
 #define MiB  (1ull << 20)
 #define SIZE (8 * MiB)
 #define C0   "devices/pci0000:00/0000:00:01.0/0000:01:00.0/nvme/nvme0"
 
-static char dir[PATH_MAX], fx[PATH_MAX];
-
-static void put(const char *rel, const char *content)
-{
-	char path[PATH_MAX * 2], cmd[PATH_MAX * 6];
-
-	snprintf(path, sizeof(path), "%s/%s", fx, rel);
-	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", path);
-	cr_assert_eq(system(cmd), 0);
-	FILE *fp = fopen(path, "w");
-	cr_assert_not_null(fp, "%s", path);
-	fputs(content, fp);
-	fclose(fp);
-}
-
-static void ln(const char *target, const char *rel)
-{
-	char path[PATH_MAX * 2], cmd[PATH_MAX * 6];
-
-	snprintf(path, sizeof(path), "%s/%s", fx, rel);
-	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\" && ln -sfn '%s' '%s'", path,
-		 target, path);
-	cr_assert_eq(system(cmd), 0);
-}
+static char dir[PATH_MAX];
 
 static void setup(void)
 {
@@ -65,18 +43,18 @@ static void setup(void)
 	snprintf(fx, sizeof(fx), "/dev/shm/nvmond-exec-sysfs-XXXXXX");
 	cr_assert_not_null(mkdtemp(fx));
 	cr_assert_eq(stat(dir, &st), 0);
-	put(C0 "/serial", "FIXSER              \n");
-	put(C0 "/model", "FIXMODEL\n");
-	put(C0 "/dev", "247:0\n");
+	fx_put(C0 "/serial", "FIXSER              \n");
+	fx_put(C0 "/model", "FIXMODEL\n");
+	fx_put(C0 "/dev", "247:0\n");
 	snprintf(buf, sizeof(buf), "%u:%u\n", major(st.st_dev), minor(st.st_dev));
-	put(C0 "/nvme0n1/dev", buf);
-	put(C0 "/nvme0n1/nsid", "1\n");
-	put(C0 "/nvme0n1/wwid", "eui.fix\n");
-	put(C0 "/nvme0n1/stat", "0 0 0 0 0 0 0 0 0 0 0\n");
-	ln("../../" C0, "class/nvme/nvme0");
-	ln("../../" C0 "/nvme0n1", "class/block/nvme0n1");
+	fx_put(C0 "/nvme0n1/dev", buf);
+	fx_put(C0 "/nvme0n1/nsid", "1\n");
+	fx_put(C0 "/nvme0n1/wwid", "eui.fix\n");
+	fx_put(C0 "/nvme0n1/stat", "0 0 0 0 0 0 0 0 0 0 0\n");
+	fx_ln("../../" C0, "class/nvme/nvme0");
+	fx_ln("../../" C0 "/nvme0n1", "class/block/nvme0n1");
 	snprintf(buf, sizeof(buf), "dev/block/%u:%u", major(st.st_dev), minor(st.st_dev));
-	ln("../../" C0 "/nvme0n1", buf);
+	fx_ln("../../" C0 "/nvme0n1", buf);
 }
 
 static void teardown(void)
@@ -238,7 +216,7 @@ Test(probe_exec, the_reservation_is_a_hard_limit)
 static void swap_serial(struct ctx *c, size_t phase)
 {
 	if (phase == 0) {
-		put(C0 "/serial", "SOMEONE-ELSE\n");
+		fx_put(C0 "/serial", "SOMEONE-ELSE\n");
 		c->done_action = true;
 	}
 }
@@ -273,7 +251,7 @@ static void foreground(struct ctx *c, size_t phase)
 {
 	(void)phase;
 	/* 500 TB moved on the drive by someone else (sectors read, field 3). */
-	put(C0 "/nvme0n1/stat", "100000 0 1000000000000 0 0 0 0 0 0 0 0\n");
+	fx_put(C0 "/nvme0n1/stat", "100000 0 1000000000000 0 0 0 0 0 0 0 0\n");
 	c->done_action = true;
 }
 

@@ -17,6 +17,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "../sysfs_fixture.h"
 #include "nvmond/core/cfg.h"
 #include "nvmond/probe/probe_nsopen.h"
 #include "nvmond/probe/probe_safety.h"
@@ -201,35 +202,6 @@ Test(probe_target, refuses_writes_to_a_mounted_device)
 
 /* ---- a fixture sysfs: namespaces with partitions, holders, dm ---- */
 
-static char fx[PATH_MAX];
-
-static void put(const char *rel, const char *content)
-{
-	char path[PATH_MAX * 2], cmd[PATH_MAX * 6];
-
-	snprintf(path, sizeof(path), "%s/%s", fx, rel);
-	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", path);
-	cr_assert_eq(system(cmd), 0);
-	if (content) {
-		FILE *fp = fopen(path, "w");
-		cr_assert_not_null(fp);
-		fputs(content, fp);
-		fclose(fp);
-	} else {
-		cr_assert_eq(mkdir(path, 0755), 0);
-	}
-}
-
-static void ln(const char *target, const char *rel)
-{
-	char path[PATH_MAX * 2], cmd[PATH_MAX * 6];
-
-	snprintf(path, sizeof(path), "%s/%s", fx, rel);
-	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\" && ln -s '%s' '%s'", path, target,
-		 path);
-	cr_assert_eq(system(cmd), 0);
-}
-
 static void fx_setup(void)
 {
 	snprintf(fx, sizeof(fx), "/tmp/nvmond-sysfs-XXXXXX");
@@ -238,44 +210,44 @@ static void fx_setup(void)
 	char p[512];
 	/* nvme0n1: one partition, held by dm-0 which holds the filesystem */
 	snprintf(p, sizeof(p), "%s/nvme0n1/dev", pci);
-	put(p, "259:0\n");
+	fx_put(p, "259:0\n");
 	snprintf(p, sizeof(p), "%s/nvme0n1/nvme0n1p1/dev", pci);
-	put(p, "259:1\n");
+	fx_put(p, "259:1\n");
 	snprintf(p, sizeof(p), "%s/nvme0n1/nvme0n1p1/partition", pci);
-	put(p, "1\n");
+	fx_put(p, "1\n");
 	snprintf(p, sizeof(p), "%s/nvme0n1/holders", pci);
-	put(p, NULL);
+	fx_put(p, NULL);
 	snprintf(p, sizeof(p), "%s/nvme0n1/nvme0n1p1/holders/dm-0", pci);
-	put(p, "");
+	fx_put(p, "");
 	/* nvme0n2: a clean namespace */
 	snprintf(p, sizeof(p), "%s/nvme0n2/dev", pci);
-	put(p, "259:2\n");
+	fx_put(p, "259:2\n");
 	snprintf(p, sizeof(p), "%s/nvme0n2/holders", pci);
-	put(p, NULL);
+	fx_put(p, NULL);
 	/* nvme0n3: held directly (md) */
 	snprintf(p, sizeof(p), "%s/nvme0n3/dev", pci);
-	put(p, "259:3\n");
+	fx_put(p, "259:3\n");
 	snprintf(p, sizeof(p), "%s/nvme0n3/holders/md0", pci);
-	put(p, "");
-	put("devices/virtual/block/dm-0/dev", "253:0\n");
-	ln("../../../../"
-	   "devices/pci0000:00/0000:00:04.0/nvme/nvme0/nvme0n1/nvme0n1p1",
-	   "devices/virtual/block/dm-0/slaves/nvme0n1p1");
+	fx_put(p, "");
+	fx_put("devices/virtual/block/dm-0/dev", "253:0\n");
+	fx_ln("../../../../"
+	      "devices/pci0000:00/0000:00:04.0/nvme/nvme0/nvme0n1/nvme0n1p1",
+	      "devices/virtual/block/dm-0/slaves/nvme0n1p1");
 	char t[512];
 	snprintf(t, sizeof(t), "../../%s/nvme0n1", pci);
-	ln(t, "class/block/nvme0n1");
+	fx_ln(t, "class/block/nvme0n1");
 	snprintf(t, sizeof(t), "../../%s/nvme0n1/nvme0n1p1", pci);
-	ln(t, "class/block/nvme0n1p1");
+	fx_ln(t, "class/block/nvme0n1p1");
 	snprintf(t, sizeof(t), "../../%s/nvme0n2", pci);
-	ln(t, "class/block/nvme0n2");
+	fx_ln(t, "class/block/nvme0n2");
 	snprintf(t, sizeof(t), "../../%s/nvme0n3", pci);
-	ln(t, "class/block/nvme0n3");
-	ln("../../devices/virtual/block/dm-0", "class/block/dm-0");
+	fx_ln(t, "class/block/nvme0n3");
+	fx_ln("../../devices/virtual/block/dm-0", "class/block/dm-0");
 	snprintf(t, sizeof(t), "../../%s/nvme0n2", pci);
-	ln(t, "dev/block/259:2");
-	ln("../../devices/virtual/block/dm-0", "dev/block/253:0");
-	put("mountinfo", "27 1 253:0 / /home rw,relatime - ext4 /dev/mapper/vg-home rw\n"
-			 "28 1 0:23 / /dev/shm rw - tmpfs tmpfs rw\n");
+	fx_ln(t, "dev/block/259:2");
+	fx_ln("../../devices/virtual/block/dm-0", "dev/block/253:0");
+	fx_put("mountinfo", "27 1 253:0 / /home rw,relatime - ext4 /dev/mapper/vg-home rw\n"
+			    "28 1 0:23 / /dev/shm rw - tmpfs tmpfs rw\n");
 }
 
 static void fx_teardown(void)
@@ -311,7 +283,7 @@ Test(probe_target, raw_namespaces_on_a_fixture, .init = fx_setup, .fini = fx_tea
 	cr_expect_eq(probe_raw_verdict(&f, "nvme0n2", false, false, why), 0);
 
 	/* A namespace mounted directly. */
-	put("mountinfo2", "30 1 259:2 / /data rw - xfs /dev/nvme0n2 rw\n");
+	fx_put("mountinfo2", "30 1 259:2 / /data rw - xfs /dev/nvme0n2 rw\n");
 	snprintf(mi, sizeof(mi), "%s/mountinfo2", fx);
 	cr_assert_eq(probe_raw_facts_read(fx, mi, "nvme0n2", &f), 0);
 	cr_expect(f.mounted);
@@ -352,7 +324,7 @@ Test(probe_target, namespace_opener_refuses_before_opening, .init = fx_setup, .f
 	cr_expect(strstr(why, "partition"), "%s", why);
 	cr_expect_eq(probe_ns_open_at(fx, mi, "nvme0n3", &who, 3, DEV_NS_WRITE, why), -EPERM);
 	cr_expect(strstr(why, "held"), "%s", why);
-	put("mountinfo2", "30 1 259:2 / /data rw - xfs /dev/nvme0n2 rw\n");
+	fx_put("mountinfo2", "30 1 259:2 / /data rw - xfs /dev/nvme0n2 rw\n");
 	snprintf(mi, sizeof(mi), "%s/mountinfo2", fx);
 	cr_expect_eq(probe_ns_open_at(fx, mi, "nvme0n2", &who, 2, DEV_NS_WRITE, why), -EPERM);
 	cr_expect(strstr(why, "mounted"), "%s", why);

@@ -6,27 +6,14 @@
  */
 #pragma once
 
-#define _GNU_SOURCE
-#include <criterion/criterion.h>
-#include <ftw.h>
+#include "store_fixture_dir.h" /* first: it defines _GNU_SOURCE */
+
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 
 #include "nvmond/store/store.h"
 
-static char dir[] = "/tmp/nvmond-test-store-XXXXXX";
-static char db_path[400];
 static struct store *s;
 static int64_t dev_a, dev_b;
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
 
 static int64_t add_device(const char *serial)
 {
@@ -46,8 +33,7 @@ static void store_fixture_setup(void)
 {
 	char err[STORE_ERR_MAX];
 
-	cr_assert_not_null(mkdtemp(dir));
-	snprintf(db_path, sizeof(db_path), "%s/nvmond.db", dir);
+	store_fixture_dir_setup();
 	cr_assert_eq(store_open(db_path, &s, err), 0, "%s", err);
 	dev_a = add_device("A1");
 	dev_b = add_device("B2");
@@ -56,5 +42,5 @@ static void store_fixture_setup(void)
 static void store_fixture_teardown(void)
 {
 	s = store_close(s);
-	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	store_fixture_dir_teardown();
 }

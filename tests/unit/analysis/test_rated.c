@@ -79,6 +79,11 @@ Test(rated, format)
 			 "1,576 MB/s write = 105 % of 1,500 rated");
 	cr_expect_str_eq(rated_format(950, 12400, RATED_READ, buf, sizeof(buf)),
 			 "950 MB/s read = 8 % of 12,400 rated");
+	/* Grouped by three past a million too (a RAID0 of fast drives, in MB/s). */
+	cr_expect_str_eq(rated_format(1234567, 2500, RATED_READ, buf, sizeof(buf)),
+			 "1,234,567 MB/s read = 49383 % of 2,500 rated");
+	cr_expect_str_eq(rated_format(1000000, 1000000, RATED_WRITE, buf, sizeof(buf)),
+			 "1,000,000 MB/s write = 100 % of 1,000,000 rated");
 }
 
 /*

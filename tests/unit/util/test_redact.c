@@ -93,6 +93,22 @@ Test(redact, a_cut_never_shows_userinfo)
 	cr_expect_eq(redact_userinfo(out, 0, in), 0);
 }
 
+/* redact.h: the result fits @size with its NUL, also for text without userinfo. */
+Test(redact, a_cut_of_plain_text_fits_with_its_nul)
+{
+	const char *in = "mqtt: connection refused";
+	char out[64];
+
+	for (size_t size = 1; size <= strlen(in) + 1; size++) {
+		memset(out, 'x', sizeof(out));
+		size_t n = redact_userinfo(out, size, in);
+		cr_expect_eq(n, size - 1, "size %zu", size);
+		cr_expect_eq(out[n], '\0');
+		cr_expect_eq(out[size], 'x', "size %zu: nothing written past it", size);
+		cr_expect_eq(strncmp(out, in, n), 0);
+	}
+}
+
 Test(redact, origin_is_scheme_and_host_only)
 {
 	const struct {

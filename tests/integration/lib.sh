@@ -156,3 +156,31 @@ minute_soon() {
 	AT=$(python3 -c "import time; t = time.time() + $1 + 1; print(time.strftime('%H:%M', time.gmtime(t + time.localtime(t).tm_gmtoff)))")
 }
 
+
+# need_tools TOOL...: skip the test (77) unless each TOOL is installed.
+need_tools() {
+	local tool
+	for tool in "$@"; do
+		command -v "$tool" >/dev/null || { echo "SKIP: $tool not installed"; exit 77; }
+	done
+}
+
+# probe_conf NAME: write $TMP/nvmond.conf for a probe test: [http] token =
+# $TOKEN (set here, NAME-token-RANDOM, for api_post), [probes] lock_dir in $TMP
+# (the drives' probe locks apart from any other nvmond on this machine), then
+# standard input, whose first lines are more [probes] keys.
+probe_conf() {
+	TOKEN=$1-token-$RANDOM
+	{
+		printf '[http]\ntoken = %s\n[probes]\nlock_dir = %s/locks\n' "$TOKEN" "$TMP"
+		cat
+	} > "$TMP/nvmond.conf"
+}
+
+# probe_start [ARG...]: (re)start the demo daemon on $TMP/nvmond.conf and
+# DB=$TMP/nvmond.db with ARGs; sets DB and URL.
+probe_start() {
+	DB=$TMP/nvmond.db
+	start_daemon --demo -c "$TMP/nvmond.conf" --db "$DB" "$@"
+	URL=http://127.0.0.1:$PORT
+}

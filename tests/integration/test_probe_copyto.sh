@@ -5,20 +5,10 @@
 # drive's budget, and cancel; then `nvmond probe --preset copy-to --to`.
 # Env: NVMOND_BIN (ctest).
 set -u
-for tool in curl python3; do
-	command -v "$tool" >/dev/null || { echo "SKIP: $tool not installed"; exit 77; }
-done
 . "$(dirname "$0")/lib.sh"
+need_tools curl python3
 
-TOKEN=copyto-token-$RANDOM
-cat > "$TMP/nvmond.conf" <<CONF
-[daemon]
-demo_history = no
-demo_drives = 3
-[http]
-token = $TOKEN
-[probes]
-lock_dir = $TMP/locks
+probe_conf copyto <<CONF
 phase_duration = 3s
 # Large enough that a copy runs its whole phase (not its byte limit).
 # demo1 and demo2 run many copies of up to their whole area: a budget that the
@@ -35,10 +25,11 @@ probe_budget_month = 16TB
 [device "DEMO950PRO00001"]
 probe_budget_day = 1B
 probe_budget_month = 1B
+[daemon]
+demo_history = no
+demo_drives = 3
 CONF
-DB=$TMP/nvmond.db
-start_daemon --demo --log-level info -c "$TMP/nvmond.conf" --db "$DB"
-URL=http://127.0.0.1:$PORT
+probe_start --log-level info
 
 # demo1 is copied onto demo2 (demo0 runs hot in the demo: it is the one over budget).
 OVER=$(demo_id demo0)

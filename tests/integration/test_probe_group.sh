@@ -7,26 +7,17 @@
 # --device B`.
 # Env: NVMOND_BIN (ctest).
 set -u
-for tool in curl python3; do
-	command -v "$tool" >/dev/null || { echo "SKIP: $tool not installed"; exit 77; }
-done
 . "$(dirname "$0")/lib.sh"
+need_tools curl python3
 
-TOKEN=group-token-$RANDOM
-cat > "$TMP/nvmond.conf" <<CONF
+probe_conf group <<CONF
+phase_duration = 1s
+sustained_every = 0
 [daemon]
 demo_history = no
 demo_drives = 3
-[http]
-token = $TOKEN
-[probes]
-lock_dir = $TMP/locks
-phase_duration = 1s
-sustained_every = 0
 CONF
-DB=$TMP/nvmond.db
-start_daemon --demo --log-level info -c "$TMP/nvmond.conf" --db "$DB"
-URL=http://127.0.0.1:$PORT
+probe_start --log-level info
 
 D1=$(demo_id demo1)
 D2=$(demo_id demo2)

@@ -6,10 +6,8 @@
 # its points and verdict; a bad interval list stops the daemon; cancel stops it.
 # Env: NVMOND_BIN (ctest).
 set -u
-for tool in curl python3; do
-	command -v "$tool" >/dev/null || { echo "SKIP: $tool not installed"; exit 77; }
-done
 . "$(dirname "$0")/lib.sh"
+need_tools curl python3
 
 # A bad list of intervals stops the daemon at start.
 cat > "$TMP/bad.conf" <<CONF
@@ -19,24 +17,17 @@ CONF
 expect_exit 2 "$NVMOND_BIN" --demo -c "$TMP/bad.conf" --db "$TMP/bad.db" --listen "127.0.0.1:$(free_port)"
 grep -q "recovery_intervals" "$LAST_STDERR" || fail "the error names the key: $(cat "$LAST_STDERR")"
 
-TOKEN=recovery-token-$RANDOM
-cat > "$TMP/nvmond.conf" <<CONF
-[daemon]
-demo_history = no
-[http]
-token = $TOKEN
-[probes]
-lock_dir = $TMP/locks
+probe_conf recovery <<CONF
 recovery_intervals = 2s,4s,8s
 # demo1 (980 PRO, 24 GB cache, cool: demo0 reaches its warning temperature every
 # five minutes, which rightly aborts a burst) needs a budget for its 30 GB fill.
 [device "DEMO980PRO00002"]
 probe_budget_day = 1TB
 probe_budget_month = 4TB
+[daemon]
+demo_history = no
 CONF
-DB=$TMP/nvmond.db
-start_daemon --demo --log-level info -c "$TMP/nvmond.conf" --db "$DB"
-URL=http://127.0.0.1:$PORT
+probe_start --log-level info
 
 D0=$(demo_id demo1)
 

@@ -7,27 +7,20 @@
 # later by the pause, and the API gives each burst's idle and paused seconds.
 # Env: NVMOND_BIN (ctest).
 set -u
-for tool in curl python3; do
-	command -v "$tool" >/dev/null || { echo "SKIP: $tool not installed"; exit 77; }
-done
 . "$(dirname "$0")/lib.sh"
+need_tools curl python3
 
-TOKEN=recovery-busy-$RANDOM
-cat > "$TMP/nvmond.conf" <<CONF
-[daemon]
-demo_history = no
-[http]
-token = $TOKEN
-[probes]
-lock_dir = $TMP/locks
+probe_conf recovery-busy <<CONF
 recovery_intervals = 5s,10s
 # demo1 (980 PRO, 24 GB cache) needs a budget for its 30 GB fill.
 [device "DEMO980PRO00002"]
 probe_budget_day = 1TB
 probe_budget_month = 4TB
+[daemon]
+demo_history = no
 CONF
 export NVMOND_DEMO_BUSY=$TMP/busy
-start_daemon --demo --log-level info -c "$TMP/nvmond.conf" --db "$TMP/nvmond.db"
+probe_start --log-level info
 D=$(demo_id demo1)
 
 out=$(api_post "/api/v1/devices/$D/probes" '{"preset":"sustained-write"}')

@@ -4,30 +4,21 @@
 # and summary, measured ÷ rated, a cancel in the cooldown and one during a run.
 # Env: NVMOND_BIN (ctest).
 set -u
-for tool in curl python3; do
-	command -v "$tool" >/dev/null || { echo "SKIP: $tool not installed"; exit 77; }
-done
 . "$(dirname "$0")/lib.sh"
+need_tools curl python3
 
-TOKEN=repeat-token-$RANDOM
-cat > "$TMP/nvmond.conf" <<CONF
-[daemon]
-demo_history = no
-demo_drives = 3
-[http]
-token = $TOKEN
-[probes]
-lock_dir = $TMP/locks
+probe_conf repeat <<CONF
 phase_duration = 1s
 # demo2 (970 EVO Plus 1TB, rated 3,500 / 3,300 MB/s) rated far above what it does:
 # the best of a series is below 80 % of it.
 [device "DEMO970EVO00003"]
 probe_file_size = 8GiB
 rated_read_mbps = 9000
+[daemon]
+demo_history = no
+demo_drives = 3
 CONF
-DB=$TMP/nvmond.db
-start_daemon --demo --log-level info -c "$TMP/nvmond.conf" --db "$DB"
-URL=http://127.0.0.1:$PORT
+probe_start --log-level info
 
 D1=$(demo_id demo1)
 D2=$(demo_id demo2)

@@ -10,24 +10,15 @@
 # - a sustained-write that failed after writing still counts for sustained_every.
 # Env: NVMOND_BIN (ctest).
 set -u
-for tool in curl python3; do
-	command -v "$tool" >/dev/null || { echo "SKIP: $tool not installed"; exit 77; }
-done
 . "$(dirname "$0")/lib.sh"
+need_tools curl python3
 
-TOKEN=safety-token-$RANDOM
-cat > "$TMP/nvmond.conf" <<CONF
-[http]
-token = $TOKEN
-[probes]
+probe_conf safety <<CONF
 phase_duration = 3s
-lock_dir = $TMP/locks
 [device "DEMO980PRO00002"]
 probe_sustained_limit = 200GB
 CONF
-DB=$TMP/nvmond.db
-start_daemon --demo -c "$TMP/nvmond.conf" --db "$DB"
-URL=http://127.0.0.1:$PORT
+probe_start
 D1=$(jq_py "$(http_get /api/v1/devices)" \
 	"print([d['id'] for d in j['devices'] if d['serial']=='DEMO980PRO00002'][0])")
 
@@ -186,8 +177,7 @@ SEEN=$(jq_py "$P" "print(j['progress']['bytes_written'])")
 kill -9 "$DAEMON_PID"
 wait "$DAEMON_PID" 2>/dev/null
 DAEMON_PID=
-start_daemon --demo -c "$TMP/nvmond.conf" --db "$DB"
-URL=http://127.0.0.1:$PORT
+probe_start
 J=$(run_state "$ID")
 jq_py "$J" "
 assert j['state'] == 'failed', j

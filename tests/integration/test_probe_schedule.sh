@@ -3,20 +3,12 @@
 # "schedule"); the same entry on demo0, whose write budget is used up, is
 # skipped and the skip recorded with its reason. Env: NVMOND_BIN (ctest).
 set -u
-for tool in curl python3; do
-	command -v "$tool" >/dev/null || { echo "SKIP: $tool not installed"; exit 77; }
-done
 . "$(dirname "$0")/lib.sh"
+need_tools curl python3
 
 # The scheduled minute begins 14 s after the start (minute_soon, lib.sh).
 minute_soon 14
-cat > "$TMP/nvmond.conf" <<CONF
-[daemon]
-# The runs are counted from zero: no demo year of past ones.
-demo_history = no
-[probes]
-# The drives' probe locks, apart from any other nvmond on this machine.
-lock_dir = $TMP/locks
+probe_conf probe-schedule <<CONF
 phase_duration = 1s
 jitter = 0
 [device "DEMO980PRO00002"]
@@ -24,8 +16,11 @@ probe_schedule = daily $AT rnd4k-q1
 [device "DEMO950PRO00001"]
 probe_schedule = daily $AT seq1m-q1
 probe_budget_day = 1MB
+[daemon]
+# The runs are counted from zero: no demo year of past ones.
+demo_history = no
 CONF
-start_daemon --demo -c "$TMP/nvmond.conf" --db "$TMP/nvmond.db"
+probe_start
 
 dev_id() {
 	jq_py "$(http_get /api/v1/devices)" "print([d['id'] for d in j['devices'] if d['serial']=='$1'][0])"

@@ -6,10 +6,8 @@
 # skips run 2 at the busy gate of scheduled probes and the series says so.
 # Env: NVMOND_BIN (ctest).
 set -u
-for tool in curl python3; do
-	command -v "$tool" >/dev/null || { echo "SKIP: $tool not installed"; exit 77; }
-done
 . "$(dirname "$0")/lib.sh"
+need_tools curl python3
 
 # A bad repeat stops the daemon at start, naming the key.
 printf '[device "DEMO980PRO00002"]\nprobe_schedule = daily 03:00 seq1m-q1 x11\n' > "$TMP/bad.conf"
@@ -18,12 +16,7 @@ grep -q "probe_schedule.*x11" "$LAST_STDERR" || fail "the error names the entry:
 
 # The scheduled minute begins 14 s after the start (minute_soon, lib.sh).
 minute_soon 14
-cat > "$TMP/nvmond.conf" <<CONF
-[daemon]
-demo_history = no
-demo_drives = 3
-[probes]
-lock_dir = $TMP/locks
+probe_conf probe-schedule-repeat <<CONF
 phase_duration = 1s
 jitter = 0
 # demo0 (950 PRO) reaches its warning temperature every five minutes: demo1 and demo2.
@@ -35,9 +28,12 @@ probe_budget_month = 4TB
 probe_schedule = daily $AT seq1m-q1 x3 cooldown 4s
 probe_budget_day = 1TB
 probe_budget_month = 4TB
+[daemon]
+demo_history = no
+demo_drives = 3
 CONF
 export NVMOND_DEMO_BUSY=$TMP/busy
-start_daemon --demo --log-level info -c "$TMP/nvmond.conf" --db "$TMP/nvmond.db"
+probe_start --log-level info
 
 D1=$(demo_id demo1)
 D2=$(demo_id demo2)

@@ -4,29 +4,20 @@
 # (On a probe file: tests/unit/probe/test_probe_exec.c and the VM's probe test.)
 # Env: NVMOND_BIN (ctest).
 set -u
-for tool in curl python3; do
-	command -v "$tool" >/dev/null || { echo "SKIP: $tool not installed"; exit 77; }
-done
 . "$(dirname "$0")/lib.sh"
+need_tools curl python3
 
-TOKEN=sweep-token-$RANDOM
-cat > "$TMP/nvmond.conf" <<CONF
-[daemon]
-demo_history = no
-[http]
-token = $TOKEN
-[probes]
-lock_dir = $TMP/locks
+probe_conf sweep <<CONF
 # Each point runs at most this long: 36 points in about 18 s.
 phase_duration = 500ms
 sweep_depth = 8
 [device "DEMO980PRO00002"]
 probe_budget_day = 100GB
 probe_budget_month = 1TB
+[daemon]
+demo_history = no
 CONF
-DB=$TMP/nvmond.db
-start_daemon --demo -c "$TMP/nvmond.conf" --db "$DB"
-URL=http://127.0.0.1:$PORT
+probe_start
 D1=$(jq_py "$(http_get /api/v1/devices)" \
 	"print([d['id'] for d in j['devices'] if d['serial']=='DEMO980PRO00002'][0])")
 

@@ -2,29 +2,19 @@
 # Throughput probes end to end on the demo drives: the real daemon, curl, a real
 # SQLite file and `nvmond probe` on the same database. Env: NVMOND_BIN (ctest).
 set -u
-for tool in curl python3; do
-	command -v "$tool" >/dev/null || { echo "SKIP: $tool not installed"; exit 77; }
-done
 . "$(dirname "$0")/lib.sh"
+need_tools curl python3
 
-TOKEN=probe-token-$RANDOM
-cat > "$TMP/nvmond.conf" <<CONF
-[daemon]
-# The budgets below are checked from zero: no demo year of past probe runs.
-demo_history = no
-[http]
-token = $TOKEN
-[probes]
-# The drives' probe locks, apart from any other nvmond on this machine.
-lock_dir = $TMP/locks
+probe_conf probe <<CONF
 phase_duration = 1s
 [device "DEMO950PRO00001"]
 probe_budget_day = 100MB
 probe_budget_month = 1GB
+[daemon]
+# The budgets above are checked from zero: no demo year of past probe runs.
+demo_history = no
 CONF
-DB=$TMP/nvmond.db
-start_daemon --demo -c "$TMP/nvmond.conf" --db "$DB"
-URL=http://127.0.0.1:$PORT
+probe_start
 
 dev_id() { # serial -> id
 	jq_py "$(http_get /api/v1/devices)" "print([d['id'] for d in j['devices'] if d['serial']=='$1'][0])"
@@ -200,7 +190,7 @@ out=$(post "$D1" '{"preset":"rnd4k-q32"}' "$TOKEN")
 [ "${out%% *}" = 202 ] || fail "POST before stop: $out"
 ID=$(jq_py "${out#* }" "print(j['id'])")
 stop_daemon
-start_daemon --demo -c "$TMP/nvmond.conf" --db "$DB"
+probe_start
 J=$(http_get "/api/v1/probes/$ID")
 jq_py "$J" "assert j['state'] in ('aborted', 'done'), j['state']" || fail "after stop: $J"
 stop_daemon

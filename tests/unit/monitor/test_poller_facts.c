@@ -37,6 +37,7 @@ static struct {
 	int scan_delay_ms;	      /* each scan takes this long */
 	int scans_out;		      /* scans running now (atomic) */
 	int reads_over_a_scan;	      /* health-log reads that began while a scan ran */
+	bool gone;		      /* the scan does not find it (atomic) */
 } drive;
 
 static int fake_scan(void *ctx, int64_t now_ms, struct dev_info **ret, size_t *ret_n)
@@ -54,6 +55,11 @@ static int fake_scan(void *ctx, int64_t now_ms, struct dev_info **ret, size_t *r
 		__atomic_add_fetch(&drive.scans_out, 1, __ATOMIC_SEQ_CST);
 		usleep((useconds_t)drive.scan_delay_ms * 1000);
 		__atomic_sub_fetch(&drive.scans_out, 1, __ATOMIC_SEQ_CST);
+	}
+	if (__atomic_load_n(&drive.gone, __ATOMIC_SEQ_CST)) {
+		*ret = v;
+		*ret_n = 0;
+		return 0;
 	}
 	snprintf(v->name, sizeof(v->name), "nvme0");
 	snprintf(v->path, sizeof(v->path), "/dev/nvme0");
@@ -440,5 +446,66 @@ Test(poller_facts, no_poll_while_a_rescan_is_out)
 	cr_expect_gt(drive.smart_reads, 5, "polls went on (%d)", drive.smart_reads);
 	cr_expect_eq(drive.reads_over_a_scan, 0, "%d of %d polls began while a scan ran",
 		     drive.reads_over_a_scan, drive.smart_reads);
+	rig_stop(&r);
+}
+
+/* What the listeners heard of the drive's online state. */
+static int heard_online, heard_offline;
+
+static void count_online(void *ctx, const struct device_row *dev, bool online, int64_t now_ms)
+{
+	(void)ctx;
+	(void)dev;
+	(void)now_ms;
+	__atomic_add_fetch(online ? &heard_online : &heard_offline, 1, __ATOMIC_SEQ_CST);
+}
+
+static int seen(int *v)
+{
+	return __atomic_load_n(v, __ATOMIC_SEQ_CST);
+}
+
+/* Run the loop until *@v reaches @want (5 s at most), then until three more scans ran. */
+static void rig_run_until(struct rig *r, int *v, int want)
+{
+	for (int i = 0; i < 100 && seen(v) < want; i++)
+		rig_run(r, 50);
+	cr_assert_geq(seen(v), want, "not within 5 s: %d of %d", seen(v), want);
+	int scans = seen(&drive.scans);
+	for (int i = 0; i < 100 && seen(&drive.scans) < scans + 3; i++)
+		rig_run(r, 50);
+	cr_assert_geq(seen(&drive.scans), scans + 3, "the scans stopped");
+}
+
+/*
+ * poller.c, rescan_take(): "new controllers get a store id, known ones may have
+ * a new name, missing ones go offline"; set_online() tells the listeners (the
+ * alert service's offline rule) of a change only, once per change, however
+ * many scans see the same.
+ */
+Test(poller_facts, missing_from_the_scan_goes_offline_once_and_back_once)
+{
+	struct rig r;
+	struct poller_listener li = {.on_online = count_online};
+	struct device_row row;
+
+	rig_start(&r, false);
+	cr_assert_eq(poller_add_listener(r.p, &li), 0);
+	rig_run_until(&r, &drive.scans, 1);
+	cr_expect(the_drive(&r).row.online);
+	cr_expect_eq(seen(&heard_online), 0, "the first sighting came before the listener");
+
+	__atomic_store_n(&drive.gone, true, __ATOMIC_SEQ_CST);
+	rig_run_until(&r, &heard_offline, 1);
+	cr_expect_not(the_drive(&r).row.online, "offline in the fleet");
+	cr_expect_eq(store_device_get(r.s, the_drive(&r).row.id, &row), 0);
+	cr_expect_not(row.online, "offline in the database");
+	cr_expect_eq(seen(&heard_offline), 1, "told once, three scans later too");
+
+	__atomic_store_n(&drive.gone, false, __ATOMIC_SEQ_CST);
+	rig_run_until(&r, &heard_online, 1);
+	cr_expect(the_drive(&r).row.online, "back");
+	cr_expect_eq(seen(&heard_offline), 1);
+	cr_expect_eq(seen(&heard_online), 1, "told once it is back, three scans later too");
 	rig_stop(&r);
 }

@@ -3,7 +3,7 @@
 
 -- Every result a drive's Device Self-test log (log page 06h) showed, once:
 -- the log keeps the last 20 and no sequence number, so nvmond adds the ones
--- newer than the newest row here (dev/selftest.h, selftest_new_results()),
+-- newer than the newest row here (decode/selftest.h, selftest_new_results()),
 -- oldest first, and id orders them as they ran. code is the test that ran
 -- (1 short, 2 extended, Eh vendor specific), result the Self-test Result
 -- (0 no error … 9 aborted by sanitize), segment the first failed segment

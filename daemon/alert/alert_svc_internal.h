@@ -16,7 +16,7 @@
 #include "nvmond/analysis/throttle.h"
 #include "nvmond/api/api_route.h"
 #include "nvmond/core/cfg.h"
-#include "nvmond/dev/smart.h"
+#include "nvmond/decode/smart.h"
 
 struct adev {
 	int64_t id;

@@ -16,8 +16,8 @@
 #include <jansson.h>
 
 #include "nvmond/alert/mqtt_ha.h"
-#include "nvmond/dev/sample.h"
-#include "nvmond/dev/smart.h"
+#include "nvmond/decode/sample.h"
+#include "nvmond/decode/smart.h"
 #include "nvmond/util/utf8.h"
 
 void mqtt_msgs_clear(struct mqtt_msgs *m)

@@ -7,7 +7,7 @@
 #include <stdio.h>
 
 #include "nvmond/analysis/health.h"
-#include "nvmond/dev/smart.h"
+#include "nvmond/decode/smart.h"
 
 /* The critical-warning bits in bit order, with the words the dashboard shows. */
 static const struct {

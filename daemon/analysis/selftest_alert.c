@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "nvmond/analysis/selftest_alert.h"
-#include "nvmond/dev/errlog.h"
+#include "nvmond/decode/errlog.h"
 
 bool selftest_result_failed(const struct selftest_result *r)
 {

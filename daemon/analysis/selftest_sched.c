@@ -8,7 +8,7 @@
 
 #include "nvmond/analysis/calsched.h"
 #include "nvmond/analysis/selftest_sched.h"
-#include "nvmond/dev/selftest.h"
+#include "nvmond/decode/selftest.h"
 
 _Static_assert(SELFTEST_SCHED_ERR == CALSCHED_ERR, "one error buffer size");
 

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "nvmond/dev/smart.h"
+#include "nvmond/decode/smart.h"
 #include "nvmond/util/timefmt.h"
 #include "nvmond/analysis/wear.h"
 

@@ -16,7 +16,7 @@
 #include "nvmond/api/drive_api.h"
 #include "nvmond/api/render.h"
 #include "nvmond/core/log.h"
-#include "nvmond/dev/pel.h"
+#include "nvmond/decode/pel.h"
 #include "nvmond/util/timefmt.h"
 
 #define DEFAULT_SPAN_MS (7 * 24 * 3600 * 1000LL)

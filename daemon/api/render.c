@@ -14,7 +14,7 @@
 #include "nvmond/api/drive_api.h"
 #include "nvmond/api/render.h"
 #include "nvmond/dev/demo.h"
-#include "nvmond/dev/smart.h"
+#include "nvmond/decode/smart.h"
 #include "nvmond/monitor/fleet_health.h"
 #include "nvmond/util/timefmt.h"
 #include "nvmond/util/u128.h"

@@ -18,7 +18,7 @@
 
 #include "nvmond/dev/dev.h"
 #include "nvmond/dev/dev_guard.h"
-#include "nvmond/dev/idns.h"
+#include "nvmond/decode/idns.h"
 #include "nvmond/dev/nvme_sysfs.h"
 
 /* Our decoders read the wire layout by offset; hold libnvme's structs to it. */

@@ -9,7 +9,7 @@
 
 #include "nvmond/dev/dev_wire.h"
 #include "nvmond/dev/nvme_sysfs.h"
-#include "nvmond/dev/selftest.h"
+#include "nvmond/decode/selftest.h"
 
 static bool terminated(const char *s, size_t size)
 {

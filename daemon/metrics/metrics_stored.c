@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "nvmond/metrics/metrics_stored.h"
-#include "nvmond/dev/smart.h"
+#include "nvmond/decode/smart.h"
 
 enum {
 	F_TEMP,

@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 #include "nvmond/analysis/wear.h"
-#include "nvmond/dev/smart.h"
+#include "nvmond/decode/smart.h"
 #include "nvmond/monitor/fleet_health.h"
 
 void fleet_health(const struct fleet_device *d, struct health_verdict *ret)

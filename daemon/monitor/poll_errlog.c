@@ -15,7 +15,7 @@
 
 #include "nvmond/analysis/errclass.h"
 #include "nvmond/core/log.h"
-#include "nvmond/dev/errlog.h"
+#include "nvmond/decode/errlog.h"
 #include "nvmond/util/timefmt.h"
 #include "poller_internal.h"
 

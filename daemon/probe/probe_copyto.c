@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nvmond/dev/sample.h"
+#include "nvmond/decode/sample.h"
 #include "nvmond/probe/probe_copyto.h"
 #include "nvmond/store/store.h"
 

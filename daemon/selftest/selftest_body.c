@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "nvmond/dev/dev.h"
-#include "nvmond/dev/selftest.h"
+#include "nvmond/decode/selftest.h"
 #include "nvmond/selftest/selftest_body.h"
 
 /* The body's "origin": "cli" from `nvmond selftest`, else "api". */

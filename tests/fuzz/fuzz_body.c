@@ -9,7 +9,7 @@
  */
 #include "fuzz.h"
 #include "nvmond/dev/dev.h"
-#include "nvmond/dev/selftest.h"
+#include "nvmond/decode/selftest.h"
 #include "nvmond/probe/probe_body.h"
 #include "nvmond/probe/probe_series.h"
 #include "nvmond/selftest/selftest_body.h"

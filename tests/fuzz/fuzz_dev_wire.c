@@ -17,7 +17,7 @@
 
 #include "fuzz.h"
 #include "nvmond/dev/dev_wire.h"
-#include "nvmond/dev/selftest.h"
+#include "nvmond/decode/selftest.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -6,7 +6,7 @@
  * two counts (prev, cur), the rest the page.
  */
 #include "fuzz.h"
-#include "nvmond/dev/errlog.h"
+#include "nvmond/decode/errlog.h"
 
 #define ENTRIES_MAX 256 /* ELPE is one byte: a controller keeps at most 256 */
 

@@ -5,7 +5,7 @@
  * previous revision and an Identify FR taken from the input's first 16 bytes.
  */
 #include "fuzz.h"
-#include "nvmond/dev/fwlog.h"
+#include "nvmond/decode/fwlog.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

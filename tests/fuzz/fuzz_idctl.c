@@ -5,7 +5,7 @@
  * JSON, the database and log lines), and the encoder round-trips.
  */
 #include "fuzz.h"
-#include "nvmond/dev/idctl.h"
+#include "nvmond/decode/idctl.h"
 
 static void check_clean(const char *s, size_t cap)
 {

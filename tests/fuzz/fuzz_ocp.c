@@ -8,7 +8,7 @@
 #include <errno.h>
 
 #include "fuzz.h"
-#include "nvmond/dev/ocp.h"
+#include "nvmond/decode/ocp.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

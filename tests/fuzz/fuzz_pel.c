@@ -10,7 +10,7 @@
 #include <errno.h>
 
 #include "fuzz.h"
-#include "nvmond/dev/pel.h"
+#include "nvmond/decode/pel.h"
 
 static void check_take(const struct pel_header *h, uint64_t off, const uint8_t *d, size_t len,
 		       const struct pel_take *t)

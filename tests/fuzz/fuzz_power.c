@@ -8,7 +8,7 @@
  * encode → decode.
  */
 #include "fuzz.h"
-#include "nvmond/dev/power.h"
+#include "nvmond/decode/power.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

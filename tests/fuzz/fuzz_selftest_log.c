@@ -6,7 +6,7 @@
  * key (a result of the same page, or one from elsewhere).
  */
 #include "fuzz.h"
-#include "nvmond/dev/selftest.h"
+#include "nvmond/decode/selftest.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

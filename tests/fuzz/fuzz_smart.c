@@ -5,7 +5,7 @@
  * encoder's round trip (decode, encode, decode again gives the same page).
  */
 #include "fuzz.h"
-#include "nvmond/dev/smart.h"
+#include "nvmond/decode/smart.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

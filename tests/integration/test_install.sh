@@ -96,8 +96,8 @@ if command -v groff > /dev/null; then
 	LC_ALL=C.UTF-8 groff -k -man -Tutf8 -P-cbou "$D$PREFIX/share/man/man8/nvmond.8" > "$TMP/nvmond.8.txt"
 	LC_ALL=C.UTF-8 groff -k -man -Tutf8 -P-cbou "$D$PREFIX/share/man/man5/nvmond.conf.5" > "$TMP/nvmond.conf.5.txt"
 fi
-opts=$(cat "$NVMOND_SRC"/daemon/core/main*.c | sed -n 's/^[[:space:]]*{"\([a-z-]*\)", *[a-z_]*argument.*/\1/p' | sort -u)
-[ -n "$opts" ] || fail "no long options found in daemon/core/main*.c"
+opts=$(cat "$NVMOND_SRC"/daemon/main/main*.c | sed -n 's/^[[:space:]]*{"\([a-z-]*\)", *[a-z_]*argument.*/\1/p' | sort -u)
+[ -n "$opts" ] || fail "no long options found in daemon/main/main*.c"
 "$NVMOND_BIN" --help > "$TMP/help.txt" || fail "--help exited non-zero"
 for o in $opts; do
 	grep -q -- "--$o\b" "$TMP/help.txt" || fail "--help does not list --$o"

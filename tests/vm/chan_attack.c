@@ -28,8 +28,8 @@
 #include "nvmond/core/log.h"
 #include "nvmond/dev/dev.h"
 
-#include "main_cli.h"
-#include "main_privsep.h"
+#include "nvmond/main/main_cli.h"
+#include "nvmond/main/main_privsep.h"
 
 static int mode_of(const char *s, enum dev_ns_mode *ret)
 {

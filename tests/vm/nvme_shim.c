@@ -830,7 +830,7 @@ static void status_log(const struct nvme_passthru_cmd *cmd, int rc, int err)
 
 /*
  * Built here byte by byte from the specifications, apart from nvmond's own
- * encoders (daemon/dev/ocp.c, pel.c, power.c), so the VM test compares two
+ * encoders (daemon/decode/ocp.c, pel.c, power.c), so the VM test compares two
  * readings of the spec, and nvme-cli a third.
  */
 

@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "nvmond/dev/smart.h"
+#include "nvmond/decode/smart.h"
 #include "nvmond/analysis/sensors.h"
 #include "nvmond/analysis/throttle.h"
 

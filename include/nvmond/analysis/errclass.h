@@ -3,7 +3,7 @@
 
 #include <stdbool.h>
 
-#include "nvmond/dev/errlog.h"
+#include "nvmond/decode/errlog.h"
 
 /*
  * What an Error Information log entry means for the drive's health. Most

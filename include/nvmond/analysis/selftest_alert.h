@@ -5,7 +5,7 @@
 #include <stdint.h>
 
 #include "nvmond/analysis/alert.h"
-#include "nvmond/dev/selftest.h"
+#include "nvmond/decode/selftest.h"
 
 /*
  * The self-test alert rules (pure):

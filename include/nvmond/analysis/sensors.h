@@ -4,7 +4,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "nvmond/dev/smart.h"
+#include "nvmond/decode/smart.h"
 
 /*
  * The temperature sensors 1-8 of the health log, judged the way the NVMe

@@ -4,8 +4,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "nvmond/dev/sample.h"
-#include "nvmond/dev/smart.h"
+#include "nvmond/decode/sample.h"
+#include "nvmond/decode/smart.h"
 
 /*
  * Chart series over long ranges (pure: no clock, no I/O). History is kept at

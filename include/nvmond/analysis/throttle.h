@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "nvmond/dev/smart.h"
+#include "nvmond/decode/smart.h"
 
 /*
  * Thermal throttling detection. Pure: fed one device's samples in order (and

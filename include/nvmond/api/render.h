@@ -5,7 +5,7 @@
 
 #include "nvmond/analysis/health.h"
 #include "nvmond/monitor/fleet.h"
-#include "nvmond/dev/sample.h"
+#include "nvmond/decode/sample.h"
 
 /*
  * JSON views shared by the HTTP API and `nvmond status --json`, built with

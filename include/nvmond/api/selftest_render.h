@@ -5,7 +5,7 @@
 
 #include <jansson.h>
 
-#include "nvmond/dev/selftest.h"
+#include "nvmond/decode/selftest.h"
 
 /*
  * JSON views of device self-tests (issue 12), shared by GET …/selftests and

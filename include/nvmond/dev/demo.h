@@ -6,10 +6,10 @@
 #include <stdint.h>
 
 #include "nvmond/dev/dev.h"
-#include "nvmond/dev/errlog.h"
+#include "nvmond/decode/errlog.h"
 #include "nvmond/dev/nvme_hwinfo.h"
-#include "nvmond/dev/selftest.h"
-#include "nvmond/dev/smart.h"
+#include "nvmond/decode/selftest.h"
+#include "nvmond/decode/smart.h"
 
 struct dev_backend;
 

@@ -10,10 +10,10 @@
 #include "nvmond/analysis/errclass.h"
 #include "nvmond/analysis/throttle.h"
 #include "nvmond/dev/demo.h"
-#include "nvmond/dev/errlog.h"
-#include "nvmond/dev/fwlog.h"
+#include "nvmond/decode/errlog.h"
+#include "nvmond/decode/fwlog.h"
 #include "nvmond/dev/nvme_hwinfo.h"
-#include "nvmond/dev/sample.h"
+#include "nvmond/decode/sample.h"
 
 /*
  * A year of history for a demo drive, so that a first start shows every chart

@@ -5,15 +5,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "nvmond/dev/errlog.h"
-#include "nvmond/dev/fwlog.h"
-#include "nvmond/dev/idctl.h"
+#include "nvmond/decode/errlog.h"
+#include "nvmond/decode/fwlog.h"
+#include "nvmond/decode/idctl.h"
 #include "nvmond/dev/nvme_hwinfo.h"
-#include "nvmond/dev/ocp.h"
-#include "nvmond/dev/pel.h"
-#include "nvmond/dev/power.h"
-#include "nvmond/dev/selftest.h"
-#include "nvmond/dev/smart.h"
+#include "nvmond/decode/ocp.h"
+#include "nvmond/decode/pel.h"
+#include "nvmond/decode/power.h"
+#include "nvmond/decode/selftest.h"
+#include "nvmond/decode/smart.h"
 
 #define DEV_MAX_NS   32
 #define DEV_NAME_MAX 64

@@ -5,8 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "nvmond/dev/idctl.h"
-#include "nvmond/dev/smart.h"
+#include "nvmond/decode/idctl.h"
+#include "nvmond/decode/smart.h"
 
 /*
  * What sysfs tells about an NVMe controller without sending it a command, so

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "nvmond/dev/idctl.h"
+#include "nvmond/decode/idctl.h"
 
 /*
  * What sysfs says about NVMe controllers and their namespaces: who a

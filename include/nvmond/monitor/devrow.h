@@ -4,7 +4,7 @@
 #include <stdint.h>
 
 #include "nvmond/dev/dev.h"
-#include "nvmond/dev/sample.h"
+#include "nvmond/decode/sample.h"
 
 /**
  * devrow_from_info() - The device row (identity, name, namespaces as a JSON

@@ -11,8 +11,8 @@
 #include "nvmond/analysis/sensors.h"
 #include "nvmond/core/cfg.h"
 #include "nvmond/dev/dev.h"
-#include "nvmond/dev/sample.h"
-#include "nvmond/dev/selftest.h"
+#include "nvmond/decode/sample.h"
+#include "nvmond/decode/selftest.h"
 
 /*
  * The in-memory view of every known device: identity, online state and latest

@@ -4,8 +4,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "nvmond/dev/ocp.h"
-#include "nvmond/dev/smart.h"
+#include "nvmond/decode/ocp.h"
+#include "nvmond/decode/smart.h"
 
 /*
  * When the poller reads and stores what a drive knows beyond its health log

@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "nvmond/dev/sample.h"
+#include "nvmond/decode/sample.h"
 
 /*
  * A bounded FIFO of samples waiting for the store. When full, the oldest

@@ -12,7 +12,7 @@
 #include "nvmond/probe/probe.h"
 #include "nvmond/probe/probe_file.h"
 #include "nvmond/dev/dev.h"
-#include "nvmond/dev/smart.h"
+#include "nvmond/decode/smart.h"
 #include "nvmond/store/store_probe.h"
 
 /*

@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "nvmond/dev/sample.h"
+#include "nvmond/decode/sample.h"
 
 /*
  * The SQLite store. The only module that includes <sqlite3.h>.

@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "nvmond/dev/ocp.h"
+#include "nvmond/decode/ocp.h"
 #include "nvmond/store/store.h"
 #include "nvmond/util/u128.h"
 

@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "nvmond/analysis/errclass.h"
-#include "nvmond/dev/errlog.h"
+#include "nvmond/decode/errlog.h"
 
 /*
  * Error Information log entries in the store (migration 0006): one row per

@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "nvmond/dev/fwlog.h"
+#include "nvmond/decode/fwlog.h"
 #include "nvmond/dev/nvme_hwinfo.h"
 #include "nvmond/store/store.h"
 

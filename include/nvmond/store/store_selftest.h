@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "nvmond/dev/selftest.h"
+#include "nvmond/decode/selftest.h"
 #include "nvmond/store/store.h"
 
 /*

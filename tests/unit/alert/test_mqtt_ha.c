@@ -12,8 +12,8 @@
 #include <jansson.h>
 
 #include "nvmond/alert/mqtt_ha.h"
-#include "nvmond/dev/sample.h"
-#include "nvmond/dev/smart.h"
+#include "nvmond/decode/sample.h"
+#include "nvmond/decode/smart.h"
 
 static const struct mqtt_ha_cfg CFG = {.topic_prefix = "nvmond",
 				       .discovery_prefix = "homeassistant",

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "nvmond/analysis/health.h"
-#include "nvmond/dev/smart.h"
+#include "nvmond/decode/smart.h"
 
 /* A case overrides a few fields of HEALTHY (later designators win, on purpose). */
 #pragma GCC diagnostic ignored "-Woverride-init"

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "nvmond/analysis/selftest_sched.h"
-#include "nvmond/dev/selftest.h"
+#include "nvmond/decode/selftest.h"
 #include "nvmond/util/timefmt.h"
 
 #define HOUR_MS 3600000LL

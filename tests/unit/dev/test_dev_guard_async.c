@@ -24,7 +24,7 @@
 #include "nvmond/dev/dev.h"
 #include "nvmond/dev/dev_async.h"
 #include "nvmond/dev/dev_guard.h"
-#include "nvmond/dev/selftest.h"
+#include "nvmond/decode/selftest.h"
 
 static atomic_bool release;
 static atomic_int running;

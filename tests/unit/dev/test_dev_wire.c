@@ -9,7 +9,7 @@
 #include <criterion/criterion.h>
 
 #include "nvmond/dev/dev_wire.h"
-#include "nvmond/dev/selftest.h"
+#include "nvmond/decode/selftest.h"
 
 static struct dev_wire_req good(uint32_t op)
 {

@@ -9,7 +9,7 @@
 #include "../store/store_fixture.h"
 
 #include <errno.h>
-#include "nvmond/dev/pel.h"
+#include "nvmond/decode/pel.h"
 #include "nvmond/monitor/risk_input.h"
 #include "nvmond/store/store_drive.h"
 #include "nvmond/store/store_errlog.h"

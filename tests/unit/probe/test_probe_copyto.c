@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nvmond/dev/sample.h"
+#include "nvmond/decode/sample.h"
 #include "nvmond/store/store.h"
 #include "nvmond/store/store_probe.h"
 

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "nvmond/dev/dev.h"
-#include "nvmond/dev/selftest.h"
+#include "nvmond/decode/selftest.h"
 #include "nvmond/selftest/selftest_body.h"
 
 Test(selftest_body, start_rules)

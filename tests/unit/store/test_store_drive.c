@@ -10,7 +10,7 @@
 #include "store_fixture.h"
 
 #include <errno.h>
-#include "nvmond/dev/sample.h"
+#include "nvmond/decode/sample.h"
 #include "nvmond/store/store_drive.h"
 
 TestSuite(store_drive, .init = store_fixture_setup, .fini = store_fixture_teardown);

@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nvmond/store/store_probe_types.h"
+
 /*
  * The probe engine: sequential and random reads and writes of one block size
  * at one queue depth, on an fd opened with O_DIRECT, for a duration or a byte
@@ -14,7 +16,7 @@
  * thread, never the main loop) and never logs.
  */
 
-#define PROBE_NAME_MAX	  32
+/* PROBE_NAME_MAX, struct probe_point and struct probe_dir_stats: store_probe_types.h. */
 #define PROBE_INTERVAL_MS 250
 #define PROBE_MAX_DEPTH	  256
 #define PROBE_MAX_BLOCK	  (64u << 20)
@@ -61,12 +63,6 @@ struct probe_job {
 	void *lease_ctx;
 };
 
-/* One interval of the series. */
-struct probe_point {
-	int64_t t_ms; /* end of the interval, since the phase started */
-	uint64_t rd_bytes, wr_bytes;
-};
-
 /* Log-linear latency histogram: 32 buckets per power of two (≤ 3 % error). */
 #define PROBE_HIST_SUB	   32
 #define PROBE_HIST_OCT	   42
@@ -84,11 +80,6 @@ void probe_hist_add(struct probe_hist *h, uint64_t ns);
  * Return: nanoseconds (the middle of the bucket), 0 when empty.
  */
 uint64_t probe_hist_quantile(const struct probe_hist *h, double q);
-
-struct probe_dir_stats {
-	uint64_t bytes, ios;
-	uint64_t lat_p50_ns, lat_p99_ns, lat_p999_ns, lat_max_ns;
-};
 
 enum probe_stop {
 	PROBE_STOP_DONE,    /* duration or byte count reached */

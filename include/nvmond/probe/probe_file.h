@@ -6,6 +6,7 @@
 
 #include "nvmond/probe/probe.h"
 #include "nvmond/probe/probe_safety.h"
+#include "nvmond/store/store_probe_types.h"
 
 /*
  * The probe file, probe_dir/nvmond-probe.dat: the only file a probe writes.
@@ -22,14 +23,8 @@
  * else, and its filesystem must live on the drive.
  */
 
-/* What identifies a probe file nvmond made, across reboots. */
-struct probe_file_id {
-	uint64_t ino;
-	uint64_t gen;	  /* inode generation (FS_IOC_GETVERSION), when has_gen */
-	int64_t btime_ns; /* birth time (statx), when has_btime */
-	bool has_gen, has_btime;
-	uint64_t size;
-};
+/* struct probe_file_id, what identifies a probe file nvmond made across
+ * reboots, is the store's: store_probe_types.h. */
 
 /** probe_file_id_eq() - Same inode: number, and generation / birth time where recorded. Pure. */
 bool probe_file_id_eq(const struct probe_file_id *known, const struct probe_file_id *seen);

@@ -5,8 +5,7 @@
 #include <stdint.h>
 
 #include "nvmond/analysis/cliff.h"
-#include "nvmond/probe/probe.h"
-#include "nvmond/probe/probe_file.h"
+#include "nvmond/store/store_probe_types.h"
 
 /*
  * Probe runs in the store (migrations/0003_probes.sql). Same conventions as

@@ -18,7 +18,7 @@
 
 #include <criterion/criterion.h>
 
-#include "nvmond/dev/demo.h"
+#include "nvmond/demo/demo.h"
 #include "nvmond/dev/dev.h"
 #include "nvmond/dev/dev_guard.h"
 #include "nvmond/dev/dev_remote.h"

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "nvmond/analysis/cliff.h"
+#include "nvmond/demo/demo.h"
 #include "nvmond/dev/dev.h"
 #include "nvmond/probe/probe_run.h"
 #include "nvmond/probe/probe_sched.h"

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nvmond/demo/demo.h"
 #include "nvmond/dev/dev.h"
 
 #define T0 1796005160000LL /* 2026-11-30T02:19:20Z */

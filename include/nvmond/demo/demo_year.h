@@ -9,7 +9,7 @@
 #include "nvmond/analysis/cliff.h"
 #include "nvmond/analysis/errclass.h"
 #include "nvmond/analysis/throttle.h"
-#include "nvmond/dev/demo.h"
+#include "nvmond/demo/demo.h"
 #include "nvmond/dev/errlog.h"
 #include "nvmond/dev/fwlog.h"
 #include "nvmond/dev/nvme_hwinfo.h"

@@ -11,8 +11,8 @@
 
 #include "nvmond/analysis/cliff.h"
 #include "nvmond/analysis/wear.h"
-#include "nvmond/dev/demo.h"
-#include "nvmond/dev/demo_year.h"
+#include "nvmond/demo/demo.h"
+#include "nvmond/demo/demo_year.h"
 #include "nvmond/dev/dev.h"
 #include "nvmond/probe/probe.h"
 

@@ -22,7 +22,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "nvmond/dev/demo.h"
+#include "nvmond/demo/demo.h"
 
 #define MB 1000000.0
 #define GB 1e9

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "nvmond/dev/demo.h"
+#include "nvmond/demo/demo.h"
 
 struct demo_st_live {
 	/* The test it was told to run (r.code 0: none) and when it will end. */

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nvmond/dev/demo.h"
+#include "nvmond/demo/demo.h"
 
 #define MS_DAY	(24 * 3600 * 1000LL)
 #define MS_WEEK (7 * MS_DAY)

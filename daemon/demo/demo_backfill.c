@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The demo year's I/O: generate each demo drive's year (dev/demo_year.c, pure)
+ * The demo year's I/O: generate each demo drive's year (demo_year.c, pure)
  * and store it through the same store functions the daemon's own subsystems
  * use, then roll it up. Never logs; main says what happened.
  */

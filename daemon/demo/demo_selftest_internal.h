@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 /*
- * Private to the demo backend (dev_demo.c keeps one per drive under its mutex;
+ * Private to the demo backend (demo_backend.c keeps one per drive under its mutex;
  * demo_selftest.c answers with it): what a demo drive's controller was told
  * by Device Self-test commands. Pure functions of it, the drive and a time.
  */

@@ -15,7 +15,7 @@
 struct dev_backend;
 
 /*
- * The simulated demo drives (demo_drives.c: who each one is; dev_demo.c: how it
+ * The simulated demo drives (demo_drives.c: who each one is; demo_backend.c: how it
  * behaves; demo_selftest.c: its self-tests). Drive 0 is a hot Samsung 950 PRO,
  * drive 1 a cool 980 PRO; drives 2 … 63 are other models (970 EVO Plus, WD
  * SN850X, Crucial P5 Plus, Intel, Solidigm, Kioxia, …) with workloads and

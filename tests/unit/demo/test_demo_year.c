@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The demo year (dev/demo_year.c) and the many demo drives (dev/demo.h): each
+ * The demo year (demo/demo_year.c) and the many demo drives (demo/demo.h): each
  * case states the rule of demo_year.h it checks.
  */
 #include <criterion/criterion.h>

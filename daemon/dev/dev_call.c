@@ -96,6 +96,11 @@ bool dev_unresponsive(struct dev_backend *b, const char *name)
 	return b->guard && dev_guard_unresponsive(b->guard, name);
 }
 
+bool dev_has(const struct dev_backend *b, uint32_t cap)
+{
+	return (b->ops->caps & cap) == cap;
+}
+
 bool dev_timed_out(int err)
 {
 	return err == -ETIMEDOUT;

@@ -486,6 +486,7 @@ int dev_remote_open(int fd, struct dev_backend **ret)
 	uint32_t has = hello.ops;
 	m->ops = (struct dev_backend_ops){
 		.name = m->backend,
+		.caps = hello.caps,
 		.scan = r_scan,
 		.read_smart = r_read_smart,
 		.read_errlog = has & 1u << DEV_OP_READ_ERRLOG ? r_read_errlog : NULL,

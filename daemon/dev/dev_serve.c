@@ -410,6 +410,7 @@ int dev_serve_policy(int fd, struct dev_backend *b, int open_err, const struct d
 		s->pol = *p;
 	pthread_mutex_init(&s->lock, NULL);
 	snprintf(hello.backend, sizeof(hello.backend), "%s", b->ops->name);
+	hello.caps = b->ops->caps;
 	const struct dev_backend_ops *o = b->ops;
 	hello.ops = 1u << DEV_OP_SCAN | 1u << DEV_OP_READ_SMART | 1u << DEV_OP_CONFIGURE |
 		    (o->read_errlog ? 1u << DEV_OP_READ_ERRLOG : 0) |

@@ -29,7 +29,7 @@
 #include "nvmond/dev/dev.h"
 #include "nvmond/export/export_svc.h"
 #include "nvmond/fleetview/fleetview_svc.h"
-#include "nvmond/monitor/demo_backfill.h"
+#include "nvmond/demo/demo_backfill.h"
 #include "nvmond/monitor/fleet.h"
 #include "nvmond/core/log.h"
 #include "nvmond/core/loop.h"
@@ -334,8 +334,9 @@ static int64_t on_db_check(struct loop *l, void *userdata)
 
 /*
  * The demo drives' first start: a year of history (demo_backfill.h), so every
- * chart has something to show. Only on the demo backend, with demo_history on,
- * and on a database without samples. A failure (a full disk) is not fatal.
+ * chart has something to show. Only on a backend whose drives have a past
+ * (DEV_CAP_HISTORY: the demo drives), with demo_history on, and on a database
+ * without samples. A failure (a full disk) is not fatal.
  */
 static void backfill_demo_year(const struct cfg *c, struct store *s, struct dev_backend *b,
 			       const struct store_rollup_cfg *rc)
@@ -344,7 +345,7 @@ static void backfill_demo_year(const struct cfg *c, struct store *s, struct dev_
 	int64_t t0 = timefmt_mono_ms();
 	int r;
 
-	if (strcmp(b->ops->name, "demo") != 0 || !c->demo_history)
+	if (!dev_has(b, DEV_CAP_HISTORY) || !c->demo_history)
 		return;
 	svc_notify("STATUS=Filling a year of demo history");
 	r = demo_backfill(s, b, rc, timefmt_now_ms(), &st);

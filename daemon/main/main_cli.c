@@ -21,6 +21,7 @@
 #include "nvmond/core/cfg.h"
 #include "nvmond/export/export_svc.h"
 #include "nvmond/core/log.h"
+#include "nvmond/demo/demo.h"
 #include "nvmond/dev/dev.h"
 #include "nvmond/analysis/recovery.h"
 #include "nvmond/analysis/risk.h"

@@ -181,7 +181,7 @@ static bool cli_match(const struct dev_info *d, const struct device_row *row, co
 
 int probe_cli_drive(struct dev_backend *b, struct store *s, const struct dev_info *v, size_t n,
 		    const struct device_row *rows, size_t n_rows, const char *device, int64_t now,
-		    struct device_row *ret_row, struct gate_facts *g, int *ret_demo_index)
+		    struct device_row *ret_row, struct gate_facts *g, bool *ret_own_probes)
 {
 	const struct dev_info *d = NULL;
 	struct device_row row;
@@ -237,9 +237,7 @@ int probe_cli_drive(struct dev_backend *b, struct store *s, const struct dev_inf
 	struct dev_ident who = {.model = d->id.model, .serial = d->id.serial};
 	if (dev_read_smart(b, d->name, &who, now, page) == 0 && smart_decode(page, &sl) == 0)
 		g->temp_k = sl.temperature_k;
-	*ret_demo_index = -1;
-	if (strcmp(b->ops->name, "demo") != 0 || sscanf(d->name, "demo%d", ret_demo_index) != 1)
-		*ret_demo_index = -1;
+	*ret_own_probes = dev_has(b, DEV_CAP_OWN_PROBES);
 	*ret_row = row;
 	return 0;
 }
@@ -419,7 +417,8 @@ static int cli_one(const struct cfg *c, struct dev_backend *b, const char *devic
 	struct probe_demo_state own_demo = {0}, *demo = ser->study ? &ser->demo : &own_demo;
 	struct gate_facts g = {0}, sg = {0};
 	int64_t now = timefmt_now_ms();
-	int status = 1, r, lock_fd = -1, src_lock_fd = -1, demo_index = -1, src_demo = -1;
+	int status = 1, r, lock_fd = -1, src_lock_fd = -1;
+	bool own_probes = false, src_own = false;
 	struct sigaction sa = {.sa_handler = cli_on_signal}, old_int, old_term, old_hup;
 	bool signals_set = false;
 
@@ -439,9 +438,9 @@ static int cli_one(const struct cfg *c, struct dev_backend *b, const char *devic
 		fprintf(stderr, "nvmond: %s\n", strerror(-r));
 		goto out;
 	}
-	r = probe_cli_drive(b, s, v, n, rows, n_rows, to ? to : device, now, &row, &g, &demo_index);
+	r = probe_cli_drive(b, s, v, n, rows, n_rows, to ? to : device, now, &row, &g, &own_probes);
 	if (r == 0 && to)
-		r = probe_cli_drive(b, s, v, n, rows, n_rows, device, now, &srow, &sg, &src_demo);
+		r = probe_cli_drive(b, s, v, n, rows, n_rows, device, now, &srow, &sg, &src_own);
 	if (r < 0) {
 		status = r == -ENOENT ? 2 : 1;
 		goto out;
@@ -463,11 +462,11 @@ static int cli_one(const struct cfg *c, struct dev_backend *b, const char *devic
 	if (r == 0 && ser->study)
 		r = cli_study_step(c, s, &row, now, json, ser, &step, reason);
 	if (r == 0)
-		r = probe_plan_prepare_step(c, s, &row, pid, "cli", demo_index, &g,
+		r = probe_plan_prepare_step(c, s, &row, pid, "cli", own_probes, &g,
 					    ser->study ? &step : NULL, now, &plan, &out.run,
 					    reason);
 	if (r == 0 && to) {
-		r = probe_plan_prepare_source(c, s, &srow, src_demo, &sg, &src_plan, reason);
+		r = probe_plan_prepare_source(c, s, &srow, src_own, &sg, &src_plan, reason);
 		plan.source = &src_plan;
 		out.run.source_device_id = srow.id;
 	}

@@ -37,7 +37,7 @@ struct cli_member {
 	struct cli_group *grp;
 	struct device_row row;
 	struct gate_facts g;
-	int demo_index;
+	bool own_probes; /* DEV_CAP_OWN_PROBES */
 	int lock_fd;
 	struct probe_plan plan;
 	struct probe_outcome out;
@@ -174,7 +174,7 @@ int probe_cli_group(const struct cfg *c, struct dev_backend *b, const char *cons
 		return 2;
 	}
 	for (i = 0; i < n; i++)
-		mv[i] = (struct cli_member){.grp = &grp, .lock_fd = -1, .demo_index = -1};
+		mv[i] = (struct cli_member){.grp = &grp, .lock_fd = -1};
 	pthread_mutex_init(&grp.smart_lock, NULL);
 	r = store_open(c->database, &s, err);
 	if (r < 0) {
@@ -190,7 +190,7 @@ int probe_cli_group(const struct cfg *c, struct dev_backend *b, const char *cons
 	}
 	for (i = 0; i < n; i++) {
 		r = probe_cli_drive(b, s, v, n_dev, rows, n_rows, devices[i], now, &mv[i].row,
-				    &mv[i].g, &mv[i].demo_index);
+				    &mv[i].g, &mv[i].own_probes);
 		if (r == -ENOENT)
 			status = 2;
 		if (r < 0)
@@ -213,7 +213,7 @@ int probe_cli_group(const struct cfg *c, struct dev_backend *b, const char *cons
 	for (i = 0, r = 0; i < n && r == 0; i++, bad++)
 		r = probe_drive_lock(c, s, &mv[i].row, "nvmond probe", now, &mv[i].lock_fd, reason);
 	for (i = 0, bad = r < 0 ? bad : 0; i < n && r == 0; i++, bad++)
-		r = probe_plan_prepare(c, s, &mv[i].row, pid, "cli", mv[i].demo_index, &mv[i].g,
+		r = probe_plan_prepare(c, s, &mv[i].row, pid, "cli", mv[i].own_probes, &mv[i].g,
 				       now, &mv[i].plan, &mv[i].out.run, reason);
 	if (r < 0) {
 		fprintf(stderr, "nvmond: group refused, nothing started: drive %s: %s\n",
@@ -237,7 +237,7 @@ int probe_cli_group(const struct cfg *c, struct dev_backend *b, const char *cons
 			fprintf(stderr, "nvmond: %s\n", store_strerror(s));
 			goto settle;
 		}
-		if (mv[i].demo_index >= 0)
+		if (mv[i].own_probes)
 			mv[i].demo.together = (unsigned)n; /* the model's shared bandwidth */
 	}
 	for (i = 0; i < n; i++) {

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Probes on the demo drives: no I/O, a model of what such a drive does.
+ * The simulated probe engine (probe_run_sim), for the drives of a backend that
+ * answers probes itself (DEV_CAP_OWN_PROBES: the demo drives, daemon/demo/):
+ * no I/O, a model of what such a drive does. It finds its drive by the plan's
+ * serial (dev_demo_find()), as the block engine finds a controller in sysfs.
  *
  * - Rates by drive, pattern and queue depth (datasheet-like figures, from
  *   each demo drive's dev_demo_perf in demo.h).
@@ -12,7 +15,7 @@
  *   study's bursts after 5, 10, 20, 40 min idle run slower, the one after
  *   60 min at the rate before the cliff.
  * - Thermal slowdown: while the drive's TMT1 (TMT2) time rises in its SMART log
- *   — demo0 throttles every five minutes, see dev_demo.c — every rate drops to
+ *   — demo0 throttles every five minutes, see demo_backend.c — every rate drops to
  *   55 % (35 %).
  * - Reading and writing the same drive at once (copy-self) shares it badly;
  *   a copy to another drive (copy-to) runs at the lower of the one's read and
@@ -25,9 +28,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "nvmond/dev/demo.h"
+#include "nvmond/demo/demo.h"
 #include "nvmond/probe/probe_run.h"
 #include "nvmond/util/timefmt.h"
+
+#include "probe_run_internal.h"
 
 /*
  * A sequential rate at a transfer size other than 1 MiB (the sweep): small
@@ -296,7 +301,7 @@ static int demo_run(int rd_index, int index, struct probe_demo_state *st, const 
 		.series = v,
 		.n_series = n,
 	};
-	snprintf(ret->engine, sizeof(ret->engine), "demo");
+	snprintf(ret->engine, sizeof(ret->engine), "%s", DEV_DEMO_ENGINE);
 	struct probe_dir_stats *d[2] = {&ret->rd, &ret->wr};
 	uint64_t tot[2] = {rd_total, wr_total};
 	for (int k = 0; k < 2; k++) {
@@ -335,3 +340,45 @@ int probe_demo_run_copy(int rd_index, int index, struct probe_demo_state *st,
 		return -EINVAL;
 	return demo_run(rd_index, index, st, j, start_ms, realtime, tick, tick_ctx, ret);
 }
+
+/* The drive of x->plan among the simulated ones: its controller and target. */
+static int sim_open(struct exec_ctx *x, int *ret_fd, uint64_t *ret_area, bool *ret_writable)
+{
+	char name[DEV_NAME_MAX], path[DEV_NAME_MAX + 8];
+	size_t index;
+
+	(void)ret_area; /* the plan's probe file size: no file, no namespace to size */
+	(void)ret_writable;
+	*ret_fd = -1;
+	if (dev_demo_find(x->plan->serial, &index, name, path) < 0 ||
+	    (size_t)snprintf(x->ctrl, sizeof(x->ctrl), "%s", name) >= sizeof(x->ctrl)) {
+		probe_run_set_reason(x, "no simulated drive has serial %s", x->plan->serial);
+		return -ENODEV;
+	}
+	snprintf(x->out->run.target, sizeof(x->out->run.target), "%s", path);
+	snprintf(x->out->run.engine, sizeof(x->out->run.engine), "%s", DEV_DEMO_ENGINE);
+	x->out->run.nsid = x->plan->nsid;
+	return 0;
+}
+
+static int sim_run(struct exec_ctx *x, int fd, int src_fd, const struct probe_job *j,
+		   int64_t start_ms, struct probe_result *res)
+{
+	size_t index, rd_index;
+
+	(void)fd;
+	(void)src_fd;
+	if (dev_demo_index(x->ctrl, &index) < 0 ||
+	    (x->src && dev_demo_index(x->src->ctrl, &rd_index) < 0))
+		return -ENODEV;
+	if (x->src)
+		return probe_demo_run_copy((int)rd_index, (int)index, x->sim, j, start_ms, true,
+					   probe_run_on_tick, x, res);
+	return probe_demo_run((int)index, x->sim, j, start_ms, true, probe_run_on_tick, x, res);
+}
+
+const struct probe_run_engine probe_run_sim = {
+	.name = DEV_DEMO_ENGINE,
+	.open = sim_open,
+	.run = sim_run,
+};

@@ -75,16 +75,16 @@ int probe_drive_lock(const struct cfg *c, struct store *s, const struct device_r
  * -EDQUOT (budget) / -EPERM (refused target) / -EINVAL with @reason; other errno.
  */
 int probe_plan_prepare(const struct cfg *c, struct store *s, const struct device_row *row,
-		       enum probe_preset_id preset, const char *trigger, int demo_index,
+		       enum probe_preset_id preset, const char *trigger, bool own_probes,
 		       const struct gate_facts *g, int64_t now_ms, struct probe_plan *plan,
 		       struct probe_run_row *run, char reason[PROBE_REASON_MAX])
 {
-	return probe_plan_prepare_step(c, s, row, preset, trigger, demo_index, g, NULL, now_ms,
+	return probe_plan_prepare_step(c, s, row, preset, trigger, own_probes, g, NULL, now_ms,
 				       plan, run, reason);
 }
 
 int probe_plan_prepare_step(const struct cfg *c, struct store *s, const struct device_row *row,
-			    enum probe_preset_id preset, const char *trigger, int demo_index,
+			    enum probe_preset_id preset, const char *trigger, bool own_probes,
 			    const struct gate_facts *g, const struct probe_study_step *step,
 			    int64_t now_ms, struct probe_plan *plan, struct probe_run_row *run,
 			    char reason[PROBE_REASON_MAX])
@@ -100,7 +100,7 @@ int probe_plan_prepare_step(const struct cfg *c, struct store *s, const struct d
 	*plan = (struct probe_plan){
 		.device_id = row->id,
 		.preset = preset,
-		.demo_index = demo_index,
+		.own_probes = own_probes,
 		.nsid = cd.probe_nsid,
 		.destructive = cd.probe_destructive,
 		.file_size = cd.probe_file_size,
@@ -127,7 +127,7 @@ int probe_plan_prepare_step(const struct cfg *c, struct store *s, const struct d
 
 	/* Without a probe directory the raw namespace is only read. */
 	bool writes = preset_writes(pre);
-	if (demo_index < 0 && !cd.probe_dir[0] && writes && !cd.probe_destructive &&
+	if (!own_probes && !cd.probe_dir[0] && writes && !cd.probe_destructive &&
 	    (pre->n_phases == 1)) {
 		snprintf(reason, PROBE_REASON_MAX,
 			 "%s writes, and no probe_dir is set for this drive (raw namespaces are "
@@ -135,9 +135,9 @@ int probe_plan_prepare_step(const struct cfg *c, struct store *s, const struct d
 			 pre->name);
 		return -EPERM;
 	}
-	if (demo_index < 0 && !cd.probe_dir[0] && !cd.probe_destructive)
+	if (!own_probes && !cd.probe_dir[0] && !cd.probe_destructive)
 		writes = false;
-	if (cd.probe_dir[0] && demo_index < 0) {
+	if (cd.probe_dir[0] && !own_probes) {
 		r = store_probe_file_get(s, row->id, cd.probe_dir, &plan->file_id);
 		if (r < 0 && r != -ENOENT)
 			return r;
@@ -206,7 +206,7 @@ int probe_plan_prepare_step(const struct cfg *c, struct store *s, const struct d
 	char fpath[sizeof(cd.probe_dir) + 32];
 	struct stat fst;
 	snprintf(fpath, sizeof(fpath), "%s/%s", cd.probe_dir, PROBE_FILE_NAME);
-	bool layout = writes && cd.probe_dir[0] && demo_index < 0 &&
+	bool layout = writes && cd.probe_dir[0] && !own_probes &&
 		      !(plan->file_known && plan->file_id.size == cd.probe_file_size &&
 			lstat(fpath, &fst) == 0 && (uint64_t)fst.st_size == cd.probe_file_size);
 	uint64_t most = layout ? cd.probe_file_size : 0;
@@ -235,7 +235,7 @@ int probe_plan_prepare_step(const struct cfg *c, struct store *s, const struct d
 }
 
 int probe_plan_prepare_source(const struct cfg *c, struct store *s, const struct device_row *row,
-			      int demo_index, const struct gate_facts *g, struct probe_plan *plan,
+			      bool own_probes, const struct gate_facts *g, struct probe_plan *plan,
 			      char reason[PROBE_REASON_MAX])
 {
 	struct cfg_device cd;
@@ -247,7 +247,7 @@ int probe_plan_prepare_source(const struct cfg *c, struct store *s, const struct
 	*plan = (struct probe_plan){
 		.device_id = row->id,
 		.preset = PROBE_COPY_TO,
-		.demo_index = demo_index,
+		.own_probes = own_probes,
 		.nsid = cd.probe_nsid,
 		.file_size = cd.probe_file_size,
 		.phase_ms = c->probe_phase_ms,
@@ -260,7 +260,7 @@ int probe_plan_prepare_source(const struct cfg *c, struct store *s, const struct
 	snprintf(plan->model, sizeof(plan->model), "%s", row->model);
 	snprintf(plan->probe_dir, sizeof(plan->probe_dir), "%s", cd.probe_dir);
 	/* Read, never written: no budget, and its probe file only as nvmond made it. */
-	if (cd.probe_dir[0] && demo_index < 0) {
+	if (cd.probe_dir[0] && !own_probes) {
 		r = store_probe_file_get(s, row->id, cd.probe_dir, &plan->file_id);
 		if (r == -ENOENT) {
 			snprintf(reason, PROBE_REASON_MAX,

@@ -201,7 +201,7 @@ static int sample_smart(struct exec_ctx *x, int64_t run_ms)
 	return probe_abort_check(0, 0, s.temperature_k, x->plan->wctemp_k, x->reason);
 }
 
-static int on_tick(void *ctx, const struct probe_point *v, size_t n)
+int probe_run_on_tick(void *ctx, const struct probe_point *v, size_t n)
 {
 	struct exec_ctx *x = ctx;
 	int64_t run_ms = x->phase_offset_ms + v[n - 1].t_ms;
@@ -299,6 +299,36 @@ static void analyse(struct probe_outcome *o, size_t k)
 	free(cp);
 }
 
+/* The block device: the target as probe_target.c opens it, its disk's I/O watched. */
+static int block_open(struct exec_ctx *x, int *ret_fd, uint64_t *ret_area, bool *ret_writable)
+{
+	int r = probe_target_open(x, ret_fd, ret_area, ret_writable);
+
+	if (r == 0)
+		x->watch_disk = probe_drive_diskstat(x->plan->sysfs, x->ctrl, &x->ds) == 0;
+	return r;
+}
+
+static int block_run(struct exec_ctx *x, int fd, int src_fd, const struct probe_job *j,
+		     int64_t start_ms, struct probe_result *res)
+{
+	(void)start_ms; /* real time */
+	if (x->src)
+		return probe_engine_run_copy(src_fd, fd, j, probe_run_on_tick, x, res);
+	return probe_engine_run(fd, j, probe_run_on_tick, x, res);
+}
+
+const struct probe_run_engine probe_run_block = {
+	.open = block_open,
+	.check = probe_target_check,
+	.run = block_run,
+};
+
+static const struct probe_run_engine *engine_of(const struct probe_plan *plan)
+{
+	return plan->own_probes ? &probe_run_sim : &probe_run_block;
+}
+
 /*
  * copy-to: open plan->source's drive for reading only (its probe file as
  * nvmond made it, or its raw namespace), looked up by identity as the target
@@ -319,19 +349,14 @@ static int source_open(struct exec_ctx *x, int *ret_fd, uint64_t *ret_area)
 		probe_run_set_reason(x, "out of memory");
 		return -ENOMEM;
 	}
-	*sx = (struct exec_ctx){.plan = sp, .h = x->h, .out = so, .sig_fd = -1, .read_only = true};
+	*sx = (struct exec_ctx){
+		.plan = sp, .h = x->h, .out = so, .sig_fd = -1, .read_only = true, .sim = x->sim};
 	x->src = sx;
 	x->out->run.source_device_id = sp->device_id;
 	sx->next_smart_ms = 1000;
 	sx->next_ds_ms = 1000;
-	if (sp->demo_index >= 0) {
-		snprintf(sx->ctrl, sizeof(sx->ctrl), "demo%d", sp->demo_index);
-		snprintf(x->out->run.source_target, sizeof(x->out->run.source_target), "demo:%d",
-			 sp->demo_index);
-		*ret_area = sp->file_size;
-		return 0;
-	}
-	r = probe_target_open(sx, ret_fd, ret_area, &writable);
+	*ret_area = sp->file_size;
+	r = engine_of(sp)->open(sx, ret_fd, ret_area, &writable);
 	if (r == 0 && (writable || sx->sig_fd >= 0)) {
 		r = -EPERM; /* never: it was asked for read-only */
 		probe_run_set_reason(sx, "opened for writing: refused");
@@ -345,7 +370,6 @@ static int source_open(struct exec_ctx *x, int *ret_fd, uint64_t *ret_area)
 	}
 	snprintf(x->out->run.source_target, sizeof(x->out->run.source_target), "%s",
 		 so->run.target);
-	sx->watch_disk = probe_drive_diskstat(sp->sysfs, sx->ctrl, &sx->ds) == 0;
 	return 0;
 }
 
@@ -369,7 +393,8 @@ int probe_execute(const struct probe_plan *plan, const struct probe_hooks *h,
 		  struct probe_demo_state *demo, struct probe_outcome *out)
 {
 	const struct probe_preset *pre = probe_preset_get(plan->preset);
-	struct exec_ctx x = {.plan = plan, .h = h, .out = out, .sig_fd = -1};
+	const struct probe_run_engine *eng = engine_of(plan);
+	struct exec_ctx x = {.plan = plan, .h = h, .out = out, .sig_fd = -1, .sim = demo};
 	uint64_t area = plan->file_size;
 	bool writable = true, aborted = false, stopped = false, failed = false;
 	bool skipped_writes = false;
@@ -390,8 +415,7 @@ int probe_execute(const struct probe_plan *plan, const struct probe_hooks *h,
 		goto done;
 	}
 	if (pre->copy_to != !!plan->source ||
-	    (plan->source && (plan->source->allowed_write ||
-			      (plan->source->demo_index >= 0) != (plan->demo_index >= 0)))) {
+	    (plan->source && (plan->source->allowed_write || engine_of(plan->source) != eng))) {
 		/* Its reads are another drive's, which it never writes. */
 		snprintf(out->run.reason, sizeof(out->run.reason),
 			 "copy-to needs the drive to copy from, and only reads it");
@@ -405,18 +429,10 @@ int probe_execute(const struct probe_plan *plan, const struct probe_hooks *h,
 			goto done;
 		}
 	}
-	if (plan->demo_index >= 0) {
-		snprintf(out->run.target, sizeof(out->run.target), "demo:%d", plan->demo_index);
-		snprintf(out->run.engine, sizeof(out->run.engine), "demo");
-		snprintf(x.ctrl, sizeof(x.ctrl), "demo%d", plan->demo_index);
-		out->run.nsid = plan->nsid;
-	} else {
-		r = probe_target_open(&x, &fd, &area, &writable);
-		if (r < 0) {
-			snprintf(out->run.reason, sizeof(out->run.reason), "%s", x.reason);
-			goto done;
-		}
-		x.watch_disk = probe_drive_diskstat(plan->sysfs, x.ctrl, &x.ds) == 0;
+	r = eng->open(&x, &fd, &area, &writable);
+	if (r < 0) {
+		snprintf(out->run.reason, sizeof(out->run.reason), "%s", x.reason);
+		goto done;
 	}
 	if (sample_smart(&x, 0) && x.smart_unanswered) {
 		/* Refused before the first write. */
@@ -458,11 +474,11 @@ int probe_execute(const struct probe_plan *plan, const struct probe_hooks *h,
 			aborted = true;
 			break;
 		}
-		if (plan->demo_index < 0 && probe_target_check(&x, fd, writes) < 0) {
+		if (eng->check && eng->check(&x, fd, writes) < 0) {
 			aborted = true;
 			break;
 		}
-		if (x.src && plan->demo_index < 0 && probe_target_check(x.src, sfd, false) < 0) {
+		if (x.src && eng->check && eng->check(x.src, sfd, false) < 0) {
 			probe_run_set_reason(&x, "drive copied from: %s", x.src->reason);
 			aborted = true;
 			break;
@@ -488,17 +504,7 @@ int probe_execute(const struct probe_plan *plan, const struct probe_hooks *h,
 		j.lease_ctx = &x;
 		struct probe_result *res = &out->res[x.phase];
 		*res = (struct probe_result){0};
-		if (plan->demo_index >= 0 && x.src)
-			r = probe_demo_run_copy(plan->source->demo_index, plan->demo_index, demo,
-						&j, out->run.started_ms + offset, true, on_tick, &x,
-						res);
-		else if (plan->demo_index >= 0)
-			r = probe_demo_run(plan->demo_index, demo, &j, out->run.started_ms + offset,
-					   true, on_tick, &x, res);
-		else if (x.src)
-			r = probe_engine_run_copy(sfd, fd, &j, on_tick, &x, res);
-		else
-			r = probe_engine_run(fd, &j, on_tick, &x, res);
+		r = eng->run(&x, fd, sfd, &j, out->run.started_ms + offset, res);
 		x.writing = false;
 		if (r < 0 && res->stop != PROBE_STOP_FAILED) {
 			/* Nothing measured: charge what its leases allowed. */
@@ -526,7 +532,7 @@ int probe_execute(const struct probe_plan *plan, const struct probe_hooks *h,
 		snprintf(ph->name, sizeof(ph->name), "%s", pre->phase[k].name);
 		snprintf(ph->op, sizeof(ph->op), "%s", op_name(j.op));
 		snprintf(ph->stop, sizeof(ph->stop), "%s", stop_name(res->stop));
-		if (plan->demo_index < 0)
+		if (!eng->name)
 			snprintf(out->run.engine, sizeof(out->run.engine), "%s", res->engine);
 		x.base += res->wr_submitted;
 		x.written += res->wr.bytes;

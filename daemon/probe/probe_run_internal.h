@@ -63,7 +63,42 @@ struct exec_ctx {
 	/* copy-to */
 	bool read_only;	      /* the source: opened read-only, never written */
 	struct exec_ctx *src; /* the target's run: the source's state, else NULL */
+	/* the simulated engine: the drive's write cache (probe_execute()'s @demo) */
+	struct probe_demo_state *sim;
 };
+
+/*
+ * How a run reaches its drive; probe_execute() picks one by the plan
+ * (probe_run_engine_of()): the block device (probe_target.c opens and checks
+ * it, probe_engine.c runs the phases through io_uring), or, for a backend that
+ * answers probes itself (DEV_CAP_OWN_PROBES), the model of the drive
+ * (probe_demo.c). Each finds its drive from the plan's identity (serial and
+ * model), as a real drive's controller is found in sysfs: no name or index
+ * comes with the plan.
+ */
+struct probe_run_engine {
+	/* The run's engine as stored; NULL: the one each phase names (io_uring, psync). */
+	const char *name;
+	/*
+	 * Open the drive of x->plan: x->ctrl, x->out->run.target (and nsid),
+	 * *@ret_fd (-1: none), *@ret_area, *@ret_writable (left as it is when
+	 * always writable). Return: 0, or negative errno with x->reason.
+	 */
+	int (*open)(struct exec_ctx *x, int *ret_fd, uint64_t *ret_area, bool *ret_writable);
+	/* Before each phase: the same drive and target (NULL: nothing can change under it). */
+	int (*check)(struct exec_ctx *x, int fd, bool writes);
+	/*
+	 * Run phase @j on @fd from @start_ms (wall clock), calling
+	 * probe_run_on_tick(@x) after each interval; copy-to reads x->src's drive
+	 * (@src_fd). Return: as probe_engine_run().
+	 */
+	int (*run)(struct exec_ctx *x, int fd, int src_fd, const struct probe_job *j,
+		   int64_t start_ms, struct probe_result *res);
+};
+
+/* The two engines. */
+extern const struct probe_run_engine probe_run_block; /* probe_run.c */
+extern const struct probe_run_engine probe_run_sim;   /* probe_demo.c */
 
 /* probe_run.c */
 
@@ -73,6 +108,9 @@ void probe_run_set_reason(struct exec_ctx *x, const char *fmt, ...)
 
 /* CLOCK_MONOTONIC in nanoseconds. */
 int64_t probe_run_mono_ns(void);
+
+/* After each interval of a phase: the run's checks (a probe_tick_fn on an exec_ctx). */
+int probe_run_on_tick(void *ctx, const struct probe_point *v, size_t n);
 
 /* The engine's lease, in its phase's own bytes (a probe_lease_fn). */
 int probe_run_phase_lease(void *ctx, uint64_t want, uint64_t *ret_granted);

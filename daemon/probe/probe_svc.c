@@ -189,11 +189,6 @@ int probe_svc_start_on_loop(void *arg)
 		return -ENOMEM;
 	j->lock_fd = -1;
 	j->src_lock_fd = -1;
-	int demo_index = -1, src_demo = -1;
-	if (p->demo && sscanf(fd.row.name, "demo%d", &demo_index) != 1)
-		demo_index = -1;
-	if (copy && p->demo && sscanf(sfd.row.name, "demo%d", &src_demo) != 1)
-		src_demo = -1;
 	/* Two drives: their locks in the one order every process takes them. */
 	bool src_first = copy && probe_lock_order(sfd.row.serial, fd.row.serial);
 	r = src_first ? lock_one(p, &sfd.row, true, now, &j->src_lock_fd, c->reason) : 0;
@@ -231,11 +226,11 @@ int probe_svc_start_on_loop(void *arg)
 	}
 	if (r == 0)
 		r = probe_plan_prepare_step(&p->cfg, p->store, &fd.row, c->preset, c->trigger,
-					    demo_index, &g,
+					    p->own_probes, &g,
 					    probe_preset_get(c->preset)->study ? &c->study : NULL,
 					    now, &j->plan, &j->out.run, c->reason);
 	if (r == 0 && copy) {
-		r = probe_plan_prepare_source(&p->cfg, p->store, &sfd.row, src_demo, &sg,
+		r = probe_plan_prepare_source(&p->cfg, p->store, &sfd.row, p->own_probes, &sg,
 					      &j->src_plan, c->reason);
 		j->plan.source = &j->src_plan;
 		j->out.run.source_device_id = sfd.row.id;
@@ -365,7 +360,8 @@ int probe_svc_new(const struct cfg *c, struct dev_backend *b, struct store *s, s
 	p->store = s;
 	p->fleet = f;
 	p->mainq = q;
-	p->demo = strcmp(b->ops->name, "demo") == 0;
+	p->own_probes = dev_has(b, DEV_CAP_OWN_PROBES);
+	p->sim_busy = dev_has(b, DEV_CAP_SIM_BUSY);
 	p->endpoints[0] = (struct api_endpoint){"GET", "/api/v1/devices/{id}/probes",
 						API_EP_STORE | API_EP_QUERY, probe_http_list, p};
 	p->endpoints[1] = (struct api_endpoint){"GET", "/api/v1/probes/{id}", API_EP_STORE,

@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "nvmond/core/loop.h"
-#include "nvmond/dev/demo.h"
+#include "nvmond/demo/demo.h"
 #include "nvmond/probe/probe_safety.h"
 #include "nvmond/util/timefmt.h"
 
@@ -54,7 +54,7 @@ static void busy_of_demo(const struct probe_svc *p, const struct probe_dev *d, s
 static void facts_since(const struct probe_svc *p, const struct probe_dev *d, int64_t since_mono,
 			struct gate_facts *g)
 {
-	if (p->demo)
+	if (p->sim_busy)
 		busy_of_demo(p, d, g);
 	else
 		busy_of_since(d, since_mono, g);
@@ -94,8 +94,8 @@ void probe_svc_on_sample(void *ctx, const struct device_row *dev, const struct s
 	/* A drive new here: the scheduler reads its schedule now, not at its next look. */
 	if (!probe_svc_dev_find(p, dev->id, false) && p->loop && p->sched_timer > 0)
 		(void)loop_timer_pull(p->loop, p->sched_timer, 0);
-	if (p->demo)
-		return;
+	if (p->sim_busy)
+		return; /* no diskstats: busy_of_demo() */
 	d = probe_svc_dev_find(p, dev->id, true);
 	/* The whole drive: every namespace (and so every partition) of it. */
 	if (!d || probe_drive_diskstat("/sys", dev->name, &ds) < 0)

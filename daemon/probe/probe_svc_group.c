@@ -105,7 +105,7 @@ int probe_svc_group_start_on_loop(void *arg)
 		struct probe_dev *d = probe_svc_dev_find(p, c->device_id[i], false);
 		char reason[PROBE_REASON_MAX];
 		/* The model's shared bandwidth, for demo drives. */
-		if (job[i]->plan.demo_index >= 0)
+		if (job[i]->plan.own_probes)
 			job[i]->demo.together = (unsigned)c->n;
 		r = probe_job_launch(p, d, job[i], now, reason);
 		job[i] = NULL; /* launched, or discarded */

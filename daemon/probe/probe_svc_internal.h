@@ -94,7 +94,8 @@ struct probe_svc {
 	struct mainq *mainq;
 	struct loop *loop;
 	int64_t sched_timer; /* probe_svc_sched_tick() */
-	bool demo;
+	bool own_probes; /* DEV_CAP_OWN_PROBES: its drives' probes run on the simulated engine */
+	bool sim_busy;	 /* DEV_CAP_SIM_BUSY: their foreground I/O is the backend's, no diskstats */
 	struct probe_dev dev[PROBE_SVC_DEVICES];
 	size_t n_dev;
 	struct probe_job_ctx *done; /* finished threads to join */
@@ -171,7 +172,7 @@ int probe_drive_lock(const struct cfg *c, struct store *s, const struct device_r
  * -EDQUOT (budget) / -EPERM (refused target) / -EINVAL with @reason; other errno.
  */
 int probe_plan_prepare(const struct cfg *c, struct store *s, const struct device_row *row,
-		       enum probe_preset_id preset, const char *trigger, int demo_index,
+		       enum probe_preset_id preset, const char *trigger, bool own_probes,
 		       const struct gate_facts *g, int64_t now_ms, struct probe_plan *plan,
 		       struct probe_run_row *run, char reason[PROBE_REASON_MAX]);
 
@@ -180,7 +181,7 @@ int probe_plan_prepare(const struct cfg *c, struct store *s, const struct device
  * fill or a burst, and how much it writes); NULL for any other preset.
  */
 int probe_plan_prepare_step(const struct cfg *c, struct store *s, const struct device_row *row,
-			    enum probe_preset_id preset, const char *trigger, int demo_index,
+			    enum probe_preset_id preset, const char *trigger, bool own_probes,
 			    const struct gate_facts *g, const struct probe_study_step *step,
 			    int64_t now_ms, struct probe_plan *plan, struct probe_run_row *run,
 			    char reason[PROBE_REASON_MAX]);
@@ -193,7 +194,7 @@ int probe_plan_prepare_step(const struct cfg *c, struct store *s, const struct d
  * made by nvmond), -EBUSY, -EAGAIN with @reason; other errno.
  */
 int probe_plan_prepare_source(const struct cfg *c, struct store *s, const struct device_row *row,
-			      int demo_index, const struct gate_facts *g, struct probe_plan *plan,
+			      bool own_probes, const struct gate_facts *g, struct probe_plan *plan,
 			      char reason[PROBE_REASON_MAX]);
 
 /* probe_study.c */
@@ -317,13 +318,13 @@ void probe_group_run_unref(struct probe_group_run *g);
 /*
  * The drive @device names (a store id, controller or namespace name, serial)
  * among the scanned @v and the stored @rows: on record in @s (upserted, so
- * budgets are shared with the daemon) as *ret_row, its temperature in @g, its
- * demo index (-1: a real drive). Messages go to stderr.
+ * budgets are shared with the daemon) as *ret_row, its temperature in @g, and whether the
+ * backend answers its probes itself (DEV_CAP_OWN_PROBES). Messages go to stderr.
  * Return: 0; -ENOENT (no such device); or negative errno.
  */
 int probe_cli_drive(struct dev_backend *b, struct store *s, const struct dev_info *v, size_t n,
 		    const struct device_row *rows, size_t n_rows, const char *device, int64_t now,
-		    struct device_row *ret_row, struct gate_facts *g, int *ret_demo_index);
+		    struct device_row *ret_row, struct gate_facts *g, bool *ret_own_probes);
 /* probe_http.c: the endpoints */
 void probe_http_list(void *ctx, const struct api_request *req, struct api_reply *ret);
 void probe_http_get(void *ctx, const struct api_request *req, struct api_reply *ret);

@@ -62,7 +62,7 @@ struct selftest_svc {
 	struct mainq *mainq;
 	struct alert_svc *alerts;
 	struct probe_svc *probes;
-	bool demo; /* the demo backend: unconfigured drives run their demo schedule */
+	bool own_selftests; /* DEV_CAP_OWN_SELFTESTS: unconfigured drives run their own schedule */
 	struct loop *loop;
 	int64_t plan_timer;	 /* selftest_plan.c's tick, 0 before it starts */
 	struct dev_async *async; /* NULL: no guard, commands on the loop's thread (tests) */

@@ -12,7 +12,7 @@
 #include <time.h>
 
 #include "nvmond/core/log.h"
-#include "nvmond/dev/demo.h"
+#include "nvmond/demo/demo.h"
 #include "nvmond/store/store_selftest.h"
 #include "nvmond/util/timefmt.h"
 
@@ -85,23 +85,25 @@ static void plan_next(struct selftest_svc *t, struct stdev *d, int64_t now)
 }
 
 /*
- * A demo drive whose schedule nobody configured runs its own demo schedule
- * (demo.h st_schedule) through the scheduler, as a user's drive would: from
- * now on the demo backend leaves its tests to the daemon.
+ * A drive of a backend whose drives run self-tests of their own
+ * (DEV_CAP_OWN_SELFTESTS: the demo drives, demo.h st_schedule), and whose
+ * schedule nobody configured, runs that schedule through the scheduler, as a
+ * user's drive would: from now on the backend leaves its tests to the daemon.
  */
-static void demo_schedule(struct selftest_svc *t, struct stdev *d)
+static void own_schedule(struct selftest_svc *t, struct stdev *d)
 {
-	struct dev_demo_drive dd;
 	struct cfg_device cd;
+	const char *own;
 
-	if (!t->demo || d->sched_str[0] || !dev_demo_name_is(d->row.name))
+	if (!t->own_selftests || d->sched_str[0])
 		return;
 	cfg_device_for(&t->cfg, d->row.model, d->row.serial, &cd);
 	if (t->cfg.selftest_default_schedule[0] || cfg_device_sets(&cd, "selftest_schedule"))
 		return; /* configured, also as "none" */
-	if (dev_demo_drive(strtoul(d->row.name + 4, NULL, 10), &dd) < 0 || !dd.st_schedule)
+	own = dev_demo_selftest_schedule(d->row.name);
+	if (!own)
 		return;
-	snprintf(d->sched_str, sizeof(d->sched_str), "%s", dd.st_schedule);
+	snprintf(d->sched_str, sizeof(d->sched_str), "%s", own);
 	if (dev_demo_selftest_handover(t->backend, d->row.name, timefmt_now_ms()) < 0)
 		d->sched_str[0] = '\0';
 }
@@ -112,7 +114,7 @@ void selftest_plan_load(struct selftest_svc *t, struct stdev *d)
 		selftest_plan_schedule_of(&t->cfg, &d->row, d->sched_str, sizeof(d->sched_str));
 	char e[SELFTEST_SCHED_ERR];
 
-	demo_schedule(t, d);
+	own_schedule(t, d);
 
 	if (selftest_sched_parse(s, d->sched, &d->n_sched, e) < 0) {
 		/* Checked at load: only a configuration changed under us gets here. */

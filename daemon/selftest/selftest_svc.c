@@ -729,7 +729,7 @@ int selftest_svc_new(const struct cfg *c, struct dev_backend *b, struct store *s
 	t->mainq = q;
 	t->alerts = alerts;
 	t->probes = probes;
-	t->demo = strcmp(b->ops->name, "demo") == 0;
+	t->own_selftests = dev_has(b, DEV_CAP_OWN_SELFTESTS);
 	selftest_api_init(t);
 	*ret = t;
 	return 0;

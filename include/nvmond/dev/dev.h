@@ -130,12 +130,41 @@ struct dev_power {
 #define DEV_NS_REASON_MAX 256
 
 /*
+ * What a backend's drives are, beyond the commands it answers
+ * (&dev_backend_ops.caps, dev_has()). Whoever must treat a backend's drives
+ * differently asks for one of these, never for the backend's name.
+ */
+enum {
+	/*
+	 * Its drives have no block device: a probe runs on the backend's own
+	 * model of the drive (the probe service's simulated engine), not on I/O.
+	 */
+	DEV_CAP_OWN_PROBES = 1u << 0,
+	/*
+	 * Its drives' foreground I/O is not in diskstats: the probes' busy rule
+	 * reads what the backend simulates (dev_demo_foreground()).
+	 */
+	DEV_CAP_SIM_BUSY = 1u << 1,
+	/*
+	 * Its drives had a past before this daemon watched them: a history to
+	 * backfill into a store that has none (demo_backfill()).
+	 */
+	DEV_CAP_HISTORY = 1u << 2,
+	/*
+	 * Its drives run self-tests on a schedule of their own until the daemon
+	 * takes that schedule over (selftest_handover, dev_demo_selftest_schedule()).
+	 */
+	DEV_CAP_OWN_SELFTESTS = 1u << 3,
+};
+
+/*
  * A backend answers scans and SMART reads. Two exist: the real one (libnvme) and
- * the demo drives. @now_ms is wall-clock unix milliseconds, passed in so that the
- * demo drives are a pure function of time and tests control it.
+ * the demo drives (daemon/demo/). @now_ms is wall-clock unix milliseconds, passed
+ * in so that the demo drives are a pure function of time and tests control it.
  */
 struct dev_backend_ops {
-	const char *name;
+	const char *name; /* for messages only: ask @caps what its drives are */
+	uint32_t caps;	  /* DEV_CAP_* */
 	/* Allocate *ret (free()) with every controller present now. */
 	int (*scan)(void *ctx, int64_t now_ms, struct dev_info **ret, size_t *ret_n);
 	/*
@@ -270,23 +299,14 @@ int dev_nvme_open(struct dev_backend **ret);
 int dev_nvme_open_at(const char *sysfs, struct dev_backend **ret);
 
 /**
- * dev_demo_open() - Two simulated drives (see dev_demo.c), a pure function of time.
- * Return: 0, or negative errno.
- */
-int dev_demo_open(struct dev_backend **ret);
-
-/**
- * dev_demo_open_n() - @n simulated drives, demo0 … demo<n-1> (see demo.h).
- * Return: 0, -EINVAL unless 1 <= @n <= DEV_DEMO_MAX, or negative errno.
- */
-int dev_demo_open_n(size_t n, struct dev_backend **ret);
-
-/**
  * dev_backend_free() - Accepts NULL. A backend with a command still stuck in
  * the kernel is freed by the guard's last worker once that command returns
  * (dev_guard_free()). Return: NULL.
  */
 struct dev_backend *dev_backend_free(struct dev_backend *b);
+
+/** dev_has() - Whether backend @b has capability @cap (DEV_CAP_*). */
+bool dev_has(const struct dev_backend *b, uint32_t cap);
 
 /** dev_scan() - See &dev_backend_ops.scan. Return: 0 or negative errno. */
 int dev_scan(struct dev_backend *b, int64_t now_ms, struct dev_info **ret, size_t *ret_n);

@@ -86,10 +86,12 @@ struct dev_wire_resp {
 	uint32_t pad;
 };
 
-/* DEV_OP_HELLO's payload: the backend, and which optional commands it answers. */
+/* DEV_OP_HELLO's payload: the backend, which optional commands it answers, and
+ * what its drives are. */
 struct dev_wire_hello {
 	char backend[16];
-	uint32_t ops; /* bit (1 << DEV_OP_x) */
+	uint32_t ops;  /* bit (1 << DEV_OP_x) */
+	uint32_t caps; /* DEV_CAP_* (dev.h) */
 };
 
 /**

@@ -32,7 +32,9 @@ struct probe_plan {
 	char serial[21], model[41];
 	enum probe_preset_id preset;
 	char trigger[16];
-	int demo_index;	     /* >= 0: a demo drive (simulated), else -1 */
+	/* The backend answers its probes itself (DEV_CAP_OWN_PROBES): the
+	 * simulated engine (probe_demo.c) runs them, there is no block device. */
+	bool own_probes;
 	char probe_dir[512]; /* "": the raw namespace @nsid */
 	uint32_t nsid;	     /* probe_namespace (default 1) */
 	bool destructive;

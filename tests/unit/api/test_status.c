@@ -14,6 +14,7 @@
 
 #include "nvmond/api/selftest_render.h"
 #include "nvmond/api/status.h"
+#include "nvmond/demo/demo.h"
 #include "nvmond/monitor/devrow.h"
 #include "nvmond/store/store.h"
 #include "nvmond/store/store_alert.h"

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "nvmond/demo/demo.h"
 #include "nvmond/dev/dev.h"
 #include "nvmond/monitor/pollplan.h"
 

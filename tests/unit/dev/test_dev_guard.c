@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "nvmond/dev/demo.h"
+#include "nvmond/demo/demo.h"
 #include "nvmond/dev/dev.h"
 #include "nvmond/dev/dev_guard.h"
 

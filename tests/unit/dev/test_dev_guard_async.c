@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "nvmond/core/loop.h"
-#include "nvmond/dev/demo.h"
+#include "nvmond/demo/demo.h"
 #include "nvmond/dev/dev.h"
 #include "nvmond/dev/dev_async.h"
 #include "nvmond/dev/dev_guard.h"

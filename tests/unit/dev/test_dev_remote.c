@@ -18,7 +18,7 @@
 
 #include <criterion/criterion.h>
 
-#include "nvmond/dev/demo.h"
+#include "nvmond/demo/demo.h"
 #include "nvmond/dev/dev.h"
 #include "nvmond/dev/dev_guard.h"
 #include "nvmond/dev/dev_remote.h"
@@ -63,6 +63,12 @@ Test(dev_remote, answers_as_the_backend)
 
 	pair(&s, &local, &remote);
 	cr_expect_str_eq(remote->ops->name, "demo");
+	/* Rule (dev.h DEV_CAP_*): what the drives are is asked of the backend, and the
+	 * daemon's end of the channel is the backend it talks to: the hello carries it. */
+	cr_expect_neq(local->ops->caps, 0);
+	cr_expect_eq(remote->ops->caps, local->ops->caps, "capabilities %#x through the hello, %#x",
+		     remote->ops->caps, local->ops->caps);
+	cr_expect(dev_has(remote, DEV_CAP_OWN_PROBES | DEV_CAP_HISTORY));
 	cr_assert_eq(dev_scan(local, NOW, &a, &na), 0);
 	cr_assert_eq(dev_scan(remote, NOW, &b, &nb), 0);
 	cr_assert_eq(na, 2);

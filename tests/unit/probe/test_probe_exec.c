@@ -144,7 +144,6 @@ static struct probe_plan plan_for(enum probe_preset_id preset, uint64_t allowed)
 		.model = "FIXMODEL",
 		.preset = preset,
 		.trigger = "cli",
-		.demo_index = -1,
 		.nsid = 1,
 		.file_size = SIZE,
 		.allowed_write = allowed,

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "nvmond/analysis/cliff.h"
+#include "nvmond/demo/demo.h"
 #include "nvmond/dev/dev.h"
 #include "nvmond/probe/probe_run.h"
 #include "nvmond/probe/probe_sched.h"
@@ -343,4 +344,90 @@ Test(store_probe, runs_phases_budgets)
 	char cmd[128];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", path);
 	cr_expect_eq(system(cmd), 0);
+}
+
+/* The run's SMART reads, through a demo backend at the run's simulated time. */
+struct sim_reads {
+	struct dev_backend *b;
+	char ctrl[32]; /* the controller the run asked */
+	int n;
+};
+
+static int sim_smart(void *ctx, const char *ctrl, int64_t now_ms, struct smart_log *ret)
+{
+	struct sim_reads *c = ctx;
+	uint8_t page[SMART_LOG_SIZE];
+	int r = dev_read_smart(c->b, ctrl, NULL, now_ms, page);
+
+	snprintf(c->ctrl, sizeof(c->ctrl), "%s", ctrl);
+	c->n++;
+	return r < 0 ? r : smart_decode(page, ret);
+}
+
+/*
+ * Rule (issue 26, probe_run_internal.h): a plan of a backend that answers its
+ * probes itself (DEV_CAP_OWN_PROBES) runs on the simulated engine, which finds
+ * its drive by the plan's serial, as the block engine finds a controller in
+ * sysfs: no index comes with the plan. A copy-to between the two engines is
+ * refused.
+ */
+Test(probe_run, own_probes_find_their_drive_by_identity)
+{
+	struct dev_demo_drive d;
+	struct sim_reads c = {0};
+	struct probe_demo_state st = {0};
+	struct probe_outcome o;
+	struct probe_hooks h = {.read_smart = sim_smart, .ctx = &c};
+	const int64_t start = 1796005160000LL;
+
+	cr_assert_eq(dev_demo_open_n(2, &c.b), 0);
+	cr_assert_eq(dev_demo_drive(1, &d), 0);
+	struct probe_plan p = {
+		.device_id = 1,
+		.preset = PROBE_SEQ1M_Q1,
+		.trigger = "cli",
+		.own_probes = true,
+		.nsid = 1,
+		.file_size = 1ull << 30,
+		.allowed_write = 2ull << 30,
+		.phase_ms = 250,
+		.wctemp_k = d.wctemp_k,
+	};
+	snprintf(p.serial, sizeof(p.serial), "%s", d.serial);
+	snprintf(p.model, sizeof(p.model), "%s", d.model);
+
+	o = (struct probe_outcome){.run = {.id = 1, .device_id = 1, .started_ms = start}};
+	cr_assert_eq(probe_execute(&p, &h, &st, &o), 0);
+	cr_expect_str_eq(o.run.state, "done", "%s", o.run.reason);
+	cr_expect_str_eq(o.run.target, "demo:1");
+	cr_expect_str_eq(o.run.engine, "demo");
+	cr_expect_str_eq(c.ctrl, "demo1", "SMART read from the drive of the serial");
+	cr_expect_gt(c.n, 0);
+	cr_expect_eq(o.n_phases, 2);
+	cr_expect_gt(o.run.bytes_read, 0);
+	cr_expect_gt(o.run.bytes_written, 0);
+	probe_outcome_clear(&o);
+
+	/* No simulated drive has that serial: refused before any phase. */
+	snprintf(p.serial, sizeof(p.serial), "NOT-A-DEMO-SERIAL");
+	o = (struct probe_outcome){.run = {.id = 2, .device_id = 1, .started_ms = start}};
+	cr_assert_eq(probe_execute(&p, &h, &st, &o), 0);
+	cr_expect_str_eq(o.run.state, "failed");
+	cr_expect(strstr(o.run.reason, "no simulated drive") != NULL, "%s", o.run.reason);
+	cr_expect_eq(o.n_phases, 0);
+	probe_outcome_clear(&o);
+
+	/* copy-to from a drive on the block engine onto a simulated one. */
+	struct probe_plan src = p;
+	snprintf(p.serial, sizeof(p.serial), "%s", d.serial);
+	src.own_probes = false;
+	src.allowed_write = 0;
+	p.preset = PROBE_COPY_TO;
+	p.source = &src;
+	o = (struct probe_outcome){.run = {.id = 3, .device_id = 1, .started_ms = start}};
+	cr_assert_eq(probe_execute(&p, &h, &st, &o), 0);
+	cr_expect_str_eq(o.run.state, "failed");
+	cr_expect(strstr(o.run.reason, "copy-to needs") != NULL, "%s", o.run.reason);
+	probe_outcome_clear(&o);
+	dev_backend_free(c.b);
 }

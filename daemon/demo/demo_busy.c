@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nvmond/dev/demo.h"
+#include "nvmond/demo/demo.h"
 #include "nvmond/dev/dev.h"
 
 int dev_demo_foreground(struct dev_backend *b, const char *name, double *ret_iops, double *ret_bps)
@@ -21,7 +21,7 @@ int dev_demo_foreground(struct dev_backend *b, const char *name, double *ret_iop
 	double iops, mbps;
 	FILE *f;
 
-	if (strcmp(b->ops->name, "demo") != 0)
+	if (!dev_has(b, DEV_CAP_SIM_BUSY))
 		return -EOPNOTSUPP;
 	if (!path || !*path)
 		return -ENOENT;

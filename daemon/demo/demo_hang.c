@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "nvmond/dev/demo.h"
+#include "nvmond/demo/demo.h"
 
 static bool hang_named(const char *path, const char *name)
 {

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "nvmond/dev/demo_year.h"
+#include "nvmond/demo/demo_year.h"
 
 #define MS_MIN	(60 * 1000LL)
 #define MS_HOUR (60 * MS_MIN)

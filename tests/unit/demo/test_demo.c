@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "nvmond/demo/demo.h"
 #include "nvmond/dev/dev.h"
 
 #define T0 1796005160000LL /* 2026-11-30T02:19:20Z */
@@ -201,4 +204,67 @@ Test(demo, stuck_sensor_above_wctemp_and_sensor_thresholds)
 	struct dev_ident who = {.model = "", .serial = "DEMO980PRO00002"};
 	cr_expect_eq(dev_read_sensor_limits(b, "demo0", &who, 0x1, k), -ESTALE);
 	cr_expect_eq(dev_read_sensor_limits(b, "nvme9", NULL, 0x1, k), -ENODEV);
+}
+
+/*
+ * Rule (demo.h, issue 26): only the demo library reads its drives' names; the
+ * probe engine finds a drive by serial as a real controller is found in sysfs,
+ * and that lookup names the controller the scan names.
+ */
+Test(demo, lookups_agree_with_the_scan)
+{
+	struct dev_backend *all;
+	struct dev_info *v = NULL;
+	size_t n = 0;
+
+	cr_assert_eq(dev_demo_open_n(DEV_DEMO_MAX, &all), 0);
+	cr_assert_eq(dev_scan(all, T0, &v, &n), 0);
+	cr_assert_eq(n, DEV_DEMO_MAX);
+	for (size_t i = 0; i < n; i++) {
+		char name[DEV_NAME_MAX], path[DEV_NAME_MAX + 8];
+		size_t at = SIZE_MAX, back = SIZE_MAX;
+
+		cr_assert_eq(dev_demo_find(v[i].id.serial, &at, name, path), 0, "%s",
+			     v[i].id.serial);
+		cr_expect_eq(at, i, "serial %s is drive %zu, not %zu", v[i].id.serial, i, at);
+		cr_expect_str_eq(name, v[i].name);
+		cr_expect_str_eq(path, v[i].path);
+		cr_expect_eq(dev_demo_index(v[i].name, &back), 0);
+		cr_expect_eq(back, i);
+		struct device_row row = {0};
+		snprintf(row.name, sizeof(row.name), "%s", v[i].name);
+		cr_expect(dev_demo_row_is(&row));
+	}
+	free(v);
+	dev_backend_free(all);
+
+	char name[DEV_NAME_MAX], path[DEV_NAME_MAX + 8];
+	size_t i = 7;
+	cr_expect_eq(dev_demo_find("S3ESNX0K123456", &i, name, path), -ENODEV);
+	cr_expect_eq(dev_demo_find(NULL, &i, name, path), -ENODEV);
+	cr_expect_eq(i, 7, "nothing written for no drive");
+	cr_expect_eq(dev_demo_index("nvme0", &i), -ENODEV);
+	cr_expect_eq(dev_demo_index("demo64", &i), -ENODEV, "past DEV_DEMO_MAX");
+	cr_expect_eq(dev_demo_index("demo01", &i), -ENODEV, "the scan never names a drive so");
+	cr_expect_eq(dev_demo_index("demo1x", &i), -ENODEV);
+	cr_expect_eq(dev_demo_index("demo", &i), -ENODEV);
+	struct device_row real = {.name = "nvme0"};
+	cr_expect_not(dev_demo_row_is(&real));
+}
+
+/* Rule (demo.h st_schedule): the schedule a drive runs on its own, for the self-test service. */
+Test(demo, own_selftest_schedule)
+{
+	struct dev_demo_drive d;
+
+	cr_assert_eq(dev_demo_drive(0, &d), 0);
+	cr_assert_not_null(d.st_schedule);
+	cr_expect_eq(dev_demo_selftest_schedule("demo0"), d.st_schedule);
+	cr_expect_null(dev_demo_selftest_schedule("nvme0"));
+	cr_expect_null(dev_demo_selftest_schedule("demo99"));
+	for (size_t i = 0; i < DEV_DEMO_MAX && dev_demo_drive(i, &d) == 0; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "demo%zu", i);
+		cr_expect_eq(dev_demo_selftest_schedule(name), d.st_schedule, "%s", name);
+	}
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The demo year (dev/demo_year.c) and the many demo drives (dev/demo.h): each
+ * The demo year (demo/demo_year.c) and the many demo drives (demo/demo.h): each
  * case states the rule of demo_year.h it checks.
  */
 #include <criterion/criterion.h>
@@ -11,8 +11,8 @@
 
 #include "nvmond/analysis/cliff.h"
 #include "nvmond/analysis/wear.h"
-#include "nvmond/dev/demo.h"
-#include "nvmond/dev/demo_year.h"
+#include "nvmond/demo/demo.h"
+#include "nvmond/demo/demo_year.h"
 #include "nvmond/dev/dev.h"
 #include "nvmond/probe/probe.h"
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nvmond/dev/demo.h"
+#include "nvmond/demo/demo.h"
 
 #define MS_DAY	(24 * 3600 * 1000LL)
 #define MS_WEEK (7 * MS_DAY)
@@ -277,7 +277,7 @@ static int week_events(struct pel_buf *b, const struct dev_demo_drive *d, size_t
 
 /*
  * The live drive's passes over TMT2 in [@from_ms, @to_ms]: the temperature of
- * dev_demo.c, base + amp × (1 - cos 2πφ)/2 over each period, reaches TMT2 only
+ * demo_backend.c, base + amp × (1 - cos 2πφ)/2 over each period, reaches TMT2 only
  * in its hotter periods (every heavy_every-th), at phase p0 on the way up; each
  * such pass is a thermal excursion (over by the peak's excess), at the same
  * time whenever the log is built.

@@ -9,9 +9,9 @@
 #include "nvmond/analysis/cliff.h"
 #include "nvmond/analysis/errclass.h"
 #include "nvmond/analysis/throttle.h"
-#include "nvmond/dev/demo.h"
 #include "nvmond/decode/errlog.h"
 #include "nvmond/decode/fwlog.h"
+#include "nvmond/demo/demo.h"
 #include "nvmond/dev/nvme_hwinfo.h"
 #include "nvmond/decode/sample.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The demo year's I/O: generate each demo drive's year (dev/demo_year.c, pure)
+ * The demo year's I/O: generate each demo drive's year (demo_year.c, pure)
  * and store it through the same store functions the daemon's own subsystems
  * use, then roll it up. Never logs; main says what happened.
  */
@@ -12,9 +12,9 @@
 #include "nvmond/analysis/cliff.h"
 #include "nvmond/analysis/risk.h"
 #include "nvmond/analysis/selftest_alert.h"
-#include "nvmond/dev/demo.h"
-#include "nvmond/dev/demo_year.h"
-#include "nvmond/monitor/demo_backfill.h"
+#include "nvmond/demo/demo.h"
+#include "nvmond/demo/demo_year.h"
+#include "nvmond/demo/demo_backfill.h"
 #include "nvmond/monitor/devrow.h"
 #include "nvmond/store/store.h"
 #include "nvmond/store/store_alert.h"
@@ -89,7 +89,7 @@ static int store_run_of(struct store *s, int64_t device_id, size_t index,
 	if (run->stopped)
 		snprintf(row.reason, sizeof(row.reason), "the write rate fell and stayed down");
 	snprintf(row.target, sizeof(row.target), "demo:%zu", index);
-	snprintf(row.engine, sizeof(row.engine), "demo");
+	snprintf(row.engine, sizeof(row.engine), "%s", DEV_DEMO_ENGINE);
 	if (run->series_index > 1)
 		row.series_id = *series_id;
 	r = store_probe_run_insert(s, &row, &row.id);

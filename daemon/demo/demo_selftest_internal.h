@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 /*
- * Private to the demo backend (dev_demo.c keeps one per drive under its mutex;
+ * Private to the demo backend (demo_backend.c keeps one per drive under its mutex;
  * demo_selftest.c answers with it): what a demo drive's controller was told
  * by Device Self-test commands. Pure functions of it, the drive and a time.
  */
 #include <stddef.h>
 #include <stdint.h>
 
-#include "nvmond/dev/demo.h"
+#include "nvmond/demo/demo.h"
 
 struct demo_st_live {
 	/* The test it was told to run (r.code 0: none) and when it will end. */

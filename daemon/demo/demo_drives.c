@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Who the demo drives are (demo.h): their identity, workload, heat, error log
- * and self-tests; dev_demo.c makes them behave, demo_selftest.c runs their
+ * and self-tests; demo_backend.c makes them behave, demo_selftest.c runs their
  * self-tests. Pure.
  *
  * Drive 0 is a Samsung 950 PRO without airflow: its temperature swings with its
@@ -22,7 +22,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "nvmond/dev/demo.h"
+#include "nvmond/demo/demo.h"
 
 #define MB 1000000.0
 #define GB 1e9

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nvmond/dev/demo.h"
+#include "nvmond/demo/demo.h"
 #include "nvmond/dev/dev.h"
 
 #define MIN	 60000LL

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Demo drives: simulated controllers for machines without NVMe (two by default,
+ * The demo backend: simulated controllers for machines without NVMe (two by default,
  * up to DEV_DEMO_MAX; who they are: demo_drives.c). Every value is a
  * closed-form function of wall-clock time, so the counters keep rising across
  * restarts and tests can ask for any moment. The one state is what the drives
@@ -13,8 +13,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "nvmond/dev/demo.h"
+#include "nvmond/demo/demo.h"
 #include "nvmond/dev/dev.h"
+#include "nvmond/decode/sample.h"
 
 #include "demo_selftest_internal.h"
 
@@ -466,6 +467,7 @@ static int demo_selftest_handover(void *ctx, const char *name, int64_t at_ms)
 
 static const struct dev_backend_ops demo_ops = {
 	.name = "demo",
+	.caps = DEV_CAP_OWN_PROBES | DEV_CAP_SIM_BUSY | DEV_CAP_HISTORY | DEV_CAP_OWN_SELFTESTS,
 	.scan = demo_scan,
 	.read_smart = demo_read_smart,
 	.free = demo_free,
@@ -503,6 +505,58 @@ int dev_demo_open_n(size_t n, struct dev_backend **ret)
 	b->ctx = c;
 	*ret = b;
 	return 0;
+}
+
+/*
+ * The demo drive under controller @name ("demo0" … "demo63", as demo_scan()
+ * names them). Return: 0 with its index, or -ENODEV for a name that is none.
+ */
+static int demo_index_of(const char *name, size_t *ret)
+{
+	char *end;
+
+	if (!dev_demo_name_is(name))
+		return -ENODEV;
+	unsigned long i = strtoul(name + 4, &end, 10);
+	if (*end || i >= DEV_DEMO_MAX || (name[4] == '0' && name[5]))
+		return -ENODEV;
+	*ret = i;
+	return 0;
+}
+
+int dev_demo_index(const char *name, size_t *ret)
+{
+	return demo_index_of(name, ret);
+}
+
+int dev_demo_find(const char *serial, size_t *ret_index, char ret_name[DEV_NAME_MAX],
+		  char ret_path[DEV_NAME_MAX + 8])
+{
+	struct dev_demo_drive d;
+
+	for (size_t i = 0; serial && dev_demo_drive(i, &d) == 0; i++)
+		if (strcmp(d.serial, serial) == 0) {
+			*ret_index = i;
+			snprintf(ret_name, DEV_NAME_MAX, "demo%zu", i);
+			snprintf(ret_path, DEV_NAME_MAX + 8, "demo:%zu", i);
+			return 0;
+		}
+	return -ENODEV;
+}
+
+const char *dev_demo_selftest_schedule(const char *name)
+{
+	struct dev_demo_drive d;
+	size_t i;
+
+	if (demo_index_of(name, &i) < 0 || dev_demo_drive(i, &d) < 0)
+		return NULL;
+	return d.st_schedule; /* a string literal of demo_drives.c's table, or NULL */
+}
+
+bool dev_demo_row_is(const struct device_row *row)
+{
+	return dev_demo_name_is(row->name);
 }
 
 /* The demo backend here, or in the device process (dev_remote.h). */

@@ -8,13 +8,14 @@
 #include "nvmond/dev/dev.h"
 #include "nvmond/decode/errlog.h"
 #include "nvmond/dev/nvme_hwinfo.h"
+#include "nvmond/decode/sample.h"
 #include "nvmond/decode/selftest.h"
 #include "nvmond/decode/smart.h"
 
 struct dev_backend;
 
 /*
- * The simulated demo drives (demo_drives.c: who each one is; dev_demo.c: how it
+ * The simulated demo drives (demo_drives.c: who each one is; demo_backend.c: how it
  * behaves; demo_selftest.c: its self-tests). Drive 0 is a hot Samsung 950 PRO,
  * drive 1 a cool 980 PRO; drives 2 … 63 are other models (970 EVO Plus, WD
  * SN850X, Crucial P5 Plus, Intel, Solidigm, Kioxia, …) with workloads and
@@ -37,6 +38,9 @@ struct dev_backend;
 #define DEV_DEMO_ERR_MONTHS  12
 #define DEV_DEMO_MEDIA_AFTER 7
 #define DEV_DEMO_MEDIA_LBA   0x2b0c418 /* the first media entry's LBA (dev_demo_error()) */
+
+/* The engine of a probe run on a demo drive, as it is stored (probe_demo.c, demo_backfill.c). */
+#define DEV_DEMO_ENGINE "demo"
 
 /* How a drive's probes go (probe_demo.c): datasheet-like figures. */
 struct dev_demo_perf {
@@ -169,6 +173,18 @@ static inline double dev_demo_unit(uint64_t x)
  */
 int dev_demo_drive(size_t index, struct dev_demo_drive *ret);
 
+/**
+ * dev_demo_open() - Two simulated drives (see demo_backend.c), a pure function of time.
+ * Return: 0, or negative errno.
+ */
+int dev_demo_open(struct dev_backend **ret);
+
+/**
+ * dev_demo_open_n() - @n simulated drives, demo0 … demo<n-1> (see demo.h).
+ * Return: 0, -EINVAL unless 1 <= @n <= DEV_DEMO_MAX, or negative errno.
+ */
+int dev_demo_open_n(size_t n, struct dev_backend **ret);
+
 /** dev_demo_state() - The health log of @d at @now_ms (wall-clock unix ms). */
 void dev_demo_state(const struct dev_demo_drive *d, int64_t now_ms, struct smart_log *ret);
 
@@ -186,6 +202,41 @@ void dev_demo_error(const struct dev_demo_drive *d, uint64_t count, struct errlo
 
 /** dev_demo_name_is() - Whether @name is a demo drive's controller name ("demo0" …). */
 bool dev_demo_name_is(const char *name);
+
+/*
+ * The demo backend names its drives; only this library reads those names.
+ * Whoever else needs to know about a demo drive asks the backend's
+ * capabilities (dev.h DEV_CAP_*) and then one of these.
+ */
+
+/**
+ * dev_demo_index() - The demo drive under controller @name ("demo1": 1).
+ * Return: 0 with *@ret, or -ENODEV for a name that is no demo drive's.
+ */
+int dev_demo_index(const char *name, size_t *ret);
+
+/**
+ * dev_demo_find() - The demo drive of serial @serial, looked up by identity as
+ * a real drive's controller is in sysfs: its index, its controller's name and
+ * its path as the scan names them ("demo1", "demo:1").
+ * Return: 0, or -ENODEV when no demo drive has that serial.
+ */
+int dev_demo_find(const char *serial, size_t *ret_index, char ret_name[DEV_NAME_MAX],
+		  char ret_path[DEV_NAME_MAX + 8]);
+
+/**
+ * dev_demo_selftest_schedule() - The self-test schedule demo drive @name runs
+ * on its own (st_schedule, selftest_sched syntax), which the self-test service
+ * takes over where none is configured (dev_demo_selftest_handover()).
+ * Return: the schedule (static), or NULL for none or no such drive.
+ */
+const char *dev_demo_selftest_schedule(const char *name);
+
+/**
+ * dev_demo_row_is() - Whether the drive of @row is a demo drive, as the API
+ * marks it ("demo": true): the controller it was last seen under is one.
+ */
+bool dev_demo_row_is(const struct device_row *row);
 
 /* One self-test a demo drive ran: when it started and ended, and its result. */
 struct demo_selftest {

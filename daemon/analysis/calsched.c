@@ -51,13 +51,13 @@ int64_t calsched_floor_div(int64_t a, int64_t b)
 
 static int64_t period(int weekday)
 {
-	return weekday < 0 ? CALSCHED_MS_PER_DAY : CALSCHED_MS_PER_WEEK;
+	return weekday < 0 ? MS_PER_DAY : MS_PER_WEEK;
 }
 
 int64_t calsched_occurrence(int weekday, int minute, int64_t k)
 {
 	/* 1970-01-01 was a Thursday (4): weeks here start on Sunday. */
-	int64_t origin = weekday < 0 ? 0 : (int64_t)(weekday - 4) * CALSCHED_MS_PER_DAY;
+	int64_t origin = weekday < 0 ? 0 : (int64_t)(weekday - 4) * MS_PER_DAY;
 
 	return origin + (int64_t)minute * 60000 + k * period(weekday);
 }

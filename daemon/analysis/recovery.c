@@ -7,8 +7,7 @@
 #include <string.h>
 
 #include "nvmond/analysis/recovery.h"
-
-#define MiB (1ull << 20)
+#include "nvmond/util/units.h"
 
 /*
  * One interval: a duration written as every other duration of the

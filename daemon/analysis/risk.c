@@ -11,8 +11,7 @@
 #include <string.h>
 
 #include "nvmond/analysis/risk.h"
-
-#define MS_DAY (24 * 3600 * 1000LL)
+#include "nvmond/util/units.h"
 
 static const struct risk_rule_info rules[_RISK_RULE_MAX] = {
 	[RISK_CRITICAL_WARNING] =
@@ -164,7 +163,7 @@ static double spare_days_left(const struct risk_input *in, double *ret_drop)
 	double st = 0, ss = 0, stt = 0, sts = 0, n = (double)in->n_spare;
 
 	for (size_t i = 0; i < in->n_spare; i++) {
-		double t = (double)(in->spare[i].ts_ms - in->now_ms) / MS_DAY;
+		double t = (double)(in->spare[i].ts_ms - in->now_ms) / MS_PER_DAY;
 		double y = in->spare[i].spare;
 		st += t;
 		ss += y;
@@ -191,7 +190,8 @@ static void rule_spare_projection(const struct risk_input *in, struct risk_cond 
 		return; /* unknown */
 	cond_clear(c, in->history_ms);
 	if (in->n_spare < RISK_SPARE_MIN_POINTS ||
-	    in->spare[in->n_spare - 1].ts_ms - in->spare[0].ts_ms < RISK_SPARE_MIN_DAYS * MS_DAY)
+	    in->spare[in->n_spare - 1].ts_ms - in->spare[0].ts_ms <
+		    RISK_SPARE_MIN_DAYS * MS_PER_DAY)
 		return;
 	if (in->avail_spare <= in->spare_thresh)
 		return; /* spare_below_threshold's */

@@ -152,8 +152,7 @@ static int64_t monthly_at(const struct selftest_sched *e, int64_t y, int m)
 		y--;
 		m = 12;
 	}
-	return days_from_civil(y, m, e->monthday) * CALSCHED_MS_PER_DAY +
-	       (int64_t)e->minute * 60000;
+	return days_from_civil(y, m, e->monthday) * MS_PER_DAY + (int64_t)e->minute * 60000;
 }
 
 /* The last occurrence of @e at or before @local (local ms). */
@@ -163,7 +162,7 @@ static int64_t prev_local(const struct selftest_sched *e, int64_t local)
 		int64_t y;
 		int m;
 
-		month_of_day(calsched_floor_div(local, CALSCHED_MS_PER_DAY), &y, &m);
+		month_of_day(calsched_floor_div(local, MS_PER_DAY), &y, &m);
 		int64_t occ = monthly_at(e, y, m);
 		return occ <= local ? occ : monthly_at(e, y, m - 1);
 	}
@@ -178,7 +177,7 @@ static int64_t next_local(const struct selftest_sched *e, int64_t local)
 		int64_t y;
 		int m;
 
-		month_of_day(calsched_floor_div(local, CALSCHED_MS_PER_DAY), &y, &m);
+		month_of_day(calsched_floor_div(local, MS_PER_DAY), &y, &m);
 		int64_t occ = monthly_at(e, y, m);
 		return occ > local ? occ : monthly_at(e, y, m + 1);
 	}

@@ -10,9 +10,7 @@
 
 #include "nvmond/analysis/series.h"
 #include "nvmond/util/timefmt.h"
-
-#define MS_PER_MIN  (60 * 1000LL)
-#define MS_PER_HOUR (3600 * 1000LL)
+#include "nvmond/util/units.h"
 
 void series_row_from_sample(const struct sample *s, struct series_row *ret)
 {

@@ -13,10 +13,10 @@
 #include "nvmond/decode/smart.h"
 #include "nvmond/util/timefmt.h"
 #include "nvmond/analysis/wear.h"
+#include "nvmond/util/units.h"
 
-#define MS_DAY (24 * 3600 * 1000LL)
-#define GB     (1000ULL * 1000 * 1000)
-#define TB     (1000ULL * GB)
+#define GB (1000ULL * 1000 * 1000)
+#define TB (1000ULL * GB)
 
 /*
  * Rated endurance of models whose manufacturer publishes it, from each
@@ -240,7 +240,7 @@ static const struct rating ratings[] = {
 	TBW("Seagate FireCuda 530 ZP4000GM3*", 5100, 5, SEAGATE_FC530),
 };
 
-static const int64_t window_ms[_WEAR_WINDOW_MAX] = {MS_DAY, 7 * MS_DAY, 30 * MS_DAY};
+static const int64_t window_ms[_WEAR_WINDOW_MAX] = {MS_PER_DAY, 7 * MS_PER_DAY, 30 * MS_PER_DAY};
 
 static bool rating_matches(const struct rating *r, const char *model)
 {
@@ -320,7 +320,7 @@ static void rate_in(const struct wear_point *v, size_t n, int64_t from_ms, int64
 	r.known = first < n && r.span_ms >= WEAR_RATE_MIN_SPAN_MS;
 	r.complete = r.known && r.span_ms * 10 >= window * 9;
 	if (r.known)
-		r.bytes_per_day = u128_to_double(r.bytes) * (double)MS_DAY / (double)r.span_ms;
+		r.bytes_per_day = u128_to_double(r.bytes) * (double)MS_PER_DAY / (double)r.span_ms;
 	*ret = r;
 }
 
@@ -351,7 +351,7 @@ static double used_slope(const struct wear_point *v, size_t n, int64_t *ret_last
 	if (first_val < 0 || last_val <= first_val || t_last <= t_first)
 		return 0;
 	*ret_last_ms = t_last;
-	return (double)(last_val - first_val) * (double)MS_DAY / (double)(t_last - t_first);
+	return (double)(last_val - first_val) * (double)MS_PER_DAY / (double)(t_last - t_first);
 }
 
 int wear_alert_level(double rated_fraction)
@@ -431,7 +431,7 @@ int wear_analyze(const struct wear_point *v, size_t n, const struct wear_cfg *c,
 			double days = left / w.rate[w.basis].bytes_per_day;
 
 			if (days < 1e6) /* beyond ~2700 years: "never" */
-				w.tbw_date_ms = now_ms + (int64_t)(days * (double)MS_DAY);
+				w.tbw_date_ms = now_ms + (int64_t)(days * (double)MS_PER_DAY);
 		}
 	}
 
@@ -441,11 +441,11 @@ int wear_analyze(const struct wear_point *v, size_t n, const struct wear_cfg *c,
 		double days = (100.0 - last->percent_used) / w.used_per_day;
 
 		if (days < 1e6)
-			w.used_date_ms = t_step + (int64_t)(days * (double)MS_DAY);
+			w.used_date_ms = t_step + (int64_t)(days * (double)MS_PER_DAY);
 	}
 
 	/* A baseline needs a week at least; the day must be a full one. */
-	if (w.rate[WEAR_30D].known && w.rate[WEAR_30D].span_ms >= 7 * MS_DAY) {
+	if (w.rate[WEAR_30D].known && w.rate[WEAR_30D].span_ms >= 7 * MS_PER_DAY) {
 		w.avg_30d_bytes_per_day = w.rate[WEAR_30D].bytes_per_day;
 		w.unusual =
 			w.rate[WEAR_1D].complete &&
@@ -458,7 +458,7 @@ int wear_analyze(const struct wear_point *v, size_t n, const struct wear_cfg *c,
 
 void wear_daily(const struct wear_point *v, size_t n, int64_t now_ms, size_t days, u128 *ret)
 {
-	int64_t day0 = (now_ms / MS_DAY - (int64_t)days + 1) * MS_DAY;
+	int64_t day0 = (now_ms / MS_PER_DAY - (int64_t)days + 1) * MS_PER_DAY;
 
 	memset(ret, 0, days * sizeof(*ret));
 	for (size_t i = 1; i < n; i++) {
@@ -466,7 +466,7 @@ void wear_daily(const struct wear_point *v, size_t n, int64_t now_ms, size_t day
 
 		if (v[i].ts_ms < day0 || v[i].ts_ms > now_ms)
 			continue;
-		d = (v[i].ts_ms - day0) / MS_DAY;
+		d = (v[i].ts_ms - day0) / MS_PER_DAY;
 		ret[d] += smart_bytes(delta_units(&v[i - 1], &v[i]));
 	}
 }

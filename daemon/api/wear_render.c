@@ -5,8 +5,7 @@
 #include "nvmond/api/render.h"
 #include "nvmond/api/wear_render.h"
 #include "nvmond/util/timefmt.h"
-
-#define MS_DAY (24 * 3600 * 1000LL)
+#include "nvmond/util/units.h"
 
 static const char *const window_name[_WEAR_WINDOW_MAX] = {"1d", "7d", "30d"};
 
@@ -39,7 +38,7 @@ json_t *wear_render(int64_t device_id, const struct wear_report *w, const u128 *
 	dl = json_array();
 	for (size_t i = 0; dl && i < days; i++) {
 		char buf[TIMEFMT_MAX];
-		int64_t day = (now_ms / MS_DAY - (int64_t)(days - 1 - i)) * MS_DAY;
+		int64_t day = (now_ms / MS_PER_DAY - (int64_t)(days - 1 - i)) * MS_PER_DAY;
 
 		timefmt_rfc3339(day, buf);
 		buf[10] = '\0'; /* the date */

@@ -11,11 +11,7 @@
 #include <stdint.h>
 
 #include "nvmond/core/cfg.h"
-
-#define MS_PER_SEC  INT64_C(1000)
-#define MS_PER_MIN  (60 * MS_PER_SEC)
-#define MS_PER_HOUR (60 * MS_PER_MIN)
-#define MS_PER_DAY  (24 * MS_PER_HOUR)
+#include "nvmond/util/units.h"
 
 #define ELEMENTSOF(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -13,16 +13,15 @@
 #include "nvmond/monitor/risk_input.h"
 #include "nvmond/store/store_drive.h"
 #include "nvmond/store/store_rollup.h"
-
-#define MS_DAY (24 * 3600 * 1000LL)
+#include "nvmond/util/units.h"
 
 struct risk_windows risk_windows(int64_t now_ms)
 {
 	return (struct risk_windows){
-		.errors_from = now_ms - RISK_ERRORS_DAYS * MS_DAY,
-		.spare_from = now_ms - RISK_SPARE_FIT_DAYS * MS_DAY,
-		.blocks_from = now_ms - RISK_BLOCKS_DAYS * MS_DAY,
-		.hw_from = now_ms - RISK_HW_DAYS * MS_DAY,
+		.errors_from = now_ms - RISK_ERRORS_DAYS * MS_PER_DAY,
+		.spare_from = now_ms - RISK_SPARE_FIT_DAYS * MS_PER_DAY,
+		.blocks_from = now_ms - RISK_BLOCKS_DAYS * MS_PER_DAY,
+		.hw_from = now_ms - RISK_HW_DAYS * MS_PER_DAY,
 	};
 }
 

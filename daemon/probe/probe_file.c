@@ -22,12 +22,12 @@
 #include <unistd.h>
 
 #include "nvmond/probe/probe_file.h"
+#include "nvmond/util/units.h"
 
 #ifndef STATX_MNT_ID
 #define STATX_MNT_ID 0x00001000U
 #endif
 
-#define MiB		(1ull << 20)
 #define SPACE_CHECK_MiB 64 /* the layout looks at free space this often */
 
 static void reasonf(char ret[PROBE_REASON_MAX], const char *fmt, ...)

@@ -11,8 +11,7 @@
 #include "nvmond/dev/nvme_sysfs.h"
 #include "nvmond/probe/probe_run.h"
 #include "nvmond/probe/probe_safety.h"
-
-#define MiB (1ull << 20)
+#include "nvmond/util/units.h"
 
 struct exec_ctx {
 	const struct probe_plan *plan;

@@ -23,8 +23,7 @@
 #include "nvmond/dev/nvme_sysfs.h"
 #include "nvmond/probe/probe.h"
 #include "nvmond/probe/probe_safety.h"
-
-#define MiB (1ull << 20)
+#include "nvmond/util/units.h"
 
 static void reasonf(char ret[PROBE_REASON_MAX], const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -18,8 +18,8 @@
 #include "nvmond/probe/probe_sched.h"
 #include "nvmond/probe/probe_series.h"
 #include "nvmond/probe/probe_svc.h"
+#include "nvmond/util/units.h"
 
-#define MS_PER_DAY	  86400000LL
 #define SCHED_TICK_MS	  15000 /* a look in a wakeup the loop has anyway (clock steps, new drives) */
 #define BUSY_WINDOW_MS	  60000
 #define BUSY_HIST	  32

@@ -18,15 +18,12 @@
 #include "nvmond/store/store.h"
 #include "nvmond/store/store_rollup.h"
 #include "nvmond/util/u128.h"
+#include "nvmond/util/units.h"
 
 #include "store_internal.h"
 
-#define MS_MIN	(60 * 1000LL)
-#define MS_HOUR (3600 * 1000LL)
-#define MS_DAY	(24 * MS_HOUR)
-
-#define CHUNK_1M_MS (6 * MS_HOUR) /* raw samples rolled up per step */
-#define CHUNK_1H_MS (7 * MS_DAY)  /* 1-minute rows rolled up per step */
+#define CHUNK_1M_MS (6 * MS_PER_HOUR) /* raw samples rolled up per step */
+#define CHUNK_1H_MS (7 * MS_PER_DAY)  /* 1-minute rows rolled up per step */
 
 /* The bitwise OR of a byte column over a group (SQLite has no such aggregate). */
 #define OR8(x)                                                                                     \
@@ -364,12 +361,12 @@ static int rollup_step(struct store *s, void *ctx)
 	    (r = state_get(s, SERIES_RES_1H, &h1)) < 0)
 		goto out;
 
-	r = build(s, &d, &m1, sql_build_1m, sql_first_raw, MS_MIN,
-		  floor_ms(a->now_ms - c->grace_ms, MS_MIN), chunk_1m, &a->more);
+	r = build(s, &d, &m1, sql_build_1m, sql_first_raw, MS_PER_MIN,
+		  floor_ms(a->now_ms - c->grace_ms, MS_PER_MIN), chunk_1m, &a->more);
 	if (r < 0)
 		goto out;
-	r = build(s, &d, &h1, sql_build_1h, sql_first_1m, MS_HOUR, floor_ms(m1.done_ms, MS_HOUR),
-		  chunk_1h, &a->more);
+	r = build(s, &d, &h1, sql_build_1h, sql_first_1m, MS_PER_HOUR,
+		  floor_ms(m1.done_ms, MS_PER_HOUR), chunk_1h, &a->more);
 	if (r < 0)
 		goto out;
 	/* Only what is rolled up may go. */

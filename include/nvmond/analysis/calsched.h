@@ -4,15 +4,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nvmond/util/units.h"
+
 /*
  * What the calendar schedules of probes and self-tests share (pure): the
  * comma-separated list, weekdays, "HH:MM", and daily or weekly occurrences in
  * local time, counted as unix ms shifted by the zone's offset.
  */
 #define CALSCHED_ERR 128
-
-#define CALSCHED_MS_PER_DAY  86400000LL
-#define CALSCHED_MS_PER_WEEK (7 * CALSCHED_MS_PER_DAY)
 
 /**
  * calsched_fail() - Write the message to @err.

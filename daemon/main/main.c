@@ -81,13 +81,16 @@ struct daemon {
 	struct fleetview_svc *fleetview; /* GET /api/v1/fleet: the engine's view of every host */
 	int sigfd;
 	struct api_tls *tls; /* HTTPS: the certificate, reloaded on SIGHUP; NULL = HTTP */
-	struct fleet *fleet; /* borrowed, for STATUS= */
+	struct fleet *fleet;
+	struct dev_backend *backend; /* the device process's channel */
+	struct api *api;
 	int64_t watchdog_ms; /* WatchdogSec=, 0 = off */
 	int64_t svc_timer, db_timer;
 	struct store *store;
 	bool reexec;		/* the database file went: start again on what is there now */
 	struct privsep privsep; /* the device process */
 	bool device_gone;	/* it exited: stop, and exit with a failure */
+	int status;		/* the exit status of a start that failed */
 };
 
 /* Endpoints the feature modules add to the API (see api.h). */
@@ -365,34 +368,388 @@ static void backfill_demo_year(const struct cfg *c, struct store *s, struct dev_
 			st.selftests, st.logs, (long long)(timefmt_mono_ms() - t0));
 }
 
-static int run_daemon(const struct opts *o)
+/* The exit status of a service that failed to start: its configuration, or the rest. */
+static int start_status(int r)
 {
-	struct daemon d = {.opts = *o, .sigfd = -1, .privsep = {.pid = 0, .pidfd = -1}};
-	struct store *store = NULL;
-	struct dev_backend *backend = NULL;
-	struct fleet *fleet = NULL;
-	struct api *api = NULL;
-	struct endpoints endpoints = {.n = 0};
-	char err[STORE_ERR_MAX > API_ERR_MAX ? STORE_ERR_MAX : API_ERR_MAX];
-	int r, status = EXIT_RUNTIME;
-	sigset_t mask;
+	return r == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
+}
 
-	if (load_config(o, &d.cfg) < 0)
-		return EXIT_USAGE;
-	log_set_level(d.cfg.log_level);
-	nofile_raise(&d.cfg);
-	if (!d.cfg.http_token[0] && !listen_is_loopback(d.cfg.listen_host)) {
+/*
+ * The configuration, the log level, the descriptor limit and HTTP's settings
+ * (a token off loopback, TLS). Return: 0, or -EINVAL (exit with EXIT_USAGE).
+ */
+static int daemon_configure(struct daemon *d)
+{
+	if (load_config(&d->opts, &d->cfg) < 0)
+		return -EINVAL;
+	log_set_level(d->cfg.log_level);
+	nofile_raise(&d->cfg);
+	if (!d->cfg.http_token[0] && !listen_is_loopback(d->cfg.listen_host)) {
 		log_error("refusing to listen on '%s' without [http] token: set a token, or listen "
 			  "on 127.0.0.1 / ::1",
-			  d.cfg.listen_host);
-		return EXIT_USAGE;
+			  d->cfg.listen_host);
+		return -EINVAL;
 	}
-	if (http_setup(&d.cfg, &d.tls) < 0)
-		return EXIT_USAGE;
-	if (!d.tls && !listen_is_loopback(d.cfg.listen_host))
+	if (http_setup(&d->cfg, &d->tls) < 0)
+		return -EINVAL;
+	if (!d->tls && !listen_is_loopback(d->cfg.listen_host))
 		log_warn("listening on '%s' without TLS: the bearer token and the data travel in "
 			 "clear over the network; set [http] tls_cert and tls_key",
-			 d.cfg.listen_host);
+			 d->cfg.listen_host);
+	return 0;
+}
+
+/*
+ * The device process, the database, the fleet, the loop and its queue; @mask
+ * gets SIGCHLD when the device process's end comes as a signal.
+ * Return: 0, or -1 with d->status set.
+ */
+static int daemon_open(struct daemon *d, sigset_t *mask)
+{
+	int r;
+
+	/* A device process left by the image before a re-exec: reap it. */
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+	/* Device commands go to their own process; this one keeps no capability. */
+	r = privsep_start(&d->cfg, &d->opts, &d->backend, &d->privsep);
+	if (r < 0)
+		return -1;
+	/* Without a pidfd (a kernel before 5.3, valgrind) the device process's end comes as SIGCHLD. */
+	if (d->privsep.pidfd < 0 && d->privsep.pid > 0) {
+		sigaddset(mask, SIGCHLD);
+		sigprocmask(SIG_BLOCK, mask, NULL);
+	}
+
+	r = main_store_open(&d->cfg, d->tls, &d->store); /* waits while it cannot be opened */
+	if (r < 0) {
+		d->status = r == -ECANCELED ? EXIT_OK : r == -EPROTO ? EXIT_DATABASE : EXIT_RUNTIME;
+		return -1;
+	}
+	svc_notify("STATUS=Database %s open, schema migrated", d->cfg.database);
+	/* Migrations may wait for a lock; polling must not: failed writes are retried. */
+	store_set_busy_timeout(d->store, 100);
+	/* Long history settings: the demo year and the rollup timer use them. */
+	d->rollup_cfg = (struct store_rollup_cfg){.keep_raw_ms = d->cfg.keep_raw_ms,
+						  .keep_1m_ms = ROLLUP_KEEP_1M_MS,
+						  .grace_ms = ROLLUP_GRACE_MS};
+	backfill_demo_year(&d->cfg, d->store, d->backend, &d->rollup_cfg);
+	d->fleet = fleet_new();
+	d->loop = loop_new();
+	if (!d->fleet || !d->loop) {
+		log_error("out of memory");
+		return -1;
+	}
+	r = mainq_new(d->loop, &d->mainq);
+	if (r < 0) {
+		log_error("cannot set up the main-loop queue: %s", strerror(-r));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The poller, throttle events and alerts, and the risk verdict: they listen
+ * before the first scan. Return: 0, or -1 with d->status set.
+ */
+static int start_monitor(struct daemon *d, struct endpoints *ep)
+{
+	char err[256]; /* alert_svc_new()'s */
+	int r;
+
+	r = poller_new(&d->cfg, d->backend, d->store, d->fleet, &d->poller);
+	if (r < 0) {
+		log_error("cannot load the known devices: %s (%s)", strerror(-r),
+			  store_strerror(d->store));
+		return -1;
+	}
+	/* Throttle events and alerts: listen before the first scan. */
+	r = alert_svc_new(&d->cfg, d->store, d->fleet, d->mainq, &d->alerts, err);
+	if (r < 0) {
+		log_error("%s", err);
+		d->status = start_status(r);
+		return -1;
+	}
+	size_t n_alert_ep;
+	const struct api_endpoint *alert_ep = alert_svc_endpoints(d->alerts, &n_alert_ep);
+	if (alert_svc_attach(d->alerts, d->poller, d->loop) < 0 ||
+	    endpoints_add(ep, alert_ep, n_alert_ep) < 0)
+		return -1;
+	/* The risk verdict (issue 27): after the alerts' own rules, on each sample. */
+	char risk_err[RISK_MON_ERR_MAX];
+	r = risk_mon_new(&d->cfg, d->store, d->fleet, d->alerts, &d->risk_mon, risk_err);
+	if (r < 0) {
+		log_error("%s", r == -EINVAL ? risk_err : strerror(-r));
+		d->status = start_status(r);
+		return -1;
+	}
+	if (risk_mon_attach(d->risk_mon, d->poller) < 0)
+		return -1;
+	r = poller_start(d->poller, d->loop);
+	if (r < 0) {
+		log_error("cannot start polling: %s", strerror(-r));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Throughput probes (schedules, probe threads, …/probes endpoints) and device
+ * self-tests (the log 06h, schedules, …/selftests endpoints).
+ * Return: 0, or -1 with d->status set.
+ */
+static int start_tests(struct daemon *d, struct endpoints *ep)
+{
+	char probe_err[PROBE_SVC_ERR_MAX];
+	size_t n_probe_ep;
+	int r;
+
+	r = probe_svc_new(&d->cfg, d->backend, d->store, d->fleet, d->mainq, &d->probes, probe_err);
+	if (r < 0) {
+		log_error("%s", r == -EINVAL ? probe_err : strerror(-r));
+		d->status = start_status(r);
+		return -1;
+	}
+	probe_svc_on_rated(d->probes, on_rated, d->alerts);
+	const struct api_endpoint *probe_ep = probe_svc_endpoints(d->probes, &n_probe_ep);
+	if (probe_svc_start(d->probes, d->loop, d->poller) < 0 ||
+	    endpoints_add(ep, probe_ep, n_probe_ep) < 0)
+		return -1;
+	/* Device self-tests: the log 06h, schedules, …/selftests endpoints. */
+	char st_err[SELFTEST_SVC_ERR_MAX];
+	size_t n_st_ep;
+	r = selftest_svc_new(&d->cfg, d->backend, d->store, d->fleet, d->mainq, d->alerts,
+			     d->probes, &d->selftests, st_err);
+	if (r < 0) {
+		log_error("%s", r == -EINVAL ? st_err : strerror(-r));
+		d->status = start_status(r);
+		return -1;
+	}
+	const struct api_endpoint *st_ep = selftest_svc_endpoints(d->selftests, &n_st_ep);
+	if (selftest_svc_start(d->selftests, d->loop, d->poller) < 0 ||
+	    endpoints_add(ep, st_ep, n_st_ep) < 0)
+		return -1;
+	return 0;
+}
+
+/*
+ * What leaves the host: GET /metrics, remote write (each export's thread pushes
+ * what /metrics serves and the store holds) and the fleet page.
+ * Return: 0, or -1 with d->status set.
+ */
+static int start_outputs(struct daemon *d, struct endpoints *ep)
+{
+	int r;
+
+	/* Prometheus: GET /metrics. */
+	d->metrics = (struct metrics_source){.mainq = d->mainq,
+					     .poller = d->poller,
+					     .alerts = d->alerts,
+					     .cfg = &d->cfg,
+					     .start_ms = timefmt_now_ms()};
+	r = host_id_read(host_id_path(), d->metrics.host_id);
+	if (r < 0)
+		log_warn("no host_id: %s: %s (nvmond_host_info goes without it)", host_id_path(),
+			 r == -EINVAL ? "not a machine id" : strerror(-r));
+	struct api_endpoint metrics_ep = metrics_endpoint(&d->metrics);
+	if (endpoints_add(ep, &metrics_ep, 1) < 0)
+		return -1;
+	/* Remote write: each export's thread pushes what /metrics serves and the store holds. */
+	char ex_err[512];
+	r = export_svc_new(&d->cfg, d->fleet, d->mainq, d->store, &d->metrics, &d->exports, ex_err,
+			   sizeof(ex_err));
+	if (r < 0) {
+		log_error("%s", ex_err);
+		d->status = start_status(r);
+		return -1;
+	}
+	/* An export's round follows a poll's, in the wakeup of its last answer. */
+	if (poller_add_listener(d->poller, &(struct poller_listener){.on_round = on_round_exports,
+								     .ctx = d}) < 0)
+		return -1;
+	size_t n_ex_ep;
+	const struct api_endpoint *ex_ep = export_svc_endpoints(d->exports, &n_ex_ep);
+	if (endpoints_add(ep, ex_ep, n_ex_ep) < 0)
+		return -1;
+	/* The fleet page: GET /api/v1/fleet from [fleet] query_url's engine. */
+	char fv_err[FLEETVIEW_ERR_MAX];
+	r = fleetview_svc_new(&d->cfg, &d->fleetview, fv_err);
+	if (r < 0) {
+		log_error("%s", fv_err);
+		d->status = start_status(r);
+		return -1;
+	}
+	struct api_endpoint fleet_ep = fleetview_svc_endpoint(d->fleetview);
+	return endpoints_add(ep, &fleet_ep, 1) < 0 ? -1 : 0;
+}
+
+/*
+ * Long history and wear (rollups on a timer, GET …/series and …/wear), the
+ * drive's facts, power, OCP and risk pages, and the devices' own endpoints.
+ * Return: 0 or -1.
+ */
+static int start_history(struct daemon *d, struct endpoints *ep)
+{
+	d->wear = (struct wear_source){.mainq = d->mainq, .cfg = &d->cfg};
+	if (rollup_new(d->store, &d->rollup_cfg, &d->rollup) < 0 ||
+	    rollup_start(d->rollup, d->loop) < 0 ||
+	    wear_mon_new(d->store, d->fleet, d->alerts, &d->cfg, &d->wear_mon) < 0 ||
+	    wear_mon_start(d->wear_mon, d->loop) < 0)
+		return -1;
+	d->series = (struct series_api){.rollup = &d->rollup_cfg,
+					.cache = series_cache_new(SERIES_CACHE_MAX_BYTES)};
+	if (!d->series.cache)
+		return -1;
+	struct api_endpoint dash_ep[] = {series_endpoint(&d->series), wear_endpoint(&d->wear)};
+	if (endpoints_add(ep, dash_ep, 2) < 0)
+		return -1;
+	/* Firmware and PCIe link history: GET …/facts. */
+	struct api_endpoint facts_ep = facts_endpoint();
+	if (endpoints_add(ep, &facts_ep, 1) < 0)
+		return -1;
+	/* What a drive knows beyond its health log (issue 27): …/power, …/ocp, …/risk. */
+	struct api_endpoint drive_ep[] = {drive_power_endpoint(), drive_ocp_endpoint(),
+					  drive_risk_endpoint()};
+	if (endpoints_add(ep, drive_ep, 3) < 0)
+		return -1;
+	/* The devices, their samples, /healthz. */
+	size_t n_core_ep;
+	const struct api_endpoint *core_ep = api_devices_endpoints(&n_core_ep);
+	return endpoints_add(ep, core_ep, n_core_ep) < 0 ? -1 : 0;
+}
+
+/* The HTTP server on the services' endpoints. Return: 0 or -1. */
+static int start_http(struct daemon *d, const struct endpoints *ep)
+{
+	char err[API_ERR_MAX];
+	struct api_config ac = http_api_config(&d->cfg, d->tls);
+
+	ac.web_root = web_root(&d->cfg);
+	ac.fleet = d->fleet;
+	ac.endpoints = ep->v;
+	ac.n_endpoints = ep->n;
+	/* The router's table, one line each (tests/integration/docs_agree.py compares
+	 * it with docs/api.md). */
+	for (size_t i = 0; i < ep->n; i++)
+		log_debug("HTTP endpoint: %s %s%s%s", ep->v[i].method, ep->v[i].pattern,
+			  ep->v[i].flags & API_EP_AUTH ? " (token)" : "",
+			  ep->v[i].flags & API_EP_QUERY ? " (query)" : "");
+	if (api_start(&ac, &d->api, err) < 0) {
+		log_error("%s", err);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The loop's watches (the device process, signals), the start line, the systemd
+ * tick and the database check. Return: 0 or -1.
+ */
+static int daemon_arm(struct daemon *d, const sigset_t *mask)
+{
+	if (d->privsep.pidfd >= 0 &&
+	    loop_add_fd(d->loop, d->privsep.pidfd, on_device_exit, d) < 0) {
+		log_error("cannot watch the device process");
+		return -1;
+	}
+	d->sigfd = signalfd(-1, mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (d->sigfd < 0 || loop_add_fd(d->loop, d->sigfd, on_signal, d) < 0) {
+		log_error("cannot watch signals: %s", strerror(errno));
+		return -1;
+	}
+	log_info("nvmond %s: %s backend, database %s, %s://%s%s%s:%u/", NVMOND_VERSION,
+		 d->backend->ops->name, d->cfg.database, d->tls ? "https" : "http",
+		 strchr(d->cfg.listen_host, ':') ? "[" : "", d->cfg.listen_host,
+		 strchr(d->cfg.listen_host, ':') ? "]" : "", api_port(d->api));
+
+	/* systemd: ready only now (database migrated, HTTP listening); then the tick. */
+	d->watchdog_ms = svc_watchdog_ms();
+	/* Not under systemd: no tick at all. */
+	if (svc_managed() && (d->svc_timer = loop_add_timer(d->loop, 0, on_svc_tick, d)) < 0) {
+		log_error("cannot arm the watchdog timer");
+		return -1;
+	}
+	d->db_timer = loop_add_timer_lazy(d->loop, DB_CHECK_MS, -1, on_db_check, d);
+	if (d->db_timer < 0) {
+		log_error("cannot arm the database check");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Stop and free everything in the order the threads need: HTTP and the threads
+ * that wait on the loop first, the poller's buffered samples stored, the device
+ * process and the database last; then the re-exec on a new database file.
+ * Return: @status, or EXIT_RUNTIME when samples were lost or the re-exec failed.
+ */
+static int daemon_stop(struct daemon *d, int status)
+{
+	/* Release HTTP threads waiting on the main loop (or on a self-test's drive), then stop them. */
+	if (d->mainq)
+		mainq_shutdown(d->mainq);
+	selftest_svc_stop(d->selftests);
+	d->api = api_stop(d->api); /* no reader after this point */
+	/* The exports: a request in flight is aborted, each thread joined (it may have
+	 * been waiting on the loop: mainq_shutdown() released it). */
+	d->exports = export_svc_free(d->exports);
+	d->metrics.export_stats = NULL;			 /* no thread reads it now */
+	d->fleetview = fleetview_svc_free(d->fleetview); /* cuts a transfer under way */
+	/* Cancel probes and wait for their threads (each stores what it measured). */
+	d->probes = probe_svc_free(d->probes);
+	/* The sinks wake the main loop through the queue: stop them before it goes. */
+	alert_svc_stop_sinks(d->alerts);
+	d->mainq = mainq_free(d->mainq);
+	d->selftests = selftest_svc_free(d->selftests);
+	if (d->store)
+		store_set_busy_timeout(d->store, 5000); /* at shutdown, waiting beats losing */
+	if (d->poller) {
+		size_t pending = poller_pending(d->poller);
+		if (poller_flush(d->poller) < 0) {
+			log_error("%zu samples could not be stored at shutdown: %s",
+				  poller_pending(d->poller), store_strerror(d->store));
+			status = EXIT_RUNTIME;
+		} else if (pending) {
+			log_info("stored %zu buffered samples", pending);
+		}
+	}
+	if (d->store)
+		store_checkpoint(d->store);
+	d->poller = poller_free(d->poller);
+	d->alerts = alert_svc_free(d->alerts);
+	d->rollup = rollup_free(d->rollup);
+	d->series.cache = series_cache_free(d->series.cache);
+	d->wear_mon = wear_mon_free(d->wear_mon);
+	d->risk_mon = risk_mon_free(d->risk_mon);
+	d->loop = loop_free(d->loop);
+	d->fleet = fleet_free(d->fleet);
+	d->backend = dev_backend_free(d->backend); /* closes the device channel */
+	(void)privsep_reap(&d->privsep);
+	d->store = store_close(d->store);
+	if (d->sigfd >= 0)
+		close(d->sigfd);
+	d->tls = api_tls_free(d->tls); /* after api_stop(): no handshake uses it */
+	if (d->reexec) {
+		svc_notify("STATUS=Restarting on a new database file");
+		execv("/proc/self/exe", d->opts.argv);
+		log_error("cannot restart: %s", strerror(errno));
+		status = EXIT_RUNTIME;
+	}
+	return status;
+}
+
+static int run_daemon(const struct opts *o)
+{
+	struct daemon d = {.opts = *o,
+			   .sigfd = -1,
+			   .privsep = {.pid = 0, .pidfd = -1},
+			   .status = EXIT_RUNTIME};
+	struct endpoints endpoints = {.n = 0};
+	sigset_t mask;
+	int r;
+
+	if (daemon_configure(&d) < 0)
+		return EXIT_USAGE;
 
 	/* Signals go to a signalfd; block them before any thread starts. */
 	sigemptyset(&mask);
@@ -402,273 +759,16 @@ static int run_daemon(const struct opts *o)
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	/* A device process left by the image before a re-exec: reap it. */
-	while (waitpid(-1, NULL, WNOHANG) > 0)
-		;
-	/* Device commands go to their own process; this one keeps no capability. */
-	r = privsep_start(&d.cfg, o, &backend, &d.privsep);
-	if (r < 0)
-		goto out;
-	/* Without a pidfd (a kernel before 5.3, valgrind) the device process's end comes as SIGCHLD. */
-	if (d.privsep.pidfd < 0 && d.privsep.pid > 0) {
-		sigaddset(&mask, SIGCHLD);
-		sigprocmask(SIG_BLOCK, &mask, NULL);
-	}
-
-	r = main_store_open(&d.cfg, d.tls, &store); /* waits while it cannot be opened */
-	if (r < 0) {
-		status = r == -ECANCELED ? EXIT_OK : r == -EPROTO ? EXIT_DATABASE : EXIT_RUNTIME;
-		goto out;
-	}
-	svc_notify("STATUS=Database %s open, schema migrated", d.cfg.database);
-	/* Migrations may wait for a lock; polling must not: failed writes are retried. */
-	store_set_busy_timeout(store, 100);
-	/* Long history settings: the demo year and the rollup timer use them. */
-	d.rollup_cfg = (struct store_rollup_cfg){.keep_raw_ms = d.cfg.keep_raw_ms,
-						 .keep_1m_ms = ROLLUP_KEEP_1M_MS,
-						 .grace_ms = ROLLUP_GRACE_MS};
-	backfill_demo_year(&d.cfg, store, backend, &d.rollup_cfg);
-	fleet = fleet_new();
-	d.loop = loop_new();
-	if (!fleet || !d.loop) {
-		log_error("out of memory");
-		goto out;
-	}
-	r = mainq_new(d.loop, &d.mainq);
-	if (r < 0) {
-		log_error("cannot set up the main-loop queue: %s", strerror(-r));
-		goto out;
-	}
-	r = poller_new(&d.cfg, backend, store, fleet, &d.poller);
-	if (r < 0) {
-		log_error("cannot load the known devices: %s (%s)", strerror(-r),
-			  store_strerror(store));
-		goto out;
-	}
-	/* Throttle events and alerts: listen before the first scan. */
-	r = alert_svc_new(&d.cfg, store, fleet, d.mainq, &d.alerts, err);
-	if (r < 0) {
-		log_error("%s", err);
-		status = r == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
-		goto out;
-	}
-	size_t n_alert_ep;
-	const struct api_endpoint *alert_ep = alert_svc_endpoints(d.alerts, &n_alert_ep);
-	if (alert_svc_attach(d.alerts, d.poller, d.loop) < 0 ||
-	    endpoints_add(&endpoints, alert_ep, n_alert_ep) < 0)
-		goto out;
-	/* The risk verdict (issue 27): after the alerts' own rules, on each sample. */
-	char risk_err[RISK_MON_ERR_MAX];
-	r = risk_mon_new(&d.cfg, store, fleet, d.alerts, &d.risk_mon, risk_err);
-	if (r < 0) {
-		log_error("%s", r == -EINVAL ? risk_err : strerror(-r));
-		status = r == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
-		goto out;
-	}
-	if (risk_mon_attach(d.risk_mon, d.poller) < 0)
-		goto out;
-	r = poller_start(d.poller, d.loop);
-	if (r < 0) {
-		log_error("cannot start polling: %s", strerror(-r));
-		goto out;
-	}
-	/* Throughput probes: schedules, probe threads, …/probes endpoints. */
-	char probe_err[PROBE_SVC_ERR_MAX];
-	size_t n_probe_ep;
-	r = probe_svc_new(&d.cfg, backend, store, fleet, d.mainq, &d.probes, probe_err);
-	if (r < 0) {
-		log_error("%s", r == -EINVAL ? probe_err : strerror(-r));
-		status = r == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
-		goto out;
-	}
-	probe_svc_on_rated(d.probes, on_rated, d.alerts);
-	const struct api_endpoint *probe_ep = probe_svc_endpoints(d.probes, &n_probe_ep);
-	if (probe_svc_start(d.probes, d.loop, d.poller) < 0 ||
-	    endpoints_add(&endpoints, probe_ep, n_probe_ep) < 0)
-		goto out;
-	/* Device self-tests: the log 06h, schedules, …/selftests endpoints. */
-	char st_err[SELFTEST_SVC_ERR_MAX];
-	size_t n_st_ep;
-	r = selftest_svc_new(&d.cfg, backend, store, fleet, d.mainq, d.alerts, d.probes,
-			     &d.selftests, st_err);
-	if (r < 0) {
-		log_error("%s", r == -EINVAL ? st_err : strerror(-r));
-		status = r == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
-		goto out;
-	}
-	const struct api_endpoint *st_ep = selftest_svc_endpoints(d.selftests, &n_st_ep);
-	if (selftest_svc_start(d.selftests, d.loop, d.poller) < 0 ||
-	    endpoints_add(&endpoints, st_ep, n_st_ep) < 0)
-		goto out;
-	/* Prometheus: GET /metrics. */
-	d.metrics = (struct metrics_source){.mainq = d.mainq,
-					    .poller = d.poller,
-					    .alerts = d.alerts,
-					    .cfg = &d.cfg,
-					    .start_ms = timefmt_now_ms()};
-	r = host_id_read(host_id_path(), d.metrics.host_id);
-	if (r < 0)
-		log_warn("no host_id: %s: %s (nvmond_host_info goes without it)", host_id_path(),
-			 r == -EINVAL ? "not a machine id" : strerror(-r));
-	struct api_endpoint metrics_ep = metrics_endpoint(&d.metrics);
-	if (endpoints_add(&endpoints, &metrics_ep, 1) < 0)
-		goto out;
-	/* Remote write: each export's thread pushes what /metrics serves and the store holds. */
-	char ex_err[512];
-	r = export_svc_new(&d.cfg, fleet, d.mainq, store, &d.metrics, &d.exports, ex_err,
-			   sizeof(ex_err));
-	if (r < 0) {
-		log_error("%s", ex_err);
-		status = r == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
-		goto out;
-	}
-	/* An export's round follows a poll's, in the wakeup of its last answer. */
-	if (poller_add_listener(d.poller, &(struct poller_listener){.on_round = on_round_exports,
-								    .ctx = &d}) < 0)
-		goto out;
-	size_t n_ex_ep;
-	const struct api_endpoint *ex_ep = export_svc_endpoints(d.exports, &n_ex_ep);
-	if (endpoints_add(&endpoints, ex_ep, n_ex_ep) < 0)
-		goto out;
-	/* The fleet page: GET /api/v1/fleet from [fleet] query_url's engine. */
-	char fv_err[FLEETVIEW_ERR_MAX];
-	r = fleetview_svc_new(&d.cfg, &d.fleetview, fv_err);
-	if (r < 0) {
-		log_error("%s", fv_err);
-		status = r == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
-		goto out;
-	}
-	struct api_endpoint fleet_ep = fleetview_svc_endpoint(d.fleetview);
-	if (endpoints_add(&endpoints, &fleet_ep, 1) < 0)
-		goto out;
-	/* Long history and wear: rollups on a timer, GET …/series and …/wear. */
-	d.wear = (struct wear_source){.mainq = d.mainq, .cfg = &d.cfg};
-	if (rollup_new(store, &d.rollup_cfg, &d.rollup) < 0 || rollup_start(d.rollup, d.loop) < 0 ||
-	    wear_mon_new(store, fleet, d.alerts, &d.cfg, &d.wear_mon) < 0 ||
-	    wear_mon_start(d.wear_mon, d.loop) < 0)
-		goto out;
-	d.series = (struct series_api){.rollup = &d.rollup_cfg,
-				       .cache = series_cache_new(SERIES_CACHE_MAX_BYTES)};
-	if (!d.series.cache)
-		goto out;
-	struct api_endpoint dash_ep[] = {series_endpoint(&d.series), wear_endpoint(&d.wear)};
-	if (endpoints_add(&endpoints, dash_ep, 2) < 0)
-		goto out;
-	/* Firmware and PCIe link history: GET …/facts. */
-	struct api_endpoint facts_ep = facts_endpoint();
-	if (endpoints_add(&endpoints, &facts_ep, 1) < 0)
-		goto out;
-	/* What a drive knows beyond its health log (issue 27): …/power, …/ocp, …/risk. */
-	struct api_endpoint drive_ep[] = {drive_power_endpoint(), drive_ocp_endpoint(),
-					  drive_risk_endpoint()};
-	if (endpoints_add(&endpoints, drive_ep, 3) < 0)
-		goto out;
-	/* The devices, their samples, /healthz. */
-	size_t n_core_ep;
-	const struct api_endpoint *core_ep = api_devices_endpoints(&n_core_ep);
-	if (endpoints_add(&endpoints, core_ep, n_core_ep) < 0)
-		goto out;
-	struct api_config ac = http_api_config(&d.cfg, d.tls);
-	ac.web_root = web_root(&d.cfg);
-	ac.fleet = fleet;
-	ac.endpoints = endpoints.v;
-	ac.n_endpoints = endpoints.n;
-	/* The router's table, one line each (tests/integration/docs_agree.py compares
-	 * it with docs/api.md). */
-	for (size_t i = 0; i < endpoints.n; i++)
-		log_debug("HTTP endpoint: %s %s%s%s", endpoints.v[i].method, endpoints.v[i].pattern,
-			  endpoints.v[i].flags & API_EP_AUTH ? " (token)" : "",
-			  endpoints.v[i].flags & API_EP_QUERY ? " (query)" : "");
-	r = api_start(&ac, &api, err);
-	if (r < 0) {
-		log_error("%s", err);
-		goto out;
-	}
-	if (d.privsep.pidfd >= 0 && loop_add_fd(d.loop, d.privsep.pidfd, on_device_exit, &d) < 0) {
-		log_error("cannot watch the device process");
-		goto out;
-	}
-	d.sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (d.sigfd < 0 || loop_add_fd(d.loop, d.sigfd, on_signal, &d) < 0) {
-		log_error("cannot watch signals: %s", strerror(errno));
-		goto out;
-	}
-	log_info("nvmond %s: %s backend, database %s, %s://%s%s%s:%u/", NVMOND_VERSION,
-		 backend->ops->name, d.cfg.database, d.tls ? "https" : "http",
-		 strchr(d.cfg.listen_host, ':') ? "[" : "", d.cfg.listen_host,
-		 strchr(d.cfg.listen_host, ':') ? "]" : "", api_port(api));
-
-	/* systemd: ready only now (database migrated, HTTP listening); then the tick. */
-	d.fleet = fleet;
-	d.watchdog_ms = svc_watchdog_ms();
-	/* Not under systemd: no tick at all. */
-	if (svc_managed() && (d.svc_timer = loop_add_timer(d.loop, 0, on_svc_tick, &d)) < 0) {
-		log_error("cannot arm the watchdog timer");
-		goto out;
-	}
-	d.store = store;
-	d.db_timer = loop_add_timer_lazy(d.loop, DB_CHECK_MS, -1, on_db_check, &d);
-	if (d.db_timer < 0) {
-		log_error("cannot arm the database check");
-		goto out;
-	}
+	if (daemon_open(&d, &mask) < 0 || start_monitor(&d, &endpoints) < 0 ||
+	    start_tests(&d, &endpoints) < 0 || start_outputs(&d, &endpoints) < 0 ||
+	    start_history(&d, &endpoints) < 0 || start_http(&d, &endpoints) < 0 ||
+	    daemon_arm(&d, &mask) < 0)
+		return daemon_stop(&d, d.status);
 	svc_notify("READY=1\nSTATUS=Started");
 	r = loop_run(d.loop);
 	if (r < 0)
 		log_error("event loop failed: %s", strerror(-r));
-	status = r < 0 || d.device_gone ? EXIT_RUNTIME : EXIT_OK;
-out:
-	/* Release HTTP threads waiting on the main loop (or on a self-test's drive), then stop them. */
-	if (d.mainq)
-		mainq_shutdown(d.mainq);
-	selftest_svc_stop(d.selftests);
-	api = api_stop(api); /* no reader after this point */
-	/* The exports: a request in flight is aborted, each thread joined (it may have
-	 * been waiting on the loop: mainq_shutdown() released it). */
-	d.exports = export_svc_free(d.exports);
-	d.metrics.export_stats = NULL;		       /* no thread reads it now */
-	d.fleetview = fleetview_svc_free(d.fleetview); /* cuts a transfer under way */
-	/* Cancel probes and wait for their threads (each stores what it measured). */
-	d.probes = probe_svc_free(d.probes);
-	/* The sinks wake the main loop through the queue: stop them before it goes. */
-	alert_svc_stop_sinks(d.alerts);
-	d.mainq = mainq_free(d.mainq);
-	d.selftests = selftest_svc_free(d.selftests);
-	if (store)
-		store_set_busy_timeout(store, 5000); /* at shutdown, waiting beats losing */
-	if (d.poller) {
-		size_t pending = poller_pending(d.poller);
-		if (poller_flush(d.poller) < 0) {
-			log_error("%zu samples could not be stored at shutdown: %s",
-				  poller_pending(d.poller), store_strerror(store));
-			status = EXIT_RUNTIME;
-		} else if (pending) {
-			log_info("stored %zu buffered samples", pending);
-		}
-	}
-	if (store)
-		store_checkpoint(store);
-	d.poller = poller_free(d.poller);
-	d.alerts = alert_svc_free(d.alerts);
-	d.rollup = rollup_free(d.rollup);
-	d.series.cache = series_cache_free(d.series.cache);
-	d.wear_mon = wear_mon_free(d.wear_mon);
-	d.risk_mon = risk_mon_free(d.risk_mon);
-	d.loop = loop_free(d.loop);
-	fleet = fleet_free(fleet);
-	backend = dev_backend_free(backend); /* closes the device channel */
-	(void)privsep_reap(&d.privsep);
-	store = store_close(store);
-	if (d.sigfd >= 0)
-		close(d.sigfd);
-	d.tls = api_tls_free(d.tls); /* after api_stop(): no handshake uses it */
-	if (d.reexec) {
-		svc_notify("STATUS=Restarting on a new database file");
-		execv("/proc/self/exe", o->argv);
-		log_error("cannot restart: %s", strerror(errno));
-		status = EXIT_RUNTIME;
-	}
-	return status;
+	return daemon_stop(&d, r < 0 || d.device_gone ? EXIT_RUNTIME : EXIT_OK);
 }
 
 int main(int argc, char **argv)

@@ -118,164 +118,157 @@ static void usage(FILE *out)
 		"See nvmond(8) and nvmond.conf(5).\n");
 }
 
-int parse_opts(int argc, char **argv, struct opts *o, const char **ret_cmd)
-{
-	enum {
-		OPT_DB = 256,
-		OPT_DEMO,
-		OPT_JSON,
-		OPT_LOG_LEVEL,
-		OPT_DEVICE,
-		OPT_PRESET,
-		OPT_SHORT,
-		OPT_EXTENDED,
-		OPT_ABORT,
-		OPT_NSID,
-		OPT_WAIT,
-		OPT_REPEAT,
-		OPT_COOLDOWN,
-		OPT_TO,
-	};
-	static const struct option longopts[] = {
-		{"config", required_argument, NULL, 'c'},
-		{"db", required_argument, NULL, OPT_DB},
-		{"listen", required_argument, NULL, 'l'},
-		{"demo", no_argument, NULL, OPT_DEMO},
-		{"json", no_argument, NULL, OPT_JSON},
-		{"log-level", required_argument, NULL, OPT_LOG_LEVEL},
-		{"device", required_argument, NULL, OPT_DEVICE},
-		{"preset", required_argument, NULL, OPT_PRESET},
-		{"short", no_argument, NULL, OPT_SHORT},
-		{"extended", no_argument, NULL, OPT_EXTENDED},
-		{"abort", no_argument, NULL, OPT_ABORT},
-		{"nsid", required_argument, NULL, OPT_NSID},
-		{"wait", no_argument, NULL, OPT_WAIT},
-		{"repeat", required_argument, NULL, OPT_REPEAT},
-		{"cooldown", required_argument, NULL, OPT_COOLDOWN},
-		{"to", required_argument, NULL, OPT_TO},
-		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, 'V'},
-		{0},
-	};
-	int c;
+/* The long options; the short ones are -c, -l, -h and -V. */
+enum {
+	OPT_DB = 256,
+	OPT_DEMO,
+	OPT_JSON,
+	OPT_LOG_LEVEL,
+	OPT_DEVICE,
+	OPT_PRESET,
+	OPT_SHORT,
+	OPT_EXTENDED,
+	OPT_ABORT,
+	OPT_NSID,
+	OPT_WAIT,
+	OPT_REPEAT,
+	OPT_COOLDOWN,
+	OPT_TO,
+};
 
-	*o = (struct opts){.config = CFG_DEFAULT_PATH,
-			   .selftest_nsid = DEV_SELFTEST_NSID_ALL,
-			   .probe_cooldown_ms = -1};
-	bool nsid_given = false;
-	int n_codes = 0;
-	while ((c = getopt_long(argc, argv, "c:l:hV", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'c':
-			o->config = optarg;
-			o->config_given = true;
-			break;
-		case OPT_DB:
-			o->db = optarg;
-			break;
-		case 'l':
-			o->listen = optarg;
-			break;
-		case OPT_DEMO:
-			o->demo = true;
-			break;
-		case OPT_JSON:
-			o->json = true;
-			break;
-		case OPT_LOG_LEVEL:
-			o->log_level = optarg;
-			break;
-		case OPT_DEVICE:
-			if (o->n_probe_devices == PROBE_GROUP_MAX) {
-				fprintf(stderr, "nvmond: --device: at most %d drives\n",
-					PROBE_GROUP_MAX);
-				return -EINVAL;
-			}
-			o->probe_devices[o->n_probe_devices++] = optarg;
-			if (!o->probe_device)
-				o->probe_device = optarg;
-			break;
-		case OPT_PRESET:
-			o->probe_preset = optarg;
-			break;
-		case OPT_TO:
-			o->probe_to = optarg;
-			break;
-		case OPT_REPEAT: {
-			char *end;
-			unsigned long v = strtoul(optarg, &end, 10);
-			if (!*optarg || *end || v < 1 || v > PROBE_REPEAT_MAX) {
-				fprintf(stderr, "nvmond: --repeat: 1 … %d\n", PROBE_REPEAT_MAX);
-				return -EINVAL;
-			}
-			o->probe_repeat = (uint32_t)v;
-			break;
-		}
-		case OPT_COOLDOWN:
-			if (cfg_parse_duration_ms(optarg, &o->probe_cooldown_ms) < 0 ||
-			    o->probe_cooldown_ms < 0 ||
-			    o->probe_cooldown_ms > PROBE_COOLDOWN_MAX_MS) {
-				fprintf(stderr, "nvmond: --cooldown: a duration (30s, 2m), at most "
-						"1h\n");
-				return -EINVAL;
-			}
-			break;
-		case OPT_SHORT:
-		case OPT_EXTENDED:
-		case OPT_ABORT:
-			o->selftest_code = c == OPT_SHORT      ? SELFTEST_CODE_SHORT
-					   : c == OPT_EXTENDED ? SELFTEST_CODE_EXTENDED
-							       : SELFTEST_CODE_ABORT;
-			n_codes++;
-			break;
-		case OPT_NSID: {
-			char *end;
-			errno = 0;
-			unsigned long v = strtoul(optarg, &end, 0);
-			if (errno || *end || !optarg[0] || optarg[0] == '-' || v < 1 ||
-			    v > DEV_SELFTEST_NSID_ALL) {
-				fprintf(stderr, "nvmond: --nsid: 1 to 4294967295, not '%s'\n",
-					optarg);
-				return -EINVAL;
-			}
-			o->selftest_nsid = (uint32_t)v;
-			nsid_given = true;
-			break;
-		}
-		case OPT_WAIT:
-			o->selftest_wait = true;
-			break;
-		case 'h':
-			usage(stdout);
-			exit(EXIT_OK);
-		case 'V':
-			printf("nvmond %s\n", NVMOND_VERSION);
-			exit(EXIT_OK);
-		default:
-			usage(stderr);
+static const struct option longopts[] = {
+	{"config", required_argument, NULL, 'c'},
+	{"db", required_argument, NULL, OPT_DB},
+	{"listen", required_argument, NULL, 'l'},
+	{"demo", no_argument, NULL, OPT_DEMO},
+	{"json", no_argument, NULL, OPT_JSON},
+	{"log-level", required_argument, NULL, OPT_LOG_LEVEL},
+	{"device", required_argument, NULL, OPT_DEVICE},
+	{"preset", required_argument, NULL, OPT_PRESET},
+	{"short", no_argument, NULL, OPT_SHORT},
+	{"extended", no_argument, NULL, OPT_EXTENDED},
+	{"abort", no_argument, NULL, OPT_ABORT},
+	{"nsid", required_argument, NULL, OPT_NSID},
+	{"wait", no_argument, NULL, OPT_WAIT},
+	{"repeat", required_argument, NULL, OPT_REPEAT},
+	{"cooldown", required_argument, NULL, OPT_COOLDOWN},
+	{"to", required_argument, NULL, OPT_TO},
+	{"help", no_argument, NULL, 'h'},
+	{"version", no_argument, NULL, 'V'},
+	{0},
+};
+
+/* What the options said that no field of struct opts keeps. */
+struct opts_seen {
+	bool nsid_given;
+	int n_codes; /* --short, --extended, --abort: one at most */
+};
+
+/* Option @c (getopt_long()'s answer, its argument in optarg) into @o. Return: 0 or -EINVAL. */
+static int opt_take(int c, struct opts *o, struct opts_seen *seen)
+{
+	switch (c) {
+	case 'c':
+		o->config = optarg;
+		o->config_given = true;
+		break;
+	case OPT_DB:
+		o->db = optarg;
+		break;
+	case 'l':
+		o->listen = optarg;
+		break;
+	case OPT_DEMO:
+		o->demo = true;
+		break;
+	case OPT_JSON:
+		o->json = true;
+		break;
+	case OPT_LOG_LEVEL:
+		o->log_level = optarg;
+		break;
+	case OPT_DEVICE:
+		if (o->n_probe_devices == PROBE_GROUP_MAX) {
+			fprintf(stderr, "nvmond: --device: at most %d drives\n", PROBE_GROUP_MAX);
 			return -EINVAL;
 		}
-	}
-	*ret_cmd = NULL;
-	if (optind < argc) {
-		if ((strcmp(argv[optind], "status") != 0 && strcmp(argv[optind], "probe") != 0 &&
-		     strcmp(argv[optind], "selftest") != 0) ||
-		    optind + 1 < argc) {
-			fprintf(stderr, "nvmond: unknown command '%s' (see --help)\n",
-				argv[optind]);
+		o->probe_devices[o->n_probe_devices++] = optarg;
+		if (!o->probe_device)
+			o->probe_device = optarg;
+		break;
+	case OPT_PRESET:
+		o->probe_preset = optarg;
+		break;
+	case OPT_TO:
+		o->probe_to = optarg;
+		break;
+	case OPT_REPEAT: {
+		char *end;
+		unsigned long v = strtoul(optarg, &end, 10);
+		if (!*optarg || *end || v < 1 || v > PROBE_REPEAT_MAX) {
+			fprintf(stderr, "nvmond: --repeat: 1 … %d\n", PROBE_REPEAT_MAX);
 			return -EINVAL;
 		}
-		*ret_cmd = argv[optind];
+		o->probe_repeat = (uint32_t)v;
+		break;
 	}
-	if (o->json && !*ret_cmd) {
+	case OPT_COOLDOWN:
+		if (cfg_parse_duration_ms(optarg, &o->probe_cooldown_ms) < 0 ||
+		    o->probe_cooldown_ms < 0 || o->probe_cooldown_ms > PROBE_COOLDOWN_MAX_MS) {
+			fprintf(stderr, "nvmond: --cooldown: a duration (30s, 2m), at most "
+					"1h\n");
+			return -EINVAL;
+		}
+		break;
+	case OPT_SHORT:
+	case OPT_EXTENDED:
+	case OPT_ABORT:
+		o->selftest_code = c == OPT_SHORT      ? SELFTEST_CODE_SHORT
+				   : c == OPT_EXTENDED ? SELFTEST_CODE_EXTENDED
+						       : SELFTEST_CODE_ABORT;
+		seen->n_codes++;
+		break;
+	case OPT_NSID: {
+		char *end;
+		errno = 0;
+		unsigned long v = strtoul(optarg, &end, 0);
+		if (errno || *end || !optarg[0] || optarg[0] == '-' || v < 1 ||
+		    v > DEV_SELFTEST_NSID_ALL) {
+			fprintf(stderr, "nvmond: --nsid: 1 to 4294967295, not '%s'\n", optarg);
+			return -EINVAL;
+		}
+		o->selftest_nsid = (uint32_t)v;
+		seen->nsid_given = true;
+		break;
+	}
+	case OPT_WAIT:
+		o->selftest_wait = true;
+		break;
+	case 'h':
+		usage(stdout);
+		exit(EXIT_OK);
+	case 'V':
+		printf("nvmond %s\n", NVMOND_VERSION);
+		exit(EXIT_OK);
+	default:
+		usage(stderr);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The options that go with the command @cmd (NULL: the daemon) only. Return: 0 or -EINVAL. */
+static int opts_check(const struct opts *o, const char *cmd, const struct opts_seen *seen)
+{
+	if (o->json && !cmd) {
 		fprintf(stderr, "nvmond: --json goes with a command (status, probe, selftest)\n");
 		return -EINVAL;
 	}
-	bool selftest = *ret_cmd && strcmp(*ret_cmd, "selftest") == 0;
+	bool selftest = cmd && strcmp(cmd, "selftest") == 0;
 	if (selftest) {
 		if (!o->probe_device || o->n_probe_devices > 1 || o->probe_preset || o->probe_to ||
-		    n_codes > 1 || (!o->selftest_code && !o->selftest_wait) ||
-		    (nsid_given && o->selftest_code != SELFTEST_CODE_SHORT &&
+		    seen->n_codes > 1 || (!o->selftest_code && !o->selftest_wait) ||
+		    (seen->nsid_given && o->selftest_code != SELFTEST_CODE_SHORT &&
 		     o->selftest_code != SELFTEST_CODE_EXTENDED) ||
 		    (o->selftest_wait && o->selftest_code == SELFTEST_CODE_ABORT)) {
 			fprintf(stderr, "nvmond: selftest needs --device ID and one of --short, "
@@ -285,12 +278,12 @@ int parse_opts(int argc, char **argv, struct opts *o, const char **ret_cmd)
 		}
 		return 0;
 	}
-	if (n_codes || nsid_given || o->selftest_wait) {
+	if (seen->n_codes || seen->nsid_given || o->selftest_wait) {
 		fprintf(stderr, "nvmond: --short, --extended, --abort, --nsid and --wait go with "
 				"the selftest command\n");
 		return -EINVAL;
 	}
-	bool probe = *ret_cmd && strcmp(*ret_cmd, "probe") == 0;
+	bool probe = cmd && strcmp(cmd, "probe") == 0;
 	if (!probe && o->probe_to) {
 		fprintf(stderr, "nvmond: --to goes with the probe command (--preset copy-to)\n");
 		return -EINVAL;
@@ -318,6 +311,31 @@ int parse_opts(int argc, char **argv, struct opts *o, const char **ret_cmd)
 		return -EINVAL;
 	}
 	return 0;
+}
+
+int parse_opts(int argc, char **argv, struct opts *o, const char **ret_cmd)
+{
+	struct opts_seen seen = {0};
+	int c;
+
+	*o = (struct opts){.config = CFG_DEFAULT_PATH,
+			   .selftest_nsid = DEV_SELFTEST_NSID_ALL,
+			   .probe_cooldown_ms = -1};
+	while ((c = getopt_long(argc, argv, "c:l:hV", longopts, NULL)) != -1)
+		if (opt_take(c, o, &seen) < 0)
+			return -EINVAL;
+	*ret_cmd = NULL;
+	if (optind < argc) {
+		if ((strcmp(argv[optind], "status") != 0 && strcmp(argv[optind], "probe") != 0 &&
+		     strcmp(argv[optind], "selftest") != 0) ||
+		    optind + 1 < argc) {
+			fprintf(stderr, "nvmond: unknown command '%s' (see --help)\n",
+				argv[optind]);
+			return -EINVAL;
+		}
+		*ret_cmd = argv[optind];
+	}
+	return opts_check(o, *ret_cmd, &seen);
 }
 
 /* ---- checks of values owned above core, run as the file is read --------- */

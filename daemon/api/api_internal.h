@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
-/* Inside the HTTP server (api.c, api_reply.c): how answers are sent. */
+/* Inside the HTTP server (api.c, api_request.c, api_reply.c): the server, how answers are sent. */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <sys/socket.h>
 
@@ -9,6 +11,7 @@
 
 #include "nvmond/api/api.h"
 #include "nvmond/api/api_conn_rule.h"
+#include "nvmond/api/api_host.h"
 
 /**
  * api_http_reply() - Send @body (stolen; NULL: out of memory) as JSON, with an
@@ -100,3 +103,56 @@ struct api_tls;
  */
 int api_tls_mhd_options(struct api_tls *t, const char *priorities,
 			struct MHD_OptionItem ret[API_TLS_MHD_OPTIONS], char ret_err[API_ERR_MAX]);
+
+/*
+ * One libmicrohttpd server of one thread. The pool is [http] threads of them, and the
+ * acceptor gives a new connection to one not running a handler (api_conn_rule_pick()):
+ * MHD's own pool gives connections added from outside to its threads in turn, and a
+ * quarter of them waited behind a self-test start on a hung drive. The reserve has
+ * one more of its own.
+ */
+struct api_server {
+	struct api *api;
+	struct MHD_Daemon *mhd;
+	atomic_uint busy;  /* handlers running on its thread */
+	atomic_uint conns; /* connections handed to it and not closed yet */
+};
+
+struct api {
+	struct api_server *pool; /* ordinary connections */
+	unsigned n_pool;
+	struct api_server health; /* the reserve, /healthz only */
+	int listen_fd;
+	uint16_t port;
+	char *db_path;
+	char *web_root; /* realpath(), NULL when no static files are served */
+	struct fleet *fleet;
+	struct api_endpoint *endpoints; /* copied from the config */
+	size_t n_endpoints;
+	char *token; /* NULL: none configured */
+	enum api_auth auth;
+	char *metrics_token;	 /* NULL: /metrics follows auth */
+	struct api_tls *tls;	 /* borrowed; NULL: plain HTTP */
+	struct api_conns *conns; /* limits and deadlines of the connections */
+	struct api_hosts hosts;	 /* the names Host may give */
+
+	pthread_mutex_t lock; /* guards the idle handles below */
+	struct store **idle;
+	size_t n_idle, cap_idle;
+};
+
+/*
+ * The MHD callbacks of each server (api_request.c), @cls its struct api_server:
+ * api_handle() answers a request, uri_seen() cuts a query of too many parameters,
+ * request_done() ends a request, connection_notify() follows a connection from its
+ * start to its close, api_unescape_cb() decodes %XX and '+'.
+ */
+enum MHD_Result api_handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+			   const char *version, const char *upload, size_t *upload_size,
+			   void **req_cls);
+void *uri_seen(void *cls, const char *uri, struct MHD_Connection *c);
+void request_done(void *cls, struct MHD_Connection *c, void **req_cls,
+		  enum MHD_RequestTerminationCode toe);
+void connection_notify(void *cls, struct MHD_Connection *c, void **socket_context,
+		       enum MHD_ConnectionNotificationCode code);
+size_t api_unescape_cb(void *cls, struct MHD_Connection *c, char *s);

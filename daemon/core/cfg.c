@@ -3,8 +3,8 @@
  * Configuration: the keys, their built-in defaults, and applying one value to one
  * key — the common path of the INI file (cfg_file.c) and of single-key overrides.
  *
- * Every key lives in one table (cfg_keys[]) with its section, type, bounds and default;
- * adding a key or a section is one line there. Values are parsed in cfg_value.c.
+ * Every key lives in one table (cfg_keys[], cfg_keys.c) with its section, type, bounds
+ * and default; adding a key or a section is one line there. Values are parsed in cfg_value.c.
  * Nothing here logs: errors go back to the caller as "FILE:LINE: message" (cfg_load)
  * or "message" (cfg_set).
  */
@@ -22,311 +22,9 @@
 
 #include "nvmond/core/cfg.h"
 #include "cfg_internal.h"
+#include "cfg_keys.h"
 
 #define CFG_DEFAULT_ROOT_DATABASE "/var/lib/nvmond/nvmond.db"
-
-enum cfg_type {
-	CFG_T_DURATION, /* int64_t milliseconds, bounds in ms */
-	CFG_T_UINT32,	/* uint32_t, bounds inclusive */
-	CFG_T_PATH,	/* char[CFG_PATH_MAX], bounds are the length in bytes */
-	CFG_T_LISTEN,	/* listen_host + listen_port */
-	CFG_T_ENUM,	/* an enum (int-sized), value from a choice list */
-	CFG_T_SIZE,	/* uint64_t bytes ("400TB"), bounds in bytes */
-	CFG_T_USER,	/* char[]: "" or the name of a user that exists (getpwnam) */
-	CFG_T_TEXT,	/* char[]: UTF-8 without control characters; "…" around it removed */
-	CFG_T_URL,	/* char[]: "" or an http:// or https:// URL */
-	CFG_T_LABELS,	/* struct cfg_labels: name=value, … (cfg_parse_labels) */
-};
-
-struct cfg_choice {
-	const char *name;
-	int value;
-};
-
-struct cfg_key {
-	const char *section;
-	const char *key;
-	enum cfg_type type;
-	size_t offset;
-	int64_t min, max;
-	const struct cfg_choice *choices; /* CFG_T_ENUM: terminated by a NULL name */
-	const char *hint;		  /* CFG_T_ENUM: the accepted values, for messages */
-	const char *def;		  /* default, as written in the file; NULL: computed */
-	bool restart;	    /* takes effect at the next start (every [http] key does) */
-	const char *syntax; /* CFG_T_PATH with a syntax checked above core: what the docs call it */
-};
-
-static const struct cfg_choice cfg_demo_choices[] = {
-	{"auto", CFG_DEMO_AUTO}, {"yes", CFG_DEMO_YES},
-	{"no", CFG_DEMO_NO},	 {"true", CFG_DEMO_YES},
-	{"false", CFG_DEMO_NO},	 {"on", CFG_DEMO_YES},
-	{"off", CFG_DEMO_NO},	 {"1", CFG_DEMO_YES},
-	{"0", CFG_DEMO_NO},	 {NULL, 0},
-};
-
-static const struct cfg_choice cfg_log_level_choices[] = {
-	{"error", LOG_LVL_ERROR},
-	{"warning", LOG_LVL_WARNING},
-	{"info", LOG_LVL_INFO},
-	{"debug", LOG_LVL_DEBUG},
-	{NULL, 0},
-};
-
-static const struct cfg_choice cfg_http_auth_choices[] = {
-	{"mutations", CFG_HTTP_AUTH_MUTATIONS},
-	{"all", CFG_HTTP_AUTH_ALL},
-	{NULL, 0},
-};
-
-static const struct cfg_choice cfg_bool_choices[] = {
-	{"yes", 1}, {"no", 0}, {"true", 1}, {"false", 0}, {"on", 1},
-	{"off", 0}, {"1", 1},  {"0", 0},    {NULL, 0},
-};
-
-/* CFG_T_ENUM stores through an int *: the enums must be int-sized. */
-_Static_assert(sizeof(enum cfg_demo) == sizeof(int), "enum cfg_demo is not int-sized");
-_Static_assert(sizeof(enum log_level) == sizeof(int), "enum log_level is not int-sized");
-_Static_assert(sizeof(enum cfg_http_auth) == sizeof(int), "enum cfg_http_auth is not int-sized");
-
-/* The field must have the C type the key type writes; a mismatch fails to compile. */
-#define CFG_OFF(field, ctype)                                                                      \
-	(offsetof(struct cfg, field) + 0 * sizeof(_Generic(((struct cfg *)0)->field, ctype : 1)))
-
-#define DURATION(sec, name, field, lo, hi, dflt, ...)                                              \
-	{                                                                                          \
-		.section = sec, .key = name, .type = CFG_T_DURATION,                               \
-		.offset = CFG_OFF(field, int64_t), .min = lo, .max = hi, .def = dflt, __VA_ARGS__  \
-	}
-#define UINT32(sec, name, field, lo, hi, dflt, ...)                                                \
-	{                                                                                          \
-		.section = sec, .key = name, .type = CFG_T_UINT32,                                 \
-		.offset = CFG_OFF(field, uint32_t), .min = lo, .max = hi, .def = dflt, __VA_ARGS__ \
-	}
-#define PATH(sec, name, field, minlen, dflt, ...)                                                  \
-	{                                                                                          \
-		.section = sec, .key = name, .type = CFG_T_PATH, .offset = CFG_OFF(field, char *), \
-		.min = minlen, .max = sizeof(((struct cfg *)0)->field) - 1, .def = dflt,           \
-		__VA_ARGS__                                                                        \
-	}
-#define ENUM(sec, name, field, ctype, list, hnt, dflt, ...)                                        \
-	{                                                                                          \
-		.section = sec, .key = name, .type = CFG_T_ENUM, .offset = CFG_OFF(field, ctype),  \
-		.choices = list, .hint = hnt, .def = dflt, __VA_ARGS__                             \
-	}
-#define USER(sec, name, field, dflt, ...)                                                          \
-	{                                                                                          \
-		.section = sec, .key = name, .type = CFG_T_USER, .offset = CFG_OFF(field, char *), \
-		.max = sizeof(((struct cfg *)0)->field) - 1, .def = dflt, __VA_ARGS__              \
-	}
-#define TEXT(sec, name, field, minlen, dflt, ...)                                                  \
-	{                                                                                          \
-		.section = sec, .key = name, .type = CFG_T_TEXT, .offset = CFG_OFF(field, char *), \
-		.min = minlen, .max = sizeof(((struct cfg *)0)->field) - 1, .def = dflt,           \
-		__VA_ARGS__                                                                        \
-	}
-#define URL(sec, name, field, dflt, ...)                                                           \
-	{                                                                                          \
-		.section = sec, .key = name, .type = CFG_T_URL, .offset = CFG_OFF(field, char *),  \
-		.max = sizeof(((struct cfg *)0)->field) - 1, .def = dflt, __VA_ARGS__              \
-	}
-#define LABELS(sec, name, field, dflt, ...)                                                        \
-	{                                                                                          \
-		.section = sec, .key = name, .type = CFG_T_LABELS,                                 \
-		.offset = CFG_OFF(field, struct cfg_labels), .def = dflt, __VA_ARGS__              \
-	}
-#define LISTEN(sec, name, dflt, ...)                                                               \
-	{                                                                                          \
-		.section = sec, .key = name, .type = CFG_T_LISTEN, .def = dflt, __VA_ARGS__        \
-	}
-
-static const struct cfg_key cfg_keys[] = {
-	LISTEN("daemon", "listen", CFG_DEFAULT_LISTEN, .restart = true),
-	/* database: no fixed default, see cfg_default_database(); web_root "": built-in. */
-	PATH("daemon", "database", database, 1, NULL, .restart = true),
-	PATH("daemon", "web_root", web_root, 0, "", .restart = true),
-	DURATION("daemon", "poll_interval", poll_interval_ms, 100, MS_PER_DAY, "10s"),
-	DURATION("daemon", "rescan_interval", rescan_interval_ms, MS_PER_SEC, MS_PER_DAY, "30s"),
-	ENUM("daemon", "demo", demo, enum cfg_demo, cfg_demo_choices, "auto, yes or no", "auto",
-	     .restart = true),
-	UINT32("daemon", "demo_drives", demo_drives, 1, 64, "2", .restart = true),
-	/* Read at the first start with an empty database only. */
-	ENUM("daemon", "demo_history", demo_history, int, cfg_bool_choices, "yes or no", "yes",
-	     .restart = true),
-	ENUM("daemon", "log_level", log_level, enum log_level, cfg_log_level_choices,
-	     "error, warning, info or debug", "info"),
-	ENUM("daemon", "wake_sleeping", wake_sleeping, int, cfg_bool_choices, "yes or no", "no"),
-	DURATION("daemon", "device_timeout", device_timeout_ms, MS_PER_SEC, 60 * MS_PER_SEC, "5s"),
-	/* The user the HTTP process becomes when started as root (main_privsep.c). */
-	USER("daemon", "user", user, "", .restart = true),
-	/* Who is who (issue 24). host_name: no fixed default, see cfg_default_host_name(). */
-	TEXT("daemon", "host_name", host_name, 1, NULL),
-	LABELS("daemon", "host_labels", host_labels, ""),
-	URL("daemon", "public_url", public_url, ""),
-	UINT32("store", "buffer_samples", buffer_samples, 1, 10000000, "100000"),
-	DURATION("store", "retry_max", retry_max_ms, MS_PER_SEC, MS_PER_HOUR, "60s"),
-	DURATION("store", "commit_interval", commit_interval_ms, 0, MS_PER_MIN, "0"),
-	DURATION("store", "keep_raw", keep_raw_ms, MS_PER_HOUR, 90 * MS_PER_DAY, "7d",
-		 .restart = true),
-	UINT32("http", "threads", http_threads, 1, 64, "4"),
-	DURATION("http", "timeout", http_timeout_ms, MS_PER_SEC, MS_PER_HOUR, "30s"),
-	DURATION("http", "request_timeout", http_request_timeout_ms, MS_PER_SEC, MS_PER_HOUR,
-		 "30s"),
-	DURATION("http", "body_timeout", http_body_timeout_ms, MS_PER_SEC, MS_PER_HOUR, "10s"),
-	DURATION("http", "send_timeout", http_send_timeout_ms, MS_PER_SEC, MS_PER_HOUR, "10s"),
-	UINT32("http", "max_connections", http_max_connections, 4, 65536, "256"),
-	UINT32("http", "max_connections_per_ip", http_max_connections_per_ip, 1, 65536, "32"),
-	PATH("http", "token", http_token, 0, ""),
-	ENUM("http", "auth", http_auth, enum cfg_http_auth, cfg_http_auth_choices,
-	     "mutations or all", "mutations"),
-	PATH("http", "metrics_token", http_metrics_token, 0, ""),
-	PATH("http", "metrics_token_file", http_metrics_token_file, 0, ""),
-	PATH("http", "tls_cert", http_tls_cert, 0, ""),
-	PATH("http", "tls_key", http_tls_key, 0, ""),
-	/* A GnuTLS priority string, checked by the HTTP server's layer (api_tls.h). */
-	PATH("http", "tls_priorities", http_tls_priorities, 1,
-	     "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"),
-	/* Names for Host (api_host.h), checked by the HTTP server's layer. */
-	PATH("http", "allowed_hosts", http_allowed_hosts, 0, ""),
-	ENUM("alerts", "throttling", alert_throttling, int, cfg_bool_choices, "yes or no", "yes"),
-	ENUM("alerts", "temperature", alert_temperature, int, cfg_bool_choices, "yes or no", "yes"),
-	ENUM("alerts", "critical_warning", alert_critical_warning, int, cfg_bool_choices,
-	     "yes or no", "yes"),
-	ENUM("alerts", "spare", alert_spare, int, cfg_bool_choices, "yes or no", "yes"),
-	ENUM("alerts", "percent_used", alert_percent_used, int, cfg_bool_choices, "yes or no",
-	     "yes"),
-	ENUM("alerts", "media_errors", alert_media_errors, int, cfg_bool_choices, "yes or no",
-	     "yes"),
-	ENUM("alerts", "offline", alert_offline, int, cfg_bool_choices, "yes or no", "yes"),
-	ENUM("alerts", "risk", alert_risk, int, cfg_bool_choices, "yes or no", "yes"),
-	ENUM("alerts", "unresponsive", alert_unresponsive, int, cfg_bool_choices, "yes or no",
-	     "yes"),
-	ENUM("alerts", "wear", alert_wear, int, cfg_bool_choices, "yes or no", "yes"),
-	ENUM("alerts", "io_errors", alert_io_errors, int, cfg_bool_choices, "yes or no", "yes"),
-	ENUM("alerts", "link_degraded", alert_link_degraded, int, cfg_bool_choices, "yes or no",
-	     "yes"),
-	ENUM("alerts", "firmware_changed", alert_firmware_changed, int, cfg_bool_choices,
-	     "yes or no", "yes"),
-	ENUM("alerts", "selftest", alert_selftest, int, cfg_bool_choices, "yes or no", "yes"),
-	ENUM("alerts", "below_rated", alert_below_rated, int, cfg_bool_choices, "yes or no", "yes"),
-	ENUM("alerts", "sensor_alerts", alert_sensor_alerts, int, cfg_bool_choices, "yes or no",
-	     "no"),
-	UINT32("alerts", "warning_margin", alert_warning_margin_c, 0, 50, "0"),
-	UINT32("alerts", "critical_margin", alert_critical_margin_c, 0, 50, "0"),
-	UINT32("alerts", "hysteresis", alert_hysteresis_c, 0, 20, "2"),
-	DURATION("alerts", "resolve_after", alert_resolve_after_ms, 0, MS_PER_HOUR, "30s"),
-	DURATION("alerts", "cooldown", alert_cooldown_ms, 0, MS_PER_DAY, "15m"),
-	PATH("alerts", "exec", alert_exec, 0, ""),
-	DURATION("alerts", "exec_timeout", alert_exec_timeout_ms, 100, MS_PER_HOUR, "10s"),
-	PATH("alerts", "webhook", alert_webhook, 0, ""),
-	DURATION("alerts", "webhook_timeout", alert_webhook_timeout_ms, 100, MS_PER_HOUR, "5s"),
-	UINT32("alerts", "webhook_queue", alert_webhook_queue, 1, 100000, "256"),
-	UINT32("alerts", "webhook_attempts", alert_webhook_attempts, 1, 100, "6"),
-	DURATION("alerts", "webhook_retry_max", alert_webhook_retry_max_ms, MS_PER_SEC, MS_PER_HOUR,
-		 "5m"),
-	UINT32("probes", "temp_margin", probe_temp_margin_c, 0, 50, "5"),
-	UINT32("probes", "busy_iops", probe_busy_iops, 0, 10000000, "50"),
-	UINT32("probes", "busy_mbps", probe_busy_mbps, 0, 100000, "5"),
-	DURATION("probes", "phase_duration", probe_phase_ms, 500, MS_PER_HOUR, "5s"),
-	DURATION("probes", "jitter", probe_jitter_ms, 0, MS_PER_DAY, "10m"),
-	DURATION("probes", "sustained_every", probe_sustained_every_ms, 0, 366 * MS_PER_DAY, "7d"),
-	UINT32("probes", "min_free", probe_min_free_pct, 0, 50, "5"),
-	UINT32("probes", "sweep_depth", probe_sweep_depth, 1, 32, "4"),
-	PATH("probes", "lock_dir", probe_lock_dir, 0, ""),
-	/* A list of durations (analysis/recovery.h), checked by the probe service. */
-	PATH("probes", "recovery_intervals", probe_recovery_intervals, 1, "5m,10m,20m,40m,60m,90m",
-	     .syntax = "list of durations"),
-	/* A schedule (analysis/selftest_sched.h), checked by the self-test service. */
-	PATH("selftests", "default_schedule", selftest_default_schedule, 0, ""),
-	/* The URL is checked by the fleet view (fleetview_check_query_url()). */
-	PATH("fleet", "query_url", fleet_query_url, 0, ""),
-	PATH("fleet", "bearer_token_file", fleet_bearer_token_file, 0, ""),
-	PATH("fleet", "tls_ca_file", fleet_tls_ca_file, 0, ""),
-	PATH("fleet", "basic_auth_user", fleet_basic_auth_user, 0, ""),
-	PATH("fleet", "basic_auth_password_file", fleet_basic_auth_password_file, 0, ""),
-	PATH("fleet", "org_id", fleet_org_id, 0, ""),
-	DURATION("fleet", "timeout", fleet_timeout_ms, 100, MS_PER_MIN, "10s"),
-	DURATION("fleet", "stale_after", fleet_stale_after_ms, MS_PER_SEC, MS_PER_DAY, "1m"),
-	DURATION("fleet", "forget_after", fleet_forget_after_ms, MS_PER_HOUR, 366 * MS_PER_DAY,
-		 "7d"),
-	ENUM("logs", "ocp", logs_ocp, int, cfg_bool_choices, "yes or no", "yes"),
-	DURATION("logs", "ocp_interval", logs_ocp_interval_ms, 0, MS_PER_DAY, "0"),
-	ENUM("logs", "pel", logs_pel, int, cfg_bool_choices, "yes or no", "yes"),
-	DURATION("logs", "pel_interval", logs_pel_interval_ms, MS_PER_MIN, MS_PER_DAY, "1h"),
-	ENUM("logs", "power", logs_power, int, cfg_bool_choices, "yes or no", "yes"),
-	/* A list of rule names (analysis/risk.h), checked by the risk monitor. */
-	PATH("risk", "disable", risk_disable, 0, ""),
-};
-
-/* struct cfg's key_line has a slot per key. */
-_Static_assert(ELEMENTSOF(cfg_keys) <= CFG_KEYS_MAX, "raise CFG_KEYS_MAX");
-
-/* Keys of [device "…"] sections: offsets into struct cfg_device. */
-#define DEV_OFF(field, ctype)                                                                      \
-	(offsetof(struct cfg_device, field) +                                                      \
-	 0 * sizeof(_Generic(((struct cfg_device *)0)->field, ctype : 1)))
-#define DEV_SIZE(name, field, lo, hi, dflt)                                                        \
-	{                                                                                          \
-		.section = "device", .key = name, .type = CFG_T_SIZE,                              \
-		.offset = DEV_OFF(field, uint64_t), .min = lo, .max = hi, .def = dflt              \
-	}
-
-#define DEV_PATH(name, field, dflt)                                                                \
-	{                                                                                          \
-		.section = "device", .key = name, .type = CFG_T_PATH,                              \
-		.offset = DEV_OFF(field, char *), .min = 0,                                        \
-		.max = sizeof(((struct cfg_device *)0)->field) - 1, .def = dflt                    \
-	}
-#define DEV_TEXT(name, field, dflt)                                                                \
-	{                                                                                          \
-		.section = "device", .key = name, .type = CFG_T_TEXT,                              \
-		.offset = DEV_OFF(field, char *), .min = 0,                                        \
-		.max = sizeof(((struct cfg_device *)0)->field) - 1, .def = dflt                    \
-	}
-#define DEV_UINT32(name, field, lo, hi, dflt)                                                      \
-	{                                                                                          \
-		.section = "device", .key = name, .type = CFG_T_UINT32,                            \
-		.offset = DEV_OFF(field, uint32_t), .min = lo, .max = hi, .def = dflt              \
-	}
-#define DEV_ENUM(name, field, list, hnt, dflt)                                                     \
-	{                                                                                          \
-		.section = "device", .key = name, .type = CFG_T_ENUM,                              \
-		.offset = DEV_OFF(field, int), .choices = list, .hint = hnt, .def = dflt           \
-	}
-
-static const struct cfg_key cfg_device_keys[] = {
-	DEV_SIZE("rated_tbw", rated_bytes, 0, INT64_MAX, "0"),
-	DEV_UINT32("rated_read_mbps", rated_read_mbps, 0, 1000000, "0"),
-	DEV_UINT32("rated_write_mbps", rated_write_mbps, 0, 1000000, "0"),
-	DEV_PATH("probe_dir", probe_dir, ""),
-	DEV_PATH("probe_schedule", probe_schedule, ""),
-	DEV_SIZE("probe_file_size", probe_file_size, 1 << 20, INT64_MAX, "1GiB"),
-	DEV_SIZE("probe_budget_day", probe_budget_day, 0, INT64_MAX, "0"),
-	DEV_SIZE("probe_budget_month", probe_budget_month, 0, INT64_MAX, "0"),
-	DEV_SIZE("probe_sustained_limit", probe_sustained_limit, 1 << 20, INT64_MAX, "64GB"),
-	DEV_ENUM("destructive", probe_destructive, cfg_bool_choices, "yes or no", "no"),
-	DEV_UINT32("probe_namespace", probe_nsid, 1, 0xFFFFFFFE, "1"),
-	/* Unset: [alerts] warning_margin / critical_margin (see cfg_device_for). */
-	DEV_UINT32("warning_margin", alert_warning_margin_c, 0, 50, "0"),
-	DEV_UINT32("critical_margin", alert_critical_margin_c, 0, 50, "0"),
-	/* Unset: [alerts] sensor_alerts. Limits in °C, 0 = none. */
-	DEV_ENUM("sensor_alerts", sensor_alerts, cfg_bool_choices, "yes or no", "no"),
-	DEV_UINT32("sensor_limit_1", sensor_limit_c[0], 0, 200, "0"),
-	DEV_UINT32("sensor_limit_2", sensor_limit_c[1], 0, 200, "0"),
-	DEV_UINT32("sensor_limit_3", sensor_limit_c[2], 0, 200, "0"),
-	DEV_UINT32("sensor_limit_4", sensor_limit_c[3], 0, 200, "0"),
-	DEV_UINT32("sensor_limit_5", sensor_limit_c[4], 0, 200, "0"),
-	DEV_UINT32("sensor_limit_6", sensor_limit_c[5], 0, 200, "0"),
-	DEV_UINT32("sensor_limit_7", sensor_limit_c[6], 0, 200, "0"),
-	DEV_UINT32("sensor_limit_8", sensor_limit_c[7], 0, 200, "0"),
-	/* "" or unset: [selftests] default_schedule; "none": no schedule (cfg_device_for). */
-	DEV_PATH("selftest_schedule", selftest_schedule, ""),
-	/* Who is who (issue 24): in the API, status, notifications and /metrics. */
-	DEV_TEXT("label", label, ""),
-	DEV_TEXT("location", location, ""),
-};
-
-/* The set_mask of struct cfg_device has a bit per device key. */
-_Static_assert(sizeof(cfg_device_keys) / sizeof(cfg_device_keys[0]) <= 64, "too many device keys");
 
 static __attribute__((format(printf, 3, 4))) int cfg_error(char *buf, size_t size, const char *fmt,
 							   ...)
@@ -373,7 +71,7 @@ bool cfg_section_known(const char *section)
 		return true;
 	if (cfg_device_section(section, match, sizeof(match)))
 		return true;
-	for (size_t i = 0; i < ELEMENTSOF(cfg_keys); i++)
+	for (size_t i = 0; i < cfg_n_keys; i++)
 		if (strcmp(cfg_keys[i].section, section) == 0)
 			return true;
 	return false;
@@ -381,7 +79,7 @@ bool cfg_section_known(const char *section)
 
 static const struct cfg_key *cfg_key_find(const char *section, const char *key)
 {
-	for (size_t i = 0; i < ELEMENTSOF(cfg_keys); i++)
+	for (size_t i = 0; i < cfg_n_keys; i++)
 		if (strcmp(cfg_keys[i].section, section) == 0 && strcmp(cfg_keys[i].key, key) == 0)
 			return &cfg_keys[i];
 	return NULL;
@@ -562,7 +260,7 @@ static int cfg_key_apply(const struct cfg_key *k, void *base, const char *value,
 
 size_t cfg_key_count(void)
 {
-	return ELEMENTSOF(cfg_keys) + ELEMENTSOF(cfg_device_keys);
+	return cfg_n_keys + cfg_n_device_keys;
 }
 
 /*
@@ -580,7 +278,7 @@ static void cfg_device_default_init(void)
 	char err[CFG_ERR_MAX];
 
 	memset(d, 0, sizeof(*d));
-	for (size_t i = 0; i < ELEMENTSOF(cfg_device_keys); i++)
+	for (size_t i = 0; i < cfg_n_device_keys; i++)
 		(void)cfg_key_apply(&cfg_device_keys[i], d, cfg_device_keys[i].def, err,
 				    sizeof(err));
 }
@@ -598,10 +296,10 @@ static int cfg_device_apply(struct cfg *c, const char *match, const char *key, c
 	struct cfg_device *d = NULL, tmp;
 	size_t k;
 
-	for (k = 0; k < ELEMENTSOF(cfg_device_keys); k++)
+	for (k = 0; k < cfg_n_device_keys; k++)
 		if (strcmp(cfg_device_keys[k].key, key) == 0)
 			break;
-	if (k == ELEMENTSOF(cfg_device_keys)) {
+	if (k == cfg_n_device_keys) {
 		(void)cfg_error(err, errsize, "unknown key '%s' in section [device \"%s\"]", key,
 				match);
 		return -ENOENT;
@@ -640,7 +338,7 @@ static void cfg_device_merge(struct cfg_device *to, const struct cfg_device *fro
 		[CFG_T_SIZE] = sizeof(uint64_t),
 	};
 
-	for (size_t k = 0; k < ELEMENTSOF(cfg_device_keys); k++) {
+	for (size_t k = 0; k < cfg_n_device_keys; k++) {
 		const struct cfg_key *key = &cfg_device_keys[k];
 		if (!(from->set_mask & (UINT64_C(1) << k)))
 			continue;
@@ -690,7 +388,7 @@ void cfg_device_for(const struct cfg *c, const char *model, const char *serial,
 
 bool cfg_device_sets(const struct cfg_device *d, const char *key)
 {
-	for (size_t k = 0; k < ELEMENTSOF(cfg_device_keys); k++)
+	for (size_t k = 0; k < cfg_n_device_keys; k++)
 		if (strcmp(cfg_device_keys[k].key, key) == 0)
 			return d->set_mask & (UINT64_C(1) << k);
 	return false;
@@ -781,7 +479,7 @@ void cfg_defaults(struct cfg *c)
 	char err[CFG_ERR_MAX];
 
 	memset(c, 0, sizeof(*c));
-	for (size_t i = 0; i < ELEMENTSOF(cfg_keys); i++)
+	for (size_t i = 0; i < cfg_n_keys; i++)
 		if (cfg_keys[i].def)
 			/* Built-in strings; the unit tests check that each one applies. */
 			(void)cfg_key_apply(&cfg_keys[i], c, cfg_keys[i].def, err, sizeof(err));
@@ -806,15 +504,6 @@ int cfg_set(struct cfg *c, const char *section, const char *key, const char *val
 }
 
 /* ---- the table described, for the checks of the docs ------------------ */
-
-const char *const *cfg_bool_names(void)
-{
-	static const char *names[ELEMENTSOF(cfg_bool_choices)];
-
-	for (size_t i = 0; i < ELEMENTSOF(cfg_bool_choices); i++)
-		names[i] = cfg_bool_choices[i].name; /* the last is NULL */
-	return names;
-}
 
 /* "a, b or c" → "a, b, c" */
 static void hint_list(const char *hint, char *buf, size_t size)
@@ -842,11 +531,11 @@ int cfg_key_describe(size_t i, struct cfg_key_desc *ret)
 {
 	const struct cfg_key *k;
 	char lo[32], hi[32];
-	bool device = i >= ELEMENTSOF(cfg_keys);
+	bool device = i >= cfg_n_keys;
 
 	if (i >= cfg_key_count())
 		return -ENOENT;
-	k = device ? &cfg_device_keys[i - ELEMENTSOF(cfg_keys)] : &cfg_keys[i];
+	k = device ? &cfg_device_keys[i - cfg_n_keys] : &cfg_keys[i];
 	*ret = (struct cfg_key_desc){
 		.section = k->section,
 		.key = k->key,
@@ -972,7 +661,7 @@ size_t cfg_restart_changes(const struct cfg *running, const struct cfg *loaded, 
 
 	if (size)
 		buf[0] = '\0';
-	for (size_t i = 0; i < ELEMENTSOF(cfg_keys); i++) {
+	for (size_t i = 0; i < cfg_n_keys; i++) {
 		const struct cfg_key *k = &cfg_keys[i];
 		if (!(k->restart || strcmp(k->section, "http") == 0) ||
 		    cfg_key_same(k, running, loaded))

@@ -8,11 +8,14 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <pthread.h>
 #include <stdint.h>
 
 #include "nvmond/core/cfg.h"
 #include "nvmond/export/rw_answer.h"
 #include "nvmond/export/rw_encode.h"
+#include "nvmond/export/rw_text.h"
+#include "nvmond/metrics/metrics.h"
 
 #define EXPORT_ERR_MAX 512
 /* External labels: job, instance, host and the host's labels. */
@@ -72,3 +75,87 @@ void *export_http_new(void);
 
 /** export_http_free() - Accepts NULL. */
 void export_http_free(void *handle);
+
+/*
+ * One export's thread and the service (export_svc.c runs them, export_stored.c
+ * sends the stored part): a drive's cursor, what the thread and the main loop share
+ * under the lock, and the thread's own state.
+ */
+struct xdev {
+	int64_t id;
+	char name[64], model[48], serial[32]; /* as /metrics writes them (clean) */
+	int64_t sent_ms;		      /* the cursor */
+	bool dirty;			      /* moved, not yet recorded */
+};
+
+struct exporter {
+	struct export_svc *svc;
+	char name[CFG_SINK_NAME_MAX];
+	pthread_t thread;
+	bool started;
+	atomic_bool stop;
+	pthread_mutex_t lock; /* below, up to the thread's own state */
+	pthread_cond_t cond;
+	struct export_conf next; /* a reload's settings */
+	bool changed;
+	struct metrics_export st;
+	char last_error[RW_MESSAGE_MAX];
+	char url_public[CFG_SINK_VAL_MAX];
+	int64_t interval_ms;
+	bool catching_up;
+	/* Between the thread and the main loop's export_svc_round(), under lock. */
+	int64_t round_from_mono; /* waiting: a poll's round ending from then on starts it; 0: not */
+	bool kicked;		 /* a poll's round started it */
+	struct metrics_gathered *gathered; /* the live part's share, taken in that poll's wakeup */
+	struct export_cursor *pending;	   /* cursors that moved, not recorded yet */
+	size_t n_pending, cap_pending;
+	/* The thread's own. */
+	struct export_conf conf;
+	struct store *ro;
+	void *http;
+	struct rw_batch *batch;
+	struct rw_keys live_prev;
+	int64_t live_last_ts;
+	int64_t created_ms;
+	bool ready; /* created_ms and the cursors are read */
+	struct xdev *devs;
+	size_t n_devs;
+	unsigned failures;	 /* in a row */
+	int64_t not_before_mono; /* the backoff */
+	int64_t drop_logged_mono;
+	uint64_t drops_unlogged;
+	char drop_logged[RW_MESSAGE_MAX]; /* the last refusal logged */
+};
+
+struct export_svc {
+	struct mainq *mainq;
+	struct store *writer; /* main loop only */
+	struct fleet *fleet;
+	struct metrics_source *metrics;
+	char db_path[CFG_PATH_MAX];
+	pthread_mutex_t lock; /* the lists */
+	struct exporter **v;
+	size_t n;
+	struct exporter **retired; /* stopped by a reload, joined at free */
+	size_t n_retired;
+	struct api_endpoint endpoints[1];
+};
+
+/**
+ * export_send_batch() - Send what @x->batch holds, once, after the backoff (unless
+ * that ends past @deadline: then RW_RETRY without a request); @what names it in logs.
+ * Return: what to do next (rw_answer.h).
+ */
+enum rw_action export_send_batch(struct exporter *x, int64_t deadline, const char *what);
+/** export_pending_put() - Under @x->lock: @id's cursor at @sent_ms among the pending ones. Return: 0 or -ENOMEM. */
+int export_pending_put(struct exporter *x, int64_t id, int64_t sent_ms);
+/** export_refresh_devices() - The drives the store knows, with their cursors (kept for the ones known already). Return: 0 or negative errno. */
+int export_refresh_devices(struct exporter *x);
+/** export_refresh_backlog() - The backlog and lag, for /metrics and the API. */
+void export_refresh_backlog(struct exporter *x);
+/**
+ * export_catch_up_once() - One batch of stored samples from the cursors on, sent.
+ * Return: true when it went (accepted or refused for good) and there may be more;
+ * false when there is nothing left to send or it must wait (failing engine, stop).
+ */
+bool export_catch_up_once(struct exporter *x, int64_t deadline);

@@ -44,70 +44,7 @@
 
 #define BACKOFF_MIN_MS	  250
 #define BACKOFF_MAX_MS	  5000
-#define BATCH_SAMPLES	  8000 /* series samples per request of the catch-up, about */
-#define BATCH_ROWS_MAX	  64   /* stored samples of one drive per request, at most */
-#define SERIES_PER_ROW	  40   /* what one stored sample makes, about (for the batch size) */
 #define DROP_LOG_EVERY_MS 10000
-
-struct xdev {
-	int64_t id;
-	char name[64], model[48], serial[32]; /* as /metrics writes them (clean) */
-	int64_t sent_ms;		      /* the cursor */
-	bool dirty;			      /* moved, not yet recorded */
-};
-
-struct exporter {
-	struct export_svc *svc;
-	char name[CFG_SINK_NAME_MAX];
-	pthread_t thread;
-	bool started;
-	atomic_bool stop;
-	pthread_mutex_t lock; /* below, up to the thread's own state */
-	pthread_cond_t cond;
-	struct export_conf next; /* a reload's settings */
-	bool changed;
-	struct metrics_export st;
-	char last_error[RW_MESSAGE_MAX];
-	char url_public[CFG_SINK_VAL_MAX];
-	int64_t interval_ms;
-	bool catching_up;
-	/* Between the thread and the main loop's export_svc_round(), under lock. */
-	int64_t round_from_mono; /* waiting: a poll's round ending from then on starts it; 0: not */
-	bool kicked;		 /* a poll's round started it */
-	struct metrics_gathered *gathered; /* the live part's share, taken in that poll's wakeup */
-	struct export_cursor *pending;	   /* cursors that moved, not recorded yet */
-	size_t n_pending, cap_pending;
-	/* The thread's own. */
-	struct export_conf conf;
-	struct store *ro;
-	void *http;
-	struct rw_batch *batch;
-	struct rw_keys live_prev;
-	int64_t live_last_ts;
-	int64_t created_ms;
-	bool ready; /* created_ms and the cursors are read */
-	struct xdev *devs;
-	size_t n_devs;
-	unsigned failures;	 /* in a row */
-	int64_t not_before_mono; /* the backoff */
-	int64_t drop_logged_mono;
-	uint64_t drops_unlogged;
-	char drop_logged[RW_MESSAGE_MAX]; /* the last refusal logged */
-};
-
-struct export_svc {
-	struct mainq *mainq;
-	struct store *writer; /* main loop only */
-	struct fleet *fleet;
-	struct metrics_source *metrics;
-	char db_path[CFG_PATH_MAX];
-	pthread_mutex_t lock; /* the lists */
-	struct exporter **v;
-	size_t n;
-	struct exporter **retired; /* stopped by a reload, joined at free */
-	size_t n_retired;
-	struct api_endpoint endpoints[1];
-};
 
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
 static CURLcode curl_rc;
@@ -201,7 +138,7 @@ static int start_on_main(void *arg)
 }
 
 /* Under @x->lock: @id's cursor at @sent_ms among the pending ones. Return: 0 or -ENOMEM. */
-static int pending_put(struct exporter *x, int64_t id, int64_t sent_ms)
+int export_pending_put(struct exporter *x, int64_t id, int64_t sent_ms)
 {
 	size_t k = 0;
 
@@ -251,7 +188,7 @@ static int record_pending(struct exporter *x)
 		/* Back among the pending ones (any that came meanwhile are further on). */
 		pthread_mutex_lock(&x->lock);
 		for (size_t i = 0; i < n; i++)
-			if (pending_put(x, v[i].device_id, v[i].sent_ms) < 0)
+			if (export_pending_put(x, v[i].device_id, v[i].sent_ms) < 0)
 				break; /* dropped: sent again after a restart */
 		pthread_mutex_unlock(&x->lock);
 	}
@@ -294,7 +231,7 @@ static void count(struct exporter *x, const struct rw_answer *a, uint64_t sample
  * @deadline: then RW_RETRY without a request). Logs a change of state and each
  * refused batch (with the engine's message; at most one line per 10 s).
  */
-static enum rw_action send_batch(struct exporter *x, int64_t deadline, const char *what)
+enum rw_action export_send_batch(struct exporter *x, int64_t deadline, const char *what)
 {
 	struct export_reply rep;
 	struct rw_answer a;
@@ -393,202 +330,13 @@ static void push_live(struct exporter *x, struct metrics_gathered *g, int64_t de
 		return;
 	}
 	/* Not sent again when it fails: the next tick's is newer. */
-	if (send_batch(x, deadline, "the live series") == RW_DONE) {
+	if (export_send_batch(x, deadline, "the live series") == RW_DONE) {
 		rw_keys_free(&x->live_prev);
 		x->live_prev = cur;
 		x->live_last_ts = ts;
 	} else {
 		rw_keys_free(&cur);
 	}
-}
-
-/* ---- the stored part ------------------------------------------------------ */
-
-/* The drives the store knows, with their cursors (kept for the ones known already). */
-static int refresh_devices(struct exporter *x)
-{
-	struct device_row *rows = NULL;
-	struct export_cursor *cur = NULL;
-	size_t n = 0, n_cur = 0;
-	int r = store_devices_list(x->ro, &rows, &n);
-
-	if (r == 0 && !x->ready)
-		r = store_export_cursors(x->ro, x->name, &cur, &n_cur);
-	if (r < 0) {
-		free(rows);
-		return r;
-	}
-	struct xdev *v = calloc(n ? n : 1, sizeof(*v));
-	if (!v) {
-		free(rows);
-		free(cur);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < n; i++) {
-		v[i].id = rows[i].id;
-		v[i].sent_ms = x->created_ms;
-		metrics_label_clean(rows[i].name, v[i].name, sizeof(v[i].name));
-		metrics_label_clean(rows[i].model, v[i].model, sizeof(v[i].model));
-		metrics_label_clean(rows[i].serial, v[i].serial, sizeof(v[i].serial));
-		for (size_t k = 0; k < n_cur; k++)
-			if (cur[k].device_id == v[i].id && cur[k].sent_ms > v[i].sent_ms)
-				v[i].sent_ms = cur[k].sent_ms;
-		for (size_t k = 0; k < x->n_devs; k++)
-			if (x->devs[k].id == v[i].id) {
-				v[i].sent_ms = x->devs[k].sent_ms;
-				v[i].dirty = x->devs[k].dirty;
-			}
-	}
-	free(rows);
-	free(cur);
-	free(x->devs);
-	x->devs = v;
-	x->n_devs = n;
-	x->ready = true;
-	return 0;
-}
-
-/* The backlog and lag, for /metrics and the API. */
-static void refresh_backlog(struct exporter *x)
-{
-	uint64_t total = 0;
-	int64_t oldest = 0;
-
-	for (size_t i = 0; i < x->n_devs; i++) {
-		uint64_t n;
-		int64_t o;
-		if (store_export_pending(x->ro, x->devs[i].id, x->devs[i].sent_ms, &n, &o) < 0)
-			return;
-		total += n;
-		if (n && (!oldest || o < oldest))
-			oldest = o;
-	}
-	int64_t now = timefmt_now_ms();
-	pthread_mutex_lock(&x->lock);
-	x->st.backlog = total;
-	x->st.lag_ms = oldest && now > oldest ? now - oldest : 0;
-	pthread_mutex_unlock(&x->lock);
-}
-
-/*
- * The cursors that moved, handed to the main loop, which records them in the
- * wakeup of the next poll (export_svc_round()), or at once after a round that
- * went at its own time (record_on_main()). Return: 0, or -ENOMEM (kept dirty,
- * handed over after the next batch).
- */
-static int hand_cursors(struct exporter *x)
-{
-	int r = 0;
-
-	pthread_mutex_lock(&x->lock);
-	for (size_t i = 0; i < x->n_devs && r == 0; i++)
-		if (x->devs[i].dirty &&
-		    (r = pending_put(x, x->devs[i].id, x->devs[i].sent_ms)) == 0)
-			x->devs[i].dirty = false;
-	pthread_mutex_unlock(&x->lock);
-	return r;
-}
-
-/* The series of one drive's stored samples @rows (@n, in time order) into the batch. */
-static int add_rows(struct exporter *x, const struct xdev *d, const struct sample *rows, size_t n)
-{
-	struct rw_label base[4 + EXPORT_EXT_MAX];
-	struct metrics_point pts[METRICS_POINTS_MAX];
-	size_t nb = 0;
-
-	base[nb++] = (struct rw_label){"__name__", NULL};
-	base[nb++] = (struct rw_label){NULL, NULL}; /* the family's own label, if any */
-	base[nb++] = (struct rw_label){"device", d->name};
-	base[nb++] = (struct rw_label){"model", d->model};
-	base[nb++] = (struct rw_label){"serial", d->serial};
-	for (size_t i = 0; i < x->conf.n_ext; i++)
-		base[nb++] = (struct rw_label){x->conf.ext_v[i].name, x->conf.ext_v[i].value};
-	for (size_t fam = 0; fam < METRICS_STORED_FAMILIES; fam++) {
-		struct {
-			const char *value; /* the point's label value (static), NULL: none */
-			size_t idx;
-		} seen[METRICS_POINTS_MAX * 2];
-		size_t n_seen = 0;
-
-		base[0].value = metrics_stored_families[fam].name;
-		for (size_t r = 0; r < n; r++) {
-			size_t np = metrics_stored_points(fam, &rows[r].smart, pts);
-			for (size_t k = 0; k < np; k++) {
-				size_t s = 0;
-				while (s < n_seen && seen[s].value != pts[k].label_value)
-					s++;
-				if (s == n_seen) {
-					struct rw_label l[sizeof(base) / sizeof(base[0])];
-					memcpy(l, base, nb * sizeof(*l));
-					/* no own label: an empty name, which normalizing drops */
-					l[1] = (struct rw_label){
-						pts[k].label ? pts[k].label : "",
-						pts[k].label_value ? pts[k].label_value : ""};
-					int e = rw_batch_series(x->batch, l, nb, n, &seen[s].idx);
-					if (e < 0)
-						return e;
-					seen[s].value = pts[k].label_value;
-					n_seen++;
-				}
-				int e = rw_batch_sample(x->batch, seen[s].idx, rows[r].ts_ms,
-							metrics_point_double(&pts[k]));
-				if (e < 0)
-					return e;
-			}
-		}
-	}
-	return 0;
-}
-
-/*
- * One batch of stored samples from the cursors on, sent. Return: true when
- * it went (accepted or refused for good) and there may be more; false when
- * there is nothing left to send or it must wait (failing engine, stop).
- */
-static bool catch_up_once(struct exporter *x, int64_t deadline)
-{
-	size_t per = BATCH_SAMPLES / ((x->n_devs ? x->n_devs : 1) * SERIES_PER_ROW);
-	int64_t *upto = calloc(x->n_devs ? x->n_devs : 1, sizeof(*upto));
-	bool any = false;
-
-	if (!upto)
-		return false;
-	per = per < 1 ? 1 : per > BATCH_ROWS_MAX ? BATCH_ROWS_MAX : per;
-	rw_batch_reset(x->batch);
-	for (size_t i = 0; i < x->n_devs; i++) {
-		struct sample *rows = NULL;
-		size_t n = 0;
-		int r = store_samples_range(x->ro, x->devs[i].id, x->devs[i].sent_ms + 1, INT64_MAX,
-					    per, &rows, &n);
-		if (r == 0 && n)
-			r = add_rows(x, &x->devs[i], rows, n);
-		if (r < 0) {
-			log_warn("export %s: cannot read the stored samples: %s (%s)", x->name,
-				 strerror(-r), store_strerror(x->ro));
-			free(rows);
-			free(upto);
-			return false;
-		}
-		if (n) {
-			upto[i] = rows[n - 1].ts_ms;
-			any = true;
-		}
-		free(rows);
-	}
-	pthread_mutex_lock(&x->lock);
-	x->catching_up = any;
-	pthread_mutex_unlock(&x->lock);
-	enum rw_action a = any ? send_batch(x, deadline, "stored samples") : RW_RETRY;
-	if (any && a != RW_RETRY) {
-		for (size_t i = 0; i < x->n_devs; i++)
-			if (upto[i]) {
-				x->devs[i].sent_ms = upto[i];
-				x->devs[i].dirty = true;
-			}
-		(void)hand_cursors(x);
-	}
-	free(upto);
-	return any && a != RW_RETRY;
 }
 
 /* ---- the thread ----------------------------------------------------------- */
@@ -610,7 +358,7 @@ static int exporter_prepare(struct exporter *x)
 			return r;
 		x->created_ms = j.created_ms;
 	}
-	return refresh_devices(x);
+	return export_refresh_devices(x);
 }
 
 static void *exporter_main(void *arg)
@@ -626,7 +374,7 @@ static void *exporter_main(void *arg)
 	while (exporter_prepare(x) < 0)
 		if (!wait_until(x, timefmt_mono_ms() + 1000))
 			return NULL;
-	refresh_backlog(x); /* what waits from before (an outage, a restart) shows at once */
+	export_refresh_backlog(x); /* what waits from before (an outage, a restart) shows at once */
 	log_info("export %s: remote write to %s every %lld ms, stored samples from %s on", x->name,
 		 x->conf.url_public, (long long)x->conf.interval_ms,
 		 timefmt_rfc3339(x->n_devs ? x->devs[0].sent_ms : x->created_ms,
@@ -641,13 +389,13 @@ static void *exporter_main(void *arg)
 			next_tick = rw_round_next(next_tick, now, x->conf.interval_ms);
 			push_live(x, g, next_tick);
 			g = NULL;
-			if (refresh_devices(x) < 0)
+			if (export_refresh_devices(x) < 0)
 				log_warn("export %s: cannot list the drives: %s", x->name,
 					 store_strerror(x->ro));
 			while (!atomic_load(&x->stop) && timefmt_mono_ms() < next_tick &&
-			       catch_up_once(x, next_tick))
+			       export_catch_up_once(x, next_tick))
 				;
-			refresh_backlog(x);
+			export_refresh_backlog(x);
 			/* A round at its own time records its cursors now; a poll's, at the next. */
 			pthread_mutex_lock(&x->lock);
 			bool pending = x->n_pending > 0;

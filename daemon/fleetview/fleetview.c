@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "nvmond/fleetview/fleetview.h"
+#include "fleetview_internal.h"
 
 /* K: a drive's key. Every part carries it, and nothing else it does not need. */
 #define K "job, instance, device, serial"
@@ -49,20 +50,7 @@ const char *fleetview_part_name(enum fv_part p)
 	return (unsigned)p < FV_PARTS ? parts[p].name : "?";
 }
 
-/* The labels of nvmond_host_info that are not host labels (nor any reserved "__" one). */
-static bool host_label_excluded(const char *name)
-{
-	static const char *const not_host[] = {"job", "instance", "host", "host_id", "public_url"};
-
-	if (strncmp(name, "__", 2) == 0)
-		return true;
-	for (size_t i = 0; i < sizeof(not_host) / sizeof(not_host[0]); i++)
-		if (strcmp(name, not_host[i]) == 0)
-			return true;
-	return false;
-}
-
-static const char *label_or(const struct promq_sample *s, const char *name, const char *def)
+const char *fv_label_or(const struct promq_sample *s, const char *name, const char *def)
 {
 	const char *v = promq_get(s, name);
 	return v ? v : def;
@@ -133,337 +121,6 @@ static ssize_t hkey_find(const struct hkey *v, size_t n, const struct hkey *k)
 	return p ? p - v : -1;
 }
 
-/* ---- building ------------------------------------------------------------- */
-
-/* What merging keeps about a host beyond struct fv_host. */
-struct hwork {
-	const struct promq_sample *info; /* its newest nvmond_host_info (now, else known) */
-	bool in_now;			 /* any sample in the instant query */
-	bool info_now;			 /* its nvmond_host_info in the instant query */
-	double gone_seen;		 /* the newest last sample of its drives (gone query) */
-};
-
-static char *dup(const char *s)
-{
-	return strdup(s ? s : "");
-}
-
-static void drive_free(struct fv_drive *d)
-{
-	free(d->device);
-	free(d->serial);
-	free(d->model);
-	free(d->firmware);
-	free(d->label);
-	free(d->location);
-	for (size_t i = 0; i < d->n_alerts; i++) {
-		free(d->alerts[i].rule);
-		free(d->alerts[i].severity);
-	}
-	free(d->alerts);
-}
-
-static void host_free(struct fv_host *h)
-{
-	free(h->job);
-	free(h->instance);
-	free(h->host);
-	free(h->host_id);
-	free(h->public_url);
-	for (size_t i = 0; i < h->n_labels; i++) {
-		free(h->label_names[i]);
-		free(h->label_values[i]);
-	}
-	free(h->label_names);
-	free(h->label_values);
-	for (size_t i = 0; i < h->n_drives; i++)
-		drive_free(&h->drives[i]);
-	free(h->drives);
-}
-
-void fleetview_view_free(struct fv_view *v)
-{
-	for (size_t i = 0; i < v->n_hosts; i++)
-		host_free(&v->hosts[i]);
-	free(v->hosts);
-	free(v->by_key);
-	*v = (struct fv_view){0};
-}
-
-static int label_ptr_cmp(const void *a, const void *b)
-{
-	const struct promq_label *x = *(const struct promq_label *const *)a;
-	const struct promq_label *y = *(const struct promq_label *const *)b;
-	return strcmp(x->name, y->name);
-}
-
-/* The identity and host labels of @h from nvmond_host_info sample @s. */
-static int host_take_info(struct fv_host *h, const struct promq_sample *s)
-{
-	const struct promq_label *pick[PROMQ_LABELS_MAX];
-	size_t n = 0;
-
-	free(h->host);
-	free(h->host_id);
-	free(h->public_url);
-	h->host = dup(promq_get(s, "host"));
-	h->host_id = dup(promq_get(s, "host_id"));
-	h->public_url = dup(promq_get(s, "public_url"));
-	if (!h->host || !h->host_id || !h->public_url)
-		return -ENOMEM;
-	for (size_t i = 0; i < s->n_labels && n < PROMQ_LABELS_MAX; i++)
-		if (!host_label_excluded(s->labels[i].name))
-			pick[n++] = &s->labels[i];
-	qsort(pick, n, sizeof(pick[0]), label_ptr_cmp);
-	h->label_names = calloc(n ? n : 1, sizeof(char *));
-	h->label_values = calloc(n ? n : 1, sizeof(char *));
-	if (!h->label_names || !h->label_values)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		h->label_names[i] = strdup(pick[i]->name);
-		h->label_values[i] = strdup(pick[i]->value);
-		h->n_labels = i + 1;
-		if (!h->label_names[i] || !h->label_values[i])
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-static int drive_copy(struct fv_drive *to, const struct fv_drive *from)
-{
-	*to = *from;
-	to->device = dup(from->device);
-	to->serial = dup(from->serial);
-	to->model = dup(from->model);
-	to->firmware = dup(from->firmware);
-	to->label = dup(from->label);
-	to->location = dup(from->location);
-	to->alerts = from->n_alerts ? calloc(from->n_alerts, sizeof(*to->alerts)) : NULL;
-	to->n_alerts = 0;
-	if (!to->device || !to->serial || !to->model || !to->firmware || !to->label ||
-	    !to->location || (from->n_alerts && !to->alerts))
-		return -ENOMEM;
-	for (size_t i = 0; i < from->n_alerts; i++) {
-		to->alerts[i].rule = dup(from->alerts[i].rule);
-		to->alerts[i].severity = dup(from->alerts[i].severity);
-		to->n_alerts = i + 1;
-		if (!to->alerts[i].rule || !to->alerts[i].severity)
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-static void drive_init(struct fv_drive *d)
-{
-	*d = (struct fv_drive){.temperature_c = NAN,
-			       .wctemp_c = NAN,
-			       .cctemp_c = NAN,
-			       .used_ratio = NAN,
-			       .tbw_ratio = NAN,
-			       .last_sample = NAN,
-			       .up = -1,
-			       .verdict = FV_UNKNOWN};
-}
-
-static int host_key_cmp(const struct fv_host *x, const char *job, const char *instance)
-{
-	int c = strcmp(x->job, job);
-	return c ? c : strcmp(x->instance, instance);
-}
-
-/* @h's host in the previous view: a binary search of its key index. */
-static const struct fv_host *prev_host(const struct fv_view *prev, const struct fv_host *h)
-{
-	size_t lo = 0, hi = prev ? prev->n_hosts : 0;
-
-	while (prev && prev->by_key && lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		const struct fv_host *x = &prev->hosts[prev->by_key[mid]];
-		int c = host_key_cmp(x, h->job, h->instance);
-		if (c == 0)
-			return x;
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
-}
-
-static int alert_add(struct fv_drive *d, const char *rule, const char *severity)
-{
-	struct fv_alert *v;
-
-	for (size_t i = 0; i < d->n_alerts; i++)
-		if (strcmp(d->alerts[i].rule, rule) == 0)
-			return 0; /* one per rule, even if two severities overlap in the lookback */
-	v = realloc(d->alerts, (d->n_alerts + 1) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	d->alerts = v;
-	v[d->n_alerts].rule = strdup(rule);
-	v[d->n_alerts].severity = strdup(severity);
-	d->n_alerts++;
-	if (!v[d->n_alerts - 1].rule || !v[d->n_alerts - 1].severity)
-		return -ENOMEM;
-	return 0;
-}
-
-/*
- * A state of nvmond_device_health (the fleet contract: ok, warning, critical, offline,
- * unknown). "unknown" is a state the daemon reports (no sample of the drive yet), not
- * the absence of one: it is taken, never derived into ok from the drive's other series.
- * Return: the verdict, or -EINVAL for a name that is no state (the verdict is derived).
- */
-static int verdict_parse(const char *state)
-{
-	static const struct {
-		const char *name;
-		enum fv_verdict v;
-	} states[] = {{"ok", FV_OK},
-		      {"warning", FV_WARNING},
-		      {"critical", FV_CRITICAL},
-		      {"offline", FV_OFFLINE},
-		      {"unknown", FV_UNKNOWN}};
-
-	for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++)
-		if (strcmp(state, states[i].name) == 0)
-			return (int)states[i].v;
-	return -EINVAL;
-}
-
-/*
- * The verdict of a drive whose nvmond exports no nvmond_device_health (older
- * versions): the card's rule (docs/metrics.md), from what the view has: offline when
- * the drive is down, else critical when a critical alert fires, else warning when a
- * warning alert fires, ok otherwise; unknown without any figure.
- */
-static enum fv_verdict verdict_derived(const struct fv_drive *d, bool has_data)
-{
-	bool crit = false, warn = false;
-
-	for (size_t i = 0; i < d->n_alerts; i++) {
-		crit |= strcmp(d->alerts[i].severity, "critical") == 0;
-		warn |= strcmp(d->alerts[i].severity, "warning") == 0;
-	}
-	if (d->up == 0)
-		return FV_OFFLINE;
-	if (crit)
-		return FV_CRITICAL;
-	if (warn)
-		return FV_WARNING;
-	return has_data ? FV_OK : FV_UNKNOWN;
-}
-
-/* One value part of the instant query onto its drive. */
-static int drive_apply(struct fv_drive *d, enum fv_part p, const struct promq_sample *s)
-{
-	switch (p) {
-	case FV_P_INFO:
-		free(d->model);
-		free(d->firmware);
-		free(d->label);
-		free(d->location);
-		d->model = dup(promq_get(s, "model"));
-		d->firmware = dup(promq_get(s, "firmware"));
-		d->label = dup(promq_get(s, "label"));
-		d->location = dup(promq_get(s, "location"));
-		return d->model && d->firmware && d->label && d->location ? 0 : -ENOMEM;
-	case FV_P_HEALTH: {
-		int v = verdict_parse(label_or(s, "state", ""));
-		/* Two states within the lookback (it changed): the worse one. */
-		if (v >= 0 && (!d->verdict_reported || v > (int)d->verdict)) {
-			d->verdict = (enum fv_verdict)v;
-			d->verdict_reported = true;
-		}
-		return 0;
-	}
-	case FV_P_ALERT:
-		return alert_add(d, label_or(s, "rule", "?"), label_or(s, "severity", "info"));
-	case FV_P_TEMP:
-		d->temperature_c = isfinite(s->value) ? s->value : NAN;
-		return 0;
-	case FV_P_WCTEMP:
-		d->wctemp_c = isfinite(s->value) && s->value > 0 ? s->value : NAN;
-		return 0;
-	case FV_P_CCTEMP:
-		d->cctemp_c = isfinite(s->value) && s->value > 0 ? s->value : NAN;
-		return 0;
-	case FV_P_USED:
-		d->used_ratio = isfinite(s->value) && s->value >= 0 ? s->value : NAN;
-		return 0;
-	case FV_P_TBW:
-		d->tbw_ratio = isfinite(s->value) && s->value >= 0 ? s->value : NAN;
-		return 0;
-	case FV_P_SEEN:
-		d->last_sample = isfinite(s->value) && s->value > 0 ? s->value : NAN;
-		return 0;
-	case FV_P_UP:
-		d->up = s->value == 1 ? 1 : s->value == 0 ? 0 : -1;
-		return 0;
-	case FV_P_HOST:
-	case FV_PARTS:
-		break;
-	}
-	return 0;
-}
-
-static int alert_cmp(const void *a, const void *b)
-{
-	const struct fv_alert *x = a, *y = b;
-	return strcmp(x->rule, y->rule);
-}
-
-static int drive_cmp(const void *a, const void *b)
-{
-	const struct fv_drive *x = a, *y = b;
-	int c;
-
-	if (x->verdict != y->verdict)
-		return x->verdict > y->verdict ? -1 : 1;
-	c = strverscmp(x->device, y->device); /* nvme2 before nvme10 */
-	return c ? c : strcmp(x->serial, y->serial);
-}
-
-static int host_cmp(const void *a, const void *b)
-{
-	const struct fv_host *x = a, *y = b;
-	int rx = fleetview_host_rank(x), ry = fleetview_host_rank(y), c;
-
-	if (rx != ry)
-		return rx > ry ? -1 : 1;
-	c = strverscmp(x->host[0] ? x->host : x->instance, y->host[0] ? y->host : y->instance);
-	if (c)
-		return c;
-	c = strcmp(x->instance, y->instance);
-	return c ? c : strcmp(x->job, y->job);
-}
-
-const char *fleetview_verdict_name(enum fv_verdict v)
-{
-	static const char *const names[] = {"ok", "unknown", "offline", "warning", "critical"};
-	return (unsigned)v < sizeof(names) / sizeof(names[0]) ? names[v] : "unknown";
-}
-
-bool fleetview_drive_problem(const struct fv_drive *d)
-{
-	return d->verdict != FV_OK || d->n_alerts > 0;
-}
-
-int fleetview_host_rank(const struct fv_host *h)
-{
-	static const int rank[] = {[FV_OK] = 0,
-				   [FV_UNKNOWN] = 2,
-				   [FV_OFFLINE] = 4,
-				   [FV_WARNING] = 6,
-				   [FV_CRITICAL] = 8};
-	int r = rank[h->worst];
-
-	if (!h->reporting && r < 7)
-		r = 7; /* a host not reporting: below critical drives, above warnings */
-	return r;
-}
-
 /* ---- the gone hosts ------------------------------------------------------- */
 
 /* How many samples the parts of the instant query hold. */
@@ -502,7 +159,7 @@ size_t fleetview_gone_hosts(const struct fv_answer *a, const char **ret_jobs,
 			continue;
 		probe.job = (char *)k.job;
 		probe.instance = (char *)k.instance;
-		p = prev_host(a->prev, &probe);
+		p = fv_prev_host(a->prev, &probe);
 		if (p && isfinite(p->last_seen))
 			continue;
 		for (size_t j = 0; j < n && !dup_seen; j++)
@@ -600,8 +257,8 @@ static int collect_hosts(struct merge *m)
 	if (!m->hosts || !m->work)
 		return -ENOMEM;
 	for (size_t i = 0; i < m->n_hosts; i++) {
-		m->hosts[i].job = dup(m->keys[i].job);
-		m->hosts[i].instance = dup(m->keys[i].instance);
+		m->hosts[i].job = fv_dup(m->keys[i].job);
+		m->hosts[i].instance = fv_dup(m->keys[i].instance);
 		m->hosts[i].last_seen = NAN;
 		m->work[i].gone_seen = NAN;
 		if (!m->hosts[i].job || !m->hosts[i].instance)
@@ -657,20 +314,21 @@ static int collect_drives(struct merge *m)
 			if (!device || !hkey_of(s, &k) ||
 			    (h = hkey_find(m->keys, m->n_hosts, &k)) < 0)
 				continue;
-			m->dkeys[n++] = (struct dkey){(size_t)h, device, label_or(s, "serial", "")};
+			m->dkeys[n++] =
+				(struct dkey){(size_t)h, device, fv_label_or(s, "serial", "")};
 		}
 	m->n_dkeys = sort_unique(m->dkeys, n, sizeof(*m->dkeys), dkey_cmp);
 	m->drives = calloc(m->n_dkeys ? m->n_dkeys : 1, sizeof(*m->drives));
 	if (!m->drives)
 		return -ENOMEM;
 	for (size_t i = 0; i < m->n_dkeys; i++) {
-		drive_init(&m->drives[i]);
-		m->drives[i].device = dup(m->dkeys[i].device);
-		m->drives[i].serial = dup(m->dkeys[i].serial);
-		m->drives[i].model = dup("");
-		m->drives[i].firmware = dup("");
-		m->drives[i].label = dup("");
-		m->drives[i].location = dup("");
+		fv_drive_init(&m->drives[i]);
+		m->drives[i].device = fv_dup(m->dkeys[i].device);
+		m->drives[i].serial = fv_dup(m->dkeys[i].serial);
+		m->drives[i].model = fv_dup("");
+		m->drives[i].firmware = fv_dup("");
+		m->drives[i].label = fv_dup("");
+		m->drives[i].location = fv_dup("");
 		if (!m->drives[i].device || !m->drives[i].serial || !m->drives[i].model ||
 		    !m->drives[i].firmware || !m->drives[i].label || !m->drives[i].location)
 			return -ENOMEM;
@@ -685,9 +343,9 @@ static int collect_drives(struct merge *m)
 			    (h = hkey_find(m->keys, m->n_hosts, &k)) < 0)
 				continue;
 			dk = (struct dkey){(size_t)h, promq_get(s, "device"),
-					   label_or(s, "serial", "")};
+					   fv_label_or(s, "serial", "")};
 			d = bsearch(&dk, m->dkeys, m->n_dkeys, sizeof(dk), dkey_cmp);
-			if (d && drive_apply(&m->drives[d - m->dkeys], (enum fv_part)p, s) < 0)
+			if (d && fv_drive_apply(&m->drives[d - m->dkeys], (enum fv_part)p, s) < 0)
 				return -ENOMEM;
 		}
 	for (size_t i = 0; i < m->n_dkeys; i++) {
@@ -695,9 +353,9 @@ static int collect_drives(struct merge *m)
 		bool has_data = d->model[0] || d->up >= 0 || isfinite(d->last_sample) ||
 				isfinite(d->temperature_c);
 		if (!d->verdict_reported)
-			d->verdict = verdict_derived(d, has_data);
+			d->verdict = fv_verdict_derived(d, has_data);
 		if (d->n_alerts > 1)
-			qsort(d->alerts, d->n_alerts, sizeof(*d->alerts), alert_cmp);
+			qsort(d->alerts, d->n_alerts, sizeof(*d->alerts), fv_alert_cmp);
 	}
 	return 0;
 }
@@ -719,7 +377,7 @@ static int host_take_drives(struct merge *m, size_t h)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		host->drives[i] = m->drives[lo + i];
-		drive_init(&m->drives[lo + i]); /* moved: nothing left to free there */
+		fv_drive_init(&m->drives[lo + i]); /* moved: nothing left to free there */
 	}
 	host->n_drives = n;
 	return 0;
@@ -739,7 +397,7 @@ static int host_take_gone(struct merge *m, size_t h, const struct fv_host *prev)
 			return -ENOMEM;
 		for (size_t i = 0; i < prev->n_drives; i++) {
 			host->n_drives = i + 1;
-			if (drive_copy(&host->drives[i], &prev->drives[i]) < 0)
+			if (fv_drive_copy(&host->drives[i], &prev->drives[i]) < 0)
 				return -ENOMEM;
 		}
 	}
@@ -756,13 +414,13 @@ static int host_take_gone(struct merge *m, size_t h, const struct fv_host *prev)
 			return -ENOMEM;
 		host->drives = v;
 		struct fv_drive *d = &v[host->n_drives++];
-		drive_init(d);
-		d->device = dup(promq_get(s, "device"));
-		d->serial = dup(promq_get(s, "serial"));
-		d->model = dup(promq_get(s, "model"));
-		d->firmware = dup("");
-		d->label = dup("");
-		d->location = dup("");
+		fv_drive_init(d);
+		d->device = fv_dup(promq_get(s, "device"));
+		d->serial = fv_dup(promq_get(s, "serial"));
+		d->model = fv_dup(promq_get(s, "model"));
+		d->firmware = fv_dup("");
+		d->label = fv_dup("");
+		d->location = fv_dup("");
 		d->last_sample = s->value;
 		if (!d->device || !d->serial || !d->model || !d->firmware || !d->label ||
 		    !d->location)
@@ -782,15 +440,15 @@ static void host_summarise(struct fv_host *h)
 			h->problems++;
 	}
 	if (h->n_drives > 1)
-		qsort(h->drives, h->n_drives, sizeof(*h->drives), drive_cmp);
+		qsort(h->drives, h->n_drives, sizeof(*h->drives), fv_drive_cmp);
 }
 
 /* The identity and host labels a host had in the previous view. */
 static int host_copy_info(struct fv_host *h, const struct fv_host *prev)
 {
-	h->host = dup(prev->host);
-	h->host_id = dup(prev->host_id);
-	h->public_url = dup(prev->public_url);
+	h->host = fv_dup(prev->host);
+	h->host_id = fv_dup(prev->host_id);
+	h->public_url = fv_dup(prev->public_url);
 	h->label_names = calloc(prev->n_labels ? prev->n_labels : 1, sizeof(char *));
 	h->label_values = calloc(prev->n_labels ? prev->n_labels : 1, sizeof(char *));
 	if (!h->host || !h->host_id || !h->public_url || !h->label_names || !h->label_values)
@@ -809,17 +467,17 @@ static int finish_host(struct merge *m, size_t i)
 {
 	const struct fv_answer *a = m->a;
 	struct fv_host *h = &m->hosts[i];
-	const struct fv_host *prev = prev_host(a->prev, h);
+	const struct fv_host *prev = fv_prev_host(a->prev, h);
 	int r;
 
 	if (m->work[i].info) {
-		r = host_take_info(h, m->work[i].info);
+		r = fv_host_take_info(h, m->work[i].info);
 	} else if (prev) {
 		r = host_copy_info(h, prev);
 	} else {
-		h->host = dup("");
-		h->host_id = dup("");
-		h->public_url = dup("");
+		h->host = fv_dup("");
+		h->host_id = fv_dup("");
+		h->public_url = fv_dup("");
 		r = h->host && h->host_id && h->public_url ? 0 : -ENOMEM;
 	}
 	if (r < 0)
@@ -852,7 +510,7 @@ static int by_key_cmp(const void *a, const void *b, void *arg)
 	const struct fv_view *v = arg;
 	const struct fv_host *x = &v->hosts[*(const size_t *)a];
 	const struct fv_host *y = &v->hosts[*(const size_t *)b];
-	return host_key_cmp(x, y->job, y->instance);
+	return fv_host_key_cmp(x, y->job, y->instance);
 }
 
 int fleetview_merge(const struct fv_answer *a, struct fv_view *ret)
@@ -873,7 +531,7 @@ int fleetview_merge(const struct fv_answer *a, struct fv_view *ret)
 		if (r < 0)
 			goto out;
 	}
-	qsort(m.hosts, m.n_hosts, sizeof(*m.hosts), host_cmp);
+	qsort(m.hosts, m.n_hosts, sizeof(*m.hosts), fv_host_cmp);
 	for (size_t i = 0; i < m.n_hosts; i++) {
 		const struct fv_host *h = &m.hosts[i];
 		v.n_drives += h->n_drives;
@@ -897,10 +555,10 @@ int fleetview_merge(const struct fv_answer *a, struct fv_view *ret)
 	r = 0;
 out:
 	for (size_t i = 0; i < m.n_hosts && m.hosts; i++)
-		host_free(&m.hosts[i]);
+		fv_host_free(&m.hosts[i]);
 	free(m.hosts);
 	for (size_t i = 0; i < m.n_dkeys && m.drives; i++)
-		drive_free(&m.drives[i]);
+		fv_drive_free(&m.drives[i]);
 	free(m.drives);
 	free(m.dkeys);
 	free(m.keys);

@@ -96,8 +96,8 @@ static void handle_events(void *ctx, const struct api_request *req, struct api_r
 				    kinds.all ? STORE_PEL_ALL_KINDS : kinds.pel, q.limit, &pv, &np);
 	if (r < 0) {
 		free(v);
-		log_warn("api: reading the events of device %" PRId64 ": %s", req->id,
-			 strerror(-r));
+		log_errno(LOG_LVL_WARNING, -r, "api: reading the events of device %" PRId64,
+			  req->id);
 		return api_reply_error(ret, 500, "database error");
 	}
 	/* Both kinds of events by start time, oldest first, at most limit of them. */
@@ -227,7 +227,7 @@ static void handle_alerts(void *ctx, const struct api_request *req, struct api_r
 		r = store_alerts_list(req->store, false, (size_t)limit, &hist, &n_hist);
 	if (r < 0) {
 		free(act);
-		log_warn("api: reading alerts: %s", strerror(-r));
+		log_errno(LOG_LVL_WARNING, -r, "api: reading alerts");
 		return api_reply_error(ret, 500, "database error");
 	}
 	json_t *ja = json_array(), *jh = json_array();
@@ -279,7 +279,7 @@ static void handle_ack(void *ctx, const struct api_request *req, struct api_repl
 	if (r == -ENOENT)
 		return api_reply_error(ret, 404, "no such alert");
 	if (r < 0) {
-		log_warn("api: acknowledging alert %" PRId64 ": %s", req->id, strerror(-r));
+		log_errno(LOG_LVL_WARNING, -r, "api: acknowledging alert %" PRId64, req->id);
 		return api_reply_error(ret, r == -ECANCELED ? 503 : 500, "cannot acknowledge: %s",
 				       strerror(-r));
 	}

@@ -299,8 +299,8 @@ static void apply_decision(struct alert_svc *a, const struct device_row *dev, st
 		row.id = id;
 	}
 	if (r < 0)
-		log_warn("alerts: cannot store the %s alert of %s: %s", alert_rule_name(rule),
-			 dev->key, strerror(-r));
+		log_errno(LOG_LVL_WARNING, -r, "alerts: cannot store the %s alert of %s",
+			  alert_rule_name(rule), dev->key);
 	if (!state || !dec->notify) {
 		if (txn)
 			(void)store_end(a->store, r);
@@ -375,8 +375,8 @@ static void store_event(struct alert_svc *a, const struct device_row *dev, struc
 		r = store_event_update(a->store, &u->ev);
 	}
 	if (r < 0)
-		log_warn("alerts: cannot store a %s event of %s: %s",
-			 throttle_kind_name(u->ev.kind), dev->key, strerror(-r));
+		log_errno(LOG_LVL_WARNING, -r, "alerts: cannot store a %s event of %s",
+			  throttle_kind_name(u->ev.kind), dev->key);
 	if (u->change == THROTTLE_UPDATED)
 		return;
 	char start[TIMEFMT_MAX];

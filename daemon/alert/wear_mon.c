@@ -66,7 +66,7 @@ static bool wear_mon_check(struct wear_mon *m, int64_t now_ms)
 		if (r == -EAGAIN)
 			again = true;
 		else if (r < 0)
-			log_error("wear: %s: %s", v[i].row.key, strerror(-r));
+			log_errno(LOG_LVL_ERROR, -r, "wear: %s", v[i].row.key);
 		else
 			fed++;
 	}

@@ -228,7 +228,7 @@ enum MHD_Result api_http_static(const char *web_root, struct MHD_Connection *c, 
 	if (r == -ENOENT)
 		return api_http_error(c, MHD_HTTP_NOT_FOUND, "not found");
 	if (r < 0) {
-		log_warn("api: serving %s: %s", url, strerror(-r));
+		log_errno(LOG_LVL_WARNING, -r, "api: serving %s", url);
 		return api_http_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "cannot read file");
 	}
 	if (!read) {

@@ -107,6 +107,23 @@ void log_msg(enum log_level lvl, const char *fmt, ...)
 	va_end(ap);
 }
 
+void log_errno(enum log_level lvl, int err, const char *fmt, ...)
+{
+	char buf[LOG_LINE_MAX];
+	va_list ap;
+	int n;
+
+	if (lvl > current)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	/* Cut where log_msg() would cut the whole line. */
+	if (n >= 0 && (size_t)n < sizeof(buf))
+		snprintf(buf + n, sizeof(buf) - (size_t)n, ": %s", strerror(err));
+	log_write(lvl, NULL, NULL, NULL, buf);
+}
+
 void log_event(enum log_level lvl, const char *device, const char *serial, const char *event,
 	       const char *fmt, ...)
 {

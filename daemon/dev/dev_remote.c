@@ -332,7 +332,7 @@ static void r_configure(void *ctx, const struct dev_opts *o)
 
 	(void)o;
 	if (r < 0)
-		log_warn("device process: its configuration not read again: %s", strerror(-r));
+		log_errno(LOG_LVL_WARNING, -r, "device process: its configuration not read again");
 }
 
 static int r_sensor_limits(void *ctx, const char *name, const struct dev_ident *who,

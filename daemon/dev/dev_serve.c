@@ -301,7 +301,7 @@ static void *serve_channel(void *arg)
 		}
 		if (r < 0) {
 			char why[DEV_NS_REASON_MAX];
-			log_warn("device process: command %u refused: %s", q.op, strerror(-r));
+			log_errno(LOG_LVL_WARNING, -r, "device process: command %u refused", q.op);
 			/* A namespace's refusal carries its reason (only that answer has one). */
 			snprintf(why, sizeof(why), "the device process refused the request: %s",
 				 strerror(-r));
@@ -445,13 +445,13 @@ int dev_serve_policy(int fd, struct dev_backend *b, int open_err, const struct d
 			continue;
 		}
 		if (cfd < 0) { /* the socket failed: nothing more will come */
-			log_error("device process: its socket failed: %s", strerror(-cfd));
+			log_errno(LOG_LVL_ERROR, -cfd, "device process: its socket failed");
 			server_put(s, true);
 			return cfd;
 		}
 		r = start_channel(s, cfd);
 		if (r < 0) {
-			log_warn("device process: a new channel refused: %s", strerror(-r));
+			log_errno(LOG_LVL_WARNING, -r, "device process: a new channel refused");
 			close(cfd);
 		}
 	}

@@ -182,9 +182,10 @@ static int record_pending(struct exporter *x)
 	}
 	r = store_export_advance(x->svc->writer, x->name, v, n);
 	if (r < 0) {
-		log_warn("export %s: cannot record where it is (tried again after the next "
-			 "poll): %s",
-			 x->name, strerror(-r));
+		log_errno(LOG_LVL_WARNING, -r,
+			  "export %s: cannot record where it is (tried again after the next "
+			  "poll)",
+			  x->name);
 		/* Back among the pending ones (any that came meanwhile are further on). */
 		pthread_mutex_lock(&x->lock);
 		for (size_t i = 0; i < n; i++)
@@ -250,8 +251,8 @@ enum rw_action export_send_batch(struct exporter *x, int64_t deadline, const cha
 	}
 	int r = rw_batch_encode(x->batch, &body, &len, NULL);
 	if (r < 0) {
-		log_warn("export %s: cannot encode %s of %" PRIu64 " samples: %s", x->name, what, n,
-			 strerror(-r));
+		log_errno(LOG_LVL_WARNING, -r, "export %s: cannot encode %s of %" PRIu64 " samples",
+			  x->name, what, n);
 		return RW_RETRY;
 	}
 	r = export_http_post(x->http, &x->conf, body, len, &x->stop, &rep);
@@ -316,8 +317,8 @@ static void push_live(struct exporter *x, struct metrics_gathered *g, int64_t de
 	metrics_gathered_free(g);
 	if (r < 0) {
 		if (r != -ECANCELED)
-			log_warn("export %s: cannot gather the live series: %s", x->name,
-				 strerror(-r));
+			log_errno(LOG_LVL_WARNING, -r, "export %s: cannot gather the live series",
+				  x->name);
 		return;
 	}
 	for (size_t i = 0; i < x->conf.n_ext; i++)
@@ -326,7 +327,7 @@ static void push_live(struct exporter *x, struct metrics_gathered *g, int64_t de
 	r = rw_live_build(x->batch, text, len, ext, x->conf.n_ext, ts, &x->live_prev, &cur);
 	free(text);
 	if (r < 0) {
-		log_warn("export %s: cannot build the live series: %s", x->name, strerror(-r));
+		log_errno(LOG_LVL_WARNING, -r, "export %s: cannot build the live series", x->name);
 		return;
 	}
 	/* Not sent again when it fails: the next tick's is newer. */
@@ -558,7 +559,7 @@ int export_svc_reconfigure(struct export_svc *e, const struct cfg *c, char *err,
 			pthread_cond_broadcast(&x->cond);
 			pthread_mutex_unlock(&x->lock);
 		} else if ((r = exporter_start(e, &v[i], &x)) < 0) {
-			log_error("export %s: cannot start: %s", v[i].name, strerror(-r));
+			log_errno(LOG_LVL_ERROR, -r, "export %s: cannot start", v[i].name);
 			r = 0;
 			continue;
 		}

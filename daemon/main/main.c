@@ -442,7 +442,7 @@ static int daemon_open(struct daemon *d, sigset_t *mask)
 	}
 	r = mainq_new(d->loop, &d->mainq);
 	if (r < 0) {
-		log_error("cannot set up the main-loop queue: %s", strerror(-r));
+		log_errno(LOG_LVL_ERROR, -r, "cannot set up the main-loop queue");
 		return -1;
 	}
 	return 0;
@@ -487,7 +487,7 @@ static int start_monitor(struct daemon *d, struct endpoints *ep)
 		return -1;
 	r = poller_start(d->poller, d->loop);
 	if (r < 0) {
-		log_error("cannot start polling: %s", strerror(-r));
+		log_errno(LOG_LVL_ERROR, -r, "cannot start polling");
 		return -1;
 	}
 	return 0;
@@ -654,7 +654,7 @@ static int daemon_arm(struct daemon *d, const sigset_t *mask)
 	}
 	d->sigfd = signalfd(-1, mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (d->sigfd < 0 || loop_add_fd(d->loop, d->sigfd, on_signal, d) < 0) {
-		log_error("cannot watch signals: %s", strerror(errno));
+		log_errno(LOG_LVL_ERROR, errno, "cannot watch signals");
 		return -1;
 	}
 	log_info("nvmond %s: %s backend, database %s, %s://%s%s%s:%u/", NVMOND_VERSION,
@@ -732,7 +732,7 @@ static int daemon_stop(struct daemon *d, int status)
 	if (d->reexec) {
 		svc_notify("STATUS=Restarting on a new database file");
 		execv("/proc/self/exe", d->opts.argv);
-		log_error("cannot restart: %s", strerror(errno));
+		log_errno(LOG_LVL_ERROR, errno, "cannot restart");
 		status = EXIT_RUNTIME;
 	}
 	return status;
@@ -767,7 +767,7 @@ static int run_daemon(const struct opts *o)
 	svc_notify("READY=1\nSTATUS=Started");
 	r = loop_run(d.loop);
 	if (r < 0)
-		log_error("event loop failed: %s", strerror(-r));
+		log_errno(LOG_LVL_ERROR, -r, "event loop failed");
 	return daemon_stop(&d, r < 0 || d.device_gone ? EXIT_RUNTIME : EXIT_OK);
 }
 

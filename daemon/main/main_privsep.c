@@ -100,7 +100,7 @@ static _Noreturn void device_process(const struct cfg *c, const struct opts *o, 
 	(void)prctl(PR_SET_NAME, "nvmond-dev", 0, 0, 0);
 	r = dev_sandbox_apply();
 	if (r < 0)
-		log_error("device process: cannot install its seccomp filter: %s", strerror(-r));
+		log_errno(LOG_LVL_ERROR, -r, "device process: cannot install its seccomp filter");
 	if (r == 0)
 		r = open_backend(c, &b);
 	/* The scan's Identify commands get the deadline here; the daemon's own
@@ -162,7 +162,7 @@ static int adopt(const char *v, struct dev_backend **ret_backend, struct privsep
 	}
 	r = dev_remote_open(fd, ret_backend);
 	if (r < 0) {
-		log_error("the device process did not answer: %s", strerror(-r));
+		log_errno(LOG_LVL_ERROR, -r, "the device process did not answer");
 		privsep_reap(ret);
 		return r;
 	}
@@ -223,12 +223,12 @@ static void lock_dir_prepare(const struct cfg *c, uid_t uid, gid_t gid, const ch
 	int fd;
 
 	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
-		log_warn("cannot make the probe lock directory %s: %s", dir, strerror(errno));
+		log_errno(LOG_LVL_WARNING, errno, "cannot make the probe lock directory %s", dir);
 		return;
 	}
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) < 0) {
-		log_warn("cannot open the probe lock directory %s: %s", dir, strerror(errno));
+		log_errno(LOG_LVL_WARNING, errno, "cannot open the probe lock directory %s", dir);
 		if (fd >= 0)
 			close(fd);
 		return;
@@ -249,8 +249,8 @@ static void lock_dir_prepare(const struct cfg *c, uid_t uid, gid_t gid, const ch
 			 "handing it to %s, whose probes may fail to take their lock",
 			 dir, (unsigned)st.st_uid, name);
 	else if (fchown(fd, uid, gid) < 0)
-		log_warn("cannot hand the probe lock directory %s to %s: %s", dir, name,
-			 strerror(errno));
+		log_errno(LOG_LVL_WARNING, errno, "cannot hand the probe lock directory %s to %s",
+			  dir, name);
 	else if (st.st_uid != 0)
 		log_info("the probe lock directory %s was uid %u's: handed to %s", dir,
 			 (unsigned)st.st_uid, name);
@@ -338,13 +338,13 @@ int privsep_start(const struct cfg *c, const struct opts *o, struct dev_backend 
 	}
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
 		r = -errno;
-		log_error("cannot create the device channel: %s", strerror(-r));
+		log_errno(LOG_LVL_ERROR, -r, "cannot create the device channel");
 		return r;
 	}
 	pid = fork();
 	if (pid < 0) {
 		r = -errno;
-		log_error("cannot start the device process: %s", strerror(-r));
+		log_errno(LOG_LVL_ERROR, -r, "cannot start the device process");
 		close(sv[0]);
 		close(sv[1]);
 		return r;
@@ -389,7 +389,7 @@ int privsep_start(const struct cfg *c, const struct opts *o, struct dev_backend 
 		ret->pidfd = pidfd_open(pid, 0);
 	}
 	if (r < 0) {
-		log_error("cannot drop this process's capabilities: %s", strerror(-r));
+		log_errno(LOG_LVL_ERROR, -r, "cannot drop this process's capabilities");
 		close(sv[0]);
 		privsep_reap(ret);
 		return r;
@@ -397,9 +397,9 @@ int privsep_start(const struct cfg *c, const struct opts *o, struct dev_backend 
 	r = dev_remote_open(sv[0], ret_backend);
 	if (r < 0) {
 		if (r == -EPIPE || r == -EPROTO)
-			log_error("the device process did not answer: %s", strerror(-r));
+			log_errno(LOG_LVL_ERROR, -r, "the device process did not answer");
 		else
-			log_error("cannot open the NVMe backend: %s", strerror(-r));
+			log_errno(LOG_LVL_ERROR, -r, "cannot open the NVMe backend");
 		privsep_reap(ret);
 		return r;
 	}

@@ -156,7 +156,7 @@ int main_store_open(const struct cfg *c, struct api_tls *tls, struct store **ret
 			fleet = fleet_new();
 			if (sigfd < 0 || !fleet) {
 				r = sigfd < 0 ? -errno : -ENOMEM;
-				log_error("cannot wait for the database: %s", strerror(-r));
+				log_errno(LOG_LVL_ERROR, -r, "cannot wait for the database");
 				break;
 			}
 			r = waiting_http_start(c, tls, &w, fleet, &api);

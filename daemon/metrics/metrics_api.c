@@ -258,7 +258,7 @@ static int collect_from(struct metrics_gathered *g, struct store *store, int64_t
 		m->probes = probes[i];
 	}
 	if (store && (r = gather_alerts(store, &alerts, &n_alerts)) < 0)
-		log_warn("GET /metrics: the alerts firing: %s", strerror(-r));
+		log_errno(LOG_LVL_WARNING, -r, "GET /metrics: the alerts firing");
 	if (src->export_stats)
 		n_exports = src->export_stats(src->export_ctx, exports, CFG_MAX_EXPORTS);
 	struct metrics_input in = {
@@ -317,7 +317,7 @@ static void metrics_handle(void *ctx, const struct api_request *req, struct api_
 	int r = metrics_collect(ctx, req->fleet, req->store, req->now_ms, false, &text, &len);
 
 	if (r < 0) {
-		log_warn("GET /metrics: %s", strerror(-r));
+		log_errno(LOG_LVL_WARNING, -r, "GET /metrics");
 		api_reply_error(ret, r == -ECANCELED ? 503 : 500, "%s", strerror(-r));
 		return;
 	}

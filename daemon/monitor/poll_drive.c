@@ -91,8 +91,8 @@ static void on_limits(void *userdata, int r, void *answer)
 	if (dev_timed_out(r)) {
 		d->limits_asked &= (uint8_t)~q->limits_want; /* asked again once it answers */
 	} else if (r < 0 && r != -EOPNOTSUPP) {
-		log_info("%s: cannot read the sensors' temperature thresholds: %s", d->name,
-			 strerror(-r));
+		log_errno(LOG_LVL_INFO, -r, "%s: cannot read the sensors' temperature thresholds",
+			  d->name);
 	} else if (r == 0) {
 		for (int i = 0; i < SMART_NUM_SENSORS; i++)
 			if (q->limits_want & (1u << i))
@@ -170,8 +170,8 @@ static void on_hwmon(void *userdata, int r, void *answer)
 	if (r < 0) {
 		/* No hwmon (before Linux 5.5): identity only, nothing to sample. */
 		if (r != -ENOENT)
-			log_debug("reading the hwmon temperatures of %s failed: %s", d->name,
-				  strerror(-r));
+			log_errno(LOG_LVL_DEBUG, -r, "reading the hwmon temperatures of %s failed",
+				  d->name);
 		poller_poll_end(q);
 		return;
 	}

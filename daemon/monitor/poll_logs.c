@@ -417,7 +417,7 @@ static void on_ocp(void *userdata, int r, void *answer)
 		ocp_probe_save(p, d, false, "log C0h refused", q->now);
 		to_fleet(p, d);
 	} else if (r < 0) {
-		log_debug("%s: reading log C0h failed: %s", d->name, strerror(-r));
+		log_errno(LOG_LVL_DEBUG, -r, "%s: reading log C0h failed", d->name);
 		l->ocp_next_ms = q->now + RETRY_MS;
 	} else {
 		if (l->ocp != OCP_YES)
@@ -568,7 +568,7 @@ static void on_power(void *userdata, int r, void *answer)
 		l->power_sup = false;
 		l->power_refused = true;
 	} else if (r < 0) {
-		log_debug("%s: reading its power state failed: %s", d->name, strerror(-r));
+		log_errno(LOG_LVL_DEBUG, -r, "%s: reading its power state failed", d->name);
 	} else {
 		struct power_mgmt pm = power_mgmt_decode(a->pm_dw0);
 		if (!f->have || f->ps != pm.ps)

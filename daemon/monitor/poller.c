@@ -243,7 +243,7 @@ static void on_scan(void *userdata, int r, void *answer)
 
 	p->scan_busy = false;
 	if (r < 0)
-		log_warn("scanning for NVMe controllers failed: %s", strerror(-r));
+		log_errno(LOG_LVL_WARNING, -r, "scanning for NVMe controllers failed");
 	else
 		(void)rescan_take(p, a->v, a->n, p->scan_now);
 	if (p->poll_soon) {
@@ -269,7 +269,7 @@ static void poller_rescan(struct poller *p)
 	p->scan_now = timefmt_now_ms();
 	int r = dev_scan_async(p->async, p->scan_now, on_scan, p);
 	if (r < 0) {
-		log_warn("scanning for NVMe controllers failed: %s", strerror(-r));
+		log_errno(LOG_LVL_WARNING, -r, "scanning for NVMe controllers failed");
 		return;
 	}
 	p->scan_busy = true;
@@ -325,8 +325,8 @@ void poller_poll_failed(struct poller *p, struct pdev *d, int r, int64_t now)
 			 "looking for it again",
 			 d->name, d->key);
 	else
-		log_warn("reading the health log of %s (%s) failed: %s", d->key, d->name,
-			 strerror(-r));
+		log_errno(LOG_LVL_WARNING, -r, "reading the health log of %s (%s) failed", d->key,
+			  d->name);
 	set_online(p, d, false, now);
 	p->rescan_soon = true;
 }
@@ -493,7 +493,7 @@ static int poller_first_scan(struct poller *p)
 	int r = dev_scan(p->backend, now, &v, &n);
 
 	if (r < 0) {
-		log_warn("scanning for NVMe controllers failed: %s", strerror(-r));
+		log_errno(LOG_LVL_WARNING, -r, "scanning for NVMe controllers failed");
 		return r;
 	}
 	return rescan_take(p, v, n, now);

@@ -165,7 +165,7 @@ static void dev_alerts(struct selftest_svc *t, struct stdev *d, int64_t now)
 	selftest_alert_conditions(&t->acfg, &in, conds);
 	int r = alert_svc_feed(t->alerts, &d->row, conds, now);
 	if (r < 0 && r != -EAGAIN)
-		log_error("self-test: %s: alerts: %s", d->row.key, strerror(-r));
+		log_errno(LOG_LVL_ERROR, -r, "self-test: %s: alerts", d->row.key);
 }
 
 /* Store the results of @log nvmond has not stored yet, oldest first. */
@@ -259,8 +259,9 @@ static int log_apply(struct selftest_svc *t, struct stdev *d, int r, const uint8
 		r = selftest_decode(page, SELFTEST_LOG_SIZE, &log);
 	if (r < 0) {
 		if (!d->read_failed)
-			log_warn("self-test: %s (%s): cannot read the Device Self-test log: %s",
-				 d->row.key, d->row.name, strerror(-r));
+			log_errno(LOG_LVL_WARNING, -r,
+				  "self-test: %s (%s): cannot read the Device Self-test log",
+				  d->row.key, d->row.name);
 		d->read_failed = true;
 		return r;
 	}

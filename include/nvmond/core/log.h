@@ -24,6 +24,15 @@ void log_msg(enum log_level lvl, const char *fmt, ...) __attribute__((format(pri
 void log_event(enum log_level lvl, const char *device, const char *serial, const char *event,
 	       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
+/**
+ * log_errno() - A line as log_msg() writes it, followed by ": " and strerror(@err):
+ * log_errno(LOG_LVL_WARNING, -r, "cannot read %s", path) writes the same line as
+ * log_warn("cannot read %s: %s", path, strerror(-r)).
+ * @err: a positive errno value (-r of a negative-errno return, or errno)
+ */
+void log_errno(enum log_level lvl, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 #define log_error(...) log_msg(LOG_LVL_ERROR, __VA_ARGS__)
 #define log_warn(...)  log_msg(LOG_LVL_WARNING, __VA_ARGS__)
 #define log_info(...)  log_msg(LOG_LVL_INFO, __VA_ARGS__)

@@ -4,7 +4,9 @@
  * ones of sink_conf.c), which of them are required, a checker of their values
  * and its deliver(); see struct sink_type.
  */
+#include <pthread.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "sink_internal.h"
@@ -65,7 +67,26 @@ const struct sink_type *sink_type_find(const char *name)
 	return NULL;
 }
 
+static char type_names[160];
+
+/* "exec, webhook, … email or mqtt" from the table, once. */
+static void type_names_init(void)
+{
+	const size_t n = sizeof(sink_types) / sizeof(sink_types[0]);
+	size_t at = 0;
+
+	for (size_t i = 0; i < n && at < sizeof(type_names); i++) {
+		const char *sep = i == 0 ? "" : i + 1 == n ? " or " : ", ";
+		int w = snprintf(type_names + at, sizeof(type_names) - at, "%s%s", sep,
+				 sink_types[i].name);
+		at += w > 0 ? (size_t)w : 0;
+	}
+}
+
 const char *sink_type_names(void)
 {
-	return "exec, webhook, ntfy, gotify, slack, discord, telegram, alertmanager, email or mqtt";
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, type_names_init);
+	return type_names;
 }

@@ -45,10 +45,10 @@ int probe_body_parse(const char *body, size_t len, int64_t device_id, struct pro
 			 cfg_parse_duration_ms(json_string_value(cooldown), &p.cooldown_ms) < 0 ||
 			 p.cooldown_ms < 0 || p.cooldown_ms > PROBE_COOLDOWN_MAX_MS))
 		return body_fail(b, ret_err, "cooldown: a duration (\"30s\", \"2m\"), at most 1 h");
+	char names[PROBE_PRESET_NAMES_MAX];
 	if (!preset || !probe_preset_find(preset, &p.preset))
-		return body_fail(b, ret_err,
-				 "preset: one of seq1m-q8, seq1m-q1, rnd4k-q32, rnd4k-q1, "
-				 "copy-self, sustained-write, sweep, cache-recovery, copy-to");
+		return body_fail(b, ret_err, "preset: one of %s",
+				 probe_preset_names(names, sizeof(names), 0));
 	if (probe_preset_get(p.preset)->study && (repeat || cooldown))
 		return body_fail(b, ret_err,
 				 "cache-recovery is a study: its runs follow [probes] "
@@ -92,10 +92,11 @@ int probe_group_body_parse(const char *body, size_t len, struct probe_group_body
 			return body_fail(b, ret_err, "devices: drive ids (integers)");
 		g.device_id[g.n++] = json_integer_value(v);
 	}
+	char names[PROBE_PRESET_NAMES_MAX];
 	if (!preset || !probe_preset_find(preset, &g.preset) || probe_preset_get(g.preset)->study)
-		return body_fail(b, ret_err,
-				 "preset: one of seq1m-q8, seq1m-q1, rnd4k-q32, rnd4k-q1, "
-				 "copy-self, sustained-write, sweep (a group runs no study)");
+		return body_fail(b, ret_err, "preset: one of %s (a group runs no study)",
+				 probe_preset_names(names, sizeof(names),
+						    PROBE_NAMES_NO_COPY_TO | PROBE_NAMES_NO_STUDY));
 	if (json_object_get(b, "repeat") || json_object_get(b, "cooldown"))
 		return body_fail(b, ret_err, "a group run is run once (no repeat, no cooldown)");
 	json_decref(b);

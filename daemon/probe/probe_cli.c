@@ -249,11 +249,11 @@ int probe_cli_drive(struct dev_backend *b, struct store *s, const struct dev_inf
 /* The preset and --to as `nvmond probe` takes them: 0, or exit status 2 said on stderr. */
 static int cli_check_args(const char *preset, const char *to, enum probe_preset_id *pid)
 {
+	char names[PROBE_PRESET_NAMES_MAX];
+
 	if (!probe_preset_find(preset, pid)) {
-		fprintf(stderr,
-			"nvmond: unknown preset '%s' (seq1m-q8, seq1m-q1, rnd4k-q32, "
-			"rnd4k-q1, copy-self, sustained-write, sweep, cache-recovery)\n",
-			preset);
+		fprintf(stderr, "nvmond: unknown preset '%s' (%s)\n", preset,
+			probe_preset_names(names, sizeof(names), PROBE_NAMES_NO_COPY_TO));
 		return 2;
 	}
 	if (probe_preset_get(*pid)->copy_to != (to != NULL)) {

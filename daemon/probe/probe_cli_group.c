@@ -163,10 +163,11 @@ int probe_cli_group(const struct cfg *c, struct dev_backend *b, const char *cons
 	struct sigaction sa = {.sa_handler = group_on_signal}, old_int, old_term, old_hup;
 
 	if (!probe_preset_find(preset, &pid) || probe_preset_get(pid)->study) {
-		fprintf(stderr,
-			"nvmond: unknown preset '%s' for a group (seq1m-q8, seq1m-q1, "
-			"rnd4k-q32, rnd4k-q1, copy-self, sustained-write, sweep)\n",
-			preset);
+		char names[PROBE_PRESET_NAMES_MAX];
+
+		fprintf(stderr, "nvmond: unknown preset '%s' for a group (%s)\n", preset,
+			probe_preset_names(names, sizeof(names),
+					   PROBE_NAMES_NO_COPY_TO | PROBE_NAMES_NO_STUDY));
 		return 2;
 	}
 	if (n < 2 || n > PROBE_GROUP_MAX) {

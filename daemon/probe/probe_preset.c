@@ -5,6 +5,7 @@
  * of their phases on a probe area. Pure: no I/O.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "nvmond/probe/probe.h"
@@ -86,6 +87,22 @@ const struct probe_preset *probe_preset_find(const char *name, enum probe_preset
 			return &presets[i];
 		}
 	return NULL;
+}
+
+const char *probe_preset_names(char *buf, size_t size, unsigned skip)
+{
+	size_t n = 0;
+
+	if (size)
+		buf[0] = '\0';
+	for (size_t i = 0; i < _PROBE_PRESET_MAX && n < size; i++) {
+		if (((skip & PROBE_NAMES_NO_COPY_TO) && presets[i].copy_to) ||
+		    ((skip & PROBE_NAMES_NO_STUDY) && presets[i].study))
+			continue;
+		int w = snprintf(buf + n, size - n, "%s%s", n ? ", " : "", presets[i].name);
+		n += w > 0 ? (size_t)w : 0;
+	}
+	return buf;
 }
 
 void probe_preset_job(const struct probe_preset *p, size_t k, uint64_t area, int64_t duration_ms,

@@ -202,6 +202,23 @@ struct probe_preset {
 /** probe_preset_get() - Return: the preset, or NULL. */
 const struct probe_preset *probe_preset_get(enum probe_preset_id id);
 
+/* What probe_preset_names() leaves out. */
+enum {
+	PROBE_NAMES_NO_COPY_TO = 1 << 0, /* the preset of a second drive's */
+	PROBE_NAMES_NO_STUDY = 1 << 1,	 /* the studies (cache-recovery) */
+};
+
+/* Room for every preset's name, comma-separated. */
+#define PROBE_PRESET_NAMES_MAX 160
+
+/**
+ * probe_preset_names() - The presets' names in the table's order, ", " between them
+ * ("seq1m-q8, seq1m-q1, …"), without those @skip (PROBE_NAMES_*) leaves out, into
+ * @buf of @size bytes (PROBE_PRESET_NAMES_MAX holds them all).
+ * Return: @buf.
+ */
+const char *probe_preset_names(char *buf, size_t size, unsigned skip);
+
 /** probe_preset_find() - By name. Return: the preset, or NULL. */
 const struct probe_preset *probe_preset_find(const char *name, enum probe_preset_id *ret_id);
 

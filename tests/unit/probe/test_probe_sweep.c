@@ -47,6 +47,27 @@ Test(probe_sweep, preset_table)
 	cr_expect_eq(p->phase[0].block_size, PROBE_MIN_BLOCK);
 }
 
+/* The names in messages come from the table, in its order, as the texts that typed
+ * them out said them: the API's "preset: one of …" (docs/api.md), `nvmond probe`'s
+ * "unknown preset" and a group's, which runs neither copy-to nor a study. */
+Test(probe_sweep, preset_names_from_the_table)
+{
+	char b[PROBE_PRESET_NAMES_MAX];
+
+	cr_expect_str_eq(probe_preset_names(b, sizeof(b), 0),
+			 "seq1m-q8, seq1m-q1, rnd4k-q32, rnd4k-q1, copy-self, sustained-write, "
+			 "sweep, cache-recovery, copy-to");
+	cr_expect_str_eq(probe_preset_names(b, sizeof(b), PROBE_NAMES_NO_COPY_TO),
+			 "seq1m-q8, seq1m-q1, rnd4k-q32, rnd4k-q1, copy-self, sustained-write, "
+			 "sweep, cache-recovery");
+	cr_expect_str_eq(
+		probe_preset_names(b, sizeof(b), PROBE_NAMES_NO_COPY_TO | PROBE_NAMES_NO_STUDY),
+		"seq1m-q8, seq1m-q1, rnd4k-q32, rnd4k-q1, copy-self, sustained-write, "
+		"sweep");
+	/* A short buffer is cut, terminated. */
+	cr_expect_str_eq(probe_preset_names(b, 10, 0), "seq1m-q8,");
+}
+
 /* "each point runs at most 1.5 s (or phase_duration) and 1 GiB; a write one
  * 256 MiB, and at most the probe area and what the budget leaves" */
 Test(probe_sweep, jobs_per_point)

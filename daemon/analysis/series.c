@@ -110,8 +110,7 @@ void series_stat_merge(uint16_t *bmin, uint16_t *bmax, double *bavg, uint32_t *b
 	*bn += n;
 }
 
-/* Fold @r into the bucket @b (both in time order). */
-static void row_merge(struct series_row *b, const struct series_row *r)
+void series_row_merge(struct series_row *b, const struct series_row *r)
 {
 	series_stat_merge(&b->temp_min_k, &b->temp_max_k, &b->temp_avg_k, &b->temp_n, r->temp_min_k,
 			  r->temp_max_k, r->temp_avg_k, r->temp_n);
@@ -140,7 +139,7 @@ int series_rebucket_push(struct series_row *v, size_t *n, size_t cap, const stru
 	int64_t b = series_floor(r->ts_ms, step_ms);
 
 	if (*n > 0 && v[*n - 1].ts_ms == b) {
-		row_merge(&v[*n - 1], r);
+		series_row_merge(&v[*n - 1], r);
 		return 0;
 	}
 	if (*n >= cap)

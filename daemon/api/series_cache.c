@@ -359,46 +359,6 @@ static size_t lower_bound(const struct entry *e, int64_t ts)
 }
 
 /*
- * series_rebucket_push() of row @i into its bucket @b, without unpacking the row
- * first (a year of rows under the lock): the temperatures through the same
- * series_stat_merge() as series.c's row_merge(), the "last" values as there
- * (test_series_cache compares the answers with SQLite's byte for byte).
- */
-static void bucket_add(const struct entry *e, size_t i, struct series_row *b)
-{
-	const struct crow *x = &e->v[i];
-	const struct csens *s = &e->s[i * e->ns];
-	uint32_t tn = (x->reported & 1) ? x->n : 0;
-	unsigned j = 0;
-
-	series_stat_merge(&b->temp_min_k, &b->temp_max_k, &b->temp_avg_k, &b->temp_n, x->temp_min_k,
-			  x->temp_max_k, x->temp_avg_k, tn);
-	for (unsigned k = 0; k < SMART_NUM_SENSORS; k++) {
-		if (!(e->smask & (1u << k)))
-			continue;
-		series_stat_merge(&b->s_min_k[k], &b->s_max_k[k], &b->s_avg_k[k], &b->s_n[k],
-				  s[j].min_k, s[j].max_k, s[j].avg_k,
-				  (x->reported & (2u << k)) ? x->n : 0);
-		j++;
-	}
-	b->n += x->n;
-	b->critical_warning |= x->critical_warning;
-	b->last_ts_ms = x->last_ts_ms;
-	b->avail_spare = x->avail_spare;
-	b->percent_used = x->percent_used;
-	b->data_units_read = x->dur;
-	b->data_units_written = x->duw;
-	b->media_errors = x->media;
-	b->power_on_hours = x->poh;
-	b->warning_temp_time = x->warning_temp_time;
-	b->critical_temp_time = x->critical_temp_time;
-	b->thm_count[0] = x->thm_count[0];
-	b->thm_count[1] = x->thm_count[1];
-	b->thm_time[0] = x->thm_time[0];
-	b->thm_time[1] = x->thm_time[1];
-}
-
-/*
  * Rows of the range from the cache, under the lock. *ret_from: where the store
  * takes over (q->from_ms when nothing is cached).
  */
@@ -435,7 +395,10 @@ static int from_cache(struct series_cache *c, struct store *s, int64_t id,
 		int64_t b = series_floor(e->v[i].ts_ms, q->step_ms);
 
 		if (*k > 0 && out[*k - 1].ts_ms == b) {
-			bucket_add(e, i, &out[*k - 1]);
+			struct series_row row;
+
+			row_unpack(e, i, &row);
+			series_row_merge(&out[*k - 1], &row);
 			continue;
 		}
 		if (*k >= cap) {

@@ -82,10 +82,18 @@ int64_t series_floor(int64_t v, int64_t step);
  * series_stat_merge() - Fold a summary of @n samples (@min, @max, @avg) into a
  * bucket's (*@bmin, *@bmax, *@bavg over *@bn samples); @n = 0 (not reported)
  * changes nothing. The rule of every temperature of a bucket, shared by
- * series_rebucket() and the series cache's merge of its packed rows.
+ * series_row_merge().
  */
 void series_stat_merge(uint16_t *bmin, uint16_t *bmax, double *bavg, uint32_t *bn, uint16_t min,
 		       uint16_t max, double avg, uint32_t n);
+
+/**
+ * series_row_merge() - Fold the row @r into the bucket @b (both in time order): the
+ * temperatures through series_stat_merge(), counts added, critical_warning OR-ed,
+ * the other values (counters, the last time) taken from @r, the newer row.
+ * The one merge of buckets: series_rebucket_push() and the API's cache use it.
+ */
+void series_row_merge(struct series_row *b, const struct series_row *r);
 
 /**
  * series_rebucket_push() - series_rebucket() one row at a time: merge @r, newer

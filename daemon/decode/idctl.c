@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "nvmond/decode/idctl.h"
+#include "nvmond/util/le.h"
 
 /* Byte offsets in Identify Controller (NVMe 2.0, Figure 275). */
 enum {
@@ -58,17 +59,6 @@ void idctl_str_clean(char *dst, const uint8_t *src, size_t len)
 		memmove(dst, dst + lead, n - lead + 1);
 }
 
-static uint16_t le16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-}
-
 static void field_put(uint8_t *dst, const char *src, size_t len)
 {
 	size_t n = strnlen(src, len);
@@ -80,23 +70,22 @@ static void field_put(uint8_t *dst, const char *src, size_t len)
 int idctl_decode(const uint8_t page[IDCTL_SIZE], struct idctl *ret)
 {
 	struct idctl id = {
-		.vid = (uint16_t)(page[OFF_VID] | page[OFF_VID + 1] << 8),
-		.wctemp_k = (uint16_t)(page[OFF_WCTEMP] | page[OFF_WCTEMP + 1] << 8),
-		.cctemp_k = (uint16_t)(page[OFF_CCTEMP] | page[OFF_CCTEMP + 1] << 8),
+		.vid = (uint16_t)le_get(page + OFF_VID, 2),
+		.wctemp_k = (uint16_t)le_get(page + OFF_WCTEMP, 2),
+		.cctemp_k = (uint16_t)le_get(page + OFF_CCTEMP, 2),
 		.tnvmcap = u128_from_le(page + OFF_TNVMCAP),
-		.nn = (uint32_t)page[OFF_NN] | (uint32_t)page[OFF_NN + 1] << 8 |
-		      (uint32_t)page[OFF_NN + 2] << 16 | (uint32_t)page[OFF_NN + 3] << 24,
-		.oacs = (uint16_t)(page[OFF_OACS] | page[OFF_OACS + 1] << 8),
+		.nn = (uint32_t)le_get(page + OFF_NN, 4),
+		.oacs = (uint16_t)le_get(page + OFF_OACS, 2),
 		.elpe = page[OFF_ELPE],
 		.lpa = page[OFF_LPA],
-		.edstt = (uint16_t)(page[OFF_EDSTT] | page[OFF_EDSTT + 1] << 8),
+		.edstt = (uint16_t)le_get(page + OFF_EDSTT, 2),
 		.cmic = page[OFF_CMIC],
 		.npss = page[OFF_NPSS],
 		.apsta = page[OFF_APSTA],
-		.hctma = le16(page + OFF_HCTMA),
-		.mntmt = le16(page + OFF_MNTMT),
-		.mxtmt = le16(page + OFF_MXTMT),
-		.pels = (uint32_t)le16(page + OFF_PELS) | (uint32_t)le16(page + OFF_PELS + 2) << 16,
+		.hctma = (uint16_t)le_get(page + OFF_HCTMA, 2),
+		.mntmt = (uint16_t)le_get(page + OFF_MNTMT, 2),
+		.mxtmt = (uint16_t)le_get(page + OFF_MXTMT, 2),
+		.pels = (uint32_t)le_get(page + OFF_PELS, 4),
 	};
 
 	idctl_str_clean(id.serial, page + OFF_SN, LEN_SN);
@@ -132,11 +121,10 @@ void idctl_encode(const struct idctl *id, uint8_t page[IDCTL_SIZE])
 	page[OFF_CMIC] = id->cmic;
 	page[OFF_NPSS] = id->npss;
 	page[OFF_APSTA] = id->apsta;
-	put16(page + OFF_HCTMA, id->hctma);
-	put16(page + OFF_MNTMT, id->mntmt);
-	put16(page + OFF_MXTMT, id->mxtmt);
-	put16(page + OFF_PELS, (uint16_t)id->pels);
-	put16(page + OFF_PELS + 2, (uint16_t)(id->pels >> 16));
+	le_put(page + OFF_HCTMA, id->hctma, 2);
+	le_put(page + OFF_MNTMT, id->mntmt, 2);
+	le_put(page + OFF_MXTMT, id->mxtmt, 2);
+	le_put(page + OFF_PELS, id->pels, 4);
 	for (int i = 0; i < POWER_STATES_MAX; i++)
 		power_psd_encode(&id->ps[i], page + OFF_PSD0 + LEN_PSD * i);
 }

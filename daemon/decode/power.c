@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "nvmond/decode/power.h"
+#include "nvmond/util/le.h"
 
 /* Power State Descriptor (NVMe Base 2.0 Figure 276). */
 enum {
@@ -32,21 +33,6 @@ enum { PM_PS_MASK = 0x1f, PM_WH_SHIFT = 5, PM_WH_MASK = 0x7 };
 /* APST (Feature 0Ch): Dword 0 bit 0 APSTE; entries bits 7:3 ITPS, 31:8 ITPT. */
 enum { APST_ENABLE = 1, ITPS_SHIFT = 3, ITPS_MASK = 0x1f, ITPT_SHIFT = 8, APST_ENTRY_LEN = 8 };
 
-static uint32_t le(const uint8_t *p, int n)
-{
-	uint32_t v = 0;
-
-	for (int i = n - 1; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
-
-static void put(uint8_t *p, uint32_t v, int n)
-{
-	for (int i = 0; i < n; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
 /* IDLP / ACTP scaled by their 2-bit scale: 01b 0.0001 W, 10b 0.01 W, else unknown. */
 static uint32_t scaled_uw(uint32_t v, unsigned scale)
 {
@@ -55,39 +41,40 @@ static uint32_t scaled_uw(uint32_t v, unsigned scale)
 
 void power_psd_decode(const uint8_t p[32], struct power_state_desc *ret)
 {
-	uint32_t mp = le(p + PSD_MP, 2);
+	uint32_t mp = (uint32_t)le_get(p + PSD_MP, 2);
 
 	*ret = (struct power_state_desc){
 		.max_uw = p[PSD_FLAGS] & PSD_MXPS ? mp * 100 : mp * 10000,
 		.non_operational = p[PSD_FLAGS] & PSD_NOPS,
-		.enlat_us = le(p + PSD_ENLAT, 4),
-		.exlat_us = le(p + PSD_EXLAT, 4),
+		.enlat_us = (uint32_t)le_get(p + PSD_ENLAT, 4),
+		.exlat_us = (uint32_t)le_get(p + PSD_EXLAT, 4),
 		.rrt = p[PSD_RRT] & PSD_LAT_MASK,
 		.rrl = p[PSD_RRL] & PSD_LAT_MASK,
 		.rwt = p[PSD_RWT] & PSD_LAT_MASK,
 		.rwl = p[PSD_RWL] & PSD_LAT_MASK,
-		.idle_uw = scaled_uw(le(p + PSD_IDLP, 2), p[PSD_IPS] >> SCALE_SHIFT),
-		.active_uw = scaled_uw(le(p + PSD_ACTP, 2), p[PSD_APW_APS] >> SCALE_SHIFT),
+		.idle_uw = scaled_uw((uint32_t)le_get(p + PSD_IDLP, 2), p[PSD_IPS] >> SCALE_SHIFT),
+		.active_uw =
+			scaled_uw((uint32_t)le_get(p + PSD_ACTP, 2), p[PSD_APW_APS] >> SCALE_SHIFT),
 	};
 }
 
 void power_psd_encode(const struct power_state_desc *d, uint8_t p[32])
 {
 	memset(p, 0, 32);
-	put(p + PSD_MP, d->max_uw / 10000, 2);
+	le_put(p + PSD_MP, d->max_uw / 10000, 2);
 	p[PSD_FLAGS] = d->non_operational ? PSD_NOPS : 0;
-	put(p + PSD_ENLAT, d->enlat_us, 4);
-	put(p + PSD_EXLAT, d->exlat_us, 4);
+	le_put(p + PSD_ENLAT, d->enlat_us, 4);
+	le_put(p + PSD_EXLAT, d->exlat_us, 4);
 	p[PSD_RRT] = d->rrt;
 	p[PSD_RRL] = d->rrl;
 	p[PSD_RWT] = d->rwt;
 	p[PSD_RWL] = d->rwl;
 	if (d->idle_uw) {
-		put(p + PSD_IDLP, d->idle_uw / 100, 2);
+		le_put(p + PSD_IDLP, d->idle_uw / 100, 2);
 		p[PSD_IPS] = 1 << SCALE_SHIFT;
 	}
 	if (d->active_uw) {
-		put(p + PSD_ACTP, d->active_uw / 100, 2);
+		le_put(p + PSD_ACTP, d->active_uw / 100, 2);
 		p[PSD_APW_APS] = 1 << SCALE_SHIFT;
 	}
 }
@@ -102,7 +89,7 @@ void apst_decode(uint32_t dw0, const uint8_t table[APST_TABLE_SIZE], struct apst
 	struct apst a = {.enabled = dw0 & APST_ENABLE};
 
 	for (int i = 0; i < APST_ENTRIES; i++) {
-		uint32_t v = le(table + APST_ENTRY_LEN * i, 4);
+		uint32_t v = (uint32_t)le_get(table + APST_ENTRY_LEN * i, 4);
 		a.e[i] = (struct apst_entry){.itps = (v >> ITPS_SHIFT) & ITPS_MASK,
 					     .itpt_ms = v >> ITPT_SHIFT};
 	}
@@ -113,10 +100,10 @@ uint32_t apst_encode(const struct apst *a, uint8_t table[APST_TABLE_SIZE])
 {
 	memset(table, 0, APST_TABLE_SIZE);
 	for (int i = 0; i < APST_ENTRIES; i++)
-		put(table + APST_ENTRY_LEN * i,
-		    (uint32_t)(a->e[i].itps & ITPS_MASK) << ITPS_SHIFT |
-			    (a->e[i].itpt_ms & 0xffffff) << ITPT_SHIFT,
-		    4);
+		le_put(table + APST_ENTRY_LEN * i,
+		       (uint32_t)(a->e[i].itps & ITPS_MASK) << ITPS_SHIFT |
+			       (a->e[i].itpt_ms & 0xffffff) << ITPT_SHIFT,
+		       4);
 	return a->enabled ? APST_ENABLE : 0;
 }
 

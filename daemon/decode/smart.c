@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "nvmond/decode/smart.h"
+#include "nvmond/util/le.h"
 
 /* Byte offsets in the page (NVMe 2.0, Figure 207). */
 enum {
@@ -34,22 +35,6 @@ enum {
 	OFF_TMT2_TIME = 228,
 };
 
-static uint16_t le16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-}
-
 static void put32(uint8_t *p, uint32_t v)
 {
 	for (int i = 0; i < 4; i++)
@@ -73,24 +58,24 @@ int smart_decode(const uint8_t page[SMART_LOG_SIZE], struct smart_log *ret)
 {
 	struct smart_log s = {
 		.critical_warning = page[OFF_CRIT_WARN],
-		.temperature_k = le16(page + OFF_TEMP),
+		.temperature_k = (uint16_t)le_get(page + OFF_TEMP, 2),
 		.avail_spare = page[OFF_AVAIL_SPARE],
 		.spare_thresh = page[OFF_SPARE_THRESH],
 		.percent_used = page[OFF_PERCENT_USED],
 		.endurance_grp_crit_warn = page[OFF_ENDU_GRP],
-		.warning_temp_time = le32(page + OFF_WARN_TIME),
-		.critical_temp_time = le32(page + OFF_CRIT_TIME),
-		.thm_temp1_trans_count = le32(page + OFF_TMT1_COUNT),
-		.thm_temp2_trans_count = le32(page + OFF_TMT2_COUNT),
-		.thm_temp1_total_time = le32(page + OFF_TMT1_TIME),
-		.thm_temp2_total_time = le32(page + OFF_TMT2_TIME),
+		.warning_temp_time = (uint32_t)le_get(page + OFF_WARN_TIME, 4),
+		.critical_temp_time = (uint32_t)le_get(page + OFF_CRIT_TIME, 4),
+		.thm_temp1_trans_count = (uint32_t)le_get(page + OFF_TMT1_COUNT, 4),
+		.thm_temp2_trans_count = (uint32_t)le_get(page + OFF_TMT2_COUNT, 4),
+		.thm_temp1_total_time = (uint32_t)le_get(page + OFF_TMT1_TIME, 4),
+		.thm_temp2_total_time = (uint32_t)le_get(page + OFF_TMT2_TIME, 4),
 	};
 
 #define X(off, field) s.field = u128_from_le(page + (off));
 	SMART_U128_FIELDS(X)
 #undef X
 	for (int i = 0; i < SMART_NUM_SENSORS; i++)
-		s.temp_sensor_k[i] = le16(page + OFF_SENSORS + 2 * i);
+		s.temp_sensor_k[i] = (uint16_t)le_get(page + OFF_SENSORS + 2 * i, 2);
 	*ret = s;
 	return 0;
 }
@@ -99,7 +84,7 @@ void smart_encode(const struct smart_log *s, uint8_t page[SMART_LOG_SIZE])
 {
 	memset(page, 0, SMART_LOG_SIZE);
 	page[OFF_CRIT_WARN] = s->critical_warning;
-	put16(page + OFF_TEMP, s->temperature_k);
+	le_put(page + OFF_TEMP, s->temperature_k, 2);
 	page[OFF_AVAIL_SPARE] = s->avail_spare;
 	page[OFF_SPARE_THRESH] = s->spare_thresh;
 	page[OFF_PERCENT_USED] = s->percent_used;
@@ -110,7 +95,7 @@ void smart_encode(const struct smart_log *s, uint8_t page[SMART_LOG_SIZE])
 	put32(page + OFF_WARN_TIME, s->warning_temp_time);
 	put32(page + OFF_CRIT_TIME, s->critical_temp_time);
 	for (int i = 0; i < SMART_NUM_SENSORS; i++)
-		put16(page + OFF_SENSORS + 2 * i, s->temp_sensor_k[i]);
+		le_put(page + OFF_SENSORS + 2 * i, s->temp_sensor_k[i], 2);
 	put32(page + OFF_TMT1_COUNT, s->thm_temp1_trans_count);
 	put32(page + OFF_TMT2_COUNT, s->thm_temp2_trans_count);
 	put32(page + OFF_TMT1_TIME, s->thm_temp1_total_time);

@@ -30,17 +30,6 @@
 
 #define SPACE_CHECK_MiB 64 /* the layout looks at free space this often */
 
-static void reasonf(char ret[PROBE_REASON_MAX], const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void reasonf(char ret[PROBE_REASON_MAX], const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(ret, PROBE_REASON_MAX, fmt, ap);
-	va_end(ap);
-}
-
 bool probe_file_id_eq(const struct probe_file_id *known, const struct probe_file_id *seen)
 {
 	/* The inode number alone can be reused by another file: never enough. */
@@ -126,7 +115,7 @@ static int dir_open(const struct probe_file_req *q, int *ret_dfd, struct stat *r
 	int dfd, r;
 
 	if (q->dir[0] != '/') {
-		reasonf(reason, "probe_dir %s is not an absolute path", q->dir);
+		probe_reasonf(reason, "probe_dir %s is not an absolute path", q->dir);
 		return -EINVAL;
 	}
 	dfd = sys_openat2(AT_FDCWD, q->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC,
@@ -136,39 +125,41 @@ static int dir_open(const struct probe_file_req *q, int *ret_dfd, struct stat *r
 	if (dfd < 0) {
 		r = -errno;
 		if (r == -ELOOP)
-			reasonf(reason,
+			probe_reasonf(
+				reason,
 				"probe directory %s: a symlink is on its path (nvmond follows "
 				"none)",
 				q->dir);
 		else if (r == -ENOTDIR)
-			reasonf(reason,
+			probe_reasonf(
+				reason,
 				"probe directory %s: not a directory (or a symlink on its path)",
 				q->dir);
 		else
-			reasonf(reason, "probe directory %s: %s", q->dir, strerror(-r));
+			probe_reasonf(reason, "probe directory %s: %s", q->dir, strerror(-r));
 		return r;
 	}
 	if (fstat(dfd, ret_st) < 0) {
 		r = -errno;
-		reasonf(reason, "probe directory %s: %s", q->dir, strerror(-r));
+		probe_reasonf(reason, "probe directory %s: %s", q->dir, strerror(-r));
 		close(dfd);
 		return r;
 	}
 	/* Whoever can write it can swap the probe file's name for another file's. */
 	if (ret_st->st_uid != 0 && ret_st->st_uid != geteuid()) {
-		reasonf(reason,
-			"probe directory %s belongs to uid %u: it must belong to root or to "
-			"nvmond's user",
-			q->dir, (unsigned)ret_st->st_uid);
+		probe_reasonf(reason,
+			      "probe directory %s belongs to uid %u: it must belong to root or to "
+			      "nvmond's user",
+			      q->dir, (unsigned)ret_st->st_uid);
 		close(dfd);
 		return -EPERM;
 	}
 	if (ret_st->st_mode & (S_IWGRP | S_IWOTH)) {
-		reasonf(reason,
-			"probe directory %s is writable by %s (mode %04o): make it 0755 or "
-			"stricter",
-			q->dir, ret_st->st_mode & S_IWOTH ? "others" : "its group",
-			(unsigned)(ret_st->st_mode & 07777));
+		probe_reasonf(reason,
+			      "probe directory %s is writable by %s (mode %04o): make it 0755 or "
+			      "stricter",
+			      q->dir, ret_st->st_mode & S_IWOTH ? "others" : "its group",
+			      (unsigned)(ret_st->st_mode & 07777));
 		close(dfd);
 		return -EPERM;
 	}
@@ -186,24 +177,25 @@ static int layout(const struct probe_file_req *q, int dfd, int fd, uint64_t *ret
 
 	r = -posix_memalign(&buf, 4096, MiB);
 	if (r < 0) {
-		reasonf(reason, "out of memory");
+		probe_reasonf(reason, "out of memory");
 		return r;
 	}
 	for (uint64_t off = 0; off < q->size; off += MiB) {
 		if (q->cancelled && q->cancelled(q->cancel_ctx)) {
-			reasonf(reason, "cancelled while making the probe file");
+			probe_reasonf(reason, "cancelled while making the probe file");
 			r = -ECANCELED;
 			goto out;
 		}
 		if (q->lease && off + MiB > granted) {
 			r = q->lease(q->lease_ctx, off + MiB, &granted);
 			if (r < 0) {
-				reasonf(reason, "cannot record the probe's writes: %s",
-					strerror(-r));
+				probe_reasonf(reason, "cannot record the probe's writes: %s",
+					      strerror(-r));
 				goto out;
 			}
 			if (off + MiB > granted) {
-				reasonf(reason,
+				probe_reasonf(
+					reason,
 					"the write budget ran out while making the probe file");
 				r = -EDQUOT;
 				goto out;
@@ -216,7 +208,8 @@ static int layout(const struct probe_file_req *q, int dfd, int fd, uint64_t *ret
 						: SPACE_CHECK_MiB * MiB;
 			if (fstatvfs(dfd, &sv) < 0) {
 				r = -errno;
-				reasonf(reason, "probe directory %s: %s", q->dir, strerror(-r));
+				probe_reasonf(reason, "probe directory %s: %s", q->dir,
+					      strerror(-r));
 				goto out;
 			}
 			/* Space fallocate() reserved is the file's already. */
@@ -227,7 +220,8 @@ static int layout(const struct probe_file_req *q, int dfd, int fd, uint64_t *ret
 			    !probe_layout_may_write((uint64_t)sv.f_blocks * sv.f_frsize,
 						    (uint64_t)sv.f_bavail * sv.f_frsize,
 						    need > step ? step : need, q->min_free_pct)) {
-				reasonf(reason,
+				probe_reasonf(
+					reason,
 					"the filesystem of %s is filling up: stopped making the "
 					"probe file "
 					"to keep %u %% of it free",
@@ -241,14 +235,14 @@ static int layout(const struct probe_file_req *q, int dfd, int fd, uint64_t *ret
 		ssize_t n = pwrite(fd, buf, MiB, (off_t)off);
 		if (n != (ssize_t)MiB) {
 			r = n < 0 ? -errno : -EIO;
-			reasonf(reason, "cannot write the probe file: %s", strerror(-r));
+			probe_reasonf(reason, "cannot write the probe file: %s", strerror(-r));
 			goto out;
 		}
 		written += MiB;
 	}
 	if (fsync(fd) < 0) {
 		r = -errno;
-		reasonf(reason, "cannot write the probe file: %s", strerror(-r));
+		probe_reasonf(reason, "cannot write the probe file: %s", strerror(-r));
 		goto out;
 	}
 	r = 0;
@@ -271,13 +265,14 @@ static int file_make(const struct probe_file_req *q, int dfd, int *ret_fd,
 	*ret_written = *ret_submitted = 0;
 	if (fstatvfs(dfd, &sv) < 0) {
 		r = -errno;
-		reasonf(reason, "probe directory %s: %s", q->dir, strerror(-r));
+		probe_reasonf(reason, "probe directory %s: %s", q->dir, strerror(-r));
 		return r;
 	}
 	uint64_t total = (uint64_t)sv.f_blocks * sv.f_frsize,
 		 avail = (uint64_t)sv.f_bavail * sv.f_frsize;
 	if (!probe_layout_may_write(total, avail, q->size, q->min_free_pct)) {
-		reasonf(reason,
+		probe_reasonf(
+			reason,
 			"no room for the %.1f MB probe file in %s: %.1f MB free, and %u %% of the "
 			"filesystem (%.1f MB) stays free ([probes] min_free)",
 			(double)q->size / 1e6, q->dir, (double)avail / 1e6, q->min_free_pct,
@@ -294,14 +289,14 @@ static int file_make(const struct probe_file_req *q, int dfd, int *ret_fd,
 	}
 	if (fd < 0) {
 		r = -errno;
-		reasonf(reason, "cannot make the probe file in %s: %s", q->dir, strerror(-r));
+		probe_reasonf(reason, "cannot make the probe file in %s: %s", q->dir, strerror(-r));
 		return r;
 	}
 	/* Reserve the space at once where the filesystem can (not ext2). */
 	if (fallocate(fd, 0, 0, (off_t)q->size) < 0 && errno != EOPNOTSUPP && errno != ENOSYS) {
 		r = -errno;
-		reasonf(reason, "cannot allocate %" PRIu64 " MB in %s: %s", q->size / 1000000,
-			q->dir, strerror(-r));
+		probe_reasonf(reason, "cannot allocate %" PRIu64 " MB in %s: %s", q->size / 1000000,
+			      q->dir, strerror(-r));
 		goto fail;
 	}
 	r = layout(q, dfd, fd, ret_written, ret_submitted, reason);
@@ -309,11 +304,12 @@ static int file_make(const struct probe_file_req *q, int dfd, int *ret_fd,
 		goto fail;
 	r = fd_identity(fd, ret_id);
 	if (r < 0) {
-		reasonf(reason, "probe file in %s: %s", q->dir, strerror(-r));
+		probe_reasonf(reason, "probe file in %s: %s", q->dir, strerror(-r));
 		goto fail;
 	}
 	if (!ret_id->has_gen && !ret_id->has_btime) {
-		reasonf(reason,
+		probe_reasonf(
+			reason,
 			"the filesystem of %s cannot tell a file from a later one with the same "
 			"inode "
 			"number (no inode generation or birth time): use ext4, xfs or btrfs",
@@ -324,7 +320,7 @@ static int file_make(const struct probe_file_req *q, int dfd, int *ret_fd,
 	if (q->made) {
 		r = q->made(q->made_ctx, ret_id);
 		if (r < 0) {
-			reasonf(reason, "cannot record the new probe file: %s", strerror(-r));
+			probe_reasonf(reason, "cannot record the new probe file: %s", strerror(-r));
 			goto fail;
 		}
 	}
@@ -339,9 +335,9 @@ static int file_make(const struct probe_file_req *q, int dfd, int *ret_fd,
 	}
 	if (r < 0) {
 		r = -errno;
-		reasonf(reason, "%s/%s %s", q->dir, PROBE_FILE_NAME,
-			r == -EEXIST ? "appeared while nvmond was making it: refused"
-				     : strerror(-r));
+		probe_reasonf(reason, "%s/%s %s", q->dir, PROBE_FILE_NAME,
+			      r == -EEXIST ? "appeared while nvmond was making it: refused"
+					   : strerror(-r));
 		goto fail;
 	}
 	*ret_fd = fd;
@@ -369,13 +365,13 @@ static int name_open(const struct probe_file_req *q, int dfd, int *ret_pfd,
 	}
 	r = -errno;
 	if (r == -ELOOP)
-		reasonf(reason, "%s/%s is a symlink: refusing to follow it", q->dir,
-			PROBE_FILE_NAME);
+		probe_reasonf(reason, "%s/%s is a symlink: refusing to follow it", q->dir,
+			      PROBE_FILE_NAME);
 	else if (r == -EXDEV)
-		reasonf(reason, "%s/%s is a mount point (a bind mount?): refused", q->dir,
-			PROBE_FILE_NAME);
+		probe_reasonf(reason, "%s/%s is a mount point (a bind mount?): refused", q->dir,
+			      PROBE_FILE_NAME);
 	else if (r != -ENOENT)
-		reasonf(reason, "%s/%s: %s", q->dir, PROBE_FILE_NAME, strerror(-r));
+		probe_reasonf(reason, "%s/%s: %s", q->dir, PROBE_FILE_NAME, strerror(-r));
 	return r;
 }
 
@@ -389,38 +385,40 @@ static int name_check(const struct probe_file_req *q, int dfd, int pfd,
 
 	if (statx(pfd, "", AT_EMPTY_PATH, STATX_TYPE | STATX_NLINK | STATX_INO, &sx) < 0 ||
 	    fstat(dfd, &dst) < 0) {
-		reasonf(reason, "%s/%s: %s", q->dir, PROBE_FILE_NAME, strerror(errno));
+		probe_reasonf(reason, "%s/%s: %s", q->dir, PROBE_FILE_NAME, strerror(errno));
 		return -errno;
 	}
 	if (S_ISLNK(sx.stx_mode)) {
-		reasonf(reason, "%s/%s is a symlink: refusing to follow it", q->dir,
-			PROBE_FILE_NAME);
+		probe_reasonf(reason, "%s/%s is a symlink: refusing to follow it", q->dir,
+			      PROBE_FILE_NAME);
 		return -ELOOP;
 	}
 	if (!S_ISREG(sx.stx_mode)) {
-		reasonf(reason, "%s/%s is not a regular file (%s): refused", q->dir,
-			PROBE_FILE_NAME,
-			S_ISFIFO(sx.stx_mode)  ? "a FIFO"
-			: S_ISBLK(sx.stx_mode) ? "a block device node"
-			: S_ISCHR(sx.stx_mode) ? "a character device node"
-			: S_ISDIR(sx.stx_mode) ? "a directory"
-					       : "a socket");
+		probe_reasonf(reason, "%s/%s is not a regular file (%s): refused", q->dir,
+			      PROBE_FILE_NAME,
+			      S_ISFIFO(sx.stx_mode)  ? "a FIFO"
+			      : S_ISBLK(sx.stx_mode) ? "a block device node"
+			      : S_ISCHR(sx.stx_mode) ? "a character device node"
+			      : S_ISDIR(sx.stx_mode) ? "a directory"
+						     : "a socket");
 		return -EPERM;
 	}
 	if (sx.stx_nlink != 1) {
-		reasonf(reason, "%s/%s has %u links (another name points at it): refused", q->dir,
-			PROBE_FILE_NAME, (unsigned)sx.stx_nlink);
+		probe_reasonf(reason, "%s/%s has %u links (another name points at it): refused",
+			      q->dir, PROBE_FILE_NAME, (unsigned)sx.stx_nlink);
 		return -EPERM;
 	}
 	if (makedev(sx.stx_dev_major, sx.stx_dev_minor) != dst.st_dev ||
 	    fd_mnt_id(dfd, &dmnt) < 0 || fd_mnt_id(pfd, &fmnt) < 0 || dmnt != fmnt) {
-		reasonf(reason,
+		probe_reasonf(
+			reason,
 			"%s/%s is on another mount than its directory (a bind mount?): refused",
 			q->dir, PROBE_FILE_NAME);
 		return -EPERM;
 	}
 	if (!q->known) {
-		reasonf(reason,
+		probe_reasonf(
+			reason,
 			"%s/%s exists, but nvmond has no record of making it: it may be someone "
 			"else's file. If it is an old probe file, remove it; nvmond then makes a "
 			"new one",
@@ -428,10 +426,10 @@ static int name_check(const struct probe_file_req *q, int dfd, int pfd,
 		return -EPERM;
 	}
 	if (sx.stx_ino != q->known->ino) {
-		reasonf(reason,
-			"%s/%s is not the file nvmond made there (inode %" PRIu64
-			", nvmond made inode %" PRIu64 "): refused",
-			q->dir, PROBE_FILE_NAME, (uint64_t)sx.stx_ino, q->known->ino);
+		probe_reasonf(reason,
+			      "%s/%s is not the file nvmond made there (inode %" PRIu64
+			      ", nvmond made inode %" PRIu64 "): refused",
+			      q->dir, PROBE_FILE_NAME, (uint64_t)sx.stx_ino, q->known->ino);
 		return -EPERM;
 	}
 	return 0;
@@ -453,27 +451,27 @@ static int reopen(const struct probe_file_req *q, int dfd, int pfd, int *ret_fd,
 				 RESOLVE_BENEATH | RESOLVE_NO_XDEV | RESOLVE_NO_SYMLINKS);
 	if (fd < 0) {
 		r = -errno;
-		reasonf(reason, "%s/%s: %s", q->dir, PROBE_FILE_NAME, strerror(-r));
+		probe_reasonf(reason, "%s/%s: %s", q->dir, PROBE_FILE_NAME, strerror(-r));
 		return r;
 	}
 	if (fstat(pfd, &pst) < 0 || fstat(fd, &fst) < 0 || pst.st_ino != fst.st_ino ||
 	    pst.st_dev != fst.st_dev || !S_ISREG(fst.st_mode)) {
-		reasonf(reason, "%s/%s changed while being opened: refused", q->dir,
-			PROBE_FILE_NAME);
+		probe_reasonf(reason, "%s/%s changed while being opened: refused", q->dir,
+			      PROBE_FILE_NAME);
 		close(fd);
 		return -EPERM;
 	}
 	r = fd_identity(fd, ret_id);
 	if (r < 0) {
-		reasonf(reason, "%s/%s: %s", q->dir, PROBE_FILE_NAME, strerror(-r));
+		probe_reasonf(reason, "%s/%s: %s", q->dir, PROBE_FILE_NAME, strerror(-r));
 		close(fd);
 		return r;
 	}
 	if (!probe_file_id_eq(q->known, ret_id)) {
-		reasonf(reason,
-			"%s/%s is not the file nvmond made there (same inode number, another "
-			"generation: a new file): refused",
-			q->dir, PROBE_FILE_NAME);
+		probe_reasonf(reason,
+			      "%s/%s is not the file nvmond made there (same inode number, another "
+			      "generation: a new file): refused",
+			      q->dir, PROBE_FILE_NAME);
 		close(fd);
 		return -EPERM;
 	}
@@ -490,7 +488,7 @@ int probe_file_open(const struct probe_file_req *q, int *ret_fd, struct probe_fi
 
 	*ret_laid_out = *ret_submitted = 0;
 	if (q->size < MiB || q->size % MiB) {
-		reasonf(ret_reason, "probe file size must be whole MiB");
+		probe_reasonf(ret_reason, "probe file size must be whole MiB");
 		return -EINVAL;
 	}
 	r = dir_open(q, &dfd, &dst, ret_reason);
@@ -503,7 +501,8 @@ int probe_file_open(const struct probe_file_req *q, int *ret_fd, struct probe_fi
 	}
 	r = name_open(q, dfd, &pfd, ret_reason);
 	if (r == -ENOENT && q->read_only) {
-		reasonf(ret_reason,
+		probe_reasonf(
+			ret_reason,
 			"%s/%s does not exist: it is read only as nvmond made it (a probe that "
 			"writes on this drive makes it)",
 			q->dir, PROBE_FILE_NAME);
@@ -527,9 +526,9 @@ int probe_file_open(const struct probe_file_req *q, int *ret_fd, struct probe_fi
 		if (unlinkat(dfd, PROBE_FILE_NAME, 0) < 0 || fstat(fd, &st) < 0 ||
 		    st.st_nlink != 0) {
 			r = -EPERM;
-			reasonf(ret_reason,
-				"%s/%s could not be replaced by one of the new size: refused",
-				q->dir, PROBE_FILE_NAME);
+			probe_reasonf(ret_reason,
+				      "%s/%s could not be replaced by one of the new size: refused",
+				      q->dir, PROBE_FILE_NAME);
 			goto out;
 		}
 		close(fd);
@@ -557,7 +556,7 @@ int probe_file_check(const char *sysfs, int fd, const char *ctrl, const struct p
 	int r;
 
 	if (fd_identity(fd, &seen) < 0 || !probe_file_id_eq(id, &seen) || fstat(fd, &st) < 0) {
-		reasonf(ret_reason, "the probe file is no longer the one nvmond opened");
+		probe_reasonf(ret_reason, "the probe file is no longer the one nvmond opened");
 		return -EPERM;
 	}
 	r = probe_fs_on_device(sysfs, st.st_dev, ctrl, ret_reason);

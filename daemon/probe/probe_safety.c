@@ -25,9 +25,7 @@
 #include "nvmond/probe/probe_safety.h"
 #include "nvmond/util/units.h"
 
-static void reasonf(char ret[PROBE_REASON_MAX], const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void reasonf(char ret[PROBE_REASON_MAX], const char *fmt, ...)
+void probe_reasonf(char ret[PROBE_REASON_MAX], const char *fmt, ...)
 {
 	va_list ap;
 
@@ -100,22 +98,23 @@ enum probe_verdict probe_gate(const struct probe_gate_input *in, uint64_t *ret_a
 
 	/* Less than one 1 MiB block left is no budget: a write probe would be empty. */
 	if (in->writes && left < MiB) {
-		reasonf(ret_reason,
-			"write budget used: %" PRIu64 " of %" PRIu64 " MB today, %" PRIu64
-			" of %" PRIu64 " MB in 30 days",
-			in->used_day / 1000000, in->budget.day / 1000000, in->used_month / 1000000,
-			in->budget.month / 1000000);
+		probe_reasonf(ret_reason,
+			      "write budget used: %" PRIu64 " of %" PRIu64 " MB today, %" PRIu64
+			      " of %" PRIu64 " MB in 30 days",
+			      in->used_day / 1000000, in->budget.day / 1000000,
+			      in->used_month / 1000000, in->budget.month / 1000000);
 		return PROBE_OVER_BUDGET;
 	}
 	if (in->wctemp_k && in->temp_k && in->temp_k + in->margin_k >= in->wctemp_k) {
-		reasonf(ret_reason, "drive at %d °C, within %u °C of its warning temperature %d °C",
-			in->temp_k - 273, in->margin_k, in->wctemp_k - 273);
+		probe_reasonf(ret_reason,
+			      "drive at %d °C, within %u °C of its warning temperature %d °C",
+			      in->temp_k - 273, in->margin_k, in->wctemp_k - 273);
 		return PROBE_SKIP_HOT;
 	}
 	if (in->scheduled && probe_busy(in->busy_known, in->busy_iops, in->busy_bps,
 					in->busy_max_iops, in->busy_max_bps)) {
-		reasonf(ret_reason, "drive busy: %.0f IO/s, %.1f MB/s over the last minute",
-			in->busy_iops, in->busy_bps / 1e6);
+		probe_reasonf(ret_reason, "drive busy: %.0f IO/s, %.1f MB/s over the last minute",
+			      in->busy_iops, in->busy_bps / 1e6);
 		return PROBE_SKIP_BUSY;
 	}
 	*ret_allowed = in->writes ? left / MiB * MiB : 0;
@@ -131,13 +130,14 @@ int probe_abort_check(uint64_t dev_sectors, uint64_t probe_sectors, uint16_t tem
 	if (slack < 8 * MiB / 512)
 		slack = 8 * MiB / 512;
 	if (wctemp_k && temp_k >= wctemp_k) {
-		reasonf(ret_reason, "drive reached its warning temperature (%d °C)", temp_k - 273);
+		probe_reasonf(ret_reason, "drive reached its warning temperature (%d °C)",
+			      temp_k - 273);
 		return 1;
 	}
 	if (dev_sectors > probe_sectors + slack) {
-		reasonf(ret_reason,
-			"foreground I/O started (%" PRIu64 " MB beyond the probe's own)",
-			(dev_sectors - probe_sectors) * 512 / 1000000);
+		probe_reasonf(ret_reason,
+			      "foreground I/O started (%" PRIu64 " MB beyond the probe's own)",
+			      (dev_sectors - probe_sectors) * 512 / 1000000);
 		return 1;
 	}
 	return 0;
@@ -294,12 +294,13 @@ int probe_fs_on_device(const char *sysfs, dev_t dev, const char *ctrl,
 	/* Class directory names appear in every path: never a device's name. */
 	if (!ctrl[0] || strchr(ctrl, '/') || strcmp(ctrl, "nvme") == 0 ||
 	    strcmp(ctrl, "block") == 0) {
-		reasonf(ret_reason, "'%s' is not a controller or disk name", ctrl);
+		probe_reasonf(ret_reason, "'%s' is not a controller or disk name", ctrl);
 		return 0;
 	}
 	snprintf(link, sizeof(link), "%s/dev/block/%u:%u", sysfs, major(dev), minor(dev));
 	if (!realpath(link, real)) {
-		reasonf(ret_reason,
+		probe_reasonf(
+			ret_reason,
 			"the filesystem (device %u:%u) is not on a block device, so not on %s",
 			major(dev), minor(dev), ctrl);
 		return 0;
@@ -307,8 +308,8 @@ int probe_fs_on_device(const char *sysfs, dev_t dev, const char *ctrl,
 	if (on_device_depth(sysfs, real, ctrl, 0) == 1)
 		return 1;
 	const char *base = strrchr(real, '/');
-	reasonf(ret_reason, "the filesystem is on %s (%u:%u), not on %s", base ? base + 1 : real,
-		major(dev), minor(dev), ctrl);
+	probe_reasonf(ret_reason, "the filesystem is on %s (%u:%u), not on %s",
+		      base ? base + 1 : real, major(dev), minor(dev), ctrl);
 	return 0;
 }
 
@@ -407,23 +408,23 @@ int probe_raw_verdict(const struct probe_raw_facts *f, const char *name, bool wa
 	if (!wants_write)
 		return 0;
 	if (!destructive) {
-		reasonf(ret_reason,
-			"%s is a raw namespace: probes only read it unless destructive = yes",
-			name);
+		probe_reasonf(ret_reason,
+			      "%s is a raw namespace: probes only read it unless destructive = yes",
+			      name);
 		return -EPERM;
 	}
 	if (f->mounted) {
-		reasonf(ret_reason, "%s has a mounted filesystem (%s): refused", name,
-			f->mountpoint);
+		probe_reasonf(ret_reason, "%s has a mounted filesystem (%s): refused", name,
+			      f->mountpoint);
 		return -EPERM;
 	}
 	if (f->partitions) {
-		reasonf(ret_reason, "%s has %u partition(s): refused", name, f->partitions);
+		probe_reasonf(ret_reason, "%s has %u partition(s): refused", name, f->partitions);
 		return -EPERM;
 	}
 	if (f->holders) {
-		reasonf(ret_reason, "%s is held by %u device(s) (LVM, RAID, dm): refused", name,
-			f->holders);
+		probe_reasonf(ret_reason, "%s is held by %u device(s) (LVM, RAID, dm): refused",
+			      name, f->holders);
 		return -EPERM;
 	}
 	return 0;

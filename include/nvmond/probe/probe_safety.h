@@ -19,6 +19,13 @@
 #define PROBE_FILE_NAME		  "nvmond-probe.dat"
 #define PROBE_DEFAULT_RATED_BYTES 150000000000000ull /* 150 TBW: a small drive's rating */
 
+/**
+ * probe_reasonf() - Why a probe is refused, into @ret, cut to PROBE_REASON_MAX bytes
+ * (the one formatter of the reasons probe_safety.c and probe_file.c give).
+ */
+void probe_reasonf(char ret[PROBE_REASON_MAX], const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
 struct probe_budget {
 	uint64_t day, month; /* bytes the probes may write per UTC day / per 30 days */
 };

@@ -31,7 +31,7 @@ enum log_level {
 
 #define CFG_MAX_DEVICES 64
 #define CFG_TOKEN_MAX	128
-#define CFG_KEYS_MAX	256 /* global keys (the table in cfg.c), for struct cfg's key_line */
+#define CFG_KEYS_MAX	256 /* global keys (the table in cfg_keys.c), for struct cfg's key_line */
 
 /* Who is who (issue 24): the host's name and labels, a drive's label and location. */
 #define CFG_HOST_NAME_MAX   64	/* [daemon] host_name, bytes with the NUL */
@@ -57,7 +57,7 @@ struct cfg_labels {
  * Settings of one drive: a section [device "X"] where X is a serial number or a
  * model name. cfg_device_for() merges, in order: built-in defaults, the section
  * naming the model, the section naming the serial. Feature work adds fields here
- * and one line each to the device key table in cfg.c.
+ * and one line each to the device key table in cfg_keys.c.
  */
 struct cfg_device {
 	char match[64];	      /* the X of [device "X"] */

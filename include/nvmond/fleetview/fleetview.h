@@ -51,7 +51,7 @@ struct fv_drive {
 	double last_sample;	   /* when the drive's newest sample was taken (s); NaN */
 	int up;			   /* nvmond_device_up: 1, 0, or -1 unknown */
 	enum fv_verdict verdict;
-	bool verdict_reported; /* from nvmond_device_health (else derived, see fleetview.c) */
+	bool verdict_reported; /* from nvmond_device_health (else derived, see fleetview_drive.c) */
 	struct fv_alert *alerts;
 	size_t n_alerts;
 };

@@ -35,12 +35,6 @@ enum {
 	OFF_TMT2_TIME = 228,
 };
 
-static void put32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
 /* The ten 128-bit counters, in page order. */
 #define SMART_U128_FIELDS(X)                                                                       \
 	X(OFF_DUR, data_units_read)                                                                \
@@ -92,14 +86,14 @@ void smart_encode(const struct smart_log *s, uint8_t page[SMART_LOG_SIZE])
 #define X(off, field) u128_to_le(s->field, page + (off));
 	SMART_U128_FIELDS(X)
 #undef X
-	put32(page + OFF_WARN_TIME, s->warning_temp_time);
-	put32(page + OFF_CRIT_TIME, s->critical_temp_time);
+	le_put(page + OFF_WARN_TIME, s->warning_temp_time, 4);
+	le_put(page + OFF_CRIT_TIME, s->critical_temp_time, 4);
 	for (int i = 0; i < SMART_NUM_SENSORS; i++)
 		le_put(page + OFF_SENSORS + 2 * i, s->temp_sensor_k[i], 2);
-	put32(page + OFF_TMT1_COUNT, s->thm_temp1_trans_count);
-	put32(page + OFF_TMT2_COUNT, s->thm_temp2_trans_count);
-	put32(page + OFF_TMT1_TIME, s->thm_temp1_total_time);
-	put32(page + OFF_TMT2_TIME, s->thm_temp2_total_time);
+	le_put(page + OFF_TMT1_COUNT, s->thm_temp1_trans_count, 4);
+	le_put(page + OFF_TMT2_COUNT, s->thm_temp2_trans_count, 4);
+	le_put(page + OFF_TMT1_TIME, s->thm_temp1_total_time, 4);
+	le_put(page + OFF_TMT2_TIME, s->thm_temp2_total_time, 4);
 }
 
 bool smart_kelvin_to_c(uint16_t kelvin, int *ret_c)

@@ -24,6 +24,7 @@
 #include "nvmond/store/store_probe.h"
 #include "nvmond/store/store_probe_group.h"
 #include "nvmond/store/store_selftest.h"
+#include "nvmond/util/units.h"
 
 /* Rollup steps of a month: a year in a dozen transactions, not 1460. */
 #define DEMO_BACKFILL_CHUNK_MS (30 * 24 * 3600 * 1000LL)
@@ -255,8 +256,6 @@ static int store_selftests_of(struct store *s, int64_t id, const struct dev_demo
 	return r;
 }
 
-#define MS_DAY (24 * 3600 * 1000LL)
-
 /* A power row of @d at @t when it differs from *@last (issue 27). */
 static int power_row(struct store *s, int64_t id, const struct dev_demo_drive *d, int64_t t,
 		     struct store_power_row *last, size_t *n)
@@ -298,7 +297,7 @@ static int store_logs_of(struct store *s, int64_t id, const struct dev_demo_driv
 	int r = 0;
 
 	for (int64_t t = day0 + 12 * 3600 * 1000LL; r == 0 && d->ocp == DEMO_OCP_YES && t <= now_ms;
-	     t += t < now_ms - MS_DAY ? MS_DAY : 3600 * 1000LL) {
+	     t += t < now_ms - MS_PER_DAY ? MS_PER_DAY : 3600 * 1000LL) {
 		struct store_ocp_row row = {.device_id = id, .ts_ms = t};
 		struct smart_log sm;
 		dev_demo_ocp(d, t, &row.l);
@@ -314,7 +313,7 @@ static int store_logs_of(struct store *s, int64_t id, const struct dev_demo_driv
 		r = power_row(s, id, d, t, &last, &st->logs);
 	for (int64_t t = now_ms - 6 * 3600 * 1000LL; r == 0 && t <= now_ms; t += 30000)
 		r = power_row(s, id, d, t, &last, &st->logs);
-	for (int64_t t = day0; r == 0 && t <= now_ms; t += 30 * MS_DAY) {
+	for (int64_t t = day0; r == 0 && t <= now_ms; t += 30 * MS_PER_DAY) {
 		struct smart_log sm;
 		dev_demo_state(d, t, &sm);
 		uint64_t blocks = d->capacity / 512, w = (uint64_t)sm.data_units_written * 1000;
@@ -439,8 +438,9 @@ int demo_backfill(struct store *s, struct dev_backend *b, const struct store_rol
 		if (r == 0)
 			r = store_selftests_of(s, id, &d, now_ms, &st);
 		if (r == 0 && (r = store_begin(s)) == 0) /* its thousands of rows in one commit */
-			r = store_end(s, store_logs_of(s, id, &d, now_ms - DEMO_YEAR_DAYS * MS_DAY,
-						       now_ms, &st));
+			r = store_end(s,
+				      store_logs_of(s, id, &d, now_ms - DEMO_YEAR_DAYS * MS_PER_DAY,
+						    now_ms, &st));
 		demo_year_free(&y);
 		st.drives += r == 0;
 	}

@@ -10,9 +10,7 @@
 #include <string.h>
 
 #include "nvmond/demo/demo.h"
-
-#define MS_DAY	(24 * 3600 * 1000LL)
-#define MS_WEEK (7 * MS_DAY)
+#include "nvmond/util/units.h"
 
 /* Five states, as many client drives: three operational, two not. */
 static const struct power_state_desc demo_psd[DEV_DEMO_NPSS + 1] = {
@@ -30,7 +28,7 @@ void dev_demo_psd(unsigned ps, struct power_state_desc *ret)
 
 static double since_epoch_days(int64_t now_ms)
 {
-	return now_ms > DEV_DEMO_EPOCH_MS ? (double)(now_ms - DEV_DEMO_EPOCH_MS) / MS_DAY : 0;
+	return now_ms > DEV_DEMO_EPOCH_MS ? (double)(now_ms - DEV_DEMO_EPOCH_MS) / MS_PER_DAY : 0;
 }
 
 void dev_demo_ocp(const struct dev_demo_drive *d, int64_t now_ms, struct ocp_log *ret)
@@ -79,7 +77,7 @@ void dev_demo_ocp(const struct dev_demo_drive *d, int64_t now_ms, struct ocp_log
 
 int64_t dev_demo_unc_rise_after(const struct dev_demo_drive *d, int64_t from_ms)
 {
-	int64_t p = (int64_t)d->ocp_unc_every_days * MS_DAY;
+	int64_t p = (int64_t)d->ocp_unc_every_days * MS_PER_DAY;
 
 	if (!p || d->ocp != DEMO_OCP_YES)
 		return 0;
@@ -238,7 +236,7 @@ static void rev_before(uint8_t *p, const char *rev)
 /* The events of week @w (its power cycle): power-on, timestamp, APST, snapshot. */
 static int week_events(struct pel_buf *b, const struct dev_demo_drive *d, size_t index, int64_t w)
 {
-	int64_t t = DEV_DEMO_EPOCH_MS + w * MS_WEEK + 6 * 3600 * 1000LL;
+	int64_t t = DEV_DEMO_EPOCH_MS + w * MS_PER_WEEK + 6 * 3600 * 1000LL;
 	uint8_t data[SMART_LOG_SIZE];
 	struct smart_log s;
 	int r;
@@ -250,9 +248,9 @@ static int week_events(struct pel_buf *b, const struct dev_demo_drive *d, size_t
 		rev_before(data, d->firmware);
 	else
 		rev_put(data, d->firmware);
-	put_le(data + 8, 1, 2);					  /* CNTLID */
-	put_le(data + 8 + 16, d->power_cycles0 + (uint64_t)w, 4); /* controller power cycle */
-	put_le(data + 8 + 20, (uint64_t)(MS_WEEK - 60000), 8);	  /* on the week before */
+	put_le(data + 8, 1, 2);					   /* CNTLID */
+	put_le(data + 8 + 16, d->power_cycles0 + (uint64_t)w, 4);  /* controller power cycle */
+	put_le(data + 8 + 20, (uint64_t)(MS_PER_WEEK - 60000), 8); /* on the week before */
 	put_le(data + 8 + 28, pel_ts_raw(t), 8);
 	if ((r = add(b, PEL_POWER_ON_RESET, t, data, 8 + 36)) < 0)
 		return r;
@@ -316,9 +314,9 @@ int dev_demo_pel(const struct dev_demo_drive *d, size_t index, int64_t now_ms, i
 
 	if (!d->pel)
 		return -EOPNOTSUPP;
-	int64_t days = now_ms > DEV_DEMO_EPOCH_MS ? (now_ms - DEV_DEMO_EPOCH_MS) / MS_DAY : -1;
+	int64_t days = now_ms > DEV_DEMO_EPOCH_MS ? (now_ms - DEV_DEMO_EPOCH_MS) / MS_PER_DAY : -1;
 	for (int64_t day = 0; r == 0 && day <= days; day++) {
-		int64_t d0 = DEV_DEMO_EPOCH_MS + day * MS_DAY;
+		int64_t d0 = DEV_DEMO_EPOCH_MS + day * MS_PER_DAY;
 		if (day % 7 == 0 && d0 + 6 * 3600 * 1000LL + 2000 <= now_ms)
 			r = week_events(&b, d, index, day / 7);
 		/* demo1's first days: a sanitize, a new namespace, a format; demo0's new

@@ -12,10 +12,10 @@
 
 #include "nvmond/analysis/selftest_sched.h"
 #include "nvmond/dev/dev.h"
+#include "nvmond/util/units.h"
 
 #include "demo_selftest_internal.h"
 
-#define MS_MIN		    (60 * 1000LL)
 #define RESET_MIN	    4		     /* the reset-aborted test ran this long */
 #define FAIL_PCT	    60		     /* the failed test stopped at this much of its time */
 #define CHUNK_MS	    (7 * 86400000LL) /* the log looks back a week at a time */
@@ -36,7 +36,7 @@ static int64_t duration_ms(const struct dev_demo_drive *d, uint8_t code)
 {
 	int64_t min = code == SELFTEST_CODE_EXTENDED ? d->edstt_min : DEV_DEMO_ST_SHORT_MIN;
 
-	return (min > 0 ? min : 1) * MS_MIN;
+	return (min > 0 ? min : 1) * MS_PER_MIN;
 }
 
 /* ---- the tests a drive ran on its own ---------------------------------------- */
@@ -85,7 +85,7 @@ static size_t sources(const struct dev_demo_drive *d, struct src v[SELFTEST_SCHE
 			.kind = SRC_RESET,
 			.anchor = d->st_reset_ms,
 			.code = SELFTEST_CODE_EXTENDED,
-			.dur = RESET_MIN * MS_MIN,
+			.dur = RESET_MIN * MS_PER_MIN,
 		};
 	return n;
 }
@@ -188,8 +188,8 @@ static bool own_running(const struct demo_st_live *s, const struct dev_demo_driv
 
 	if (longest < duration_ms(d, SELFTEST_CODE_SHORT))
 		longest = duration_ms(d, SELFTEST_CODE_SHORT);
-	if (longest < RESET_MIN * MS_MIN)
-		longest = RESET_MIN * MS_MIN;
+	if (longest < RESET_MIN * MS_PER_MIN)
+		longest = RESET_MIN * MS_PER_MIN;
 	size_t n = demo_selftest_history(d, now, now + longest, v, 8);
 	for (size_t i = 0; i < n; i++)
 		if (v[i].started_ms <= now && !displaced(s, v[i].started_ms)) {

@@ -26,12 +26,12 @@ static bool throttles(const struct dev_demo_drive *d)
 /* 0 = Sunday … 6 = Saturday (1970-01-01 was a Thursday). */
 static int weekday(int64_t ms)
 {
-	return (int)((floor_div(ms, MS_DAY) + 4) % 7);
+	return (int)((floor_div(ms, MS_PER_DAY) + 4) % 7);
 }
 
 static double hour_of(int64_t ms)
 {
-	return (double)(ms - floor_div(ms, MS_DAY) * MS_DAY) / (double)MS_HOUR;
+	return (double)(ms - floor_div(ms, MS_PER_DAY) * MS_PER_DAY) / (double)MS_PER_HOUR;
 }
 
 /* ---- writes ---------------------------------------------------------------- */
@@ -59,7 +59,7 @@ static double day_fraction(int64_t ms)
 /* Bytes written from day0 until @ms. */
 static double written_until(const struct gen *g, int64_t ms)
 {
-	int64_t k = floor_div(ms - g->day0, MS_DAY);
+	int64_t k = floor_div(ms - g->day0, MS_PER_DAY);
 
 	if (k < 0)
 		return 0;
@@ -71,15 +71,16 @@ static double written_until(const struct gen *g, int64_t ms)
 static int plan_writes(struct gen *g)
 {
 	double mean = g->d->write_bps * 86400.0;
-	int64_t unusual = floor_div(g->now, MS_DAY) * MS_DAY - DEMO_YEAR_UNUSUAL_AGO * MS_DAY;
+	int64_t unusual =
+		floor_div(g->now, MS_PER_DAY) * MS_PER_DAY - DEMO_YEAR_UNUSUAL_AGO * MS_PER_DAY;
 
-	g->n_days = (size_t)floor_div(g->now - g->day0, MS_DAY) + 1;
+	g->n_days = (size_t)floor_div(g->now - g->day0, MS_PER_DAY) + 1;
 	g->day_bytes = calloc(g->n_days, sizeof(double));
 	g->prefix = calloc(g->n_days + 1, sizeof(double));
 	if (!g->day_bytes || !g->prefix)
 		return -ENOMEM;
 	for (size_t k = 0; k < g->n_days; k++) {
-		int64_t day = g->day0 + (int64_t)k * MS_DAY;
+		int64_t day = g->day0 + (int64_t)k * MS_PER_DAY;
 		int wd = weekday(day);
 		double f = wd == 0 ? 0.45 : wd == 6 ? 0.55 : 1.25;
 
@@ -115,8 +116,8 @@ static void plan_episodes(struct gen *g)
 	if (!throttles(d))
 		return;
 	for (size_t s = 0; s < MAX_SPELLS; s++) {
-		int64_t first = floor_div(g->now, MS_DAY) * MS_DAY -
-				(spell_ago[s] + (int)(6 * rnd(g, 2, s))) * MS_DAY;
+		int64_t first = floor_div(g->now, MS_PER_DAY) * MS_PER_DAY -
+				(spell_ago[s] + (int)(6 * rnd(g, 2, s))) * MS_PER_DAY;
 		int days = 2 + (int)(3 * rnd(g, 3, s));
 
 		for (int k = 0; k < days && g->n_ep < MAX_EPISODES; k++) {
@@ -124,10 +125,11 @@ static void plan_episodes(struct gen *g)
 			uint64_t id = s * 8 + (uint64_t)k;
 			bool heavy = rnd(g, 4, id) < 0.4;
 
-			ep->s = first + k * MS_DAY + 13 * MS_HOUR +
-				(int64_t)(3 * MS_HOUR * rnd(g, 5, id)) / MS_MIN * MS_MIN;
-			ep->e = ep->s + (15 + (int64_t)(30 * rnd(g, 6, id))) * MS_MIN;
-			if (ep->e > g->now - 2 * MS_DAY)
+			ep->s = first + k * MS_PER_DAY + 13 * MS_PER_HOUR +
+				(int64_t)(3 * MS_PER_HOUR * rnd(g, 5, id)) / MS_PER_MIN *
+					MS_PER_MIN;
+			ep->e = ep->s + (15 + (int64_t)(30 * rnd(g, 6, id))) * MS_PER_MIN;
+			if (ep->e > g->now - 2 * MS_PER_DAY)
 				continue;
 			ep->peak_c = heavy ? d->tmt2_c + 1 + 2 * rnd(g, 7, id)
 					   : d->tmt1_c + 1.5 + 2 * rnd(g, 7, id);
@@ -179,10 +181,10 @@ static uint32_t minus32(uint32_t end, double v)
 
 static bool in_spell_day(const struct gen *g, int64_t ms)
 {
-	int64_t day = floor_div(ms, MS_DAY);
+	int64_t day = floor_div(ms, MS_PER_DAY);
 
 	for (size_t i = 0; i < g->n_ep; i++)
-		if (floor_div(g->ep[i].s, MS_DAY) == day)
+		if (floor_div(g->ep[i].s, MS_PER_DAY) == day)
 			return true;
 	return false;
 }
@@ -190,7 +192,7 @@ static bool in_spell_day(const struct gen *g, int64_t ms)
 static double temp_at(const struct gen *g, int64_t ms)
 {
 	const struct dev_demo_drive *d = g->d;
-	double doy = (double)floor_div(ms, MS_DAY) - 200.0; /* warmest late July */
+	double doy = (double)floor_div(ms, MS_PER_DAY) - 200.0; /* warmest late July */
 	double h = hour_of(ms);
 	int wd = weekday(ms);
 	double t = d->base_c + 0.2 * d->amp_c;
@@ -222,7 +224,7 @@ static double temp_at(const struct gen *g, int64_t ms)
 			}
 		}
 	}
-	return t + 1.2 * rnd(g, 9, (uint64_t)floor_div(ms, MS_MIN)) - 0.6;
+	return t + 1.2 * rnd(g, 9, (uint64_t)floor_div(ms, MS_PER_MIN)) - 0.6;
 }
 
 static uint16_t kelvin(double c)
@@ -248,15 +250,15 @@ static bool near_episode(const struct gen *g, int64_t ms)
  */
 static int64_t step_at(const struct gen *g, int64_t ms)
 {
-	if (ms >= g->now - 6 * MS_HOUR)
-		return MS_MIN;
+	if (ms >= g->now - 6 * MS_PER_HOUR)
+		return MS_PER_MIN;
 	if (near_episode(g, ms))
-		return 2 * MS_MIN;
-	if (ms >= g->now - 7 * MS_DAY)
-		return 10 * MS_MIN;
-	if (ms >= g->now - 30 * MS_DAY)
-		return MS_HOUR;
-	return 3 * MS_HOUR;
+		return 2 * MS_PER_MIN;
+	if (ms >= g->now - 7 * MS_PER_DAY)
+		return 10 * MS_PER_MIN;
+	if (ms >= g->now - 30 * MS_PER_DAY)
+		return MS_PER_HOUR;
+	return 3 * MS_PER_HOUR;
 }
 
 static u128 minus128(u128 end, double v)
@@ -288,8 +290,8 @@ void demo_year_sample_at(const struct gen *g, int64_t ms, struct sample *ret)
 	s.host_write_commands = minus128(e->host_write_commands, wr / 131072);
 	s.host_read_commands = minus128(e->host_read_commands, rd / 65536);
 	s.controller_busy_time = minus128(e->controller_busy_time, ago / 1200000.0);
-	s.power_on_hours = minus128(e->power_on_hours, floor(ago / MS_HOUR));
-	s.power_cycles = minus128(e->power_cycles, floor(ago / (7.0 * MS_DAY)));
+	s.power_on_hours = minus128(e->power_on_hours, floor(ago / MS_PER_HOUR));
+	s.power_cycles = minus128(e->power_cycles, floor(ago / (7.0 * MS_PER_DAY)));
 	double used = (double)s.data_units_written * BYTES_PER_UNIT / d->rated_bytes * 100;
 	s.percent_used = used >= e->percent_used ? e->percent_used : (uint8_t)used;
 	s.thm_temp1_total_time = minus32(e->thm_temp1_total_time, after(g, ms, 0));
@@ -431,12 +433,12 @@ static int make_events(const struct gen *g, struct demo_year *y)
 	struct demo_alert *a = demo_year_push_alert(y);
 	if (!a)
 		return -ENOMEM;
-	double mean30 = (g->w_now - written_until(g, g->now - 30 * MS_DAY)) / 30;
+	double mean30 = (g->w_now - written_until(g, g->now - 30 * MS_PER_DAY)) / 30;
 	double day = g->d->write_bps * 86400.0 * DEMO_YEAR_UNUSUAL_X;
 	a->rule = ALERT_WRITE_RATE;
 	a->severity = ALERT_SEV_WARNING;
-	a->started_ms = y->unusual_day_ms + 16 * MS_HOUR;
-	a->resolved_ms = y->unusual_day_ms + MS_DAY + 14 * MS_HOUR;
+	a->started_ms = y->unusual_day_ms + 16 * MS_PER_HOUR;
+	a->resolved_ms = y->unusual_day_ms + MS_PER_DAY + 14 * MS_PER_HOUR;
 	snprintf(a->message, sizeof(a->message),
 		 "the last day wrote %.1f GB, %.1fx the 30-day average of %.1f GB a day", day / 1e9,
 		 day / mean30, mean30 / 1e9);
@@ -462,11 +464,12 @@ int demo_year_generate(const struct dev_demo_drive *d, uint64_t seed, int64_t no
 	struct demo_year y = {0};
 	int r;
 
-	g.t0 = floor_div(now_ms, MS_HOUR) * MS_HOUR - DEMO_YEAR_DAYS * MS_DAY;
-	g.day0 = floor_div(g.t0, MS_DAY) * MS_DAY;
+	g.t0 = floor_div(now_ms, MS_PER_HOUR) * MS_PER_HOUR - DEMO_YEAR_DAYS * MS_PER_DAY;
+	g.day0 = floor_div(g.t0, MS_PER_DAY) * MS_PER_DAY;
 	g.sensor_max_off = fmax(0, fmax(d->sensor_off_c[0], d->sensor_off_c[1])) + 0.5;
 	dev_demo_state(d, now_ms, &g.end);
-	y.unusual_day_ms = floor_div(now_ms, MS_DAY) * MS_DAY - DEMO_YEAR_UNUSUAL_AGO * MS_DAY;
+	y.unusual_day_ms =
+		floor_div(now_ms, MS_PER_DAY) * MS_PER_DAY - DEMO_YEAR_UNUSUAL_AGO * MS_PER_DAY;
 
 	r = plan_writes(&g);
 	if (r == 0) {

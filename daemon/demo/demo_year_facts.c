@@ -20,8 +20,8 @@
  */
 static void read_at(struct gen *g, int64_t day, int64_t hour, uint64_t count, uint64_t media)
 {
-	g->rd[g->n_rd++] =
-		(struct err_read){g->day0 + day * MS_DAY + hour / 3 * 3 * MS_HOUR, count, media};
+	g->rd[g->n_rd++] = (struct err_read){
+		g->day0 + day * MS_PER_DAY + hour / 3 * 3 * MS_PER_HOUR, count, media};
 }
 
 void demo_year_plan_facts(struct gen *g)
@@ -46,13 +46,15 @@ void demo_year_plan_facts(struct gen *g)
 			9 + (int64_t)(9 * rnd(g, 41, m)), count, g->rd[g->n_rd - 1].media);
 	}
 	if (d->firmware_was[0])
-		g->fw_ms = g->day0 + (196 + (int64_t)(8 * rnd(g, 44, 0))) * MS_DAY + 17 * MS_HOUR +
-			   (int64_t)(3 * MS_HOUR * rnd(g, 45, 0)) / 1000 * 1000;
+		g->fw_ms = g->day0 + (196 + (int64_t)(8 * rnd(g, 44, 0))) * MS_PER_DAY +
+			   17 * MS_PER_HOUR +
+			   (int64_t)(3 * MS_PER_HOUR * rnd(g, 45, 0)) / 1000 * 1000;
 	if (nvme_pcie_link_known(&d->link_was)) {
-		g->link_from = g->day0 + (248 + (int64_t)(8 * rnd(g, 46, 0))) * MS_DAY +
-			       8 * MS_HOUR + (int64_t)(MS_HOUR * rnd(g, 47, 0)) / 1000 * 1000;
-		g->link_to = g->link_from + 20 * MS_DAY +
-			     (int64_t)(2 * MS_DAY * rnd(g, 48, 0)) / 1000 * 1000;
+		g->link_from = g->day0 + (248 + (int64_t)(8 * rnd(g, 46, 0))) * MS_PER_DAY +
+			       8 * MS_PER_HOUR +
+			       (int64_t)(MS_PER_HOUR * rnd(g, 47, 0)) / 1000 * 1000;
+		g->link_to = g->link_from + 20 * MS_PER_DAY +
+			     (int64_t)(2 * MS_PER_DAY * rnd(g, 48, 0)) / 1000 * 1000;
 	}
 }
 

@@ -10,16 +10,13 @@
 #include <stdint.h>
 
 #include "nvmond/demo/demo_year.h"
-
-#define MS_MIN	(60 * 1000LL)
-#define MS_HOUR (60 * MS_MIN)
-#define MS_DAY	(24 * MS_HOUR)
+#include "nvmond/util/units.h"
 
 #define MAX_SPELLS   7
 #define MAX_EPISODES (MAX_SPELLS * 4)
-#define RAMP_MS	     (20 * MS_MIN) /* temperature ramps in and out of an episode */
-#define DENSE_MS     (45 * MS_MIN) /* dense samples this far around an episode */
-#define RESOLVE_MS   (30 * 1000LL) /* [alerts] resolve_after's default */
+#define RAMP_MS	     (20 * MS_PER_MIN) /* temperature ramps in and out of an episode */
+#define DENSE_MS     (45 * MS_PER_MIN) /* dense samples this far around an episode */
+#define RESOLVE_MS   (30 * 1000LL)     /* [alerts] resolve_after's default */
 
 struct episode {
 	int64_t s, e;	/* in light throttling (T1) or worse */

@@ -362,7 +362,7 @@ static int make_study(const struct gen *g, struct demo_run *runs, int64_t start,
 	used = cache;
 	int64_t fill_end = runs[0].ended_ms, last = fill_end;
 	for (size_t i = 0; i < RECOVERY_BURSTS; i++) {
-		int64_t at = fill_end + mins[i] * MS_MIN;
+		int64_t at = fill_end + mins[i] * MS_PER_MIN;
 		used = fmax(0, used - (double)(at - last) / (double)DEV_DEMO_FOLD_MS * cache);
 		o.series_index = (uint32_t)(i + 2);
 		o.wr_limit = burst;
@@ -393,7 +393,7 @@ static int by_start(const void *a, const void *b)
 
 int demo_year_make_runs(const struct gen *g, struct demo_year *y)
 {
-	int64_t today = floor_div(g->now, MS_DAY) * MS_DAY;
+	int64_t today = floor_div(g->now, MS_PER_DAY) * MS_PER_DAY;
 	size_t cap = DEMO_YEAR_DAYS / RUN_EVERY_DAYS + DEMO_YEAR_DAYS / SUSTAINED_DAYS +
 		     DEMO_YEAR_DAYS / SWEEP_DAYS + DEMO_YEAR_SERIES * DEMO_YEAR_SERIES_OF + 6 +
 		     RECOVERY_BURSTS,
@@ -406,45 +406,46 @@ int demo_year_make_runs(const struct gen *g, struct demo_year *y)
 	int r = 0;
 
 	if (g->link_to > g->link_from)
-		series_ago[1] = (today - (g->link_from + g->link_to) / 2) / MS_DAY;
+		series_ago[1] = (today - (g->link_from + g->link_to) / 2) / MS_PER_DAY;
 	y->runs = calloc(cap, sizeof(*y->runs));
 	if (!y->runs)
 		return -ENOMEM;
 	/* The throttle dip: during the last spell's first episode. */
 	for (size_t i = 0; i < g->n_ep; i++)
-		if (g->ep[i].s < today - 14 * MS_DAY)
+		if (g->ep[i].s < today - 14 * MS_PER_DAY)
 			dip_at = (g->ep[i].s + g->ep[i].e) / 2 - 3000;
-	for (int64_t day = today - DEMO_YEAR_DAYS * MS_DAY + MS_DAY; r == 0 && day <= today;
-	     day += MS_DAY) {
-		int64_t k = (day - (today - DEMO_YEAR_DAYS * MS_DAY)) / MS_DAY;
-		int64_t jitter = (int64_t)(10 * MS_MIN * rnd(g, 30, (uint64_t)k)) / 1000 * 1000;
-		int64_t ago = (today - day) / MS_DAY;
+	for (int64_t day = today - DEMO_YEAR_DAYS * MS_PER_DAY + MS_PER_DAY; r == 0 && day <= today;
+	     day += MS_PER_DAY) {
+		int64_t k = (day - (today - DEMO_YEAR_DAYS * MS_PER_DAY)) / MS_PER_DAY;
+		int64_t jitter = (int64_t)(10 * MS_PER_MIN * rnd(g, 30, (uint64_t)k)) / 1000 * 1000;
+		int64_t ago = (today - day) / MS_PER_DAY;
 
-		if (dip_at >= 0 && floor_div(dip_at, MS_DAY) * MS_DAY == day && n < cap) {
+		if (dip_at >= 0 && floor_div(dip_at, MS_PER_DAY) * MS_PER_DAY == day && n < cap) {
 			struct run_opts o = plain;
 			o.throttle_dip = true;
 			r = make_run(g, &y->runs[n++], 0, dip_at, (uint64_t)k * 2 + 1, &o);
 		}
 		/* The newest runs stay clear of the probe budgets of the first hour. */
-		if (r == 0 && k % SUSTAINED_DAYS == 0 && day <= today - 9 * MS_DAY && n < cap)
-			r = make_run(g, &y->runs[n++], P_SUSTAINED, day + 4 * MS_HOUR + jitter,
+		if (r == 0 && k % SUSTAINED_DAYS == 0 && day <= today - 9 * MS_PER_DAY && n < cap)
+			r = make_run(g, &y->runs[n++], P_SUSTAINED, day + 4 * MS_PER_HOUR + jitter,
 				     (uint64_t)k * 2, &plain);
-		else if (r == 0 && k % RUN_EVERY_DAYS == 0 && day <= today - 2 * MS_DAY && n < cap)
+		else if (r == 0 && k % RUN_EVERY_DAYS == 0 && day <= today - 2 * MS_PER_DAY &&
+			 n < cap)
 			r = make_run(g, &y->runs[n++],
 				     (size_t)(k / RUN_EVERY_DAYS) % (DEMO_YEAR_PRESETS - 2),
-				     day + 3 * MS_HOUR + jitter, (uint64_t)k * 2, &plain);
+				     day + 3 * MS_PER_HOUR + jitter, (uint64_t)k * 2, &plain);
 		/* A sweep a month, each measuring a little differently. */
-		if (r == 0 && k % SWEEP_DAYS == SWEEP_DAYS / 2 && day <= today - 2 * MS_DAY &&
+		if (r == 0 && k % SWEEP_DAYS == SWEEP_DAYS / 2 && day <= today - 2 * MS_PER_DAY &&
 		    n < cap) {
 			struct run_opts o = plain;
 			o.f_rd = 0.97 + 0.06 * rnd(g, 31, (uint64_t)k);
 			o.f_wr = 0.97 + 0.06 * rnd(g, 32, (uint64_t)k);
-			r = make_run(g, &y->runs[n++], P_SWEEP, day + 5 * MS_HOUR + jitter,
+			r = make_run(g, &y->runs[n++], P_SWEEP, day + 5 * MS_PER_HOUR + jitter,
 				     (uint64_t)k * 2, &o);
 		}
 		for (size_t s = 0; r == 0 && s < DEMO_YEAR_SERIES; s++)
 			if (ago == series_ago[s] && n + DEMO_YEAR_SERIES_OF <= cap) {
-				r = make_series(g, &y->runs[n], day + 6 * MS_HOUR + jitter,
+				r = make_series(g, &y->runs[n], day + 6 * MS_PER_HOUR + jitter,
 						(uint64_t)k, s == 0);
 				n += DEMO_YEAR_SERIES_OF;
 			}
@@ -457,13 +458,13 @@ int demo_year_make_runs(const struct gen *g, struct demo_year *y)
 		struct run_opts o = plain;
 		o.source = &src;
 		r = make_run(g, &y->runs[n], 4 /* copy-self's shape */,
-			     today - 2 * MS_DAY + 8 * MS_HOUR, (uint64_t)DEMO_YEAR_DAYS * 2 + 1,
-			     &o);
+			     today - 2 * MS_PER_DAY + 8 * MS_PER_HOUR,
+			     (uint64_t)DEMO_YEAR_DAYS * 2 + 1, &o);
 		y->runs[n++].source_index = 0;
 	}
 	if (r == 0 && strstr(g->d->model, "980 PRO") && n + 1 + RECOVERY_BURSTS <= cap) {
 		size_t k = 0;
-		r = make_study(g, &y->runs[n], today - 10 * MS_DAY + 9 * MS_HOUR, &k);
+		r = make_study(g, &y->runs[n], today - 10 * MS_PER_DAY + 9 * MS_PER_HOUR, &k);
 		n += k;
 	}
 	/* The group run: demo0 and demo1 together, each at 75 % of solo. */
@@ -474,7 +475,7 @@ int demo_year_make_runs(const struct gen *g, struct demo_year *y)
 		o.f_rd = o.f_wr = GROUP_SHARE;
 		o.wobble = 0.02;
 		o.group = true;
-		r = make_run(g, &y->runs[n++], 0, today - 3 * MS_DAY + 7 * MS_HOUR,
+		r = make_run(g, &y->runs[n++], 0, today - 3 * MS_PER_DAY + 7 * MS_PER_HOUR,
 			     (uint64_t)DEMO_YEAR_DAYS * 2 + 3, &o);
 	}
 	y->n_runs = n;

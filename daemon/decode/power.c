@@ -58,25 +58,43 @@ void power_psd_decode(const uint8_t p[32], struct power_state_desc *ret)
 	};
 }
 
+/*
+ * A power in µW into IDLP or ACTP and its scale (bits 7:6 of @scale): 0.0001 W where
+ * it fits the 16 bits, else 0.01 W (at most 655.35 W), so that decoding gives back
+ * what it decoded (an encoder that wrapped the 16 bits turned 163.84 W into 0).
+ */
+static void scaled_put(uint8_t *field, uint8_t *scale, uint32_t uw)
+{
+	if (uw / 100 == 0)
+		return; /* nothing to say: no scale, "not reported" */
+	if (uw / 100 <= 0xffff) {
+		le_put(field, uw / 100, 2);
+		*scale = 1 << SCALE_SHIFT;
+	} else {
+		le_put(field, uw / 10000 > 0xffff ? 0xffff : uw / 10000, 2);
+		*scale = 2 << SCALE_SHIFT;
+	}
+}
+
 void power_psd_encode(const struct power_state_desc *d, uint8_t p[32])
 {
 	memset(p, 0, 32);
-	le_put(p + PSD_MP, d->max_uw / 10000, 2);
-	p[PSD_FLAGS] = d->non_operational ? PSD_NOPS : 0;
+	/* MP in 0.01 W, or in 0.0001 W (MXPS) where that is exact and fits. */
+	if (d->max_uw % 10000 && d->max_uw / 100 <= 0xffff) {
+		le_put(p + PSD_MP, d->max_uw / 100, 2);
+		p[PSD_FLAGS] = PSD_MXPS;
+	} else {
+		le_put(p + PSD_MP, d->max_uw / 10000 > 0xffff ? 0xffff : d->max_uw / 10000, 2);
+	}
+	p[PSD_FLAGS] |= d->non_operational ? PSD_NOPS : 0;
 	le_put(p + PSD_ENLAT, d->enlat_us, 4);
 	le_put(p + PSD_EXLAT, d->exlat_us, 4);
 	p[PSD_RRT] = d->rrt;
 	p[PSD_RRL] = d->rrl;
 	p[PSD_RWT] = d->rwt;
 	p[PSD_RWL] = d->rwl;
-	if (d->idle_uw) {
-		le_put(p + PSD_IDLP, d->idle_uw / 100, 2);
-		p[PSD_IPS] = 1 << SCALE_SHIFT;
-	}
-	if (d->active_uw) {
-		le_put(p + PSD_ACTP, d->active_uw / 100, 2);
-		p[PSD_APW_APS] = 1 << SCALE_SHIFT;
-	}
+	scaled_put(p + PSD_IDLP, p + PSD_IPS, d->idle_uw);
+	scaled_put(p + PSD_ACTP, p + PSD_APW_APS, d->active_uw);
 }
 
 struct power_mgmt power_mgmt_decode(uint32_t dw0)

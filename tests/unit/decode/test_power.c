@@ -60,6 +60,47 @@ Test(power, descriptor_fields_and_scales)
 	cr_expect_eq(d.active_uw, 0, "APS 11b: reserved");
 }
 
+/*
+ * The encoder (demo drives, tests) writes what the decoder reads back, for every value
+ * the decoder can produce (NVMe Base 2.0 Figure 276: MP in 0.01 W or, with MXPS, in
+ * 0.0001 W; IDLP and ACTP 16 bits in the scale of IPS/APS, 01b 0.0001 W, 10b 0.01 W).
+ * fuzz.idctl found ACTP 16384 × 0.01 W (163.84 W) written back as 0 in 0.0001 W units.
+ */
+Test(power, psd_encode_gives_back_what_decode_read)
+{
+	static const struct {
+		uint16_t mp, idlp, actp;
+		uint8_t flags, ips, aps;
+	} rows[] = {
+		{825, 350, 9, 0, 1, 2},		/* the drive above */
+		{50, 1, 65535, 1, 1, 1}, /* MXPS; 6.5535 W in 0.0001 W */
+		{65535, 16384, 16384, 0, 2, 2}, /* 163.84 W in 0.01 W: over 16 bits in 0.0001 W */
+		{1, 655, 656, 0, 2, 2},		/* 6.55 W fits 0.0001 W, 6.56 W does not */
+		{0, 65535, 0, 0, 2, 0},		/* 655.35 W, the largest */
+	};
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		uint8_t p[32] = {0}, q[32];
+		struct power_state_desc d, e;
+
+		put_le(p + 0, rows[i].mp, 2);
+		p[3] = rows[i].flags;
+		put_le(p + 16, rows[i].idlp, 2);
+		p[18] = (uint8_t)(rows[i].ips << 6);
+		put_le(p + 20, rows[i].actp, 2);
+		p[22] = (uint8_t)(rows[i].aps << 6);
+		power_psd_decode(p, &d);
+		power_psd_encode(&d, q);
+		power_psd_decode(q, &e);
+		cr_expect_eq(e.max_uw, d.max_uw, "row %zu: MP %u µW, back %u", i, d.max_uw,
+			     e.max_uw);
+		cr_expect_eq(e.idle_uw, d.idle_uw, "row %zu: IDLP %u µW, back %u", i, d.idle_uw,
+			     e.idle_uw);
+		cr_expect_eq(e.active_uw, d.active_uw, "row %zu: ACTP %u µW, back %u", i,
+			     d.active_uw, e.active_uw);
+	}
+}
+
 Test(power, identify_controller_power_and_thermal_fields)
 {
 	uint8_t page[IDCTL_SIZE] = {0};

@@ -77,9 +77,10 @@ struct stdev *selftest_dev_find(struct selftest_svc *t, int64_t id);
 /* Whether the newest result of @d is an abort nvmond sent after @after_ms. */
 bool selftest_abort_was_ours(struct selftest_svc *t, const struct stdev *d, int64_t after_ms);
 
-/* Start (1h, 2h) or abort (Fh) a test: selftest_svc_request() without the code check. */
-void selftest_start(struct selftest_svc *t, int64_t id, uint8_t stc, uint32_t nsid,
-		    enum selftest_origin origin, selftest_svc_done_fn done, void *arg);
+/* Queue a start (1h, 2h) or abort (Fh) of a test: selftest_svc_request() without the code
+ * check (not dev_selftest_start(), the backend's command it leads to). */
+void selftest_req_queue(struct selftest_svc *t, int64_t id, uint8_t stc, uint32_t nsid,
+			enum selftest_origin origin, selftest_svc_done_fn done, void *arg);
 
 /* selftest_plan.c: schedules */
 int selftest_plan_check(const struct cfg *c, char ret_err[SELFTEST_SVC_ERR_MAX]);

@@ -195,7 +195,7 @@ static void plan_run(struct selftest_svc *t, int64_t id, const bool due[2],
 				 .code = due[1] ? SELFTEST_CODE_EXTENDED : SELFTEST_CODE_SHORT,
 				 .origin = origin};
 	/* What it did is recorded when it ends (plan_started()), on the loop. */
-	selftest_start(t, id, pc->code, DEV_SELFTEST_NSID_ALL, origin, plan_started, pc);
+	selftest_req_queue(t, id, pc->code, DEV_SELFTEST_NSID_ALL, origin, plan_started, pc);
 }
 
 void selftest_plan_catch_up(struct selftest_svc *t, struct stdev *d, int64_t now)

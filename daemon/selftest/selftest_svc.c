@@ -611,8 +611,8 @@ static void req_run(struct st_req *q)
 	log_read(t, d, q->now, req_log_read, q);
 }
 
-void selftest_start(struct selftest_svc *t, int64_t id, uint8_t stc, uint32_t nsid,
-		    enum selftest_origin origin, selftest_svc_done_fn done, void *arg)
+void selftest_req_queue(struct selftest_svc *t, int64_t id, uint8_t stc, uint32_t nsid,
+			enum selftest_origin origin, selftest_svc_done_fn done, void *arg)
 {
 	struct st_req *q = calloc(1, sizeof(*q));
 	bool waits = false;
@@ -645,7 +645,7 @@ void selftest_svc_request(struct selftest_svc *t, int64_t id, uint8_t stc, uint3
 		done(arg, -EINVAL, 0, reason);
 		return;
 	}
-	selftest_start(t, id, stc, nsid, origin, done, arg);
+	selftest_req_queue(t, id, stc, nsid, origin, done, arg);
 }
 
 /* The read on_sample() sent: the catch-up at start once the log reads. */

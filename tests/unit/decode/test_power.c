@@ -73,7 +73,7 @@ Test(power, psd_encode_gives_back_what_decode_read)
 		uint8_t flags, ips, aps;
 	} rows[] = {
 		{825, 350, 9, 0, 1, 2},		/* the drive above */
-		{50, 1, 65535, 1, 1, 1}, /* MXPS; 6.5535 W in 0.0001 W */
+		{50, 1, 65535, 1, 1, 1},	/* MXPS; 6.5535 W in 0.0001 W */
 		{65535, 16384, 16384, 0, 2, 2}, /* 163.84 W in 0.01 W: over 16 bits in 0.0001 W */
 		{1, 655, 656, 0, 2, 2},		/* 6.55 W fits 0.0001 W, 6.56 W does not */
 		{0, 65535, 0, 0, 2, 0},		/* 655.35 W, the largest */

@@ -126,10 +126,11 @@ struct cli_series {
 	int64_t ret_device_id;
 	char ret_state[16];
 	struct probe_rated ret_rated;
-	/* cache-recovery: the study (planned by its first run), and the demo
-	 * drive's cache, which the study's runs share as the drive's own would */
+	/* cache-recovery: the study (planned by its first run), and the simulated
+	 * engine's state of the drive (its cache), which the study's runs share as
+	 * a real drive's own cache would be */
 	struct probe_study *study;
-	struct probe_demo_state demo;
+	struct probe_sim_state sim;
 	bool ret_over; /* the study is over: a burst ran as fast as before the cliff */
 };
 
@@ -362,7 +363,7 @@ static void cli_print_result(struct cli_series *ser, const struct probe_outcome 
 
 /* Run @plan with the command line's hooks (progress on a terminal, Ctrl-C), into @out. */
 static void cli_execute(struct dev_backend *b, struct store *s, const struct probe_plan *plan,
-			const struct probe_plan *src_plan, struct probe_demo_state *demo,
+			const struct probe_plan *src_plan, struct probe_sim_state *sim,
 			struct probe_outcome *out)
 {
 	struct cli_ctx cc = {.b = b,
@@ -379,7 +380,7 @@ static void cli_execute(struct dev_backend *b, struct store *s, const struct pro
 				.charge = cli_charge,
 				.file_made = cli_file_made,
 				.ctx = &cc};
-	probe_execute(plan, &h, demo, out);
+	probe_execute(plan, &h, sim, out);
 	probe_progress_clear(&cc.prog);
 	if (cc.tty)
 		fprintf(stderr, "\r%*s\r", 78, "");
@@ -414,7 +415,7 @@ static int cli_one(const struct cfg *c, struct dev_backend *b, const char *devic
 	size_t n = 0, n_rows = 0;
 	char err[STORE_ERR_MAX], reason[PROBE_REASON_MAX];
 	struct probe_outcome out = {0};
-	struct probe_demo_state own_demo = {0}, *demo = ser->study ? &ser->demo : &own_demo;
+	struct probe_sim_state own_sim = {0}, *sim = ser->study ? &ser->sim : &own_sim;
 	struct gate_facts g = {0}, sg = {0};
 	int64_t now = timefmt_now_ms();
 	int status = 1, r, lock_fd = -1, src_lock_fd = -1;
@@ -486,7 +487,7 @@ static int cli_one(const struct cfg *c, struct dev_backend *b, const char *devic
 	ser->ret_run_id = out.run.id;
 	ser->ret_device_id = row.id;
 	probe_rated_for(c, row.model, row.serial, &ser->ret_rated);
-	cli_execute(b, s, &plan, to ? &src_plan : NULL, demo, &out);
+	cli_execute(b, s, &plan, to ? &src_plan : NULL, sim, &out);
 	r = probe_outcome_save(s, &out);
 	if (r < 0) {
 		fprintf(stderr, "nvmond: cannot store the result: %s\n", store_strerror(s));

@@ -41,8 +41,8 @@ struct cli_member {
 	int lock_fd;
 	struct probe_plan plan;
 	struct probe_outcome out;
-	struct probe_demo_state demo;
-	struct store *store; /* its thread's own handle (a handle is never shared) */
+	struct probe_sim_state sim; /* the simulated engine's state of the drive */
+	struct store *store;	    /* its thread's own handle (a handle is never shared) */
 	pthread_t thread;
 	bool started;
 	int64_t skew_ns;
@@ -106,7 +106,7 @@ static void *m_thread(void *arg)
 				.phase_start = m_phase_start,
 				.ctx = m};
 
-	probe_execute(&m->plan, &h, &m->demo, &m->out);
+	probe_execute(&m->plan, &h, &m->sim, &m->out);
 	probe_group_sync_leave(&m->grp->sync);
 	m->out.run.ended_ms = timefmt_now_ms();
 	if (group_interrupted && !strcmp(m->out.run.state, "aborted") &&
@@ -239,7 +239,7 @@ int probe_cli_group(const struct cfg *c, struct dev_backend *b, const char *cons
 			goto settle;
 		}
 		if (mv[i].own_probes)
-			mv[i].demo.together = (unsigned)n; /* the model's shared bandwidth */
+			mv[i].sim.together = (unsigned)n; /* the model's shared bandwidth */
 	}
 	for (i = 0; i < n; i++) {
 		r = -pthread_create(&mv[i].thread, NULL, m_thread, &mv[i]);

@@ -136,7 +136,7 @@ static double thermal_factor(const struct dev_demo_drive *d, int64_t now_ms)
 }
 
 /* @j on demo drive @index; a copy reads drive @rd_index (itself: copy-self). */
-static int demo_run(int rd_index, int index, struct probe_demo_state *st, const struct probe_job *j,
+static int demo_run(int rd_index, int index, struct probe_sim_state *st, const struct probe_job *j,
 		    int64_t start_ms, bool realtime, probe_tick_fn tick, void *tick_ctx,
 		    struct probe_result *ret)
 {
@@ -325,14 +325,14 @@ out:
 	return r;
 }
 
-int probe_demo_run(int index, struct probe_demo_state *st, const struct probe_job *j,
+int probe_demo_run(int index, struct probe_sim_state *st, const struct probe_job *j,
 		   int64_t start_ms, bool realtime, probe_tick_fn tick, void *tick_ctx,
 		   struct probe_result *ret)
 {
 	return demo_run(index, index, st, j, start_ms, realtime, tick, tick_ctx, ret);
 }
 
-int probe_demo_run_copy(int rd_index, int index, struct probe_demo_state *st,
+int probe_demo_run_copy(int rd_index, int index, struct probe_sim_state *st,
 			const struct probe_job *j, int64_t start_ms, bool realtime,
 			probe_tick_fn tick, void *tick_ctx, struct probe_result *ret)
 {
@@ -361,13 +361,11 @@ static int sim_open(struct exec_ctx *x, int *ret_fd, uint64_t *ret_area, bool *r
 	return 0;
 }
 
-static int sim_run(struct exec_ctx *x, int fd, int src_fd, const struct probe_job *j,
-		   int64_t start_ms, struct probe_result *res)
+static int sim_run(struct exec_ctx *x, const struct probe_job *j, int64_t start_ms,
+		   struct probe_result *res)
 {
 	size_t index, rd_index;
 
-	(void)fd;
-	(void)src_fd;
 	if (dev_demo_index(x->ctrl, &index) < 0 ||
 	    (x->src && dev_demo_index(x->src->ctrl, &rd_index) < 0))
 		return -ENODEV;

@@ -309,13 +309,13 @@ static int block_open(struct exec_ctx *x, int *ret_fd, uint64_t *ret_area, bool 
 	return r;
 }
 
-static int block_run(struct exec_ctx *x, int fd, int src_fd, const struct probe_job *j,
-		     int64_t start_ms, struct probe_result *res)
+static int block_run(struct exec_ctx *x, const struct probe_job *j, int64_t start_ms,
+		     struct probe_result *res)
 {
 	(void)start_ms; /* real time */
 	if (x->src)
-		return probe_engine_run_copy(src_fd, fd, j, probe_run_on_tick, x, res);
-	return probe_engine_run(fd, j, probe_run_on_tick, x, res);
+		return probe_engine_run_copy(x->src->fd, x->fd, j, probe_run_on_tick, x, res);
+	return probe_engine_run(x->fd, j, probe_run_on_tick, x, res);
 }
 
 const struct probe_run_engine probe_run_block = {
@@ -330,17 +330,45 @@ static const struct probe_run_engine *engine_of(const struct probe_plan *plan)
 }
 
 /*
+ * How a run goes: on, phase after phase, until one of the last three. The
+ * last phase's stop decides between going on and stopped: a sustained-write
+ * phase stopped at its cliff lets the next phase run.
+ */
+enum run_end {
+	RUN_GOING,   /* the last phase ran to its end (or none ran yet) */
+	RUN_STOPPED, /* the last phase stopped early (a sustained cliff) */
+	RUN_ABORTED, /* a check stopped it: the target's reason says why */
+	RUN_FAILED,  /* refused, or an error: out->run.reason says where */
+};
+
+/* probe_execute()'s state: the drives, the preset, how far it got. */
+struct run {
+	struct exec_ctx x; /* the target's, and the run's */
+	const struct probe_preset *pre;
+	const struct probe_run_engine *eng;
+	enum run_end end;
+	bool skipped_writes; /* a write phase was left out (no budget, a read-only target) */
+	uint32_t align;	     /* a sweep's smallest transfer: the target's block size */
+	int64_t offset;	     /* the next phase's start, in the run's time */
+};
+
+/* The run fails with @x's reason as the run's. */
+static void run_fail(struct run *rn, const struct exec_ctx *x)
+{
+	snprintf(rn->x.out->run.reason, sizeof(rn->x.out->run.reason), "%s", x->reason);
+	rn->end = RUN_FAILED;
+}
+
+/*
  * copy-to: open plan->source's drive for reading only (its probe file as
  * nvmond made it, or its raw namespace), looked up by identity as the target
- * is. Its state goes to x->src. Return: 0 with *@ret_fd and *@ret_area, or
- * negative errno with x->reason.
+ * is. Its state goes to x->src. Return: 0, or negative errno with x->reason.
  */
-static int source_open(struct exec_ctx *x, int *ret_fd, uint64_t *ret_area)
+static int source_open(struct exec_ctx *x)
 {
 	const struct probe_plan *sp = x->plan->source;
 	struct exec_ctx *sx = calloc(1, sizeof(*sx));
 	struct probe_outcome *so = calloc(1, sizeof(*so));
-	bool writable = false;
 	int r;
 
 	if (!sx || !so) {
@@ -349,22 +377,27 @@ static int source_open(struct exec_ctx *x, int *ret_fd, uint64_t *ret_area)
 		probe_run_set_reason(x, "out of memory");
 		return -ENOMEM;
 	}
-	*sx = (struct exec_ctx){
-		.plan = sp, .h = x->h, .out = so, .sig_fd = -1, .read_only = true, .sim = x->sim};
+	*sx = (struct exec_ctx){.plan = sp,
+				.role = RUN_SOURCE,
+				.h = x->h,
+				.out = so,
+				.fd = -1,
+				.area = sp->file_size,
+				.sig_fd = -1,
+				.sim = x->sim};
 	x->src = sx;
 	x->out->run.source_device_id = sp->device_id;
 	sx->next_smart_ms = 1000;
 	sx->next_ds_ms = 1000;
-	*ret_area = sp->file_size;
-	r = engine_of(sp)->open(sx, ret_fd, ret_area, &writable);
-	if (r == 0 && (writable || sx->sig_fd >= 0)) {
+	r = engine_of(sp)->open(sx, &sx->fd, &sx->area, &sx->writable);
+	if (r == 0 && (sx->writable || sx->sig_fd >= 0)) {
 		r = -EPERM; /* never: it was asked for read-only */
 		probe_run_set_reason(sx, "opened for writing: refused");
 	}
 	if (r < 0) {
-		if (*ret_fd >= 0)
-			close(*ret_fd);
-		*ret_fd = -1;
+		if (sx->fd >= 0)
+			close(sx->fd);
+		sx->fd = -1;
 		probe_run_set_reason(x, "drive copied from (%s): %s", sp->serial, sx->reason);
 		return r;
 	}
@@ -373,15 +406,19 @@ static int source_open(struct exec_ctx *x, int *ret_fd, uint64_t *ret_area)
 	return 0;
 }
 
-static void source_close(struct exec_ctx *x)
+/* A drive's descriptors closed, a source's state freed. */
+static void drive_close(struct exec_ctx *x)
 {
-	if (!x->src)
-		return;
-	if (x->src->sig_fd >= 0)
-		close(x->src->sig_fd);
-	free(x->src->out);
-	free(x->src);
-	x->src = NULL;
+	if (x->fd >= 0)
+		close(x->fd);
+	x->fd = -1;
+	if (x->sig_fd >= 0)
+		close(x->sig_fd);
+	x->sig_fd = -1;
+	if (x->role == RUN_SOURCE) {
+		free(x->out);
+		free(x);
+	}
 }
 
 static bool is_cancelled(const struct exec_ctx *x)
@@ -389,18 +426,9 @@ static bool is_cancelled(const struct exec_ctx *x)
 	return x->h->cancelled && x->h->cancelled(x->h->ctx);
 }
 
-int probe_execute(const struct probe_plan *plan, const struct probe_hooks *h,
-		  struct probe_demo_state *demo, struct probe_outcome *out)
+/* The outcome before anything runs: "failed", nothing moved. */
+static void outcome_begin(struct probe_outcome *out)
 {
-	const struct probe_preset *pre = probe_preset_get(plan->preset);
-	const struct probe_run_engine *eng = engine_of(plan);
-	struct exec_ctx x = {.plan = plan, .h = h, .out = out, .sig_fd = -1, .sim = demo};
-	uint64_t area = plan->file_size;
-	bool writable = true, aborted = false, stopped = false, failed = false;
-	bool skipped_writes = false;
-	int fd = -1, sfd = -1, r;
-	uint64_t sarea = 0;
-
 	out->n_phases = 0;
 	out->thermal = NULL;
 	out->n_thermal = 0;
@@ -409,181 +437,309 @@ int probe_execute(const struct probe_plan *plan, const struct probe_hooks *h,
 	out->run.nsid = 0;
 	out->run.reason[0] = '\0';
 	snprintf(out->run.state, sizeof(out->run.state), "failed");
-	x.last_charge_ns = probe_run_mono_ns();
-	if (!pre) {
+}
+
+/*
+ * Phase 1: the preset and the plan agree (a copy-to reads another drive,
+ * which it never writes; nothing else has a source). Return: 0, or -EINVAL
+ * (the run fails).
+ */
+static int run_check_plan(struct run *rn)
+{
+	const struct probe_plan *plan = rn->x.plan;
+	struct probe_outcome *out = rn->x.out;
+
+	if (!rn->pre) {
 		snprintf(out->run.reason, sizeof(out->run.reason), "unknown preset");
-		goto done;
+		return -EINVAL;
 	}
-	if (pre->copy_to != !!plan->source ||
-	    (plan->source && (plan->source->allowed_write || engine_of(plan->source) != eng))) {
-		/* Its reads are another drive's, which it never writes. */
+	if (rn->pre->copy_to != !!plan->source ||
+	    (plan->source && (plan->source->allowed_write || engine_of(plan->source) != rn->eng))) {
 		snprintf(out->run.reason, sizeof(out->run.reason),
 			 "copy-to needs the drive to copy from, and only reads it");
-		goto done;
+		return -EINVAL;
 	}
-	if (plan->source) {
-		/* The drive read first: refused, nothing is written on the other. */
-		r = source_open(&x, &sfd, &sarea);
-		if (r < 0) {
-			snprintf(out->run.reason, sizeof(out->run.reason), "%s", x.reason);
-			goto done;
-		}
-	}
-	r = eng->open(&x, &fd, &area, &writable);
+	return 0;
+}
+
+/*
+ * Phase 2: the drives opened, the source first (refused, nothing is written on
+ * the other), then the target, whose first SMART sample must come: a drive
+ * that does not answer is refused before the first write. Return: 0, or
+ * negative errno (the run fails with the reason).
+ */
+static int run_open(struct run *rn)
+{
+	struct exec_ctx *x = &rn->x;
+	int r;
+
+	r = x->plan->source ? source_open(x) : 0;
+	if (r == 0)
+		r = rn->eng->open(x, &x->fd, &x->area, &x->writable);
+	if (r == 0 && sample_smart(x, 0) && x->smart_unanswered)
+		r = -ETIMEDOUT;
 	if (r < 0) {
-		snprintf(out->run.reason, sizeof(out->run.reason), "%s", x.reason);
-		goto done;
+		run_fail(rn, x);
+		return r;
 	}
-	if (sample_smart(&x, 0) && x.smart_unanswered) {
-		/* Refused before the first write. */
-		snprintf(out->run.reason, sizeof(out->run.reason), "%s", x.reason);
-		goto done;
-	}
-	x.next_smart_ms = 1000;
-	x.next_ds_ms = 1000;
-
+	x->next_smart_ms = 1000;
+	x->next_ds_ms = 1000;
 	/* A sweep runs the transfer sizes the target can address. */
-	uint32_t align = 512; /* the demo drives' LBA size */
-	if (pre->sweep && fd >= 0 && probe_target_align(fd, &align) < 0)
-		align = 4096;
+	rn->align = 512; /* the simulated drives' LBA size */
+	if (rn->pre->sweep && x->fd >= 0 && probe_target_align(x->fd, &rn->align) < 0)
+		rn->align = 4096;
+	return 0;
+}
 
-	int64_t offset = 0;
-	for (size_t k = 0; k < pre->n_phases && !aborted && !failed; k++) {
-		struct probe_job j;
-		uint64_t left = plan->allowed_write > x.base ? plan->allowed_write - x.base : 0;
-		uint64_t max_write = left / MiB * MiB;
-		probe_preset_job(pre, k, area, plan->phase_ms, max_write, &j);
-		bool writes = j.op != PROBE_OP_READ;
-		if (pre->sweep) {
-			if (j.block_size < align || j.block_size > area)
-				continue;
-			j.depth = plan->sweep_depth ? plan->sweep_depth : PROBE_SWEEP_DEPTH;
-		}
-		if (writes && (!writable || max_write < j.block_size)) {
-			if (pre->n_phases > 1) {
-				skipped_writes = true;
-				continue;
-			}
-			if (!out->run.reason[0])
-				snprintf(out->run.reason, sizeof(out->run.reason),
-					 "no write budget left");
-			goto done;
-		}
-		if (is_cancelled(&x)) {
-			probe_run_set_reason(&x, "cancelled");
-			aborted = true;
-			break;
-		}
-		if (eng->check && eng->check(&x, fd, writes) < 0) {
-			aborted = true;
-			break;
-		}
-		if (x.src && eng->check && eng->check(x.src, sfd, false) < 0) {
-			probe_run_set_reason(&x, "drive copied from: %s", x.src->reason);
-			aborted = true;
-			break;
-		}
-		if (x.src)
-			j.length = sarea; /* all of the source's area is read */
-		if (h->phase_start)
-			h->phase_start(h->ctx, k);
-		x.phase = out->n_phases;
-		x.step = k;
-		x.in_flight = (uint64_t)j.depth * j.block_size;
-		if (x.src)
-			x.src->in_flight = x.in_flight;
-		x.phase_offset_ms = offset;
-		x.phase_bytes = 0;
-		x.phase_wr = 0;
-		x.phase_sub = 0;
-		x.phase_t0_ns = probe_run_mono_ns();
-		x.writing = writes;
-		x.next_sig_ms = offset + 1000;
-		x.sustained = pre->sustained || (pre->study && plan->study_fill);
-		j.lease = probe_run_phase_lease;
-		j.lease_ctx = &x;
-		struct probe_result *res = &out->res[x.phase];
-		*res = (struct probe_result){0};
-		r = eng->run(&x, fd, sfd, &j, out->run.started_ms + offset, res);
-		x.writing = false;
-		if (r < 0 && res->stop != PROBE_STOP_FAILED) {
-			/* Nothing measured: charge what its leases allowed. */
-			if (x.lease > x.base)
-				x.base = x.lease;
-			snprintf(out->run.reason, sizeof(out->run.reason), "%s phase: %s",
-				 pre->phase[k].name, strerror(-r));
-			failed = true;
-			break;
-		}
-		struct probe_phase_row *ph = &out->phase[x.phase];
-		*ph = (struct probe_phase_row){
-			.phase = x.phase,
-			.random = j.random,
-			.block_size = j.block_size,
-			.depth = j.depth,
-			.elapsed_ms = res->elapsed_ns / 1000000,
-			.offset_ms = offset,
-			.interval_ms = j.interval_ms,
-			.rd = res->rd,
-			.wr = res->wr,
-			.cpu_user_us = res->cpu_user_us,
-			.cpu_sys_us = res->cpu_sys_us,
-		};
-		snprintf(ph->name, sizeof(ph->name), "%s", pre->phase[k].name);
-		snprintf(ph->op, sizeof(ph->op), "%s", op_name(j.op));
-		snprintf(ph->stop, sizeof(ph->stop), "%s", stop_name(res->stop));
-		if (!eng->name)
-			snprintf(out->run.engine, sizeof(out->run.engine), "%s", res->engine);
-		x.base += res->wr_submitted;
-		x.written += res->wr.bytes;
-		out->run.bytes_written = x.written;
-		out->run.bytes_read += res->rd.bytes;
-		out->n_phases++;
-		offset += ph->elapsed_ms;
-		if (r < 0) {
-			snprintf(out->run.reason, sizeof(out->run.reason), "%s phase: %s",
-				 pre->phase[k].name, strerror(-r));
-			failed = true;
-		}
-		aborted = res->stop == PROBE_STOP_ABORTED;
-		stopped = res->stop == PROBE_STOP_EARLY;
+/* What phase @k does next. */
+enum phase_go {
+	PHASE_RUN,  /* its job is ready */
+	PHASE_SKIP, /* left out: a sweep point the target cannot do, a write with no budget */
+	PHASE_END,  /* the run cannot go on (rn->end says why) */
+};
+
+/*
+ * Phase 3, for each of the preset's phases: its job @j (a write within what
+ * is left of the run's reservation), or why it is left out.
+ */
+static enum phase_go phase_job(struct run *rn, size_t k, struct probe_job *j)
+{
+	struct exec_ctx *x = &rn->x;
+	const struct probe_plan *plan = x->plan;
+	uint64_t left = plan->allowed_write > x->base ? plan->allowed_write - x->base : 0;
+	uint64_t max_write = left / MiB * MiB;
+
+	probe_preset_job(rn->pre, k, x->area, plan->phase_ms, max_write, j);
+	if (rn->pre->sweep) {
+		if (j->block_size < rn->align || j->block_size > x->area)
+			return PHASE_SKIP;
+		j->depth = plan->sweep_depth ? plan->sweep_depth : PROBE_SWEEP_DEPTH;
 	}
+	if (j->op != PROBE_OP_READ && (!x->writable || max_write < j->block_size)) {
+		if (rn->pre->n_phases > 1) {
+			rn->skipped_writes = true;
+			return PHASE_SKIP;
+		}
+		if (!x->out->run.reason[0])
+			snprintf(x->out->run.reason, sizeof(x->out->run.reason),
+				 "no write budget left");
+		rn->end = RUN_FAILED;
+		return PHASE_END;
+	}
+	if (x->src)
+		j->length = x->src->area; /* all of the source's area is read */
+	return PHASE_RUN;
+}
+
+/*
+ * Before the phase (@writes: it writes the target): not cancelled, and each
+ * drive of the run still the one opened. Return: 0, or -1 (aborted, with the
+ * target's reason).
+ */
+static int phase_checks(struct run *rn, bool writes)
+{
+	struct exec_ctx *x = &rn->x;
+
+	if (is_cancelled(x)) {
+		probe_run_set_reason(x, "cancelled");
+		return -1;
+	}
+	if (!rn->eng->check)
+		return 0;
+	if (rn->eng->check(x, x->fd, writes) < 0)
+		return -1;
+	if (x->src && rn->eng->check(x->src, x->src->fd, false) < 0) {
+		probe_run_set_reason(x, "drive copied from: %s", x->src->reason);
+		return -1;
+	}
+	return 0;
+}
+
+/* The run's state for phase @k of job @j: its place, its counters, its leases. */
+static void phase_begin(struct run *rn, size_t k, struct probe_job *j)
+{
+	struct exec_ctx *x = &rn->x;
+
+	x->phase = x->out->n_phases;
+	x->step = k;
+	x->in_flight = (uint64_t)j->depth * j->block_size;
+	if (x->src)
+		x->src->in_flight = x->in_flight;
+	x->phase_offset_ms = rn->offset;
+	x->phase_bytes = 0;
+	x->phase_wr = 0;
+	x->phase_sub = 0;
+	x->phase_t0_ns = probe_run_mono_ns();
+	x->writing = j->op != PROBE_OP_READ;
+	x->next_sig_ms = rn->offset + 1000;
+	x->sustained = rn->pre->sustained || (rn->pre->study && x->plan->study_fill);
+	j->lease = probe_run_phase_lease;
+	j->lease_ctx = x;
+}
+
+/* The phase's row from job @j and result @res. */
+static void phase_row(struct run *rn, size_t k, const struct probe_job *j,
+		      const struct probe_result *res)
+{
+	struct probe_phase_row *ph = &rn->x.out->phase[rn->x.phase];
+
+	*ph = (struct probe_phase_row){
+		.phase = rn->x.phase,
+		.random = j->random,
+		.block_size = j->block_size,
+		.depth = j->depth,
+		.elapsed_ms = res->elapsed_ns / 1000000,
+		.offset_ms = rn->offset,
+		.interval_ms = j->interval_ms,
+		.rd = res->rd,
+		.wr = res->wr,
+		.cpu_user_us = res->cpu_user_us,
+		.cpu_sys_us = res->cpu_sys_us,
+	};
+	snprintf(ph->name, sizeof(ph->name), "%s", rn->pre->phase[k].name);
+	snprintf(ph->op, sizeof(ph->op), "%s", op_name(j->op));
+	snprintf(ph->stop, sizeof(ph->stop), "%s", stop_name(res->stop));
+}
+
+/*
+ * After phase @k: what it moved on record (@r, the engine's answer: a phase
+ * that measured nothing is not one), and whether the run goes on.
+ */
+static void phase_end(struct run *rn, size_t k, const struct probe_job *j, int r)
+{
+	struct exec_ctx *x = &rn->x;
+	struct probe_outcome *out = x->out;
+	const struct probe_result *res = &out->res[x->phase];
+
+	if (r < 0 && res->stop != PROBE_STOP_FAILED) {
+		/* Nothing measured: charge what its leases allowed. */
+		if (x->lease > x->base)
+			x->base = x->lease;
+		snprintf(out->run.reason, sizeof(out->run.reason), "%s phase: %s",
+			 rn->pre->phase[k].name, strerror(-r));
+		rn->end = RUN_FAILED;
+		return;
+	}
+	phase_row(rn, k, j, res);
+	if (!rn->eng->name)
+		snprintf(out->run.engine, sizeof(out->run.engine), "%s", res->engine);
+	x->base += res->wr_submitted;
+	x->written += res->wr.bytes;
+	out->run.bytes_written = x->written;
+	out->run.bytes_read += res->rd.bytes;
+	out->n_phases++;
+	rn->offset += out->phase[x->phase].elapsed_ms;
+	if (r < 0) {
+		snprintf(out->run.reason, sizeof(out->run.reason), "%s phase: %s",
+			 rn->pre->phase[k].name, strerror(-r));
+		rn->end = RUN_FAILED;
+	} else {
+		rn->end = res->stop == PROBE_STOP_ABORTED ? RUN_ABORTED
+			  : res->stop == PROBE_STOP_EARLY ? RUN_STOPPED
+							  : RUN_GOING;
+	}
+}
+
+/* Phase 3: the preset's phases, one after the other, until one ends the run. */
+static void run_phases(struct run *rn)
+{
+	struct exec_ctx *x = &rn->x;
+
+	for (size_t k = 0; k < rn->pre->n_phases && rn->end < RUN_ABORTED; k++) {
+		struct probe_job j;
+		enum phase_go go = phase_job(rn, k, &j);
+		if (go == PHASE_SKIP)
+			continue;
+		if (go == PHASE_END)
+			return;
+		if (phase_checks(rn, j.op != PROBE_OP_READ) < 0) {
+			rn->end = RUN_ABORTED;
+			return;
+		}
+		if (x->h->phase_start)
+			x->h->phase_start(x->h->ctx, k);
+		phase_begin(rn, k, &j);
+		struct probe_result *res = &x->out->res[x->phase];
+		*res = (struct probe_result){0};
+		int r = rn->eng->run(x, &j, x->out->run.started_ms + rn->offset, res);
+		x->writing = false;
+		phase_end(rn, k, &j, r);
+	}
+}
+
+/* Phase 4: the phases analysed, the run's state and reason from how it ended. */
+static void run_settle(struct run *rn)
+{
+	struct probe_outcome *out = rn->x.out;
+
 	/* A cancel that came while the last I/O drained still counts. */
-	if (!aborted && !failed && is_cancelled(&x)) {
-		probe_run_set_reason(&x, "cancelled");
-		aborted = true;
+	if (rn->end < RUN_ABORTED && is_cancelled(&rn->x)) {
+		probe_run_set_reason(&rn->x, "cancelled");
+		rn->end = RUN_ABORTED;
 	}
 	for (size_t k = 0; k < out->n_phases; k++)
 		analyse(out, k);
-	if (failed) {
-		/* state stays "failed", the reason says where */
-	} else if (aborted) {
+	if (rn->end == RUN_FAILED)
+		return; /* state stays "failed", the reason says where */
+	if (rn->end == RUN_ABORTED) {
 		snprintf(out->run.state, sizeof(out->run.state), "aborted");
-		snprintf(out->run.reason, sizeof(out->run.reason), "%s", x.reason);
-	} else {
-		snprintf(out->run.state, sizeof(out->run.state), stopped ? "stopped" : "done");
-		if (stopped)
-			snprintf(out->run.reason, sizeof(out->run.reason),
-				 "the write rate fell and stayed down");
-		else if (skipped_writes && !out->run.reason[0])
-			snprintf(out->run.reason, sizeof(out->run.reason),
-				 "write phase skipped: no write budget left");
-		else if (skipped_writes)
-			strncat(out->run.reason, " (write phase skipped)",
-				sizeof(out->run.reason) - strlen(out->run.reason) - 1);
+		snprintf(out->run.reason, sizeof(out->run.reason), "%s", rn->x.reason);
+		return;
 	}
-done:
+	bool stopped = rn->end == RUN_STOPPED;
+	snprintf(out->run.state, sizeof(out->run.state), stopped ? "stopped" : "done");
+	if (stopped)
+		snprintf(out->run.reason, sizeof(out->run.reason),
+			 "the write rate fell and stayed down");
+	else if (rn->skipped_writes && !out->run.reason[0])
+		snprintf(out->run.reason, sizeof(out->run.reason),
+			 "write phase skipped: no write budget left");
+	else if (rn->skipped_writes)
+		strncat(out->run.reason, " (write phase skipped)",
+			sizeof(out->run.reason) - strlen(out->run.reason) - 1);
+}
+
+/* Phase 5, whatever ended the run: what it may have written, the drives closed. */
+static void run_close(struct run *rn)
+{
+	struct exec_ctx *x = &rn->x;
+	struct probe_outcome *out = x->out;
+
 	/* Every byte handed to the kernel may have reached the drive. */
-	out->run.bytes_charged = x.base > out->run.bytes_written ? x.base : out->run.bytes_written;
-	out->run.bytes_lease = x.lease;
-	if (fd >= 0)
-		close(fd);
-	if (x.sig_fd >= 0)
-		close(x.sig_fd);
-	if (sfd >= 0)
-		close(sfd);
-	source_close(&x);
-	free(x.cp);
+	out->run.bytes_charged =
+		x->base > out->run.bytes_written ? x->base : out->run.bytes_written;
+	out->run.bytes_lease = x->lease;
+	drive_close(x);
+	if (x->src)
+		drive_close(x->src);
+	x->src = NULL;
+	free(x->cp);
+}
+
+int probe_execute(const struct probe_plan *plan, const struct probe_hooks *h,
+		  struct probe_sim_state *sim, struct probe_outcome *out)
+{
+	struct run rn = {
+		.x = {.plan = plan,
+		      .role = RUN_TARGET,
+		      .h = h,
+		      .out = out,
+		      .fd = -1,
+		      .area = plan->file_size,
+		      .writable = true,
+		      .sig_fd = -1,
+		      .sim = sim},
+		.pre = probe_preset_get(plan->preset),
+		.eng = engine_of(plan),
+	};
+
+	outcome_begin(out);
+	rn.x.last_charge_ns = probe_run_mono_ns();
+	if (run_check_plan(&rn) == 0 && run_open(&rn) == 0) {
+		run_phases(&rn);
+		run_settle(&rn);
+	}
+	run_close(&rn);
 	return 0;
 }
 

@@ -13,8 +13,20 @@
 #include "nvmond/probe/probe_safety.h"
 #include "nvmond/util/units.h"
 
+/*
+ * A run reaches one drive, or for copy-to a pair: the source, the drive read
+ * (opened read-only, never written), and the target, the drive written (the
+ * run's own). Each has its own state (struct exec_ctx); the target's holds
+ * the run's.
+ */
+enum run_role {
+	RUN_TARGET, /* the run's drive */
+	RUN_SOURCE, /* copy-to's drive read: opened read-only, never written */
+};
+
 struct exec_ctx {
 	const struct probe_plan *plan;
+	enum run_role role;
 	const struct probe_hooks *h;
 	struct probe_outcome *out;
 	size_t phase;
@@ -25,7 +37,10 @@ struct exec_ctx {
 	bool sustained;
 	struct cliff_point *cp; /* sustained-write: the series as cliff points */
 	size_t cp_cap;
-	/* the target */
+	/* the drive as opened (the engine's open) */
+	int fd;	       /* -1: none (the simulated engine) */
+	uint64_t area; /* the bytes of it a phase may use */
+	bool writable; /* it may be written (a read-only probe file, a source: not) */
 	char ctrl[NVME_SYSFS_NAME_MAX]; /* the drive's controller, looked up by identity */
 	bool raw;
 	struct nvme_sysfs_ns ns;   /* raw: the namespace as first opened */
@@ -59,11 +74,10 @@ struct exec_ctx {
 	 * temperature cannot be watched, so the run does not go on (issue 15). */
 	bool smart_unanswered;
 	char reason[PROBE_REASON_MAX];
-	/* copy-to */
-	bool read_only;	      /* the source: opened read-only, never written */
-	struct exec_ctx *src; /* the target's run: the source's state, else NULL */
-	/* the simulated engine: the drive's write cache (probe_execute()'s @demo) */
-	struct probe_demo_state *sim;
+	/* copy-to: the target's state links its source's (the pair), else NULL */
+	struct exec_ctx *src;
+	/* the simulated engine: its state of the drive (probe_execute()'s @sim) */
+	struct probe_sim_state *sim;
 };
 
 /*
@@ -87,12 +101,12 @@ struct probe_run_engine {
 	/* Before each phase: the same drive and target (NULL: nothing can change under it). */
 	int (*check)(struct exec_ctx *x, int fd, bool writes);
 	/*
-	 * Run phase @j on @fd from @start_ms (wall clock), calling
-	 * probe_run_on_tick(@x) after each interval; copy-to reads x->src's drive
-	 * (@src_fd). Return: as probe_engine_run().
+	 * Run phase @j on x's drive from @start_ms (wall clock), calling
+	 * probe_run_on_tick(@x) after each interval; copy-to reads x->src's
+	 * drive. Return: as probe_engine_run().
 	 */
-	int (*run)(struct exec_ctx *x, int fd, int src_fd, const struct probe_job *j,
-		   int64_t start_ms, struct probe_result *res);
+	int (*run)(struct exec_ctx *x, const struct probe_job *j, int64_t start_ms,
+		   struct probe_result *res);
 };
 
 /* The two engines. */

@@ -75,8 +75,8 @@ struct probe_series_state {
 
 struct probe_dev {
 	int64_t device_id;
-	struct probe_job_ctx *job; /* running, or NULL */
-	struct probe_demo_state demo;
+	struct probe_job_ctx *job;  /* running, or NULL */
+	struct probe_sim_state sim; /* the simulated engine's state of the drive, between runs */
 	struct busy_snap busy[BUSY_HIST];
 	size_t n_busy, busy_pos;
 	struct probe_sched sched[PROBE_SCHED_MAX];
@@ -113,7 +113,7 @@ struct probe_job_ctx {
 	char serial[21];	    /* for log lines: names move, serials do not */
 	struct probe_plan plan;
 	struct probe_outcome out;
-	struct probe_demo_state demo;
+	struct probe_sim_state sim; /* the drive's, for the run (back to probe_dev.sim after) */
 	atomic_bool cancel;
 	char cancel_why[64];  /* the reason a cancel gives; set before cancel */
 	pthread_mutex_t lock; /* guards prog: the probe thread writes, the loop reads */

@@ -169,7 +169,7 @@ static int finish_on_loop(void *arg)
 		 j->out.run.reason[0] ? ": " : "", j->out.run.reason,
 		 (double)j->out.run.bytes_written / 1e6, (double)j->out.run.bytes_charged / 1e6);
 	if (d) {
-		d->demo = j->demo;
+		d->sim = j->sim;
 		d->job = NULL;
 	}
 	if (j->plan.source) {
@@ -213,11 +213,11 @@ static void *job_thread(void *arg)
 
 	snprintf(comm, sizeof(comm), "probe:%lld", (long long)j->out.run.id);
 	(void)pthread_setname_np(pthread_self(), comm);
-	probe_execute(&j->plan, &h, &j->demo, &j->out);
+	probe_execute(&j->plan, &h, &j->sim, &j->out);
 	if (j->group) {
 		/* The others stop waiting for this one. */
 		probe_group_sync_leave(&j->group->sync);
-		j->demo.together = 0;
+		j->sim.together = 0;
 	}
 	j->out.run.ended_ms = timefmt_now_ms();
 	if (!strcmp(j->out.run.state, "aborted") && !strcmp(j->out.run.reason, "cancelled") &&
@@ -321,9 +321,9 @@ int probe_job_launch(struct probe_svc *p, struct probe_dev *d, struct probe_job_
 		return r;
 	}
 	j->svc = p;
-	unsigned together = j->demo.together; /* a group's members share the bandwidth */
-	j->demo = d->demo;
-	j->demo.together = together;
+	unsigned together = j->sim.together; /* a group's members share the bandwidth */
+	j->sim = d->sim;
+	j->sim.together = together;
 	atomic_init(&j->cancel, false);
 	pthread_mutex_init(&j->lock, NULL);
 	probe_progress_init(&j->prog, j->plan.preset, j->plan.phase_ms, j->plan.allowed_write);

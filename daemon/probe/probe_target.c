@@ -118,7 +118,7 @@ static int raw_open(struct exec_ctx *x, int *ret_fd, uint64_t *ret_area, bool *r
 		return r;
 	}
 	bool writable = probe_raw_verdict(&f, x->ns.name, true, p->destructive, why) == 0;
-	if (x->read_only && writable) {
+	if (x->role == RUN_SOURCE && writable) {
 		writable = false; /* copy-to's source: only read */
 		snprintf(why, sizeof(why), "%s is only read (the drive copied from)", dev);
 	}
@@ -243,7 +243,7 @@ int probe_target_open(struct exec_ctx *x, int *ret_fd, uint64_t *ret_area, bool 
 		.cancel_ctx = x,
 		.made = layout_made,
 		.made_ctx = x,
-		.read_only = x->read_only,
+		.read_only = x->role == RUN_SOURCE,
 	};
 	snprintf(o->run.target, sizeof(o->run.target), "%s/%s", p->probe_dir, PROBE_FILE_NAME);
 	x->phase_t0_ns = probe_run_mono_ns();
@@ -257,9 +257,9 @@ int probe_target_open(struct exec_ctx *x, int *ret_fd, uint64_t *ret_area, bool 
 	struct stat st;
 	if (fstat(*ret_fd, &st) == 0)
 		o->run.nsid = nsid_under(p->sysfs, st.st_dev);
-	*ret_area = x->read_only && x->file.size < p->file_size ? x->file.size / MiB * MiB
-								: p->file_size;
-	*ret_writable = !x->read_only;
+	*ret_area = x->role == RUN_SOURCE && x->file.size < p->file_size ? x->file.size / MiB * MiB
+									 : p->file_size;
+	*ret_writable = x->role != RUN_SOURCE;
 	return 0;
 }
 

@@ -92,8 +92,13 @@ struct probe_hooks {
 	void *ctx;
 };
 
-/* The demo drives' write cache: how full it is and since when idle. */
-struct probe_demo_state {
+/*
+ * The simulated engine's state of one drive (probe_demo.c), kept between its
+ * runs by whoever runs them: its write cache, how full and since when idle,
+ * and how many drives share the host's bandwidth with it. Only plans with
+ * own_probes use it.
+ */
+struct probe_sim_state {
 	uint64_t cache_used;
 	int64_t idle_since_ms;
 	bool folding;	   /* the cache overflowed (a cliff) and has not emptied since */
@@ -117,11 +122,12 @@ struct probe_outcome {
  * sustained cliff), "aborted" (with the reason) or "failed" (a refused
  * target or an error, with the reason), and bytes_charged: every byte that
  * may have reached the drive, whatever ended the run.
- * @demo: the demo drive's cache state (updated), for demo plans
+ * @sim: the simulated engine's state of the drive (updated), for own_probes
+ * plans; NULL for the others
  * Return: 0 (see out->run.state), or -ENOMEM.
  */
 int probe_execute(const struct probe_plan *plan, const struct probe_hooks *h,
-		  struct probe_demo_state *demo, struct probe_outcome *out);
+		  struct probe_sim_state *sim, struct probe_outcome *out);
 
 /** probe_outcome_clear() - Free the series and samples. */
 void probe_outcome_clear(struct probe_outcome *o);
@@ -138,7 +144,7 @@ int probe_outcome_save(struct store *s, const struct probe_outcome *o);
  * the wall clock (the daemon); else as fast as possible from @start_ms (tests).
  * Return: 0 or -EINVAL.
  */
-int probe_demo_run(int index, struct probe_demo_state *st, const struct probe_job *j,
+int probe_demo_run(int index, struct probe_sim_state *st, const struct probe_job *j,
 		   int64_t start_ms, bool realtime, probe_tick_fn tick, void *tick_ctx,
 		   struct probe_result *ret);
 
@@ -155,7 +161,7 @@ double probe_demo_run_factor(int index, int64_t start_ms, bool write);
  * @rd_index while writing drive @index (copy-to): the lower of the one's read
  * and the other's write rate, less a little. Return: 0 or -EINVAL.
  */
-int probe_demo_run_copy(int rd_index, int index, struct probe_demo_state *st,
+int probe_demo_run_copy(int rd_index, int index, struct probe_sim_state *st,
 			const struct probe_job *j, int64_t start_ms, bool realtime,
 			probe_tick_fn tick, void *tick_ctx, struct probe_result *ret);
 

@@ -14,7 +14,7 @@
 /* MB/s of a 1 MiB QD8 sequential phase of @op on demo drive @index at @start. */
 static double run_mbps(int index, enum probe_op op, int64_t start)
 {
-	struct probe_demo_state st = {0};
+	struct probe_sim_state st = {0};
 	struct probe_job j = {.op = op,
 			      .block_size = 1 << 20,
 			      .depth = 8,
@@ -67,7 +67,7 @@ Test(probe_demo, runs_vary_by_start_and_replay_the_same)
 }
 
 /* MB/s of a 1 MiB QD8 write of @bytes on demo drive @index at @start; its end in @ret_end. */
-static double write_mbps(int index, struct probe_demo_state *st, uint64_t bytes, int64_t start,
+static double write_mbps(int index, struct probe_sim_state *st, uint64_t bytes, int64_t start,
 			 double *ret_first_s, int64_t *ret_end)
 {
 	struct probe_job j = {.op = PROBE_OP_WRITE,
@@ -99,7 +99,7 @@ Test(probe_demo, cache_recovers_after_40_to_60_idle_minutes)
 	 * cache at 5, 10, 20 min idle run slower, the full rate comes back after
 	 * 40 … 60 idle minutes. Rates are compared without each run's own factor. */
 	int64_t t0 = 1764547200000LL, end, at;
-	struct probe_demo_state st = {0};
+	struct probe_sim_state st = {0};
 	double pre, cache = 24e9;
 	static const int mins[] = {5, 10, 20, 40, 60};
 	double pct[5];

@@ -63,7 +63,7 @@ Test(probe_demo, demo0_shows_a_cache_cliff_and_a_throttling_dip)
 	cr_assert(onset, "no light throttling episode in an hour");
 
 	int64_t start = onset - 20000;
-	struct probe_demo_state st = {0};
+	struct probe_sim_state st = {0};
 	struct probe_job j = {.op = PROBE_OP_WRITE,
 			      .block_size = 1 << 20,
 			      .depth = 8,
@@ -101,7 +101,7 @@ Test(probe_demo, demo0_shows_a_cache_cliff_and_a_throttling_dip)
 
 	/* An hour idle empties the cache; right away it is still full. */
 	cr_expect_eq(st.idle_since_ms, start + 150000);
-	struct probe_demo_state again = st;
+	struct probe_sim_state again = st;
 	j.duration_ms = 2000;
 	probe_result_clear(&res);
 	cr_assert_eq(probe_demo_run(0, &again, &j, start + 151000, false, NULL, NULL, &res), 0);
@@ -375,7 +375,7 @@ Test(probe_run, own_probes_find_their_drive_by_identity)
 {
 	struct dev_demo_drive d;
 	struct sim_reads c = {0};
-	struct probe_demo_state st = {0};
+	struct probe_sim_state st = {0};
 	struct probe_outcome o;
 	struct probe_hooks h = {.read_smart = sim_smart, .ctx = &c};
 	const int64_t start = 1796005160000LL;

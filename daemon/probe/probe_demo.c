@@ -135,175 +135,227 @@ static double thermal_factor(const struct dev_demo_drive *d, int64_t now_ms)
 	return 1;
 }
 
-/* @j on demo drive @index; a copy reads drive @rd_index (itself: copy-self). */
-static int demo_run(int rd_index, int index, struct probe_sim_state *st, const struct probe_job *j,
-		    int64_t start_ms, bool realtime, probe_tick_fn tick, void *tick_ctx,
-		    struct probe_result *ret)
-{
+/* One simulated phase as it goes (demo_run()). */
+struct sim_phase {
+	const struct probe_job *j;
 	struct dev_demo_drive drive;
-	const struct dev_demo_perf *m = &drive.perf;
-	struct probe_point *v = NULL;
-	size_t n = 0, cap = 0;
-	double rd_rate, wr_rate, factor = 1, rd_carry = 0, wr_carry = 0;
-	uint64_t rd_total = 0, wr_total = 0, lease = 0;
-	int64_t interval = j->interval_ms > 0 ? j->interval_ms : PROBE_INTERVAL_MS, t = 0;
-	int64_t t0_ns = mono_ns();
-	enum probe_stop stop = PROBE_STOP_DONE;
-	int r;
+	struct probe_sim_state *st;
+	int64_t start_ms;
+	double rd_rate, wr_rate, native; /* bytes/s: read, write into the cache, past it */
+	double factor;			 /* the thermal factor, read every second */
+	double rd_carry, wr_carry;	 /* the part of a transfer left to the next interval */
+	uint64_t rd_total, wr_total, lease;
+	int64_t interval, t; /* ms */
+	struct probe_point *v;
+	size_t n, cap;
+};
 
-	if (index < 0 || dev_demo_drive((size_t)index, &drive) < 0 || j->block_size == 0 ||
-	    j->depth == 0 || (j->duration_ms <= 0 && j->max_bytes == 0))
-		return -EINVAL;
-	/* Idle time since the last write empties the cache. */
-	if (st->idle_since_ms && start_ms > st->idle_since_ms) {
-		double freed = (double)(start_ms - st->idle_since_ms) / (double)DEV_DEMO_FOLD_MS *
-			       m->cache_bytes;
+/* Idle time since the drive's last write empties its cache. */
+static void sim_idle(struct sim_phase *s)
+{
+	const struct dev_demo_perf *m = &s->drive.perf;
+	struct probe_sim_state *st = s->st;
+
+	if (st->idle_since_ms && s->start_ms > st->idle_since_ms) {
+		double freed = (double)(s->start_ms - st->idle_since_ms) /
+			       (double)DEV_DEMO_FOLD_MS * m->cache_bytes;
 		st->cache_used =
 			freed >= (double)st->cache_used ? 0 : st->cache_used - (uint64_t)freed;
 	}
 	if (!st->cache_used)
 		st->folding = false;
+}
+
+/*
+ * The phase's rates: drive @index's (a copy reading another drive, @rd_index,
+ * runs at the slower of the two), this run's factor, the share of the host's
+ * bandwidth, and a write into the cache by how much of a fold is done.
+ * Return: 0 or -EINVAL.
+ */
+static int sim_rates(struct sim_phase *s, int rd_index, int index)
+{
+	const struct probe_job *j = s->j;
+	const struct dev_demo_perf *m = &s->drive.perf;
+	const struct probe_sim_state *st = s->st;
+
 	/* A fold still going on: how much of it is done, as this run starts. */
 	double folded = st->folding ? 1 - (double)st->cache_used / m->cache_bytes : 1;
-	base_rates(m, j, &rd_rate, &wr_rate);
-	double native = m->native_write * probe_demo_run_factor(index, start_ms, true);
+	base_rates(m, j, &s->rd_rate, &s->wr_rate);
+	s->native = m->native_write * probe_demo_run_factor(index, s->start_ms, true);
 	double share = probe_demo_share(st->together);
-	native *= share;
-	rd_rate *= probe_demo_run_factor(index, start_ms, false) * share;
-	wr_rate *= probe_demo_run_factor(index, start_ms, true) * share;
-	if (j->op == PROBE_OP_COPY && rd_index != index) {
+	s->native *= share;
+	s->rd_rate *= probe_demo_run_factor(index, s->start_ms, false) * share;
+	s->wr_rate *= probe_demo_run_factor(index, s->start_ms, true) * share;
+	bool two = j->op == PROBE_OP_COPY && rd_index != index;
+	if (two) {
 		/* Two drives: each does one thing, the slower sets the pace. */
 		struct dev_demo_drive src;
 		int deep = j->depth > 1;
 		if (rd_index < 0 || dev_demo_drive((size_t)rd_index, &src) < 0)
 			return -EINVAL;
-		double rd =
-			src.perf.seq_read[deep] * probe_demo_run_factor(rd_index, start_ms, false);
-		double wr = m->seq_write[deep] * probe_demo_run_factor(index, start_ms, true);
-		rd_rate = wr_rate = 0.95 * (rd < wr ? rd : wr) * share;
+		double rd = src.perf.seq_read[deep] *
+			    probe_demo_run_factor(rd_index, s->start_ms, false);
+		double wr = m->seq_write[deep] * probe_demo_run_factor(index, s->start_ms, true);
+		s->rd_rate = s->wr_rate = 0.95 * (rd < wr ? rd : wr) * share;
 	}
-	wr_rate = dev_demo_cache_rate(wr_rate, native, folded);
-	if (j->op == PROBE_OP_COPY && rd_index != index)
-		rd_rate = wr_rate; /* what it writes, it reads */
-	for (;;) {
-		bool reads = j->op != PROBE_OP_WRITE, writes = j->op != PROBE_OP_READ;
-		double secs = (double)interval / 1000.0;
-		uint64_t rd = 0, wr = 0;
+	s->wr_rate = dev_demo_cache_rate(s->wr_rate, s->native, folded);
+	if (two)
+		s->rd_rate = s->wr_rate; /* what it writes, it reads */
+	return 0;
+}
 
-		if ((j->duration_ms > 0 && t >= j->duration_ms) ||
-		    (j->max_bytes &&
-		     (j->op == PROBE_OP_READ ? rd_total : wr_total) >= j->max_bytes))
-			break;
-		if (t % 1000 == 0)
-			factor = thermal_factor(&drive, start_ms + t);
-		if (reads)
-			rd = (uint64_t)(rd_rate * factor * wobble(n) * secs);
-		if (writes) {
-			/* Fast while the cache has room, native after. */
-			double fast = wr_rate * factor * wobble(n) * secs;
-			double room = m->cache_bytes - (double)st->cache_used;
-			if (room <= 0)
-				wr = (uint64_t)(native * factor * wobble(n) * secs);
-			else if (fast <= room)
-				wr = (uint64_t)fast;
-			else
-				wr = (uint64_t)(room + (1 - room / fast) * native * factor * secs);
-			/* The cache holds at most its size: past it, writes go native. */
-			if (fast > room)
-				st->folding = true;
-			st->cache_used = (double)(st->cache_used + wr) > m->cache_bytes
-						 ? (uint64_t)m->cache_bytes
-						 : st->cache_used + wr;
-		}
-		/* What the interval would move, for the time a byte limit leaves of it. */
-		double full = (double)(j->op == PROBE_OP_READ ? rd : wr);
-		/* Whole transfers; the part of one left over goes with the next interval. */
-		rd_carry += (double)(rd % j->block_size);
-		wr_carry += (double)(wr % j->block_size);
-		rd -= rd % j->block_size;
-		wr -= wr % j->block_size;
-		if (rd_carry >= j->block_size) {
-			uint64_t whole = (uint64_t)(rd_carry / j->block_size) * j->block_size;
-			rd += whole;
-			rd_carry -= (double)whole;
-		}
-		if (wr_carry >= j->block_size) {
-			uint64_t whole = (uint64_t)(wr_carry / j->block_size) * j->block_size;
-			wr += whole;
-			wr_carry -= (double)whole;
-		}
-		/* The byte limit ends the phase within this interval: it takes that long. */
-		bool capped = false;
-		if (j->max_bytes && j->op != PROBE_OP_READ && wr_total + wr > j->max_bytes) {
-			wr = j->max_bytes - wr_total;
-			capped = true;
-		}
-		/* The simulated writes take leases as the engine's real ones do. */
-		bool last = false;
-		if (wr && j->lease && wr_total + wr > lease) {
-			uint64_t granted = lease;
-			if (j->lease(j->lease_ctx, wr_total + wr, &granted) < 0) {
-				stop = PROBE_STOP_ABORTED;
-				break;
-			}
-			if (granted > lease)
-				lease = granted;
-			if (wr_total + wr > lease) {
-				wr = lease > wr_total
-					     ? (lease - wr_total) / j->block_size * j->block_size
-					     : 0;
-				last = true;
-			}
-		}
-		if (j->max_bytes && j->op == PROBE_OP_READ && rd_total + rd > j->max_bytes) {
-			rd = j->max_bytes - rd_total;
-			capped = true;
-		}
-		uint64_t done = j->op == PROBE_OP_READ ? rd : wr;
-		int64_t step = interval;
-		if ((capped || last) && full > 0 && (double)done < full) {
-			step = (int64_t)((double)interval * (double)done / full);
-			if (step < 1)
-				step = 1;
-		}
-		t += step;
-		if (realtime)
-			sleep_until_ns(t0_ns + t * 1000000LL);
-		if (n == cap) {
-			cap = cap ? 2 * cap : 256;
-			struct probe_point *nv = realloc(v, cap * sizeof(*v));
-			if (!nv) {
-				r = -ENOMEM;
-				goto out;
-			}
-			v = nv;
-		}
-		v[n++] = (struct probe_point){.t_ms = t, .rd_bytes = rd, .wr_bytes = wr};
-		rd_total += rd;
-		wr_total += wr;
-		if (tick) {
-			int k = tick(tick_ctx, v, n);
-			if (k == 1 || k == 2) {
-				stop = k == 1 ? PROBE_STOP_EARLY : PROBE_STOP_ABORTED;
-				break;
-			}
-		}
-		if (last)
-			break;
+/* Whether the phase is over: its time, or its byte limit. */
+static bool sim_over(const struct sim_phase *s)
+{
+	const struct probe_job *j = s->j;
+
+	return (j->duration_ms > 0 && s->t >= j->duration_ms) ||
+	       (j->max_bytes &&
+		(j->op == PROBE_OP_READ ? s->rd_total : s->wr_total) >= j->max_bytes);
+}
+
+/* The bytes written in an interval of @secs: fast while the cache has room, native after. */
+static uint64_t sim_write(struct sim_phase *s, double secs)
+{
+	const struct dev_demo_perf *m = &s->drive.perf;
+	struct probe_sim_state *st = s->st;
+	double fast = s->wr_rate * s->factor * wobble(s->n) * secs;
+	double room = m->cache_bytes - (double)st->cache_used;
+	uint64_t wr;
+
+	if (room <= 0)
+		wr = (uint64_t)(s->native * s->factor * wobble(s->n) * secs);
+	else if (fast <= room)
+		wr = (uint64_t)fast;
+	else
+		wr = (uint64_t)(room + (1 - room / fast) * s->native * s->factor * secs);
+	/* The cache holds at most its size: past it, writes go native. */
+	if (fast > room)
+		st->folding = true;
+	st->cache_used = (double)(st->cache_used + wr) > m->cache_bytes ? (uint64_t)m->cache_bytes
+									: st->cache_used + wr;
+	return wr;
+}
+
+/* Whole transfers of @b; the part of one left over goes with the next interval (@carry). */
+static uint64_t sim_whole(uint64_t b, double *carry, uint32_t block_size)
+{
+	*carry += (double)(b % block_size);
+	b -= b % block_size;
+	if (*carry >= block_size) {
+		uint64_t whole = (uint64_t)(*carry / block_size) * block_size;
+		b += whole;
+		*carry -= (double)whole;
 	}
-	if (wr_total)
-		st->idle_since_ms = start_ms + t;
-	double secs = (double)t / 1000.0;
+	return b;
+}
+
+/*
+ * The simulated writes take leases as the engine's real ones do: @wr cut to
+ * what is granted. Return: 0; 1 when the grant ran out (the last interval);
+ * -1 when a lease was refused (the phase aborts).
+ */
+static int sim_lease(struct sim_phase *s, uint64_t *wr)
+{
+	const struct probe_job *j = s->j;
+	uint64_t granted = s->lease;
+
+	if (!*wr || !j->lease || s->wr_total + *wr <= s->lease)
+		return 0;
+	if (j->lease(j->lease_ctx, s->wr_total + *wr, &granted) < 0)
+		return -1;
+	if (granted > s->lease)
+		s->lease = granted;
+	if (s->wr_total + *wr <= s->lease)
+		return 0;
+	*wr = s->lease > s->wr_total ? (s->lease - s->wr_total) / j->block_size * j->block_size : 0;
+	return 1;
+}
+
+/* The interval's point on the series. Return: 0 or -ENOMEM. */
+static int sim_point(struct sim_phase *s, uint64_t rd, uint64_t wr)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 256;
+		struct probe_point *nv = realloc(s->v, cap * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		s->v = nv;
+		s->cap = cap;
+	}
+	s->v[s->n++] = (struct probe_point){.t_ms = s->t, .rd_bytes = rd, .wr_bytes = wr};
+	s->rd_total += rd;
+	s->wr_total += wr;
+	return 0;
+}
+
+/*
+ * One interval: what it moves (the cache, whole transfers, the byte limit, the
+ * leases), the time it takes, its point. Return: 0 go on; 1 the last one (a
+ * byte limit or lease reached within it); -EINTR a lease refused (aborted,
+ * no point); -ENOMEM.
+ */
+static int sim_interval(struct sim_phase *s, int64_t t0_ns, bool realtime)
+{
+	const struct probe_job *j = s->j;
+	bool reads = j->op != PROBE_OP_WRITE, writes = j->op != PROBE_OP_READ;
+	double secs = (double)s->interval / 1000.0;
+	uint64_t rd = 0, wr = 0;
+
+	if (s->t % 1000 == 0)
+		s->factor = thermal_factor(&s->drive, s->start_ms + s->t);
+	if (reads)
+		rd = (uint64_t)(s->rd_rate * s->factor * wobble(s->n) * secs);
+	if (writes)
+		wr = sim_write(s, secs);
+	/* What the interval would move, for the time a byte limit leaves of it. */
+	double full = (double)(j->op == PROBE_OP_READ ? rd : wr);
+	rd = sim_whole(rd, &s->rd_carry, j->block_size);
+	wr = sim_whole(wr, &s->wr_carry, j->block_size);
+	/* The byte limit ends the phase within this interval: it takes that long. */
+	bool capped = false;
+	if (j->max_bytes && j->op != PROBE_OP_READ && s->wr_total + wr > j->max_bytes) {
+		wr = j->max_bytes - s->wr_total;
+		capped = true;
+	}
+	int last = sim_lease(s, &wr);
+	if (last < 0)
+		return -EINTR;
+	if (j->max_bytes && j->op == PROBE_OP_READ && s->rd_total + rd > j->max_bytes) {
+		rd = j->max_bytes - s->rd_total;
+		capped = true;
+	}
+	uint64_t done = j->op == PROBE_OP_READ ? rd : wr;
+	int64_t step = s->interval;
+	if ((capped || last) && full > 0 && (double)done < full) {
+		step = (int64_t)((double)s->interval * (double)done / full);
+		if (step < 1)
+			step = 1;
+	}
+	s->t += step;
+	if (realtime)
+		sleep_until_ns(t0_ns + s->t * 1000000LL);
+	int r = sim_point(s, rd, wr);
+	return r < 0 ? r : last;
+}
+
+/* The phase's result: its series (taken from @s), totals and latencies by Little's law. */
+static void sim_result(struct sim_phase *s, enum probe_stop stop, struct probe_result *ret)
+{
+	const struct probe_job *j = s->j;
+	double secs = (double)s->t / 1000.0;
+
 	*ret = (struct probe_result){
 		.stop = stop,
-		.wr_submitted = wr_total,
-		.elapsed_ns = t * 1000000LL,
-		.series = v,
-		.n_series = n,
+		.wr_submitted = s->wr_total,
+		.elapsed_ns = s->t * 1000000LL,
+		.series = s->v,
+		.n_series = s->n,
 	};
+	s->v = NULL;
 	snprintf(ret->engine, sizeof(ret->engine), "%s", DEV_DEMO_ENGINE);
 	struct probe_dir_stats *d[2] = {&ret->rd, &ret->wr};
-	uint64_t tot[2] = {rd_total, wr_total};
+	uint64_t tot[2] = {s->rd_total, s->wr_total};
 	for (int k = 0; k < 2; k++) {
 		if (!tot[k])
 			continue;
@@ -318,10 +370,52 @@ static int demo_run(int rd_index, int index, struct probe_sim_state *st, const s
 			.lat_max_ns = (uint64_t)(lat * 6),
 		};
 	}
-	v = NULL;
+}
+
+/* @j on demo drive @index; a copy reads drive @rd_index (itself: copy-self). */
+static int demo_run(int rd_index, int index, struct probe_sim_state *st, const struct probe_job *j,
+		    int64_t start_ms, bool realtime, probe_tick_fn tick, void *tick_ctx,
+		    struct probe_result *ret)
+{
+	struct sim_phase s = {
+		.j = j,
+		.st = st,
+		.start_ms = start_ms,
+		.factor = 1,
+		.interval = j->interval_ms > 0 ? j->interval_ms : PROBE_INTERVAL_MS,
+	};
+	int64_t t0_ns = mono_ns();
+	enum probe_stop stop = PROBE_STOP_DONE;
+	int r = 0;
+
+	if (index < 0 || dev_demo_drive((size_t)index, &s.drive) < 0 || j->block_size == 0 ||
+	    j->depth == 0 || (j->duration_ms <= 0 && j->max_bytes == 0))
+		return -EINVAL;
+	sim_idle(&s);
+	if (sim_rates(&s, rd_index, index) < 0)
+		return -EINVAL;
+	while (!sim_over(&s)) {
+		r = sim_interval(&s, t0_ns, realtime);
+		if (r == -EINTR) {
+			stop = PROBE_STOP_ABORTED;
+			break;
+		}
+		if (r < 0)
+			goto out;
+		int k = tick ? tick(tick_ctx, s.v, s.n) : 0;
+		if (k == 1 || k == 2) {
+			stop = k == 1 ? PROBE_STOP_EARLY : PROBE_STOP_ABORTED;
+			break;
+		}
+		if (r == 1)
+			break;
+	}
+	if (s.wr_total)
+		st->idle_since_ms = start_ms + s.t;
+	sim_result(&s, stop, ret);
 	r = 0;
 out:
-	free(v);
+	free(s.v);
 	return r;
 }
 

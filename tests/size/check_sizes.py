@@ -26,7 +26,6 @@ MAX_FILE_LINES = 800
 # may be added to it.
 EXCEPTIONS = {
     "daemon/probe/probe_svc.c:probe_svc_start_on_loop",
-    "daemon/probe/probe_demo.c:demo_run",
     "daemon/probe/probe_cli_group.c:probe_cli_group",
     "daemon/probe/probe_plan.c:probe_plan_prepare_step",
 }

@@ -83,27 +83,19 @@ int probe_plan_prepare(const struct cfg *c, struct store *s, const struct device
 				       plan, run, reason);
 }
 
-int probe_plan_prepare_step(const struct cfg *c, struct store *s, const struct device_row *row,
-			    enum probe_preset_id preset, const char *trigger, bool own_probes,
-			    const struct gate_facts *g, const struct probe_study_step *step,
-			    int64_t now_ms, struct probe_plan *plan, struct probe_run_row *run,
-			    char reason[PROBE_REASON_MAX])
+/* The plan and the run's row of @preset on @row, before any gate: the drive's configuration. */
+static void plan_base(const struct cfg *c, const struct device_row *row,
+		      const struct cfg_device *cd, enum probe_preset_id preset, const char *trigger,
+		      bool own_probes, int64_t now_ms, struct probe_plan *plan,
+		      struct probe_run_row *run)
 {
-	const struct probe_preset *pre = probe_preset_get(preset);
-	struct cfg_device cd;
-	struct probe_gate_input in;
-	struct probe_budget budget;
-	uint64_t allowed = 0;
-	int r;
-
-	cfg_device_for(c, row->model, row->serial, &cd);
 	*plan = (struct probe_plan){
 		.device_id = row->id,
 		.preset = preset,
 		.own_probes = own_probes,
-		.nsid = cd.probe_nsid,
-		.destructive = cd.probe_destructive,
-		.file_size = cd.probe_file_size,
+		.nsid = cd->probe_nsid,
+		.destructive = cd->probe_destructive,
+		.file_size = cd->probe_file_size,
 		.phase_ms = c->probe_phase_ms,
 		.wctemp_k = row->wctemp_k,
 		.min_free_pct = c->probe_min_free_pct,
@@ -114,20 +106,26 @@ int probe_plan_prepare_step(const struct cfg *c, struct store *s, const struct d
 	snprintf(plan->serial, sizeof(plan->serial), "%s", row->serial);
 	snprintf(plan->model, sizeof(plan->model), "%s", row->model);
 	snprintf(plan->trigger, sizeof(plan->trigger), "%s", trigger);
-	snprintf(plan->probe_dir, sizeof(plan->probe_dir), "%s", cd.probe_dir);
+	snprintf(plan->probe_dir, sizeof(plan->probe_dir), "%s", cd->probe_dir);
 	*run = (struct probe_run_row){.device_id = row->id, .started_ms = now_ms};
-	snprintf(run->preset, sizeof(run->preset), "%s", pre->name);
+	snprintf(run->preset, sizeof(run->preset), "%s", probe_preset_get(preset)->name);
 	snprintf(run->trigger, sizeof(run->trigger), "%s", trigger);
-	if (pre->study && (!step || !step->bytes)) {
-		snprintf(reason, PROBE_REASON_MAX,
-			 "%s runs only as a study (its fill, then its bursts)", pre->name);
-		return -EINVAL;
-	}
-	plan->study_fill = pre->study && step->fill;
+}
 
-	/* Without a probe directory the raw namespace is only read. */
-	bool writes = preset_writes(pre);
-	if (!own_probes && !cd.probe_dir[0] && writes && !cd.probe_destructive &&
+/*
+ * What the run may write on: without a probe directory the raw namespace is
+ * only read (a preset that only writes is refused), and a probe file nvmond
+ * recorded making is known. Return: 0 with *@ret_writes; -EPERM with @reason;
+ * other negative errno.
+ */
+static int plan_target(struct store *s, const struct device_row *row, const struct cfg_device *cd,
+		       const struct probe_preset *pre, struct probe_plan *plan, bool *ret_writes,
+		       char reason[PROBE_REASON_MAX])
+{
+	bool writes = preset_writes(pre), own_probes = plan->own_probes;
+	int r;
+
+	if (!own_probes && !cd->probe_dir[0] && writes && !cd->probe_destructive &&
 	    (pre->n_phases == 1)) {
 		snprintf(reason, PROBE_REASON_MAX,
 			 "%s writes, and no probe_dir is set for this drive (raw namespaces are "
@@ -135,35 +133,49 @@ int probe_plan_prepare_step(const struct cfg *c, struct store *s, const struct d
 			 pre->name);
 		return -EPERM;
 	}
-	if (!own_probes && !cd.probe_dir[0] && !cd.probe_destructive)
+	if (!own_probes && !cd->probe_dir[0] && !cd->probe_destructive)
 		writes = false;
-	if (cd.probe_dir[0] && !own_probes) {
-		r = store_probe_file_get(s, row->id, cd.probe_dir, &plan->file_id);
+	if (cd->probe_dir[0] && !own_probes) {
+		r = store_probe_file_get(s, row->id, cd->probe_dir, &plan->file_id);
 		if (r < 0 && r != -ENOENT)
 			return r;
 		plan->file_known = r == 0;
 	}
+	*ret_writes = writes;
+	return 0;
+}
 
-	if (pre->sustained && c->probe_sustained_every_ms > 0) {
-		int64_t last = 0;
-		r = store_probe_last_started(s, row->id, pre->name, &last);
-		if (r < 0)
-			return r;
-		if (last && now_ms - last < c->probe_sustained_every_ms) {
-			char when[TIMEFMT_MAX];
-			snprintf(reason, PROBE_REASON_MAX,
-				 "sustained-write ran at %s; it runs at most every %lld h "
-				 "([probes] sustained_every)",
-				 timefmt_rfc3339(last, when),
-				 (long long)(c->probe_sustained_every_ms / 3600000));
-			return -EAGAIN;
-		}
+/* [probes] sustained_every: sustained-write not again so soon. Return: 0, -EAGAIN, or errno. */
+static int plan_sustained_every(const struct cfg *c, struct store *s, const struct device_row *row,
+				const struct probe_preset *pre, int64_t now_ms,
+				char reason[PROBE_REASON_MAX])
+{
+	int64_t last = 0;
+	int r;
+
+	if (!pre->sustained || c->probe_sustained_every_ms <= 0)
+		return 0;
+	r = store_probe_last_started(s, row->id, pre->name, &last);
+	if (r < 0)
+		return r;
+	if (last && now_ms - last < c->probe_sustained_every_ms) {
+		char when[TIMEFMT_MAX];
+		snprintf(reason, PROBE_REASON_MAX,
+			 "sustained-write ran at %s; it runs at most every %lld h "
+			 "([probes] sustained_every)",
+			 timefmt_rfc3339(last, when),
+			 (long long)(c->probe_sustained_every_ms / 3600000));
+		return -EAGAIN;
 	}
-	probe_budget_for(&cd, row->model, &budget);
-	in = (struct probe_gate_input){
+	return 0;
+}
+
+/* The gates' facts of @row that every run has: busy, temperature, their limits. */
+static void gate_input_of(const struct cfg *c, const struct device_row *row,
+			  const struct gate_facts *g, struct probe_gate_input *in)
+{
+	*in = (struct probe_gate_input){
 		.scheduled = g->scheduled,
-		.writes = writes,
-		.budget = budget,
 		.busy_known = g->busy_known,
 		.busy_iops = g->busy_iops,
 		.busy_bps = g->busy_bps,
@@ -174,13 +186,30 @@ int probe_plan_prepare_step(const struct cfg *c, struct store *s, const struct d
 		/* Asked for by hand: only WCTEMP itself stops it (it would abort at once). */
 		.margin_k = g->scheduled ? (uint16_t)c->probe_temp_margin_c : 0,
 	};
+}
+
+/*
+ * The gates (probe_gate()) with the budget's use over its two windows, the
+ * last day and the last 30 days. Return: 0 with *@ret_allowed; -EBUSY,
+ * -EAGAIN, -EDQUOT with @reason; other negative errno.
+ */
+static int plan_gates(const struct cfg *c, struct store *s, const struct device_row *row,
+		      const struct cfg_device *cd, const struct gate_facts *g, bool writes,
+		      int64_t now_ms, uint64_t *ret_allowed, char reason[PROBE_REASON_MAX])
+{
+	struct probe_gate_input in;
+	int r;
+
+	gate_input_of(c, row, g, &in);
+	in.writes = writes;
+	probe_budget_for(cd, row->model, &in.budget);
 	r = store_probe_written_since(s, row->id, now_ms - MS_PER_DAY, &in.used_day);
 	if (r < 0)
 		return r;
 	r = store_probe_written_since(s, row->id, now_ms - 30 * MS_PER_DAY, &in.used_month);
 	if (r < 0)
 		return r;
-	switch (probe_gate(&in, &allowed, reason)) {
+	switch (probe_gate(&in, ret_allowed, reason)) {
 	case PROBE_GO:
 		break;
 	case PROBE_SKIP_BUSY:
@@ -190,8 +219,22 @@ int probe_plan_prepare_step(const struct cfg *c, struct store *s, const struct d
 	case PROBE_OVER_BUDGET:
 		return -EDQUOT;
 	}
-	if ((pre->sustained || pre->study) && allowed > cd.probe_sustained_limit)
-		allowed = cd.probe_sustained_limit;
+	return 0;
+}
+
+/*
+ * The reservation: what this run can write at most, its probe file's layout
+ * included, within @allowed. A study's write is all or nothing. Return: 0
+ * with plan->allowed_write; -EDQUOT with @reason.
+ */
+static int plan_reserve(const struct cfg_device *cd, const struct probe_preset *pre,
+			const struct probe_study_step *step, bool writes, uint64_t allowed,
+			struct probe_plan *plan, char reason[PROBE_REASON_MAX])
+{
+	bool own_probes = plan->own_probes;
+
+	if ((pre->sustained || pre->study) && allowed > cd->probe_sustained_limit)
+		allowed = cd->probe_sustained_limit;
 	/* A study's write is all or nothing: a short fill makes no cliff, and a short
 	 * burst would not be the burst the others were. */
 	if (pre->study && writes && allowed < step->bytes) {
@@ -203,32 +246,64 @@ int probe_plan_prepare_step(const struct cfg *c, struct store *s, const struct d
 	}
 	/* The reservation: what this run can write at most, layout included. */
 	/* A recorded file that is gone (or another size) is made again. */
-	char fpath[sizeof(cd.probe_dir) + 32];
+	char fpath[sizeof(cd->probe_dir) + 32];
 	struct stat fst;
-	snprintf(fpath, sizeof(fpath), "%s/%s", cd.probe_dir, PROBE_FILE_NAME);
-	bool layout = writes && cd.probe_dir[0] && !own_probes &&
-		      !(plan->file_known && plan->file_id.size == cd.probe_file_size &&
-			lstat(fpath, &fst) == 0 && (uint64_t)fst.st_size == cd.probe_file_size);
-	uint64_t most = layout ? cd.probe_file_size : 0;
+	snprintf(fpath, sizeof(fpath), "%s/%s", cd->probe_dir, PROBE_FILE_NAME);
+	bool layout = writes && cd->probe_dir[0] && !own_probes &&
+		      !(plan->file_known && plan->file_id.size == cd->probe_file_size &&
+			lstat(fpath, &fst) == 0 && (uint64_t)fst.st_size == cd->probe_file_size);
+	uint64_t most = layout ? cd->probe_file_size : 0;
 	for (size_t k = 0; k < pre->n_phases; k++) {
 		uint64_t cap = pre->phase[k].op == PROBE_OP_COPY && !pre->copy_to
-				       ? cd.probe_file_size / 2
+				       ? cd->probe_file_size / 2
 			       : pre->sustained ? allowed
 			       : pre->study	? step->bytes
-						: cd.probe_file_size;
+						: cd->probe_file_size;
 		if (pre->sweep && cap > PROBE_SWEEP_WRITE_BYTES)
 			cap = PROBE_SWEEP_WRITE_BYTES; /* a write point's byte limit */
 		if (pre->phase[k].op != PROBE_OP_READ)
 			most += cap;
 	}
-	if (layout && allowed < cd.probe_file_size + (1u << 20)) {
+	if (layout && allowed < cd->probe_file_size + (1u << 20)) {
 		snprintf(reason, PROBE_REASON_MAX,
 			 "making the %" PRIu64 " MB probe file needs more write budget than is "
 			 "left (%" PRIu64 " MB)",
-			 cd.probe_file_size / 1000000, allowed / 1000000);
+			 cd->probe_file_size / 1000000, allowed / 1000000);
 		return -EDQUOT;
 	}
 	plan->allowed_write = writes ? (most < allowed ? most : allowed) : 0;
+	return 0;
+}
+
+int probe_plan_prepare_step(const struct cfg *c, struct store *s, const struct device_row *row,
+			    enum probe_preset_id preset, const char *trigger, bool own_probes,
+			    const struct gate_facts *g, const struct probe_study_step *step,
+			    int64_t now_ms, struct probe_plan *plan, struct probe_run_row *run,
+			    char reason[PROBE_REASON_MAX])
+{
+	const struct probe_preset *pre = probe_preset_get(preset);
+	struct cfg_device cd;
+	uint64_t allowed = 0;
+	bool writes = false;
+	int r;
+
+	cfg_device_for(c, row->model, row->serial, &cd);
+	plan_base(c, row, &cd, preset, trigger, own_probes, now_ms, plan, run);
+	if (pre->study && (!step || !step->bytes)) {
+		snprintf(reason, PROBE_REASON_MAX,
+			 "%s runs only as a study (its fill, then its bursts)", pre->name);
+		return -EINVAL;
+	}
+	plan->study_fill = pre->study && step->fill;
+	r = plan_target(s, row, &cd, pre, plan, &writes, reason);
+	if (r == 0)
+		r = plan_sustained_every(c, s, row, pre, now_ms, reason);
+	if (r == 0)
+		r = plan_gates(c, s, row, &cd, g, writes, now_ms, &allowed, reason);
+	if (r == 0)
+		r = plan_reserve(&cd, pre, step, writes, allowed, plan, reason);
+	if (r < 0)
+		return r;
 	run->bytes_charged = plan->allowed_write; /* charged up front, trued up at the end */
 	run->nsid = plan->probe_dir[0] ? 0 : plan->nsid;
 	return 0;
@@ -273,17 +348,7 @@ int probe_plan_prepare_source(const struct cfg *c, struct store *s, const struct
 			return r;
 		plan->file_known = true;
 	}
-	in = (struct probe_gate_input){
-		.scheduled = g->scheduled,
-		.busy_known = g->busy_known,
-		.busy_iops = g->busy_iops,
-		.busy_bps = g->busy_bps,
-		.busy_max_iops = c->probe_busy_iops,
-		.busy_max_bps = (double)c->probe_busy_mbps * 1e6,
-		.temp_k = g->temp_k,
-		.wctemp_k = row->wctemp_k,
-		.margin_k = g->scheduled ? (uint16_t)c->probe_temp_margin_c : 0,
-	};
+	gate_input_of(c, row, g, &in);
 	char why[PROBE_REASON_MAX];
 	switch (probe_gate(&in, &allowed, why)) {
 	case PROBE_GO:

@@ -27,7 +27,6 @@ MAX_FILE_LINES = 800
 EXCEPTIONS = {
     "daemon/probe/probe_svc.c:probe_svc_start_on_loop",
     "daemon/probe/probe_cli_group.c:probe_cli_group",
-    "daemon/probe/probe_plan.c:probe_plan_prepare_step",
 }
 
 NAME_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(")

@@ -66,12 +66,22 @@ static int lock_one(struct probe_svc *p, const struct device_row *row, bool sour
 }
 
 /*
+ * A drive a start reaches: the run's own (the one written, or read by a read
+ * preset), and for copy-to the drive read. Each has its fleet entry, its
+ * state in the service and what the gates know of it now.
+ */
+struct start_drive {
+	struct fleet_device fd;
+	struct probe_dev *d;
+	struct gate_facts g;
+};
+
+/*
  * copy-to: the drive read (@c->device_id) as the one written is checked: it
  * is there and online, no probe runs or cools down on it. Return: 0 with
- * @ret_fd and @ret_d, or negative errno with c->reason.
+ * @src, or negative errno with c->reason.
  */
-static int source_check(struct probe_svc *p, struct start_call *c, struct fleet_device *ret_fd,
-			struct probe_dev **ret_d)
+static int source_check(struct probe_svc *p, struct start_call *c, struct start_drive *src)
 {
 	struct probe_dev *sd;
 
@@ -85,15 +95,15 @@ static int source_check(struct probe_svc *p, struct start_call *c, struct fleet_
 		snprintf(c->reason, sizeof(c->reason), "copy-to runs once (no repeat)");
 		return -EINVAL;
 	}
-	if (fleet_get(p->fleet, c->device_id, ret_fd) < 0) {
+	if (fleet_get(p->fleet, c->device_id, &src->fd) < 0) {
 		snprintf(c->reason, sizeof(c->reason), "no such device");
 		return -ENOENT;
 	}
-	if (!ret_fd->row.online) {
+	if (!src->fd.row.online) {
 		snprintf(c->reason, sizeof(c->reason), "the drive copied from is offline");
 		return -ENODEV;
 	}
-	if (ret_fd->facts.unresponsive) {
+	if (src->fd.facts.unresponsive) {
 		snprintf(c->reason, sizeof(c->reason),
 			 "the drive copied from is unresponsive (a command to it is stuck)");
 		return -ENODEV;
@@ -113,56 +123,37 @@ static int source_check(struct probe_svc *p, struct start_call *c, struct fleet_
 			 sd->series.series_id);
 		return -EALREADY;
 	}
-	*ret_d = sd;
+	src->d = sd;
 	return 0;
 }
 
-int probe_svc_start_on_loop(void *arg)
+/*
+ * The run's drive (@id; @copy: the one a copy-to writes) is there, online and
+ * answering, and nothing else runs or cools down on it (but the next run of
+ * its own series). Return: 0 with @tgt, or negative errno with c->reason.
+ */
+static int target_check(struct probe_svc *p, struct start_call *c, int64_t id, bool copy,
+			struct start_drive *tgt)
 {
-	struct start_call *c = arg;
-	struct probe_svc *p = c->svc;
-	struct fleet_device fd;
-	struct gate_facts g = {.scheduled = strcmp(c->trigger, "schedule") == 0};
-	struct probe_job_ctx *j;
 	struct probe_dev *d;
-	int64_t now = timefmt_now_ms();
-	/* copy-to: c->device_id is read, c->to_device_id written (the run's drive). */
-	bool copy = probe_preset_get(c->preset)->copy_to;
-	int64_t wr_id = copy ? c->to_device_id : c->device_id;
-	struct fleet_device sfd;
-	struct probe_dev *sd = NULL;
-	struct gate_facts sg = {.scheduled = g.scheduled};
-	int r;
 
-	probe_svc_reap(p);
-	if (copy != (c->to_device_id != 0)) {
-		snprintf(c->reason, sizeof(c->reason),
-			 copy ? "copy-to needs the drive to copy to (\"to\")"
-			      : "only copy-to copies to another drive (\"to\")");
-		return -EINVAL;
-	}
-	if (copy) {
-		r = source_check(p, c, &sfd, &sd);
-		if (r < 0)
-			return r;
-	}
-	if (fleet_get(p->fleet, wr_id, &fd) < 0) {
+	if (fleet_get(p->fleet, id, &tgt->fd) < 0) {
 		snprintf(c->reason, sizeof(c->reason),
 			 copy ? "no such device to copy to" : "no such device");
 		return copy ? -EINVAL : -ENOENT;
 	}
-	if (!fd.row.online) {
+	if (!tgt->fd.row.online) {
 		snprintf(c->reason, sizeof(c->reason), "the device is offline");
 		return -ENODEV;
 	}
-	if (fd.facts.unresponsive) {
+	if (tgt->fd.facts.unresponsive) {
 		/* Its temperature could not be watched, nor its identity re-read. */
 		snprintf(c->reason, sizeof(c->reason),
 			 "the device is unresponsive (a command to it is stuck past "
 			 "device_timeout)");
 		return -ENODEV;
 	}
-	d = probe_svc_dev_find(p, wr_id, true);
+	d = probe_svc_dev_find(p, id, true);
 	if (!d)
 		return -ENOMEM;
 	if (d->job) {
@@ -176,89 +167,181 @@ int probe_svc_start_on_loop(void *arg)
 			 d->series.series_id, d->series.next_index, d->series.of);
 		return -EALREADY;
 	}
-	if (fd.has_sample)
-		g.temp_k = fd.last.smart.temperature_k;
-	probe_svc_busy_of(p, d, &g);
+	tgt->d = d;
+	return 0;
+}
+
+/*
+ * The drives of @c: its target, and for copy-to its source (else src->d
+ * stays NULL), checked, with what the gates know of each now.
+ * Return: 0, or negative errno with c->reason.
+ */
+static int start_drives(struct probe_svc *p, struct start_call *c, bool copy,
+			struct start_drive *tgt, struct start_drive *src)
+{
+	int r;
+
+	if (copy != (c->to_device_id != 0)) {
+		snprintf(c->reason, sizeof(c->reason),
+			 copy ? "copy-to needs the drive to copy to (\"to\")"
+			      : "only copy-to copies to another drive (\"to\")");
+		return -EINVAL;
+	}
+	/* copy-to: c->device_id is read, c->to_device_id written (the run's drive). */
 	if (copy) {
-		if (sfd.has_sample)
-			sg.temp_k = sfd.last.smart.temperature_k;
-		probe_svc_busy_of(p, sd, &sg);
+		r = source_check(p, c, src);
+		if (r < 0)
+			return r;
 	}
-	j = calloc(1, sizeof(*j));
-	if (!j)
-		return -ENOMEM;
-	j->lock_fd = -1;
-	j->src_lock_fd = -1;
-	/* Two drives: their locks in the one order every process takes them. */
-	bool src_first = copy && probe_lock_order(sfd.row.serial, fd.row.serial);
-	r = src_first ? lock_one(p, &sfd.row, true, now, &j->src_lock_fd, c->reason) : 0;
-	if (r == 0)
-		r = lock_one(p, &fd.row, false, now, &j->lock_fd, c->reason);
-	if (r == 0 && copy && !src_first)
-		r = lock_one(p, &sfd.row, true, now, &j->src_lock_fd, c->reason);
-	if (r == 0 && copy && sfd.selftest.running) {
-		snprintf(c->reason, sizeof(c->reason),
-			 "%s %s device self-test is running on the drive copied from (%u %%)",
-			 sfd.selftest.running == SELFTEST_CODE_EXTENDED ? "an" : "a",
-			 selftest_code_name(sfd.selftest.running), sfd.selftest.percent);
-		r = -EBUSY;
-	}
-	if (r == 0 && fd.selftest.running) {
-		/* It would measure the self-test as much as the drive. */
-		snprintf(c->reason, sizeof(c->reason),
-			 "%s %s device self-test is running on the drive (%u %%)",
-			 fd.selftest.running == SELFTEST_CODE_EXTENDED ? "an" : "a",
-			 selftest_code_name(fd.selftest.running), fd.selftest.percent);
-		r = -EBUSY;
-	}
-	struct probe_study study;
-	bool study_start = false;
-	if (r == 0 && probe_preset_get(c->preset)->study) {
-		if (c->next_of_series) {
-			c->study = (struct probe_study_step){.bytes = d->series.study.burst_bytes};
-		} else {
-			r = probe_study_setup(&p->cfg, p->store, &fd.row, now, &study, c->reason);
-			c->study =
-				(struct probe_study_step){.fill = true, .bytes = study.fill_bytes};
-			c->repeat = 1 + (uint32_t)study.n_intervals;
-			study_start = r == 0;
-		}
-	}
-	if (r == 0)
-		r = probe_plan_prepare_step(&p->cfg, p->store, &fd.row, c->preset, c->trigger,
-					    p->own_probes, &g,
-					    probe_preset_get(c->preset)->study ? &c->study : NULL,
-					    now, &j->plan, &j->out.run, c->reason);
-	if (r == 0 && copy) {
-		r = probe_plan_prepare_source(&p->cfg, p->store, &sfd.row, p->own_probes, &sg,
-					      &j->src_plan, c->reason);
-		j->plan.source = &j->src_plan;
-		j->out.run.source_device_id = sfd.row.id;
-	}
-	if (r < 0) {
-		if (c->next_of_series && r != -ENOMEM) {
-			probe_series_skip_record(p, d, c->reason);
-		} else if (g.scheduled && r != -ENOMEM) {
-			/* A skipped scheduled probe is recorded, with why. */
-			struct probe_run_row skip = {.device_id = fd.row.id, .started_ms = now};
-			int64_t id;
-			snprintf(skip.preset, sizeof(skip.preset), "%s",
-				 probe_preset_get(c->preset)->name);
-			snprintf(skip.trigger, sizeof(skip.trigger), "%s", c->trigger);
-			snprintf(skip.state, sizeof(skip.state), "skipped");
-			snprintf(skip.reason, sizeof(skip.reason), "%s", c->reason);
-			skip.ended_ms = now;
-			(void)store_probe_run_insert(p->store, &skip, &id);
-		}
-		probe_job_discard(j);
+	r = target_check(p, c, copy ? c->to_device_id : c->device_id, copy, tgt);
+	if (r < 0)
 		return r;
+	struct start_drive *v[2] = {tgt, copy ? src : NULL};
+	for (size_t i = 0; i < 2 && v[i]; i++) {
+		if (v[i]->fd.has_sample)
+			v[i]->g.temp_k = v[i]->fd.last.smart.temperature_k;
+		probe_svc_busy_of(p, v[i]->d, &v[i]->g);
 	}
-	snprintf(j->serial, sizeof(j->serial), "%s", fd.row.serial);
-	snprintf(j->out.run.state, sizeof(j->out.run.state), "running");
-	if (c->hold) {
-		c->ret_job = j;
+	return 0;
+}
+
+/* No self-test runs on @sd (@what: how the reason names it). Return: 0 or -EBUSY. */
+static int selftest_free(const struct start_drive *sd, const char *what,
+			 char reason[PROBE_REASON_MAX])
+{
+	if (!sd->fd.selftest.running)
+		return 0;
+	/* It would measure the self-test as much as the drive. */
+	snprintf(reason, PROBE_REASON_MAX, "%s %s device self-test is running on %s (%u %%)",
+		 sd->fd.selftest.running == SELFTEST_CODE_EXTENDED ? "an" : "a",
+		 selftest_code_name(sd->fd.selftest.running), what, sd->fd.selftest.percent);
+	return -EBUSY;
+}
+
+/*
+ * The drives' probe locks into @j, two in the one order every process takes
+ * them; then no self-test runs on either. Return: 0, or negative errno with
+ * @reason.
+ */
+static int start_locks(struct probe_svc *p, const struct start_drive *tgt,
+		       const struct start_drive *src, int64_t now, struct probe_job_ctx *j,
+		       char reason[PROBE_REASON_MAX])
+{
+	bool src_first = src->d && probe_lock_order(src->fd.row.serial, tgt->fd.row.serial);
+	int r = src_first ? lock_one(p, &src->fd.row, true, now, &j->src_lock_fd, reason) : 0;
+
+	if (r == 0)
+		r = lock_one(p, &tgt->fd.row, false, now, &j->lock_fd, reason);
+	if (r == 0 && src->d && !src_first)
+		r = lock_one(p, &src->fd.row, true, now, &j->src_lock_fd, reason);
+	if (r == 0 && src->d)
+		r = selftest_free(src, "the drive copied from", reason);
+	if (r == 0)
+		r = selftest_free(tgt, "the drive", reason);
+	return r;
+}
+
+/*
+ * cache-recovery: the step this run writes: the next burst of the drive's
+ * study, or a new study's fill (planned here, into @ret_study, *@ret_new).
+ * Return: 0, or negative errno with c->reason.
+ */
+static int start_study(struct probe_svc *p, struct start_call *c, const struct start_drive *tgt,
+		       int64_t now, struct probe_study *ret_study, bool *ret_new)
+{
+	int r;
+
+	if (c->next_of_series) {
+		c->study = (struct probe_study_step){.bytes = tgt->d->series.study.burst_bytes};
 		return 0;
 	}
+	r = probe_study_setup(&p->cfg, p->store, &tgt->fd.row, now, ret_study, c->reason);
+	c->study = (struct probe_study_step){.fill = true, .bytes = ret_study->fill_bytes};
+	c->repeat = 1 + (uint32_t)ret_study->n_intervals;
+	*ret_new = r == 0;
+	return r;
+}
+
+/* The plans of @j: its drive's through the gates, and copy-to's source's. */
+static int start_plans(struct probe_svc *p, struct start_call *c, const struct start_drive *tgt,
+		       const struct start_drive *src, int64_t now, struct probe_job_ctx *j)
+{
+	bool study = probe_preset_get(c->preset)->study;
+	int r = probe_plan_prepare_step(&p->cfg, p->store, &tgt->fd.row, c->preset, c->trigger,
+					p->own_probes, &tgt->g, study ? &c->study : NULL, now,
+					&j->plan, &j->out.run, c->reason);
+
+	if (r == 0 && src->d) {
+		r = probe_plan_prepare_source(&p->cfg, p->store, &src->fd.row, p->own_probes,
+					      &src->g, &j->src_plan, c->reason);
+		j->plan.source = &j->src_plan;
+		j->out.run.source_device_id = src->fd.row.id;
+	}
+	return r;
+}
+
+/* A start refused (@r) after its drives were found: a series' run or a scheduled one on record. */
+static void start_refused(struct probe_svc *p, const struct start_call *c,
+			  const struct start_drive *tgt, int r, int64_t now)
+{
+	if (r == -ENOMEM)
+		return;
+	if (c->next_of_series) {
+		probe_series_skip_record(p, tgt->d, c->reason);
+	} else if (tgt->g.scheduled) {
+		/* A skipped scheduled probe is recorded, with why. */
+		struct probe_run_row skip = {.device_id = tgt->fd.row.id, .started_ms = now};
+		int64_t id;
+		snprintf(skip.preset, sizeof(skip.preset), "%s", probe_preset_get(c->preset)->name);
+		snprintf(skip.trigger, sizeof(skip.trigger), "%s", c->trigger);
+		snprintf(skip.state, sizeof(skip.state), "skipped");
+		snprintf(skip.reason, sizeof(skip.reason), "%s", c->reason);
+		skip.ended_ms = now;
+		(void)store_probe_run_insert(p->store, &skip, &id);
+	}
+}
+
+/* Launched run @j of @c is the drive's series' next, or starts one (@study: a new study's). */
+static void start_series(struct probe_svc *p, struct start_call *c, struct probe_dev *d,
+			 const struct probe_job_ctx *j, const struct probe_study *study)
+{
+	if (c->next_of_series) {
+		d->series.last_run_id = j->out.run.id;
+		d->series.next_index++;
+		return;
+	}
+	if (c->repeat <= 1)
+		return;
+	d->series = (struct probe_series_state){
+		.active = true,
+		.svc = p,
+		.series_id = j->out.run.id,
+		.last_run_id = j->out.run.id,
+		.next_index = 2,
+		.of = c->repeat,
+		.preset = c->preset,
+		.cooldown_ms = c->cooldown_ms,
+	};
+	snprintf(d->series.trigger, sizeof(d->series.trigger), "%s", c->trigger);
+	if (study) {
+		d->series.is_study = true;
+		d->series.study = *study;
+		c->ret_study = *study;
+	}
+}
+
+/*
+ * Start prepared job @j of @c on its drives: on record as its series' run,
+ * its thread started, the series' state. Return: 0, or negative errno with
+ * c->reason (the job is then freed).
+ */
+static int start_launch(struct probe_svc *p, struct start_call *c, const struct start_drive *tgt,
+			const struct start_drive *src, struct probe_job_ctx *j, int64_t now,
+			const struct probe_study *study)
+{
+	struct probe_dev *d = tgt->d;
+	int r;
+
 	if (c->next_of_series) {
 		j->out.run.series_id = d->series.series_id;
 		j->out.run.series_index = d->series.next_index;
@@ -270,37 +353,58 @@ int probe_svc_start_on_loop(void *arg)
 	r = probe_job_launch(p, d, j, now, c->reason);
 	if (r < 0)
 		return r;
-	if (sd)
-		sd->job = j; /* the drive read shows it running, and takes no other probe */
+	if (src->d)
+		src->d->job = j; /* the drive read shows it running, and takes no other probe */
 	c->ret_id = j->out.run.id;
-	if (c->next_of_series) {
-		d->series.last_run_id = j->out.run.id;
-		d->series.next_index++;
-	} else if (c->repeat > 1) {
-		d->series = (struct probe_series_state){
-			.active = true,
-			.svc = p,
-			.series_id = j->out.run.id,
-			.last_run_id = j->out.run.id,
-			.next_index = 2,
-			.of = c->repeat,
-			.preset = c->preset,
-			.cooldown_ms = c->cooldown_ms,
-		};
-		snprintf(d->series.trigger, sizeof(d->series.trigger), "%s", c->trigger);
-		if (study_start) {
-			d->series.is_study = true;
-			d->series.study = study;
-			c->ret_study = study;
-		}
-	}
-	if (copy)
+	start_series(p, c, d, j, study);
+	if (src->d)
 		log_info("probe %" PRId64 ": %s from drive %s to drive %s (%s)", c->ret_id,
-			 j->out.run.preset, sfd.row.serial, fd.row.serial, c->trigger);
+			 j->out.run.preset, src->fd.row.serial, tgt->fd.row.serial, c->trigger);
 	else
 		log_info("probe %" PRId64 ": %s on drive %s (%s)", c->ret_id, j->out.run.preset,
-			 fd.row.serial, c->trigger);
+			 tgt->fd.row.serial, c->trigger);
 	return 0;
+}
+
+int probe_svc_start_on_loop(void *arg)
+{
+	struct start_call *c = arg;
+	struct probe_svc *p = c->svc;
+	bool scheduled = strcmp(c->trigger, "schedule") == 0;
+	struct start_drive tgt = {.g = {.scheduled = scheduled}};
+	struct start_drive src = {.g = {.scheduled = scheduled}};
+	struct probe_job_ctx *j;
+	struct probe_study study;
+	bool study_start = false;
+	int64_t now = timefmt_now_ms();
+	int r;
+
+	probe_svc_reap(p);
+	r = start_drives(p, c, probe_preset_get(c->preset)->copy_to, &tgt, &src);
+	if (r < 0)
+		return r;
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return -ENOMEM;
+	j->lock_fd = -1;
+	j->src_lock_fd = -1;
+	r = start_locks(p, &tgt, &src, now, j, c->reason);
+	if (r == 0 && probe_preset_get(c->preset)->study)
+		r = start_study(p, c, &tgt, now, &study, &study_start);
+	if (r == 0)
+		r = start_plans(p, c, &tgt, &src, now, j);
+	if (r < 0) {
+		start_refused(p, c, &tgt, r, now);
+		probe_job_discard(j);
+		return r;
+	}
+	snprintf(j->serial, sizeof(j->serial), "%s", tgt.fd.row.serial);
+	snprintf(j->out.run.state, sizeof(j->out.run.state), "running");
+	if (c->hold) {
+		c->ret_job = j;
+		return 0;
+	}
+	return start_launch(p, c, &tgt, &src, j, now, study_start ? &study : NULL);
 }
 
 int probe_svc_drive_blocked(struct probe_svc *p, const struct device_row *row, bool scheduled,

@@ -146,23 +146,10 @@ static int group_result(struct store *s, struct cli_member *mv, size_t n, json_t
 	return *ret ? 0 : -ENOMEM;
 }
 
-int probe_cli_group(const struct cfg *c, struct dev_backend *b, const char *const *devices,
-		    size_t n, const char *preset, bool json)
+/* The preset of a group (no study: a study is one drive's) and its size. Return: 0, or 2 (usage). */
+static int group_args(const char *preset, size_t n, enum probe_preset_id *ret_pid)
 {
-	enum probe_preset_id pid;
-	struct store *s = NULL;
-	struct dev_info *v = NULL;
-	struct device_row *rows = NULL;
-	size_t n_dev = 0, n_rows = 0, i, k;
-	char err[STORE_ERR_MAX], reason[PROBE_REASON_MAX];
-	struct cli_member mv[PROBE_GROUP_MAX] = {0};
-	struct cli_group grp = {.b = b};
-	int64_t now = timefmt_now_ms();
-	int status = 1, r;
-	bool sync_made = false;
-	struct sigaction sa = {.sa_handler = group_on_signal}, old_int, old_term, old_hup;
-
-	if (!probe_preset_find(preset, &pid) || probe_preset_get(pid)->study) {
+	if (!probe_preset_find(preset, ret_pid) || probe_preset_get(*ret_pid)->study) {
 		char names[PROBE_PRESET_NAMES_MAX];
 
 		fprintf(stderr, "nvmond: unknown preset '%s' for a group (%s)\n", preset,
@@ -174,86 +161,120 @@ int probe_cli_group(const struct cfg *c, struct dev_backend *b, const char *cons
 		fprintf(stderr, "nvmond: a group run takes 2 … %d drives\n", PROBE_GROUP_MAX);
 		return 2;
 	}
-	for (i = 0; i < n; i++)
-		mv[i] = (struct cli_member){.grp = &grp, .lock_fd = -1};
-	pthread_mutex_init(&grp.smart_lock, NULL);
-	r = store_open(c->database, &s, err);
-	if (r < 0) {
-		fprintf(stderr, "nvmond: %s\n", err);
-		goto out;
-	}
-	r = dev_scan(b, now, &v, &n_dev);
+	return 0;
+}
+
+/*
+ * The drives @devices name, into @mv (on record in @s), each once.
+ * Return: 0; else the exit status (2: no such drive, or one named twice; 1).
+ */
+static int group_drives(struct dev_backend *b, struct store *s, const char *const *devices,
+			size_t n, int64_t now, struct cli_member *mv)
+{
+	struct dev_info *v = NULL;
+	struct device_row *rows = NULL;
+	size_t n_dev = 0, n_rows = 0;
+	int status = 0, r = dev_scan(b, now, &v, &n_dev);
+
 	if (r == 0)
 		r = store_devices_list(s, &rows, &n_rows);
 	if (r < 0) {
 		fprintf(stderr, "nvmond: %s\n", strerror(-r));
-		goto out;
+		status = 1;
 	}
-	for (i = 0; i < n; i++) {
+	for (size_t i = 0; status == 0 && i < n; i++) {
 		r = probe_cli_drive(b, s, v, n_dev, rows, n_rows, devices[i], now, &mv[i].row,
 				    &mv[i].g, &mv[i].own_probes);
-		if (r == -ENOENT)
-			status = 2;
 		if (r < 0)
-			goto out;
-		for (k = 0; k < i; k++)
+			status = r == -ENOENT ? 2 : 1;
+		for (size_t k = 0; status == 0 && k < i; k++)
 			if (mv[k].row.id == mv[i].row.id) {
 				fprintf(stderr, "nvmond: drive %s is named twice\n",
 					mv[i].row.name);
 				status = 2;
-				goto out;
 			}
 	}
-	/* SIGINT, SIGTERM, SIGHUP: every member stops writing and stores what it did. */
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	sigaction(SIGHUP, &sa, &old_hup);
-	/* Every lock first, in one order (by serial); then every plan. */
+	free(v);
+	free(rows);
+	return status;
+}
+
+/*
+ * Every lock first, in one order (by serial); then every plan: one refusal
+ * refuses the group, nothing started. Return: 0, or negative errno (said).
+ */
+static int group_prepare(const struct cfg *c, struct store *s, enum probe_preset_id pid,
+			 int64_t now, struct cli_member *mv, size_t n)
+{
+	char reason[PROBE_REASON_MAX];
+	size_t i, bad = 0;
+	int r;
+
 	qsort(mv, n, sizeof(mv[0]), by_serial);
-	size_t bad = 0;
 	for (i = 0, r = 0; i < n && r == 0; i++, bad++)
 		r = probe_drive_lock(c, s, &mv[i].row, "nvmond probe", now, &mv[i].lock_fd, reason);
 	for (i = 0, bad = r < 0 ? bad : 0; i < n && r == 0; i++, bad++)
 		r = probe_plan_prepare(c, s, &mv[i].row, pid, "cli", mv[i].own_probes, &mv[i].g,
 				       now, &mv[i].plan, &mv[i].out.run, reason);
-	if (r < 0) {
+	if (r < 0)
 		fprintf(stderr, "nvmond: group refused, nothing started: drive %s: %s\n",
 			mv[bad - 1].row.name,
 			r == -EIO || r == -EBUSY ? store_strerror(s) : reason);
-		goto restore;
-	}
-	r = probe_group_sync_init(&grp.sync, n);
-	if (r < 0)
-		goto restore;
-	sync_made = true;
-	/* On record, linked: a group is known by its first member's id. */
-	for (i = 0; i < n; i++) {
+	return r;
+}
+
+/*
+ * On record, linked: a group is known by its first member's id. Each member
+ * gets its thread's own store handle. Return: 0, or negative errno (said).
+ */
+static int group_record(const struct cfg *c, struct store *s, struct cli_member *mv, size_t n)
+{
+	char err[STORE_ERR_MAX];
+
+	for (size_t i = 0; i < n; i++) {
 		snprintf(mv[i].out.run.state, sizeof(mv[i].out.run.state), "running");
-		r = store_probe_run_insert(s, &mv[i].out.run, &mv[i].out.run.id);
+		int r = store_probe_run_insert(s, &mv[i].out.run, &mv[i].out.run.id);
 		if (r == 0)
 			r = store_probe_group_add(s, mv[0].out.run.id, mv[i].out.run.id);
 		if (r == 0)
 			r = store_open(c->database, &mv[i].store, err);
 		if (r < 0) {
 			fprintf(stderr, "nvmond: %s\n", store_strerror(s));
-			goto settle;
+			return r;
 		}
 		if (mv[i].own_probes)
 			mv[i].sim.together = (unsigned)n; /* the model's shared bandwidth */
 	}
-	for (i = 0; i < n; i++) {
-		r = -pthread_create(&mv[i].thread, NULL, m_thread, &mv[i]);
+	return 0;
+}
+
+/*
+ * Every member's thread; one that cannot start stops the others.
+ * Return: 0, or negative errno (said): no result is printed.
+ */
+static int group_start(struct cli_group *grp, struct cli_member *mv, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		int r = -pthread_create(&mv[i].thread, NULL, m_thread, &mv[i]);
 		if (r < 0) {
 			fprintf(stderr, "nvmond: cannot start a thread: %s\n", strerror(-r));
 			group_interrupted = 1; /* the others stop */
-			for (k = i; k < n; k++)
-				probe_group_sync_leave(&grp.sync);
-			break;
+			for (size_t k = i; k < n; k++)
+				probe_group_sync_leave(&grp->sync);
+			return r;
 		}
 		mv[i].started = true;
 	}
-settle:
-	for (i = 0; i < n; i++) {
+	return 0;
+}
+
+/*
+ * Every member's end on record: its thread's outcome, or "failed" for one
+ * that never started. Return: @r, or -EIO when one could not be stored.
+ */
+static int group_settle(struct store *s, struct cli_member *mv, size_t n, int r)
+{
+	for (size_t i = 0; i < n; i++) {
 		if (mv[i].started) {
 			pthread_join(mv[i].thread, NULL);
 		} else if (mv[i].out.run.id) {
@@ -270,30 +291,80 @@ settle:
 			r = -EIO;
 		}
 	}
-	if (r == 0 && mv[0].out.run.id) {
-		json_t *res = NULL;
-		r = group_result(s, mv, n, &res);
-		if (r < 0) {
-			fprintf(stderr, "nvmond: %s\n", strerror(-r));
-		} else if (json) {
-			json_dumpf(res, stdout, JSON_INDENT(2));
-			fputc('\n', stdout);
-		} else {
-			probe_group_print(stdout, json_object_get(res, "group"));
-		}
-		json_decref(res);
-		status = 0;
-		for (i = 0; i < n; i++)
-			if (strcmp(mv[i].out.run.state, "done") &&
-			    strcmp(mv[i].out.run.state, "stopped"))
-				status = 1;
+	return r;
+}
+
+/* The group's result printed. Return: the exit status: 0 every run measured, else 1. */
+static int group_report(struct store *s, struct cli_member *mv, size_t n, bool json)
+{
+	json_t *res = NULL;
+	int status = 0, r = group_result(s, mv, n, &res);
+
+	if (r < 0) {
+		fprintf(stderr, "nvmond: %s\n", strerror(-r));
+	} else if (json) {
+		json_dumpf(res, stdout, JSON_INDENT(2));
+		fputc('\n', stdout);
+	} else {
+		probe_group_print(stdout, json_object_get(res, "group"));
 	}
-restore:
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	sigaction(SIGHUP, &old_hup, NULL);
+	json_decref(res);
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(mv[i].out.run.state, "done") && strcmp(mv[i].out.run.state, "stopped"))
+			status = 1;
+	return status;
+}
+
+/* SIGINT, SIGTERM, SIGHUP: every member stops writing and stores what it did. */
+static const int group_signals[3] = {SIGINT, SIGTERM, SIGHUP};
+
+int probe_cli_group(const struct cfg *c, struct dev_backend *b, const char *const *devices,
+		    size_t n, const char *preset, bool json)
+{
+	enum probe_preset_id pid;
+	struct store *s = NULL;
+	char err[STORE_ERR_MAX];
+	struct cli_member mv[PROBE_GROUP_MAX] = {0};
+	struct cli_group grp = {.b = b};
+	int64_t now = timefmt_now_ms();
+	int status, r;
+	bool sync_made = false;
+	struct sigaction sa = {.sa_handler = group_on_signal}, old[3];
+
+	status = group_args(preset, n, &pid);
+	if (status)
+		return status;
+	status = 1;
+	for (size_t i = 0; i < n; i++)
+		mv[i] = (struct cli_member){.grp = &grp, .lock_fd = -1};
+	pthread_mutex_init(&grp.smart_lock, NULL);
+	r = store_open(c->database, &s, err);
+	if (r < 0) {
+		fprintf(stderr, "nvmond: %s\n", err);
+		goto out;
+	}
+	status = group_drives(b, s, devices, n, now, mv);
+	if (status)
+		goto out;
+	status = 1;
+	for (size_t i = 0; i < 3; i++)
+		sigaction(group_signals[i], &sa, &old[i]);
+	r = group_prepare(c, s, pid, now, mv, n);
+	if (r == 0)
+		r = probe_group_sync_init(&grp.sync, n);
+	if (r == 0) {
+		sync_made = true;
+		r = group_record(c, s, mv, n);
+		if (r == 0)
+			r = group_start(&grp, mv, n);
+		r = group_settle(s, mv, n, r);
+		if (r == 0 && mv[0].out.run.id)
+			status = group_report(s, mv, n, json);
+	}
+	for (size_t i = 0; i < 3; i++)
+		sigaction(group_signals[i], &old[i], NULL);
 out:
-	for (i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		probe_lock_release(mv[i].lock_fd);
 		probe_outcome_clear(&mv[i].out);
 		store_close(mv[i].store);
@@ -301,8 +372,6 @@ out:
 	if (sync_made)
 		probe_group_sync_destroy(&grp.sync);
 	pthread_mutex_destroy(&grp.smart_lock);
-	free(v);
-	free(rows);
 	store_close(s);
 	return status;
 }

@@ -20,7 +20,7 @@
 #include "nvmond/store/store_probe.h"
 #include "nvmond/util/timefmt.h"
 
-#include "probe_svc_internal.h"
+#include "probe_cli_internal.h"
 
 /* ---- nvmond probe ---- */
 

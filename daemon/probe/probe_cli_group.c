@@ -16,12 +16,13 @@
 
 #include <jansson.h>
 
+#include "nvmond/probe/probe_group.h"
 #include "nvmond/probe/probe_lock.h"
 #include "nvmond/store/store_probe.h"
 #include "nvmond/store/store_probe_group.h"
 #include "nvmond/util/timefmt.h"
 
-#include "probe_svc_internal.h"
+#include "probe_cli_internal.h"
 
 static volatile sig_atomic_t group_interrupted;
 

@@ -21,7 +21,7 @@
 #include "nvmond/store/store_probe_study.h"
 #include "nvmond/util/timefmt.h"
 
-#include "probe_svc_internal.h"
+#include "probe_study_internal.h"
 
 int probe_study_setup(const struct cfg *c, struct store *s, const struct device_row *row,
 		      int64_t now_ms, struct probe_study *ret, char reason[PROBE_REASON_MAX])

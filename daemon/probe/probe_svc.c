@@ -2,11 +2,13 @@
 /*
  * Throughput probes in the daemon. See probe_svc.h.
  *
- * Main loop: starting a run (its gates in probe_plan.c, one at a time), the
- * run's row in the store, the busy history. The probe thread (probe_execute(),
- * with SMART read and the result stored through mainq_call()) is in
- * probe_svc_job.c. The endpoints are in probe_http.c, `nvmond probe` in
- * probe_cli.c.
+ * Main loop: the service's life, the drives' entries, starting a run (its
+ * drives, their locks, its gates in probe_plan.c, one at a time). The probe
+ * thread (probe_execute(), with SMART read and the result stored through
+ * mainq_call()) is in probe_svc_job.c, the busy history in probe_svc_busy.c,
+ * the schedules in probe_svc_sched.c, series in probe_svc_series.c. The
+ * endpoints are in probe_http.c, `nvmond probe` in probe_cli.c. Who owns which
+ * field: probe_svc_internal.h and the headers it names.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -535,7 +537,7 @@ int probe_svc_reconfigure(struct probe_svc *p, const struct cfg *c, char ret_err
 		return r;
 	p->cfg = *c;
 	for (size_t i = 0; i < p->n_dev; i++)
-		p->dev[i].sched_text[0] = '\0'; /* reparsed at the next tick: now */
+		p->dev[i].sched.text[0] = '\0'; /* reparsed at the next tick: now */
 	if (p->loop && p->sched_timer > 0)
 		(void)loop_timer_pull(p->loop, p->sched_timer, 0);
 	return 0;

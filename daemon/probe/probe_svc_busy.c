@@ -20,12 +20,13 @@ static void busy_of_since(const struct probe_dev *d, int64_t since_mono, struct 
 	const struct busy_snap *last, *first = NULL;
 	int64_t now;
 
-	if (d->n_busy < 2)
+	if (d->busy.n < 2)
 		return;
-	last = &d->busy[(d->busy_pos + BUSY_HIST - 1) % BUSY_HIST];
+	last = &d->busy.snap[(d->busy.pos + BUSY_HIST - 1) % BUSY_HIST];
 	now = last->mono_ms;
-	for (size_t i = 0; i < d->n_busy; i++) {
-		const struct busy_snap *b = &d->busy[(d->busy_pos + BUSY_HIST - 1 - i) % BUSY_HIST];
+	for (size_t i = 0; i < d->busy.n; i++) {
+		const struct busy_snap *b =
+			&d->busy.snap[(d->busy.pos + BUSY_HIST - 1 - i) % BUSY_HIST];
 		if (b->mono_ms < since_mono)
 			break;
 		first = b;
@@ -100,8 +101,8 @@ void probe_svc_on_sample(void *ctx, const struct device_row *dev, const struct s
 	/* The whole drive: every namespace (and so every partition) of it. */
 	if (!d || probe_drive_diskstat("/sys", dev->name, &ds) < 0)
 		return;
-	d->busy[d->busy_pos] = (struct busy_snap){.mono_ms = timefmt_mono_ms(), .ds = ds};
-	d->busy_pos = (d->busy_pos + 1) % BUSY_HIST;
-	if (d->n_busy < BUSY_HIST)
-		d->n_busy++;
+	d->busy.snap[d->busy.pos] = (struct busy_snap){.mono_ms = timefmt_mono_ms(), .ds = ds};
+	d->busy.pos = (d->busy.pos + 1) % BUSY_HIST;
+	if (d->busy.n < BUSY_HIST)
+		d->busy.n++;
 }

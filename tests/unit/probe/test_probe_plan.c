@@ -19,7 +19,7 @@
 #include "nvmond/probe/probe.h"
 #include "nvmond/store/store_probe.h"
 
-#include "../../../daemon/probe/probe_svc_internal.h"
+#include "../../../daemon/probe/probe_plan_internal.h"
 
 #define NOW_MS	1796000000000LL
 #define DAY_MS	86400000LL

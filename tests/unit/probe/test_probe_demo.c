@@ -119,3 +119,40 @@ Test(probe_demo, cache_recovers_after_40_to_60_idle_minutes)
 	cr_expect(pct[4] >= 98, "after 60 min: %.1f %%", pct[4]);
 	cr_expect(!st.folding || st.cache_used < cache / 5);
 }
+
+/* Bytes read by a sequential QD8 phase of 10 s (100 ms intervals) at transfer size @bs. */
+static uint64_t read_bytes_at(uint32_t bs, int64_t start)
+{
+	struct probe_sim_state st = {0};
+	struct probe_job j = {.op = PROBE_OP_READ,
+			      .block_size = bs,
+			      .depth = 8,
+			      .length = 1ull << 30,
+			      .duration_ms = 10000,
+			      .interval_ms = 100};
+	struct probe_result res;
+
+	cr_assert_eq(probe_demo_run(1, &st, &j, start, false, NULL, NULL, &res), 0);
+	uint64_t b = res.rd.bytes;
+	cr_expect_eq(b % bs, 0, "whole transfers");
+	probe_result_clear(&res);
+	return b;
+}
+
+/*
+ * probe_demo.c: an interval moves whole transfers, and "the part of one left
+ * over goes with the next interval": at 1 MiB and at 64 MiB (both at the
+ * drive's sequential rate) a phase moves the same within one transfer. Cut
+ * off instead, a 64 MiB phase would lose about half a transfer per interval
+ * (100 intervals: some 3 GB of 35).
+ */
+Test(probe_demo, leftover_of_a_transfer_carries_to_the_next_interval)
+{
+	const int64_t start = 1764547200000LL; /* cool: see above */
+	uint64_t small = read_bytes_at(1u << 20, start), large = read_bytes_at(64u << 20, start);
+
+	cr_assert_gt(small, 0);
+	cr_expect_leq(small > large ? small - large : large - small, 64u << 20,
+		      "1 MiB: %llu bytes, 64 MiB: %llu bytes", (unsigned long long)small,
+		      (unsigned long long)large);
+}

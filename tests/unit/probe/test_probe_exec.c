@@ -418,3 +418,41 @@ Test(probe_exec, copy_to_reads_the_source_and_writes_the_target_only)
 	cr_expect_neq(access(path, F_OK), 0, "no file made on either side");
 	probe_outcome_clear(&o);
 }
+
+/*
+ * probe_run.c: a copy-to reads all of the source's area (its probe file as
+ * nvmond made it), whatever the target's: with a target file twice the
+ * source's the run is done. Read by the target's size, it would read past
+ * the source file's end, and the phase would fail (EIO).
+ */
+Test(probe_exec, copy_to_reads_the_source_area_whatever_the_target)
+{
+	char src[PATH_MAX + 8], dst[PATH_MAX + 8];
+	struct probe_outcome o;
+	struct ctx c = {0};
+
+	snprintf(src, sizeof(src), "%s/a", dir);
+	snprintf(dst, sizeof(dst), "%s/b", dir);
+	cr_assert_eq(mkdir(src, 0700), 0);
+	cr_assert_eq(mkdir(dst, 0700), 0);
+	struct probe_plan sp = plan_for(PROBE_SEQ1M_Q1, 2 * SIZE);
+	c.made_dir = src;
+	snprintf(sp.probe_dir, sizeof(sp.probe_dir), "%.500s", src);
+	run(&sp, &c, &o);
+	cr_assert_str_eq(o.run.state, "done", "%s", o.run.reason);
+	probe_outcome_clear(&o);
+	sp.file_known = true;
+	sp.file_id = c.id;
+	sp.allowed_write = 0;
+
+	struct probe_plan p = plan_for(PROBE_COPY_TO, 4 * SIZE);
+	p.file_size = 2 * SIZE;
+	snprintf(p.probe_dir, sizeof(p.probe_dir), "%.500s", dst);
+	p.source = &sp;
+	c = (struct ctx){.made_dir = dst};
+	run(&p, &c, &o);
+	cr_expect_str_eq(o.run.state, "done", "%s", o.run.reason);
+	cr_expect_eq(o.n_phases, 1);
+	cr_expect_gt(o.res[0].rd.bytes, 0);
+	probe_outcome_clear(&o);
+}

@@ -431,3 +431,54 @@ Test(probe_run, own_probes_find_their_drive_by_identity)
 	probe_outcome_clear(&o);
 	dev_backend_free(c.b);
 }
+
+/*
+ * docs/probes.md (Budget): with no write budget left a preset's write phases
+ * are skipped and its reads run ("write phase skipped: no write budget
+ * left"); a preset that only writes (copy-self, one phase) has nothing left
+ * to run: it fails, saying so, before any phase.
+ */
+Test(probe_run, no_write_budget_skips_the_writes_or_fails_a_write_only_preset)
+{
+	struct dev_demo_drive d;
+	struct sim_reads c = {0};
+	struct probe_sim_state st = {0};
+	struct probe_outcome o;
+	struct probe_hooks h = {.read_smart = sim_smart, .ctx = &c};
+	const int64_t start = 1796005160000LL;
+
+	cr_assert_eq(dev_demo_open_n(2, &c.b), 0);
+	cr_assert_eq(dev_demo_drive(1, &d), 0);
+	struct probe_plan p = {
+		.device_id = 1,
+		.preset = PROBE_COPY_SELF,
+		.trigger = "cli",
+		.own_probes = true,
+		.nsid = 1,
+		.file_size = 1ull << 30,
+		.allowed_write = 0,
+		.phase_ms = 250,
+		.wctemp_k = d.wctemp_k,
+	};
+	snprintf(p.serial, sizeof(p.serial), "%s", d.serial);
+	snprintf(p.model, sizeof(p.model), "%s", d.model);
+
+	o = (struct probe_outcome){.run = {.id = 1, .device_id = 1, .started_ms = start}};
+	cr_assert_eq(probe_execute(&p, &h, &st, &o), 0);
+	cr_expect_str_eq(o.run.state, "failed");
+	cr_expect_str_eq(o.run.reason, "no write budget left");
+	cr_expect_eq(o.n_phases, 0);
+	probe_outcome_clear(&o);
+
+	p.preset = PROBE_SEQ1M_Q1;
+	o = (struct probe_outcome){.run = {.id = 2, .device_id = 1, .started_ms = start}};
+	cr_assert_eq(probe_execute(&p, &h, &st, &o), 0);
+	cr_expect_str_eq(o.run.state, "done", "%s", o.run.reason);
+	cr_expect_str_eq(o.run.reason, "write phase skipped: no write budget left");
+	cr_expect_eq(o.n_phases, 1, "the read phase ran");
+	cr_expect_gt(o.run.bytes_read, 0);
+	cr_expect_eq(o.run.bytes_written, 0);
+	cr_expect_eq(o.run.bytes_charged, 0);
+	probe_outcome_clear(&o);
+	dev_backend_free(c.b);
+}

@@ -259,3 +259,73 @@ Test(probe_svc, bad_schedule_is_named)
 	cr_assert_eq(probe_svc_schedules_check(&p->cfg, why), -EINVAL);
 	cr_expect(strstr(why, "[device \"A1\"] probe_schedule: "), "%s", why);
 }
+
+/* A poll's snapshot of @d's drive at @mono_ms: @ios and @sectors since its start. */
+static void snap(struct probe_dev *d, int64_t mono_ms, uint64_t ios, uint64_t sectors)
+{
+	d->busy.snap[d->busy.pos] =
+		(struct busy_snap){.mono_ms = mono_ms, .ds = {.ios = ios, .sectors = sectors}};
+	d->busy.pos = (d->busy.pos + 1) % BUSY_HIST;
+	if (d->busy.n < BUSY_HIST)
+		d->busy.n++;
+}
+
+/*
+ * docs/probes.md: busy is what the whole drive did "over the last minute"
+ * (/sys/block/NAME/stat): the rates between the newest snapshot and the oldest
+ * one within 60 s of it, in sectors of 512 bytes; not known before half a
+ * minute of snapshots.
+ */
+Test(probe_svc, busy_is_the_last_minute_of_the_drive)
+{
+	struct probe_dev *d = probe_svc_dev_find(p, dev_a, true);
+	struct gate_facts g = {0};
+
+	cr_assert_not_null(d);
+	snap(d, 1000, 0, 0);
+	snap(d, 20000, 1900, 0);
+	probe_svc_busy_of(p, d, &g);
+	cr_expect_not(g.busy_known, "19 s of snapshots: not known yet");
+	/* An old burst, then a minute of 100 IO/s and 1 MB/s. */
+	d->busy = (struct probe_busy_hist){0};
+	snap(d, 0, 0, 0);
+	snap(d, 10000, 900000, 90000000);
+	for (int k = 0; k <= 6; k++)
+		snap(d, 10000 + 10000 * k, 900000 + 1000 * k, 90000000 + 19531 * k);
+	g = (struct gate_facts){0};
+	probe_svc_busy_of(p, d, &g);
+	cr_assert(g.busy_known);
+	cr_expect_float_eq(g.busy_iops, 100.0, 1e-9, "%f", g.busy_iops);
+	cr_expect_float_eq(g.busy_bps, 19531.0 * 512 / 10, 1e-6, "%f", g.busy_bps);
+	cr_expect(probe_svc_busy(p, d, &g), "100 IO/s: over busy_iops (50)");
+}
+
+/*
+ * probe_svc_internal.h: the study's idle clock asks for busy "since" its own
+ * last write: the snapshots before it are left out, and with less than half a
+ * minute after it the drive counts as not busy (not known).
+ */
+Test(probe_svc, busy_since_leaves_out_what_came_before)
+{
+	struct probe_dev *d = probe_svc_dev_find(p, dev_a, true);
+	struct gate_facts g = {0};
+
+	cr_assert_not_null(d);
+	cr_assert_eq(cfg_set(&p->cfg, "probes", "busy_iops", "50", (char[CFG_ERR_MAX]){0}), 0);
+	/* 1000 IO/s for 40 s (the study's own writes), then idle for 40 s. */
+	for (int k = 0; k <= 4; k++)
+		snap(d, 10000 * k, 10000 * k, 0);
+	for (int k = 5; k <= 8; k++)
+		snap(d, 10000 * k, 40000, 0);
+	cr_expect(probe_svc_busy(p, d, &g), "the last minute holds the writes");
+	g = (struct gate_facts){0};
+	cr_expect_not(probe_svc_busy_since(p, d, 40000, &g), "since its own end: idle");
+	cr_expect(g.busy_known);
+	cr_expect_float_eq(g.busy_iops, 0.0, 1e-9);
+	g = (struct gate_facts){0};
+	(void)probe_svc_busy_since(p, d, 50000, &g);
+	cr_expect(g.busy_known, "30 s since, the snapshot at 50 s counted: known");
+	g = (struct gate_facts){0};
+	cr_expect_not(probe_svc_busy_since(p, d, 60000, &g), "20 s since: not known, not busy");
+	cr_expect_not(g.busy_known);
+}

@@ -2,6 +2,8 @@
 /*
  * `nvmond probe`: one probe run in this process, under the same drive lock,
  * gates and budget as the daemon's, with a progress bar; then the result.
+ * Repeated runs and studies are in probe_cli_series.c, a group in
+ * probe_cli_group.c.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -26,10 +28,15 @@
 
 static volatile sig_atomic_t cli_interrupted;
 
-static void cli_on_signal(int sig)
+void probe_cli_on_signal(int sig)
 {
 	(void)sig;
 	cli_interrupted = 1;
+}
+
+bool probe_cli_interrupted(void)
+{
+	return cli_interrupted;
 }
 
 struct cli_ctx {
@@ -116,23 +123,6 @@ static void cli_progress(void *ctx, size_t phase, const struct probe_point *v, s
 		probe_progress_mb_per_s(&c->prog), (double)v[n - 1].t_ms / 1000.0);
 	fflush(stderr);
 }
-
-/* The series a run of `nvmond probe --repeat` belongs to, and the run's end. */
-struct cli_series {
-	int64_t series_id;  /* 0: the first run (its id becomes the series') */
-	uint32_t index, of; /* 0 of 0: a single run */
-	bool print;	    /* print the run's own result */
-	int64_t ret_run_id; /* the run, once inserted */
-	int64_t ret_device_id;
-	char ret_state[16];
-	struct probe_rated ret_rated;
-	/* cache-recovery: the study (planned by its first run), and the simulated
-	 * engine's state of the drive (its cache), which the study's runs share as
-	 * a real drive's own cache would be */
-	struct probe_study *study;
-	struct probe_sim_state sim;
-	bool ret_over; /* the study is over: a burst ran as fast as before the cliff */
-};
 
 static bool probe_outcome_measured(const struct probe_outcome *o)
 {
@@ -265,18 +255,32 @@ static int cli_check_args(const char *preset, const char *to, enum probe_preset_
 	return 0;
 }
 
-/* copy-to: both drives' locks (@src when @to), in the one order every process takes them. */
-static int cli_take_locks(const struct cfg *c, struct store *s, const struct device_row *row,
-			  const struct device_row *src, bool to, int64_t now, int *lock_fd,
-			  int *src_lock_fd, char reason[PROBE_REASON_MAX])
+/*
+ * A drive of `nvmond probe`: the run's own (the one written, or read by a
+ * read preset), and for copy-to (--to) the drive read.
+ */
+struct cli_drive {
+	struct device_row row;
+	struct gate_facts g; /* its temperature; busy is not known here */
+	bool own_probes;     /* DEV_CAP_OWN_PROBES */
+	int lock_fd;	     /* its probe lock, or -1 */
+	struct probe_plan plan;
+};
+
+/*
+ * The drives' locks (@src: copy-to's drive read, NULL for any other preset),
+ * two in the one order every process takes them.
+ */
+static int cli_take_locks(const struct cfg *c, struct store *s, struct cli_drive *tgt,
+			  struct cli_drive *src, int64_t now, char reason[PROBE_REASON_MAX])
 {
-	bool src_first = to && probe_lock_order(src->serial, row->serial);
-	int r = src_first ? cli_lock(c, s, src, true, now, src_lock_fd, reason) : 0;
+	bool src_first = src && probe_lock_order(src->row.serial, tgt->row.serial);
+	int r = src_first ? cli_lock(c, s, &src->row, true, now, &src->lock_fd, reason) : 0;
 
 	if (r == 0)
-		r = cli_lock(c, s, row, false, now, lock_fd, reason);
-	if (r == 0 && to && !src_first)
-		r = cli_lock(c, s, src, true, now, src_lock_fd, reason);
+		r = cli_lock(c, s, &tgt->row, false, now, &tgt->lock_fd, reason);
+	if (r == 0 && src && !src_first)
+		r = cli_lock(c, s, &src->row, true, now, &src->lock_fd, reason);
 	return r;
 }
 
@@ -405,116 +409,157 @@ static int cli_report(struct store *s, struct cli_series *ser, const struct prob
 	return r;
 }
 
-static int cli_one(const struct cfg *c, struct dev_backend *b, const char *device, const char *to,
-		   const char *preset, bool json, struct cli_series *ser)
+/*
+ * The drives @device and, for copy-to, @to name (the run's is @to's then),
+ * on record in @s; @src->row.id stays 0 without @to. Return: 0, or the exit
+ * status (2: no such drive, or --to the same drive; 1), said on stderr.
+ */
+static int cli_drives(struct dev_backend *b, struct store *s, const char *device, const char *to,
+		      int64_t now, struct cli_drive *tgt, struct cli_drive *src)
 {
-	enum probe_preset_id pid;
-	struct store *s = NULL;
 	struct dev_info *v = NULL;
-	struct device_row *rows = NULL, row, srow;
+	struct device_row *rows = NULL;
 	size_t n = 0, n_rows = 0;
-	char err[STORE_ERR_MAX], reason[PROBE_REASON_MAX];
-	struct probe_outcome out = {0};
-	struct probe_sim_state own_sim = {0}, *sim = ser->study ? &ser->sim : &own_sim;
-	struct gate_facts g = {0}, sg = {0};
-	int64_t now = timefmt_now_ms();
-	int status = 1, r, lock_fd = -1, src_lock_fd = -1;
-	bool own_probes = false, src_own = false;
-	struct sigaction sa = {.sa_handler = cli_on_signal}, old_int, old_term, old_hup;
-	bool signals_set = false;
+	int status = 0, r = dev_scan(b, now, &v, &n);
 
-	status = cli_check_args(preset, to, &pid);
-	if (status)
-		return status;
-	status = 1;
-	r = store_open(c->database, &s, err);
-	if (r < 0) {
-		fprintf(stderr, "nvmond: %s\n", err);
-		return 1;
-	}
-	r = dev_scan(b, now, &v, &n);
 	if (r == 0)
 		r = store_devices_list(s, &rows, &n_rows);
 	if (r < 0) {
 		fprintf(stderr, "nvmond: %s\n", strerror(-r));
+		status = 1;
 		goto out;
 	}
-	r = probe_cli_drive(b, s, v, n, rows, n_rows, to ? to : device, now, &row, &g, &own_probes);
+	r = probe_cli_drive(b, s, v, n, rows, n_rows, to ? to : device, now, &tgt->row, &tgt->g,
+			    &tgt->own_probes);
 	if (r == 0 && to)
-		r = probe_cli_drive(b, s, v, n, rows, n_rows, device, now, &srow, &sg, &src_own);
+		r = probe_cli_drive(b, s, v, n, rows, n_rows, device, now, &src->row, &src->g,
+				    &src->own_probes);
 	if (r < 0) {
 		status = r == -ENOENT ? 2 : 1;
 		goto out;
 	}
-	if (to && srow.id == row.id) {
+	if (to && src->row.id == tgt->row.id) {
 		fprintf(stderr, "nvmond: copy-to: --to must name another drive (copy-self copies "
 				"a drive onto itself)\n");
 		status = 2;
-		goto out;
 	}
-	/* SIGINT, SIGTERM, SIGHUP: stop writing, store what was done, let go of the drive. */
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	sigaction(SIGHUP, &sa, &old_hup);
-	signals_set = true;
-	struct probe_plan plan, src_plan;
-	r = cli_take_locks(c, s, &row, &srow, to != NULL, now, &lock_fd, &src_lock_fd, reason);
+out:
+	free(v);
+	free(rows);
+	return status;
+}
+
+/*
+ * The run's gates and plans: the locks, a study's step, the drive's plan and
+ * a copy-to's source's (@src: NULL for any other preset). Return: 0, or
+ * negative errno (said on stderr; a series' run refused on record).
+ */
+static int cli_prepare(const struct cfg *c, struct store *s, enum probe_preset_id pid,
+		       const char *preset, int64_t now, bool json, struct cli_series *ser,
+		       struct cli_drive *tgt, struct cli_drive *src, struct probe_outcome *out)
+{
+	char reason[PROBE_REASON_MAX];
 	struct probe_study_step step = {0};
+	int r = cli_take_locks(c, s, tgt, src, now, reason);
+
 	if (r == 0 && ser->study)
-		r = cli_study_step(c, s, &row, now, json, ser, &step, reason);
+		r = cli_study_step(c, s, &tgt->row, now, json, ser, &step, reason);
 	if (r == 0)
-		r = probe_plan_prepare_step(c, s, &row, pid, "cli", own_probes, &g,
-					    ser->study ? &step : NULL, now, &plan, &out.run,
+		r = probe_plan_prepare_step(c, s, &tgt->row, pid, "cli", tgt->own_probes, &tgt->g,
+					    ser->study ? &step : NULL, now, &tgt->plan, &out->run,
 					    reason);
-	if (r == 0 && to) {
-		r = probe_plan_prepare_source(c, s, &srow, src_own, &sg, &src_plan, reason);
-		plan.source = &src_plan;
-		out.run.source_device_id = srow.id;
+	if (r == 0 && src) {
+		r = probe_plan_prepare_source(c, s, &src->row, src->own_probes, &src->g, &src->plan,
+					      reason);
+		tgt->plan.source = &src->plan;
+		out->run.source_device_id = src->row.id;
 	}
 	if (r < 0) {
 		fprintf(stderr, "nvmond: probe refused: %s\n",
 			r == -EIO || r == -EBUSY ? store_strerror(s) : reason);
 		if (ser->of && ser->series_id)
-			cli_record_skip(s, &row, ser, preset, now,
+			cli_record_skip(s, &tgt->row, ser, preset, now,
 					r == -EIO || r == -EBUSY ? store_strerror(s) : reason);
-		goto out;
 	}
-	r = cli_insert_run(s, ser, &out);
+	return r;
+}
+
+/*
+ * The run on record, run, stored and reported; the locks let go of once its
+ * result is stored. Return: the exit status: 0 done (or stopped at a cliff), 1.
+ */
+static int cli_run(const struct cfg *c, struct dev_backend *b, struct store *s, bool json,
+		   struct cli_series *ser, struct cli_drive *tgt, struct cli_drive *src,
+		   struct probe_outcome *out)
+{
+	struct probe_sim_state own_sim = {0}, *sim = ser->study ? &ser->sim : &own_sim;
+	int r = cli_insert_run(s, ser, out);
+
 	if (r < 0) {
 		fprintf(stderr, "nvmond: %s\n", store_strerror(s));
-		goto out;
+		return 1;
 	}
-	ser->ret_run_id = out.run.id;
-	ser->ret_device_id = row.id;
-	probe_rated_for(c, row.model, row.serial, &ser->ret_rated);
-	cli_execute(b, s, &plan, to ? &src_plan : NULL, sim, &out);
-	r = probe_outcome_save(s, &out);
+	ser->ret_run_id = out->run.id;
+	ser->ret_device_id = tgt->row.id;
+	probe_rated_for(c, tgt->row.model, tgt->row.serial, &ser->ret_rated);
+	cli_execute(b, s, &tgt->plan, src ? &src->plan : NULL, sim, out);
+	r = probe_outcome_save(s, out);
 	if (r < 0) {
 		fprintf(stderr, "nvmond: cannot store the result: %s\n", store_strerror(s));
-		goto out;
+		return 1;
 	}
-	probe_lock_release(lock_fd);
-	probe_lock_release(src_lock_fd);
-	lock_fd = src_lock_fd = -1;
-	snprintf(ser->ret_state, sizeof(ser->ret_state), "%s", out.run.state);
-	r = cli_report(s, ser, &out, json);
+	probe_lock_release(tgt->lock_fd);
+	probe_lock_release(src ? src->lock_fd : -1);
+	tgt->lock_fd = -1;
+	if (src)
+		src->lock_fd = -1;
+	snprintf(ser->ret_state, sizeof(ser->ret_state), "%s", out->run.state);
+	r = cli_report(s, ser, out, json);
 	if (r < 0) {
 		fprintf(stderr, "nvmond: %s\n", strerror(-r));
-		goto out;
+		return 1;
 	}
-	status =
-		strcmp(out.run.state, "done") == 0 || strcmp(out.run.state, "stopped") == 0 ? 0 : 1;
-out:
-	probe_lock_release(lock_fd);
-	probe_lock_release(src_lock_fd);
-	if (signals_set) {
-		sigaction(SIGINT, &old_int, NULL);
-		sigaction(SIGTERM, &old_term, NULL);
-		sigaction(SIGHUP, &old_hup, NULL);
+	return strcmp(out->run.state, "done") == 0 || strcmp(out->run.state, "stopped") == 0 ? 0
+											     : 1;
+}
+
+/* SIGINT, SIGTERM, SIGHUP: stop writing, store what was done, let go of the drive. */
+static const int cli_signals[3] = {SIGINT, SIGTERM, SIGHUP};
+
+int probe_cli_one(const struct cfg *c, struct dev_backend *b, const char *device, const char *to,
+		  const char *preset, bool json, struct cli_series *ser)
+{
+	enum probe_preset_id pid;
+	struct store *s = NULL;
+	char err[STORE_ERR_MAX];
+	struct probe_outcome out = {0};
+	struct cli_drive tgt = {.lock_fd = -1}, src = {.lock_fd = -1};
+	int64_t now = timefmt_now_ms();
+	int status, r;
+	struct sigaction sa = {.sa_handler = probe_cli_on_signal}, old[3];
+
+	status = cli_check_args(preset, to, &pid);
+	if (status)
+		return status;
+	r = store_open(c->database, &s, err);
+	if (r < 0) {
+		fprintf(stderr, "nvmond: %s\n", err);
+		return 1;
+	}
+	status = cli_drives(b, s, device, to, now, &tgt, &src);
+	if (status == 0) {
+		for (size_t i = 0; i < 3; i++)
+			sigaction(cli_signals[i], &sa, &old[i]);
+		status = 1;
+		if (cli_prepare(c, s, pid, preset, now, json, ser, &tgt, to ? &src : NULL, &out) ==
+		    0)
+			status = cli_run(c, b, s, json, ser, &tgt, to ? &src : NULL, &out);
+		probe_lock_release(tgt.lock_fd);
+		probe_lock_release(src.lock_fd);
+		for (size_t i = 0; i < 3; i++)
+			sigaction(cli_signals[i], &old[i], NULL);
 	}
 	probe_outcome_clear(&out);
-	free(v);
-	free(rows);
 	store_close(s);
 	return status;
 }
@@ -524,7 +569,7 @@ int probe_cli(const struct cfg *c, struct dev_backend *b, const char *device, co
 {
 	struct cli_series ser = {.print = true};
 
-	return cli_one(c, b, device, NULL, preset, json, &ser);
+	return probe_cli_one(c, b, device, NULL, preset, json, &ser);
 }
 
 int probe_cli_copyto(const struct cfg *c, struct dev_backend *b, const char *from, const char *to,
@@ -532,217 +577,5 @@ int probe_cli_copyto(const struct cfg *c, struct dev_backend *b, const char *fro
 {
 	struct cli_series ser = {.print = true};
 
-	return cli_one(c, b, from, to, preset, json, &ser);
-}
-
-/* Idle for @ms, or until a signal. Return: false when interrupted. */
-static bool cli_cooldown(int64_t ms)
-{
-	int64_t end = timefmt_mono_ms() + ms;
-
-	while (!cli_interrupted && timefmt_mono_ms() < end) {
-		int64_t left = end - timefmt_mono_ms();
-		struct timespec ts = {.tv_sec = 0, .tv_nsec = (left < 100 ? left : 100) * 1000000L};
-		nanosleep(&ts, NULL);
-	}
-	return !cli_interrupted;
-}
-
-/* The end of a series the CLI ran, read back: the summary's detail. */
-static int cli_series_detail(const struct cfg *c, struct cli_series *ser, json_t **ret)
-{
-	struct store *s = NULL;
-	char err[STORE_ERR_MAX];
-	struct probe_run_row *runs = NULL;
-	size_t n = 0;
-	int r = store_open(c->database, &s, err);
-
-	if (r < 0) {
-		fprintf(stderr, "nvmond: %s\n", err);
-		return r;
-	}
-	r = store_probe_series_runs(s, ser->series_id, &runs, &n);
-	if (r == 0 && !n)
-		r = -ENOENT;
-	if (r == 0)
-		r = probe_run_detail_json(s, runs[n - 1].id, false, ret);
-	if (r == 0)
-		r = probe_series_json_add(s, &ser->ret_rated, *ret);
-	if (r < 0)
-		fprintf(stderr, "nvmond: cannot read the series back: %s\n", store_strerror(s));
-	free(runs);
-	store_close(s);
-	return r;
-}
-
-/* A run the CLI's series did not run (a signal while it waited), on record. */
-static void cli_skip_record(const struct cfg *c, const struct cli_series *ser, const char *preset,
-			    uint32_t index, const char *reason)
-{
-	struct store *s = NULL;
-	char err[STORE_ERR_MAX];
-	int64_t now = timefmt_now_ms(), id;
-	struct probe_run_row skip = {.device_id = ser->ret_device_id,
-				     .started_ms = now,
-				     .ended_ms = now,
-				     .series_id = ser->series_id,
-				     .series_index = index,
-				     .series_of = ser->of};
-
-	snprintf(skip.preset, sizeof(skip.preset), "%s", preset);
-	snprintf(skip.trigger, sizeof(skip.trigger), "cli");
-	snprintf(skip.state, sizeof(skip.state), "skipped");
-	snprintf(skip.reason, sizeof(skip.reason), "%s", reason);
-	if (store_open(c->database, &s, err) == 0)
-		(void)store_probe_run_insert(s, &skip, &id);
-	store_close(s);
-}
-
-/*
- * `nvmond probe --preset cache-recovery`: the study's schedule, its fill, then
- * a burst at each idle interval after the cliff, a line each as it comes, until
- * one runs as fast as before the cliff; then the verdict. A signal while it
- * waits ends it, the burst that would have come recorded as skipped.
- */
-static int cli_study(const struct cfg *c, struct dev_backend *b, const char *device,
-		     const char *preset, bool json)
-{
-	struct probe_study study = {0};
-	struct cli_series ser = {.of = 1, .study = &study};
-	struct sigaction sa = {.sa_handler = cli_on_signal}, old_int, old_term, old_hup;
-	int status = 0;
-
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	sigaction(SIGHUP, &sa, &old_hup);
-	for (uint32_t i = 1; i <= ser.of; i++) {
-		ser.index = i;
-		ser.ret_run_id = 0;
-		status = cli_one(c, b, device, NULL, preset, json, &ser);
-		if (i == 1 && ser.ret_run_id)
-			ser.series_id = ser.ret_run_id;
-		if (status != 0 || !ser.series_id || ser.ret_over || i == ser.of)
-			break;
-		int64_t due = study.cliff_ms + study.interval_ms[i - 1];
-		int64_t wait = due - timefmt_now_ms();
-		if (!cli_cooldown(wait > 0 ? wait : 0)) {
-			cli_skip_record(c, &ser, preset, i + 1,
-					"interrupted (a signal) while idle");
-			if (!json)
-				fprintf(stdout, "interrupted: the study ends\n");
-			status = 1;
-			break;
-		}
-	}
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	sigaction(SIGHUP, &old_hup, NULL);
-	if (!ser.series_id || !ser.ret_device_id)
-		return status ? status : 1;
-	json_t *detail = NULL;
-	if (cli_series_detail(c, &ser, &detail) < 0) {
-		status = 1;
-	} else if (json) {
-		json_dumpf(detail, stdout, JSON_INDENT(2));
-		fputc('\n', stdout);
-	} else {
-		const json_t *rec = json_object_get(detail, "recovery");
-		const char *v = json_string_value(json_object_get(rec, "verdict"));
-		fprintf(stdout, "%s\n", v ? v : json_string_value(json_object_get(rec, "state")));
-	}
-	json_decref(detail);
-	return status;
-}
-
-int probe_cli_repeat(const struct cfg *c, struct dev_backend *b, const char *device,
-		     const char *preset, bool json, uint32_t repeat, int64_t cooldown_ms)
-{
-	struct cli_series ser = {.of = repeat};
-	struct sigaction sa = {.sa_handler = cli_on_signal}, old_int, old_term, old_hup;
-	const struct probe_preset *pre = probe_preset_find(preset, NULL);
-	int status = 0;
-
-	if (pre && pre->study) {
-		if (repeat > 1) {
-			fprintf(stderr,
-				"nvmond: %s is a study: its runs follow [probes] "
-				"recovery_intervals, not --repeat\n",
-				preset);
-			return 2;
-		}
-		return cli_study(c, b, device, preset, json);
-	}
-	if (repeat <= 1)
-		return probe_cli(c, b, device, preset, json);
-	if (repeat > PROBE_REPEAT_MAX) {
-		fprintf(stderr, "nvmond: --repeat: 1 … %d\n", PROBE_REPEAT_MAX);
-		return 2;
-	}
-	/* A signal during a cooldown ends the series as one during a run does. */
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	sigaction(SIGHUP, &sa, &old_hup);
-	for (uint32_t i = 1; i <= repeat; i++) {
-		ser.index = i;
-		ser.ret_run_id = 0;
-		ser.ret_state[0] = '\0';
-		status = cli_one(c, b, device, NULL, preset, json, &ser);
-		if (i == 1 && ser.ret_run_id)
-			ser.series_id = ser.ret_run_id;
-		if (status != 0 || !ser.series_id)
-			break;
-		if (i < repeat && !cli_cooldown(cooldown_ms)) {
-			struct store *s = NULL;
-			char err[STORE_ERR_MAX];
-			int64_t now = timefmt_now_ms(), id;
-			struct probe_run_row skip = {.device_id = ser.ret_device_id,
-						     .started_ms = now,
-						     .ended_ms = now,
-						     .series_id = ser.series_id,
-						     .series_index = i + 1,
-						     .series_of = repeat};
-			snprintf(skip.preset, sizeof(skip.preset), "%s", preset);
-			snprintf(skip.trigger, sizeof(skip.trigger), "cli");
-			snprintf(skip.state, sizeof(skip.state), "skipped");
-			snprintf(skip.reason, sizeof(skip.reason),
-				 "interrupted (a signal) during the cooldown");
-			if (store_open(c->database, &s, err) == 0)
-				(void)store_probe_run_insert(s, &skip, &id);
-			store_close(s);
-			status = 1;
-			break;
-		}
-	}
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	sigaction(SIGHUP, &old_hup, NULL);
-	if (!ser.series_id || !ser.ret_device_id)
-		return status ? status : 1;
-	/* The summary: the series as its last run sees it. */
-	struct store *s = NULL;
-	char err[STORE_ERR_MAX];
-	struct probe_run_row *runs = NULL;
-	size_t n = 0;
-	json_t *detail = NULL;
-	if (store_open(c->database, &s, err) < 0 ||
-	    store_probe_series_runs(s, ser.series_id, &runs, &n) < 0 || !n ||
-	    probe_run_detail_json(s, runs[n - 1].id, false, &detail) < 0 ||
-	    probe_series_json_add(s, &ser.ret_rated, detail) < 0) {
-		fprintf(stderr, "nvmond: cannot read the series back: %s\n",
-			s ? store_strerror(s) : err);
-		status = 1;
-	} else if (json) {
-		json_dumpf(detail, stdout, JSON_INDENT(2));
-		fputc('\n', stdout);
-	} else {
-		probe_print_series(stdout, detail);
-		const char *note = json_string_value(
-			json_object_get(json_object_get(detail, "spec"), "message"));
-		if (note)
-			fprintf(stdout, "note: %s\n", note);
-	}
-	json_decref(detail);
-	free(runs);
-	store_close(s);
-	return status;
+	return probe_cli_one(c, b, from, to, preset, json, &ser);
 }

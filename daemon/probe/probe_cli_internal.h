@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 /*
- * `nvmond probe`: what its group run (probe_cli_group.c) takes from the
- * single run's file (probe_cli.c, the owner). No state is shared: each
- * command keeps its own.
+ * `nvmond probe`: what its series (probe_cli_series.c) and group run
+ * (probe_cli_group.c) take from the single run's file (probe_cli.c, the
+ * owner). No state is shared but the signal flag: each command keeps its own.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -11,6 +11,7 @@
 
 #include "nvmond/dev/dev.h"
 #include "nvmond/probe/probe_progress.h"
+#include "nvmond/probe/probe_series.h"
 #include "nvmond/probe/probe_svc.h"
 #include "nvmond/store/store.h"
 
@@ -26,3 +27,37 @@
 int probe_cli_drive(struct dev_backend *b, struct store *s, const struct dev_info *v, size_t n,
 		    const struct device_row *rows, size_t n_rows, const char *device, int64_t now,
 		    struct device_row *ret_row, struct gate_facts *g, bool *ret_own_probes);
+
+/*
+ * The series a run of `nvmond probe --repeat` belongs to, and the run's end:
+ * the series' fields are probe_cli_series.c's, the ret_ ones probe_cli_one()'s.
+ */
+struct cli_series {
+	int64_t series_id;  /* 0: the first run (its id becomes the series') */
+	uint32_t index, of; /* 0 of 0: a single run */
+	bool print;	    /* print the run's own result */
+	int64_t ret_run_id; /* the run, once inserted */
+	int64_t ret_device_id;
+	char ret_state[16];
+	struct probe_rated ret_rated;
+	/* cache-recovery: the study (planned by its first run), and the simulated
+	 * engine's state of the drive (its cache), which the study's runs share as
+	 * a real drive's own cache would be */
+	struct probe_study *study;
+	struct probe_sim_state sim;
+	bool ret_over; /* the study is over: a burst ran as fast as before the cliff */
+};
+
+/*
+ * One run of `nvmond probe` on @device (copy-to: read, @to written) as run
+ * @ser->index of @ser (0 of 0: alone). Return: the exit status (0 done, 1,
+ * 2 usage), said on stderr.
+ */
+int probe_cli_one(const struct cfg *c, struct dev_backend *b, const char *device, const char *to,
+		  const char *preset, bool json, struct cli_series *ser);
+
+/* The commands' handler of SIGINT, SIGTERM, SIGHUP: the run stops writing, stores what it did. */
+void probe_cli_on_signal(int sig);
+
+/* A signal came (probe_cli_on_signal()). */
+bool probe_cli_interrupted(void);

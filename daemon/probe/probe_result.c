@@ -111,6 +111,80 @@ static int link_notes_add(struct store *s, const struct probe_run_row *run, json
 				    text));
 }
 
+/* Phase @phase's series of run @id, as "series" of @p: [t_ms, read, written] per interval. */
+static int series_add(struct store *s, int64_t id, size_t phase, json_t *p)
+{
+	struct probe_point *v = NULL;
+	size_t n = 0;
+	int r = store_probe_series_get(s, id, phase, &v, &n);
+
+	if (r < 0)
+		return r;
+	r = -ENOMEM;
+	json_t *series = json_array();
+	if (!series || set(p, "series", series) < 0)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		json_t *pt = json_pack("[I, I, I]", (json_int_t)v[i].t_ms,
+				       (json_int_t)v[i].rd_bytes, (json_int_t)v[i].wr_bytes);
+		if (!pt || json_array_append_new(series, pt) < 0)
+			goto out;
+	}
+	r = 0;
+out:
+	free(v);
+	return r;
+}
+
+/*
+ * Phase @ph of run @id into @phases: its figures, its cliff events (those of
+ * @ev that are its), with @with_series its series. Return: 0 or negative errno.
+ */
+static int phase_add(struct store *s, int64_t id, const struct probe_phase_row *ph,
+		     const struct probe_event_row *ev, size_t n_ev, bool with_series,
+		     json_t *phases)
+{
+	json_t *p = json_pack(
+		"{s:I, s:s, s:s, s:b, s:I, s:I, s:s, s:I, s:I, s:I, s:o, s:o, "
+		"s:{s:I, s:I}, s:[]}",
+		"phase", (json_int_t)ph->phase, "name", ph->name, "op", ph->op, "random",
+		ph->random, "block_size", (json_int_t)ph->block_size, "depth",
+		(json_int_t)ph->depth, "stop", ph->stop, "elapsed_ms", (json_int_t)ph->elapsed_ms,
+		"offset_ms", (json_int_t)ph->offset_ms, "interval_ms", (json_int_t)ph->interval_ms,
+		"read", dir_json(&ph->rd, ph->elapsed_ms), "write",
+		dir_json(&ph->wr, ph->elapsed_ms), "cpu", "user_us", (json_int_t)ph->cpu_user_us,
+		"sys_us", (json_int_t)ph->cpu_sys_us, "events");
+
+	if (!p || json_array_append_new(phases, p) < 0)
+		return -ENOMEM;
+	json_t *evs = json_object_get(p, "events");
+	for (size_t i = 0; i < n_ev; i++)
+		if (ev[i].phase == ph->phase &&
+		    json_array_append_new(evs, event_json(&ev[i].ev)) < 0)
+			return -ENOMEM;
+	return with_series ? series_add(s, id, ph->phase, p) : 0;
+}
+
+/* The run's SMART samples @th, as "smart" of @o. Return: 0 or -ENOMEM. */
+static int smart_add(const struct cliff_thermal *th, size_t n_th, json_t *o)
+{
+	json_t *smart = json_array();
+
+	if (!smart || set(o, "smart", smart) < 0)
+		return -ENOMEM;
+	for (size_t i = 0; i < n_th; i++) {
+		json_t *t = json_pack(
+			"{s:I, s:i, s:I, s:I, s:I, s:I, s:I}", "t_ms", (json_int_t)th[i].t_ms,
+			"temp_k", th[i].temp_k, "tmt1_count", (json_int_t)th[i].t1_count,
+			"tmt2_count", (json_int_t)th[i].t2_count, "tmt1_time_s",
+			(json_int_t)th[i].t1_time_s, "tmt2_time_s", (json_int_t)th[i].t2_time_s,
+			"warning_temp_time_min", (json_int_t)th[i].warning_temp_time_min);
+		if (!t || json_array_append_new(smart, t) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 int probe_run_detail_json(struct store *s, int64_t id, bool with_series, json_t **ret)
 {
 	struct probe_run_row run;
@@ -160,66 +234,13 @@ int probe_run_detail_json(struct store *s, int64_t id, bool with_series, json_t 
 		r = -ENOMEM;
 	}
 	for (size_t k = 0; k < n_ph; k++) {
-		json_t *p = json_pack(
-			"{s:I, s:s, s:s, s:b, s:I, s:I, s:s, s:I, s:I, s:I, s:o, s:o, "
-			"s:{s:I, s:I}, s:[]}",
-			"phase", (json_int_t)ph[k].phase, "name", ph[k].name, "op", ph[k].op,
-			"random", ph[k].random, "block_size", (json_int_t)ph[k].block_size, "depth",
-			(json_int_t)ph[k].depth, "stop", ph[k].stop, "elapsed_ms",
-			(json_int_t)ph[k].elapsed_ms, "offset_ms", (json_int_t)ph[k].offset_ms,
-			"interval_ms", (json_int_t)ph[k].interval_ms, "read",
-			dir_json(&ph[k].rd, ph[k].elapsed_ms), "write",
-			dir_json(&ph[k].wr, ph[k].elapsed_ms), "cpu", "user_us",
-			(json_int_t)ph[k].cpu_user_us, "sys_us", (json_int_t)ph[k].cpu_sys_us,
-			"events");
-		if (!p || json_array_append_new(phases, p) < 0)
-			goto out;
-		json_t *evs = json_object_get(p, "events");
-		for (size_t i = 0; i < n_ev; i++)
-			if (ev[i].phase == ph[k].phase &&
-			    json_array_append_new(evs, event_json(&ev[i].ev)) < 0)
-				goto out;
-		if (!with_series)
-			continue;
-		struct probe_point *v = NULL;
-		size_t n = 0;
-		r = store_probe_series_get(s, id, ph[k].phase, &v, &n);
+		r = phase_add(s, id, &ph[k], ev, n_ev, with_series, phases);
 		if (r < 0)
 			goto out;
-		r = -ENOMEM;
-		json_t *series = json_array();
-		if (!series || set(p, "series", series) < 0) {
-			free(v);
-			goto out;
-		}
-		for (size_t i = 0; i < n; i++) {
-			json_t *pt =
-				json_pack("[I, I, I]", (json_int_t)v[i].t_ms,
-					  (json_int_t)v[i].rd_bytes, (json_int_t)v[i].wr_bytes);
-			if (!pt || json_array_append_new(series, pt) < 0) {
-				free(v);
-				goto out;
-			}
-		}
-		free(v);
 	}
-	if (with_series) {
-		json_t *smart = json_array();
-		if (!smart || set(o, "smart", smart) < 0)
-			goto out;
-		for (size_t i = 0; i < n_th; i++) {
-			json_t *t =
-				json_pack("{s:I, s:i, s:I, s:I, s:I, s:I, s:I}", "t_ms",
-					  (json_int_t)th[i].t_ms, "temp_k", th[i].temp_k,
-					  "tmt1_count", (json_int_t)th[i].t1_count, "tmt2_count",
-					  (json_int_t)th[i].t2_count, "tmt1_time_s",
-					  (json_int_t)th[i].t1_time_s, "tmt2_time_s",
-					  (json_int_t)th[i].t2_time_s, "warning_temp_time_min",
-					  (json_int_t)th[i].warning_temp_time_min);
-			if (!t || json_array_append_new(smart, t) < 0)
-				goto out;
-		}
-	}
+	r = with_series ? smart_add(th, n_th, o) : 0;
+	if (r < 0)
+		goto out;
 	*ret = o;
 	o = NULL;
 	r = 0;

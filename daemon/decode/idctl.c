@@ -100,24 +100,18 @@ int idctl_decode(const uint8_t page[IDCTL_SIZE], struct idctl *ret)
 void idctl_encode(const struct idctl *id, uint8_t page[IDCTL_SIZE])
 {
 	memset(page, 0, IDCTL_SIZE);
-	page[OFF_VID] = (uint8_t)id->vid;
-	page[OFF_VID + 1] = (uint8_t)(id->vid >> 8);
+	le_put(page + OFF_VID, id->vid, 2);
 	field_put(page + OFF_SN, id->serial, LEN_SN);
 	field_put(page + OFF_MN, id->model, LEN_MN);
 	field_put(page + OFF_FR, id->firmware, LEN_FR);
-	page[OFF_WCTEMP] = (uint8_t)id->wctemp_k;
-	page[OFF_WCTEMP + 1] = (uint8_t)(id->wctemp_k >> 8);
-	page[OFF_CCTEMP] = (uint8_t)id->cctemp_k;
-	page[OFF_CCTEMP + 1] = (uint8_t)(id->cctemp_k >> 8);
+	le_put(page + OFF_WCTEMP, id->wctemp_k, 2);
+	le_put(page + OFF_CCTEMP, id->cctemp_k, 2);
 	u128_to_le(id->tnvmcap, page + OFF_TNVMCAP);
-	for (int i = 0; i < 4; i++)
-		page[OFF_NN + i] = (uint8_t)(id->nn >> (8 * i));
-	page[OFF_OACS] = (uint8_t)id->oacs;
-	page[OFF_OACS + 1] = (uint8_t)(id->oacs >> 8);
+	le_put(page + OFF_NN, id->nn, 4);
+	le_put(page + OFF_OACS, id->oacs, 2);
 	page[OFF_ELPE] = id->elpe;
 	page[OFF_LPA] = id->lpa;
-	page[OFF_EDSTT] = (uint8_t)id->edstt;
-	page[OFF_EDSTT + 1] = (uint8_t)(id->edstt >> 8);
+	le_put(page + OFF_EDSTT, id->edstt, 2);
 	page[OFF_CMIC] = id->cmic;
 	page[OFF_NPSS] = id->npss;
 	page[OFF_APSTA] = id->apsta;

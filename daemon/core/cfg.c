@@ -74,7 +74,7 @@ bool cfg_section_known(const char *section)
 	for (size_t i = 0; i < cfg_n_keys; i++)
 		if (strcmp(cfg_keys[i].section, section) == 0)
 			return true;
-	return false;
+	return cfg_sect_known(section);
 }
 
 static const struct cfg_key *cfg_key_find(const char *section, const char *key)
@@ -145,9 +145,8 @@ static int cfg_put_size(const struct cfg_key *k, char *field, const char *value,
 	return 0;
 }
 
-/* Validate @value for @k and store it in @c; on failure @c is untouched. */
-static int cfg_key_apply(const struct cfg_key *k, void *base, const char *value, char *err,
-			 size_t errsize)
+/* Validate @value for @k and store it at @base; on failure nothing changes. */
+int cfg_key_apply(const struct cfg_key *k, void *base, const char *value, char *err, size_t errsize)
 {
 	char *field = (char *)base + k->offset;
 	struct cfg *c = base; /* CFG_T_LISTEN only: a global key */
@@ -260,7 +259,7 @@ static int cfg_key_apply(const struct cfg_key *k, void *base, const char *value,
 
 size_t cfg_key_count(void)
 {
-	return cfg_n_keys + cfg_n_device_keys;
+	return cfg_n_keys + cfg_n_device_keys + cfg_sect_key_count();
 }
 
 /*
@@ -424,13 +423,21 @@ int cfg_apply_at(struct cfg *c, const char *section, const char *key, const char
 		return -ENOENT;
 	}
 	k = cfg_key_find(section, key);
+	if (k) {
+		r = cfg_key_apply(k, c, value, err, errsize);
+		if (r == 0)
+			c->key_line[k - cfg_keys] = line;
+		return r;
+	}
+	size_t slot;
+	k = cfg_sect_find(section, key, &slot);
 	if (!k) {
 		(void)cfg_error(err, errsize, "unknown key '%s' in section [%s]", key, section);
 		return -ENOENT;
 	}
-	r = cfg_key_apply(k, c, value, err, errsize);
+	r = cfg_key_apply(k, cfg_sect_base(c, slot), value, err, errsize);
 	if (r == 0)
-		c->key_line[k - cfg_keys] = line;
+		c->sect_key_line[slot] = line;
 	return r;
 }
 
@@ -485,6 +492,7 @@ void cfg_defaults(struct cfg *c)
 			(void)cfg_key_apply(&cfg_keys[i], c, cfg_keys[i].def, err, sizeof(err));
 	cfg_default_database(c->database);
 	cfg_default_host_name(c->host_name);
+	cfg_sect_defaults(c);
 }
 
 int cfg_set(struct cfg *c, const char *section, const char *key, const char *value,
@@ -531,11 +539,16 @@ int cfg_key_describe(size_t i, struct cfg_key_desc *ret)
 {
 	const struct cfg_key *k;
 	char lo[32], hi[32];
-	bool device = i >= cfg_n_keys;
+	size_t sect;
 
 	if (i >= cfg_key_count())
 		return -ENOENT;
-	k = device ? &cfg_device_keys[i - cfg_n_keys] : &cfg_keys[i];
+	if (i < cfg_n_keys)
+		k = &cfg_keys[i];
+	else if (i < cfg_n_keys + cfg_n_device_keys)
+		k = &cfg_device_keys[i - cfg_n_keys];
+	else
+		k = cfg_sect_key(i - cfg_n_keys - cfg_n_device_keys, &sect);
 	*ret = (struct cfg_key_desc){
 		.section = k->section,
 		.key = k->key,
@@ -601,8 +614,19 @@ int cfg_key_describe(size_t i, struct cfg_key_desc *ret)
 int cfg_key_line(const struct cfg *c, const char *section, const char *key)
 {
 	const struct cfg_key *k = cfg_key_find(section, key);
+	size_t slot;
 
-	return k ? c->key_line[k - cfg_keys] : 0;
+	if (k)
+		return c->key_line[k - cfg_keys];
+	return cfg_sect_find(section, key, &slot) ? c->sect_key_line[slot] : 0;
+}
+
+const struct cfg_key *cfg_key_lookup(const char *section, const char *key)
+{
+	const struct cfg_key *k = cfg_key_find(section, key);
+	size_t slot;
+
+	return k ? k : cfg_sect_find(section, key, &slot);
 }
 
 const char *cfg_key_where(const struct cfg *c, const char *section, const char *key, char *buf,
@@ -617,10 +641,14 @@ const char *cfg_key_where(const struct cfg *c, const char *section, const char *
 	return buf;
 }
 
-/* Whether key @k has the same value in @a and @b. */
-static bool cfg_key_same(const struct cfg_key *k, const struct cfg *a, const struct cfg *b)
+/*
+ * Whether key @k has the same value in @a and @b, its values at @base_a and @base_b
+ * (@a and @b themselves for core's own keys).
+ */
+static bool cfg_key_same(const struct cfg_key *k, const struct cfg *a, const struct cfg *b,
+			 const void *base_a, const void *base_b)
 {
-	const char *fa = (const char *)a + k->offset, *fb = (const char *)b + k->offset;
+	const char *fa = (const char *)base_a + k->offset, *fb = (const char *)base_b + k->offset;
 
 	switch (k->type) {
 	case CFG_T_DURATION:
@@ -661,10 +689,15 @@ size_t cfg_restart_changes(const struct cfg *running, const struct cfg *loaded, 
 
 	if (size)
 		buf[0] = '\0';
-	for (size_t i = 0; i < cfg_n_keys; i++) {
-		const struct cfg_key *k = &cfg_keys[i];
+	for (size_t i = 0; i < cfg_n_keys + cfg_sect_key_count(); i++) {
+		size_t slot = i - cfg_n_keys, si;
+		const struct cfg_key *k = i < cfg_n_keys ? &cfg_keys[i] : cfg_sect_key(slot, &si);
+		const void *ba =
+			i < cfg_n_keys ? (const void *)running : cfg_sect_base(running, slot);
+		const void *bb =
+			i < cfg_n_keys ? (const void *)loaded : cfg_sect_base(loaded, slot);
 		if (!(k->restart || strcmp(k->section, "http") == 0) ||
-		    cfg_key_same(k, running, loaded))
+		    cfg_key_same(k, running, loaded, ba, bb))
 			continue;
 		bool same_sect = sect && strcmp(sect, k->section) == 0;
 		int w = snprintf(buf + len, len < size ? size - len : 0, "%s%s%s%s%s",

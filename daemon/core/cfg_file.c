@@ -17,6 +17,7 @@
 #include "nvmond/core/cfg.h"
 #include "nvmond/util/fperm.h"
 #include "cfg_internal.h"
+#include "cfg_keys.h"
 
 /*
  * Parsing state. libinih (Debian, v55) does not pass line numbers to the handler and keeps
@@ -286,6 +287,15 @@ static int cfg_parse_handler(void *user, const char *section, const char *name, 
 		return 0;
 	}
 	cfg_pending_drop(p, sect, name);
+	/* The owner's own check of a key of its section (cfg_section.h). */
+	const struct cfg_key *key = cfg_key_lookup(sect, name);
+	if (key && key->check && key->check(value, msg, sizeof(msg)) < 0) {
+		char full[CFG_ERR_MAX];
+		if (snprintf(full, sizeof(full), "[%s] %s: %s", sect, name, msg) < 0)
+			full[0] = '\0';
+		cfg_pending_add(p, sect, name, full);
+		return 1;
+	}
 	for (size_t i = 0; i < p->n_checks; i++) {
 		const struct cfg_check *k = &p->checks[i];
 		size_t sl = strlen(k->section);
@@ -386,6 +396,7 @@ int cfg_load_checked(struct cfg *c, const char *path, const struct cfg_check *ch
 	p.c = tmp;
 	snprintf(tmp->file, sizeof(tmp->file), "%s", path);
 	memset(tmp->key_line, 0, sizeof(tmp->key_line));
+	memset(tmp->sect_key_line, 0, sizeof(tmp->sect_key_line));
 
 	r = ini_parse_stream(cfg_parse_reader, &p, cfg_parse_handler, &p);
 	cfg_pending_report(&p);

@@ -79,3 +79,32 @@ int cfg_export_apply(struct cfg *c, const char *name, const char *key, const cha
 /** cfg_sink_apply() - Keep [sink "@name"] @key = @value (read at @line). Return: 0 or -EINVAL. */
 int cfg_sink_apply(struct cfg *c, const char *name, const char *key, const char *value, int line,
 		   char *err, size_t errsize);
+
+struct cfg_key;
+
+/**
+ * cfg_key_apply() - Validate @value for key @k and store it in the struct at
+ * @base (struct cfg for core's own keys, the owner's struct for a section's);
+ * on failure nothing changes and @err holds "message". Return: 0 or -EINVAL.
+ */
+int cfg_key_apply(const struct cfg_key *k, void *base, const char *value, char *err,
+		  size_t errsize);
+
+/*
+ * The registered sections (cfg_section.c). A key of theirs has a slot: its index
+ * in struct cfg's sect_key_line and in the order the keys are described.
+ */
+/** cfg_sect_defaults() - Each registered section's defaults into @c. */
+void cfg_sect_defaults(struct cfg *c);
+/** cfg_sect_known() - Whether a registered section is called [@section]. */
+bool cfg_sect_known(const char *section);
+/** cfg_sect_key_count() - How many keys the registered sections have. */
+size_t cfg_sect_key_count(void);
+/** cfg_sect_key() - The key of @slot, its section's index in @ret_sect; NULL past the end. */
+const struct cfg_key *cfg_sect_key(size_t slot, size_t *ret_sect);
+/** cfg_sect_find() - [@section] @key of a registered section, its slot in @ret_slot; or NULL. */
+const struct cfg_key *cfg_sect_find(const char *section, const char *key, size_t *ret_slot);
+/** cfg_sect_base() - Where the values of @slot's section live in @c. */
+void *cfg_sect_base(const struct cfg *c, size_t slot);
+/** cfg_key_lookup() - The key [@section] @key, core's or a registered section's; or NULL. */
+const struct cfg_key *cfg_key_lookup(const char *section, const char *key);

@@ -193,17 +193,6 @@ const struct cfg_key cfg_keys[] = {
 	     .syntax = "list of durations"),
 	/* A schedule (analysis/selftest_sched.h), checked by the self-test service. */
 	PATH("selftests", "default_schedule", selftest_default_schedule, 0, ""),
-	/* The URL is checked by the fleet view (fleetview_check_query_url()). */
-	PATH("fleet", "query_url", fleet_query_url, 0, ""),
-	PATH("fleet", "bearer_token_file", fleet_bearer_token_file, 0, ""),
-	PATH("fleet", "tls_ca_file", fleet_tls_ca_file, 0, ""),
-	PATH("fleet", "basic_auth_user", fleet_basic_auth_user, 0, ""),
-	PATH("fleet", "basic_auth_password_file", fleet_basic_auth_password_file, 0, ""),
-	PATH("fleet", "org_id", fleet_org_id, 0, ""),
-	DURATION("fleet", "timeout", fleet_timeout_ms, 100, MS_PER_MIN, "10s"),
-	DURATION("fleet", "stale_after", fleet_stale_after_ms, MS_PER_SEC, MS_PER_DAY, "1m"),
-	DURATION("fleet", "forget_after", fleet_forget_after_ms, MS_PER_HOUR, 366 * MS_PER_DAY,
-		 "7d"),
 	ENUM("logs", "ocp", logs_ocp, int, cfg_bool_choices, "yes or no", "yes"),
 	DURATION("logs", "ocp_interval", logs_ocp_interval_ms, 0, MS_PER_DAY, "0"),
 	ENUM("logs", "pel", logs_pel, int, cfg_bool_choices, "yes or no", "yes"),

@@ -22,6 +22,7 @@
 #include "nvmond/api/api_params.h"
 #include "nvmond/core/log.h"
 #include "nvmond/fleetview/fleetview.h"
+#include "nvmond/fleetview/fleetview_conf.h"
 #include "nvmond/fleetview/fleetview_svc.h"
 #include "nvmond/util/timefmt.h"
 #include "fleetview_svc_internal.h"
@@ -118,54 +119,54 @@ static int token_read(const char *key, const char *path, char ret[TOKEN_MAX], ch
 
 static int settings_of(const struct cfg *c, struct settings *ret, char *err)
 {
+	const struct fleet_conf *f = fleet_conf(c);
 	struct settings s = {0};
 	struct stat st;
 	size_t n;
 
-	if (fleetview_check_query_url(c->fleet_query_url, err, FLEETVIEW_ERR_MAX) < 0) {
+	if (fleetview_check_query_url(f->query_url, err, FLEETVIEW_ERR_MAX) < 0) {
 		char why[FLEETVIEW_ERR_MAX];
 		snprintf(why, sizeof(why), "%s", err);
 		fleetview_errf(err, "[fleet] query_url: %s", why);
 		return -EINVAL;
 	}
-	snprintf(s.url, sizeof(s.url), "%s", c->fleet_query_url);
+	snprintf(s.url, sizeof(s.url), "%s", f->query_url);
 	n = strlen(s.url);
 	while (n > 0 && s.url[n - 1] == '/')
 		s.url[--n] = '\0';
 	url_display(s.url, s.display, sizeof(s.display));
-	if (!c->fleet_basic_auth_user[0] != !c->fleet_basic_auth_password_file[0]) {
+	if (!f->basic_auth_user[0] != !f->basic_auth_password_file[0]) {
 		fleetview_errf(err,
 			       "[fleet] basic_auth_user and basic_auth_password_file go together");
 		return -EINVAL;
 	}
-	if (c->fleet_basic_auth_user[0] && c->fleet_bearer_token_file[0]) {
+	if (f->basic_auth_user[0] && f->bearer_token_file[0]) {
 		fleetview_errf(err, "[fleet] bearer_token_file or basic auth, not both");
 		return -EINVAL;
 	}
-	if (strchr(c->fleet_basic_auth_user, ':')) {
+	if (strchr(f->basic_auth_user, ':')) {
 		fleetview_errf(err, "[fleet] basic_auth_user: no ':' in a user name (RFC 7617)");
 		return -EINVAL;
 	}
-	if (c->fleet_bearer_token_file[0] &&
-	    token_read("bearer_token_file", c->fleet_bearer_token_file, s.token, err) < 0)
+	if (f->bearer_token_file[0] &&
+	    token_read("bearer_token_file", f->bearer_token_file, s.token, err) < 0)
 		return -EINVAL;
-	if (c->fleet_basic_auth_password_file[0] &&
-	    token_read("basic_auth_password_file", c->fleet_basic_auth_password_file, s.password,
-		       err) < 0)
+	if (f->basic_auth_password_file[0] &&
+	    token_read("basic_auth_password_file", f->basic_auth_password_file, s.password, err) <
+		    0)
 		return -EINVAL;
-	snprintf(s.user, sizeof(s.user), "%s", c->fleet_basic_auth_user);
-	if (c->fleet_tls_ca_file[0] && stat(c->fleet_tls_ca_file, &st) < 0) {
-		fleetview_errf(err, "[fleet] tls_ca_file %s: %s", c->fleet_tls_ca_file,
-			       strerror(errno));
+	snprintf(s.user, sizeof(s.user), "%s", f->basic_auth_user);
+	if (f->tls_ca_file[0] && stat(f->tls_ca_file, &st) < 0) {
+		fleetview_errf(err, "[fleet] tls_ca_file %s: %s", f->tls_ca_file, strerror(errno));
 		return -EINVAL;
 	}
-	snprintf(s.ca_file, sizeof(s.ca_file), "%s", c->fleet_tls_ca_file);
-	snprintf(s.org_id, sizeof(s.org_id), "%s", c->fleet_org_id);
-	s.timeout_ms = c->fleet_timeout_ms;
+	snprintf(s.ca_file, sizeof(s.ca_file), "%s", f->tls_ca_file);
+	snprintf(s.org_id, sizeof(s.org_id), "%s", f->org_id);
+	s.timeout_ms = f->timeout_ms;
 	s.interval_ms =
 		c->poll_interval_ms > MIN_INTERVAL_MS ? c->poll_interval_ms : MIN_INTERVAL_MS;
-	s.stale_after_ms = c->fleet_stale_after_ms;
-	s.forget_after_ms = c->fleet_forget_after_ms;
+	s.stale_after_ms = f->stale_after_ms;
+	s.forget_after_ms = f->forget_after_ms;
 	*ret = s;
 	return 0;
 }

@@ -14,19 +14,20 @@
 #include <curl/curl.h>
 
 #include "nvmond/core/cfg.h"
+#include "nvmond/fleetview/fleetview_conf.h"
 #include "nvmond/fleetview/fleetview.h"
 #include "nvmond/fleetview/fleetview_svc.h"
 
 #define TOKEN_MAX 4096
 
 struct settings {
-	char url[sizeof(((struct cfg *)0)->fleet_query_url)];	     /* without a trailing '/' */
-	char display[sizeof(((struct cfg *)0)->fleet_query_url)];    /* without user:password@ */
-	char token[TOKEN_MAX];					     /* "" = none */
-	char user[sizeof(((struct cfg *)0)->fleet_basic_auth_user)]; /* basic auth; "" = none */
+	char url[sizeof(((struct fleet_conf *)0)->query_url)];	      /* without a trailing '/' */
+	char display[sizeof(((struct fleet_conf *)0)->query_url)];    /* without user:password@ */
+	char token[TOKEN_MAX];					      /* "" = none */
+	char user[sizeof(((struct fleet_conf *)0)->basic_auth_user)]; /* basic auth; "" = none */
 	char password[TOKEN_MAX];
 	char ca_file[CFG_PATH_MAX];
-	char org_id[sizeof(((struct cfg *)0)->fleet_org_id)];
+	char org_id[sizeof(((struct fleet_conf *)0)->org_id)];
 	int64_t timeout_ms, interval_ms, stale_after_ms, forget_after_ms;
 };
 

@@ -54,6 +54,7 @@
 #include "nvmond/api/drive_api.h"
 #include "nvmond/alert/wear_mon.h"
 
+#include "nvmond/main/main_cfg.h"
 #include "nvmond/main/main_cli.h"
 #include "nvmond/main/main_http.h"
 #include "nvmond/main/main_privsep.h"
@@ -775,7 +776,13 @@ int main(int argc, char **argv)
 {
 	struct opts o;
 	const char *cmd;
+	int r;
 
+	r = main_cfg_sections();
+	if (r < 0) {
+		fprintf(stderr, "nvmond: the configuration's sections: %s\n", strerror(-r));
+		return EXIT_FAILURE;
+	}
 	if (parse_opts(argc, argv, &o, &cmd) < 0)
 		return EXIT_USAGE;
 	if (cmd && strcmp(cmd, "probe") == 0)

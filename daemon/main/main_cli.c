@@ -479,7 +479,6 @@ static const struct cfg_check config_checks[] = {
 	{"probes", "recovery_intervals", check_recovery_intervals},
 	{"http", "tls_priorities", check_tls_priorities},
 	{"http", "allowed_hosts", check_allowed_hosts},
-	{"fleet", "query_url", fleetview_check_query_url},
 	{"risk", "disable", check_risk_disable},
 };
 

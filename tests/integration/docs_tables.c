@@ -16,11 +16,15 @@
 #include <stdio.h>
 
 #include "nvmond/core/cfg.h"
+#include "nvmond/main/main_cfg.h"
 
 int main(void)
 {
 	json_t *keys = json_array(), *bools = json_array(), *out;
 	struct cfg_key_desc d;
+
+	if (main_cfg_sections() < 0)
+		return 1;
 
 	for (size_t i = 0; cfg_key_describe(i, &d) == 0; i++)
 		json_array_append_new(

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The documentation is kept true to the code:
-#  - every configuration key the code defines (daemon/**/cfg*.c) appears under its section
+#  - every configuration key the code defines (daemon/core/cfg*.c, and the sections the
+#    subsystems own: CFG_SECTION(…) in daemon/**/*.c) appears under its section
 #    in docs/configuration.md, in the sample systemd/nvmond.conf and in nvmond.conf(5);
 #  - every HTTP route the code registers ("/api/v1/…", "/healthz") is in docs/api.md,
 #    and "/metrics" and every metric name in docs/metrics.md;
@@ -45,13 +46,17 @@ done
 
 # ---- configuration keys ---------------------------------------------------------------
 
-# The key tables: today daemon/cfg.c, after the reorganisation daemon/core/cfg*.c.
-mapfile -t CFG_FILES < <(find "$SRC/daemon" -name 'cfg*.c' -o -name 'cfg*.h' | sort)
+# The key tables: core's own in daemon/core/cfg*.c, and each section a subsystem owns
+# in the file that declares it (CFG_SECTION(…), core/cfg_section.h).
+mapfile -t CFG_FILES < <({ find "$SRC/daemon" -name 'cfg*.c' -o -name 'cfg*.h'
+	grep -rl --include='*.c' 'CFG_SECTION(' "$SRC/daemon"; } | sort -u)
 [ "${#CFG_FILES[@]}" -gt 0 ] || { echo "FAIL: no daemon/**/cfg*.c"; exit 1; }
 
 # One "section key" per line ("device" for the keys of [device "X"] sections), from
 #   MACRO("section", "key", …)      a key of a section: DURATION("daemon", "poll_interval", …)
 #   DEV_MACRO("key", …)             a key of [device "X"]: DEV_SIZE("rated_tbw", …)
+#   CFG_KEY_MACRO(type, "section", "key", …)  a key of a subsystem's section:
+#                                   CFG_KEY_DURATION(F, "fleet", "timeout", …)
 #   {"section", "key", …}           a plain table row
 #   .section = "section", … .key = "key"   designated initialisers (within one entry)
 awk '
@@ -61,6 +66,12 @@ function emit(s, k) { if (k ~ /^[a-z][a-z0-9_]*$/ && s ~ /^[a-z]+$/) print s, k 
 	while (match(line, /DEV_[A-Z0-9_]*\([ \t]*"[a-z0-9_]+"/)) {
 		m = substr(line, RSTART, RLENGTH); sub(/^[^"]*"/, "", m); sub(/"$/, "", m)
 		emit("device", m); line = substr(line, RSTART + RLENGTH)
+	}
+	line = $0
+	while (match(line, /CFG_KEY_[A-Z0-9_]+\([ \t]*[A-Za-z_][A-Za-z0-9_ ]*,[ \t]*"[a-z]+"[ \t]*,[ \t]*"[a-z0-9_]+"/)) {
+		m = substr(line, RSTART, RLENGTH)
+		n = split(m, q, "\""); emit(q[2], q[4])
+		line = substr(line, RSTART + RLENGTH)
 	}
 	line = $0
 	while (match(line, /(^|[^A-Za-z0-9_])[A-Z][A-Z0-9_]*\([ \t]*"[a-z]+"[ \t]*,[ \t]*"[a-z0-9_]+"/) ||

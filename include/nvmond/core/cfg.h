@@ -29,9 +29,12 @@ enum log_level {
 	LOG_LVL_DEBUG,
 };
 
-#define CFG_MAX_DEVICES 64
-#define CFG_TOKEN_MAX	128
-#define CFG_KEYS_MAX	256 /* global keys (the table in cfg_keys.c), for struct cfg's key_line */
+#define CFG_MAX_DEVICES	  64
+#define CFG_TOKEN_MAX	  128
+#define CFG_KEYS_MAX	  256 /* global keys (the table in cfg_keys.c), for struct cfg's key_line */
+#define CFG_SECTIONS_MAX  16  /* sections owned above core (cfg_section.h) */
+#define CFG_SECT_MEM	  (64 * 1024) /* their structs, together */
+#define CFG_SECT_KEYS_MAX 128	      /* their keys, together */
 
 /* Who is who (issue 24): the host's name and labels, a drive's label and location. */
 #define CFG_HOST_NAME_MAX   64	/* [daemon] host_name, bytes with the NUL */
@@ -207,16 +210,7 @@ struct cfg {
 	char probe_recovery_intervals[128];
 	/* [selftests] */
 	char selftest_default_schedule[256]; /* of drives without their own; "" = none */
-	/* [fleet]: the fleet page's Prometheus-compatible query API (issue 24) */
-	char fleet_query_url[1024]; /* http(s)://HOST:PORT[/prefix]; "" = no fleet page */
-	char fleet_bearer_token_file[CFG_PATH_MAX]; /* "Authorization: Bearer" from this file */
-	char fleet_tls_ca_file[CFG_PATH_MAX];	    /* CA bundle for an https:// query_url */
-	char fleet_basic_auth_user[128];	    /* HTTP basic auth, with the password */
-	char fleet_basic_auth_password_file[CFG_PATH_MAX]; /* … read from this file */
-	char fleet_org_id[128];	       /* X-Scope-OrgID (Mimir, Cortex); "" = none */
-	int64_t fleet_timeout_ms;      /* one refresh (all its queries) within this */
-	int64_t fleet_stale_after_ms;  /* a host's newest sample older: not reporting */
-	int64_t fleet_forget_after_ms; /* a host silent this long leaves the page */
+	/* [fleet]: the fleet view's own section (fleetview/fleetview_conf.h) */
 	/* [logs]: what a drive knows beyond its health log (issue 27) */
 	int logs_ocp;		      /* read log C0h where its GUID is the OCP one */
 	int64_t logs_ocp_interval_ms; /* at most this often; 0 = every poll */
@@ -237,6 +231,10 @@ struct cfg {
 	struct cfg_sink exports[CFG_MAX_EXPORTS];
 	size_t n_exports;
 	char exports_file[CFG_PATH_MAX];
+	/* The sections owned above core (cfg_section.h): each owner's struct, laid
+	 * out by cfg_sections_register(), and the line that set each of their keys. */
+	_Alignas(16) unsigned char sect_mem[CFG_SECT_MEM];
+	int sect_key_line[CFG_SECT_KEYS_MAX];
 	/* Where each global key was set, for messages that name FILE:LINE after the
 	 * file was read (a hook that cannot run, a cross-key rule): cfg_key_where(). */
 	char file[CFG_PATH_MAX];    /* the file read last; "" = none */

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "nvmond/core/cfg.h"
+#include "nvmond/main/main_cfg.h"
 
 #define SAMPLE_CONF FIXTURES_DIR "/../../systemd/nvmond.conf"
 
@@ -829,6 +830,8 @@ Test(cfg, shipped_sample)
 	bool in_sink = false;
 	FILE *f;
 
+	/* Every section, the subsystems' own too, as the daemon reads the file. */
+	cr_assert_eq(main_cfg_sections(), 0);
 	cfg_defaults(&def);
 	c = load_ok(SAMPLE_CONF);
 	cr_expect(cfg_eq(&c, &def), "the sample must set nothing");
@@ -1133,4 +1136,20 @@ Test(cfg, user_must_exist)
 	cr_expect_str_eq(c.user, "");
 	expect_load_error("[daemon]\n\nuser = no-such-user-xyz\n",
 			  "3: user: no user 'no-such-user-xyz' on this system");
+}
+
+/*
+ * Criterion's main(), written out: this test links nvmond_main (main's list of
+ * sections), whose archive holds the daemon's own main() too, and an archive's
+ * member would otherwise win over libcriterion's.
+ */
+int main(int argc, char *argv[])
+{
+	struct criterion_test_set *tests = criterion_initialize();
+	int result = 0;
+
+	if (criterion_handle_args(argc, argv, true))
+		result = !criterion_run_all_tests(tests);
+	criterion_finalize(tests);
+	return result;
 }

@@ -12,6 +12,7 @@
 
 #include <jansson.h>
 
+#include "nvmond/alert/risk_conf.h"
 #include "nvmond/alert/risk_mon.h"
 #include "nvmond/core/log.h"
 #include "nvmond/monitor/risk_input.h"
@@ -223,7 +224,7 @@ int risk_mon_new(const struct cfg *c, struct store *s, struct fleet *f, struct a
 	if (!m)
 		return -ENOMEM;
 	*m = (struct risk_mon){.store = s, .fleet = f, .alerts = a};
-	if (risk_rules_parse(c->risk_disable, &m->hcfg, ret_err, RISK_MON_ERR_MAX) < 0) {
+	if (risk_rules_parse(risk_conf(c)->disable, &m->hcfg, ret_err, RISK_MON_ERR_MAX) < 0) {
 		free(m);
 		return -EINVAL;
 	}
@@ -241,7 +242,7 @@ int risk_mon_attach(struct risk_mon *m, struct poller *p)
 int risk_mon_reconfigure(struct risk_mon *m, const struct cfg *c, char ret_err[RISK_MON_ERR_MAX])
 {
 	struct risk_cfg hc;
-	int r = risk_rules_parse(c->risk_disable, &hc, ret_err, RISK_MON_ERR_MAX);
+	int r = risk_rules_parse(risk_conf(c)->disable, &hc, ret_err, RISK_MON_ERR_MAX);
 
 	if (r == 0)
 		m->hcfg = hc;

@@ -193,13 +193,6 @@ const struct cfg_key cfg_keys[] = {
 	     .syntax = "list of durations"),
 	/* A schedule (analysis/selftest_sched.h), checked by the self-test service. */
 	PATH("selftests", "default_schedule", selftest_default_schedule, 0, ""),
-	ENUM("logs", "ocp", logs_ocp, int, cfg_bool_choices, "yes or no", "yes"),
-	DURATION("logs", "ocp_interval", logs_ocp_interval_ms, 0, MS_PER_DAY, "0"),
-	ENUM("logs", "pel", logs_pel, int, cfg_bool_choices, "yes or no", "yes"),
-	DURATION("logs", "pel_interval", logs_pel_interval_ms, MS_PER_MIN, MS_PER_DAY, "1h"),
-	ENUM("logs", "power", logs_power, int, cfg_bool_choices, "yes or no", "yes"),
-	/* A list of rule names (analysis/risk.h), checked by the risk monitor. */
-	PATH("risk", "disable", risk_disable, 0, ""),
 };
 
 /* struct cfg's key_line has a slot per key. */

@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /* The sections the subsystems own (main_cfg.h). */
+#include "nvmond/alert/risk_conf.h"
 #include "nvmond/core/cfg_section.h"
 #include "nvmond/fleetview/fleetview_conf.h"
 #include "nvmond/main/main_cfg.h"
+#include "nvmond/monitor/logs_conf.h"
 
 int main_cfg_sections(void)
 {
 	static const struct cfg_section *const sections[] = {
+		&logs_cfg_section,
+		&risk_cfg_section,
 		&fleetview_cfg_section,
 	};
 

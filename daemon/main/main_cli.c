@@ -440,21 +440,6 @@ static int check_secret(const char *value, char *err, size_t errsize)
 	return check_perm(value, FPERM_SECRET, err, errsize);
 }
 
-/* The risk verdict's rules to leave out (analysis/risk.h). */
-static int check_risk_disable(const char *value, char *err, size_t errsize)
-{
-	static const char prefix[] = "[risk] disable: ";
-	struct risk_cfg c;
-	char e[256];
-
-	if (risk_rules_parse(value, &c, e, sizeof(e)) == 0)
-		return 0;
-	/* Its message names the key, which FILE:LINE's own prefix names already. */
-	snprintf(err, errsize, "%s",
-		 strncmp(e, prefix, sizeof(prefix) - 1) == 0 ? e + sizeof(prefix) - 1 : e);
-	return -EINVAL;
-}
-
 static int check_tls_priorities(const char *value, char *err, size_t errsize)
 {
 	return api_tls_priorities_check(value, err, errsize);
@@ -479,7 +464,6 @@ static const struct cfg_check config_checks[] = {
 	{"probes", "recovery_intervals", check_recovery_intervals},
 	{"http", "tls_priorities", check_tls_priorities},
 	{"http", "allowed_hosts", check_allowed_hosts},
-	{"risk", "disable", check_risk_disable},
 };
 
 /* Defaults, then the file, then the command line. Prints the error itself. */

@@ -19,6 +19,7 @@
 
 #include "nvmond/core/log.h"
 #include "nvmond/monitor/logplan.h"
+#include "nvmond/monitor/logs_conf.h"
 #include "nvmond/store/store_drive.h"
 #include "poller_internal.h"
 
@@ -308,7 +309,7 @@ static void on_pel(void *userdata, int r, void *answer)
 			l->pel_due = true; /* from the first event */
 		} else {
 			l->pel_due = t.more && tr == 0;
-			l->pel_next_ms = q->now + p->cfg.logs_pel_interval_ms;
+			l->pel_next_ms = q->now + logs_conf(&p->cfg)->pel_interval_ms;
 		}
 		if (l->pel_due && l->pel_reads < PEL_READS_PER_POLL) {
 			step_pel(q);
@@ -350,7 +351,7 @@ static void step_pel(struct pdev_poll *q)
 	struct pdev *d = drive_of(q);
 	struct pdev_logs *l = d->logs;
 
-	if (!p->cfg.logs_pel || !l->pel_sup) {
+	if (!logs_conf(&p->cfg)->pel || !l->pel_sup) {
 		poller_poll_end(q);
 		return;
 	}
@@ -443,7 +444,7 @@ static void on_ocp(void *userdata, int r, void *answer)
 				l->ocp_stored_have = true;
 			}
 		}
-		l->ocp_next_ms = q->now + p->cfg.logs_ocp_interval_ms;
+		l->ocp_next_ms = q->now + logs_conf(&p->cfg)->ocp_interval_ms;
 		to_fleet(p, d);
 	}
 	step_pel(q);
@@ -484,7 +485,7 @@ static void step_ocp(struct pdev_poll *q)
 	struct pdev *d = drive_of(q);
 	struct pdev_logs *l = d->logs;
 
-	if (!p->cfg.logs_ocp || !l->caps) {
+	if (!logs_conf(&p->cfg)->ocp || !l->caps) {
 		step_pel(q);
 		return;
 	}
@@ -610,7 +611,7 @@ static void step_power(struct pdev_poll *q)
 	struct pdev *d = drive_of(q);
 	struct pdev_logs *l = d->logs;
 
-	if (!p->cfg.logs_power || !l->caps || !l->power_sup) {
+	if (!logs_conf(&p->cfg)->power || !l->caps || !l->power_sup) {
 		step_ocp(q);
 		return;
 	}

@@ -211,15 +211,8 @@ struct cfg {
 	/* [selftests] */
 	char selftest_default_schedule[256]; /* of drives without their own; "" = none */
 	/* [fleet]: the fleet view's own section (fleetview/fleetview_conf.h) */
-	/* [logs]: what a drive knows beyond its health log (issue 27) */
-	int logs_ocp;		      /* read log C0h where its GUID is the OCP one */
-	int64_t logs_ocp_interval_ms; /* at most this often; 0 = every poll */
-	int logs_pel;		      /* read the Persistent Event Log where LPA says so */
-	int64_t logs_pel_interval_ms; /* look for new events at least this often */
-	int logs_power;		      /* power state every poll, APST and HCTM at scans */
-	/* [risk]: the verdict (docs/health.md); rules to leave out, checked by
-	 * the risk monitor with risk_rules_parse() (core does not call analysis) */
-	char risk_disable[256];
+	/* [logs]: the poller's own section (monitor/logs_conf.h); [risk]: the risk
+	 * monitor's (alert/risk_conf.h) */
 	/* [device "…"] */
 	struct cfg_device devices[CFG_MAX_DEVICES];
 	size_t n_devices;

@@ -23,6 +23,7 @@
 #include "../store/store_fixture.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 #include <time.h>
 
@@ -91,6 +92,19 @@ static struct fake_drive {
 	uint64_t poh;
 } drive;
 
+/* With a guard: the log reads wait (on the controller's worker) while held. */
+static pthread_mutex_t gate_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t gate_cond = PTHREAD_COND_INITIALIZER;
+static bool gate_held;
+
+static void gate(bool held)
+{
+	pthread_mutex_lock(&gate_lock);
+	gate_held = held;
+	pthread_cond_broadcast(&gate_cond);
+	pthread_mutex_unlock(&gate_lock);
+}
+
 /* A result on top of the log (most recent first), as the drive adds one. */
 static void push_result(uint8_t code, uint8_t result)
 {
@@ -133,6 +147,10 @@ static int fake_read(void *ctx, const char *name, const struct dev_ident *who, i
 	(void)name;
 	(void)who;
 	(void)now;
+	pthread_mutex_lock(&gate_lock);
+	while (gate_held)
+		pthread_cond_wait(&gate_cond, &gate_lock);
+	pthread_mutex_unlock(&gate_lock);
 	drive.n_read++;
 	if (drive.read_r < 0)
 		return drive.read_r;
@@ -175,6 +193,7 @@ static const struct dev_backend_ops fake_ops = {
 };
 
 static struct dev_backend backend = {.ops = &fake_ops};
+static struct dev_backend *be = &backend; /* guarded(): one with a guard */
 
 /* ---- the service ---- */
 
@@ -229,9 +248,8 @@ static void svc_up(void)
 		cr_assert_eq(fleet_put_device(f, &rows[i]), 0);
 	free(rows);
 	drive_capable(dev_a);
-	cr_assert_eq(probe_svc_new(&c, &backend, s, f, NULL, &probes, perr), 0, "%s", perr);
-	cr_assert_eq(selftest_svc_new(&c, &backend, s, f, NULL, NULL, probes, &t, err), 0, "%s",
-		     err);
+	cr_assert_eq(probe_svc_new(&c, be, s, f, NULL, &probes, perr), 0, "%s", perr);
+	cr_assert_eq(selftest_svc_new(&c, be, s, f, NULL, NULL, probes, &t, err), 0, "%s", err);
 	cr_assert_eq(selftest_svc_start(t, l, NULL), 0);
 	cr_assert_not_null(listener.on_sample);
 	cr_assert_not_null(tick_fn, "the schedule's tick is armed");
@@ -247,6 +265,10 @@ static void svc_down(void)
 static void teardown(void)
 {
 	svc_down();
+	gate(false);
+	if (be != &backend)
+		be = dev_backend_free(be); /* joins the controller's worker */
+	be = &backend;
 	loop_free(l);
 	fleet_free(f);
 	store_fixture_teardown();
@@ -849,4 +871,118 @@ Test(selftest_svc, missed_occurrence_is_caught_up_once)
 	sample(dev_a);
 	sample(dev_b);
 	cr_expect_eq(drive.n_sent, 1, "not again after a restart");
+}
+
+/* ---- with a guard: the answers on the loop ---- */
+
+/* A backend as the daemon's poller makes it: each command on its controller's worker. */
+static void guarded(void)
+{
+	be = calloc(1, sizeof(*be));
+	cr_assert_not_null(be);
+	be->ops = &fake_ops;
+	cr_assert_eq(dev_backend_guard(be, 5000), 0);
+}
+
+static int answered;  /* requests answered, in order */
+static int stop_at;   /* the loop stops once this many are */
+static bool too_long; /* the loop's safety timer fired */
+
+struct queued {
+	struct answer a;
+	int order; /* 1: answered first */
+};
+
+static void on_queued(void *arg, int r, uint8_t ended, const char *reason)
+{
+	struct queued *q = arg;
+
+	on_done(&q->a, r, ended, reason);
+	q->order = ++answered;
+	if (answered >= stop_at)
+		loop_stop(l);
+}
+
+static int64_t on_too_long(struct loop *lp, void *arg)
+{
+	(void)arg;
+	too_long = true;
+	loop_stop(lp);
+	return -1;
+}
+
+/* The loop runs until @n requests in all were answered (5 s at most). */
+static void run_until_answered(int n)
+{
+	int64_t guard = loop_add_timer(l, 5000, on_too_long, NULL);
+
+	stop_at = n;
+	too_long = false;
+	if (answered < n)
+		cr_assert_eq(loop_run(l), 0);
+	cr_assert_not(too_long, "%d of %d requests answered in 5 s", answered, n);
+	(void)loop_cancel_timer(l, guard);
+}
+
+/*
+ * selftest_svc.h, selftest_svc_request(): "The loop never waits for the
+ * drive: the log read and Device Self-test go to its controller's worker, and
+ * @done follows on the loop, exactly once … One request per drive is out at a
+ * time, the others wait their turn": the second start reads the log after the
+ * first one's test began, and is refused (docs/selftests.md: "the drive's log
+ * is read first").
+ */
+Test(selftest_svc, requests_to_a_drive_wait_their_turn)
+{
+	struct queued a = {0}, b = {0};
+
+	guarded();
+	svc_up();
+	answered = 0;
+	selftest_svc_request(t, dev_a, SELFTEST_CODE_SHORT, DEV_SELFTEST_NSID_ALL,
+			     SELFTEST_ORIGIN_API, on_queued, &a);
+	selftest_svc_request(t, dev_a, SELFTEST_CODE_EXTENDED, DEV_SELFTEST_NSID_ALL,
+			     SELFTEST_ORIGIN_CLI, on_queued, &b);
+	cr_expect_eq(a.a.calls + b.a.calls, 0, "answered on the loop, not before");
+	run_until_answered(2);
+	cr_expect_eq(a.a.calls, 1);
+	cr_expect_eq(b.a.calls, 1);
+	cr_expect_eq(a.order, 1);
+	cr_expect_eq(a.a.r, 0, "%s", a.a.reason);
+	cr_expect_eq(b.a.r, -EBUSY);
+	cr_expect_str_eq(b.a.reason, "a short self-test is already running on nvme0 (0 %)");
+	cr_expect_eq(drive.n_read, 2, "each read the log");
+	cr_expect_eq(drive.n_sent, 1, "one Device Self-test");
+}
+
+/*
+ * selftest_svc.h, selftest_svc_stop(): "drop the commands still out, and end
+ * their requests with -ECANCELED (an HTTP thread waiting for one answers 503
+ * at once)"; docs/api.md: "503 when the daemon stops first (shutting down)".
+ * The one out and the one waiting its turn both end, once.
+ */
+Test(selftest_svc, stop_ends_the_requests_out_and_waiting)
+{
+	struct queued a = {0}, b = {0};
+
+	guarded();
+	svc_up();
+	answered = 0;
+	gate(true); /* the drive does not answer its log read yet */
+	selftest_svc_request(t, dev_a, SELFTEST_CODE_SHORT, DEV_SELFTEST_NSID_ALL,
+			     SELFTEST_ORIGIN_API, on_queued, &a);
+	selftest_svc_request(t, dev_a, SELFTEST_CODE_SHORT, DEV_SELFTEST_NSID_ALL,
+			     SELFTEST_ORIGIN_API, on_queued, &b);
+	cr_expect_eq(answered, 0);
+	selftest_svc_stop(t);
+	cr_expect_eq(a.a.calls, 1);
+	cr_expect_eq(b.a.calls, 1);
+	cr_expect_eq(a.a.r, -ECANCELED);
+	cr_expect_eq(b.a.r, -ECANCELED);
+	cr_expect_str_eq(a.a.reason, "shutting down");
+	cr_expect_str_eq(b.a.reason, "shutting down");
+	gate(false);
+	svc_down(); /* stops again: nothing more is answered */
+	cr_expect_eq(a.a.calls + b.a.calls, 2);
+	cr_expect_eq(drive.n_sent, 0, "no command followed");
 }

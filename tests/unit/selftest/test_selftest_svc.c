@@ -12,10 +12,13 @@
  * records what was sent. Without a guard the service sends its commands on
  * the caller's thread (selftest_svc_start()), so every answer is in before
  * the call returns: each step is observed (a done call, a store row, a
- * command sent), never waited for.
+ * command sent), never waited for. The last two cases give the backend a
+ * guard, as the poller does: the commands then go to the controller's worker
+ * and the loop runs until their answers came.
  *
  * The link wraps (tests/CMakeLists.txt) timefmt_now_ms() (the wall clock the
- * schedule reads), poller_add_listener() (to learn the listener; there is no
+ * schedule reads) and timefmt_mono_ms() (when a case sets it: the idle
+ * reads of the log), poller_add_listener() (to learn the listener; there is no
  * poller, whose guard would send the commands on workers) and
  * loop_add_timer_lazy() (to learn the schedule's tick and run it by hand at
  * a chosen time). TZ is UTC: schedules are in local time.
@@ -48,6 +51,8 @@
 /* ---- the wrapped functions ---- */
 
 int64_t __wrap_timefmt_now_ms(void);
+int64_t __real_timefmt_mono_ms(void);
+int64_t __wrap_timefmt_mono_ms(void);
 int __wrap_poller_add_listener(struct poller *p, const struct poller_listener *l);
 int64_t __real_loop_add_timer_lazy(struct loop *l, int64_t period_ms, int64_t deadline_ms,
 				   loop_timer_fn fn, void *userdata);
@@ -55,6 +60,7 @@ int64_t __wrap_loop_add_timer_lazy(struct loop *l, int64_t period_ms, int64_t de
 				   loop_timer_fn fn, void *userdata);
 
 static int64_t now_ms;
+static int64_t mono_ms; /* 0: the real monotonic clock (the loop's timers run on it) */
 static struct poller_listener listener;
 static loop_timer_fn tick_fn;
 static void *tick_arg;
@@ -62,6 +68,11 @@ static void *tick_arg;
 int64_t __wrap_timefmt_now_ms(void)
 {
 	return now_ms;
+}
+
+int64_t __wrap_timefmt_mono_ms(void)
+{
+	return mono_ms ? mono_ms : __real_timefmt_mono_ms();
 }
 
 int __wrap_poller_add_listener(struct poller *p, const struct poller_listener *l)
@@ -211,6 +222,7 @@ static void setup(void)
 	setenv("TZ", "UTC", 1);
 	tzset();
 	now_ms = AT(2, 50, 0);
+	mono_ms = 0;
 	drive = (struct fake_drive){.poh = 100};
 	for (size_t i = 0; i < SELFTEST_RESULTS; i++)
 		drive.log.r[i].result = SELFTEST_RES_UNUSED;
@@ -663,6 +675,33 @@ Test(selftest_svc, results_are_stored_once_with_who_started_them)
 	cr_expect_str_eq(rows[1].origin, "", "another tool's: none");
 	cr_expect_eq(rows[1].r.result, SELFTEST_RES_SEGMENT_FAILED);
 	free(rows);
+}
+
+/*
+ * daemon/selftest/README.md: the service "reads each capable drive's log at
+ * every poll while a test runs (every minute otherwise, so tests started by
+ * nvme-cli or smartd show too)" (SELFTEST_SVC_IDLE_READ_MS).
+ */
+Test(selftest_svc, log_read_each_poll_while_a_test_runs_else_each_minute)
+{
+	mono_ms = 1000000;
+	svc_up();
+	sample(dev_a);
+	cr_assert_eq(drive.n_read, 1, "the first poll reads it");
+	mono_ms += SELFTEST_SVC_IDLE_READ_MS - 1;
+	sample(dev_a);
+	cr_expect_eq(drive.n_read, 1, "idle: not before a minute");
+	drive.log.current = SELFTEST_CODE_SHORT; /* nvme-cli starts one */
+	drive.log.percent = 10;
+	mono_ms += 1;
+	sample(dev_a);
+	cr_expect_eq(drive.n_read, 2, "a minute later");
+	cr_expect_eq(fleet_st(dev_a).running, SELFTEST_CODE_SHORT, "another tool's test shows");
+	drive.log.percent = 20;
+	mono_ms += 1000;
+	sample(dev_a);
+	cr_expect_eq(drive.n_read, 3, "running: at every poll");
+	cr_expect_eq(fleet_st(dev_a).percent, 20);
 }
 
 /* selftest_svc.c, on_online(): "Gone: nothing runs that nvmond can see; the log tells the end." */

@@ -179,18 +179,6 @@ const struct cfg_key cfg_keys[] = {
 	UINT32("alerts", "webhook_attempts", alert_webhook_attempts, 1, 100, "6"),
 	DURATION("alerts", "webhook_retry_max", alert_webhook_retry_max_ms, MS_PER_SEC, MS_PER_HOUR,
 		 "5m"),
-	UINT32("probes", "temp_margin", probe_temp_margin_c, 0, 50, "5"),
-	UINT32("probes", "busy_iops", probe_busy_iops, 0, 10000000, "50"),
-	UINT32("probes", "busy_mbps", probe_busy_mbps, 0, 100000, "5"),
-	DURATION("probes", "phase_duration", probe_phase_ms, 500, MS_PER_HOUR, "5s"),
-	DURATION("probes", "jitter", probe_jitter_ms, 0, MS_PER_DAY, "10m"),
-	DURATION("probes", "sustained_every", probe_sustained_every_ms, 0, 366 * MS_PER_DAY, "7d"),
-	UINT32("probes", "min_free", probe_min_free_pct, 0, 50, "5"),
-	UINT32("probes", "sweep_depth", probe_sweep_depth, 1, 32, "4"),
-	PATH("probes", "lock_dir", probe_lock_dir, 0, ""),
-	/* A list of durations (analysis/recovery.h), checked by the probe service. */
-	PATH("probes", "recovery_intervals", probe_recovery_intervals, 1, "5m,10m,20m,40m,60m,90m",
-	     .syntax = "list of durations"),
 	/* A schedule (analysis/selftest_sched.h), checked by the self-test service. */
 	PATH("selftests", "default_schedule", selftest_default_schedule, 0, ""),
 };

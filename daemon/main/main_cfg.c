@@ -5,12 +5,14 @@
 #include "nvmond/fleetview/fleetview_conf.h"
 #include "nvmond/main/main_cfg.h"
 #include "nvmond/monitor/logs_conf.h"
+#include "nvmond/probe/probe_conf.h"
 
 int main_cfg_sections(void)
 {
 	static const struct cfg_section *const sections[] = {
 		&logs_cfg_section,
 		&risk_cfg_section,
+		&probe_cfg_section,
 		&fleetview_cfg_section,
 	};
 

@@ -384,20 +384,6 @@ static int check_web_root(const char *value, char *err, size_t errsize)
 	return 0;
 }
 
-/* The cache-recovery study's list of idle times (analysis/recovery.h). */
-static int check_recovery_intervals(const char *value, char *err, size_t errsize)
-{
-	int64_t v[RECOVERY_MAX_INTERVALS];
-	char e[RECOVERY_ERR_MAX];
-	size_t n;
-
-	if (recovery_intervals_parse(value, v, &n, e) < 0) {
-		snprintf(err, errsize, "%s", e);
-		return -EINVAL;
-	}
-	return 0;
-}
-
 /*
  * The metrics token's file, read as the daemon will read it at start: missing,
  * empty or others may read it. A file this user may not open is left to the
@@ -461,7 +447,6 @@ static const struct cfg_check config_checks[] = {
 	{"http", "tls_key", check_secret},
 	{"http", "metrics_token_file", check_secret},
 	{"http", "metrics_token_file", check_token_file},
-	{"probes", "recovery_intervals", check_recovery_intervals},
 	{"http", "tls_priorities", check_tls_priorities},
 	{"http", "allowed_hosts", check_allowed_hosts},
 };

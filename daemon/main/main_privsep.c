@@ -37,6 +37,7 @@
 #include "nvmond/main/main_cli.h"
 #include "nvmond/main/main_devpolicy.h"
 #include "nvmond/main/main_privsep.h"
+#include "nvmond/probe/probe_conf.h"
 
 /* Drop the bounding and ambient sets and set no_new_privs: all prctl(). */
 static int caps_limit(void)
@@ -214,8 +215,8 @@ static void lock_files_open_up(int fd, DIR *d)
 static void lock_dir_prepare(const struct cfg *c, uid_t uid, gid_t gid, const char *name)
 {
 	char buf[CFG_PATH_MAX];
-	const char *dir =
-		c->probe_lock_dir[0] ? c->probe_lock_dir : probe_lock_dir_default(buf, sizeof(buf));
+	const char *dir = probe_conf(c)->lock_dir[0] ? probe_conf(c)->lock_dir
+						     : probe_lock_dir_default(buf, sizeof(buf));
 	struct dirent *e;
 	struct stat st;
 	bool locks_only = true;

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "nvmond/core/log.h"
+#include "nvmond/probe/probe_conf.h"
 #include "nvmond/probe/probe_lock.h"
 #include "nvmond/store/store.h"
 #include "nvmond/store/store_probe.h"
@@ -34,8 +35,8 @@ static bool preset_writes(const struct probe_preset *p)
 
 const char *probe_lock_dir_of(const struct cfg *c, char *buf, size_t len)
 {
-	if (c->probe_lock_dir[0])
-		return c->probe_lock_dir;
+	if (probe_conf(c)->lock_dir[0])
+		return probe_conf(c)->lock_dir;
 	return probe_lock_dir_default(buf, len);
 }
 
@@ -99,10 +100,10 @@ static void plan_base(const struct cfg *c, const struct device_row *row,
 		.nsid = cd->probe_nsid,
 		.destructive = cd->probe_destructive,
 		.file_size = cd->probe_file_size,
-		.phase_ms = c->probe_phase_ms,
+		.phase_ms = probe_conf(c)->phase_ms,
 		.wctemp_k = row->wctemp_k,
-		.min_free_pct = c->probe_min_free_pct,
-		.sweep_depth = c->probe_sweep_depth,
+		.min_free_pct = probe_conf(c)->min_free_pct,
+		.sweep_depth = probe_conf(c)->sweep_depth,
 		.sysfs = "/sys",
 		.mountinfo = "/proc/self/mountinfo",
 	};
@@ -156,18 +157,18 @@ static int plan_sustained_every(const struct cfg *c, struct store *s, const stru
 	int64_t last = 0;
 	int r;
 
-	if (!pre->sustained || c->probe_sustained_every_ms <= 0)
+	if (!pre->sustained || probe_conf(c)->sustained_every_ms <= 0)
 		return 0;
 	r = store_probe_last_started(s, row->id, pre->name, &last);
 	if (r < 0)
 		return r;
-	if (last && now_ms - last < c->probe_sustained_every_ms) {
+	if (last && now_ms - last < probe_conf(c)->sustained_every_ms) {
 		char when[TIMEFMT_MAX];
 		snprintf(reason, PROBE_REASON_MAX,
 			 "sustained-write ran at %s; it runs at most every %lld h "
 			 "([probes] sustained_every)",
 			 timefmt_rfc3339(last, when),
-			 (long long)(c->probe_sustained_every_ms / 3600000));
+			 (long long)(probe_conf(c)->sustained_every_ms / 3600000));
 		return -EAGAIN;
 	}
 	return 0;
@@ -182,12 +183,12 @@ static void gate_input_of(const struct cfg *c, const struct device_row *row,
 		.busy_known = g->busy_known,
 		.busy_iops = g->busy_iops,
 		.busy_bps = g->busy_bps,
-		.busy_max_iops = c->probe_busy_iops,
-		.busy_max_bps = (double)c->probe_busy_mbps * 1e6,
+		.busy_max_iops = probe_conf(c)->busy_iops,
+		.busy_max_bps = (double)probe_conf(c)->busy_mbps * 1e6,
 		.temp_k = g->temp_k,
 		.wctemp_k = row->wctemp_k,
 		/* Asked for by hand: only WCTEMP itself stops it (it would abort at once). */
-		.margin_k = g->scheduled ? (uint16_t)c->probe_temp_margin_c : 0,
+		.margin_k = g->scheduled ? (uint16_t)probe_conf(c)->temp_margin_c : 0,
 	};
 }
 
@@ -328,9 +329,9 @@ int probe_plan_prepare_source(const struct cfg *c, struct store *s, const struct
 		.own_probes = own_probes,
 		.nsid = cd.probe_nsid,
 		.file_size = cd.probe_file_size,
-		.phase_ms = c->probe_phase_ms,
+		.phase_ms = probe_conf(c)->phase_ms,
 		.wctemp_k = row->wctemp_k,
-		.min_free_pct = c->probe_min_free_pct,
+		.min_free_pct = probe_conf(c)->min_free_pct,
 		.sysfs = "/sys",
 		.mountinfo = "/proc/self/mountinfo",
 	};

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "nvmond/analysis/recovery.h"
+#include "nvmond/probe/probe_conf.h"
 #include "nvmond/probe/probe_study.h"
 #include "nvmond/store/store_probe.h"
 #include "nvmond/store/store_probe_cache.h"
@@ -32,7 +33,7 @@ int probe_study_setup(const struct cfg *c, struct store *s, const struct device_
 	int r;
 
 	*ret = (struct probe_study){0};
-	r = recovery_intervals_parse(c->probe_recovery_intervals, ret->interval_ms,
+	r = recovery_intervals_parse(probe_conf(c)->recovery_intervals, ret->interval_ms,
 				     &ret->n_intervals, err);
 	if (r < 0) {
 		snprintf(reason, PROBE_REASON_MAX, "[probes] recovery_intervals: %s", err);

@@ -9,6 +9,7 @@
 
 #include "nvmond/core/loop.h"
 #include "nvmond/demo/demo.h"
+#include "nvmond/probe/probe_conf.h"
 #include "nvmond/probe/probe_safety.h"
 #include "nvmond/util/timefmt.h"
 
@@ -68,8 +69,8 @@ void probe_svc_busy_of(const struct probe_svc *p, const struct probe_dev *d, str
 
 static bool busy_rule(const struct probe_svc *p, const struct gate_facts *g)
 {
-	return probe_busy(g->busy_known, g->busy_iops, g->busy_bps, p->cfg.probe_busy_iops,
-			  (double)p->cfg.probe_busy_mbps * 1e6);
+	return probe_busy(g->busy_known, g->busy_iops, g->busy_bps, probe_conf(&p->cfg)->busy_iops,
+			  (double)probe_conf(&p->cfg)->busy_mbps * 1e6);
 }
 
 bool probe_svc_busy_since(const struct probe_svc *p, const struct probe_dev *d, int64_t since_mono,

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "nvmond/core/log.h"
+#include "nvmond/probe/probe_conf.h"
 #include "nvmond/util/timefmt.h"
 
 #include "probe_svc_internal.h"
@@ -68,7 +69,7 @@ int64_t probe_svc_sched_tick(struct loop *l, void *userdata)
 			if (!d->sched.next_due[k] || due)
 				d->sched.next_due[k] =
 					probe_sched_next(&d->sched.v[k], now, utc_offset_s(now),
-							 p->cfg.probe_jitter_ms, seed);
+							 probe_conf(&p->cfg)->jitter_ms, seed);
 			if (next < 0 || d->sched.next_due[k] - now < next)
 				next = d->sched.next_due[k] - now > 0 ? d->sched.next_due[k] - now
 								      : 0;
@@ -106,7 +107,7 @@ int probe_svc_schedules_check(const struct cfg *c, char ret_err[PROBE_SVC_ERR_MA
 	size_t n_iv;
 	char err[RECOVERY_ERR_MAX];
 
-	if (recovery_intervals_parse(c->probe_recovery_intervals, iv, &n_iv, err) < 0) {
+	if (recovery_intervals_parse(probe_conf(c)->recovery_intervals, iv, &n_iv, err) < 0) {
 		snprintf(ret_err, PROBE_SVC_ERR_MAX, "[probes] recovery_intervals: %s", err);
 		return -EINVAL;
 	}

@@ -13,6 +13,7 @@
 
 #include "fuzz.h"
 #include "nvmond/core/cfg.h"
+#include "nvmond/main/main_cfg.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -27,6 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* A memfd is 0777: cfg_load() refuses a file others can write (fperm.h). */
 		FUZZ_CHECK(fchmod(fd, 0600) == 0);
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		FUZZ_CHECK(main_cfg_sections() == 0); /* the subsystems' sections too */
 		cfg_defaults(&before);
 		c = before;
 		FUZZ_CHECK(cfg_load(&c, path, err) == 0); /* an empty file is read, not refused */

@@ -194,20 +194,7 @@ struct cfg {
 	uint32_t alert_webhook_queue;
 	uint32_t alert_webhook_attempts;
 	int64_t alert_webhook_retry_max_ms;
-	/* [probes] */
-	uint32_t probe_temp_margin_c;	  /* no scheduled probe within this of WCTEMP */
-	uint32_t probe_busy_iops;	  /* busy: more foreground I/O than this per second, */
-	uint32_t probe_busy_mbps;	  /* or MB/s, over the last minute */
-	int64_t probe_phase_ms;		  /* each phase of a preset runs this long */
-	int64_t probe_jitter_ms;	  /* scheduled probes start up to this late */
-	int64_t probe_sustained_every_ms; /* sustained-write at most this often */
-	uint32_t probe_min_free_pct;	  /* the probe file's layout keeps this much free */
-	uint32_t probe_sweep_depth;	  /* the sweep preset's queue depth */
-	char probe_lock_dir
-		[CFG_PATH_MAX]; /* per-drive probe locks; "" = probe_lock_dir_default() */
-	/* cache-recovery's idle times after the cliff ("5m,10m,…"): checked by the probe
-	 * service with recovery_intervals_parse() (core does not call analysis) */
-	char probe_recovery_intervals[128];
+	/* [probes]: the probe service's own section (probe/probe_conf.h) */
 	/* [selftests] */
 	char selftest_default_schedule[256]; /* of drives without their own; "" = none */
 	/* [fleet]: the fleet view's own section (fleetview/fleetview_conf.h) */

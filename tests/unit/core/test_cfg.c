@@ -8,6 +8,7 @@
 
 #include "nvmond/core/cfg.h"
 #include "nvmond/main/main_cfg.h"
+#include "nvmond/probe/probe_conf.h"
 
 #define SAMPLE_CONF FIXTURES_DIR "/../../systemd/nvmond.conf"
 
@@ -18,6 +19,8 @@ static int nwritten;
 static void setup(void)
 {
 	cr_assert_not_null(mkdtemp(tmpdir));
+	/* Every section, the subsystems' own too, as the daemon reads a file. */
+	cr_assert_eq(main_cfg_sections(), 0);
 }
 
 static void teardown(void)
@@ -497,12 +500,12 @@ Test(cfg, load_all_keys)
 	cr_expect_eq(c.alert_webhook_queue, 32);
 	cr_expect_eq(c.alert_webhook_attempts, 3);
 	cr_expect_eq(c.alert_webhook_retry_max_ms, 30000);
-	cr_expect_eq(c.probe_temp_margin_c, 8);
-	cr_expect_eq(c.probe_busy_iops, 200);
-	cr_expect_eq(c.probe_busy_mbps, 20);
-	cr_expect_eq(c.probe_phase_ms, 10000);
-	cr_expect_eq(c.probe_jitter_ms, 1800000);
-	cr_expect_eq(c.probe_sustained_every_ms, 14 * 86400000LL);
+	cr_expect_eq(probe_conf(&c)->temp_margin_c, 8);
+	cr_expect_eq(probe_conf(&c)->busy_iops, 200);
+	cr_expect_eq(probe_conf(&c)->busy_mbps, 20);
+	cr_expect_eq(probe_conf(&c)->phase_ms, 10000);
+	cr_expect_eq(probe_conf(&c)->jitter_ms, 1800000);
+	cr_expect_eq(probe_conf(&c)->sustained_every_ms, 14 * 86400000LL);
 	cr_expect_eq(c.alert_selftest, 0);
 	cr_expect_str_eq(c.selftest_default_schedule, "weekly Sun 02:00 short");
 }

@@ -19,6 +19,7 @@
 #include "nvmond/core/cfg.h"
 #include "nvmond/monitor/fleet.h"
 #include "nvmond/probe/probe.h"
+#include "nvmond/probe/probe_conf.h"
 #include "nvmond/store/store_probe.h"
 
 #include "../../../daemon/probe/probe_svc_internal.h"
@@ -41,6 +42,10 @@ static void setup(void)
 	store_fixture_setup();
 	p = calloc(1, sizeof(*p));
 	cr_assert_not_null(p);
+	/* [probes] is the probe service's section (probe_conf.h). */
+	cr_assert_eq(
+		cfg_sections_register((const struct cfg_section *const[]){&probe_cfg_section}, 1),
+		0);
 	cfg_defaults(&p->cfg);
 	cr_assert_eq(cfg_set(&p->cfg, "probes", "lock_dir", dir, err), 0, "%s", err);
 	p->store = s;

@@ -31,6 +31,7 @@
 #include "nvmond/monitor/fleet.h"
 #include "nvmond/monitor/poller.h"
 #include "nvmond/probe/probe.h"
+#include "nvmond/probe/probe_conf.h"
 #include "nvmond/store/store_probe.h"
 #include "nvmond/store/store_probe_study.h"
 
@@ -155,6 +156,10 @@ static void setup(void)
 	tick = timer = (struct armed){0};
 	n_starts = 0;
 	script_r = NO_SCRIPT;
+	/* [probes] is the probe service's section (probe_conf.h). */
+	cr_assert_eq(
+		cfg_sections_register((const struct cfg_section *const[]){&probe_cfg_section}, 1),
+		0);
 	cfg_defaults(&c);
 	cr_assert_eq(cfg_set(&c, "probes", "lock_dir", dir, err), 0, "%s", err);
 	f = fleet_new();

@@ -35,6 +35,7 @@
 #include "nvmond/decode/selftest.h"
 #include "nvmond/monitor/fleet.h"
 #include "nvmond/monitor/poller.h"
+#include "nvmond/probe/probe_conf.h"
 #include "nvmond/probe/probe_lock.h"
 #include "nvmond/probe/probe_svc.h"
 #include "nvmond/selftest/selftest_svc.h"
@@ -226,6 +227,10 @@ static void setup(void)
 	drive = (struct fake_drive){.poh = 100};
 	for (size_t i = 0; i < SELFTEST_RESULTS; i++)
 		drive.log.r[i].result = SELFTEST_RES_UNUSED;
+	/* [probes] is the probe service's section (probe_conf.h). */
+	cr_assert_eq(
+		cfg_sections_register((const struct cfg_section *const[]){&probe_cfg_section}, 1),
+		0);
 	cfg_defaults(&c);
 	cr_assert_eq(cfg_set(&c, "probes", "lock_dir", dir, err), 0, "%s", err);
 	f = fleet_new();

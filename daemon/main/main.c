@@ -59,6 +59,7 @@
 #include "nvmond/main/main_http.h"
 #include "nvmond/main/main_privsep.h"
 #include "nvmond/main/main_store.h"
+#include "nvmond/store/store_conf.h"
 
 struct daemon {
 	struct opts opts;
@@ -431,7 +432,7 @@ static int daemon_open(struct daemon *d, sigset_t *mask)
 	/* Migrations may wait for a lock; polling must not: failed writes are retried. */
 	store_set_busy_timeout(d->store, 100);
 	/* Long history settings: the demo year and the rollup timer use them. */
-	d->rollup_cfg = (struct store_rollup_cfg){.keep_raw_ms = d->cfg.keep_raw_ms,
+	d->rollup_cfg = (struct store_rollup_cfg){.keep_raw_ms = store_conf(&d->cfg)->keep_raw_ms,
 						  .keep_1m_ms = ROLLUP_KEEP_1M_MS,
 						  .grace_ms = ROLLUP_GRACE_MS};
 	backfill_demo_year(&d->cfg, d->store, d->backend, &d->rollup_cfg);

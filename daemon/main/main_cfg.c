@@ -6,14 +6,13 @@
 #include "nvmond/main/main_cfg.h"
 #include "nvmond/monitor/logs_conf.h"
 #include "nvmond/probe/probe_conf.h"
+#include "nvmond/store/store_conf.h"
 
 int main_cfg_sections(void)
 {
 	static const struct cfg_section *const sections[] = {
-		&logs_cfg_section,
-		&risk_cfg_section,
-		&probe_cfg_section,
-		&fleetview_cfg_section,
+		&store_cfg_section, &logs_cfg_section,	    &risk_cfg_section,
+		&probe_cfg_section, &fleetview_cfg_section,
 	};
 
 	return cfg_sections_register(sections, sizeof(sections) / sizeof(sections[0]));

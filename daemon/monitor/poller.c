@@ -19,6 +19,7 @@
 #include "nvmond/monitor/poller.h"
 #include "nvmond/monitor/pollplan.h"
 #include "nvmond/monitor/sbuf.h"
+#include "nvmond/store/store_conf.h"
 #include "nvmond/util/timefmt.h"
 #include "poller_internal.h"
 
@@ -284,8 +285,9 @@ static void poller_store(struct poller *p, bool force)
 
 	if (mono < p->retry_at_ms)
 		return;
-	if (!force && !poll_commit_due(p->pending_since_ms, mono, p->cfg.poll_interval_ms,
-				       p->cfg.commit_interval_ms, p->buf.len, FLUSH_BATCH))
+	if (!force &&
+	    !poll_commit_due(p->pending_since_ms, mono, p->cfg.poll_interval_ms,
+			     store_conf(&p->cfg)->commit_interval_ms, p->buf.len, FLUSH_BATCH))
 		return;
 	while ((n = sbuf_peek(&p->buf, FLUSH_BATCH, &v)) > 0) {
 		int r = store_samples_insert(p->store, v, n);
@@ -299,8 +301,8 @@ static void poller_store(struct poller *p, bool force)
 			p->last_store_err = r;
 			p->retry_delay_ms =
 				p->retry_delay_ms ? p->retry_delay_ms * 2 : RETRY_MIN_MS;
-			if (p->retry_delay_ms > p->cfg.retry_max_ms)
-				p->retry_delay_ms = p->cfg.retry_max_ms;
+			if (p->retry_delay_ms > store_conf(&p->cfg)->retry_max_ms)
+				p->retry_delay_ms = store_conf(&p->cfg)->retry_max_ms;
 			p->retry_at_ms = mono + p->retry_delay_ms;
 			return;
 		}
@@ -429,7 +431,7 @@ int poller_new(const struct cfg *c, struct dev_backend *b, struct store *s, stru
 	r = dev_backend_guard(b, c->device_timeout_ms);
 	if (r < 0)
 		goto fail;
-	r = sbuf_init(&p->buf, c->buffer_samples);
+	r = sbuf_init(&p->buf, store_conf(c)->buffer_samples);
 	if (r < 0)
 		goto fail;
 	/* Devices seen before start offline, with their last stored sample. */
@@ -524,11 +526,11 @@ int poller_start(struct poller *p, struct loop *l)
 
 int poller_reconfigure(struct poller *p, const struct cfg *c)
 {
-	if (c->buffer_samples != p->buf.cap) {
+	if (store_conf(c)->buffer_samples != p->buf.cap) {
 		struct sbuf nb;
 		const struct sample *v;
 		size_t n;
-		int r = sbuf_init(&nb, c->buffer_samples);
+		int r = sbuf_init(&nb, store_conf(c)->buffer_samples);
 		if (r < 0)
 			return r;
 		while ((n = sbuf_peek(&p->buf, SIZE_MAX, &v)) > 0) {

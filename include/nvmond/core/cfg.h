@@ -144,11 +144,7 @@ struct cfg {
 	char host_name[CFG_HOST_NAME_MAX]; /* this host in the fleet; default: gethostname() */
 	struct cfg_labels host_labels;	   /* site=fra1, rack=r12: the host's target labels */
 	char public_url[CFG_URL_MAX];	   /* this host's own dashboard, for a fleet page; "" */
-	/* [store] */
-	uint32_t buffer_samples;    /* samples held in memory while the database fails */
-	int64_t retry_max_ms;	    /* longest back-off between store retries */
-	int64_t commit_interval_ms; /* samples wait at most this long for one commit; 0 = every poll */
-	int64_t keep_raw_ms;	    /* raw samples kept this long; older ones live on in rollups */
+	/* [store]: the store's own section (store/store_conf.h) */
 	/* [http] */
 	uint32_t http_threads;
 	int64_t http_timeout_ms;

@@ -9,6 +9,7 @@
 #include "nvmond/core/cfg.h"
 #include "nvmond/main/main_cfg.h"
 #include "nvmond/probe/probe_conf.h"
+#include "nvmond/store/store_conf.h"
 
 #define SAMPLE_CONF FIXTURES_DIR "/../../systemd/nvmond.conf"
 
@@ -56,9 +57,10 @@ static bool cfg_eq(const struct cfg *a, const struct cfg *b)
 	       strcmp(a->database, b->database) == 0 && strcmp(a->web_root, b->web_root) == 0 &&
 	       a->poll_interval_ms == b->poll_interval_ms &&
 	       a->rescan_interval_ms == b->rescan_interval_ms && a->demo == b->demo &&
-	       a->log_level == b->log_level && a->buffer_samples == b->buffer_samples &&
-	       a->retry_max_ms == b->retry_max_ms && a->http_threads == b->http_threads &&
-	       a->http_timeout_ms == b->http_timeout_ms;
+	       a->log_level == b->log_level &&
+	       store_conf(a)->buffer_samples == store_conf(b)->buffer_samples &&
+	       store_conf(a)->retry_max_ms == store_conf(b)->retry_max_ms &&
+	       a->http_threads == b->http_threads && a->http_timeout_ms == b->http_timeout_ms;
 }
 
 /* Load @text; expect failure with exactly "PATH:" + @msg. */
@@ -235,9 +237,9 @@ Test(cfg, defaults)
 	cr_expect_eq(c.rescan_interval_ms, 30000);
 	cr_expect_eq(c.demo, CFG_DEMO_AUTO);
 	cr_expect_eq(c.log_level, LOG_LVL_INFO);
-	cr_expect_eq(c.buffer_samples, 100000);
-	cr_expect_eq(c.retry_max_ms, 60000);
-	cr_expect_eq(c.commit_interval_ms, 0, "every poll is committed");
+	cr_expect_eq(store_conf(&c)->buffer_samples, 100000);
+	cr_expect_eq(store_conf(&c)->retry_max_ms, 60000);
+	cr_expect_eq(store_conf(&c)->commit_interval_ms, 0, "every poll is committed");
 	cr_expect_eq(c.http_threads, 4);
 	cr_expect_eq(c.http_timeout_ms, 30000);
 	cr_expect_eq(c.http_max_connections, 256);
@@ -287,11 +289,11 @@ static int64_t field(const struct cfg *c, const char *key)
 	if (strcmp(key, "log_level") == 0)
 		return c->log_level;
 	if (strcmp(key, "buffer_samples") == 0)
-		return c->buffer_samples;
+		return store_conf(c)->buffer_samples;
 	if (strcmp(key, "retry_max") == 0)
-		return c->retry_max_ms;
+		return store_conf(c)->retry_max_ms;
 	if (strcmp(key, "commit_interval") == 0)
-		return c->commit_interval_ms;
+		return store_conf(c)->commit_interval_ms;
 	if (strcmp(key, "threads") == 0)
 		return c->http_threads;
 	if (strcmp(key, "timeout") == 0)
@@ -480,9 +482,9 @@ Test(cfg, load_all_keys)
 	cr_expect_eq(c.demo, CFG_DEMO_YES);
 	cr_expect_eq(c.log_level, LOG_LVL_DEBUG);
 	cr_expect_str_eq(c.user, "root");
-	cr_expect_eq(c.buffer_samples, 5000);
-	cr_expect_eq(c.retry_max_ms, 120000);
-	cr_expect_eq(c.commit_interval_ms, 5000);
+	cr_expect_eq(store_conf(&c)->buffer_samples, 5000);
+	cr_expect_eq(store_conf(&c)->retry_max_ms, 120000);
+	cr_expect_eq(store_conf(&c)->commit_interval_ms, 5000);
 	cr_expect_eq(c.http_threads, 16);
 	cr_expect_eq(c.http_timeout_ms, 90000);
 	cr_expect_eq(c.http_max_connections, 1000);
@@ -665,7 +667,7 @@ Test(cfg, load_comments_and_whitespace)
 	cr_expect_eq(c.poll_interval_ms, 5000);
 	cr_expect_str_eq(c.web_root, "/srv/a#b");  /* '#' is a comment only at line start */
 	cr_expect_str_eq(c.database, "\"/q.db\""); /* quotes are not special */
-	cr_expect_eq(c.buffer_samples, 42);
+	cr_expect_eq(store_conf(&c)->buffer_samples, 42);
 }
 
 Test(cfg, load_duplicate_last_wins)
@@ -751,7 +753,7 @@ Test(cfg, restart_changes)
 	cr_assert_eq(cfg_set(&b, "http", "token", "x", err), 0);
 	cr_assert_eq(cfg_set(&b, "store", "keep_raw", "1d", err), 0);
 	cr_expect_eq(cfg_restart_changes(&a, &b, buf, sizeof(buf)), 4);
-	cr_expect_str_eq(buf, "[daemon] listen, demo_drives, [store] keep_raw, [http] token");
+	cr_expect_str_eq(buf, "[daemon] listen, demo_drives, [http] token, [store] keep_raw");
 	/* Cut to the buffer, never past it. */
 	cr_expect_eq(cfg_restart_changes(&a, &b, buf, 10), 4);
 	cr_expect_eq(strlen(buf), 9);

@@ -20,6 +20,7 @@
 #include "nvmond/monitor/fleet.h"
 #include "nvmond/monitor/poller.h"
 #include "nvmond/store/store.h"
+#include "nvmond/store/store_conf.h"
 #include "nvmond/store/store_facts.h"
 
 /* What the scripted drive "nvme0" is now. */
@@ -218,6 +219,10 @@ static void rig_start(struct rig *r, bool wake)
 	char err[STORE_ERR_MAX];
 
 	*r = (struct rig){.b = {.ops = &fake_ops}};
+	/* [store] is the store's section (store_conf.h): set here through cfg_set(). */
+	cr_assert_eq(
+		cfg_sections_register((const struct cfg_section *const[]){&store_cfg_section}, 1),
+		0);
 	cfg_defaults(&r->c);
 	r->c.poll_interval_ms = 50;
 	r->c.rescan_interval_ms = 100;
@@ -388,7 +393,7 @@ Test(poller_facts, commit_interval_holds_samples_until_due_or_stop)
 	size_t n = 0;
 
 	rig_start(&r, false);
-	r.c.commit_interval_ms = 60000;
+	cr_assert_eq(cfg_set(&r.c, "store", "commit_interval", "1m", (char[CFG_ERR_MAX]){0}), 0);
 	cr_assert_eq(poller_reconfigure(r.p, &r.c), 0);
 	rig_run(&r, 300);
 	poller_stats(r.p, &ps);
@@ -402,7 +407,7 @@ Test(poller_facts, commit_interval_holds_samples_until_due_or_stop)
 	cr_expect_eq(n, ps.polls, "the stop stored them all");
 	free(v);
 
-	r.c.commit_interval_ms = 0;
+	cr_assert_eq(cfg_set(&r.c, "store", "commit_interval", "0", (char[CFG_ERR_MAX]){0}), 0);
 	cr_assert_eq(poller_reconfigure(r.p, &r.c), 0);
 	rig_run(&r, 200);
 	poller_stats(r.p, &ps);

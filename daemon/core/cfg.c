@@ -554,7 +554,7 @@ int cfg_key_describe(size_t i, struct cfg_key_desc *ret)
 		.key = k->key,
 		.def = k->def,
 		.range_known = true,
-		.restart = k->restart || strcmp(k->section, "http") == 0,
+		.restart = k->restart,
 	};
 	switch (k->type) {
 	case CFG_T_DURATION:
@@ -696,8 +696,7 @@ size_t cfg_restart_changes(const struct cfg *running, const struct cfg *loaded, 
 			i < cfg_n_keys ? (const void *)running : cfg_sect_base(running, slot);
 		const void *bb =
 			i < cfg_n_keys ? (const void *)loaded : cfg_sect_base(loaded, slot);
-		if (!(k->restart || strcmp(k->section, "http") == 0) ||
-		    cfg_key_same(k, running, loaded, ba, bb))
+		if (!k->restart || cfg_key_same(k, running, loaded, ba, bb))
 			continue;
 		bool same_sect = sect && strcmp(sect, k->section) == 0;
 		int w = snprintf(buf + len, len < size ? size - len : 0, "%s%s%s%s%s",

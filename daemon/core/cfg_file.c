@@ -315,45 +315,21 @@ static int cfg_parse_handler(void *user, const char *section, const char *name, 
 	return 1;
 }
 
-/* "FILE:LINE: [section] key ..." of a rule between keys, at the line of @key. */
-static __attribute__((format(printf, 5, 6))) int
-cfg_together_fail(const struct cfg *c, const char *section, const char *key,
-		  char ret_err[CFG_ERR_MAX], const char *fmt, ...)
+int cfg_key_fail(const struct cfg *c, const char *section, const char *key, char *err,
+		 size_t errsize, const char *fmt, ...)
 {
 	char where[CFG_PATH_MAX + 16];
 	va_list ap;
 	int n;
 
 	cfg_key_where(c, section, key, where, sizeof(where));
-	n = snprintf(ret_err, CFG_ERR_MAX, "%s%s", where, where[0] ? ": " : "");
-	if (n >= 0 && n < CFG_ERR_MAX) {
+	n = snprintf(err, errsize, "%s%s", where, where[0] ? ": " : "");
+	if (n >= 0 && (size_t)n < errsize) {
 		va_start(ap, fmt);
-		vsnprintf(ret_err + n, CFG_ERR_MAX - (size_t)n, fmt, ap);
+		vsnprintf(err + n, errsize - (size_t)n, fmt, ap);
 		va_end(ap);
 	}
 	return -EINVAL;
-}
-
-/* Keys that must go together, once the whole file is read (also on a reload). */
-static int cfg_check_together(const struct cfg *c, char ret_err[CFG_ERR_MAX])
-{
-	if (c->http_auth == CFG_HTTP_AUTH_ALL && !c->http_token[0])
-		return cfg_together_fail(c, "http", "auth", ret_err,
-					 "[http] auth = all needs [http] token");
-	if (c->http_metrics_token[0] && c->http_metrics_token_file[0]) {
-		bool file_last = cfg_key_line(c, "http", "metrics_token_file") >
-				 cfg_key_line(c, "http", "metrics_token");
-		return cfg_together_fail(
-			c, "http", file_last ? "metrics_token_file" : "metrics_token", ret_err,
-			"[http] metrics_token and metrics_token_file: set one "
-			"of them");
-	}
-	if (!c->http_tls_cert[0] != !c->http_tls_key[0])
-		return cfg_together_fail(c, "http", c->http_tls_cert[0] ? "tls_cert" : "tls_key",
-					 ret_err,
-					 "[http] tls_cert and tls_key go together: %s is not set",
-					 c->http_tls_cert[0] ? "tls_key" : "tls_cert");
-	return 0;
 }
 
 int cfg_load(struct cfg *c, const char *path, char ret_err[CFG_ERR_MAX])
@@ -422,7 +398,7 @@ int cfg_load_checked(struct cfg *c, const char *path, const struct cfg_check *ch
 		r = -EINVAL;
 		goto finish;
 	}
-	r = cfg_check_together(tmp, ret_err);
+	r = cfg_sect_together(tmp, ret_err, CFG_ERR_MAX);
 	if (r < 0)
 		goto finish;
 	if (tmp->n_sinks)

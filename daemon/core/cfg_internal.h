@@ -96,6 +96,8 @@ int cfg_key_apply(const struct cfg_key *k, void *base, const char *value, char *
  */
 /** cfg_sect_defaults() - Each registered section's defaults into @c. */
 void cfg_sect_defaults(struct cfg *c);
+/** cfg_sect_together() - Each registered section's rules between its keys. Return: 0 or < 0. */
+int cfg_sect_together(const struct cfg *c, char *err, size_t errsize);
 /** cfg_sect_known() - Whether a registered section is called [@section]. */
 bool cfg_sect_known(const char *section);
 /** cfg_sect_key_count() - How many keys the registered sections have. */

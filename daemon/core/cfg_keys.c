@@ -28,12 +28,6 @@ static const struct cfg_choice cfg_log_level_choices[] = {
 	{NULL, 0},
 };
 
-static const struct cfg_choice cfg_http_auth_choices[] = {
-	{"mutations", CFG_HTTP_AUTH_MUTATIONS},
-	{"all", CFG_HTTP_AUTH_ALL},
-	{NULL, 0},
-};
-
 const struct cfg_choice cfg_bool_choices[] = {
 	{"yes", 1}, {"no", 0}, {"true", 1}, {"false", 0}, {"on", 1},
 	{"off", 0}, {"1", 1},  {"0", 0},    {NULL, 0},
@@ -42,7 +36,6 @@ const struct cfg_choice cfg_bool_choices[] = {
 /* CFG_T_ENUM stores through an int *: the enums must be int-sized. */
 _Static_assert(sizeof(enum cfg_demo) == sizeof(int), "enum cfg_demo is not int-sized");
 _Static_assert(sizeof(enum log_level) == sizeof(int), "enum log_level is not int-sized");
-_Static_assert(sizeof(enum cfg_http_auth) == sizeof(int), "enum cfg_http_auth is not int-sized");
 
 /* The field must have the C type the key type writes; a mismatch fails to compile. */
 #define CFG_OFF(field, ctype)                                                                      \
@@ -118,26 +111,6 @@ const struct cfg_key cfg_keys[] = {
 	TEXT("daemon", "host_name", host_name, 1, NULL),
 	LABELS("daemon", "host_labels", host_labels, ""),
 	URL("daemon", "public_url", public_url, ""),
-	UINT32("http", "threads", http_threads, 1, 64, "4"),
-	DURATION("http", "timeout", http_timeout_ms, MS_PER_SEC, MS_PER_HOUR, "30s"),
-	DURATION("http", "request_timeout", http_request_timeout_ms, MS_PER_SEC, MS_PER_HOUR,
-		 "30s"),
-	DURATION("http", "body_timeout", http_body_timeout_ms, MS_PER_SEC, MS_PER_HOUR, "10s"),
-	DURATION("http", "send_timeout", http_send_timeout_ms, MS_PER_SEC, MS_PER_HOUR, "10s"),
-	UINT32("http", "max_connections", http_max_connections, 4, 65536, "256"),
-	UINT32("http", "max_connections_per_ip", http_max_connections_per_ip, 1, 65536, "32"),
-	PATH("http", "token", http_token, 0, ""),
-	ENUM("http", "auth", http_auth, enum cfg_http_auth, cfg_http_auth_choices,
-	     "mutations or all", "mutations"),
-	PATH("http", "metrics_token", http_metrics_token, 0, ""),
-	PATH("http", "metrics_token_file", http_metrics_token_file, 0, ""),
-	PATH("http", "tls_cert", http_tls_cert, 0, ""),
-	PATH("http", "tls_key", http_tls_key, 0, ""),
-	/* A GnuTLS priority string, checked by the HTTP server's layer (api_tls.h). */
-	PATH("http", "tls_priorities", http_tls_priorities, 1,
-	     "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"),
-	/* Names for Host (api_host.h), checked by the HTTP server's layer. */
-	PATH("http", "allowed_hosts", http_allowed_hosts, 0, ""),
 	ENUM("alerts", "throttling", alert_throttling, int, cfg_bool_choices, "yes or no", "yes"),
 	ENUM("alerts", "temperature", alert_temperature, int, cfg_bool_choices, "yes or no", "yes"),
 	ENUM("alerts", "critical_warning", alert_critical_warning, int, cfg_bool_choices,

@@ -125,6 +125,23 @@ const void *cfg_section_get(const struct cfg *c, const struct cfg_section *s)
 	return i < 0 ? sect_unregistered(s) : c->sect_mem + reg.off[i];
 }
 
+void *cfg_section_mut(struct cfg *c, const struct cfg_section *s)
+{
+	int i = sect_index(s);
+
+	return i < 0 ? NULL : c->sect_mem + reg.off[i];
+}
+
+int cfg_sect_together(const struct cfg *c, char *err, size_t errsize)
+{
+	for (size_t i = 0; i < reg.n; i++) {
+		int r = reg.s[i]->together ? reg.s[i]->together(c, err, errsize) : 0;
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 void cfg_sect_defaults(struct cfg *c)
 {
 	for (size_t i = 0; i < reg.n; i++)

@@ -53,6 +53,7 @@
 #include "nvmond/alert/risk_mon.h"
 #include "nvmond/api/drive_api.h"
 #include "nvmond/alert/wear_mon.h"
+#include "nvmond/api/api_conf.h"
 
 #include "nvmond/main/main_cfg.h"
 #include "nvmond/main/main_cli.h"
@@ -154,10 +155,10 @@ static void reload(struct daemon *d)
 	 * docs/configuration.md lists under "At the next start only". */
 	char later[512];
 	/* metrics_token_file was read into metrics_token at start, and is not read again. */
-	if (c.http_metrics_token_file[0] &&
-	    strcmp(c.http_metrics_token_file, d->cfg.http_metrics_token_file) == 0)
-		memcpy(c.http_metrics_token, d->cfg.http_metrics_token,
-		       sizeof(c.http_metrics_token));
+	if (http_conf(&c)->metrics_token_file[0] &&
+	    strcmp(http_conf(&c)->metrics_token_file, http_conf(&d->cfg)->metrics_token_file) == 0)
+		memcpy(http_conf_mut(&c)->metrics_token, http_conf(&d->cfg)->metrics_token,
+		       sizeof(http_conf(&c)->metrics_token));
 	size_t n_later = cfg_restart_changes(&d->cfg, &c, later, sizeof(later));
 	if (n_later)
 		log_warn("%s: %s at the next start", later,
@@ -207,10 +208,10 @@ static void nofile_raise(const struct cfg *c)
 	}
 	/* 64: the database, devices, the loop's own descriptors, a hook or webhook. */
 	if (rl.rlim_cur != RLIM_INFINITY &&
-	    rl.rlim_cur < (rlim_t)c->http_max_connections + API_RESERVE_CONNECTIONS + 64)
+	    rl.rlim_cur < (rlim_t)http_conf(c)->max_connections + API_RESERVE_CONNECTIONS + 64)
 		log_warn("[http] max_connections = %u, but only %llu file descriptors are allowed "
 			 "(RLIMIT_NOFILE): raise LimitNOFILE= or lower max_connections",
-			 c->http_max_connections, (unsigned long long)rl.rlim_cur);
+			 http_conf(c)->max_connections, (unsigned long long)rl.rlim_cur);
 }
 
 /* 127.0.0.0/8, ::1, ::ffff:127.x and "localhost": reachable from this machine only. */
@@ -386,7 +387,7 @@ static int daemon_configure(struct daemon *d)
 		return -EINVAL;
 	log_set_level(d->cfg.log_level);
 	nofile_raise(&d->cfg);
-	if (!d->cfg.http_token[0] && !listen_is_loopback(d->cfg.listen_host)) {
+	if (!http_conf(&d->cfg)->token[0] && !listen_is_loopback(d->cfg.listen_host)) {
 		log_error("refusing to listen on '%s' without [http] token: set a token, or listen "
 			  "on 127.0.0.1 / ::1",
 			  d->cfg.listen_host);

@@ -385,23 +385,6 @@ static int check_web_root(const char *value, char *err, size_t errsize)
 }
 
 /*
- * The metrics token's file, read as the daemon will read it at start: missing,
- * empty or others may read it. A file this user may not open is left to the
- * daemon (`nvmond status` run by another user reads none).
- */
-static int check_token_file(const char *value, char *err, size_t errsize)
-{
-	char token[CFG_TOKEN_MAX];
-	int r;
-
-	if (!value[0])
-		return 0;
-	r = http_token_file_read(value, token, err, errsize);
-	explicit_bzero(token, sizeof(token));
-	return r == -EACCES ? 0 : r;
-}
-
-/*
  * The files the configuration names that nvmond trusts (fperm.h), judged as the
  * file is read so that a refusal says FILE:LINE. A file that is not there, or
  * that this user cannot reach, is left to the code that reads it (its message
@@ -421,34 +404,12 @@ static int check_trusted(const char *value, char *err, size_t errsize)
 	return check_perm(value, FPERM_TRUSTED, err, errsize);
 }
 
-static int check_secret(const char *value, char *err, size_t errsize)
-{
-	return check_perm(value, FPERM_SECRET, err, errsize);
-}
-
-static int check_tls_priorities(const char *value, char *err, size_t errsize)
-{
-	return api_tls_priorities_check(value, err, errsize);
-}
-
-static int check_allowed_hosts(const char *value, char *err, size_t errsize)
-{
-	struct api_hosts h = {0};
-
-	return api_hosts_parse(&h, value, err, errsize) < 0 ? -EINVAL : 0;
-}
-
 static const struct cfg_check config_checks[] = {
 	{"device", "probe_schedule", check_probe_schedule},
 	{"device", "selftest_schedule", check_selftest_schedule},
 	{"selftests", "default_schedule", check_selftest_schedule},
 	{"daemon", "web_root", check_web_root},
 	{"alerts", "exec", check_trusted},
-	{"http", "tls_key", check_secret},
-	{"http", "metrics_token_file", check_secret},
-	{"http", "metrics_token_file", check_token_file},
-	{"http", "tls_priorities", check_tls_priorities},
-	{"http", "allowed_hosts", check_allowed_hosts},
 };
 
 /* Defaults, then the file, then the command line. Prints the error itself. */

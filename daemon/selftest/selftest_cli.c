@@ -17,6 +17,7 @@
 #include <curl/curl.h>
 #include <jansson.h>
 
+#include "nvmond/api/api_conf.h"
 #include "nvmond/api/api_tls.h"
 #include "nvmond/selftest/selftest_cli.h"
 #include "nvmond/util/timefmt.h"
@@ -294,7 +295,7 @@ static int wait_result(const struct client *c, json_int_t id, const char *name, 
 static int client_init(const struct cfg *cfg, struct client *c)
 {
 	const char *host = cfg->listen_host;
-	const char *scheme = cfg->http_tls_cert[0] ? "https" : "http";
+	const char *scheme = http_conf(cfg)->tls_cert[0] ? "https" : "http";
 	char err[API_ERR_MAX];
 
 	/* A wildcard address is reached through the loopback. */
@@ -305,10 +306,11 @@ static int client_init(const struct cfg *cfg, struct client *c)
 	snprintf(c->base, sizeof(c->base), strchr(host, ':') ? "%s://[%s]:%u" : "%s://%s:%u",
 		 scheme, host, cfg->listen_port);
 	c->auth[0] = '\0';
-	if (cfg->http_token[0])
-		snprintf(c->auth, sizeof(c->auth), "Authorization: Bearer %s", cfg->http_token);
+	if (http_conf(cfg)->token[0])
+		snprintf(c->auth, sizeof(c->auth), "Authorization: Bearer %s",
+			 http_conf(cfg)->token);
 	c->pin[0] = '\0';
-	if (cfg->http_tls_cert[0] && api_tls_pin(cfg->http_tls_cert, c->pin, err) < 0) {
+	if (http_conf(cfg)->tls_cert[0] && api_tls_pin(http_conf(cfg)->tls_cert, c->pin, err) < 0) {
 		fprintf(stderr, "nvmond: %s\n", err);
 		return -EINVAL;
 	}

@@ -17,11 +17,6 @@ enum cfg_demo {
 	CFG_DEMO_NO,
 };
 
-enum cfg_http_auth {
-	CFG_HTTP_AUTH_MUTATIONS, /* the token guards the mutating endpoints */
-	CFG_HTTP_AUTH_ALL,	 /* and every read but /healthz and the dashboard's files */
-};
-
 enum log_level {
 	LOG_LVL_ERROR,
 	LOG_LVL_WARNING,
@@ -145,22 +140,7 @@ struct cfg {
 	struct cfg_labels host_labels;	   /* site=fra1, rack=r12: the host's target labels */
 	char public_url[CFG_URL_MAX];	   /* this host's own dashboard, for a fleet page; "" */
 	/* [store]: the store's own section (store/store_conf.h) */
-	/* [http] */
-	uint32_t http_threads;
-	int64_t http_timeout_ms;
-	int64_t http_request_timeout_ms;	/* a request's line and headers within this */
-	int64_t http_body_timeout_ms;		/* its body within this of the headers */
-	int64_t http_send_timeout_ms;		/* the client takes some of an answer this often */
-	uint32_t http_max_connections;		/* open at once, all clients */
-	uint32_t http_max_connections_per_ip;	/* open at once from one address */
-	char http_token[CFG_TOKEN_MAX];		/* bearer token for mutating endpoints; "" = none */
-	enum cfg_http_auth http_auth;		/* which requests need http_token */
-	char http_metrics_token[CFG_TOKEN_MAX]; /* GET /metrics's own token; "" = none */
-	char http_metrics_token_file[CFG_PATH_MAX]; /* or read from this file */
-	char http_tls_cert[CFG_PATH_MAX];	    /* PEM chain: serve HTTPS; "" = HTTP */
-	char http_tls_key[CFG_PATH_MAX];	    /* its PEM private key */
-	char http_tls_priorities[256];		    /* GnuTLS priority string (TLS versions) */
-	char http_allowed_hosts[1024];		    /* more names Host may give */
+	/* [http]: the API's own section (api/api_conf.h) */
 	/* [alerts] (rules: 1 on, 0 off) */
 	int alert_throttling;
 	int alert_temperature;

@@ -74,12 +74,15 @@ struct cfg_section {
 	const struct cfg_key *keys;
 	size_t n_keys;
 	size_t size, align; /* of the owner's struct */
+	/* Rules between the section's keys, once the whole file is read (a reload
+	 * too): 0, or < 0 with @err as cfg_key_fail() writes it. NULL: none. */
+	int (*together)(const struct cfg *c, char *err, size_t errsize);
 };
 
-#define CFG_SECTION(sect, table, st)                                                               \
+#define CFG_SECTION(sect, table, st, ...)                                                          \
 	{                                                                                          \
 		.name = sect, .keys = table, .n_keys = sizeof(table) / sizeof((table)[0]),         \
-		.size = sizeof(st), .align = alignof(st)                                           \
+		.size = sizeof(st), .align = alignof(st), __VA_ARGS__                              \
 	}
 
 /* The field must have the C type the key type writes; a mismatch fails to compile. */
@@ -119,6 +122,22 @@ struct cfg_section {
  * table naming another section; -ENOSPC when they do not fit struct cfg.
  */
 int cfg_sections_register(const struct cfg_section *const *v, size_t n);
+
+/**
+ * cfg_key_fail() - "FILE:LINE: " of the line that set [@section] @key (nothing when
+ * no file set it), then the message, in @err: a rule between keys broken.
+ * Return: -EINVAL.
+ */
+__attribute__((format(printf, 6, 7))) int cfg_key_fail(const struct cfg *c, const char *section,
+						       const char *key, char *err, size_t errsize,
+						       const char *fmt, ...);
+
+/**
+ * cfg_section_mut() - The values of section @s in @c, to change after the file
+ * was read (a secret read from the file a key names). Return: NULL when @s is not
+ * registered.
+ */
+void *cfg_section_mut(struct cfg *c, const struct cfg_section *s);
 
 /**
  * cfg_section_get() - The values of section @s in @c (the owner's struct). A

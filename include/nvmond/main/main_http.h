@@ -18,14 +18,6 @@
  */
 int http_setup(struct cfg *c, struct api_tls **ret_tls);
 
-/**
- * http_token_file_read() - The token in @path: its first line, trailing blanks cut;
- * a file others may read, an empty first line and an overlong one are refused.
- * Return: 0 with @ret, or negative errno (-EACCES, -ENOENT, -EPERM for others'
- * access, -EINVAL) with "PATH: why" in @err.
- */
-int http_token_file_read(const char *path, char ret[CFG_TOKEN_MAX], char *err, size_t errsize);
-
 /** http_reload_tls() - SIGHUP: read the certificate again; a bad one is logged and the old kept. */
 void http_reload_tls(struct api_tls *t);
 

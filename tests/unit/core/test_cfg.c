@@ -4,8 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "nvmond/api/api_conf.h"
 #include "nvmond/core/cfg.h"
 #include "nvmond/main/main_cfg.h"
 #include "nvmond/probe/probe_conf.h"
@@ -60,7 +62,8 @@ static bool cfg_eq(const struct cfg *a, const struct cfg *b)
 	       a->log_level == b->log_level &&
 	       store_conf(a)->buffer_samples == store_conf(b)->buffer_samples &&
 	       store_conf(a)->retry_max_ms == store_conf(b)->retry_max_ms &&
-	       a->http_threads == b->http_threads && a->http_timeout_ms == b->http_timeout_ms;
+	       http_conf(a)->threads == http_conf(b)->threads &&
+	       http_conf(a)->timeout_ms == http_conf(b)->timeout_ms;
 }
 
 /* Load @text; expect failure with exactly "PATH:" + @msg. */
@@ -240,11 +243,11 @@ Test(cfg, defaults)
 	cr_expect_eq(store_conf(&c)->buffer_samples, 100000);
 	cr_expect_eq(store_conf(&c)->retry_max_ms, 60000);
 	cr_expect_eq(store_conf(&c)->commit_interval_ms, 0, "every poll is committed");
-	cr_expect_eq(c.http_threads, 4);
-	cr_expect_eq(c.http_timeout_ms, 30000);
-	cr_expect_eq(c.http_max_connections, 256);
-	cr_expect_eq(c.http_request_timeout_ms, 30000);
-	cr_expect_eq(c.http_max_connections_per_ip, 32);
+	cr_expect_eq(http_conf(&c)->threads, 4);
+	cr_expect_eq(http_conf(&c)->timeout_ms, 30000);
+	cr_expect_eq(http_conf(&c)->max_connections, 256);
+	cr_expect_eq(http_conf(&c)->request_timeout_ms, 30000);
+	cr_expect_eq(http_conf(&c)->max_connections_per_ip, 32);
 	cr_expect_neq(c.database[0], '\0');
 	cr_expect_eq(c.alert_selftest, 1, "self-test alerts on");
 	cr_expect_str_eq(c.selftest_default_schedule, "", "no scheduled self-tests");
@@ -295,9 +298,9 @@ static int64_t field(const struct cfg *c, const char *key)
 	if (strcmp(key, "commit_interval") == 0)
 		return store_conf(c)->commit_interval_ms;
 	if (strcmp(key, "threads") == 0)
-		return c->http_threads;
+		return http_conf(c)->threads;
 	if (strcmp(key, "timeout") == 0)
-		return c->http_timeout_ms;
+		return http_conf(c)->timeout_ms;
 	cr_assert_fail("no field for key %s", key);
 	return -1;
 }
@@ -485,11 +488,11 @@ Test(cfg, load_all_keys)
 	cr_expect_eq(store_conf(&c)->buffer_samples, 5000);
 	cr_expect_eq(store_conf(&c)->retry_max_ms, 120000);
 	cr_expect_eq(store_conf(&c)->commit_interval_ms, 5000);
-	cr_expect_eq(c.http_threads, 16);
-	cr_expect_eq(c.http_timeout_ms, 90000);
-	cr_expect_eq(c.http_max_connections, 1000);
-	cr_expect_eq(c.http_request_timeout_ms, 5000);
-	cr_expect_eq(c.http_max_connections_per_ip, 50);
+	cr_expect_eq(http_conf(&c)->threads, 16);
+	cr_expect_eq(http_conf(&c)->timeout_ms, 90000);
+	cr_expect_eq(http_conf(&c)->max_connections, 1000);
+	cr_expect_eq(http_conf(&c)->request_timeout_ms, 5000);
+	cr_expect_eq(http_conf(&c)->max_connections_per_ip, 50);
 	cr_expect_eq(c.alert_throttling, 0);
 	cr_expect_eq(c.alert_spare, 0);
 	cr_expect_eq(c.alert_offline, 1);
@@ -647,7 +650,7 @@ Test(cfg, load_crlf)
 	cr_expect_str_eq(c.listen_host, "0.0.0.0");
 	cr_expect_eq(c.listen_port, 8000);
 	cr_expect_eq(c.demo, CFG_DEMO_NO);
-	cr_expect_eq(c.http_threads, 8);
+	cr_expect_eq(http_conf(&c)->threads, 8);
 }
 
 Test(cfg, load_comments_and_whitespace)
@@ -675,7 +678,7 @@ Test(cfg, load_duplicate_last_wins)
 	struct cfg c = load_ok(write_conf("[http]\nthreads = 2\nthreads = 3\n"
 					  "[daemon]\nlisten = :1\n[http]\nthreads = 5\n"));
 
-	cr_expect_eq(c.http_threads, 5);
+	cr_expect_eq(http_conf(&c)->threads, 5);
 	cr_expect_eq(c.listen_port, 1);
 
 	/* docs/configuration.md: "A key set twice: the last one wins", also over a bad
@@ -708,14 +711,22 @@ Test(cfg, load_duplicate_last_wins)
 Test(cfg, load_keys_that_go_together)
 {
 	expect_load_error("[http]\n\nauth = all\n", "3: [http] auth = all needs [http] token");
-	expect_load_error("[http]\nmetrics_token = a\nmetrics_token_file = /x\n",
-			  "3: [http] metrics_token and metrics_token_file: set one of them");
-	expect_load_error("[http]\nmetrics_token_file = /x\nmetrics_token = a\n",
-			  "3: [http] metrics_token and metrics_token_file: set one of them");
+	/* A token file that passes its own check (a secret with a token in it). */
+	char text[2 * CFG_PATH_MAX];
+	const char *tok = write_conf("t0ken\n");
+	cr_assert_eq(chmod(tok, 0600), 0);
+	snprintf(text, sizeof(text), "[http]\nmetrics_token = a\nmetrics_token_file = %s\n", tok);
+	expect_load_error(text, "3: [http] metrics_token and metrics_token_file: set one of them");
+	snprintf(text, sizeof(text), "[http]\nmetrics_token_file = %s\nmetrics_token = a\n", tok);
+	expect_load_error(text, "3: [http] metrics_token and metrics_token_file: set one of them");
+	/* The file's own check comes first, at its line (as the daemon reads it). */
+	expect_load_error(
+		"[http]\nmetrics_token = a\nmetrics_token_file = /nonexistent/x\n",
+		"3: [http] metrics_token_file: /nonexistent/x: No such file or directory");
 	expect_load_error("[http]\ntls_key = /k\n",
 			  "2: [http] tls_cert and tls_key go together: tls_cert is not set");
 	struct cfg c = load_ok(write_conf("[http]\ntoken = t\nauth = all\n"));
-	cr_expect_eq(c.http_auth, CFG_HTTP_AUTH_ALL);
+	cr_expect_eq(http_conf(&c)->auth, API_AUTH_ALL);
 }
 
 /* Where a key was set, for messages after the file was read. */
@@ -753,7 +764,7 @@ Test(cfg, restart_changes)
 	cr_assert_eq(cfg_set(&b, "http", "token", "x", err), 0);
 	cr_assert_eq(cfg_set(&b, "store", "keep_raw", "1d", err), 0);
 	cr_expect_eq(cfg_restart_changes(&a, &b, buf, sizeof(buf)), 4);
-	cr_expect_str_eq(buf, "[daemon] listen, demo_drives, [http] token, [store] keep_raw");
+	cr_expect_str_eq(buf, "[daemon] listen, demo_drives, [store] keep_raw, [http] token");
 	/* Cut to the buffer, never past it. */
 	cr_expect_eq(cfg_restart_changes(&a, &b, buf, 10), 4);
 	cr_expect_eq(strlen(buf), 9);
@@ -820,8 +831,8 @@ Test(cfg, load_on_top_of_existing)
 	cfg_defaults(&c);
 	cr_assert_eq(cfg_set(&c, "http", "threads", "9", err), 0);
 	cr_assert_eq(cfg_load(&c, write_conf("[http]\ntimeout = 5s\n"), err), 0, "%s", err);
-	cr_expect_eq(c.http_threads, 9); /* keys the file does not set stay */
-	cr_expect_eq(c.http_timeout_ms, 5000);
+	cr_expect_eq(http_conf(&c)->threads, 9); /* keys the file does not set stay */
+	cr_expect_eq(http_conf(&c)->timeout_ms, 5000);
 }
 
 /* The shipped sample parses, and its commented-out values are the real defaults. */
@@ -1116,9 +1127,9 @@ Test(cfg, token)
 {
 	struct cfg c = load_ok(write_conf("[http]\ntoken = abc123\n"));
 
-	cr_expect_str_eq(c.http_token, "abc123");
+	cr_expect_str_eq(http_conf(&c)->token, "abc123");
 	cfg_defaults(&c);
-	cr_expect_str_eq(c.http_token, "", "no token by default");
+	cr_expect_str_eq(http_conf(&c)->token, "", "no token by default");
 }
 
 /*

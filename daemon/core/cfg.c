@@ -348,18 +348,6 @@ static void cfg_device_merge(struct cfg_device *to, const struct cfg_device *fro
 	}
 }
 
-/* The self-test schedule in effect on @d: its own, else @def; "none" is "". */
-static void cfg_selftest_schedule_resolve(struct cfg_device *d, const char *def)
-{
-	const char *from = d->selftest_schedule[0] ? d->selftest_schedule : def;
-	char v[sizeof(d->selftest_schedule)] = {0};
-
-	/* A copy, not snprintf(): this runs twice per sample (cfg_device_for()). */
-	if (strcasecmp(from, "none") != 0)
-		memcpy(v, from, strnlen(from, sizeof(v) - 1));
-	memcpy(d->selftest_schedule, v, sizeof(v));
-}
-
 void cfg_device_for(const struct cfg *c, const char *model, const char *serial,
 		    struct cfg_device *ret)
 {
@@ -381,7 +369,6 @@ void cfg_device_for(const struct cfg *c, const char *model, const char *serial,
 		d.alert_critical_margin_c = c->alert_critical_margin_c;
 	if (!cfg_device_sets(&d, "sensor_alerts"))
 		d.sensor_alerts = c->alert_sensor_alerts;
-	cfg_selftest_schedule_resolve(&d, c->selftest_default_schedule);
 	*ret = d;
 }
 

@@ -147,8 +147,6 @@ const struct cfg_key cfg_keys[] = {
 	UINT32("alerts", "webhook_attempts", alert_webhook_attempts, 1, 100, "6"),
 	DURATION("alerts", "webhook_retry_max", alert_webhook_retry_max_ms, MS_PER_SEC, MS_PER_HOUR,
 		 "5m"),
-	/* A schedule (analysis/selftest_sched.h), checked by the self-test service. */
-	PATH("selftests", "default_schedule", selftest_default_schedule, 0, ""),
 };
 
 /* struct cfg's key_line has a slot per key. */
@@ -212,7 +210,7 @@ const struct cfg_key cfg_device_keys[] = {
 	DEV_UINT32("sensor_limit_6", sensor_limit_c[5], 0, 200, "0"),
 	DEV_UINT32("sensor_limit_7", sensor_limit_c[6], 0, 200, "0"),
 	DEV_UINT32("sensor_limit_8", sensor_limit_c[7], 0, 200, "0"),
-	/* "" or unset: [selftests] default_schedule; "none": no schedule (cfg_device_for). */
+	/* "" or unset: [selftests] default_schedule; "none": no schedule (selftest_conf.h). */
 	DEV_PATH("selftest_schedule", selftest_schedule, ""),
 	/* Who is who (issue 24): in the API, status, notifications and /metrics. */
 	DEV_TEXT("label", label, ""),

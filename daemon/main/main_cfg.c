@@ -7,6 +7,7 @@
 #include "nvmond/main/main_cfg.h"
 #include "nvmond/monitor/logs_conf.h"
 #include "nvmond/probe/probe_conf.h"
+#include "nvmond/selftest/selftest_conf.h"
 #include "nvmond/store/store_conf.h"
 
 int main_cfg_sections(void)
@@ -17,6 +18,7 @@ int main_cfg_sections(void)
 		&logs_cfg_section,	/* monitor/logs_conf.h */
 		&risk_cfg_section,	/* alert/risk_conf.h */
 		&probe_cfg_section,	/* probe/probe_conf.h */
+		&selftest_cfg_section,	/* selftest/selftest_conf.h */
 		&fleetview_cfg_section, /* fleetview/fleetview_conf.h */
 	};
 

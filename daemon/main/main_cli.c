@@ -407,7 +407,6 @@ static int check_trusted(const char *value, char *err, size_t errsize)
 static const struct cfg_check config_checks[] = {
 	{"device", "probe_schedule", check_probe_schedule},
 	{"device", "selftest_schedule", check_selftest_schedule},
-	{"selftests", "default_schedule", check_selftest_schedule},
 	{"daemon", "web_root", check_web_root},
 	{"alerts", "exec", check_trusted},
 };

@@ -13,6 +13,7 @@
 
 #include "nvmond/core/log.h"
 #include "nvmond/demo/demo.h"
+#include "nvmond/selftest/selftest_conf.h"
 #include "nvmond/store/store_selftest.h"
 #include "nvmond/util/timefmt.h"
 
@@ -34,9 +35,8 @@ char *selftest_plan_schedule_of(const struct cfg *c, const struct device_row *ro
 	struct cfg_device cd;
 
 	cfg_device_for(c, row->model, row->serial, &cd);
-	/* cfg_device_for() applies [selftests] default_schedule and "none". */
-	snprintf(buf, len, "%s", cd.selftest_schedule);
-	return buf;
+	return selftest_schedule_in_effect(cd.selftest_schedule, selftest_conf(c)->default_schedule,
+					   buf, len);
 }
 
 int selftest_plan_check(const struct cfg *c, char ret_err[SELFTEST_SVC_ERR_MAX])
@@ -45,7 +45,7 @@ int selftest_plan_check(const struct cfg *c, char ret_err[SELFTEST_SVC_ERR_MAX])
 	char e[SELFTEST_SCHED_ERR];
 	size_t n;
 
-	if (selftest_sched_parse(c->selftest_default_schedule, v, &n, e) < 0) {
+	if (selftest_sched_parse(selftest_conf(c)->default_schedule, v, &n, e) < 0) {
 		snprintf(ret_err, SELFTEST_SVC_ERR_MAX, "[selftests] default_schedule: %s", e);
 		return -EINVAL;
 	}
@@ -98,7 +98,8 @@ static void own_schedule(struct selftest_svc *t, struct stdev *d)
 	if (!t->own_selftests || d->sched_str[0])
 		return;
 	cfg_device_for(&t->cfg, d->row.model, d->row.serial, &cd);
-	if (t->cfg.selftest_default_schedule[0] || cfg_device_sets(&cd, "selftest_schedule"))
+	if (selftest_conf(&t->cfg)->default_schedule[0] ||
+	    cfg_device_sets(&cd, "selftest_schedule"))
 		return; /* configured, also as "none" */
 	own = dev_demo_selftest_schedule(d->row.name);
 	if (!own)

@@ -85,7 +85,8 @@ struct cfg_device {
 	/*
 	 * Device self-tests (issue 12): "weekly Sun 02:00 short, monthly 1 03:00 extended"
 	 * (analysis/selftest_sched.h), "none" = no scheduled tests, "" = [selftests]
-	 * default_schedule. cfg_device_for() gives the schedule in effect ("" = none).
+	 * default_schedule: the self-test service owns that section and tells the
+	 * schedule in effect (selftest_schedule_in_effect(), selftest/selftest_conf.h).
 	 */
 	char selftest_schedule[256];
 };
@@ -171,8 +172,7 @@ struct cfg {
 	uint32_t alert_webhook_attempts;
 	int64_t alert_webhook_retry_max_ms;
 	/* [probes]: the probe service's own section (probe/probe_conf.h) */
-	/* [selftests] */
-	char selftest_default_schedule[256]; /* of drives without their own; "" = none */
+	/* [selftests]: the self-test service's own section (selftest/selftest_conf.h) */
 	/* [fleet]: the fleet view's own section (fleetview/fleetview_conf.h) */
 	/* [logs]: the poller's own section (monitor/logs_conf.h); [risk]: the risk
 	 * monitor's (alert/risk_conf.h) */
@@ -232,10 +232,8 @@ bool cfg_device_sets(const struct cfg_device *d, const char *key);
 /**
  * cfg_device_for() - The settings that apply to the drive @model / @serial.
  * Margins not set in a section are the [alerts] ones. selftest_schedule is the
- * schedule in effect: the drive's own, else (not set, or set to "")
- * [selftests] default_schedule; "none" (any case) there is "" (no scheduled
- * self-tests). Schedules are not parsed here (core does not call analysis):
- * the self-test service checks them with selftest_sched_parse().
+ * drive's own as its sections set it ("" = not set): the self-test service, which
+ * owns [selftests], tells the schedule in effect and checks its syntax.
  */
 void cfg_device_for(const struct cfg *c, const char *model, const char *serial,
 		    struct cfg_device *ret);

@@ -11,6 +11,7 @@
 #include "nvmond/core/cfg.h"
 #include "nvmond/main/main_cfg.h"
 #include "nvmond/probe/probe_conf.h"
+#include "nvmond/selftest/selftest_conf.h"
 #include "nvmond/store/store_conf.h"
 
 #define SAMPLE_CONF FIXTURES_DIR "/../../systemd/nvmond.conf"
@@ -250,7 +251,7 @@ Test(cfg, defaults)
 	cr_expect_eq(http_conf(&c)->max_connections_per_ip, 32);
 	cr_expect_neq(c.database[0], '\0');
 	cr_expect_eq(c.alert_selftest, 1, "self-test alerts on");
-	cr_expect_str_eq(c.selftest_default_schedule, "", "no scheduled self-tests");
+	cr_expect_str_eq(selftest_conf(&c)->default_schedule, "", "no scheduled self-tests");
 }
 
 Test(cfg, default_database)
@@ -512,7 +513,7 @@ Test(cfg, load_all_keys)
 	cr_expect_eq(probe_conf(&c)->jitter_ms, 1800000);
 	cr_expect_eq(probe_conf(&c)->sustained_every_ms, 14 * 86400000LL);
 	cr_expect_eq(c.alert_selftest, 0);
-	cr_expect_str_eq(c.selftest_default_schedule, "weekly Sun 02:00 short");
+	cr_expect_str_eq(selftest_conf(&c)->default_schedule, "weekly Sun 02:00 short");
 }
 
 Test(cfg, load_unknown_key_fixture)
@@ -1074,25 +1075,33 @@ Test(cfg, selftest_schedule_falls_back_to_the_default)
 				      "selftest_schedule =\n");
 	struct cfg c = load_ok(path), def;
 	struct cfg_device d;
+	char buf[256];
+	/* The schedule in effect: the self-test service's rule (selftest_conf.h). */
+#define IN_EFFECT(cfg, d)                                                                          \
+	selftest_schedule_in_effect((d).selftest_schedule, selftest_conf(cfg)->default_schedule,   \
+				    buf, sizeof(buf))
 
 	cfg_device_for(&c, "Other", "X", &d);
-	cr_expect_str_eq(d.selftest_schedule, "weekly Sun 02:00 short", "the default");
+	cr_expect_str_eq(IN_EFFECT(&c, d), "weekly Sun 02:00 short", "the default");
 	cr_expect_not(cfg_device_sets(&d, "selftest_schedule"));
 	cfg_device_for(&c, "Samsung SSD 980 PRO 1TB", "X", &d);
-	cr_expect_str_eq(d.selftest_schedule, "monthly 1 03:00 extended", "the model's");
+	cr_expect_str_eq(IN_EFFECT(&c, d), "monthly 1 03:00 extended", "the model's");
 	cfg_device_for(&c, "Samsung SSD 980 PRO 1TB", "S5GXNF0R000001", &d);
-	cr_expect_str_eq(d.selftest_schedule, "", "none: the serial opts out");
+	cr_expect_str_eq(IN_EFFECT(&c, d), "", "none: the serial opts out");
 	cr_expect(cfg_device_sets(&d, "selftest_schedule"));
 	cfg_device_for(&c, "Samsung SSD 980 PRO 1TB", "S5GXNF0R000002", &d);
-	cr_expect_str_eq(d.selftest_schedule, "weekly Sun 02:00 short",
+	cr_expect_str_eq(IN_EFFECT(&c, d), "weekly Sun 02:00 short",
 			 "empty: the default, not the model's");
 
 	cfg_defaults(&def);
 	cfg_device_for(&def, "Other", "X", &d);
-	cr_expect_str_eq(d.selftest_schedule, "", "no default: none");
+	cr_expect_str_eq(IN_EFFECT(&def, d), "", "no default: none");
 	c = load_ok(write_conf("[selftests]\ndefault_schedule = none\n"));
 	cfg_device_for(&c, "Other", "X", &d);
-	cr_expect_str_eq(d.selftest_schedule, "", "a default of none");
+	cr_expect_str_eq(IN_EFFECT(&c, d), "", "a default of none");
+	/* Cut to the buffer, never past it. */
+	cr_expect_str_eq(selftest_schedule_in_effect("daily 03:00 short", "", buf, 6), "daily");
+#undef IN_EFFECT
 
 	/* Kept as written: core does not parse schedules, the self-test service does. */
 	c = load_ok(write_conf("[device \"X\"]\nselftest_schedule = daily 25:00 short\n"));

@@ -38,6 +38,7 @@
 #include "nvmond/probe/probe_conf.h"
 #include "nvmond/probe/probe_lock.h"
 #include "nvmond/probe/probe_svc.h"
+#include "nvmond/selftest/selftest_conf.h"
 #include "nvmond/selftest/selftest_svc.h"
 #include "nvmond/store/store_selftest.h"
 
@@ -229,7 +230,9 @@ static void setup(void)
 		drive.log.r[i].result = SELFTEST_RES_UNUSED;
 	/* [probes] is the probe service's section (probe_conf.h). */
 	cr_assert_eq(
-		cfg_sections_register((const struct cfg_section *const[]){&probe_cfg_section}, 1),
+		cfg_sections_register((const struct cfg_section *const[]){&probe_cfg_section,
+									  &selftest_cfg_section},
+				      2),
 		0);
 	cfg_defaults(&c);
 	cr_assert_eq(cfg_set(&c, "probes", "lock_dir", dir, err), 0, "%s", err);

@@ -338,7 +338,11 @@ int parse_opts(int argc, char **argv, struct opts *o, const char **ret_cmd)
 	return opts_check(o, *ret_cmd, &seen);
 }
 
-/* ---- checks of values owned above core, run as the file is read --------- */
+/*
+ * ---- checks run as the file is read: [device] values whose syntax is owned
+ * above core, and the web root the daemon serves (the sections the subsystems
+ * own check their keys themselves, cfg_section.h) ----
+ */
 
 static int check_probe_schedule(const char *value, char *err, size_t errsize)
 {
@@ -384,31 +388,10 @@ static int check_web_root(const char *value, char *err, size_t errsize)
 	return 0;
 }
 
-/*
- * The files the configuration names that nvmond trusts (fperm.h), judged as the
- * file is read so that a refusal says FILE:LINE. A file that is not there, or
- * that this user cannot reach, is left to the code that reads it (its message
- * is the one the docs show; `nvmond status` run by another user reads none).
- */
-static int check_perm(const char *value, enum fperm_use use, char *err, size_t errsize)
-{
-	struct stat st;
-
-	if (!value[0] || stat(value, &st) < 0)
-		return 0;
-	return fperm_check(-1, value, use, err, errsize) < 0 ? -EINVAL : 0;
-}
-
-static int check_trusted(const char *value, char *err, size_t errsize)
-{
-	return check_perm(value, FPERM_TRUSTED, err, errsize);
-}
-
 static const struct cfg_check config_checks[] = {
 	{"device", "probe_schedule", check_probe_schedule},
 	{"device", "selftest_schedule", check_selftest_schedule},
 	{"daemon", "web_root", check_web_root},
-	{"alerts", "exec", check_trusted},
 };
 
 /* Defaults, then the file, then the command line. Prints the error itself. */

@@ -15,6 +15,7 @@
 
 #include "nvmond/analysis/alert.h"
 #include "nvmond/util/fperm.h"
+#include "nvmond/util/secret_file.h"
 #include "sink_internal.h"
 
 #define SECRET_MAX 4096
@@ -83,33 +84,15 @@ static int uint_parse(const char *s, uint32_t lo, uint32_t hi, uint32_t *ret)
 static int secret_read(const char *path, char **ret, char *err, size_t errsize)
 {
 	char buf[SECRET_MAX];
-	ssize_t k;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY), r;
+	int r = secret_file_read(path, buf, sizeof(buf), 0, err, errsize);
 
-	if (fd < 0) {
-		r = -errno;
-		snprintf(err, errsize, "%.200s: %s", path, strerror(-r));
-		return r;
-	}
-	r = fperm_check(fd, path, FPERM_SECRET, err, errsize);
-	if (r < 0) {
-		close(fd);
-		return r;
-	}
-	k = read(fd, buf, sizeof(buf) - 1);
-	int e = errno;
-	close(fd);
-	if (k < 0) {
-		snprintf(err, errsize, "%.200s: %s", path, strerror(e));
-		return -e;
-	}
-	buf[k] = '\0';
-	buf[strcspn(buf, "\r\n")] = '\0';
-	if (!buf[0]) {
-		explicit_bzero(buf, sizeof(buf));
+	if (r == -ENODATA)
 		snprintf(err, errsize, "%.200s: empty", path);
-		return -ENODATA;
-	}
+	else if (r == -E2BIG)
+		snprintf(err, errsize, "%.100s: its first line is longer than %d bytes", path,
+			 SECRET_MAX - 1);
+	if (r < 0)
+		return r;
 	*ret = strdup(buf);
 	explicit_bzero(buf, sizeof(buf));
 	if (!*ret) {

@@ -15,41 +15,19 @@
 #include "nvmond/api/api_host.h"
 #include "nvmond/api/api_tls.h"
 #include "nvmond/util/fperm.h"
+#include "nvmond/util/secret_file.h"
 #include "nvmond/util/units.h"
 
 int http_token_file_read(const char *path, char ret[CFG_TOKEN_MAX], char *err, size_t errsize)
 {
-	char buf[CFG_TOKEN_MAX + 1];
-	FILE *f = fopen(path, "re");
-	size_t n;
+	int r = secret_file_read(path, ret, CFG_TOKEN_MAX, SECRET_TRIM_BLANKS, err, errsize);
 
-	if (!f) {
-		int r = -errno;
-		snprintf(err, errsize, "%s: %s", path, strerror(-r));
-		return r;
-	}
-	if (fperm_check(fileno(f), path, FPERM_SECRET, err, errsize) < 0) {
-		fclose(f);
-		return -EPERM;
-	}
-	if (!fgets(buf, sizeof(buf), f))
-		buf[0] = '\0';
-	fclose(f);
-	n = strcspn(buf, "\r\n");
-	if (n >= CFG_TOKEN_MAX) {
+	if (r == -E2BIG)
 		snprintf(err, errsize, "%s: the token is longer than %d bytes", path,
 			 CFG_TOKEN_MAX - 1);
-		return -EINVAL;
-	}
-	while (n > 0 && (buf[n - 1] == ' ' || buf[n - 1] == '\t'))
-		n--;
-	buf[n] = '\0';
-	if (n == 0) {
+	else if (r == -ENODATA)
 		snprintf(err, errsize, "%s: no token in its first line", path);
-		return -EINVAL;
-	}
-	memcpy(ret, buf, n + 1);
-	return 0;
+	return r == -E2BIG || r == -ENODATA ? -EINVAL : r;
 }
 
 /*

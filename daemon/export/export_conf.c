@@ -18,6 +18,7 @@
 #include <curl/curl.h>
 
 #include "nvmond/util/fperm.h"
+#include "nvmond/util/secret_file.h"
 #include "nvmond/util/utf8.h"
 #include "export_internal.h"
 
@@ -42,33 +43,14 @@ conf_error(char *err, size_t errsize, const char *file, int line, const char *fm
  */
 static int secret_read(const char *path, char *buf, size_t size, char *why, size_t whysize)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY), r;
-	ssize_t k;
+	int r = secret_file_read(path, buf, size, 0, why, whysize);
 
-	if (fd < 0) {
-		r = -errno;
-		snprintf(why, whysize, "%.200s: %s", path, strerror(-r));
-		return r;
-	}
-	r = fperm_check(fd, path, FPERM_SECRET, why, whysize);
-	if (r < 0) {
-		close(fd);
-		return r;
-	}
-	k = read(fd, buf, size - 1);
-	int e = errno;
-	close(fd);
-	if (k < 0) {
-		snprintf(why, whysize, "%.200s: %s", path, strerror(e));
-		return -e;
-	}
-	buf[k] = '\0';
-	buf[strcspn(buf, "\r\n")] = '\0';
-	if (!buf[0]) {
+	if (r == -ENODATA)
 		snprintf(why, whysize, "%.200s: empty", path);
-		return -ENODATA;
-	}
-	return 0;
+	else if (r == -E2BIG)
+		snprintf(why, whysize, "%.200s: its first line is longer than %zu bytes", path,
+			 size - 1);
+	return r;
 }
 
 /*

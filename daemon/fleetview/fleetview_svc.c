@@ -24,6 +24,7 @@
 #include "nvmond/fleetview/fleetview.h"
 #include "nvmond/fleetview/fleetview_conf.h"
 #include "nvmond/fleetview/fleetview_svc.h"
+#include "nvmond/util/secret_file.h"
 #include "nvmond/util/timefmt.h"
 #include "fleetview_svc_internal.h"
 
@@ -86,35 +87,23 @@ static void url_display(const char *url, char *ret, size_t size)
 	snprintf(ret, size, "%.*s%s", (int)(host - url), url, at + 1);
 }
 
-/* The secret in @path: its first line, trailing blanks cut. @key names it in messages. */
+/*
+ * The secret in @path: its first line, trailing blanks cut, the file judged as a
+ * secret (secret_file.h). @key names it in messages.
+ */
 static int token_read(const char *key, const char *path, char ret[TOKEN_MAX], char *err)
 {
-	char buf[TOKEN_MAX + 1];
-	FILE *f = fopen(path, "re");
-	size_t n;
+	char why[FLEETVIEW_ERR_MAX];
+	int r = secret_file_read(path, ret, TOKEN_MAX, SECRET_TRIM_BLANKS, why, sizeof(why));
 
-	if (!f) {
-		fleetview_errf(err, "[fleet] %s %s: %s", key, path, strerror(errno));
-		return -EINVAL;
-	}
-	if (!fgets(buf, sizeof(buf), f))
-		buf[0] = '\0';
-	fclose(f);
-	n = strcspn(buf, "\r\n");
-	if (n >= TOKEN_MAX) {
+	if (r == -ENODATA)
+		fleetview_errf(err, "[fleet] %s %s: nothing in its first line", key, path);
+	else if (r == -E2BIG)
 		fleetview_errf(err, "[fleet] %s %s: longer than %d bytes", key, path,
 			       TOKEN_MAX - 1);
-		return -EINVAL;
-	}
-	while (n > 0 && (buf[n - 1] == ' ' || buf[n - 1] == '\t'))
-		n--;
-	buf[n] = '\0';
-	if (!n) {
-		fleetview_errf(err, "[fleet] %s %s: nothing in its first line", key, path);
-		return -EINVAL;
-	}
-	memcpy(ret, buf, n + 1);
-	return 0;
+	else if (r < 0)
+		fleetview_errf(err, "[fleet] %s %s", key, why);
+	return r < 0 ? -EINVAL : 0;
 }
 
 static int settings_of(const struct cfg *c, struct settings *ret, char *err)

@@ -237,6 +237,14 @@ expect_usage_error "[fleet] query_url with a query" "$f:2: [fleet] query_url: 'h
 printf '[fleet]\nquery_url = http://127.0.0.1:1\nbearer_token_file = %s\n' "$tmp/no-token" >"$f"
 expect_usage_error "[fleet] bearer_token_file missing" "[fleet] bearer_token_file $tmp/no-token: No such file" \
 	--config "$f" "${common[@]}"
+# A secret of the fleet view is judged as every other secret (secret_file.h, security.md).
+printf 'fleet-token\n' >"$tmp/fleet.token"
+chmod 644 "$tmp/fleet.token"
+printf '[fleet]\nquery_url = http://127.0.0.1:1\nbearer_token_file = %s\n' "$tmp/fleet.token" >"$f"
+expect_usage_error "[fleet] bearer_token_file anyone can read" \
+	"[fleet] bearer_token_file $tmp/fleet.token holds a secret and anyone can read it (mode 0644): chmod o-rwx $tmp/fleet.token" \
+	--config "$f" "${common[@]}"
+grep -q fleet-token "$tmp/err" && fail "the fleet token reached a message: $(cat "$tmp/err")"
 printf '[fleet]\nquery_url = http://127.0.0.1:1\nbasic_auth_user = nvmond\n' >"$f"
 expect_usage_error "[fleet] basic_auth_user alone" "[fleet] basic_auth_user and basic_auth_password_file go together" \
 	--config "$f" "${common[@]}"

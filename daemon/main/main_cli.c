@@ -28,11 +28,13 @@
 #include "nvmond/fleetview/fleetview_svc.h"
 #include "nvmond/analysis/selftest_sched.h"
 #include "nvmond/probe/probe.h"
+#include "nvmond/probe/probe_conf.h"
 #include "nvmond/probe/probe_group.h"
 #include "nvmond/probe/probe_sched.h"
 #include "nvmond/probe/probe_series.h"
 #include "nvmond/probe/probe_svc.h"
 #include "nvmond/selftest/selftest_cli.h"
+#include "nvmond/selftest/selftest_conf.h"
 #include "nvmond/store/store.h"
 #include "nvmond/util/fperm.h"
 #include "nvmond/util/timefmt.h"
@@ -344,32 +346,6 @@ int parse_opts(int argc, char **argv, struct opts *o, const char **ret_cmd)
  * own check their keys themselves, cfg_section.h) ----
  */
 
-static int check_probe_schedule(const char *value, char *err, size_t errsize)
-{
-	struct probe_sched v[PROBE_SCHED_MAX];
-	char e[PROBE_SCHED_ERR];
-	size_t n;
-
-	if (probe_sched_parse(value, v, &n, e) < 0) {
-		snprintf(err, errsize, "%s", e);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static int check_selftest_schedule(const char *value, char *err, size_t errsize)
-{
-	struct selftest_sched v[SELFTEST_SCHED_MAX];
-	char e[SELFTEST_SCHED_ERR];
-	size_t n;
-
-	if (selftest_sched_parse(value, v, &n, e) < 0) {
-		snprintf(err, errsize, "%s", e);
-		return -EINVAL;
-	}
-	return 0;
-}
-
 /* A web root that is not there is a mistake in the file, not a runtime failure. */
 static int check_web_root(const char *value, char *err, size_t errsize)
 {
@@ -389,8 +365,8 @@ static int check_web_root(const char *value, char *err, size_t errsize)
 }
 
 static const struct cfg_check config_checks[] = {
-	{"device", "probe_schedule", check_probe_schedule},
-	{"device", "selftest_schedule", check_selftest_schedule},
+	{"device", "probe_schedule", probe_conf_check_schedule},
+	{"device", "selftest_schedule", selftest_conf_check_schedule},
 	{"daemon", "web_root", check_web_root},
 };
 

@@ -5,6 +5,7 @@
 
 #include "nvmond/analysis/recovery.h"
 #include "nvmond/probe/probe_conf.h"
+#include "nvmond/probe/probe_sched.h"
 #include "nvmond/util/units.h"
 
 /* recovery_intervals: a list of durations (analysis/recovery.h), checked as the file is read. */
@@ -15,6 +16,19 @@ static int check_recovery_intervals(const char *value, char *err, size_t errsize
 	size_t n;
 
 	if (recovery_intervals_parse(value, v, &n, e) < 0) {
+		snprintf(err, errsize, "%s", e);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int probe_conf_check_schedule(const char *value, char *err, size_t errsize)
+{
+	struct probe_sched v[PROBE_SCHED_MAX];
+	char e[PROBE_SCHED_ERR];
+	size_t n;
+
+	if (probe_sched_parse(value, v, &n, e) < 0) {
 		snprintf(err, errsize, "%s", e);
 		return -EINVAL;
 	}

@@ -8,8 +8,7 @@
 #include "nvmond/analysis/selftest_sched.h"
 #include "nvmond/selftest/selftest_conf.h"
 
-/* default_schedule: a schedule (analysis/selftest_sched.h), checked as the file is read. */
-static int check_schedule(const char *value, char *err, size_t errsize)
+int selftest_conf_check_schedule(const char *value, char *err, size_t errsize)
 {
 	struct selftest_sched v[SELFTEST_SCHED_MAX];
 	char e[SELFTEST_SCHED_ERR];
@@ -24,7 +23,7 @@ static int check_schedule(const char *value, char *err, size_t errsize)
 
 static const struct cfg_key selftest_keys[] = {
 	CFG_KEY_PATH(struct selftest_conf, "selftests", "default_schedule", default_schedule, 0, "",
-		     .check = check_schedule),
+		     .check = selftest_conf_check_schedule),
 };
 
 const struct cfg_section selftest_cfg_section =

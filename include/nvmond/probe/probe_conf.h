@@ -28,5 +28,11 @@ struct probe_conf {
 /* The section, for main's list (cfg_sections_register()). */
 extern const struct cfg_section probe_cfg_section;
 
+/**
+ * probe_conf_check_schedule() - The check of [device] probe_schedule's syntax
+ * (probe_sched.h) as the file is read, through main's list. Return: 0, or -EINVAL.
+ */
+int probe_conf_check_schedule(const char *value, char *err, size_t errsize);
+
 /** probe_conf() - [probes] of @c. */
 const struct probe_conf *probe_conf(const struct cfg *c);

@@ -22,6 +22,14 @@ extern const struct cfg_section selftest_cfg_section;
 const struct selftest_conf *selftest_conf(const struct cfg *c);
 
 /**
+ * selftest_conf_check_schedule() - The check of a self-test schedule's syntax
+ * (analysis/selftest_sched.h) as the file is read: [selftests] default_schedule,
+ * and [device] selftest_schedule through main's list.
+ * Return: 0, or -EINVAL with @err.
+ */
+int selftest_conf_check_schedule(const char *value, char *err, size_t errsize);
+
+/**
  * selftest_schedule_in_effect() - The schedule a drive runs (docs/configuration.md):
  * its own @own ([device] selftest_schedule), else (not set, or "") @def
  * ([selftests] default_schedule); "none" (any case) there is "", no scheduled

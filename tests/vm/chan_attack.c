@@ -28,6 +28,7 @@
 #include "nvmond/core/log.h"
 #include "nvmond/dev/dev.h"
 
+#include "nvmond/main/main_cfg.h"
 #include "nvmond/main/main_cli.h"
 #include "nvmond/main/main_privsep.h"
 
@@ -81,6 +82,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: nvmond-test-chan CONFIG\n");
 		return 2;
 	}
+	/* As main() does: the subsystems' sections ([probes], [http], …) are known. */
+	if (main_cfg_sections() < 0)
+		return 1;
 	if (load_config(&o, c) < 0)
 		return 2;
 	if (privsep_start(c, &o, &b, &ps) < 0)

@@ -39,6 +39,7 @@
 #include "nvmond/util/fperm.h"
 #include "nvmond/util/timefmt.h"
 
+#include "nvmond/main/main_cfg.h"
 #include "nvmond/main/main_cli.h"
 #include "nvmond/main/main_http.h"
 
@@ -379,6 +380,14 @@ int load_config(const struct opts *o, struct cfg *ret)
 	struct cfg *c = ret;
 	int r;
 
+	/* Every entry that reads the file knows the subsystems' sections, whatever
+	 * its main() (the daemon's, a test's channel attacker): registering again
+	 * is the same list. */
+	r = main_cfg_sections();
+	if (r < 0) {
+		fprintf(stderr, "nvmond: the configuration's sections: %s\n", strerror(-r));
+		return r;
+	}
 	cfg_defaults(c);
 	r = cfg_load_checked(c, o->config, config_checks,
 			     sizeof(config_checks) / sizeof(config_checks[0]), err);

@@ -117,7 +117,9 @@ struct cfg_section {
 /**
  * cfg_sections_register() - The sections owned above core, for every struct cfg
  * made from now on (cfg_defaults()): main's list, once at start, before any
- * configuration is read. Registering again replaces the list (tests).
+ * configuration is read. The same list again changes nothing (a reader of a
+ * section on another thread is safe); another list replaces it (tests), before
+ * any thread reads a section.
  * Return: 0; -EINVAL for a section name core or another section has, or a key
  * table naming another section; -ENOSPC when they do not fit struct cfg.
  */

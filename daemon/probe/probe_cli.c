@@ -39,6 +39,22 @@ bool probe_cli_interrupted(void)
 	return cli_interrupted;
 }
 
+static const int cli_signals[PROBE_CLI_NSIG] = {SIGINT, SIGTERM, SIGHUP};
+
+void probe_cli_signals_catch(struct sigaction old[PROBE_CLI_NSIG])
+{
+	struct sigaction sa = {.sa_handler = probe_cli_on_signal};
+
+	for (size_t i = 0; i < PROBE_CLI_NSIG; i++)
+		sigaction(cli_signals[i], &sa, &old[i]);
+}
+
+void probe_cli_signals_restore(const struct sigaction old[PROBE_CLI_NSIG])
+{
+	for (size_t i = 0; i < PROBE_CLI_NSIG; i++)
+		sigaction(cli_signals[i], &old[i], NULL);
+}
+
 struct cli_ctx {
 	struct dev_backend *b;
 	struct store *store;
@@ -68,21 +84,6 @@ static int cli_read_smart_source(void *ctx, const char *ctrl, int64_t now_ms, st
 	int r = dev_read_smart(c->b, ctrl, &who, now_ms, page);
 
 	return r < 0 ? r : smart_decode(page, ret);
-}
-
-/* The probe lock of @row: the drive a copy-to reads (@source) or the one written. */
-static int cli_lock(const struct cfg *c, struct store *s, const struct device_row *row, bool source,
-		    int64_t now, int *ret_fd, char reason[PROBE_REASON_MAX])
-{
-	int r = probe_drive_lock(c, s, row, "nvmond probe", now, ret_fd, reason);
-
-	if (r < 0 && source) {
-		char why[PROBE_REASON_MAX];
-		snprintf(why, sizeof(why), "%s", reason);
-		snprintf(reason, PROBE_REASON_MAX, "drive copied from (%s): %.200s", row->serial,
-			 why);
-	}
-	return r;
 }
 
 static int cli_charge(void *ctx, uint64_t lease, uint64_t written)
@@ -274,14 +275,8 @@ struct cli_drive {
 static int cli_take_locks(const struct cfg *c, struct store *s, struct cli_drive *tgt,
 			  struct cli_drive *src, int64_t now, char reason[PROBE_REASON_MAX])
 {
-	bool src_first = src && probe_lock_order(src->row.serial, tgt->row.serial);
-	int r = src_first ? cli_lock(c, s, &src->row, true, now, &src->lock_fd, reason) : 0;
-
-	if (r == 0)
-		r = cli_lock(c, s, &tgt->row, false, now, &tgt->lock_fd, reason);
-	if (r == 0 && src && !src_first)
-		r = cli_lock(c, s, &src->row, true, now, &src->lock_fd, reason);
-	return r;
+	return probe_drive_locks(c, s, "nvmond probe", &tgt->row, src ? &src->row : NULL, now,
+				 &tgt->lock_fd, src ? &src->lock_fd : NULL, reason);
 }
 
 /* A study's step of this run: its first run plans the study (its fill, then a burst per interval). */
@@ -524,7 +519,6 @@ static int cli_run(const struct cfg *c, struct dev_backend *b, struct store *s, 
 }
 
 /* SIGINT, SIGTERM, SIGHUP: stop writing, store what was done, let go of the drive. */
-static const int cli_signals[3] = {SIGINT, SIGTERM, SIGHUP};
 
 int probe_cli_one(const struct cfg *c, struct dev_backend *b, const char *device, const char *to,
 		  const char *preset, bool json, struct cli_series *ser)
@@ -536,7 +530,7 @@ int probe_cli_one(const struct cfg *c, struct dev_backend *b, const char *device
 	struct cli_drive tgt = {.lock_fd = -1}, src = {.lock_fd = -1};
 	int64_t now = timefmt_now_ms();
 	int status, r;
-	struct sigaction sa = {.sa_handler = probe_cli_on_signal}, old[3];
+	struct sigaction old[PROBE_CLI_NSIG];
 
 	status = cli_check_args(preset, to, &pid);
 	if (status)
@@ -548,16 +542,14 @@ int probe_cli_one(const struct cfg *c, struct dev_backend *b, const char *device
 	}
 	status = cli_drives(b, s, device, to, now, &tgt, &src);
 	if (status == 0) {
-		for (size_t i = 0; i < 3; i++)
-			sigaction(cli_signals[i], &sa, &old[i]);
+		probe_cli_signals_catch(old);
 		status = 1;
 		if (cli_prepare(c, s, pid, preset, now, json, ser, &tgt, to ? &src : NULL, &out) ==
 		    0)
 			status = cli_run(c, b, s, json, ser, &tgt, to ? &src : NULL, &out);
 		probe_lock_release(tgt.lock_fd);
 		probe_lock_release(src.lock_fd);
-		for (size_t i = 0; i < 3; i++)
-			sigaction(cli_signals[i], &old[i], NULL);
+		probe_cli_signals_restore(old);
 	}
 	probe_outcome_clear(&out);
 	store_close(s);

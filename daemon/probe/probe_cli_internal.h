@@ -5,6 +5,7 @@
  * (probe_cli_group.c) take from the single run's file (probe_cli.c, the
  * owner). No state is shared but the signal flag: each command keeps its own.
  */
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -61,3 +62,12 @@ void probe_cli_on_signal(int sig);
 
 /* A signal came (probe_cli_on_signal()). */
 bool probe_cli_interrupted(void);
+
+/* How many signals the commands catch: SIGINT, SIGTERM, SIGHUP. */
+#define PROBE_CLI_NSIG 3
+
+/* probe_cli_on_signal() for SIGINT, SIGTERM and SIGHUP; the handlers before into @old. */
+void probe_cli_signals_catch(struct sigaction old[PROBE_CLI_NSIG]);
+
+/* The handlers probe_cli_signals_catch() put in @old back. */
+void probe_cli_signals_restore(const struct sigaction old[PROBE_CLI_NSIG]);

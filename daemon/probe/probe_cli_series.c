@@ -95,12 +95,10 @@ static int cli_study(const struct cfg *c, struct dev_backend *b, const char *dev
 {
 	struct probe_study study = {0};
 	struct cli_series ser = {.of = 1, .study = &study};
-	struct sigaction sa = {.sa_handler = probe_cli_on_signal}, old_int, old_term, old_hup;
+	struct sigaction old[PROBE_CLI_NSIG];
 	int status = 0;
 
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	sigaction(SIGHUP, &sa, &old_hup);
+	probe_cli_signals_catch(old);
 	for (uint32_t i = 1; i <= ser.of; i++) {
 		ser.index = i;
 		ser.ret_run_id = 0;
@@ -120,9 +118,7 @@ static int cli_study(const struct cfg *c, struct dev_backend *b, const char *dev
 			break;
 		}
 	}
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	sigaction(SIGHUP, &old_hup, NULL);
+	probe_cli_signals_restore(old);
 	if (!ser.series_id || !ser.ret_device_id)
 		return status ? status : 1;
 	json_t *detail = NULL;
@@ -144,7 +140,7 @@ int probe_cli_repeat(const struct cfg *c, struct dev_backend *b, const char *dev
 		     const char *preset, bool json, uint32_t repeat, int64_t cooldown_ms)
 {
 	struct cli_series ser = {.of = repeat};
-	struct sigaction sa = {.sa_handler = probe_cli_on_signal}, old_int, old_term, old_hup;
+	struct sigaction old[PROBE_CLI_NSIG];
 	const struct probe_preset *pre = probe_preset_find(preset, NULL);
 	int status = 0;
 
@@ -165,9 +161,7 @@ int probe_cli_repeat(const struct cfg *c, struct dev_backend *b, const char *dev
 		return 2;
 	}
 	/* A signal during a cooldown ends the series as one during a run does. */
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	sigaction(SIGHUP, &sa, &old_hup);
+	probe_cli_signals_catch(old);
 	for (uint32_t i = 1; i <= repeat; i++) {
 		ser.index = i;
 		ser.ret_run_id = 0;
@@ -178,30 +172,13 @@ int probe_cli_repeat(const struct cfg *c, struct dev_backend *b, const char *dev
 		if (status != 0 || !ser.series_id)
 			break;
 		if (i < repeat && !cli_cooldown(cooldown_ms)) {
-			struct store *s = NULL;
-			char err[STORE_ERR_MAX];
-			int64_t now = timefmt_now_ms(), id;
-			struct probe_run_row skip = {.device_id = ser.ret_device_id,
-						     .started_ms = now,
-						     .ended_ms = now,
-						     .series_id = ser.series_id,
-						     .series_index = i + 1,
-						     .series_of = repeat};
-			snprintf(skip.preset, sizeof(skip.preset), "%s", preset);
-			snprintf(skip.trigger, sizeof(skip.trigger), "cli");
-			snprintf(skip.state, sizeof(skip.state), "skipped");
-			snprintf(skip.reason, sizeof(skip.reason),
-				 "interrupted (a signal) during the cooldown");
-			if (store_open(c->database, &s, err) == 0)
-				(void)store_probe_run_insert(s, &skip, &id);
-			store_close(s);
+			cli_skip_record(c, &ser, preset, i + 1,
+					"interrupted (a signal) during the cooldown");
 			status = 1;
 			break;
 		}
 	}
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	sigaction(SIGHUP, &old_hup, NULL);
+	probe_cli_signals_restore(old);
 	if (!ser.series_id || !ser.ret_device_id)
 		return status ? status : 1;
 	/* The summary: the series as its last run sees it. */

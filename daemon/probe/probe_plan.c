@@ -72,6 +72,36 @@ int probe_drive_lock(const struct cfg *c, struct store *s, const struct device_r
 	return 0;
 }
 
+/* probe_drive_lock() of one of the pair; the drive a copy-to reads (@source) named in @reason. */
+static int lock_one(const struct cfg *c, struct store *s, const struct device_row *row,
+		    const char *who, bool source, int64_t now_ms, int *ret_fd,
+		    char reason[PROBE_REASON_MAX])
+{
+	int r = probe_drive_lock(c, s, row, who, now_ms, ret_fd, reason);
+
+	if (r < 0 && source) {
+		char why[PROBE_REASON_MAX];
+		snprintf(why, sizeof(why), "%s", reason);
+		snprintf(reason, PROBE_REASON_MAX, "drive copied from (%s): %.200s", row->serial,
+			 why);
+	}
+	return r;
+}
+
+int probe_drive_locks(const struct cfg *c, struct store *s, const char *who,
+		      const struct device_row *tgt, const struct device_row *src, int64_t now_ms,
+		      int *ret_tgt_fd, int *ret_src_fd, char reason[PROBE_REASON_MAX])
+{
+	bool src_first = src && probe_lock_order(src->serial, tgt->serial);
+	int r = src_first ? lock_one(c, s, src, who, true, now_ms, ret_src_fd, reason) : 0;
+
+	if (r == 0)
+		r = lock_one(c, s, tgt, who, false, now_ms, ret_tgt_fd, reason);
+	if (r == 0 && src && !src_first)
+		r = lock_one(c, s, src, who, true, now_ms, ret_src_fd, reason);
+	return r;
+}
+
 /*
  * Decide whether @preset may run on @row now and fill @plan and @run; hold the
  * drive's probe lock (the budget is read and reserved under it).

@@ -41,6 +41,17 @@ int probe_drive_lock(const struct cfg *c, struct store *s, const struct device_r
 		     const char *who, int64_t now_ms, int *ret_fd, char reason[PROBE_REASON_MAX]);
 
 /*
+ * The probe locks of a run's drive @tgt and, for copy-to, of the drive it reads
+ * (@src, else NULL), each with probe_drive_lock(), two in the one order every
+ * process takes them (probe_lock_order()). A failure to lock @src says so in
+ * @reason. Return: 0 with *ret_tgt_fd (and *ret_src_fd); negative errno as
+ * probe_drive_lock(), with @reason.
+ */
+int probe_drive_locks(const struct cfg *c, struct store *s, const char *who,
+		      const struct device_row *tgt, const struct device_row *src, int64_t now_ms,
+		      int *ret_tgt_fd, int *ret_src_fd, char reason[PROBE_REASON_MAX]);
+
+/*
  * Decide whether @preset may run on @row now and fill @plan and @run; hold the
  * drive's probe lock (the budget is read and reserved under it).
  * Return: 0 go; -EBUSY (busy: scheduled only) / -EAGAIN (too hot, too soon) /

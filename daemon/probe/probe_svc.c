@@ -52,21 +52,6 @@ struct probe_dev *probe_svc_dev_find(struct probe_svc *p, int64_t id, bool creat
 	return &p->dev[p->n_dev++];
 }
 
-/* The probe lock of @row, the drive a copy-to reads (@source) or the one run writes. */
-static int lock_one(struct probe_svc *p, const struct device_row *row, bool source, int64_t now,
-		    int *ret_fd, char reason[PROBE_REASON_MAX])
-{
-	int r = probe_drive_lock(&p->cfg, p->store, row, "the daemon", now, ret_fd, reason);
-
-	if (r < 0 && source) {
-		char why[PROBE_REASON_MAX];
-		snprintf(why, sizeof(why), "%s", reason);
-		snprintf(reason, PROBE_REASON_MAX, "drive copied from (%s): %.200s", row->serial,
-			 why);
-	}
-	return r;
-}
-
 /*
  * A drive a start reaches: the run's own (the one written, or read by a read
  * preset), and for copy-to the drive read. Each has its fleet entry, its
@@ -229,13 +214,10 @@ static int start_locks(struct probe_svc *p, const struct start_drive *tgt,
 		       const struct start_drive *src, int64_t now, struct probe_job_ctx *j,
 		       char reason[PROBE_REASON_MAX])
 {
-	bool src_first = src->d && probe_lock_order(src->fd.row.serial, tgt->fd.row.serial);
-	int r = src_first ? lock_one(p, &src->fd.row, true, now, &j->src_lock_fd, reason) : 0;
+	int r = probe_drive_locks(&p->cfg, p->store, "the daemon", &tgt->fd.row,
+				  src->d ? &src->fd.row : NULL, now, &j->lock_fd, &j->src_lock_fd,
+				  reason);
 
-	if (r == 0)
-		r = lock_one(p, &tgt->fd.row, false, now, &j->lock_fd, reason);
-	if (r == 0 && src->d && !src_first)
-		r = lock_one(p, &src->fd.row, true, now, &j->src_lock_fd, reason);
 	if (r == 0 && src->d)
 		r = selftest_free(src, "the drive copied from", reason);
 	if (r == 0)

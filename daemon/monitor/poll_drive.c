@@ -78,6 +78,19 @@ void poller_poll_timed_out(struct pdev_poll *q)
 	poller_poll_end(q);
 }
 
+bool poller_answer_moot(struct pdev_poll *q, int r)
+{
+	if (!drive_of(q)->online) {
+		poller_poll_end(q);
+		return true;
+	}
+	if (dev_timed_out(r)) {
+		poller_poll_timed_out(q);
+		return true;
+	}
+	return false;
+}
+
 static void on_limits(void *userdata, int r, void *answer)
 {
 	struct pdev_poll *q = userdata;
@@ -159,14 +172,8 @@ static void on_hwmon(void *userdata, int r, void *answer)
 	struct pdev_poll *q = userdata;
 	struct pdev *d = drive_of(q);
 
-	if (!d->online) {
-		poller_poll_end(q);
+	if (poller_answer_moot(q, r))
 		return;
-	}
-	if (dev_timed_out(r)) {
-		poller_poll_timed_out(q);
-		return;
-	}
 	if (r < 0) {
 		/* No hwmon (before Linux 5.5): identity only, nothing to sample. */
 		if (r != -ENOENT)

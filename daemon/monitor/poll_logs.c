@@ -268,14 +268,8 @@ static void on_pel(void *userdata, int r, void *answer)
 	struct pel_header h;
 	struct pel_take t;
 
-	if (!d->online) {
-		poller_poll_end(q);
+	if (poller_answer_moot(q, r))
 		return;
-	}
-	if (dev_timed_out(r)) {
-		poller_poll_timed_out(q);
-		return;
-	}
 	if (r == -EOPNOTSUPP) {
 		log_debug("%s: the drive refuses its Persistent Event Log although LPA says it has "
 			  "one: not read again until the next scan",
@@ -393,14 +387,8 @@ static void on_ocp(void *userdata, int r, void *answer)
 	struct pdev_logs *l = d->logs;
 	struct ocp_log o;
 
-	if (!d->online) {
-		poller_poll_end(q);
+	if (poller_answer_moot(q, r))
 		return;
-	}
-	if (dev_timed_out(r)) {
-		poller_poll_timed_out(q);
-		return;
-	}
 	if (r == 0 && ocp_decode(answer, &o) == -ENOMSG) {
 		const uint8_t *g = (const uint8_t *)answer + OCP_LOG_SIZE - OCP_GUID_LEN;
 		/* One line, then never again for this firmware: not an OCP drive. */
@@ -554,14 +542,8 @@ static void on_power(void *userdata, int r, void *answer)
 	const struct dev_power *a = answer;
 	struct fleet_power *f = &l->fd.power;
 
-	if (!d->online) {
-		poller_poll_end(q);
+	if (poller_answer_moot(q, r))
 		return;
-	}
-	if (dev_timed_out(r)) {
-		poller_poll_timed_out(q);
-		return;
-	}
 	if (r == -EOPNOTSUPP) {
 		log_debug("%s: the drive refuses Get Features Power Management: its power state is "
 			  "not read",

@@ -117,6 +117,12 @@ void poller_round_end(struct poller *p);
 void poller_poll_drive(struct poller *p, struct pdev *d, enum poll_action act, int64_t now);
 void poller_poll_end(struct pdev_poll *q);
 void poller_poll_timed_out(struct pdev_poll *q);
+/*
+ * An answer no longer to read: the drive went offline meanwhile (the poll ends,
+ * poller_poll_end()) or the command timed out (poller_poll_timed_out()).
+ * Return: true when the poll is over so, false when the answer is to be read.
+ */
+bool poller_answer_moot(struct pdev_poll *q, int r);
 
 /* poll_logs.c (issue 27): after the sample, the drive's other logs; then poller_poll_end(). */
 struct pdev_logs *poller_logs_new(void);

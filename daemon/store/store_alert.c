@@ -220,12 +220,7 @@ static int read_alert(struct store *s, sqlite3_stmt *st, void *p)
 
 int store_alert_get(struct store *s, int64_t id, struct alert_row *ret)
 {
-	sqlite3_stmt *st;
-	int r = store_stmt(s, sql_alert_get, &st);
-
-	if (r == 0)
-		r = store_bind(s, st, store_p_i64(":id", id));
-	return r < 0 ? r : store_collect_first(s, st, sizeof(*ret), read_alert, ret);
+	return store_first_by_id(s, sql_alert_get, id, sizeof(*ret), read_alert, ret);
 }
 
 int store_alert_ack(struct store *s, int64_t id, int64_t now_ms)

@@ -229,12 +229,7 @@ static int read_power(struct store *s, sqlite3_stmt *st, void *ret)
 
 int store_power_last(struct store *s, int64_t id, struct store_power_row *ret)
 {
-	sqlite3_stmt *st;
-	int r = store_stmt(s, sql_power_last, &st);
-
-	if (r == 0)
-		r = store_bind(s, st, store_p_i64(":id", id));
-	return r < 0 ? r : store_collect_first(s, st, sizeof(*ret), read_power, ret);
+	return store_first_by_id(s, sql_power_last, id, sizeof(*ret), read_power, ret);
 }
 
 static int power_cmp(const void *a, const void *b)
@@ -443,12 +438,7 @@ static int read_cursor(struct store *s, sqlite3_stmt *st, void *ret)
 
 int store_pel_cursor_get(struct store *s, int64_t id, struct store_pel_cursor *ret)
 {
-	sqlite3_stmt *st;
-	int r = store_stmt(s, sql_pel_cursor_get, &st);
-
-	if (r == 0)
-		r = store_bind(s, st, store_p_i64(":id", id));
-	return r < 0 ? r : store_collect_first(s, st, sizeof(*ret), read_cursor, ret);
+	return store_first_by_id(s, sql_pel_cursor_get, id, sizeof(*ret), read_cursor, ret);
 }
 
 int store_pel_cursor_put(struct store *s, int64_t id, const struct store_pel_cursor *c)
@@ -503,12 +493,7 @@ static int read_probe(struct store *s, sqlite3_stmt *st, void *ret)
 
 int store_ocp_probe_get(struct store *s, int64_t id, struct store_ocp_probe *ret)
 {
-	sqlite3_stmt *st;
-	int r = store_stmt(s, sql_probe_get, &st);
-
-	if (r == 0)
-		r = store_bind(s, st, store_p_i64(":id", id));
-	return r < 0 ? r : store_collect_first(s, st, sizeof(*ret), read_probe, ret);
+	return store_first_by_id(s, sql_probe_get, id, sizeof(*ret), read_probe, ret);
 }
 
 int store_ocp_probe_put(struct store *s, int64_t id, const struct store_ocp_probe *p)

@@ -192,6 +192,14 @@ int store_collect(struct store *s, sqlite3_stmt *st, size_t size, store_row_fn r
 int store_collect_first(struct store *s, sqlite3_stmt *st, size_t size, store_row_fn read,
 			void *ret) STORE_WUR;
 
+/**
+ * store_first_by_id() - store_collect_first() of the static statement @sql
+ * (store_stmt()) with @id bound to its one parameter, ":id": a lookup by id.
+ * Return: as store_collect_first().
+ */
+int store_first_by_id(struct store *s, const char *sql, int64_t id, size_t size, store_row_fn read,
+		      void *ret) STORE_WUR;
+
 /* The work of one transaction: 0 (or more) to commit, negative errno to roll back. */
 typedef int (*store_txn_fn)(struct store *s, void *ctx);
 

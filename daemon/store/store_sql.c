@@ -181,6 +181,17 @@ int store_collect_first(struct store *s, sqlite3_stmt *st, size_t size, store_ro
 	return n > 0 ? 0 : -ENOENT;
 }
 
+int store_first_by_id(struct store *s, const char *sql, int64_t id, size_t size, store_row_fn read,
+		      void *ret)
+{
+	sqlite3_stmt *st;
+	int r = store_stmt(s, sql, &st);
+
+	if (r == 0)
+		r = store_bind(s, st, store_p_i64(":id", id));
+	return r < 0 ? r : store_collect_first(s, st, size, read, ret);
+}
+
 /* Run the static statement @sql, which returns no rows; a failure names it. */
 static int store_exec_sql(struct store *s, const char *sql)
 {

@@ -10,17 +10,7 @@
 
 #include "nvmond/api/api_params.h"
 #include "nvmond/api/api_route.h"
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
+#include "nvmond/util/hex.h"
 
 size_t api_unescape(char *s)
 {
@@ -29,7 +19,7 @@ size_t api_unescape(char *s)
 	for (const char *p = s; *p; p++) {
 		int hi, lo;
 
-		if (*p == '%' && (hi = hexval(p[1])) >= 0 && (lo = hexval(p[2])) >= 0) {
+		if (*p == '%' && (hi = hex_digit(p[1])) >= 0 && (lo = hex_digit(p[2])) >= 0) {
 			char c = (char)(hi << 4 | lo);
 
 			*w++ = c == '\0' ? API_NUL_STANDIN : c;

@@ -14,17 +14,7 @@
 #include <gnutls/crypto.h>
 
 #include "nvmond/core/host_id.h"
-
-static int hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
+#include "nvmond/util/hex.h"
 
 int host_id_parse_machine_id(const char *text, size_t len, uint8_t ret[16])
 {
@@ -35,7 +25,7 @@ int host_id_parse_machine_id(const char *text, size_t len, uint8_t ret[16])
 	if (len != 32)
 		return -EINVAL;
 	for (size_t i = 0; i < 16; i++) {
-		int hi = hex_value(text[2 * i]), lo = hex_value(text[2 * i + 1]);
+		int hi = hex_digit(text[2 * i]), lo = hex_digit(text[2 * i + 1]);
 		if (hi < 0 || lo < 0)
 			return -EINVAL;
 		v[i] = (uint8_t)(hi << 4 | lo);

@@ -42,6 +42,17 @@ static bool ascii_print(const char *s)
 	return true;
 }
 
+/* @s is printable ASCII with no space and none of @banned. */
+static bool ascii_word(const char *s, const char *banned)
+{
+	for (const char *p = s; *p; p++) {
+		unsigned char ch = (unsigned char)*p;
+		if (ch <= 0x20 || ch >= 0x7f || strchr(banned, ch))
+			return false;
+	}
+	return true;
+}
+
 bool mail_addr_valid(const char *s)
 {
 	if (!s || !*s || strlen(s) > 254)
@@ -49,12 +60,7 @@ bool mail_addr_valid(const char *s)
 	const char *at = strrchr(s, '@');
 	if (!at || at == s || !at[1])
 		return false;
-	for (const char *p = s; *p; p++) {
-		unsigned char ch = (unsigned char)*p;
-		if (ch <= 0x20 || ch >= 0x7f || strchr("<>,;\"()[]\\:", ch))
-			return false;
-	}
-	return true;
+	return ascii_word(s, "<>,;\"()[]\\:");
 }
 
 /* A host name for the Message-ID's right side and the Subject: printable, no "<>@" or space. */
@@ -62,12 +68,7 @@ static bool host_valid(const char *s)
 {
 	if (!s || !*s || strlen(s) > 253)
 		return false;
-	for (const char *p = s; *p; p++) {
-		unsigned char ch = (unsigned char)*p;
-		if (ch <= 0x20 || ch >= 0x7f || strchr("<>@,;\"()[]\\", ch))
-			return false;
-	}
-	return true;
+	return ascii_word(s, "<>@,;\"()[]\\");
 }
 
 /* @s with control characters (CR, LF, TAB, DEL, C1 is left: UTF-8) made spaces. */

@@ -154,6 +154,22 @@ static int take_labels(struct promq_arena *a, const json_t *metric, struct promq
 	return 1;
 }
 
+/*
+ * take_labels() of the labels of @what @i of the answer ("result 3"), its
+ * failure said in @err. Return: as take_labels().
+ */
+static int take_labels_of(struct promq_arena *a, const json_t *metric, struct promq_sample *s,
+			  const char *what, size_t i, char *err)
+{
+	int k = take_labels(a, metric, s);
+
+	if (k == -EBADMSG)
+		fail(err, k, "%s %zu: a label value that is not a string", what, i);
+	else if (k < 0)
+		fail(err, k, "out of memory");
+	return k;
+}
+
 /* data of a successful answer, or the engine's error. */
 static int answer_data(const char *body, size_t len, json_t **ret_root, json_t **ret_data,
 		       struct promq_result *r, char *err)
@@ -204,6 +220,17 @@ static int result_start(struct promq_result *r, size_t n, char *err)
 	return 0;
 }
 
+/* The end of a parse: @r into @ret when @k is 0, else freed. Return: 0, or @k when negative. */
+static int result_end(struct promq_result *r, int k, struct promq_result *ret)
+{
+	if (k < 0) {
+		promq_result_free(r);
+		return k;
+	}
+	*ret = *r;
+	return 0;
+}
+
 int promq_parse_vector(const char *body, size_t len, struct promq_result *ret, char *err)
 {
 	struct promq_result r = {0};
@@ -247,14 +274,9 @@ int promq_parse_vector(const char *body, size_t len, struct promq_result *ret, c
 			continue;
 		}
 		s.ts = ts;
-		k = take_labels(r.arena, metric, &s);
-		if (k < 0) {
-			if (k == -EBADMSG)
-				fail(err, k, "result %zu: a label value that is not a string", i);
-			else
-				fail(err, k, "out of memory");
+		k = take_labels_of(r.arena, metric, &s, "result", i, err);
+		if (k < 0)
 			goto out;
-		}
 		if (k == 0) {
 			r.skipped++;
 			continue;
@@ -266,12 +288,7 @@ int promq_parse_vector(const char *body, size_t len, struct promq_result *ret, c
 	k = 0;
 out:
 	json_decref(root);
-	if (k < 0) {
-		promq_result_free(&r);
-		return k;
-	}
-	*ret = r;
-	return 0;
+	return result_end(&r, k, ret);
 }
 
 int promq_parse_series(const char *body, size_t len, struct promq_result *ret, char *err)
@@ -299,14 +316,9 @@ int promq_parse_series(const char *body, size_t len, struct promq_result *ret, c
 			k = fail(err, -EBADMSG, "series %zu is not a label set", i);
 			goto out;
 		}
-		k = take_labels(r.arena, item, &s);
-		if (k < 0) {
-			if (k == -EBADMSG)
-				fail(err, k, "series %zu: a label value that is not a string", i);
-			else
-				fail(err, k, "out of memory");
+		k = take_labels_of(r.arena, item, &s, "series", i, err);
+		if (k < 0)
 			goto out;
-		}
 		if (k == 0) {
 			r.skipped++;
 			continue;
@@ -316,12 +328,7 @@ int promq_parse_series(const char *body, size_t len, struct promq_result *ret, c
 	k = 0;
 out:
 	json_decref(root);
-	if (k < 0) {
-		promq_result_free(&r);
-		return k;
-	}
-	*ret = r;
-	return 0;
+	return result_end(&r, k, ret);
 }
 
 void promq_result_free(struct promq_result *r)

@@ -327,6 +327,23 @@ static int range_params(const struct api_request *req, int64_t *from, int64_t *t
 	return 0;
 }
 
+/*
+ * from/to/limit of a drive's timeline query (range_params(), limit at most
+ * 10000) and the drive, from the fleet. Return: 0; -EINVAL (400) or -ENOENT
+ * (404) with @ret set.
+ */
+static int timeline_params(const struct api_request *req, int64_t *from, int64_t *to,
+			   int64_t *limit, struct fleet_device *d, struct api_reply *ret)
+{
+	if (range_params(req, from, to, limit, 10000, ret) < 0)
+		return -EINVAL;
+	if (fleet_get(req->fleet, req->id, d) < 0) {
+		api_reply_error(ret, 404, "no such device");
+		return -ENOENT;
+	}
+	return 0;
+}
+
 static void power_get(void *ctx, const struct api_request *req, struct api_reply *ret)
 {
 	struct store_power_row *v = NULL;
@@ -335,10 +352,8 @@ static void power_get(void *ctx, const struct api_request *req, struct api_reply
 	size_t n = 0;
 
 	(void)ctx;
-	if (range_params(req, &from, &to, &limit, 10000, ret) < 0)
+	if (timeline_params(req, &from, &to, &limit, &d, ret) < 0)
 		return;
-	if (fleet_get(req->fleet, req->id, &d) < 0)
-		return api_reply_error(ret, 404, "no such device");
 	if (store_power_range(req->store, req->id, from, to, (size_t)limit, &v, &n) < 0) {
 		log_warn("api: reading the power states of device %" PRId64 ": %s", req->id,
 			 store_strerror(req->store));
@@ -400,10 +415,8 @@ static void ocp_get(void *ctx, const struct api_request *req, struct api_reply *
 	size_t n = 0;
 
 	(void)ctx;
-	if (range_params(req, &from, &to, &limit, 10000, ret) < 0)
+	if (timeline_params(req, &from, &to, &limit, &d, ret) < 0)
 		return;
-	if (fleet_get(req->fleet, req->id, &d) < 0)
-		return api_reply_error(ret, 404, "no such device");
 	if (store_ocp_range(req->store, req->id, from, to, (size_t)limit, &v, &n) < 0) {
 		log_warn("api: reading the C0h log of device %" PRId64 ": %s", req->id,
 			 store_strerror(req->store));

@@ -83,6 +83,20 @@ static void clean(char *dst, size_t size, const char *s)
 	dst[i] = '\0';
 }
 
+/* @n's texts clean()ed in place: none of them starts a header line or breaks one. */
+static void clean_note(struct alert_note *n)
+{
+	clean(n->device, sizeof(n->device), n->device);
+	clean(n->model, sizeof(n->model), n->model);
+	clean(n->serial, sizeof(n->serial), n->serial);
+	clean(n->label, sizeof(n->label), n->label);
+	clean(n->location, sizeof(n->location), n->location);
+	clean(n->rule, sizeof(n->rule), n->rule);
+	clean(n->severity, sizeof(n->severity), n->severity);
+	clean(n->state, sizeof(n->state), n->state);
+	clean(n->message, sizeof(n->message), n->message);
+}
+
 static void base64(FILE *f, const unsigned char *p, size_t n)
 {
 	static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -217,30 +231,16 @@ static void put_utc(FILE *f, const char *label, int64_t ms)
 static void write_body(FILE *f, const struct mail_msg_cfg *c, const struct alert_note *n,
 		       const char *host)
 {
-	char rule[sizeof(n->rule)], sev[sizeof(n->severity)], state[sizeof(n->state)];
-	char dev[sizeof(n->device)], model[sizeof(n->model)], serial[sizeof(n->serial)];
-	char msg[sizeof(n->message)], label[sizeof(n->label)], loc[sizeof(n->location)];
-
-	clean(label, sizeof(label), n->label);
-	clean(loc, sizeof(loc), n->location);
-	clean(rule, sizeof(rule), n->rule);
-	clean(sev, sizeof(sev), n->severity);
-	clean(state, sizeof(state), n->state);
-	clean(dev, sizeof(dev), n->device);
-	clean(model, sizeof(model), n->model);
-	clean(serial, sizeof(serial), n->serial);
-	clean(msg, sizeof(msg), n->message);
-
-	fprintf(f, "nvmond on %s: %s is %s (%s).\n\n", host, rule, state, sev);
-	fprintf(f, "%-11s%s\n", "What:", msg);
-	fprintf(f, "%-11s%s%s%s, serial %s\n", "Drive:", dev[0] ? dev : "-", model[0] ? " " : "",
-		model, serial[0] ? serial : "-");
-	if (label[0])
-		fprintf(f, "%-11s%s\n", "Label:", label);
-	if (loc[0])
-		fprintf(f, "%-11s%s\n", "Location:", loc);
-	fprintf(f, "%-11s%s\n", "State:", state);
-	fprintf(f, "%-11s%s\n", "Severity:", sev);
+	fprintf(f, "nvmond on %s: %s is %s (%s).\n\n", host, n->rule, n->state, n->severity);
+	fprintf(f, "%-11s%s\n", "What:", n->message);
+	fprintf(f, "%-11s%s%s%s, serial %s\n", "Drive:", n->device[0] ? n->device : "-",
+		n->model[0] ? " " : "", n->model, n->serial[0] ? n->serial : "-");
+	if (n->label[0])
+		fprintf(f, "%-11s%s\n", "Label:", n->label);
+	if (n->location[0])
+		fprintf(f, "%-11s%s\n", "Location:", n->location);
+	fprintf(f, "%-11s%s\n", "State:", n->state);
+	fprintf(f, "%-11s%s\n", "Severity:", n->severity);
 	if (n->started_ms > 0)
 		put_utc(f, "Since:", n->started_ms);
 	if (n->resolved_ms > 0)
@@ -269,12 +269,15 @@ int mail_msg_build(const struct mail_msg_cfg *c, const struct alert_note *n, int
 		if (!mail_addr_valid(c->to[i]))
 			return -EINVAL;
 
+	struct alert_note k = *n; /* its texts clean()ed */
+	clean_note(&k);
+
 	char *body = NULL;
 	size_t body_len = 0;
 	FILE *bf = open_memstream(&body, &body_len);
 	if (!bf)
 		return -ENOMEM;
-	write_body(bf, c, n, c->host);
+	write_body(bf, c, &k, c->host);
 	if (fclose(bf) != 0) {
 		free(body);
 		return -ENOMEM;
@@ -298,26 +301,14 @@ int mail_msg_build(const struct mail_msg_cfg *c, const struct alert_note *n, int
 		fprintf(f, "%s<%s>", i ? ",\r\n " : "", c->to[i]);
 	fputs("\r\n", f);
 
-	char rule[sizeof(n->rule)], sev[sizeof(n->severity)], state[sizeof(n->state)];
-	char dev[sizeof(n->device)], model[sizeof(n->model)], serial[sizeof(n->serial)];
-	char named[2 * sizeof(n->label) + 8] = "";
-	clean(rule, sizeof(rule), n->rule);
-	clean(sev, sizeof(sev), n->severity);
-	clean(state, sizeof(state), n->state);
-	clean(dev, sizeof(dev), n->device);
-	clean(model, sizeof(model), n->model);
-	clean(serial, sizeof(serial), n->serial);
-	if (n->label[0] || n->location[0]) {
-		char label[sizeof(n->label)], loc[sizeof(n->location)];
-		clean(label, sizeof(label), n->label);
-		clean(loc, sizeof(loc), n->location);
-		snprintf(named, sizeof(named), " \"%s%s%s\"", label, label[0] && loc[0] ? ", " : "",
-			 loc);
-	}
+	char named[2 * sizeof(k.label) + 8] = "";
+	if (k.label[0] || k.location[0])
+		snprintf(named, sizeof(named), " \"%s%s%s\"", k.label,
+			 k.label[0] && k.location[0] ? ", " : "", k.location);
 	char subject[700];
-	snprintf(subject, sizeof(subject), "[nvmond] %s: %s %s on %s, %s%s (%s %s)", sev, rule,
-		 state, c->host, dev[0] ? dev : "-", named, model[0] ? model : "-",
-		 serial[0] ? serial : "-");
+	snprintf(subject, sizeof(subject), "[nvmond] %s: %s %s on %s, %s%s (%s %s)", k.severity,
+		 k.rule, k.state, c->host, k.device[0] ? k.device : "-", named,
+		 k.model[0] ? k.model : "-", k.serial[0] ? k.serial : "-");
 	put_subject(f, subject);
 
 	fputs("MIME-Version: 1.0\r\n", f);

@@ -288,7 +288,9 @@ jq_py "$J" '
 s = j["sinks"]
 for name, t in (("phone", "ntfy"), ("gotify", "gotify"), ("slack", "slack"), ("discord", "discord"), ("tg", "telegram"), ("am", "alertmanager")):
     assert s[name]["type"] == t and s[name]["delivered"] >= 2 and s[name]["failed"] == 0, (name, s[name])
-assert s["critical-only"]["queued"] == 0, s
+# min_severity = critical: fewer through than the unfiltered sink got (the warnings stayed out;
+# a critical alert of a demo drive at start, heavy throttling, may rightly go through).
+assert s["critical-only"]["queued"] < s["phone"]["queued"], s
 assert not s["exec"]["enabled"] and not s["webhook"]["enabled"], s
 ' || fail "GET /api/v1/alerts sinks: $J"
 echo "$M" | grep -Eq '^nvmond_alert_deliveries_total\{sink="phone",result="delivered"\} [2-9]' ||

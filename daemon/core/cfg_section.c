@@ -33,7 +33,7 @@ static bool core_section(const char *name)
 
 int cfg_sections_register(const struct cfg_section *const *v, size_t n)
 {
-	size_t off = 0, keys = 0;
+	size_t off = 0, keys = 0, offs[CFG_SECTIONS_MAX];
 
 	/* The same list again (each load_config()): nothing changes, so that a thread
 	 * reading its section meanwhile never sees the list half made. */
@@ -55,13 +55,13 @@ int cfg_sections_register(const struct cfg_section *const *v, size_t n)
 		if (v[i]->align > 16 || off + v[i]->size > CFG_SECT_MEM ||
 		    keys + v[i]->n_keys > CFG_SECT_KEYS_MAX)
 			return -ENOSPC;
+		offs[i] = off;
 		off += v[i]->size;
 		keys += v[i]->n_keys;
 	}
 	memset(&reg, 0, sizeof(reg));
 	for (size_t i = 0; i < n; i++) {
-		reg.off[i] = i ? reg.off[i - 1] + v[i - 1]->size : 0;
-		reg.off[i] = (reg.off[i] + v[i]->align - 1) / v[i]->align * v[i]->align;
+		reg.off[i] = offs[i]; /* laid out and checked above */
 		reg.key0[i] = reg.n_keys;
 		reg.s[i] = v[i];
 		reg.n_keys += v[i]->n_keys;

@@ -34,14 +34,12 @@
 #include "nvmond/probe/probe_conf.h"
 #include "nvmond/store/store_probe.h"
 #include "nvmond/store/store_probe_study.h"
+#include "nvmond/util/units.h"
 
 #include "../../../daemon/probe/probe_svc_internal.h"
 
-#define MIN_MS	     60000LL
-#define HOUR_MS	     (60 * MIN_MS)
-#define DAY_MS	     (24 * HOUR_MS)
 #define DAY0	     1796169600000LL /* 2026-12-02T00:00:00Z, a Wednesday */
-#define AT(h, m, ms) (DAY0 + (h)*HOUR_MS + (m)*MIN_MS + (ms))
+#define AT(h, m, ms) (DAY0 + (h)*MS_PER_HOUR + (m)*MS_PER_MIN + (ms))
 
 /* ---- the wrapped functions ---- */
 
@@ -249,7 +247,7 @@ Test(probe_svc_sched, due_entry_starts_once_at_its_time)
 	(void)tick_at(AT(3, 0, 15000));
 	(void)tick_at(AT(3, 1, 0));
 	cr_expect_eq(n_starts, 1, "not twice");
-	(void)tick_at(AT(3, 0, 0) + DAY_MS);
+	(void)tick_at(AT(3, 0, 0) + MS_PER_DAY);
 	cr_expect_eq(n_starts, 2, "tomorrow's");
 }
 
@@ -277,8 +275,8 @@ Test(probe_svc_sched, jitter_puts_the_start_later_by_less_than_jitter)
 	(void)tick_at(due);
 	cr_expect_eq(n_starts, 1);
 	cr_expect_eq(starts[0].now_ms, due);
-	cr_expect_geq(d->sched.next_due[0], AT(3, 0, 0) + DAY_MS);
-	cr_expect_lt(d->sched.next_due[0], AT(3, 10, 0) + DAY_MS);
+	cr_expect_geq(d->sched.next_due[0], AT(3, 0, 0) + MS_PER_DAY);
+	cr_expect_lt(d->sched.next_due[0], AT(3, 10, 0) + MS_PER_DAY);
 }
 
 /*
@@ -296,7 +294,7 @@ Test(probe_svc_sched, series_entry_starts_one_series)
 	cr_expect_eq(starts[0].device_id, dev_b);
 	cr_expect_eq(starts[0].repeat, 3);
 	cr_expect_eq(starts[0].cooldown_ms, 45000);
-	(void)tick_at(AT(3, 0, 0) + DAY_MS);
+	(void)tick_at(AT(3, 0, 0) + MS_PER_DAY);
 	cr_expect_eq(n_starts, 1, "weekly: not on Thursday");
 }
 
@@ -321,10 +319,10 @@ Test(probe_svc_sched, busy_with_a_series_or_offline_waits_for_the_next_occurrenc
 	(void)tick_at(AT(3, 0, 15000));
 	cr_expect_eq(n_starts, 0, "not late: the next occurrence will do");
 	cr_assert_eq(fleet_set_online(f, dev_a, false, now_ms), 0);
-	(void)tick_at(AT(3, 0, 0) + DAY_MS);
+	(void)tick_at(AT(3, 0, 0) + MS_PER_DAY);
 	cr_expect_eq(n_starts, 0, "offline");
 	cr_assert_eq(fleet_set_online(f, dev_a, true, now_ms), 0);
-	(void)tick_at(AT(3, 0, 0) + 2 * DAY_MS);
+	(void)tick_at(AT(3, 0, 0) + 2 * MS_PER_DAY);
 	cr_expect_eq(n_starts, 1);
 	size_t n = 0;
 	free(runs(dev_a, &n));
@@ -370,7 +368,7 @@ Test(probe_svc_sched, busy_drive_skips_its_time_on_record)
 	(void)tick_at(AT(3, 0, 15000));
 	cr_expect_eq(n_starts, 1, "skipped, not retried every tick");
 	d->busy = (struct probe_busy_hist){0}; /* idle (not known: not busy) */
-	(void)tick_at(AT(3, 0, 0) + DAY_MS);
+	(void)tick_at(AT(3, 0, 0) + MS_PER_DAY);
 	cr_expect_eq(n_starts, 2);
 	cr_expect_eq(starts[1].r, 0, "%s", starts[1].reason);
 }
@@ -386,8 +384,8 @@ Test(probe_svc_sched, sustained_every_skips_a_scheduled_sustained_write)
 				     .state = "done",
 				     .trigger = "api",
 				     .preset = "sustained-write",
-				     .started_ms = AT(3, 0, 0) - 6 * DAY_MS,
-				     .ended_ms = AT(3, 10, 0) - 6 * DAY_MS};
+				     .started_ms = AT(3, 0, 0) - 6 * MS_PER_DAY,
+				     .ended_ms = AT(3, 10, 0) - 6 * MS_PER_DAY};
 	int64_t id;
 
 	set("probes", "jitter", "0");
@@ -407,7 +405,7 @@ Test(probe_svc_sched, sustained_every_skips_a_scheduled_sustained_write)
 	cr_expect(strstr(v[0].reason, "it runs at most every 168 h ([probes] sustained_every)"),
 		  "%s", v[0].reason);
 	free(v);
-	(void)tick_at(AT(3, 0, 0) + DAY_MS); /* 7 days after the last: not refused for it */
+	(void)tick_at(AT(3, 0, 0) + MS_PER_DAY); /* 7 days after the last: not refused for it */
 	cr_assert_eq(n_starts, 2);
 	cr_expect_eq(starts[1].r, 0, "%s", starts[1].reason);
 }
@@ -567,7 +565,7 @@ Test(probe_svc_sched, study_burst_waits_for_idle_time_net_of_busy)
 		.preset = PROBE_CACHE_RECOVERY,
 		.trigger = "api",
 		.is_study = true,
-		.study = {.n_intervals = 2, .interval_ms = {5 * MIN_MS, 10 * MIN_MS}}};
+		.study = {.n_intervals = 2, .interval_ms = {5 * MS_PER_MIN, 10 * MS_PER_MIN}}};
 	struct probe_run_row burst = {.device_id = dev_a,
 				      .state = "running",
 				      .trigger = "api",
@@ -586,25 +584,25 @@ Test(probe_svc_sched, study_burst_waits_for_idle_time_net_of_busy)
 
 	/* A minute busy (600 IO/s), then another, then idle. */
 	uint64_t ios = 0;
-	for (int64_t t = t0; t <= t0 + 2 * MIN_MS; t += 10000, ios += 6000)
+	for (int64_t t = t0; t <= t0 + 2 * MS_PER_MIN; t += 10000, ios += 6000)
 		snap(d, t, ios);
-	mono_ms = t0 + 2 * MIN_MS;
+	mono_ms = t0 + 2 * MS_PER_MIN;
 	cr_expect_eq(timer.fn(l, timer.arg), 1000, "busy: it waits on");
-	cr_expect_eq(d->series.study.idle.paused_ms, 2 * MIN_MS);
+	cr_expect_eq(d->series.study.idle.paused_ms, 2 * MS_PER_MIN);
 	cr_expect_eq(d->series.study.idle.idle_ms, 0);
-	for (int64_t t = t0 + 2 * MIN_MS + 10000; t <= t0 + 7 * MIN_MS; t += 10000)
+	for (int64_t t = t0 + 2 * MS_PER_MIN + 10000; t <= t0 + 7 * MS_PER_MIN; t += 10000)
 		snap(d, t, ios);
-	mono_ms = t0 + 7 * MIN_MS - 1;
+	mono_ms = t0 + 7 * MS_PER_MIN - 1;
 	cr_expect_eq(timer.fn(l, timer.arg), 1, "1 ms of idle left: %lld",
 		     (long long)d->series.study.idle.idle_ms);
 	cr_expect_eq(n_starts, 0, "5 min idle less 1 ms: not yet");
-	mono_ms = t0 + 7 * MIN_MS;
+	mono_ms = t0 + 7 * MS_PER_MIN;
 	cr_expect_eq(timer.fn(l, timer.arg), -1);
 	cr_assert_eq(n_starts, 1, "5 min idle, 2 min later than without the busy minutes");
 	cr_expect(starts[0].next_of_series);
 	cr_expect_eq(starts[0].preset, PROBE_CACHE_RECOVERY);
 	/* The burst's point: its idle time since the fill's end, and how long it paused. */
 	cr_assert_eq(store_probe_study_burst_get(s, script_id, &idle_ms, &paused_ms), 0);
-	cr_expect_eq(idle_ms, 5 * MIN_MS);
-	cr_expect_eq(paused_ms, 2 * MIN_MS);
+	cr_expect_eq(idle_ms, 5 * MS_PER_MIN);
+	cr_expect_eq(paused_ms, 2 * MS_PER_MIN);
 }

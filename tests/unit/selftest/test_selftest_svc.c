@@ -41,14 +41,12 @@
 #include "nvmond/selftest/selftest_conf.h"
 #include "nvmond/selftest/selftest_svc.h"
 #include "nvmond/store/store_selftest.h"
+#include "nvmond/util/units.h"
 
 #include "../../../daemon/selftest/selftest_internal.h"
 
-#define MIN_MS	     60000LL
-#define HOUR_MS	     (60 * MIN_MS)
-#define DAY_MS	     (24 * HOUR_MS)
 #define DAY0	     1796169600000LL /* 2026-12-02T00:00:00Z, a Wednesday */
-#define AT(h, m, ms) (DAY0 + (h)*HOUR_MS + (m)*MIN_MS + (ms))
+#define AT(h, m, ms) (DAY0 + (h)*MS_PER_HOUR + (m)*MS_PER_MIN + (ms))
 
 /* ---- the wrapped functions ---- */
 
@@ -779,8 +777,8 @@ Test(selftest_svc, schedule_starts_once_at_its_time)
 	cr_expect_str_eq(v[0].origin, "schedule");
 	cr_expect_eq(v[0].ts_ms, AT(3, 0, 500));
 	free(v);
-	cr_expect_eq(fleet_st(dev_a).next_ms, AT(3, 0, 0) + DAY_MS, "next: tomorrow");
-	tick_at(AT(3, 0, 500) + DAY_MS);
+	cr_expect_eq(fleet_st(dev_a).next_ms, AT(3, 0, 0) + MS_PER_DAY, "next: tomorrow");
+	tick_at(AT(3, 0, 500) + MS_PER_DAY);
 	cr_expect_eq(drive.n_sent, 2, "tomorrow's");
 }
 
@@ -809,7 +807,7 @@ Test(selftest_svc, drive_gone_at_its_time_is_skipped_with_the_reason)
 	tick_at(AT(3, 1, 500));
 	cr_expect_eq(n_actions(dev_a, STORE_SELFTEST_SKIP), 1, "skipped once, not at every tick");
 	cr_assert_eq(fleet_set_online(f, dev_a, true, now_ms), 0);
-	tick_at(AT(3, 0, 500) + DAY_MS);
+	tick_at(AT(3, 0, 500) + MS_PER_DAY);
 	cr_expect_eq(drive.n_sent, 1, "back: the next occurrence runs");
 }
 
@@ -886,7 +884,7 @@ Test(selftest_svc, extended_wins_when_both_fall_due)
 Test(selftest_svc, missed_occurrence_is_caught_up_once)
 {
 	struct store_selftest_action last = {.device_id = dev_a,
-					     .ts_ms = AT(3, 0, 500) - 3 * DAY_MS,
+					     .ts_ms = AT(3, 0, 500) - 3 * MS_PER_DAY,
 					     .kind = STORE_SELFTEST_START,
 					     .code = SELFTEST_CODE_SHORT,
 					     .nsid = DEV_SELFTEST_NSID_ALL,
@@ -912,7 +910,7 @@ Test(selftest_svc, missed_occurrence_is_caught_up_once)
 	cr_expect_eq(drive.n_sent, 1, "B2 never ran its schedule: it starts at the next one");
 
 	svc_down(); /* a restart before the next occurrence */
-	now_ms += MIN_MS;
+	now_ms += MS_PER_MIN;
 	svc_up();
 	drive_capable(dev_b);
 	sample(dev_a);

@@ -744,6 +744,14 @@ static void render_daemon(FILE *f, const struct metrics_input *in)
 		family(f, own[i].name, own[i].type, own[i].help);
 		fprintf(f, "%s %" PRIu64 "\n", own[i].name, own[i].v);
 	}
+	if (!in->has_memory)
+		return;
+	family(f, "nvmond_malloc_in_use_bytes", "gauge",
+	       "Memory the daemon has allocated and not freed (a leak grows it).");
+	fprintf(f, "nvmond_malloc_in_use_bytes %" PRIu64 "\n", in->memory_in_use);
+	family(f, "nvmond_malloc_kept_free_bytes", "gauge",
+	       "Memory the daemon has freed that its allocator keeps for reuse.");
+	fprintf(f, "nvmond_malloc_kept_free_bytes %" PRIu64 "\n", in->memory_kept_free);
 }
 
 int metrics_render(const struct metrics_input *in, char **ret, size_t *ret_len)

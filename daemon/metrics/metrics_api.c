@@ -6,6 +6,9 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -277,6 +280,7 @@ static int collect_from(struct metrics_gathered *g, struct store *store, int64_t
 		.start_ms = src->start_ms,
 		.version = NVMOND_VERSION,
 	};
+	metrics_memory_read(&in);
 	memcpy(in.alert_sinks, g->sinks, sizeof(in.alert_sinks));
 	r = metrics_render(&in, ret, ret_len);
 	for (size_t i = 0; i < n; i++) {
@@ -287,6 +291,21 @@ static int collect_from(struct metrics_gathered *g, struct store *store, int64_t
 	free(probes);
 	free(alerts);
 	return r;
+}
+
+void metrics_memory_read(struct metrics_input *in)
+{
+#ifdef __GLIBC__
+	/* uordblks: in use in the arenas; hblkhd: mapped blocks (1 MiB and more, api.c's
+	 * malloc_tune()), in use until freed; fordblks: free in the arenas, kept */
+	struct mallinfo2 mi = mallinfo2();
+
+	in->has_memory = true;
+	in->memory_in_use = mi.uordblks + mi.hblkhd;
+	in->memory_kept_free = mi.fordblks;
+#else
+	(void)in;
+#endif
 }
 
 int metrics_collect_gathered(struct metrics_gathered *g, struct store *store, int64_t now_ms,

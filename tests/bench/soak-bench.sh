@@ -7,7 +7,8 @@
 # of samples and its day of series, in turn; /metrics every 15 s and at each reading.
 # Every EVERY seconds (60) it reads, for the daemon and its device process, RSS and
 # private anonymous memory (VmRSS, RssAnon), open descriptors (the database's apart),
-# threads, CPU time and wakeups (voluntary switches), and
+# threads, CPU time and wakeups (voluntary switches), the daemon's allocator's count
+# (nvmond_malloc_in_use_bytes, nvmond_malloc_kept_free_bytes), and
 # the database's size with its WAL. After WARMUP seconds (600: past the rollups' 5-minute
 # grace, until which the raw samples not rolled up yet grow) it fits each figure with a
 # least-squares line against the drive-polls and prints a table at the warm-up's end and

@@ -11,17 +11,22 @@ turn; /metrics every 15 s), for SECONDS, or until N drive-polls (--polls)
 if that comes first (a loaded machine polls slower than asked). Every --every seconds it reads, for the
 daemon and for its device process: VmRSS and RssAnon (/proc/PID/status), open
 descriptors, threads, CPU time (utime + stime) and wakeups (voluntary context
-switches of all its threads); the database's size (with
-its -wal and -shm); and the drive-polls so far (nvmond_polls_total). After
+switches of all its threads); the daemon's allocator's figures; the database's size
+(with its -wal and -shm); and the drive-polls so far (nvmond_polls_total). After
 --warmup seconds (a fifth of the run by default) each figure is fitted with a
 least-squares line against the drive-polls, and a table gives it at the
 warm-up's end and at the end, with its slope per 100,000 drive-polls; CPU and
 wakeups per drive-poll over the first and the last tenth of the measured time.
 
---check: exit 1 on a clear leak, naming the figure: the daemon's or the device
+--check: exit 1 on a clear leak, naming the figure: the daemon's memory allocated and
+not freed (its allocator's count, nvmond_malloc_in_use_bytes, read with the
+drive-polls) growing by more than --max-malloc KiB (512) per 100,000 drive-polls over
+the measured part (512: a leak of 5 bytes per drive-poll); the daemon's or the device
 process's private anonymous memory growing by more than --max-anon KiB (512) per
-100,000 drive-polls over the measured part (512: a leak of 5 bytes per
-drive-poll), or RSS by twice that; descriptors (but the database's) or threads
+100,000 drive-polls at its lowest (the lowest reading of the measured part's last
+third against its first third's: a reading taken while an answer is built, or
+while an arena keeps its free top, is higher for a moment), or RSS by twice that;
+descriptors (but the database's) or threads
 more at the end than at the warm-up's end; the database's descriptors above
 what the main handle and a read-only one per HTTP thread take (the pool of
 read-only handles grows with the requests served at once); the database growing by more than 1 KiB per drive-poll (a
@@ -181,14 +186,17 @@ class Api:
                         return None
         return None
 
-    def polls(self):
+    def figures(self):
+        """From /metrics: the drive-polls so far and the daemon's allocator's figures."""
         body = self.get("/metrics", kind="metrics")
-        if body is None:
-            return None
-        for line in body.decode().splitlines():
-            if line.startswith("nvmond_polls_total "):
-                return int(float(line.split()[1]))
-        return None
+        out = {}
+        names = {"nvmond_polls_total": "polls", "nvmond_malloc_in_use_bytes": "in_use",
+                 "nvmond_malloc_kept_free_bytes": "kept_free"}
+        for line in (body or b"").decode().splitlines():
+            k, _, v = line.partition(" ")
+            if k in names:
+                out[names[k]] = int(float(v))
+        return out
 
 
 def load(api, stop, ids):
@@ -217,6 +225,19 @@ def fit(xs, ys):
     return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx if sxx else 0.0
 
 
+def floor_slope(m, key):
+    """The slope per 100,000 drive-polls of @key's lowest reading from the first third of
+    @m to the last one's (between the thirds' mean drive-polls), and those two lows.
+    Memory mapped for a moment (an answer being built, a thread's arena keeping up to
+    1 MiB free at its top: api.c's malloc_tune()) lifts a reading, never the lows; a leak
+    lifts them all."""
+    n = max(1, len(m) // 3)
+    first, last = m[:n], m[-n:]
+    lo_a, lo_z = min(r[key] for r in first), min(r[key] for r in last)
+    span = (sum(r["polls"] for r in last) - sum(r["polls"] for r in first)) / n
+    return ((lo_z - lo_a) / span * 1e5 if span else 0.0), lo_a, lo_z
+
+
 def main():
     args = sys.argv[1:]
     opt = {"--drives": 32, "--poll": 100, "--warmup": None, "--every": None, "--polls": None}
@@ -226,11 +247,15 @@ def main():
     check_cpu = "--check-cpu" in args
     if check_cpu:
         args.remove("--check-cpu")
-    max_anon = 512.0
-    if "--max-anon" in args:
-        i = args.index("--max-anon")
-        max_anon = float(args[i + 1])
-        del args[i : i + 2]
+    max_anon, max_malloc = 512.0, 512.0
+    for name in ("--max-anon", "--max-malloc"):
+        if name in args:
+            i = args.index(name)
+            if name == "--max-anon":
+                max_anon = float(args[i + 1])
+            else:
+                max_malloc = float(args[i + 1])
+            del args[i : i + 2]
     for k in list(opt):
         if k in args:
             i = args.index(k)
@@ -270,8 +295,11 @@ def main():
         rows = []
         t0 = time.monotonic()
         while True:
-            polls = api.polls()
-            row = {"t": time.monotonic() - t0, "polls": polls}
+            fig = api.figures()
+            polls = fig.get("polls")
+            row = {"t": time.monotonic() - t0, "polls": polls,
+                   "daemon.malloc_kib": fig.get("in_use", 0) // 1024,
+                   "daemon.kept_kib": fig.get("kept_free", 0) // 1024}
             for name, pid in (("daemon", p.pid), ("device", dev_pid)):
                 for k, v in proc_figures(pid, db).items():
                     row[f"{name}.{k}"] = v
@@ -322,8 +350,9 @@ def main():
     for name in ("daemon", "device"):
         keys = [("rss_kib", "KiB"), ("anon_kib", "KiB"), ("fds", ""), ("threads", "")]
         if name == "daemon":
-            keys[2:2] = [("heap_kib", "KiB"), ("arenas_kib", "KiB")]
-            keys[5:5] = [("db_fds", "")]
+            keys[2:2] = [("heap_kib", "KiB"), ("arenas_kib", "KiB"), ("malloc_kib", "KiB"),
+                         ("kept_kib", "KiB")]
+            keys[7:7] = [("db_fds", "")]
         for k, unit in keys:
             key = f"{name}.{k}"
             s = fit(xs, [r[key] for r in m]) * 1e5
@@ -333,15 +362,21 @@ def main():
                      "db_fds": f"the database's descriptors (at most {DB_FDS_MAX})",
                      "threads": "threads",
                      "heap_kib": "of which the main heap (main loop)",
-                     "arenas_kib": "of which the threads' malloc arenas"}[k]
+                     "arenas_kib": "of which the threads' malloc arenas",
+                     "malloc_kib": "allocated and not freed (its allocator's count)",
+                     "kept_kib": "freed, kept by its allocator"}[k]
             lines.append((f"{name}: {label}" + (f" ({unit})" if unit else ""), a[key], z[key],
                           s, per_h))
-            if check and k == "anon_kib" and s > max_anon:
-                bad.append(f"{name}: private anonymous memory grows {s:.0f} KiB per 100,000 "
-                           f"drive-polls ({a[key]} -> {z[key]} KiB)")
-            if check and k == "rss_kib" and s > 2 * max_anon:
-                bad.append(f"{name}: RSS grows {s:.0f} KiB per 100,000 drive-polls "
-                           f"({a[key]} -> {z[key]} KiB)")
+            if check and k == "malloc_kib" and s > max_malloc:
+                bad.append(f"{name}: memory allocated and not freed grows {s:.0f} KiB per "
+                           f"100,000 drive-polls ({a[key]} -> {z[key]} KiB)")
+            if check and k in ("anon_kib", "rss_kib"):
+                f_s, f_a, f_z = floor_slope(m, key)
+                most = max_anon if k == "anon_kib" else 2 * max_anon
+                if f_s > most:
+                    bad.append(f"{name}: {label} grows {f_s:.0f} KiB per 100,000 drive-polls "
+                               f"at its lowest (the first third's {f_a} KiB, the last "
+                               f"third's {f_z} KiB)")
             if check and k in ("fds", "threads") and z[key] > a[key]:
                 bad.append(f"{name}: {label} {a[key]} -> {z[key]}")
             if check and k == "db_fds" and max(r[key] for r in m) > DB_FDS_MAX:

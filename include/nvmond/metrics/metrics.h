@@ -92,7 +92,20 @@ struct metrics_input {
 	size_t n_alert_sinks;
 	int64_t start_ms; /* when the daemon started, unix ms */
 	const char *version;
+	/*
+	 * The daemon's own heap, as its allocator counts it (metrics_memory_read()):
+	 * what it has handed out and not had back (in_use), and what it holds freed for
+	 * reuse (kept_free). A leak shows in in_use; the allocator's keeping in the RSS.
+	 */
+	bool has_memory;
+	uint64_t memory_in_use, memory_kept_free;
 };
+
+/**
+ * metrics_memory_read() - The process's allocator's figures into @in (glibc's
+ * mallinfo2(), summed over its arenas); has_memory stays false elsewhere.
+ */
+void metrics_memory_read(struct metrics_input *in);
 
 /**
  * metrics_render() - Render @in as Prometheus text.

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <criterion/criterion.h>
+#include <inttypes.h>
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
@@ -329,6 +330,38 @@ Test(metrics, no_devices)
 
 	cr_expect(has_line(t, "nvmond_polls_total 42"));
 	cr_expect_null(strstr(t, "nvmond_device_info{"));
+	/* no figures from the allocator, no series claiming them */
+	cr_expect_null(strstr(t, "nvmond_malloc_"));
+	free(t);
+}
+
+/* docs/metrics.md: nvmond_malloc_in_use_bytes and nvmond_malloc_kept_free_bytes, the
+ * daemon's allocator's count (a leak grows the first), in bytes past 32 bits. */
+Test(metrics, daemon_memory)
+{
+	struct metrics_input in = {.version = "1", .has_memory = true};
+	char *t = NULL;
+	size_t len = 0;
+
+	metrics_memory_read(&in);
+	cr_assert(in.has_memory);
+	cr_expect_gt(in.memory_in_use, 0, "this process has allocated something");
+	void *big = malloc(3 << 20); /* mapped (1 MiB and more): in use until freed */
+	cr_assert_not_null(big);
+	memset(big, 1, 3 << 20);
+	uint64_t before = in.memory_in_use;
+	metrics_memory_read(&in);
+	cr_expect_geq(in.memory_in_use, before + (3 << 20), "%" PRIu64 " then %" PRIu64, before,
+		      in.memory_in_use);
+	free(big);
+
+	in.memory_in_use = (uint64_t)5 << 40;
+	in.memory_kept_free = 7;
+	cr_assert_eq(metrics_render(&in, &t, &len), 0);
+	cr_expect(has_line(t, "# TYPE nvmond_malloc_in_use_bytes gauge"));
+	cr_expect(has_line(t, "nvmond_malloc_in_use_bytes 5497558138880"));
+	cr_expect(has_line(t, "# TYPE nvmond_malloc_kept_free_bytes gauge"));
+	cr_expect(has_line(t, "nvmond_malloc_kept_free_bytes 7"));
 	free(t);
 }
 

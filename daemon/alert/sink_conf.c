@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,27 +13,12 @@
 #include <unistd.h>
 
 #include "nvmond/analysis/alert.h"
+#include "nvmond/core/cfg_section.h"
 #include "nvmond/util/fperm.h"
 #include "nvmond/util/secret_file.h"
 #include "sink_internal.h"
 
 #define SECRET_MAX 4096
-
-static __attribute__((format(printf, 5, 6))) int
-conf_error(char *err, size_t errsize, const char *file, int line, const char *fmt, ...)
-{
-	va_list ap;
-	int n = 0;
-
-	if (line > 0)
-		n = snprintf(err, errsize, "%s:%d: ", file, line);
-	if (n < 0 || (size_t)n >= errsize)
-		return -EINVAL;
-	va_start(ap, fmt);
-	vsnprintf(err + n, errsize - (size_t)n, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
 
 static int sev_parse(const char *s, enum sink_sev *ret)
 {
@@ -61,7 +45,7 @@ int sink_bool_parse(const char *s, bool *ret)
 	return 0;
 }
 
-static int uint_parse(const char *s, uint32_t lo, uint32_t hi, uint32_t *ret)
+int sink_uint_parse(const char *s, uint32_t lo, uint32_t hi, uint32_t *ret)
 {
 	char *end;
 	unsigned long v;
@@ -215,14 +199,14 @@ static int common_key(struct sink_conf *c, const char *key, const char *v, char 
 				  -EINVAL)
 			       : 1;
 	if (!strcmp(key, "queue"))
-		return uint_parse(v, 1, 100000, &c->queue) < 0 ? (snprintf(msg, msgsize,
+		return sink_uint_parse(v, 1, 100000, &c->queue) < 0 ? (snprintf(msg, msgsize,
 									   "queue: '%s' is not a "
 									   "number in 1 .. 100000",
 									   v),
 								  -EINVAL)
 							       : 1;
 	if (!strcmp(key, "attempts"))
-		return uint_parse(v, 1, 100, &c->attempts) < 0
+		return sink_uint_parse(v, 1, 100, &c->attempts) < 0
 			       ? (snprintf(msg, msgsize,
 					   "attempts: '%s' is not a number in 1 .. 100", v),
 				  -EINVAL)
@@ -273,10 +257,10 @@ static int conf_from_section(const struct cfg *cfg, const struct cfg_sink *s, st
 	const struct sink_type *t = tname ? sink_type_find(tname) : NULL;
 
 	if (!tname)
-		return conf_error(err, errsize, file, s->line, "[sink \"%s\"]: type is missing",
+		return cfg_line_fail(err, errsize, file, s->line, "[sink \"%s\"]: type is missing",
 				  s->name);
 	if (!t)
-		return conf_error(err, errsize, file, line, "type: '%s' is not one of %s", tname,
+		return cfg_line_fail(err, errsize, file, line, "type: '%s' is not one of %s", tname,
 				  sink_type_names());
 	conf_defaults(c, s->name, t);
 	for (size_t i = 0; i < s->n; i++) {
@@ -288,7 +272,7 @@ static int conf_from_section(const struct cfg *cfg, const struct cfg_sink *s, st
 		if (r == 0)
 			r = t->check_key(t, kv->key, kv->value, msg, sizeof(msg));
 		if (r < 0)
-			return conf_error(err, errsize, file, kv->line, "%s", msg);
+			return cfg_line_fail(err, errsize, file, kv->line, "%s", msg);
 		if (r == 1)
 			continue;
 		/* ca_file names a file TLS reads itself: a path, not a secret's file. */
@@ -297,12 +281,12 @@ static int conf_from_section(const struct cfg *cfg, const struct cfg_sink *s, st
 			char base[32], *secret = NULL;
 			snprintf(base, sizeof(base), "%.*s", (int)(klen - 5), kv->key);
 			if (cfg_sink_get(s, base, NULL))
-				return conf_error(err, errsize, file, kv->line,
+				return cfg_line_fail(err, errsize, file, kv->line,
 						  "%s: %s is set as well; use one of them", kv->key,
 						  base);
 			r = secret_read(kv->value, &secret, msg, sizeof(msg));
 			if (r < 0)
-				return conf_error(err, errsize, file, kv->line, "%s: %s", kv->key,
+				return cfg_line_fail(err, errsize, file, kv->line, "%s: %s", kv->key,
 						  msg);
 			r = kv_add(c, base, secret, true, true);
 		} else {
@@ -310,7 +294,7 @@ static int conf_from_section(const struct cfg *cfg, const struct cfg_sink *s, st
 				   strcmp(kv->key, "path") && strcmp(kv->key, "chat_id"), false);
 		}
 		if (r < 0)
-			return conf_error(err, errsize, file, kv->line, "out of memory");
+			return cfg_line_fail(err, errsize, file, kv->line, "out of memory");
 	}
 	if (c->retry_max_ms < c->retry_min_ms)
 		c->retry_max_ms = c->retry_min_ms;
@@ -320,7 +304,7 @@ static int conf_from_section(const struct cfg *cfg, const struct cfg_sink *s, st
 		snprintf(alt, sizeof(alt), "%s", *q);
 		alt[bar ? (size_t)(bar - *q) : strlen(alt)] = '\0';
 		if (!sink_conf_get(c, alt))
-			return conf_error(err, errsize, file, s->line,
+			return cfg_line_fail(err, errsize, file, s->line,
 					  "[sink \"%s\"]: type %s needs %s%s%s", s->name, t->name,
 					  alt, bar ? " or " : "", bar ? bar + 1 : "");
 	}
@@ -330,7 +314,7 @@ static int conf_from_section(const struct cfg *cfg, const struct cfg_sink *s, st
 		line = s->line;
 		if (blame)
 			(void)cfg_sink_get(s, blame, &line);
-		return conf_error(err, errsize, file, line, "%s", msg);
+		return cfg_line_fail(err, errsize, file, line, "%s", msg);
 	}
 	return 0;
 }
@@ -345,7 +329,7 @@ static int conf_legacy(const struct cfg *cfg, bool exec, struct sink_conf *c, ch
 
 	if (t->check_key(t, exec ? "path" : "url", v, msg, sizeof(msg)) < 0) {
 		const char *why = strchr(msg, ':'); /* "path: …": the key here is exec / webhook */
-		return conf_error(err, errsize, cfg->file, cfg_key_line(cfg, "alerts", t->name),
+		return cfg_line_fail(err, errsize, cfg->file, cfg_key_line(cfg, "alerts", t->name),
 				  "[alerts] %s%s", t->name, why ? why : msg);
 	}
 	conf_defaults(c, t->name, t);
@@ -359,7 +343,7 @@ static int conf_legacy(const struct cfg *cfg, bool exec, struct sink_conf *c, ch
 		c->retry_max_ms = cfg->alert_webhook_retry_max_ms;
 	}
 	if (kv_add(c, exec ? "path" : "url", v, !exec, false) < 0)
-		return conf_error(err, errsize, "", 0, "out of memory");
+		return cfg_line_fail(err, errsize, "", 0, "out of memory");
 	return 0;
 }
 
@@ -371,14 +355,14 @@ int sink_confs_load(const struct cfg *cfg, struct sink_conf **ret, size_t *ret_n
 	int r = 0;
 
 	if (!a)
-		return conf_error(err, errsize, "", 0, "out of memory");
+		return cfg_line_fail(err, errsize, "", 0, "out of memory");
 	for (int legacy = 0; legacy < 2 && r == 0; legacy++) {
 		bool exec = legacy == 0;
 		if (!(exec ? cfg->alert_exec : cfg->alert_webhook)[0])
 			continue;
 		for (size_t i = 0; i < cfg->n_sinks; i++)
 			if (!strcmp(cfg->sinks[i].name, exec ? "exec" : "webhook")) {
-				r = conf_error(err, errsize, cfg->sinks_file, cfg->sinks[i].line,
+				r = cfg_line_fail(err, errsize, cfg->sinks_file, cfg->sinks[i].line,
 					       "[sink \"%s\"]: [alerts] %s names this sink already",
 					       cfg->sinks[i].name, cfg->sinks[i].name);
 				break;

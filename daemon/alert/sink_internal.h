@@ -100,6 +100,12 @@ const char *sink_type_names(void);
 /** sink_bool_parse() - yes/no, true/false, on/off, 1/0. Return: 0 or -EINVAL. */
 int sink_bool_parse(const char *s, bool *ret);
 
+/**
+ * sink_uint_parse() - A decimal in @lo..@hi, digits only (no sign, no blank).
+ * Return: 0 or -EINVAL.
+ */
+int sink_uint_parse(const char *s, uint32_t lo, uint32_t hi, uint32_t *ret);
+
 /** sink_conf_get() - The value of the type's key @key in @c, or NULL. */
 const char *sink_conf_get(const struct sink_conf *c, const char *key);
 

@@ -22,14 +22,9 @@ static const char *const mqtt_keys[] = {
 
 static int port_parse(const char *s, uint16_t *ret)
 {
-	char *end;
-	unsigned long v;
+	uint32_t v;
 
-	if (*s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || v < 1 || v > 65535)
+	if (sink_uint_parse(s, 1, 65535, &v) < 0)
 		return -EINVAL;
 	*ret = (uint16_t)v;
 	return 0;

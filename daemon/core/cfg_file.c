@@ -332,6 +332,19 @@ int cfg_key_fail(const struct cfg *c, const char *section, const char *key, char
 	return -EINVAL;
 }
 
+int cfg_line_fail(char *err, size_t errsize, const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+	int n = line > 0 ? snprintf(err, errsize, "%s:%d: ", file, line) : 0;
+
+	if (n < 0 || (size_t)n >= errsize)
+		return -EINVAL;
+	va_start(ap, fmt);
+	vsnprintf(err + n, errsize - (size_t)n, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
 int cfg_load(struct cfg *c, const char *path, char ret_err[CFG_ERR_MAX])
 {
 	return cfg_load_checked(c, path, NULL, 0, ret_err);

@@ -8,7 +8,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,24 +16,11 @@
 
 #include <curl/curl.h>
 
+#include "nvmond/core/cfg_section.h"
 #include "nvmond/util/fperm.h"
 #include "nvmond/util/secret_file.h"
 #include "nvmond/util/utf8.h"
 #include "export_internal.h"
-
-static __attribute__((format(printf, 5, 6))) int
-conf_error(char *err, size_t errsize, const char *file, int line, const char *fmt, ...)
-{
-	va_list ap;
-	int n = line > 0 ? snprintf(err, errsize, "%s:%d: ", file, line) : 0;
-
-	if (n < 0 || (size_t)n >= errsize)
-		return -EINVAL;
-	va_start(ap, fmt);
-	vsnprintf(err + n, errsize - (size_t)n, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
 
 /*
  * The first line of @path, without its line end: a secret. Nobody but its owner
@@ -139,25 +125,25 @@ static int conf_from_section(const struct cfg *cfg, const struct cfg_sink *s, st
 		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
 			known |= strcmp(keys[k], kv->key) == 0;
 		if (!known)
-			return conf_error(err, errsize, file, kv->line,
+			return cfg_line_fail(err, errsize, file, kv->line,
 					  "unknown key '%s' in section [export \"%s\"]", kv->key,
 					  s->name);
 		if (!strcmp(kv->key, "type")) {
 			if (strcmp(v, "remote_write") != 0)
-				return conf_error(err, errsize, file, kv->line,
+				return cfg_line_fail(err, errsize, file, kv->line,
 						  "type: '%s' is not remote_write", v);
 		} else if (!strcmp(kv->key, "url")) {
 			r = url_check(v, c->url_public, sizeof(c->url_public), why, sizeof(why));
 			if (r == -ENOMEM)
-				return conf_error(err, errsize, file, kv->line, "out of memory");
+				return cfg_line_fail(err, errsize, file, kv->line, "out of memory");
 			if (r < 0) /* not the value: it may hold a password */
-				return conf_error(err, errsize, file, kv->line, "url: %s", why);
+				return cfg_line_fail(err, errsize, file, kv->line, "url: %s", why);
 			snprintf(c->url, sizeof(c->url), "%s", v);
 		} else if (!strcmp(kv->key, "interval") || !strcmp(kv->key, "timeout")) {
 			bool iv = !strcmp(kv->key, "interval");
 			int64_t ms, lo = 1000, hi = iv ? 3600 * 1000LL : 300 * 1000LL;
 			if (cfg_parse_duration_ms(v, &ms) < 0 || ms < lo || ms > hi)
-				return conf_error(err, errsize, file, kv->line,
+				return cfg_line_fail(err, errsize, file, kv->line,
 						  "%s: '%s' is not a duration in 1s .. %s", kv->key,
 						  v, iv ? "1h" : "5m");
 			*(iv ? &c->interval_ms : &c->timeout_ms) = ms;
@@ -167,23 +153,23 @@ static int conf_from_section(const struct cfg *cfg, const struct cfg_sink *s, st
 			char *dst = bearer ? c->bearer : c->basic_password;
 			r = secret_read(v, dst, sizeof(c->bearer), why, sizeof(why));
 			if (r < 0)
-				return conf_error(err, errsize, file, kv->line, "%s: %s", kv->key,
+				return cfg_line_fail(err, errsize, file, kv->line, "%s: %s", kv->key,
 						  why);
 		} else if (!strcmp(kv->key, "basic_auth_user")) {
 			if (!v[0] || strchr(v, ':'))
-				return conf_error(err, errsize, file, kv->line,
+				return cfg_line_fail(err, errsize, file, kv->line,
 						  "basic_auth_user: empty, or with a ':'");
 			snprintf(c->basic_user, sizeof(c->basic_user), "%s", v);
 		} else if (!strcmp(kv->key, "tls_ca_file")) {
 			if (access(v, R_OK) < 0)
-				return conf_error(err, errsize, file, kv->line,
+				return cfg_line_fail(err, errsize, file, kv->line,
 						  "tls_ca_file: %.200s: %s", v, strerror(errno));
 			snprintf(c->tls_ca_file, sizeof(c->tls_ca_file), "%s", v);
 		} else { /* job, instance: label values */
 			struct cfg_label *l = &c->ext_v[kv->key[0] == 'j' ? 0 : 1];
 			size_t n = strlen(v);
 			if (!label_value_ok(v) || n >= sizeof(l->value))
-				return conf_error(
+				return cfg_line_fail(
 					err, errsize, file, kv->line,
 					"%s: empty, too long, not UTF-8 or with a control "
 					"character",
@@ -192,21 +178,21 @@ static int conf_from_section(const struct cfg *cfg, const struct cfg_sink *s, st
 		}
 	}
 	if (!cfg_sink_get(s, "type", NULL))
-		return conf_error(err, errsize, file, line, "[export \"%s\"]: type is missing",
+		return cfg_line_fail(err, errsize, file, line, "[export \"%s\"]: type is missing",
 				  s->name);
 	if (!c->url[0])
-		return conf_error(err, errsize, file, line, "[export \"%s\"]: url is missing",
+		return cfg_line_fail(err, errsize, file, line, "[export \"%s\"]: url is missing",
 				  s->name);
 	int l1 = 0, l2 = 0;
 	const char *user = cfg_sink_get(s, "basic_auth_user", &l1);
 	const char *pass = cfg_sink_get(s, "basic_auth_password_file", &l2);
 	if (!!user != !!pass)
-		return conf_error(err, errsize, file, user ? l1 : l2,
+		return cfg_line_fail(err, errsize, file, user ? l1 : l2,
 				  "[export \"%s\"]: basic_auth_user and basic_auth_password_file "
 				  "go together",
 				  s->name);
 	if (user && cfg_sink_get(s, "bearer_token_file", &l1))
-		return conf_error(err, errsize, file, l1,
+		return cfg_line_fail(err, errsize, file, l1,
 				  "[export \"%s\"]: bearer_token_file or basic auth, not both",
 				  s->name);
 	/* The external labels: job, instance, host and the host's labels. */
@@ -233,7 +219,7 @@ int export_confs_load(const struct cfg *c, struct export_conf **ret, size_t *ret
 	if (c->n_exports) {
 		v = calloc(c->n_exports, sizeof(*v));
 		if (!v)
-			return conf_error(err, errsize, "", 0, "out of memory");
+			return cfg_line_fail(err, errsize, "", 0, "out of memory");
 	}
 	for (size_t i = 0; i < c->n_exports; i++) {
 		r = conf_from_section(c, &c->exports[i], &v[i], err, errsize);

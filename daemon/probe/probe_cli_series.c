@@ -182,17 +182,8 @@ int probe_cli_repeat(const struct cfg *c, struct dev_backend *b, const char *dev
 	if (!ser.series_id || !ser.ret_device_id)
 		return status ? status : 1;
 	/* The summary: the series as its last run sees it. */
-	struct store *s = NULL;
-	char err[STORE_ERR_MAX];
-	struct probe_run_row *runs = NULL;
-	size_t n = 0;
 	json_t *detail = NULL;
-	if (store_open(c->database, &s, err) < 0 ||
-	    store_probe_series_runs(s, ser.series_id, &runs, &n) < 0 || !n ||
-	    probe_run_detail_json(s, runs[n - 1].id, false, &detail) < 0 ||
-	    probe_series_json_add(s, &ser.ret_rated, detail) < 0) {
-		fprintf(stderr, "nvmond: cannot read the series back: %s\n",
-			s ? store_strerror(s) : err);
+	if (cli_series_detail(c, &ser, &detail) < 0) {
 		status = 1;
 	} else if (json) {
 		json_dumpf(detail, stdout, JSON_INDENT(2));
@@ -205,7 +196,5 @@ int probe_cli_repeat(const struct cfg *c, struct dev_backend *b, const char *dev
 			fprintf(stdout, "note: %s\n", note);
 	}
 	json_decref(detail);
-	free(runs);
-	store_close(s);
 	return status;
 }

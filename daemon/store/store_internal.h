@@ -200,6 +200,14 @@ int store_collect_first(struct store *s, sqlite3_stmt *st, size_t size, store_ro
 int store_first_by_id(struct store *s, const char *sql, int64_t id, size_t size, store_row_fn read,
 		      void *ret) STORE_WUR;
 
+/**
+ * store_all_by_id() - store_collect() of the static statement @sql with @id bound
+ * to ":id": the rows that belong to one thing (a probe run's phases, events, ...).
+ * Return: as store_collect().
+ */
+int store_all_by_id(struct store *s, const char *sql, int64_t id, size_t size, store_row_fn read,
+		    void **ret, size_t *ret_n) STORE_WUR;
+
 /* The work of one transaction: 0 (or more) to commit, negative errno to roll back. */
 typedef int (*store_txn_fn)(struct store *s, void *ctx);
 

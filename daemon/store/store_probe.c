@@ -367,18 +367,6 @@ int store_probe_run_get(struct store *s, int64_t id, struct probe_run_row *ret)
 	return r;
 }
 
-/* The rows of a run (:id) that @sql selects, each read by @fill. */
-static int collect_by_id(struct store *s, const char *sql, int64_t id, size_t size,
-			 store_row_fn fill, void **ret, size_t *ret_n)
-{
-	sqlite3_stmt *st;
-	int r = store_stmt(s, sql, &st);
-
-	if (r == 0)
-		r = store_bind(s, st, store_p_i64(":id", id));
-	return r < 0 ? r : store_collect(s, st, size, fill, ret, ret_n);
-}
-
 static int fill_phase(struct store *s, sqlite3_stmt *st, void *p)
 {
 	(void)s;
@@ -415,7 +403,7 @@ static int fill_phase(struct store *s, sqlite3_stmt *st, void *p)
 
 int store_probe_phases_get(struct store *s, int64_t id, struct probe_phase_row **ret, size_t *ret_n)
 {
-	return collect_by_id(s, sql_phases_get, id, sizeof(**ret), fill_phase, (void **)ret, ret_n);
+	return store_all_by_id(s, sql_phases_get, id, sizeof(**ret), fill_phase, (void **)ret, ret_n);
 }
 
 static int fill_point(struct store *s, sqlite3_stmt *st, void *p)
@@ -472,7 +460,7 @@ static int fill_event(struct store *s, sqlite3_stmt *st, void *p)
 
 int store_probe_events_get(struct store *s, int64_t id, struct probe_event_row **ret, size_t *ret_n)
 {
-	return collect_by_id(s, sql_events_get, id, sizeof(**ret), fill_event, (void **)ret, ret_n);
+	return store_all_by_id(s, sql_events_get, id, sizeof(**ret), fill_event, (void **)ret, ret_n);
 }
 
 static int fill_thermal(struct store *s, sqlite3_stmt *st, void *p)
@@ -492,7 +480,7 @@ static int fill_thermal(struct store *s, sqlite3_stmt *st, void *p)
 
 int store_probe_thermal_get(struct store *s, int64_t id, struct cliff_thermal **ret, size_t *ret_n)
 {
-	return collect_by_id(s, sql_thermal_get, id, sizeof(**ret), fill_thermal, (void **)ret,
+	return store_all_by_id(s, sql_thermal_get, id, sizeof(**ret), fill_thermal, (void **)ret,
 			     ret_n);
 }
 

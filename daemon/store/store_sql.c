@@ -192,6 +192,17 @@ int store_first_by_id(struct store *s, const char *sql, int64_t id, size_t size,
 	return r < 0 ? r : store_collect_first(s, st, size, read, ret);
 }
 
+int store_all_by_id(struct store *s, const char *sql, int64_t id, size_t size, store_row_fn read,
+		    void **ret, size_t *ret_n)
+{
+	sqlite3_stmt *st;
+	int r = store_stmt(s, sql, &st);
+
+	if (r == 0)
+		r = store_bind(s, st, store_p_i64(":id", id));
+	return r < 0 ? r : store_collect(s, st, size, read, ret, ret_n);
+}
+
 /* Run the static statement @sql, which returns no rows; a failure names it. */
 static int store_exec_sql(struct store *s, const char *sql)
 {

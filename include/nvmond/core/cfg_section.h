@@ -135,6 +135,16 @@ __attribute__((format(printf, 6, 7))) int cfg_key_fail(const struct cfg *c, cons
 						       const char *fmt, ...);
 
 /**
+ * cfg_line_fail() - "FILE:LINE: " (nothing when @line is 0: a value not from a
+ * file), then the message, in @err: a key of a named section ([sink "x"],
+ * [export "y"]), which its owner parses from the lines it keeps.
+ * Return: -EINVAL.
+ */
+__attribute__((format(printf, 5, 6))) int cfg_line_fail(char *err, size_t errsize,
+							const char *file, int line,
+							const char *fmt, ...);
+
+/**
  * cfg_section_mut() - The values of section @s in @c, to change after the file
  * was read (a secret read from the file a key names). Return: NULL when @s is not
  * registered.

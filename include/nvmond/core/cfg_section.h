@@ -140,9 +140,8 @@ __attribute__((format(printf, 6, 7))) int cfg_key_fail(const struct cfg *c, cons
  * [export "y"]), which its owner parses from the lines it keeps.
  * Return: -EINVAL.
  */
-__attribute__((format(printf, 5, 6))) int cfg_line_fail(char *err, size_t errsize,
-							const char *file, int line,
-							const char *fmt, ...);
+__attribute__((format(printf, 5, 6))) int cfg_line_fail(char *err, size_t errsize, const char *file,
+							int line, const char *fmt, ...);
 
 /**
  * cfg_section_mut() - The values of section @s in @c, to change after the file

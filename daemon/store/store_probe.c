@@ -403,7 +403,8 @@ static int fill_phase(struct store *s, sqlite3_stmt *st, void *p)
 
 int store_probe_phases_get(struct store *s, int64_t id, struct probe_phase_row **ret, size_t *ret_n)
 {
-	return store_all_by_id(s, sql_phases_get, id, sizeof(**ret), fill_phase, (void **)ret, ret_n);
+	return store_all_by_id(s, sql_phases_get, id, sizeof(**ret), fill_phase, (void **)ret,
+			       ret_n);
 }
 
 static int fill_point(struct store *s, sqlite3_stmt *st, void *p)
@@ -460,7 +461,8 @@ static int fill_event(struct store *s, sqlite3_stmt *st, void *p)
 
 int store_probe_events_get(struct store *s, int64_t id, struct probe_event_row **ret, size_t *ret_n)
 {
-	return store_all_by_id(s, sql_events_get, id, sizeof(**ret), fill_event, (void **)ret, ret_n);
+	return store_all_by_id(s, sql_events_get, id, sizeof(**ret), fill_event, (void **)ret,
+			       ret_n);
 }
 
 static int fill_thermal(struct store *s, sqlite3_stmt *st, void *p)
@@ -481,7 +483,7 @@ static int fill_thermal(struct store *s, sqlite3_stmt *st, void *p)
 int store_probe_thermal_get(struct store *s, int64_t id, struct cliff_thermal **ret, size_t *ret_n)
 {
 	return store_all_by_id(s, sql_thermal_get, id, sizeof(**ret), fill_thermal, (void **)ret,
-			     ret_n);
+			       ret_n);
 }
 
 static int one_i64(struct store *s, sqlite3_stmt *st, int64_t *ret)

@@ -199,12 +199,13 @@ static int common_key(struct sink_conf *c, const char *key, const char *v, char 
 				  -EINVAL)
 			       : 1;
 	if (!strcmp(key, "queue"))
-		return sink_uint_parse(v, 1, 100000, &c->queue) < 0 ? (snprintf(msg, msgsize,
-									   "queue: '%s' is not a "
-									   "number in 1 .. 100000",
-									   v),
-								  -EINVAL)
-							       : 1;
+		return sink_uint_parse(v, 1, 100000, &c->queue) < 0
+			       ? (snprintf(msg, msgsize,
+					   "queue: '%s' is not a "
+					   "number in 1 .. 100000",
+					   v),
+				  -EINVAL)
+			       : 1;
 	if (!strcmp(key, "attempts"))
 		return sink_uint_parse(v, 1, 100, &c->attempts) < 0
 			       ? (snprintf(msg, msgsize,
@@ -258,10 +259,10 @@ static int conf_from_section(const struct cfg *cfg, const struct cfg_sink *s, st
 
 	if (!tname)
 		return cfg_line_fail(err, errsize, file, s->line, "[sink \"%s\"]: type is missing",
-				  s->name);
+				     s->name);
 	if (!t)
 		return cfg_line_fail(err, errsize, file, line, "type: '%s' is not one of %s", tname,
-				  sink_type_names());
+				     sink_type_names());
 	conf_defaults(c, s->name, t);
 	for (size_t i = 0; i < s->n; i++) {
 		const struct cfg_sink_kv *kv = &s->kv[i];
@@ -282,12 +283,12 @@ static int conf_from_section(const struct cfg *cfg, const struct cfg_sink *s, st
 			snprintf(base, sizeof(base), "%.*s", (int)(klen - 5), kv->key);
 			if (cfg_sink_get(s, base, NULL))
 				return cfg_line_fail(err, errsize, file, kv->line,
-						  "%s: %s is set as well; use one of them", kv->key,
-						  base);
+						     "%s: %s is set as well; use one of them",
+						     kv->key, base);
 			r = secret_read(kv->value, &secret, msg, sizeof(msg));
 			if (r < 0)
-				return cfg_line_fail(err, errsize, file, kv->line, "%s: %s", kv->key,
-						  msg);
+				return cfg_line_fail(err, errsize, file, kv->line, "%s: %s",
+						     kv->key, msg);
 			r = kv_add(c, base, secret, true, true);
 		} else {
 			r = kv_add(c, kv->key, kv->value,
@@ -305,8 +306,8 @@ static int conf_from_section(const struct cfg *cfg, const struct cfg_sink *s, st
 		alt[bar ? (size_t)(bar - *q) : strlen(alt)] = '\0';
 		if (!sink_conf_get(c, alt))
 			return cfg_line_fail(err, errsize, file, s->line,
-					  "[sink \"%s\"]: type %s needs %s%s%s", s->name, t->name,
-					  alt, bar ? " or " : "", bar ? bar + 1 : "");
+					     "[sink \"%s\"]: type %s needs %s%s%s", s->name,
+					     t->name, alt, bar ? " or " : "", bar ? bar + 1 : "");
 	}
 	const char *blame = NULL;
 	msg[0] = '\0';
@@ -330,7 +331,7 @@ static int conf_legacy(const struct cfg *cfg, bool exec, struct sink_conf *c, ch
 	if (t->check_key(t, exec ? "path" : "url", v, msg, sizeof(msg)) < 0) {
 		const char *why = strchr(msg, ':'); /* "path: …": the key here is exec / webhook */
 		return cfg_line_fail(err, errsize, cfg->file, cfg_key_line(cfg, "alerts", t->name),
-				  "[alerts] %s%s", t->name, why ? why : msg);
+				     "[alerts] %s%s", t->name, why ? why : msg);
 	}
 	conf_defaults(c, t->name, t);
 	if (exec) {
@@ -362,9 +363,10 @@ int sink_confs_load(const struct cfg *cfg, struct sink_conf **ret, size_t *ret_n
 			continue;
 		for (size_t i = 0; i < cfg->n_sinks; i++)
 			if (!strcmp(cfg->sinks[i].name, exec ? "exec" : "webhook")) {
-				r = cfg_line_fail(err, errsize, cfg->sinks_file, cfg->sinks[i].line,
-					       "[sink \"%s\"]: [alerts] %s names this sink already",
-					       cfg->sinks[i].name, cfg->sinks[i].name);
+				r = cfg_line_fail(
+					err, errsize, cfg->sinks_file, cfg->sinks[i].line,
+					"[sink \"%s\"]: [alerts] %s names this sink already",
+					cfg->sinks[i].name, cfg->sinks[i].name);
 				break;
 			}
 		if (r == 0)

@@ -126,12 +126,12 @@ static int conf_from_section(const struct cfg *cfg, const struct cfg_sink *s, st
 			known |= strcmp(keys[k], kv->key) == 0;
 		if (!known)
 			return cfg_line_fail(err, errsize, file, kv->line,
-					  "unknown key '%s' in section [export \"%s\"]", kv->key,
-					  s->name);
+					     "unknown key '%s' in section [export \"%s\"]", kv->key,
+					     s->name);
 		if (!strcmp(kv->key, "type")) {
 			if (strcmp(v, "remote_write") != 0)
 				return cfg_line_fail(err, errsize, file, kv->line,
-						  "type: '%s' is not remote_write", v);
+						     "type: '%s' is not remote_write", v);
 		} else if (!strcmp(kv->key, "url")) {
 			r = url_check(v, c->url_public, sizeof(c->url_public), why, sizeof(why));
 			if (r == -ENOMEM)
@@ -144,8 +144,8 @@ static int conf_from_section(const struct cfg *cfg, const struct cfg_sink *s, st
 			int64_t ms, lo = 1000, hi = iv ? 3600 * 1000LL : 300 * 1000LL;
 			if (cfg_parse_duration_ms(v, &ms) < 0 || ms < lo || ms > hi)
 				return cfg_line_fail(err, errsize, file, kv->line,
-						  "%s: '%s' is not a duration in 1s .. %s", kv->key,
-						  v, iv ? "1h" : "5m");
+						     "%s: '%s' is not a duration in 1s .. %s",
+						     kv->key, v, iv ? "1h" : "5m");
 			*(iv ? &c->interval_ms : &c->timeout_ms) = ms;
 		} else if (!strcmp(kv->key, "bearer_token_file") ||
 			   !strcmp(kv->key, "basic_auth_password_file")) {
@@ -153,17 +153,17 @@ static int conf_from_section(const struct cfg *cfg, const struct cfg_sink *s, st
 			char *dst = bearer ? c->bearer : c->basic_password;
 			r = secret_read(v, dst, sizeof(c->bearer), why, sizeof(why));
 			if (r < 0)
-				return cfg_line_fail(err, errsize, file, kv->line, "%s: %s", kv->key,
-						  why);
+				return cfg_line_fail(err, errsize, file, kv->line, "%s: %s",
+						     kv->key, why);
 		} else if (!strcmp(kv->key, "basic_auth_user")) {
 			if (!v[0] || strchr(v, ':'))
 				return cfg_line_fail(err, errsize, file, kv->line,
-						  "basic_auth_user: empty, or with a ':'");
+						     "basic_auth_user: empty, or with a ':'");
 			snprintf(c->basic_user, sizeof(c->basic_user), "%s", v);
 		} else if (!strcmp(kv->key, "tls_ca_file")) {
 			if (access(v, R_OK) < 0)
 				return cfg_line_fail(err, errsize, file, kv->line,
-						  "tls_ca_file: %.200s: %s", v, strerror(errno));
+						     "tls_ca_file: %.200s: %s", v, strerror(errno));
 			snprintf(c->tls_ca_file, sizeof(c->tls_ca_file), "%s", v);
 		} else { /* job, instance: label values */
 			struct cfg_label *l = &c->ext_v[kv->key[0] == 'j' ? 0 : 1];
@@ -179,22 +179,23 @@ static int conf_from_section(const struct cfg *cfg, const struct cfg_sink *s, st
 	}
 	if (!cfg_sink_get(s, "type", NULL))
 		return cfg_line_fail(err, errsize, file, line, "[export \"%s\"]: type is missing",
-				  s->name);
+				     s->name);
 	if (!c->url[0])
 		return cfg_line_fail(err, errsize, file, line, "[export \"%s\"]: url is missing",
-				  s->name);
+				     s->name);
 	int l1 = 0, l2 = 0;
 	const char *user = cfg_sink_get(s, "basic_auth_user", &l1);
 	const char *pass = cfg_sink_get(s, "basic_auth_password_file", &l2);
 	if (!!user != !!pass)
-		return cfg_line_fail(err, errsize, file, user ? l1 : l2,
-				  "[export \"%s\"]: basic_auth_user and basic_auth_password_file "
-				  "go together",
-				  s->name);
+		return cfg_line_fail(
+			err, errsize, file, user ? l1 : l2,
+			"[export \"%s\"]: basic_auth_user and basic_auth_password_file "
+			"go together",
+			s->name);
 	if (user && cfg_sink_get(s, "bearer_token_file", &l1))
 		return cfg_line_fail(err, errsize, file, l1,
-				  "[export \"%s\"]: bearer_token_file or basic auth, not both",
-				  s->name);
+				     "[export \"%s\"]: bearer_token_file or basic auth, not both",
+				     s->name);
 	/* The external labels: job, instance, host and the host's labels. */
 	snprintf(c->ext_v[2].name, sizeof(c->ext_v[2].name), "host");
 	snprintf(c->ext_v[2].value, sizeof(c->ext_v[2].value), "%s", cfg->host_name);

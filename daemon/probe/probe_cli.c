@@ -362,8 +362,7 @@ static void cli_print_result(struct cli_series *ser, const struct probe_outcome 
 
 /* Run @plan with the command line's hooks (progress on a terminal, Ctrl-C), into @out. */
 static void cli_execute(struct dev_backend *b, struct store *s, const struct probe_plan *plan,
-			const struct probe_plan *src_plan, struct probe_sim_state *sim,
-			struct probe_outcome *out)
+			const struct probe_plan *src_plan, struct probe_outcome *out)
 {
 	struct cli_ctx cc = {.b = b,
 			     .store = s,
@@ -379,7 +378,7 @@ static void cli_execute(struct dev_backend *b, struct store *s, const struct pro
 				.charge = cli_charge,
 				.file_made = cli_file_made,
 				.ctx = &cc};
-	probe_execute(plan, &h, sim, out);
+	probe_execute(plan, &h, out);
 	probe_progress_clear(&cc.prog);
 	if (cc.tty)
 		fprintf(stderr, "\r%*s\r", 78, "");
@@ -487,7 +486,6 @@ static int cli_run(const struct cfg *c, struct dev_backend *b, struct store *s, 
 		   struct cli_series *ser, struct cli_drive *tgt, struct cli_drive *src,
 		   struct probe_outcome *out)
 {
-	struct probe_sim_state own_sim = {0}, *sim = ser->study ? &ser->sim : &own_sim;
 	int r = cli_insert_run(s, ser, out);
 
 	if (r < 0) {
@@ -497,7 +495,7 @@ static int cli_run(const struct cfg *c, struct dev_backend *b, struct store *s, 
 	ser->ret_run_id = out->run.id;
 	ser->ret_device_id = tgt->row.id;
 	probe_rated_for(c, tgt->row.model, tgt->row.serial, &ser->ret_rated);
-	cli_execute(b, s, &tgt->plan, src ? &src->plan : NULL, sim, out);
+	cli_execute(b, s, &tgt->plan, src ? &src->plan : NULL, out);
 	r = probe_outcome_save(s, out);
 	if (r < 0) {
 		fprintf(stderr, "nvmond: cannot store the result: %s\n", store_strerror(s));

@@ -42,7 +42,6 @@ struct cli_member {
 	int lock_fd;
 	struct probe_plan plan;
 	struct probe_outcome out;
-	struct probe_sim_state sim; /* the simulated engine's state of the drive */
 	struct store *store;	    /* its thread's own handle (a handle is never shared) */
 	pthread_t thread;
 	bool started;
@@ -107,7 +106,7 @@ static void *m_thread(void *arg)
 				.phase_start = m_phase_start,
 				.ctx = m};
 
-	probe_execute(&m->plan, &h, &m->sim, &m->out);
+	probe_execute(&m->plan, &h, &m->out);
 	probe_group_sync_leave(&m->grp->sync);
 	m->out.run.ended_ms = timefmt_now_ms();
 	if (group_interrupted && !strcmp(m->out.run.state, "aborted") &&
@@ -243,8 +242,7 @@ static int group_record(const struct cfg *c, struct store *s, struct cli_member 
 			fprintf(stderr, "nvmond: %s\n", store_strerror(s));
 			return r;
 		}
-		if (mv[i].own_probes)
-			mv[i].sim.together = (unsigned)n; /* the model's shared bandwidth */
+		mv[i].plan.together = (unsigned)n;
 	}
 	return 0;
 }

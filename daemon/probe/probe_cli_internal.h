@@ -41,11 +41,8 @@ struct cli_series {
 	int64_t ret_device_id;
 	char ret_state[16];
 	struct probe_rated ret_rated;
-	/* cache-recovery: the study (planned by its first run), and the simulated
-	 * engine's state of the drive (its cache), which the study's runs share as
-	 * a real drive's own cache would be */
+	/* cache-recovery: the study (planned by its first run) */
 	struct probe_study *study;
-	struct probe_sim_state sim;
 	bool ret_over; /* the study is over: a burst ran as fast as before the cliff */
 };
 

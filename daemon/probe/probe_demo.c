@@ -23,6 +23,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -455,18 +456,39 @@ static int sim_open(struct exec_ctx *x, int *ret_fd, uint64_t *ret_area, bool *r
 	return 0;
 }
 
+/*
+ * The engine's state of each drive it answers for, as a real drive keeps its own
+ * cache between runs, whoever runs them (the daemon's service, a group, the
+ * command line's series in one process). A drive runs one run at a time (its
+ * probe lock); the lock is for the table, read and written by the runs' threads.
+ */
+static struct probe_sim_state sim_drives[DEV_DEMO_MAX];
+static pthread_mutex_t sim_drives_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static int sim_run(struct exec_ctx *x, const struct probe_job *j, int64_t start_ms,
 		   struct probe_result *res)
 {
 	size_t index, rd_index;
+	struct probe_sim_state st;
+	int r;
 
-	if (dev_demo_index(x->ctrl, &index) < 0 ||
+	if (dev_demo_index(x->ctrl, &index) < 0 || index >= DEV_DEMO_MAX ||
 	    (x->src && dev_demo_index(x->src->ctrl, &rd_index) < 0))
 		return -ENODEV;
+	pthread_mutex_lock(&sim_drives_lock);
+	st = sim_drives[index];
+	pthread_mutex_unlock(&sim_drives_lock);
+	st.together = x->plan->together;
 	if (x->src)
-		return probe_demo_run_copy((int)rd_index, (int)index, x->sim, j, start_ms, true,
-					   probe_run_on_tick, x, res);
-	return probe_demo_run((int)index, x->sim, j, start_ms, true, probe_run_on_tick, x, res);
+		r = probe_demo_run_copy((int)rd_index, (int)index, &st, j, start_ms, true,
+					probe_run_on_tick, x, res);
+	else
+		r = probe_demo_run((int)index, &st, j, start_ms, true, probe_run_on_tick, x, res);
+	st.together = 0;
+	pthread_mutex_lock(&sim_drives_lock);
+	sim_drives[index] = st;
+	pthread_mutex_unlock(&sim_drives_lock);
+	return r;
 }
 
 const struct probe_run_engine probe_run_sim = {

@@ -383,8 +383,7 @@ static int source_open(struct exec_ctx *x)
 				.out = so,
 				.fd = -1,
 				.area = sp->file_size,
-				.sig_fd = -1,
-				.sim = x->sim};
+				.sig_fd = -1};
 	x->src = sx;
 	x->out->run.source_device_id = sp->device_id;
 	sx->next_smart_ms = 1000;
@@ -717,7 +716,7 @@ static void run_close(struct run *rn)
 }
 
 int probe_execute(const struct probe_plan *plan, const struct probe_hooks *h,
-		  struct probe_sim_state *sim, struct probe_outcome *out)
+		  struct probe_outcome *out)
 {
 	struct run rn = {
 		.x = {.plan = plan,
@@ -727,8 +726,7 @@ int probe_execute(const struct probe_plan *plan, const struct probe_hooks *h,
 		      .fd = -1,
 		      .area = plan->file_size,
 		      .writable = true,
-		      .sig_fd = -1,
-		      .sim = sim},
+		      .sig_fd = -1},
 		.pre = probe_preset_get(plan->preset),
 		.eng = engine_of(plan),
 	};

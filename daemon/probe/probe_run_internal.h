@@ -76,8 +76,6 @@ struct exec_ctx {
 	char reason[PROBE_REASON_MAX];
 	/* copy-to: the target's state links its source's (the pair), else NULL */
 	struct exec_ctx *src;
-	/* the simulated engine: its state of the drive (probe_execute()'s @sim) */
-	struct probe_sim_state *sim;
 };
 
 /*

@@ -104,9 +104,7 @@ int probe_svc_group_start_on_loop(void *arg)
 	for (i = 0; i < c->n; i++) {
 		struct probe_dev *d = probe_svc_dev_find(p, c->device_id[i], false);
 		char reason[PROBE_REASON_MAX];
-		/* The simulated engine's shared bandwidth, for its drives. */
-		if (job[i]->plan.own_probes)
-			job[i]->sim.together = (unsigned)c->n;
+		job[i]->plan.together = (unsigned)c->n;
 		r = probe_job_launch(p, d, job[i], now, reason);
 		job[i] = NULL; /* launched, or discarded */
 		if (r < 0) {

@@ -168,10 +168,8 @@ static int finish_on_loop(void *arg)
 		 j->out.run.id, j->out.run.preset, j->serial, j->out.run.target, j->out.run.state,
 		 j->out.run.reason[0] ? ": " : "", j->out.run.reason,
 		 (double)j->out.run.bytes_written / 1e6, (double)j->out.run.bytes_charged / 1e6);
-	if (d) {
-		d->sim = j->sim;
+	if (d)
 		d->job = NULL;
-	}
 	if (j->plan.source) {
 		struct probe_dev *sd = probe_svc_dev_find(p, j->src_plan.device_id, false);
 		if (sd && sd->job == j)
@@ -213,12 +211,9 @@ static void *job_thread(void *arg)
 
 	snprintf(comm, sizeof(comm), "probe:%lld", (long long)j->out.run.id);
 	(void)pthread_setname_np(pthread_self(), comm);
-	probe_execute(&j->plan, &h, &j->sim, &j->out);
-	if (j->group) {
-		/* The others stop waiting for this one. */
+	probe_execute(&j->plan, &h, &j->out);
+	if (j->group) /* the others stop waiting for this one */
 		probe_group_sync_leave(&j->group->sync);
-		j->sim.together = 0;
-	}
 	j->out.run.ended_ms = timefmt_now_ms();
 	if (!strcmp(j->out.run.state, "aborted") && !strcmp(j->out.run.reason, "cancelled") &&
 	    j->cancel_why[0])
@@ -321,9 +316,6 @@ int probe_job_launch(struct probe_svc *p, struct probe_dev *d, struct probe_job_
 		return r;
 	}
 	j->svc = p;
-	unsigned together = j->sim.together; /* a group's members share the bandwidth */
-	j->sim = d->sim;
-	j->sim.together = together;
 	atomic_init(&j->cancel, false);
 	pthread_mutex_init(&j->lock, NULL);
 	probe_progress_init(&j->prog, j->plan.preset, j->plan.phase_ms, j->plan.allowed_write);

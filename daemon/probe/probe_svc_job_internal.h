@@ -32,7 +32,6 @@ struct probe_job_ctx {
 	struct probe_svc *svc;
 	pthread_t thread;
 	struct probe_outcome out;   /* the thread's until it ends; out.run on the loop before */
-	struct probe_sim_state sim; /* the drive's, for the run (back to probe_dev.sim after) */
 	atomic_bool cancel;
 	char cancel_why[64];  /* the reason a cancel gives; set before cancel */
 	pthread_mutex_t lock; /* guards prog: the probe thread writes, the loop reads */

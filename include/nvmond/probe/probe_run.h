@@ -45,6 +45,10 @@ struct probe_plan {
 	unsigned min_free_pct; /* the probe file's layout keeps this much free */
 	uint32_t sweep_depth;  /* the sweep's queue depth; 0 = PROBE_SWEEP_DEPTH */
 	bool study_fill;       /* cache-recovery: the fill (stops at its cliff), else a burst */
+	/* Drives probed at once with this one (a group run; 0 or 1: alone). Real
+	 * drives share the host's bandwidth by themselves; the simulated engine
+	 * shares it among them (probe_demo_share()). */
+	unsigned together;
 	bool file_known;       /* nvmond recorded making a probe file in probe_dir */
 	struct probe_file_id file_id; /* that file, when file_known */
 	/* copy-to: the drive read (its own plan, with allowed_write 0: its probe
@@ -93,16 +97,17 @@ struct probe_hooks {
 };
 
 /*
- * The simulated engine's state of one drive (probe_demo.c), kept between its
- * runs by whoever runs them: its write cache, how full and since when idle,
- * and how many drives share the host's bandwidth with it. Only plans with
- * own_probes use it.
+ * The simulated model's state of one drive (probe_demo.c): its write cache, how
+ * full and since when idle, as a real drive keeps its own between runs. The
+ * simulated engine keeps one for each drive it answers for, for the process's
+ * life; probe_demo_run() takes one (the model's tests), with how many drives
+ * share the host's bandwidth in this run.
  */
 struct probe_sim_state {
 	uint64_t cache_used;
 	int64_t idle_since_ms;
 	bool folding;	   /* the cache overflowed (a cliff) and has not emptied since */
-	unsigned together; /* drives probed at once with it (a group run); 0 or 1: alone */
+	unsigned together; /* this run's: the plan's */
 };
 
 struct probe_outcome {
@@ -122,12 +127,10 @@ struct probe_outcome {
  * sustained cliff), "aborted" (with the reason) or "failed" (a refused
  * target or an error, with the reason), and bytes_charged: every byte that
  * may have reached the drive, whatever ended the run.
- * @sim: the simulated engine's state of the drive (updated), for own_probes
- * plans; NULL for the others
  * Return: 0 (see out->run.state), or -ENOMEM.
  */
 int probe_execute(const struct probe_plan *plan, const struct probe_hooks *h,
-		  struct probe_sim_state *sim, struct probe_outcome *out);
+		  struct probe_outcome *out);
 
 /** probe_outcome_clear() - Free the series and samples. */
 void probe_outcome_clear(struct probe_outcome *o);

@@ -163,7 +163,7 @@ static void run(const struct probe_plan *p, struct ctx *c, struct probe_outcome 
 	c->kernel0 = kernel_written();
 	c->ahead = true;
 	*o = (struct probe_outcome){.run = {.id = 1, .device_id = 1, .started_ms = 1}};
-	cr_assert_eq(probe_execute(p, &h, NULL, o), 0);
+	cr_assert_eq(probe_execute(p, &h, o), 0);
 }
 
 /* Safety: every byte that may have reached the drive is charged, the layout included. */

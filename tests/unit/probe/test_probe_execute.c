@@ -109,7 +109,6 @@ static struct probe_plan plan_of(size_t index, enum probe_preset_id preset)
 
 static void execute(const struct probe_plan *p, struct seen *c, struct probe_outcome *o)
 {
-	struct probe_sim_state st = {0};
 	struct probe_hooks h = {.read_smart = h_smart,
 				.read_smart_source = h_smart,
 				.progress = h_progress,
@@ -121,7 +120,7 @@ static void execute(const struct probe_plan *p, struct seen *c, struct probe_out
 	c->last_phase = probe_preset_get(p->preset)->n_phases - 1;
 	*o = (struct probe_outcome){
 		.run = {.id = 1, .device_id = p->device_id, .started_ms = START_MS}};
-	cr_assert_eq(probe_execute(p, &h, &st, o), 0);
+	cr_assert_eq(probe_execute(p, &h, o), 0);
 }
 
 /*

@@ -42,7 +42,7 @@ struct cli_member {
 	int lock_fd;
 	struct probe_plan plan;
 	struct probe_outcome out;
-	struct store *store;	    /* its thread's own handle (a handle is never shared) */
+	struct store *store; /* its thread's own handle (a handle is never shared) */
 	pthread_t thread;
 	bool started;
 	int64_t skew_ns;

@@ -43,8 +43,8 @@ struct probe_dev {
 	/* running, or NULL: set by probe_job_launch() (and by probe_svc.c on a copy-to's
 	 * drive read), cleared by probe_svc_job.c when the run ends */
 	struct probe_job_ctx *job;
-	struct probe_busy_hist busy;	/* probe_svc_busy.c */
-	struct probe_sched_state sched; /* probe_svc_sched.c */
+	struct probe_busy_hist busy;	  /* probe_svc_busy.c */
+	struct probe_sched_state sched;	  /* probe_svc_sched.c */
 	struct probe_series_state series; /* probe_svc_series.c; probe_svc.c begins one */
 };
 

@@ -31,7 +31,7 @@ struct probe_job_ctx {
 	/* probe_svc_job.c: at the launch, then the thread's */
 	struct probe_svc *svc;
 	pthread_t thread;
-	struct probe_outcome out;   /* the thread's until it ends; out.run on the loop before */
+	struct probe_outcome out; /* the thread's until it ends; out.run on the loop before */
 	atomic_bool cancel;
 	char cancel_why[64];  /* the reason a cancel gives; set before cancel */
 	pthread_mutex_t lock; /* guards prog: the probe thread writes, the loop reads */

@@ -49,7 +49,7 @@ struct probe_plan {
 	 * drives share the host's bandwidth by themselves; the simulated engine
 	 * shares it among them (probe_demo_share()). */
 	unsigned together;
-	bool file_known;       /* nvmond recorded making a probe file in probe_dir */
+	bool file_known;	      /* nvmond recorded making a probe file in probe_dir */
 	struct probe_file_id file_id; /* that file, when file_known */
 	/* copy-to: the drive read (its own plan, with allowed_write 0: its probe
 	 * file or raw namespace is opened read-only, looked up and checked as

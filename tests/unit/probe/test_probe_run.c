@@ -504,8 +504,8 @@ static void sim_execute(struct sim_reads *c, size_t index, enum probe_preset_id 
 	};
 	snprintf(p.serial, sizeof(p.serial), "%s", d.serial);
 	snprintf(p.model, sizeof(p.model), "%s", d.model);
-	*o = (struct probe_outcome){.run = {.id = 1, .device_id = p.device_id,
-					    .started_ms = timefmt_now_ms()}};
+	*o = (struct probe_outcome){
+		.run = {.id = 1, .device_id = p.device_id, .started_ms = timefmt_now_ms()}};
 	cr_assert_eq(probe_execute(&p, &h, o), 0);
 	/* a sustained write stops at its cliff, or is done at its byte limit */
 	cr_assert(!strcmp(o->run.state, "done") ||

@@ -61,6 +61,49 @@ static int cli_series_detail(const struct cfg *c, struct cli_series *ser, json_t
 	return r;
 }
 
+/*
+ * The end of a series the CLI ran: the command's exit status, @status (1 when no
+ * run was recorded); the series read back and printed as JSON, or by @text.
+ */
+static int cli_series_end(const struct cfg *c, struct cli_series *ser, int status, bool json,
+			  void (*text)(const json_t *detail))
+{
+	json_t *detail = NULL;
+
+	if (!ser->series_id || !ser->ret_device_id)
+		return status ? status : 1;
+	if (cli_series_detail(c, ser, &detail) < 0)
+		return 1;
+	if (json) {
+		json_dumpf(detail, stdout, JSON_INDENT(2));
+		fputc('\n', stdout);
+	} else {
+		text(detail);
+	}
+	json_decref(detail);
+	return status;
+}
+
+/* A study's end in words: its verdict, or its state while it has none. */
+static void study_text(const json_t *detail)
+{
+	const json_t *rec = json_object_get(detail, "recovery");
+	const char *v = json_string_value(json_object_get(rec, "verdict"));
+
+	fprintf(stdout, "%s\n", v ? v : json_string_value(json_object_get(rec, "state")));
+}
+
+/* A series' summary in words: the series as its last run sees it, and the data sheet's note. */
+static void repeat_text(const json_t *detail)
+{
+	const char *note =
+		json_string_value(json_object_get(json_object_get(detail, "spec"), "message"));
+
+	probe_print_series(stdout, detail);
+	if (note)
+		fprintf(stdout, "note: %s\n", note);
+}
+
 /* A run the CLI's series did not run (a signal while it waited), on record. */
 static void cli_skip_record(const struct cfg *c, const struct cli_series *ser, const char *preset,
 			    uint32_t index, const char *reason)
@@ -119,21 +162,7 @@ static int cli_study(const struct cfg *c, struct dev_backend *b, const char *dev
 		}
 	}
 	probe_cli_signals_restore(old);
-	if (!ser.series_id || !ser.ret_device_id)
-		return status ? status : 1;
-	json_t *detail = NULL;
-	if (cli_series_detail(c, &ser, &detail) < 0) {
-		status = 1;
-	} else if (json) {
-		json_dumpf(detail, stdout, JSON_INDENT(2));
-		fputc('\n', stdout);
-	} else {
-		const json_t *rec = json_object_get(detail, "recovery");
-		const char *v = json_string_value(json_object_get(rec, "verdict"));
-		fprintf(stdout, "%s\n", v ? v : json_string_value(json_object_get(rec, "state")));
-	}
-	json_decref(detail);
-	return status;
+	return cli_series_end(c, &ser, status, json, study_text);
 }
 
 int probe_cli_repeat(const struct cfg *c, struct dev_backend *b, const char *device,
@@ -179,22 +208,5 @@ int probe_cli_repeat(const struct cfg *c, struct dev_backend *b, const char *dev
 		}
 	}
 	probe_cli_signals_restore(old);
-	if (!ser.series_id || !ser.ret_device_id)
-		return status ? status : 1;
-	/* The summary: the series as its last run sees it. */
-	json_t *detail = NULL;
-	if (cli_series_detail(c, &ser, &detail) < 0) {
-		status = 1;
-	} else if (json) {
-		json_dumpf(detail, stdout, JSON_INDENT(2));
-		fputc('\n', stdout);
-	} else {
-		probe_print_series(stdout, detail);
-		const char *note = json_string_value(
-			json_object_get(json_object_get(detail, "spec"), "message"));
-		if (note)
-			fprintf(stdout, "note: %s\n", note);
-	}
-	json_decref(detail);
-	return status;
+	return cli_series_end(c, &ser, status, json, repeat_text);
 }

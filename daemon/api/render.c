@@ -14,7 +14,6 @@
 #include "nvmond/api/drive_api.h"
 #include "nvmond/api/render.h"
 #include "nvmond/decode/smart.h"
-#include "nvmond/demo/demo.h"
 #include "nvmond/monitor/fleet_health.h"
 #include "nvmond/util/timefmt.h"
 #include "nvmond/util/u128.h"
@@ -252,7 +251,7 @@ static int row_fields_add(json_t *o, const struct device_row *row)
 	r |= obj_set(o, "last_seen", render_time(row->last_seen_ms));
 	r |= obj_set(o, "online", json_boolean(row->online));
 	/* A simulated drive (its history may be the generated demo year). */
-	r |= obj_set(o, "demo", json_boolean(dev_demo_row_is(row)));
+	r |= obj_set(o, "demo", json_boolean(row->simulated));
 	return r ? -ENOMEM : 0;
 }
 

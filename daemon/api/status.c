@@ -177,7 +177,7 @@ int status_collect(struct dev_backend *b, const struct cfg *c, struct store *s, 
 		uint8_t page[SMART_LOG_SIZE];
 
 		/* Same identity fields as the daemon; no store, so no id. */
-		devrow_from_info(&v[i], now_ms, &fd.row);
+		devrow_from_scan(b, &v[i], now_ms, &fd.row);
 		status_facts(&v[i], &fd.facts);
 		if (c) { /* NULL: no configuration, no names */
 			struct cfg_device cd;

@@ -467,7 +467,8 @@ static int demo_selftest_handover(void *ctx, const char *name, int64_t at_ms)
 
 static const struct dev_backend_ops demo_ops = {
 	.name = "demo",
-	.caps = DEV_CAP_OWN_PROBES | DEV_CAP_SIM_BUSY | DEV_CAP_HISTORY | DEV_CAP_OWN_SELFTESTS,
+	.caps = DEV_CAP_OWN_PROBES | DEV_CAP_SIM_BUSY | DEV_CAP_HISTORY | DEV_CAP_OWN_SELFTESTS |
+		DEV_CAP_SIMULATED,
 	.scan = demo_scan,
 	.read_smart = demo_read_smart,
 	.free = demo_free,
@@ -552,11 +553,6 @@ const char *dev_demo_selftest_schedule(const char *name)
 	if (demo_index_of(name, &i) < 0 || dev_demo_drive(i, &d) < 0)
 		return NULL;
 	return d.st_schedule; /* a string literal of demo_drives.c's table, or NULL */
-}
-
-bool dev_demo_row_is(const struct device_row *row)
-{
-	return dev_demo_name_is(row->name);
 }
 
 /* The demo backend here, or in the device process (dev_remote.h). */

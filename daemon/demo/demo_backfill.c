@@ -425,7 +425,7 @@ int demo_backfill(struct store *s, struct dev_backend *b, const struct store_rol
 		r = demo_year_generate(&d, DEMO_BACKFILL_SEED ^ index, now_ms, &y);
 		if (r < 0)
 			break;
-		devrow_from_info(&v[i], now_ms, &row);
+		devrow_from_scan(b, &v[i], now_ms, &row);
 		if (y.n_samples) {
 			row.first_seen_ms = y.samples[0].ts_ms;
 			row.last_seen_ms = y.samples[y.n_samples - 1].ts_ms;

@@ -49,3 +49,10 @@ void devrow_from_info(const struct dev_info *info, int64_t now_ms, struct device
 	namespaces_json(info, row.namespaces, sizeof(row.namespaces));
 	*ret = row;
 }
+
+void devrow_from_scan(const struct dev_backend *b, const struct dev_info *info, int64_t now_ms,
+		      struct device_row *ret)
+{
+	devrow_from_info(info, now_ms, ret);
+	ret->simulated = dev_has(b, DEV_CAP_SIMULATED);
+}

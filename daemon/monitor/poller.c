@@ -159,7 +159,7 @@ static int rescan_take(struct poller *p, struct dev_info *v, size_t n, int64_t n
 		struct device_row row;
 		int64_t id;
 
-		devrow_from_info(&v[i], now, &row);
+		devrow_from_scan(p->backend, &v[i], now, &row);
 		struct pdev *d = pdev_by_key(p, row.key);
 		bool partial = v[i].asleep || v[i].unresponsive || v[i].access == DEV_ACCESS_SYSFS;
 		bool changed = !d || !d->online || strcmp(d->name, row.name) != 0 ||

@@ -15,13 +15,13 @@
 
 #define DEVICE_COLS                                                                                \
 	"id, key, model, serial, firmware, wctemp_k, cctemp_k, capacity_bytes, name, namespaces, " \
-	"first_seen_ms, last_seen_ms, online"
+	"first_seen_ms, last_seen_ms, online, simulated"
 
 const char store_sql_device_upsert[] =
 	"INSERT INTO devices (key, model, serial, firmware, wctemp_k, cctemp_k, "
-	"capacity_bytes, name, namespaces, first_seen_ms, last_seen_ms, online) "
+	"capacity_bytes, name, namespaces, first_seen_ms, last_seen_ms, online, simulated) "
 	"VALUES (:key, :model, :serial, :firmware, :wctemp_k, :cctemp_k, :capacity_bytes, "
-	":name, :namespaces, :first_seen_ms, :last_seen_ms, :online) "
+	":name, :namespaces, :first_seen_ms, :last_seen_ms, :online, :simulated) "
 	"ON CONFLICT (key) DO UPDATE SET model = excluded.model, serial = excluded.serial, "
 	"firmware = CASE WHEN excluded.firmware != '' THEN excluded.firmware ELSE firmware END, "
 	/* 0 = not known (identity from sysfs only): keep what Identify said before */
@@ -30,7 +30,8 @@ const char store_sql_device_upsert[] =
 	"capacity_bytes = CASE WHEN excluded.capacity_bytes != 0 THEN excluded.capacity_bytes "
 	"ELSE capacity_bytes END, "
 	"name = excluded.name, namespaces = excluded.namespaces, "
-	"last_seen_ms = excluded.last_seen_ms, online = excluded.online "
+	"last_seen_ms = excluded.last_seen_ms, online = excluded.online, "
+	"simulated = excluded.simulated "
 	"RETURNING id";
 const char store_sql_device_set_online[] =
 	"UPDATE devices SET online = :online, "
@@ -67,6 +68,7 @@ static int read_device(struct store *s, sqlite3_stmt *st, void *ret)
 	d.first_seen_ms = sqlite3_column_int64(st, 10);
 	d.last_seen_ms = sqlite3_column_int64(st, 11);
 	d.online = sqlite3_column_int(st, 12) != 0;
+	d.simulated = sqlite3_column_int(st, 13) != 0;
 	*(struct device_row *)ret = d;
 	return 0;
 }
@@ -92,7 +94,8 @@ int store_device_upsert(struct store *s, const struct device_row *row, int64_t *
 				     sizeof(row->namespaces)),
 		       store_p_i64(":first_seen_ms", row->first_seen_ms),
 		       store_p_i64(":last_seen_ms", row->last_seen_ms),
-		       store_p_i64(":online", row->online != 0));
+		       store_p_i64(":online", row->online != 0),
+		       store_p_i64(":simulated", row->simulated != 0));
 	if (r < 0)
 		return r;
 

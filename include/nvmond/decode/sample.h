@@ -39,4 +39,7 @@ struct device_row {
 	int64_t first_seen_ms;
 	int64_t last_seen_ms;
 	int online;
+	/* found by a backend of simulated drives (DEV_CAP_SIMULATED: the demo); the
+	 * API's "demo" */
+	int simulated;
 };

@@ -232,12 +232,6 @@ int dev_demo_find(const char *serial, size_t *ret_index, char ret_name[DEV_NAME_
  */
 const char *dev_demo_selftest_schedule(const char *name);
 
-/**
- * dev_demo_row_is() - Whether the drive of @row is a demo drive, as the API
- * marks it ("demo": true): the controller it was last seen under is one.
- */
-bool dev_demo_row_is(const struct device_row *row);
-
 /* One self-test a demo drive ran: when it started and ended, and its result. */
 struct demo_selftest {
 	int64_t started_ms, ended_ms;

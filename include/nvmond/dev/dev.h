@@ -155,6 +155,11 @@ enum {
 	 * takes that schedule over (selftest_handover, dev_demo_selftest_schedule()).
 	 */
 	DEV_CAP_OWN_SELFTESTS = 1u << 3,
+	/*
+	 * Its drives are simulated, not hardware: the rows it makes say so
+	 * (device_row.simulated), and the API marks them ("demo").
+	 */
+	DEV_CAP_SIMULATED = 1u << 4,
 };
 
 /*

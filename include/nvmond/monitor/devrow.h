@@ -12,3 +12,10 @@
  * store assigns it. Shared by the poller and `nvmond status`.
  */
 void devrow_from_info(const struct dev_info *info, int64_t now_ms, struct device_row *ret);
+
+/**
+ * devrow_from_scan() - devrow_from_info() of a controller backend @b found:
+ * simulated when @b has DEV_CAP_SIMULATED.
+ */
+void devrow_from_scan(const struct dev_backend *b, const struct dev_info *info, int64_t now_ms,
+		      struct device_row *ret);

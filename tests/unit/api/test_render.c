@@ -240,16 +240,24 @@ Test(render, device_row)
 		"\"wctemp_k\":343}");
 }
 
-/* A demo drive's controller (demo0 … demo63) says so: its history may be made up. */
+/* docs/api.md: "demo" says a drive is simulated (its history may be made up): the row's
+ * mark, which the backend that found it set (DEV_CAP_SIMULATED), never its name. */
 Test(render, device_row_demo)
 {
 	struct device_row r = row_fixture();
 	json_t *o;
 
-	strcpy(r.name, "demo12");
+	r.simulated = 1;
 	o = render_device_row(&r);
 	cr_assert_not_null(o);
 	cr_expect(json_is_true(json_object_get(o, "demo")));
+	json_decref(o);
+
+	r.simulated = 0;
+	strcpy(r.name, "demo12"); /* a name alone marks nothing */
+	o = render_device_row(&r);
+	cr_assert_not_null(o);
+	cr_expect(json_is_false(json_object_get(o, "demo")));
 	json_decref(o);
 }
 

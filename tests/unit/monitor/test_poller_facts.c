@@ -169,6 +169,7 @@ static const struct dev_backend_ops fake_ops = {
 	.read_pel = fake_pel,
 };
 
+static uint32_t rig_caps; /* the fake backend's DEV_CAP_* for the next rig_start() */
 static char dir[] = "/tmp/nvmond-test-poller-XXXXXX";
 static char db[256];
 
@@ -185,6 +186,7 @@ static void setup(void)
 	cr_assert_not_null(mkdtemp(dir));
 	snprintf(db, sizeof(db), "%s/n.db", dir);
 	memset(&drive, 0, sizeof(drive));
+	rig_caps = 0;
 	drive.rt = NVME_RUNTIME_ACTIVE;
 	snprintf(drive.fr, sizeof(drive.fr), "1.0");
 	drive.link = (struct nvme_pcie_link){160, 4, 160, 4};
@@ -217,8 +219,11 @@ struct rig {
 static void rig_start(struct rig *r, bool wake)
 {
 	char err[STORE_ERR_MAX];
+	static struct dev_backend_ops ops;
 
-	*r = (struct rig){.b = {.ops = &fake_ops}};
+	ops = fake_ops;
+	ops.caps = rig_caps;
+	*r = (struct rig){.b = {.ops = &ops}};
 	/* [store] is the store's section (store_conf.h): set here through cfg_set(). */
 	cr_assert_eq(
 		cfg_sections_register((const struct cfg_section *const[]){&store_cfg_section}, 1),
@@ -513,4 +518,26 @@ Test(poller_facts, missing_from_the_scan_goes_offline_once_and_back_once)
 	cr_expect_eq(seen(&heard_offline), 1);
 	cr_expect_eq(seen(&heard_online), 1, "told once it is back, three scans later too");
 	rig_stop(&r);
+}
+
+/*
+ * Rule (dev.h DEV_CAP_SIMULATED; docs/api.md "demo"): a drive is marked simulated
+ * when the backend that found it says its drives are, never by its name; the row
+ * in the fleet and in the store says so, and a hardware backend's does not.
+ */
+Test(poller_facts, simulated_as_the_backend_says)
+{
+	struct rig r;
+	struct device_row row;
+
+	for (int sim = 0; sim <= 1; sim++) {
+		rig_caps = sim ? DEV_CAP_SIMULATED : 0;
+		rig_start(&r, false);
+		rig_run(&r, 200);
+		struct fleet_device d = the_drive(&r);
+		cr_expect_eq(d.row.simulated, sim, "in the fleet: %d", d.row.simulated);
+		cr_assert_eq(store_device_get(r.s, d.row.id, &row), 0);
+		cr_expect_eq(row.simulated, sim, "in the store: %d", row.simulated);
+		rig_stop(&r);
+	}
 }

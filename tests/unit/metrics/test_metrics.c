@@ -343,7 +343,13 @@ Test(metrics, daemon_memory)
 	char *t = NULL;
 	size_t len = 0;
 
+	in.has_memory = false;
 	metrics_memory_read(&in);
+#if defined(__SANITIZE_ADDRESS__)
+	/* ASan's allocator is not glibc's: mallinfo2() counts nothing, no figures */
+	cr_expect_not(in.has_memory, "ASan: mallinfo2() gave %" PRIu64, in.memory_in_use);
+	in.has_memory = true;
+#else
 	cr_assert(in.has_memory);
 	cr_expect_gt(in.memory_in_use, 0, "this process has allocated something");
 	void *big = malloc(3 << 20); /* mapped (1 MiB and more): in use until freed */
@@ -354,6 +360,7 @@ Test(metrics, daemon_memory)
 	cr_expect_geq(in.memory_in_use, before + (3 << 20), "%" PRIu64 " then %" PRIu64, before,
 		      in.memory_in_use);
 	free(big);
+#endif
 
 	in.memory_in_use = (uint64_t)5 << 40;
 	in.memory_kept_free = 7;

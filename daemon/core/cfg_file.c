@@ -315,6 +315,13 @@ static int cfg_parse_handler(void *user, const char *section, const char *name, 
 	return 1;
 }
 
+/* The message after the @n bytes of "where" cfg_key_fail() or cfg_line_fail() wrote. */
+static void fail_after(char *err, size_t errsize, int n, const char *fmt, va_list ap)
+{
+	if (n >= 0 && (size_t)n < errsize)
+		vsnprintf(err + n, errsize - (size_t)n, fmt, ap);
+}
+
 int cfg_key_fail(const struct cfg *c, const char *section, const char *key, char *err,
 		 size_t errsize, const char *fmt, ...)
 {
@@ -324,11 +331,9 @@ int cfg_key_fail(const struct cfg *c, const char *section, const char *key, char
 
 	cfg_key_where(c, section, key, where, sizeof(where));
 	n = snprintf(err, errsize, "%s%s", where, where[0] ? ": " : "");
-	if (n >= 0 && (size_t)n < errsize) {
-		va_start(ap, fmt);
-		vsnprintf(err + n, errsize - (size_t)n, fmt, ap);
-		va_end(ap);
-	}
+	va_start(ap, fmt);
+	fail_after(err, errsize, n, fmt, ap);
+	va_end(ap);
 	return -EINVAL;
 }
 
@@ -337,10 +342,8 @@ int cfg_line_fail(char *err, size_t errsize, const char *file, int line, const c
 	va_list ap;
 	int n = line > 0 ? snprintf(err, errsize, "%s:%d: ", file, line) : 0;
 
-	if (n < 0 || (size_t)n >= errsize)
-		return -EINVAL;
 	va_start(ap, fmt);
-	vsnprintf(err + n, errsize - (size_t)n, fmt, ap);
+	fail_after(err, errsize, n, fmt, ap);
 	va_end(ap);
 	return -EINVAL;
 }

@@ -300,9 +300,9 @@ void metrics_memory_read(struct metrics_input *in)
 	 * malloc_tune()), in use until freed; fordblks: free in the arenas, kept */
 	struct mallinfo2 mi = mallinfo2();
 
-	/* An allocator that counts nothing here (ASan's, another malloc): no figures. */
-	in->has_memory = mi.uordblks + mi.hblkhd > 0;
 	in->memory_in_use = mi.uordblks + mi.hblkhd;
+	/* An allocator that counts nothing here (ASan's, another malloc): no figures. */
+	in->has_memory = in->memory_in_use > 0;
 	in->memory_kept_free = mi.fordblks;
 #else
 	(void)in;

@@ -30,7 +30,8 @@ static void namespaces_json(const struct dev_info *info, char *buf, size_t len)
 	json_decref(a);
 }
 
-void devrow_from_info(const struct dev_info *info, int64_t now_ms, struct device_row *ret)
+void devrow_from_scan(const struct dev_backend *b, const struct dev_info *info, int64_t now_ms,
+		      struct device_row *ret)
 {
 	struct device_row row = {
 		.wctemp_k = info->id.wctemp_k,
@@ -39,6 +40,7 @@ void devrow_from_info(const struct dev_info *info, int64_t now_ms, struct device
 		.first_seen_ms = now_ms,
 		.last_seen_ms = now_ms,
 		.online = 1,
+		.simulated = dev_has(b, DEV_CAP_SIMULATED),
 	};
 
 	dev_key(&info->id, row.key, sizeof(row.key));
@@ -48,11 +50,4 @@ void devrow_from_info(const struct dev_info *info, int64_t now_ms, struct device
 	snprintf(row.name, sizeof(row.name), "%s", info->name);
 	namespaces_json(info, row.namespaces, sizeof(row.namespaces));
 	*ret = row;
-}
-
-void devrow_from_scan(const struct dev_backend *b, const struct dev_info *info, int64_t now_ms,
-		      struct device_row *ret)
-{
-	devrow_from_info(info, now_ms, ret);
-	ret->simulated = dev_has(b, DEV_CAP_SIMULATED);
 }

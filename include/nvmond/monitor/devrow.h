@@ -7,15 +7,10 @@
 #include "nvmond/decode/sample.h"
 
 /**
- * devrow_from_info() - The device row (identity, name, namespaces as a JSON
- * array) of a controller a scan found, online and seen at @now_ms. No id: the
- * store assigns it. Shared by the poller and `nvmond status`.
- */
-void devrow_from_info(const struct dev_info *info, int64_t now_ms, struct device_row *ret);
-
-/**
- * devrow_from_scan() - devrow_from_info() of a controller backend @b found:
- * simulated when @b has DEV_CAP_SIMULATED.
+ * devrow_from_scan() - The device row (identity, name, namespaces as a JSON
+ * array) of a controller backend @b's scan found, online and seen at @now_ms,
+ * simulated when @b has DEV_CAP_SIMULATED. No id: the store assigns it. Shared
+ * by the poller, `nvmond status` and the demo's backfill.
  */
 void devrow_from_scan(const struct dev_backend *b, const struct dev_info *info, int64_t now_ms,
 		      struct device_row *ret);

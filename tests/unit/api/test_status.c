@@ -228,7 +228,7 @@ Test(status, collect_from_database)
 	while (k0 < n && strcmp(v[k0].name, "demo0") != 0)
 		k0++;
 	cr_assert_lt(k0, n);
-	devrow_from_info(&v[k0], NOW_MS, &row);
+	devrow_from_scan(b, &v[k0], NOW_MS, &row);
 	cr_assert_eq(store_device_upsert(s, &row, &id), 0, "%s", store_strerror(s));
 	struct store_selftest_row rows[] = {
 		{.device_id = id,

@@ -482,9 +482,15 @@ Test(probe_run, no_write_budget_skips_the_writes_or_fails_a_write_only_preset)
 	dev_backend_free(c.b);
 }
 
-/* One run of @preset on demo drive @index through probe_execute(), into @o. */
+/*
+ * One run of @preset on demo drive @index through probe_execute(), into @o,
+ * started at *@clock_ms, which moves on by the run's phases: the next run starts
+ * right after it. The clock is the simulated drive's, never the wall clock: demo0
+ * peaks at its warning temperature once every 5 minutes, and a run there aborts.
+ */
 static void sim_execute(struct sim_reads *c, size_t index, enum probe_preset_id preset,
-			uint64_t allowed_write, unsigned together, struct probe_outcome *o)
+			uint64_t allowed_write, unsigned together, int64_t *clock_ms,
+			struct probe_outcome *o)
 {
 	struct dev_demo_drive d;
 	struct probe_hooks h = {.read_smart = sim_smart, .ctx = c};
@@ -505,8 +511,10 @@ static void sim_execute(struct sim_reads *c, size_t index, enum probe_preset_id 
 	snprintf(p.serial, sizeof(p.serial), "%s", d.serial);
 	snprintf(p.model, sizeof(p.model), "%s", d.model);
 	*o = (struct probe_outcome){
-		.run = {.id = 1, .device_id = p.device_id, .started_ms = timefmt_now_ms()}};
+		.run = {.id = 1, .device_id = p.device_id, .started_ms = *clock_ms}};
 	cr_assert_eq(probe_execute(&p, &h, o), 0);
+	for (size_t k = 0; k < o->n_phases; k++)
+		*clock_ms += o->phase[k].elapsed_ms;
 	/* a sustained write stops at its cliff, or is done at its byte limit */
 	cr_assert(!strcmp(o->run.state, "done") ||
 			  (preset == PROBE_SUSTAINED_WRITE && !strcmp(o->run.state, "stopped")),
@@ -534,28 +542,36 @@ Test(probe_run, the_simulated_engine_keeps_each_drives_cache_and_shares_a_groups
 {
 	struct sim_reads c = {0};
 	struct probe_outcome o;
+	struct dev_demo_drive d0;
+	struct smart_log cool;
+	/* a trough of demo0's 5-minute temperature cycle, 10,000 cycles after its epoch */
+	int64_t clock_ms = DEV_DEMO_EPOCH_MS + 10000 * 300000LL;
 
+	cr_assert_eq(dev_demo_drive(0, &d0), 0);
+	dev_demo_state(&d0, clock_ms, &cool);
+	cr_assert_lt(cool.temperature_k, d0.wctemp_k - 20, "demo0 starts cool: %u K",
+		     cool.temperature_k);
 	cr_assert_eq(dev_demo_open_n(2, &c.b), 0);
-	sim_execute(&c, 0, PROBE_SEQ1M_Q1, 1ull << 30, 0, &o);
+	sim_execute(&c, 0, PROBE_SEQ1M_Q1, 1ull << 30, 0, &clock_ms, &o);
 	double before = phase_mbps(&o, 1, true);
 	probe_outcome_clear(&o);
 	cr_expect_gt(before, 1000, "demo0's write into its empty cache: %.0f MB/s", before);
 
-	sim_execute(&c, 0, PROBE_SUSTAINED_WRITE, 9ull << 30, 0, &o);
+	sim_execute(&c, 0, PROBE_SUSTAINED_WRITE, 9ull << 30, 0, &clock_ms, &o);
 	cr_expect_gt(o.run.bytes_written, 8e9, "the cliff at the cache's 8 GB");
 	probe_outcome_clear(&o);
 
-	sim_execute(&c, 0, PROBE_SEQ1M_Q1, 1ull << 30, 0, &o);
+	sim_execute(&c, 0, PROBE_SEQ1M_Q1, 1ull << 30, 0, &clock_ms, &o);
 	double after = phase_mbps(&o, 1, true);
 	probe_outcome_clear(&o);
 	cr_expect_lt(after, 700, "demo0 right after its cache filled: %.0f MB/s", after);
 
 	/* demo1's cache is its own; its reads alone, then with another drive. */
-	sim_execute(&c, 1, PROBE_SEQ1M_Q1, 1ull << 30, 0, &o);
+	sim_execute(&c, 1, PROBE_SEQ1M_Q1, 1ull << 30, 0, &clock_ms, &o);
 	double alone = phase_mbps(&o, 0, false), wr1 = phase_mbps(&o, 1, true);
 	probe_outcome_clear(&o);
 	cr_expect_gt(wr1, 2500, "demo1's write (3.0 GB/s, its cache empty): %.0f MB/s", wr1);
-	sim_execute(&c, 1, PROBE_SEQ1M_Q1, 1ull << 30, 2, &o);
+	sim_execute(&c, 1, PROBE_SEQ1M_Q1, 1ull << 30, 2, &clock_ms, &o);
 	double two = phase_mbps(&o, 0, false);
 	probe_outcome_clear(&o);
 	cr_expect(two > 0.68 * alone && two < 0.82 * alone,

@@ -176,6 +176,21 @@ static bool cli_match(const struct dev_info *d, const struct device_row *row, co
 	return false;
 }
 
+int probe_cli_inventory(struct dev_backend *b, struct store *s, int64_t now,
+			struct dev_info **ret_v, size_t *ret_n, struct device_row **ret_rows,
+			size_t *ret_n_rows)
+{
+	int r = dev_scan(b, now, ret_v, ret_n);
+
+	if (r == 0)
+		r = store_devices_list(s, ret_rows, ret_n_rows);
+	if (r < 0) {
+		fprintf(stderr, "nvmond: %s\n", strerror(-r));
+		return 1;
+	}
+	return 0;
+}
+
 int probe_cli_drive(struct dev_backend *b, struct store *s, const struct dev_info *v, size_t n,
 		    const struct device_row *rows, size_t n_rows, const char *device, int64_t now,
 		    struct device_row *ret_row, struct gate_facts *g, bool *ret_own_probes)
@@ -412,15 +427,10 @@ static int cli_drives(struct dev_backend *b, struct store *s, const char *device
 	struct dev_info *v = NULL;
 	struct device_row *rows = NULL;
 	size_t n = 0, n_rows = 0;
-	int status = 0, r = dev_scan(b, now, &v, &n);
+	int r, status = probe_cli_inventory(b, s, now, &v, &n, &rows, &n_rows);
 
-	if (r == 0)
-		r = store_devices_list(s, &rows, &n_rows);
-	if (r < 0) {
-		fprintf(stderr, "nvmond: %s\n", strerror(-r));
-		status = 1;
+	if (status)
 		goto out;
-	}
 	r = probe_cli_drive(b, s, v, n, rows, n_rows, to ? to : device, now, &tgt->row, &tgt->g,
 			    &tgt->own_probes);
 	if (r == 0 && to)

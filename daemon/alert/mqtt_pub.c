@@ -18,6 +18,7 @@
 #include <mosquitto.h>
 
 #include "nvmond/alert/mqtt_pub.h"
+#include "nvmond/util/mono_cond.h"
 
 struct mqtt_pub {
 	/* settings, owned copies */
@@ -277,11 +278,7 @@ int mqtt_pub_new(const struct mqtt_cfg *c, struct mqtt_pub **ret)
 	if (!p)
 		return -ENOMEM;
 	pthread_mutex_init(&p->lock, NULL);
-	pthread_condattr_t ca;
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* timed waits immune to clock steps */
-	pthread_cond_init(&p->cond, &ca);
-	pthread_condattr_destroy(&ca);
+	(void)mono_cond_init(&p->cond); /* timed waits immune to clock steps */
 	p->last_mid = -1;
 
 	char node[256];

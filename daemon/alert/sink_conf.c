@@ -45,6 +45,25 @@ int sink_bool_parse(const char *s, bool *ret)
 	return 0;
 }
 
+int sink_key_listed(const char *const *keys, size_t n_keys, const char *type, const char *key,
+		    const char *value, char *err, size_t errsize)
+{
+	size_t i;
+
+	for (i = 0; i < n_keys; i++)
+		if (!strcmp(keys[i], key))
+			break;
+	if (i == n_keys) {
+		snprintf(err, errsize, "unknown key '%s' for a sink of type %s", key, type);
+		return -EINVAL;
+	}
+	if (!value[0]) {
+		snprintf(err, errsize, "%s: empty", key);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int sink_uint_parse(const char *s, uint32_t lo, uint32_t hi, uint32_t *ret)
 {
 	char *end;

@@ -42,20 +42,11 @@ int sink_email_check_key(const struct sink_type *t, const char *key, const char 
 	const char *to[EMAIL_TO_MAX];
 	enum sink_email_starttls st;
 	bool b;
-	size_t i;
 
 	(void)t;
-	for (i = 0; i < sizeof(email_keys) / sizeof(email_keys[0]); i++)
-		if (!strcmp(email_keys[i], key))
-			break;
-	if (i == sizeof(email_keys) / sizeof(email_keys[0])) {
-		snprintf(err, errsize, "unknown key '%s' for a sink of type email", key);
+	if (sink_key_listed(email_keys, sizeof(email_keys) / sizeof(email_keys[0]), "email", key,
+			    value, err, errsize) < 0)
 		return -EINVAL;
-	}
-	if (!value[0]) {
-		snprintf(err, errsize, "%s: empty", key);
-		return -EINVAL;
-	}
 	if (!strcmp(key, "url") && strncmp(value, "smtp://", 7) && strncmp(value, "smtps://", 8)) {
 		/* Not the value: it may hold a password. */
 		snprintf(err, errsize, "url: not an smtp:// or smtps:// URL");

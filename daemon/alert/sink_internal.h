@@ -106,6 +106,15 @@ int sink_bool_parse(const char *s, bool *ret);
  */
 int sink_uint_parse(const char *s, uint32_t lo, uint32_t hi, uint32_t *ret);
 
+/**
+ * sink_key_listed() - @key is one of the @n_keys @keys of a sink of type @type, and
+ * @value is not empty: the first check of the types that keep a list of their keys.
+ * Return: 0, or -EINVAL with "unknown key 'KEY' for a sink of type TYPE" or
+ * "KEY: empty" in @err.
+ */
+int sink_key_listed(const char *const *keys, size_t n_keys, const char *type, const char *key,
+		    const char *value, char *err, size_t errsize);
+
 /** sink_conf_get() - The value of the type's key @key in @c, or NULL. */
 const char *sink_conf_get(const struct sink_conf *c, const char *key);
 

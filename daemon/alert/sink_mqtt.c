@@ -60,20 +60,11 @@ int sink_mqtt_check_key(const struct sink_type *t, const char *key, const char *
 	uint16_t port;
 	bool b;
 	int k;
-	size_t i;
 
 	(void)t;
-	for (i = 0; i < sizeof(mqtt_keys) / sizeof(mqtt_keys[0]); i++)
-		if (!strcmp(mqtt_keys[i], key))
-			break;
-	if (i == sizeof(mqtt_keys) / sizeof(mqtt_keys[0])) {
-		snprintf(err, errsize, "unknown key '%s' for a sink of type mqtt", key);
+	if (sink_key_listed(mqtt_keys, sizeof(mqtt_keys) / sizeof(mqtt_keys[0]), "mqtt", key, value,
+			    err, errsize) < 0)
 		return -EINVAL;
-	}
-	if (!value[0]) {
-		snprintf(err, errsize, "%s: empty", key);
-		return -EINVAL;
-	}
 	if (!strcmp(key, "port") && port_parse(value, &port) < 0) {
 		snprintf(err, errsize, "port: '%.40s' is not a number in 1 .. 65535", value);
 		return -EINVAL;

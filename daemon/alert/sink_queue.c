@@ -19,6 +19,7 @@
 
 #include "nvmond/alert/mqtt_ha.h"
 #include "nvmond/core/log.h"
+#include "nvmond/util/mono_cond.h"
 #include "nvmond/util/redact.h"
 #include "nvmond/util/timefmt.h"
 #include "nvmond/util/utf8.h"
@@ -386,17 +387,13 @@ static void sink_free(struct sink *s)
 static int sink_new(struct alert_sinks *owner, struct sink_conf *c, struct sink **ret)
 {
 	struct sink *s = calloc(1, sizeof(*s));
-	pthread_condattr_t ca;
 	int r;
 
 	if (!s)
 		return -ENOMEM;
 	s->owner = owner;
 	pthread_mutex_init(&s->lock, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&s->cond, &ca);
-	pthread_condattr_destroy(&ca);
+	(void)mono_cond_init(&s->cond);
 	s->conf = *c;
 	memset(c, 0, sizeof(*c));
 	snprintf(s->st.name, sizeof(s->st.name), "%s", s->conf.name);

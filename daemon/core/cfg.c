@@ -26,13 +26,12 @@
 
 #define CFG_DEFAULT_ROOT_DATABASE "/var/lib/nvmond/nvmond.db"
 
-static __attribute__((format(printf, 3, 4))) int cfg_error(char *buf, size_t size, const char *fmt,
-							   ...)
+int cfg_fail(char *err, size_t errsize, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(buf, size, fmt, ap);
+	vsnprintf(err, errsize, fmt, ap);
 	va_end(ap);
 	return -EINVAL;
 }
@@ -93,9 +92,9 @@ static int cfg_put_text(const struct cfg_key *k, char *field, const char *value,
 			char *err, size_t errsize)
 {
 	if (len > (size_t)k->max)
-		return cfg_error(err, errsize,
-				 "%s: the value is too long (%zu bytes, max %" PRId64 ")", k->key,
-				 len, k->max);
+		return cfg_fail(err, errsize,
+				"%s: the value is too long (%zu bytes, max %" PRId64 ")", k->key,
+				len, k->max);
 	memset(field, 0, (size_t)k->max + 1);
 	memcpy(field, value, len);
 	return 0;
@@ -111,14 +110,13 @@ static int cfg_put_duration(const struct cfg_key *k, char *field, const char *va
 
 	r = cfg_parse_duration_ms(value, &n);
 	if (r < 0)
-		return cfg_error(err, errsize,
-				 "%s: invalid duration '%s' (use e.g. 500ms, 10s, 5m)", k->key,
-				 value);
+		return cfg_fail(err, errsize, "%s: invalid duration '%s' (use e.g. 500ms, 10s, 5m)",
+				k->key, value);
 	if (n < k->min || n > k->max) {
 		cfg_format_duration(k->min, lo, sizeof(lo));
 		cfg_format_duration(k->max, hi, sizeof(hi));
-		return cfg_error(err, errsize, "%s: %s is out of range (%s .. %s)", k->key, value,
-				 lo, hi);
+		return cfg_fail(err, errsize, "%s: %s is out of range (%s .. %s)", k->key, value,
+				lo, hi);
 	}
 	*(int64_t *)field = n;
 	return 0;
@@ -133,14 +131,14 @@ static int cfg_put_size(const struct cfg_key *k, char *field, const char *value,
 
 	r = cfg_parse_size(value, &size);
 	if (r == -EDOM)
-		return cfg_error(err, errsize, "%s: '%s' has more than %d decimals", k->key, value,
-				 CFG_SIZE_DECIMALS);
+		return cfg_fail(err, errsize, "%s: '%s' has more than %d decimals", k->key, value,
+				CFG_SIZE_DECIMALS);
 	if (r < 0)
-		return cfg_error(err, errsize,
-				 "%s: invalid size '%s' (use e.g. 400TB, 1.2PB, 512GiB)", k->key,
-				 value);
+		return cfg_fail(err, errsize,
+				"%s: invalid size '%s' (use e.g. 400TB, 1.2PB, 512GiB)", k->key,
+				value);
 	if (size < (uint64_t)k->min || size > (uint64_t)k->max)
-		return cfg_error(err, errsize, "%s: %s is out of range", k->key, value);
+		return cfg_fail(err, errsize, "%s: %s is out of range", k->key, value);
 	*(uint64_t *)field = size;
 	return 0;
 }
@@ -160,18 +158,18 @@ int cfg_key_apply(const struct cfg_key *k, void *base, const char *value, char *
 	case CFG_T_UINT32:
 		r = cfg_parse_digits(value, value + strlen(value), INT64_MAX, &n);
 		if (r == -EINVAL)
-			return cfg_error(err, errsize, "%s: invalid number '%s'", k->key, value);
+			return cfg_fail(err, errsize, "%s: invalid number '%s'", k->key, value);
 		if (r < 0 || n < k->min || n > k->max)
-			return cfg_error(err, errsize,
-					 "%s: %s is out of range (%" PRId64 " .. %" PRId64 ")",
-					 k->key, value, k->min, k->max);
+			return cfg_fail(err, errsize,
+					"%s: %s is out of range (%" PRId64 " .. %" PRId64 ")",
+					k->key, value, k->min, k->max);
 		*(uint32_t *)field = (uint32_t)n;
 		return 0;
 
 	case CFG_T_PATH: {
 		size_t len = strlen(value);
 		if (len < (size_t)k->min)
-			return cfg_error(err, errsize, "%s: must not be empty", k->key);
+			return cfg_fail(err, errsize, "%s: must not be empty", k->key);
 		return cfg_put_text(k, field, value, len, err, errsize);
 	}
 
@@ -181,7 +179,7 @@ int cfg_key_apply(const struct cfg_key *k, void *base, const char *value, char *
 
 		r = cfg_parse_listen(value, host, &port);
 		if (r < 0)
-			return cfg_error(
+			return cfg_fail(
 				err, errsize,
 				"%s: invalid address '%s' (use host:port, [v6]:port or :port, "
 				"port 1..65535)",
@@ -197,12 +195,12 @@ int cfg_key_apply(const struct cfg_key *k, void *base, const char *value, char *
 		char pwbuf[4096];
 
 		if (len > (size_t)k->max)
-			return cfg_error(err, errsize,
-					 "%s: the name is too long (%zu bytes, max %" PRId64 ")",
-					 k->key, len, k->max);
+			return cfg_fail(err, errsize,
+					"%s: the name is too long (%zu bytes, max %" PRId64 ")",
+					k->key, len, k->max);
 		if (len && (getpwnam_r(value, &pw, pwbuf, sizeof(pwbuf), &res) != 0 || !res))
-			return cfg_error(err, errsize, "%s: no user '%s' on this system", k->key,
-					 value);
+			return cfg_fail(err, errsize, "%s: no user '%s' on this system", k->key,
+					value);
 		return cfg_put_text(k, field, value, len, err, errsize);
 	}
 
@@ -214,21 +212,21 @@ int cfg_key_apply(const struct cfg_key *k, void *base, const char *value, char *
 			len -= 2;
 		}
 		if (len < (size_t)k->min)
-			return cfg_error(err, errsize, "%s: must not be empty", k->key);
+			return cfg_fail(err, errsize, "%s: must not be empty", k->key);
 		if (len <= (size_t)k->max && !cfg_text_ok(value, len))
-			return cfg_error(err, errsize,
-					 "%s: not UTF-8 text (a control character or an invalid "
-					 "byte)",
-					 k->key);
+			return cfg_fail(err, errsize,
+					"%s: not UTF-8 text (a control character or an invalid "
+					"byte)",
+					k->key);
 		return cfg_put_text(k, field, value, len, err, errsize);
 	}
 
 	case CFG_T_URL: {
 		size_t len = strlen(value);
 		if (len <= (size_t)k->max && len && !cfg_http_url_ok(value))
-			return cfg_error(err, errsize,
-					 "%s: '%s' is not an http:// or https:// URL with a host",
-					 k->key, value);
+			return cfg_fail(err, errsize,
+					"%s: '%s' is not an http:// or https:// URL with a host",
+					k->key, value);
 		return cfg_put_text(k, field, value, len, err, errsize);
 	}
 
@@ -237,7 +235,7 @@ int cfg_key_apply(const struct cfg_key *k, void *base, const char *value, char *
 		char why[CFG_ERR_MAX];
 
 		if (cfg_parse_labels(value, &v, why, sizeof(why)) < 0)
-			return cfg_error(err, errsize, "%s: %s", k->key, why);
+			return cfg_fail(err, errsize, "%s: %s", k->key, why);
 		memcpy(field, &v, sizeof(v));
 		return 0;
 	}
@@ -251,10 +249,10 @@ int cfg_key_apply(const struct cfg_key *k, void *base, const char *value, char *
 				*(int *)field = ch->value;
 				return 0;
 			}
-		return cfg_error(err, errsize, "%s: invalid value '%s' (use %s)", k->key, value,
-				 k->hint);
+		return cfg_fail(err, errsize, "%s: invalid value '%s' (use %s)", k->key, value,
+				k->hint);
 	}
-	return cfg_error(err, errsize, "%s: unsupported key type", k->key);
+	return cfg_fail(err, errsize, "%s: unsupported key type", k->key);
 }
 
 size_t cfg_key_count(void)
@@ -299,8 +297,8 @@ static int cfg_device_apply(struct cfg *c, const char *match, const char *key, c
 		if (strcmp(cfg_device_keys[k].key, key) == 0)
 			break;
 	if (k == cfg_n_device_keys) {
-		(void)cfg_error(err, errsize, "unknown key '%s' in section [device \"%s\"]", key,
-				match);
+		(void)cfg_fail(err, errsize, "unknown key '%s' in section [device \"%s\"]", key,
+			       match);
 		return -ENOENT;
 	}
 	for (size_t i = 0; i < c->n_devices; i++)
@@ -308,8 +306,8 @@ static int cfg_device_apply(struct cfg *c, const char *match, const char *key, c
 			d = &c->devices[i];
 	if (!d) {
 		if (c->n_devices == CFG_MAX_DEVICES) {
-			(void)cfg_error(err, errsize, "too many [device] sections (max %d)",
-					CFG_MAX_DEVICES);
+			(void)cfg_fail(err, errsize, "too many [device] sections (max %d)",
+				       CFG_MAX_DEVICES);
 			return -ENOSPC;
 		}
 		cfg_device_defaults(&tmp);
@@ -396,7 +394,7 @@ int cfg_apply_at(struct cfg *c, const char *section, const char *key, const char
 	char match[sizeof(((struct cfg_device *)0)->match)];
 
 	if (!section || !*section) {
-		(void)cfg_error(err, errsize, "key '%s' outside any section", key);
+		(void)cfg_fail(err, errsize, "key '%s' outside any section", key);
 		return -ENOENT;
 	}
 	if (cfg_sink_section(section, match))
@@ -406,7 +404,7 @@ int cfg_apply_at(struct cfg *c, const char *section, const char *key, const char
 	if (cfg_device_section(section, match, sizeof(match)))
 		return cfg_device_apply(c, match, key, value, err, errsize);
 	if (!cfg_section_known(section)) {
-		(void)cfg_error(err, errsize, "unknown section [%s]", section);
+		(void)cfg_fail(err, errsize, "unknown section [%s]", section);
 		return -ENOENT;
 	}
 	k = cfg_key_find(section, key);
@@ -419,7 +417,7 @@ int cfg_apply_at(struct cfg *c, const char *section, const char *key, const char
 	size_t slot;
 	k = cfg_sect_find(section, key, &slot);
 	if (!k) {
-		(void)cfg_error(err, errsize, "unknown key '%s' in section [%s]", key, section);
+		(void)cfg_fail(err, errsize, "unknown key '%s' in section [%s]", key, section);
 		return -ENOENT;
 	}
 	r = cfg_key_apply(k, cfg_sect_base(c, slot), value, err, errsize);
@@ -489,7 +487,7 @@ int cfg_set(struct cfg *c, const char *section, const char *key, const char *val
 	int r;
 
 	if (!section || !key || !value)
-		return cfg_error(ret_err, CFG_ERR_MAX, "missing section, key or value");
+		return cfg_fail(ret_err, CFG_ERR_MAX, "missing section, key or value");
 	r = cfg_apply(c, section, key, value, msg, sizeof(msg));
 	if (r < 0) {
 		memcpy(ret_err, msg, sizeof(msg));

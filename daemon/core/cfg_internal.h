@@ -31,6 +31,13 @@ static inline bool cfg_is_digit(char ch)
  */
 int cfg_parse_digits(const char *s, const char *end, int64_t max, int64_t *ret);
 
+/**
+ * cfg_fail() - The message @fmt into @err (at most @errsize bytes, cut there): the one
+ * formatter of a bad value's or line's message in core's parsers.
+ * Return: -EINVAL, to be returned as is.
+ */
+__attribute__((format(printf, 3, 4))) int cfg_fail(char *err, size_t errsize, const char *fmt, ...);
+
 /** cfg_text_ok() - @len bytes of well-formed UTF-8 without a control character (C0, DEL). */
 bool cfg_text_ok(const char *s, size_t len);
 

@@ -7,23 +7,11 @@
  * sections and keys, the length of each value.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "nvmond/core/cfg.h"
 #include "cfg_internal.h"
-
-static __attribute__((format(printf, 3, 4))) int sink_error(char *buf, size_t size, const char *fmt,
-							    ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, size, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
 
 /* A sink name: letters, digits, '-', '_' and '.', so it fits a URL and a metric label. */
 static bool sink_name_ok(const char *s, size_t len)
@@ -53,20 +41,19 @@ static int kept_apply(struct cfg_sink *v, size_t *n, size_t max, const char *kin
 	struct cfg_sink_kv *kv = NULL;
 
 	if (strlen(key) >= sizeof(kv->key)) {
-		(void)sink_error(err, errsize, "unknown key '%.40s' in section [%s \"%s\"]", key,
-				 kind, name);
+		(void)cfg_fail(err, errsize, "unknown key '%.40s' in section [%s \"%s\"]", key,
+			       kind, name);
 		return -ENOENT;
 	}
 	if (strlen(value) >= CFG_SINK_VAL_MAX)
-		return sink_error(err, errsize, "%s: value too long (max %d characters)", key,
-				  CFG_SINK_VAL_MAX - 1);
+		return cfg_fail(err, errsize, "%s: value too long (max %d characters)", key,
+				CFG_SINK_VAL_MAX - 1);
 	for (size_t i = 0; i < *n; i++)
 		if (strcmp(v[i].name, name) == 0)
 			s = &v[i];
 	if (!s) {
 		if (*n == max) {
-			(void)sink_error(err, errsize, "too many [%s] sections (max %zu)", kind,
-					 max);
+			(void)cfg_fail(err, errsize, "too many [%s] sections (max %zu)", kind, max);
 			return -ENOSPC;
 		}
 		s = &v[(*n)++];
@@ -79,8 +66,8 @@ static int kept_apply(struct cfg_sink *v, size_t *n, size_t max, const char *kin
 			kv = &s->kv[i]; /* set again: the last one wins, as for other keys */
 	if (!kv) {
 		if (s->n == CFG_SINK_KEYS) {
-			(void)sink_error(err, errsize, "too many keys in [%s \"%s\"] (max %d)",
-					 kind, name, CFG_SINK_KEYS);
+			(void)cfg_fail(err, errsize, "too many keys in [%s \"%s\"] (max %d)", kind,
+				       name, CFG_SINK_KEYS);
 			return -ENOSPC;
 		}
 		kv = &s->kv[s->n++];

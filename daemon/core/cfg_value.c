@@ -7,7 +7,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -284,17 +283,6 @@ bool cfg_label_name_ok(const char *s)
 	return true;
 }
 
-static __attribute__((format(printf, 3, 4))) int cfg_labels_fail(char *err, size_t errsize,
-								 const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errsize, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
 int cfg_parse_labels(const char *s, struct cfg_labels *ret, char *err, size_t errsize)
 {
 	struct cfg_labels v = {.n = 0};
@@ -308,47 +296,45 @@ int cfg_parse_labels(const char *s, struct cfg_labels *ret, char *err, size_t er
 		const char *val;
 
 		if (!eq)
-			return cfg_labels_fail(err, errsize, "'%.60s' is not name=value", name);
+			return cfg_fail(err, errsize, "'%.60s' is not name=value", name);
 		nlen = (size_t)(eq - name);
 		while (nlen > 0 && cfg_is_space(name[nlen - 1]))
 			nlen--;
 		if (v.n == CFG_LABELS_MAX)
-			return cfg_labels_fail(err, errsize, "more than %d labels", CFG_LABELS_MAX);
+			return cfg_fail(err, errsize, "more than %d labels", CFG_LABELS_MAX);
 		struct cfg_label *l = &v.v[v.n];
 		if (nlen == 0 || nlen >= sizeof(l->name))
-			return cfg_labels_fail(err, errsize, "'%.*s' is not a label name",
-					       (int)nlen, name);
+			return cfg_fail(err, errsize, "'%.*s' is not a label name", (int)nlen,
+					name);
 		memcpy(l->name, name, nlen);
 		l->name[nlen] = '\0';
 		if (!cfg_label_name_ok(l->name))
-			return cfg_labels_fail(err, errsize,
-					       "'%s' is not a label name (letters, digits and _, "
-					       "not first a digit, not __ first)",
-					       l->name);
+			return cfg_fail(err, errsize,
+					"'%s' is not a label name (letters, digits and _, "
+					"not first a digit, not __ first)",
+					l->name);
 		if (cfg_label_reserved(l->name))
-			return cfg_labels_fail(err, errsize,
-					       "'%s' is a label nvmond sets itself (reserved: %s)",
-					       l->name, cfg_label_reserved_list());
+			return cfg_fail(err, errsize,
+					"'%s' is a label nvmond sets itself (reserved: %s)",
+					l->name, cfg_label_reserved_list());
 		for (size_t i = 0; i < v.n; i++)
 			if (strcmp(v.v[i].name, l->name) == 0)
-				return cfg_labels_fail(err, errsize, "label '%s' is given twice",
-						       l->name);
+				return cfg_fail(err, errsize, "label '%s' is given twice", l->name);
 		p = eq + 1;
 		while (cfg_is_space(*p))
 			p++;
 		if (*p == '"') {
 			const char *end = strchr(p + 1, '"');
 			if (!end)
-				return cfg_labels_fail(err, errsize, "%s: no closing quote",
-						       l->name);
+				return cfg_fail(err, errsize, "%s: no closing quote", l->name);
 			val = p + 1;
 			vlen = (size_t)(end - val);
 			p = end + 1;
 			while (cfg_is_space(*p))
 				p++;
 			if (*p && *p != ',')
-				return cfg_labels_fail(err, errsize,
-						       "%s: text after the closing quote", l->name);
+				return cfg_fail(err, errsize, "%s: text after the closing quote",
+						l->name);
 		} else {
 			val = p;
 			p += strcspn(p, ",");
@@ -357,16 +343,15 @@ int cfg_parse_labels(const char *s, struct cfg_labels *ret, char *err, size_t er
 				vlen--;
 		}
 		if (vlen == 0)
-			return cfg_labels_fail(err, errsize, "%s: empty value", l->name);
+			return cfg_fail(err, errsize, "%s: empty value", l->name);
 		if (vlen >= sizeof(l->value))
-			return cfg_labels_fail(err, errsize, "%s: value too long (max %zu bytes)",
-					       l->name, sizeof(l->value) - 1);
+			return cfg_fail(err, errsize, "%s: value too long (max %zu bytes)", l->name,
+					sizeof(l->value) - 1);
 		if (!cfg_text_ok(val, vlen))
-			return cfg_labels_fail(
-				err, errsize,
-				"%s: the value is not UTF-8 text (a control character "
-				"or an invalid byte)",
-				l->name);
+			return cfg_fail(err, errsize,
+					"%s: the value is not UTF-8 text (a control character "
+					"or an invalid byte)",
+					l->name);
 		memcpy(l->value, val, vlen);
 		l->value[vlen] = '\0';
 		v.n++;
@@ -375,7 +360,7 @@ int cfg_parse_labels(const char *s, struct cfg_labels *ret, char *err, size_t er
 			while (cfg_is_space(*p))
 				p++;
 			if (!*p)
-				return cfg_labels_fail(err, errsize, "a trailing comma");
+				return cfg_fail(err, errsize, "a trailing comma");
 		}
 	}
 	*ret = v;

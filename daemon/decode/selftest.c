@@ -218,7 +218,11 @@ static bool status_split(uint32_t status, uint8_t *ret_sct, uint8_t *ret_sc)
 	return true;
 }
 
-int selftest_start_errno(uint32_t status)
+/*
+ * The errno of a command's @status: 0 for success, -EOPNOTSUPP for @unsupported or
+ * Invalid Field in Command, -EBUSY for @busy (0: none), -EIO for the rest.
+ */
+static int status_errno(uint32_t status, uint16_t unsupported, uint16_t busy)
 {
 	uint8_t sct, sc;
 
@@ -227,23 +231,19 @@ int selftest_start_errno(uint32_t status)
 	uint16_t st = SELFTEST_STATUS(sct, sc);
 	if (st == 0)
 		return 0;
-	if (st == SELFTEST_ST_INVALID_OPCODE || st == SELFTEST_ST_INVALID_FIELD)
+	if (st == unsupported || st == SELFTEST_ST_INVALID_FIELD)
 		return -EOPNOTSUPP;
-	if (st == SELFTEST_ST_IN_PROGRESS)
+	if (busy && st == busy)
 		return -EBUSY;
 	return -EIO;
 }
 
+int selftest_start_errno(uint32_t status)
+{
+	return status_errno(status, SELFTEST_ST_INVALID_OPCODE, SELFTEST_ST_IN_PROGRESS);
+}
+
 int selftest_log_errno(uint32_t status)
 {
-	uint8_t sct, sc;
-
-	if (!status_split(status, &sct, &sc))
-		return -EIO;
-	uint16_t st = SELFTEST_STATUS(sct, sc);
-	if (st == 0)
-		return 0;
-	if (st == SELFTEST_ST_INVALID_LOG_PAGE || st == SELFTEST_ST_INVALID_FIELD)
-		return -EOPNOTSUPP;
-	return -EIO;
+	return status_errno(status, SELFTEST_ST_INVALID_LOG_PAGE, 0);
 }

@@ -24,6 +24,7 @@
 #include "nvmond/dev/dev.h"
 #include "nvmond/dev/dev_guard.h"
 #include "nvmond/dev/dev_guard_rule.h"
+#include "nvmond/util/mono_cond.h"
 
 struct guard_job {
 	dev_guard_fn fn;
@@ -181,17 +182,6 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-static int cond_init_mono(pthread_cond_t *cv)
-{
-	pthread_condattr_t a;
-
-	pthread_condattr_init(&a);
-	pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
-	int r = -pthread_cond_init(cv, &a);
-	pthread_condattr_destroy(&a);
-	return r;
-}
-
 /* Under g->lock. */
 static int ctrl_get(struct dev_guard *g, const char *name, struct guard_ctrl **ret)
 {
@@ -217,7 +207,7 @@ static int ctrl_get(struct dev_guard *g, const char *name, struct guard_ctrl **r
 		return -ENOMEM;
 	c->g = g;
 	strcpy(c->name, name);
-	if (cond_init_mono(&c->wake) < 0 || cond_init_mono(&c->done) < 0 ||
+	if (mono_cond_init(&c->wake) < 0 || mono_cond_init(&c->done) < 0 ||
 	    pthread_create(&c->thread, NULL, worker, c) != 0) {
 		free(c);
 		return -EAGAIN;

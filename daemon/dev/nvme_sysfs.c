@@ -63,28 +63,31 @@ bool nvme_sysfs_ns_name_ok(const char *s)
 	return n && !s[n];
 }
 
-/* Identity from a controller's own sysfs directory. */
-static int ctrl_from_dir(const char *dir, const char *name, struct nvme_sysfs_ctrl *ret)
+/* The identity string @attr of @dir, cleaned as Identify's are, into @ret (@size bytes). */
+static int read_ident_attr(const char *dir, const char *attr, char *ret, size_t size)
 {
 	char raw[128];
 	size_t n;
+	int r = nvme_sysfs_read_attr(dir, attr, raw, sizeof(raw));
+
+	if (r < 0)
+		return r;
+	n = strlen(raw);
+	idctl_str_clean(ret, (const uint8_t *)raw, n < size - 1 ? n : size - 1);
+	return 0;
+}
+
+/* Identity from a controller's own sysfs directory. */
+static int ctrl_from_dir(const char *dir, const char *name, struct nvme_sysfs_ctrl *ret)
+{
 	int r;
 
 	*ret = (struct nvme_sysfs_ctrl){0};
 	snprintf(ret->name, sizeof(ret->name), "%s", name);
-	r = nvme_sysfs_read_attr(dir, "serial", raw, sizeof(raw));
-	if (r < 0)
-		return r;
-	n = strlen(raw);
-	idctl_str_clean(ret->serial, (const uint8_t *)raw,
-			n < sizeof(ret->serial) - 1 ? n : sizeof(ret->serial) - 1);
-	r = nvme_sysfs_read_attr(dir, "model", raw, sizeof(raw));
-	if (r < 0)
-		return r;
-	n = strlen(raw);
-	idctl_str_clean(ret->model, (const uint8_t *)raw,
-			n < sizeof(ret->model) - 1 ? n : sizeof(ret->model) - 1);
-	return 0;
+	r = read_ident_attr(dir, "serial", ret->serial, sizeof(ret->serial));
+	if (r == 0)
+		r = read_ident_attr(dir, "model", ret->model, sizeof(ret->model));
+	return r;
 }
 
 int nvme_sysfs_ctrl_read(const char *sysfs, const char *name, struct nvme_sysfs_ctrl *ret)

@@ -39,6 +39,7 @@
 #include "nvmond/monitor/fleet.h"
 #include "nvmond/store/store.h"
 #include "nvmond/store/store_export.h"
+#include "nvmond/util/mono_cond.h"
 #include "nvmond/util/timefmt.h"
 #include "export_internal.h"
 
@@ -448,16 +449,12 @@ static struct exporter *exporter_free(struct exporter *x)
 static int exporter_start(struct export_svc *e, const struct export_conf *c, struct exporter **ret)
 {
 	struct exporter *x = calloc(1, sizeof(*x));
-	pthread_condattr_t ca;
 	int r;
 
 	if (!x)
 		return -ENOMEM;
 	pthread_mutex_init(&x->lock, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&x->cond, &ca);
-	pthread_condattr_destroy(&ca);
+	(void)mono_cond_init(&x->cond);
 	x->svc = e;
 	snprintf(x->name, sizeof(x->name), "%s", c->name);
 	snprintf(x->st.name, sizeof(x->st.name), "%s", c->name);

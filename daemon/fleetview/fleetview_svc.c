@@ -24,6 +24,7 @@
 #include "nvmond/fleetview/fleetview.h"
 #include "nvmond/fleetview/fleetview_conf.h"
 #include "nvmond/fleetview/fleetview_svc.h"
+#include "nvmond/util/mono_cond.h"
 #include "nvmond/util/secret_file.h"
 #include "nvmond/util/timefmt.h"
 #include "fleetview_svc_internal.h"
@@ -425,7 +426,6 @@ static void curl_init_once(void)
 int fleetview_svc_new(const struct cfg *c, struct fleetview_svc **ret, char err[FLEETVIEW_ERR_MAX])
 {
 	struct fleetview_svc *s;
-	pthread_condattr_t ca;
 	int r;
 
 	s = calloc(1, sizeof(*s));
@@ -445,10 +445,7 @@ int fleetview_svc_new(const struct cfg *c, struct fleetview_svc **ret, char err[
 		return -ENOMEM;
 	}
 	pthread_mutex_init(&s->lock, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&s->wake, &ca);
-	pthread_condattr_destroy(&ca);
+	(void)mono_cond_init(&s->wake);
 	atomic_init(&s->stop, false);
 	r = -pthread_create(&s->thread, NULL, thread_main, s);
 	if (r < 0) {

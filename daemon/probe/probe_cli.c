@@ -65,25 +65,30 @@ struct cli_ctx {
 	struct probe_progress prog;
 };
 
-static int cli_read_smart(void *ctx, const char *ctrl, int64_t now_ms, struct smart_log *ret)
+/* The health log of @ctrl, the drive that @plan names (model and serial). */
+static int read_smart_of(struct cli_ctx *c, const struct probe_plan *plan, const char *ctrl,
+			 int64_t now_ms, struct smart_log *ret)
 {
-	struct cli_ctx *c = ctx;
-	struct dev_ident who = {.model = c->plan->model, .serial = c->plan->serial};
+	struct dev_ident who = {.model = plan->model, .serial = plan->serial};
 	uint8_t page[SMART_LOG_SIZE];
 	int r = dev_read_smart(c->b, ctrl, &who, now_ms, page);
 
 	return r < 0 ? r : smart_decode(page, ret);
 }
 
+static int cli_read_smart(void *ctx, const char *ctrl, int64_t now_ms, struct smart_log *ret)
+{
+	struct cli_ctx *c = ctx;
+
+	return read_smart_of(c, c->plan, ctrl, now_ms, ret);
+}
+
 /* copy-to: the drive read, looked up by its own identity. */
 static int cli_read_smart_source(void *ctx, const char *ctrl, int64_t now_ms, struct smart_log *ret)
 {
 	struct cli_ctx *c = ctx;
-	struct dev_ident who = {.model = c->src_plan->model, .serial = c->src_plan->serial};
-	uint8_t page[SMART_LOG_SIZE];
-	int r = dev_read_smart(c->b, ctrl, &who, now_ms, page);
 
-	return r < 0 ? r : smart_decode(page, ret);
+	return read_smart_of(c, c->src_plan, ctrl, now_ms, ret);
 }
 
 static int cli_charge(void *ctx, uint64_t lease, uint64_t written)
@@ -169,6 +174,21 @@ static bool cli_match(const struct dev_info *d, const struct device_row *row, co
 		if (strcmp(d->ns[i].name, want) == 0)
 			return true;
 	return false;
+}
+
+int probe_cli_inventory(struct dev_backend *b, struct store *s, int64_t now,
+			struct dev_info **ret_v, size_t *ret_n, struct device_row **ret_rows,
+			size_t *ret_n_rows)
+{
+	int r = dev_scan(b, now, ret_v, ret_n);
+
+	if (r == 0)
+		r = store_devices_list(s, ret_rows, ret_n_rows);
+	if (r < 0) {
+		fprintf(stderr, "nvmond: %s\n", strerror(-r));
+		return 1;
+	}
+	return 0;
 }
 
 int probe_cli_drive(struct dev_backend *b, struct store *s, const struct dev_info *v, size_t n,
@@ -306,18 +326,11 @@ static void cli_record_skip(struct store *s, const struct device_row *row,
 			    const char *why)
 {
 	struct probe_run_row skip = {.device_id = row->id,
-				     .started_ms = now,
-				     .ended_ms = now,
 				     .series_id = ser->series_id,
 				     .series_index = ser->index,
 				     .series_of = ser->of};
-	int64_t id;
 
-	snprintf(skip.preset, sizeof(skip.preset), "%s", preset);
-	snprintf(skip.trigger, sizeof(skip.trigger), "cli");
-	snprintf(skip.state, sizeof(skip.state), "skipped");
-	snprintf(skip.reason, sizeof(skip.reason), "%s", why);
-	(void)store_probe_run_insert(s, &skip, &id);
+	(void)probe_series_skip_insert(s, &skip, preset, "cli", why, now);
 }
 
 /* The run as running, of its series (a series is known by its first run's id). */
@@ -414,15 +427,10 @@ static int cli_drives(struct dev_backend *b, struct store *s, const char *device
 	struct dev_info *v = NULL;
 	struct device_row *rows = NULL;
 	size_t n = 0, n_rows = 0;
-	int status = 0, r = dev_scan(b, now, &v, &n);
+	int r, status = probe_cli_inventory(b, s, now, &v, &n, &rows, &n_rows);
 
-	if (r == 0)
-		r = store_devices_list(s, &rows, &n_rows);
-	if (r < 0) {
-		fprintf(stderr, "nvmond: %s\n", strerror(-r));
-		status = 1;
+	if (status)
 		goto out;
-	}
 	r = probe_cli_drive(b, s, v, n, rows, n_rows, to ? to : device, now, &tgt->row, &tgt->g,
 			    &tgt->own_probes);
 	if (r == 0 && to)

@@ -174,14 +174,8 @@ static int group_drives(struct dev_backend *b, struct store *s, const char *cons
 	struct dev_info *v = NULL;
 	struct device_row *rows = NULL;
 	size_t n_dev = 0, n_rows = 0;
-	int status = 0, r = dev_scan(b, now, &v, &n_dev);
+	int r, status = probe_cli_inventory(b, s, now, &v, &n_dev, &rows, &n_rows);
 
-	if (r == 0)
-		r = store_devices_list(s, &rows, &n_rows);
-	if (r < 0) {
-		fprintf(stderr, "nvmond: %s\n", strerror(-r));
-		status = 1;
-	}
 	for (size_t i = 0; status == 0 && i < n; i++) {
 		r = probe_cli_drive(b, s, v, n_dev, rows, n_rows, devices[i], now, &mv[i].row,
 				    &mv[i].g, &mv[i].own_probes);

@@ -19,6 +19,15 @@
 #include "probe_plan_internal.h"
 
 /*
+ * The drives the backend @b finds now (@ret_v, @ret_n) and those on record in @s
+ * (@ret_rows, @ret_n_rows), for probe_cli_drive(); the caller frees both, also on
+ * failure. Return: 0; or 1, the exit status, with the error said on stderr.
+ */
+int probe_cli_inventory(struct dev_backend *b, struct store *s, int64_t now,
+			struct dev_info **ret_v, size_t *ret_n, struct device_row **ret_rows,
+			size_t *ret_n_rows);
+
+/*
  * The drive @device names (a store id, controller or namespace name, serial)
  * among the scanned @v and the stored @rows: on record in @s (upserted, so
  * budgets are shared with the daemon) as *ret_row, its temperature in @g, and whether the

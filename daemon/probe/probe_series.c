@@ -349,3 +349,17 @@ void probe_print_series(FILE *out, const json_t *d)
 		}
 	}
 }
+
+int probe_series_skip_insert(struct store *s, struct probe_run_row *row, const char *preset,
+			     const char *trigger, const char *reason, int64_t now_ms)
+{
+	int64_t id;
+
+	row->started_ms = now_ms;
+	row->ended_ms = now_ms;
+	snprintf(row->preset, sizeof(row->preset), "%s", preset);
+	snprintf(row->trigger, sizeof(row->trigger), "%s", trigger);
+	snprintf(row->state, sizeof(row->state), "skipped");
+	snprintf(row->reason, sizeof(row->reason), "%s", reason);
+	return store_probe_run_insert(s, row, &id);
+}

@@ -65,19 +65,13 @@ static void series_end(struct probe_svc *p, struct probe_dev *d)
 void probe_series_skip_record(struct probe_svc *p, struct probe_dev *d, const char *reason)
 {
 	struct probe_series_state *s = &d->series;
-	int64_t now = timefmt_now_ms(), id;
 	struct probe_run_row skip = {.device_id = d->device_id,
-				     .started_ms = now,
-				     .ended_ms = now,
 				     .series_id = s->series_id,
 				     .series_index = s->next_index,
 				     .series_of = s->of};
 
-	snprintf(skip.preset, sizeof(skip.preset), "%s", probe_preset_get(s->preset)->name);
-	snprintf(skip.trigger, sizeof(skip.trigger), "%s", s->trigger);
-	snprintf(skip.state, sizeof(skip.state), "skipped");
-	snprintf(skip.reason, sizeof(skip.reason), "%s", reason);
-	(void)store_probe_run_insert(p->store, &skip, &id);
+	(void)probe_series_skip_insert(p->store, &skip, probe_preset_get(s->preset)->name,
+				       s->trigger, reason, timefmt_now_ms());
 }
 
 /* The study looks at the drive this often while it waits (its idle clock's resolution). */

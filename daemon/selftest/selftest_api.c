@@ -24,6 +24,7 @@
 #include "nvmond/core/log.h"
 #include "nvmond/selftest/selftest_body.h"
 #include "nvmond/store/store_selftest.h"
+#include "nvmond/util/mono_cond.h"
 #include "nvmond/util/timefmt.h"
 
 #include "selftest_internal.h"
@@ -251,7 +252,6 @@ static struct request_call *request_new(struct selftest_svc *t, const struct api
 					const struct selftest_body *b)
 {
 	struct request_call *c = calloc(1, sizeof(*c));
-	pthread_condattr_t ca;
 
 	if (!c)
 		return NULL;
@@ -262,10 +262,7 @@ static struct request_call *request_new(struct selftest_svc *t, const struct api
 				   .nsid = b->nsid,
 				   .origin = b->origin};
 	pthread_mutex_init(&c->mu, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&c->cv, &ca);
-	pthread_condattr_destroy(&ca);
+	(void)mono_cond_init(&c->cv);
 	return c;
 }
 

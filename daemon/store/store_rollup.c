@@ -284,60 +284,53 @@ static int for_devices(struct store *s, const struct devices *d, const char *sql
 }
 
 /*
+ * Move the cursor *@at by at most @chunk towards @limit, running @sql for each
+ * device from *@at (@from_at; else from -1) to the new cursor. A cursor at 0
+ * starts at the oldest source row (@first_sql), floored to @align ms; none: no
+ * step. Sets *@more when @limit is not reached yet.
+ */
+static int advance(struct store *s, const struct devices *d, int64_t *at, const char *sql,
+		   const char *first_sql, int64_t align, bool from_at, int64_t limit, int64_t chunk,
+		   bool *more)
+{
+	int64_t to;
+	int r;
+
+	if (*at == 0) {
+		int64_t first = 0;
+
+		r = first_ts(s, d, first_sql, &first);
+		if (r < 0 || first == 0)
+			return r;
+		*at = floor_ms(first, align);
+	}
+	if (*at >= limit)
+		return 0;
+	to = min64(limit, *at + chunk);
+	r = for_devices(s, d, sql, from_at ? *at : -1, to);
+	if (r < 0)
+		return r;
+	*at = to;
+	if (to < limit)
+		*more = true;
+	return 0;
+}
+
+/*
  * Advance @v->done_ms by at most @chunk towards @limit, building buckets of
  * @bucket_ms with @sql. Starts at the oldest source row (@first_sql).
  */
 static int build(struct store *s, const struct devices *d, struct state *v, const char *sql,
 		 const char *first_sql, int64_t bucket_ms, int64_t limit, int64_t chunk, bool *more)
 {
-	int64_t to;
-	int r;
-
-	if (v->done_ms == 0) {
-		int64_t first;
-
-		r = first_ts(s, d, first_sql, &first);
-		if (r < 0 || first == 0)
-			return r;
-		v->done_ms = floor_ms(first, bucket_ms);
-	}
-	if (v->done_ms >= limit)
-		return 0;
-	to = min64(limit, v->done_ms + chunk);
-	r = for_devices(s, d, sql, v->done_ms, to);
-	if (r < 0)
-		return r;
-	v->done_ms = to;
-	if (to < limit)
-		*more = true;
-	return 0;
+	return advance(s, d, &v->done_ms, sql, first_sql, bucket_ms, true, limit, chunk, more);
 }
 
 /* Delete rows before min(@cut, what is rolled up), at most @chunk further than last time. */
 static int prune(struct store *s, const struct devices *d, struct state *v, const char *sql,
 		 const char *first_sql, int64_t cut, int64_t chunk, bool *more)
 {
-	int64_t to;
-	int r;
-
-	if (v->pruned_ms == 0) {
-		int64_t first;
-
-		r = first_ts(s, d, first_sql, &first);
-		if (r < 0 || first == 0)
-			return r;
-		v->pruned_ms = first;
-	}
-	if (v->pruned_ms >= cut)
-		return 0;
-	to = min64(cut, v->pruned_ms + chunk);
-	r = for_devices(s, d, sql, -1, to);
-	if (r < 0)
-		return r;
-	v->pruned_ms = to;
-	if (to < cut)
-		*more = true;
-	return 0;
+	return advance(s, d, &v->pruned_ms, sql, first_sql, 1, false, cut, chunk, more);
 }
 
 struct rollup_step {

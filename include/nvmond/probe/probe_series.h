@@ -65,3 +65,14 @@ int probe_series_check(struct store *s, int64_t series_id, const struct probe_ra
 
 /** probe_print_series() - The series and spec lines of @detail, for the CLI table. */
 void probe_print_series(FILE *out, const json_t *detail);
+
+struct probe_run_row;
+
+/**
+ * probe_series_skip_insert() - A run of a series that did not run, on record: @row
+ * (its drive and its place in the series) started and ended at @now_ms, in state
+ * "skipped" with @preset, @trigger and @reason; the CLI's series and the service's share it.
+ * Return: 0 or the store's < 0.
+ */
+int probe_series_skip_insert(struct store *s, struct probe_run_row *row, const char *preset,
+			     const char *trigger, const char *reason, int64_t now_ms);

@@ -18,45 +18,16 @@
 #define RUN_EVERY_DAYS	5
 #define SUSTAINED_DAYS	28
 #define SWEEP_DAYS	30
-#define SWEEP_POINTS	(DEMO_RUN_PHASES_MAX / 2)
-#define SWEEP_DEPTH	4		      /* PROBE_SWEEP_DEPTH */
-#define SWEEP_POINT_MS	1500		      /* PROBE_SWEEP_POINT_MS */
-#define SWEEP_RD_BYTES	GIB		      /* PROBE_SWEEP_POINT_BYTES */
-#define SWEEP_WR_BYTES	(256.0 * 1024 * 1024) /* PROBE_SWEEP_WRITE_BYTES */
-#define SERIES_GAP_MS	30000		      /* [probes] cooldown's default */
-#define P_SWEEP		(DEMO_YEAR_PRESETS - 1)
-#define P_SUSTAINED	(DEMO_YEAR_PRESETS - 2)
-#define RECOVERY_BURSTS 6    /* [probes] recovery_intervals' default: 5m … 90m */
-#define GROUP_SHARE	0.75 /* probe_demo_share(2): two drives move 1.5× one */
+#define SERIES_GAP_MS	30000 /* [probes] cooldown's default */
+#define RECOVERY_BURSTS 6     /* [probes] recovery_intervals' default: 5m … 90m */
+#define GROUP_SHARE	0.75  /* probe_demo_share(2): two drives move 1.5× one */
 
-const char *const demo_year_presets[DEMO_YEAR_PRESETS] = {
-	"seq1m-q8", "seq1m-q1", "rnd4k-q32", "rnd4k-q1", "copy-self", "sustained-write", "sweep",
+/* The operations' names, as the probe service stores them. */
+static const char *const op_names[] = {
+	[PROBE_OP_READ] = "read",
+	[PROBE_OP_WRITE] = "write",
+	[PROBE_OP_COPY] = "copy",
 };
-
-/* The presets' phases (probe_engine.c's table; a unit test keeps them equal). */
-static const struct {
-	size_t n;
-	struct {
-		const char *name;
-		bool random;
-		uint32_t bs, depth;
-	} ph[2];
-} shapes[DEMO_YEAR_PRESETS - 1] = {
-	{2, {{"read", false, 1u << 20, 8}, {"write", false, 1u << 20, 8}}},
-	{2, {{"read", false, 1u << 20, 1}, {"write", false, 1u << 20, 1}}},
-	{2, {{"read", true, 4096, 32}, {"write", true, 4096, 32}}},
-	{2, {{"read", true, 4096, 1}, {"write", true, 4096, 1}}},
-	{1, {{"copy", false, 1u << 20, 8}}},
-	{1, {{"write", false, 1u << 20, 8}}},
-};
-
-/* The sweep's phases: reads at 512 B … 64 MiB, then writes (probe_engine.c's names). */
-#define SWEEP_DIR(d)                                                                               \
-	d " 512", d " 1K", d " 2K", d " 4K", d " 8K", d " 16K", d " 32K", d " 64K", d " 128K",     \
-		d " 256K", d " 512K", d " 1M", d " 2M", d " 4M", d " 8M", d " 16M", d " 32M",      \
-		d " 64M"
-static const char *const sweep_names[DEMO_RUN_PHASES_MAX] = {SWEEP_DIR("read"), SWEEP_DIR("write")};
-#undef SWEEP_DIR
 
 /* Phase @k of preset @p. */
 struct job {
@@ -67,16 +38,15 @@ struct job {
 
 static size_t n_phases_of(size_t p)
 {
-	return p == P_SWEEP ? DEMO_RUN_PHASES_MAX : shapes[p].n;
+	return probe_preset_get((enum probe_preset_id)p)->n_phases;
 }
 
 static struct job job_of(size_t p, size_t k)
 {
-	if (p == P_SWEEP)
-		return (struct job){sweep_names[k], k < SWEEP_POINTS ? "read" : "write", false,
-				    512u << (k % SWEEP_POINTS), SWEEP_DEPTH};
-	return (struct job){shapes[p].ph[k].name, shapes[p].ph[k].name, shapes[p].ph[k].random,
-			    shapes[p].ph[k].bs, shapes[p].ph[k].depth};
+	const struct probe_preset *pre = probe_preset_get((enum probe_preset_id)p);
+
+	return (struct job){pre->phase[k].name, op_names[pre->phase[k].op], pre->phase[k].random,
+			    pre->phase[k].block_size, pre->phase[k].depth};
 }
 
 /* How a run goes: its own rate factors, and its place in a series. */
@@ -150,7 +120,7 @@ static void latencies(double bytes, double secs, uint32_t bs, uint32_t depth, ui
 /*
  * One phase. Reads run PHASE_MS; writes until the probe file is written once
  * (copy: half of it); sustained-write until its cache's cliff has held 6 s or
- * SUSTAINED_LIMIT; a sweep's point SWEEP_POINT_MS or its byte limit. A byte
+ * SUSTAINED_LIMIT; a sweep's point PROBE_SWEEP_POINT_MS or its byte limit. A byte
  * limit ends the phase within its last interval, which is as long as it took.
  * @dip: the interval range [a, b) runs at 55 % (throttling).
  */
@@ -160,16 +130,16 @@ static void make_phase(const struct gen *g, struct demo_run *run, size_t p, size
 	const struct dev_demo_drive *d = g->d;
 	struct demo_run_phase *ph = &run->phase[k];
 	struct job j = job_of(p, k);
-	bool sustained = p == P_SUSTAINED, sweep = p == P_SWEEP;
+	bool sustained = p == PROBE_SUSTAINED_WRITE, sweep = p == PROBE_SWEEP;
 	bool reads = strcmp(j.op, "write") != 0, writes = strcmp(j.op, "read") != 0;
 	double rd_rate, wr_rate, cache = 0, secs = DEMO_RUN_INTERVAL_MS / 1000.0;
 	double wr_limit = o->wr_limit > 0	      ? o->wr_limit
 			  : sustained		      ? SUSTAINED_LIMIT
-			  : sweep		      ? SWEEP_WR_BYTES
+			  : sweep		      ? PROBE_SWEEP_WRITE_BYTES
 			  : strcmp(j.op, "copy") == 0 ? FILE_BYTES / 2
 						      : FILE_BYTES;
-	double rd_limit = sweep ? SWEEP_RD_BYTES : 0; /* 0: none */
-	int64_t cliff_at = -1, duration = sweep ? SWEEP_POINT_MS : PHASE_MS;
+	double rd_limit = sweep ? PROBE_SWEEP_POINT_BYTES : 0; /* 0: none */
+	int64_t cliff_at = -1, duration = sweep ? PROBE_SWEEP_POINT_MS : PHASE_MS;
 
 	phase_rates(d, &j, &rd_rate, &wr_rate);
 	if (o->source) /* copy-to: as fast as the slower side, a little under */
@@ -254,7 +224,7 @@ static int make_run(const struct gen *g, struct demo_run *run, size_t p, int64_t
 	double cap = link_cap(demo_year_link_at(g, start));
 
 	memset(run, 0, sizeof(*run));
-	run->preset = demo_year_presets[p];
+	run->preset = probe_preset_get((enum probe_preset_id)p)->name;
 	run->started_ms = start;
 	run->series_index = o->series_index;
 	run->series_of = o->series_of;
@@ -352,7 +322,7 @@ static int make_study(const struct gen *g, struct demo_run *runs, int64_t start,
 			     .preset = "cache-recovery",
 			     .wr_limit = cache * 1.25};
 	double burst = fmin(fmax(cache / 10, GIB), FILE_BYTES), used, pre;
-	int r = make_run(g, &runs[0], P_SUSTAINED, start, 7777, &o);
+	int r = make_run(g, &runs[0], PROBE_SUSTAINED_WRITE, start, 7777, &o);
 	size_t n = 1;
 
 	if (r < 0)
@@ -368,7 +338,7 @@ static int make_study(const struct gen *g, struct demo_run *runs, int64_t start,
 		o.wr_limit = burst;
 		o.unfolded = used / cache;
 		o.preset = "cache-recovery";
-		r = make_run(g, &runs[n], P_SUSTAINED, at, 7778 + i, &o);
+		r = make_run(g, &runs[n], PROBE_SUSTAINED_WRITE, at, 7778 + i, &o);
 		if (r < 0)
 			break;
 		runs[n].stopped = false;
@@ -427,8 +397,8 @@ int demo_year_make_runs(const struct gen *g, struct demo_year *y)
 		}
 		/* The newest runs stay clear of the probe budgets of the first hour. */
 		if (r == 0 && k % SUSTAINED_DAYS == 0 && day <= today - 9 * MS_PER_DAY && n < cap)
-			r = make_run(g, &y->runs[n++], P_SUSTAINED, day + 4 * MS_PER_HOUR + jitter,
-				     (uint64_t)k * 2, &plain);
+			r = make_run(g, &y->runs[n++], PROBE_SUSTAINED_WRITE,
+				     day + 4 * MS_PER_HOUR + jitter, (uint64_t)k * 2, &plain);
 		else if (r == 0 && k % RUN_EVERY_DAYS == 0 && day <= today - 2 * MS_PER_DAY &&
 			 n < cap)
 			r = make_run(g, &y->runs[n++],
@@ -440,7 +410,7 @@ int demo_year_make_runs(const struct gen *g, struct demo_year *y)
 			struct run_opts o = plain;
 			o.f_rd = 0.97 + 0.06 * rnd(g, 31, (uint64_t)k);
 			o.f_wr = 0.97 + 0.06 * rnd(g, 32, (uint64_t)k);
-			r = make_run(g, &y->runs[n++], P_SWEEP, day + 5 * MS_PER_HOUR + jitter,
+			r = make_run(g, &y->runs[n++], PROBE_SWEEP, day + 5 * MS_PER_HOUR + jitter,
 				     (uint64_t)k * 2, &o);
 		}
 		for (size_t s = 0; r == 0 && s < DEMO_YEAR_SERIES; s++)

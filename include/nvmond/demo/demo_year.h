@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "nvmond/analysis/alert.h"
+#include "nvmond/analysis/probe_preset.h"
 #include "nvmond/analysis/cliff.h"
 #include "nvmond/analysis/errclass.h"
 #include "nvmond/analysis/throttle.h"
@@ -71,13 +72,15 @@
 #define DEMO_RUN_POINTS_MAX   256 /* intervals of 250 ms per phase */
 #define DEMO_RUN_THERMAL_MAX  80  /* SMART samples per run (one a second) */
 #define DEMO_RUN_INTERVAL_MS  250
-#define DEMO_RUN_PHASES_MAX   36 /* a sweep's: PROBE_SWEEP_POINTS each way */
-#define DEMO_YEAR_SERIES      2	 /* repeated series in a year */
-#define DEMO_YEAR_SERIES_OF   3	 /* runs in each (best of 3) */
+#define DEMO_RUN_PHASES_MAX   PROBE_MAX_PHASES /* a sweep's */
+#define DEMO_YEAR_SERIES      2		       /* repeated series in a year */
+#define DEMO_YEAR_SERIES_OF   3		       /* runs in each (best of 3) */
 
-/* The presets the demo year runs, as probe_preset_find() names them. */
-#define DEMO_YEAR_PRESETS 7
-extern const char *const demo_year_presets[DEMO_YEAR_PRESETS];
+/*
+ * The presets the demo year runs: probe_preset.h's first seven (enum
+ * probe_preset_id 0 … PROBE_SWEEP), their phases as that table gives them.
+ */
+#define DEMO_YEAR_PRESETS (PROBE_SWEEP + 1)
 
 struct demo_alert {
 	enum alert_rule rule;
@@ -105,7 +108,7 @@ struct demo_run_phase {
 };
 
 struct demo_run {
-	const char *preset; /* one of demo_year_presets */
+	const char *preset; /* a preset's name (probe_preset.h) */
 	int64_t started_ms, ended_ms;
 	bool stopped; /* "stopped" at a cliff, else "done" */
 	uint64_t bytes_read, bytes_written;

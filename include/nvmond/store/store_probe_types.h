@@ -11,7 +11,7 @@
  * store and never the other way (docs/architecture.md#layers).
  */
 
-/* A preset's name (probe_run_row.preset, the presets of probe_preset.c). */
+/* A preset's name (probe_run_row.preset, the presets of analysis/probe_preset.c). */
 #define PROBE_NAME_MAX 32
 
 /* One interval of the series. */

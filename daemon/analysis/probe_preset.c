@@ -1,14 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The probe presets (probe.h): CrystalDiskMark's four, copy-self, sustained-write,
- * the transfer-size sweep, cache-recovery, copy-to; and the engine job of each
- * of their phases on a probe area. Pure: no I/O.
+ * The probe presets (probe_preset.h): CrystalDiskMark's four, copy-self,
+ * sustained-write, the transfer-size sweep, cache-recovery, copy-to. Pure.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "nvmond/probe/probe.h"
+#include "nvmond/analysis/probe_preset.h"
 
 static const struct probe_preset presets[_PROBE_PRESET_MAX] = {
 	[PROBE_SEQ1M_Q8] = {"seq1m-q8",
@@ -103,53 +102,4 @@ const char *probe_preset_names(char *buf, size_t size, unsigned skip)
 		n += w > 0 ? (size_t)w : 0;
 	}
 	return buf;
-}
-
-void probe_preset_job(const struct probe_preset *p, size_t k, uint64_t area, int64_t duration_ms,
-		      uint64_t max_write, struct probe_job *ret)
-{
-	uint64_t half = area / 2 / (1u << 20) * (1u << 20);
-
-	*ret = (struct probe_job){
-		.op = p->phase[k].op,
-		.random = p->phase[k].random,
-		.block_size = p->phase[k].block_size,
-		.depth = p->phase[k].depth,
-		.offset = 0,
-		.length = area,
-		.duration_ms = duration_ms,
-		.interval_ms = PROBE_INTERVAL_MS,
-	};
-	if (p->sweep) {
-		uint64_t most = ret->op == PROBE_OP_WRITE ? PROBE_SWEEP_WRITE_BYTES
-							  : PROBE_SWEEP_POINT_BYTES;
-		if (ret->op == PROBE_OP_WRITE && most > area)
-			most = area;
-		if (ret->op == PROBE_OP_WRITE && most > max_write)
-			most = max_write;
-		if (duration_ms <= 0 || duration_ms > PROBE_SWEEP_POINT_MS)
-			ret->duration_ms = PROBE_SWEEP_POINT_MS;
-		ret->max_bytes = most;
-		return;
-	}
-	switch (ret->op) {
-	case PROBE_OP_READ:
-		break;
-	case PROBE_OP_WRITE:
-		ret->max_bytes = p->sustained || p->study || max_write < area ? max_write : area;
-		if (p->sustained || p->study)
-			ret->duration_ms = 0; /* until the cliff holds or the byte limit */
-		break;
-	case PROBE_OP_COPY:
-		if (p->copy_to) {
-			ret->wr_length = area;
-			ret->max_bytes = max_write < area ? max_write : area;
-			break;
-		}
-		ret->length = half;
-		ret->wr_offset = half;
-		ret->wr_length = half;
-		ret->max_bytes = max_write < half ? max_write : half;
-		break;
-	}
 }

@@ -203,7 +203,7 @@ static int64_t cond_deadline_wait(pthread_cond_t *c, pthread_mutex_t *m, int64_t
 }
 
 /* Caller holds the lock: whether the thread should ask the engine now, else how long to wait. */
-static bool due(const struct fleetview_svc *s, int64_t now, int64_t *ret_wait_ms)
+static bool query_due(const struct fleetview_svc *s, int64_t now, int64_t *ret_wait_ms)
 {
 	const struct settings *st = &s->set;
 	bool looked_at = s->last_request_mono && now - s->last_request_mono <= 2 * st->interval_ms;
@@ -239,7 +239,7 @@ static void *thread_main(void *arg)
 			s->hosts = NULL;
 			s->have_view = false;
 		}
-		if (!due(s, now, &wait_ms)) {
+		if (!query_due(s, now, &wait_ms)) {
 			if (wait_ms < 0)
 				pthread_cond_wait(&s->wake, &s->lock);
 			else

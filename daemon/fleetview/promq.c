@@ -76,9 +76,9 @@ static void arena_free(struct promq_arena *a)
 
 /* ---- parsing -------------------------------------------------------------- */
 
-static int fail(char *err, int r, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int parse_fail(char *err, int r, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-static int fail(char *err, int r, const char *fmt, ...)
+static int parse_fail(char *err, int r, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -164,9 +164,9 @@ static int take_labels_of(struct promq_arena *a, const json_t *metric, struct pr
 	int k = take_labels(a, metric, s);
 
 	if (k == -EBADMSG)
-		fail(err, k, "%s %zu: a label value that is not a string", what, i);
+		parse_fail(err, k, "%s %zu: a label value that is not a string", what, i);
 	else if (k < 0)
-		fail(err, k, "out of memory");
+		parse_fail(err, k, "out of memory");
 	return k;
 }
 
@@ -178,16 +178,16 @@ static int answer_data(const char *body, size_t len, json_t **ret_root, json_t *
 	json_t *root = json_loadb(body, len, JSON_REJECT_DUPLICATES, &je), *status, *data;
 
 	if (!root)
-		return fail(err, -EBADMSG, "not JSON (line %d: %s)", je.line, je.text);
+		return parse_fail(err, -EBADMSG, "not JSON (line %d: %s)", je.line, je.text);
 	status = json_object_get(root, "status");
 	if (!json_is_object(root) || !json_is_string(status)) {
 		json_decref(root);
-		return fail(err, -EBADMSG, "not a query API answer (no \"status\")");
+		return parse_fail(err, -EBADMSG, "not a query API answer (no \"status\")");
 	}
 	if (strcmp(json_string_value(status), "success") != 0) {
 		const json_t *type = json_object_get(root, "errorType");
 		const json_t *msg = json_object_get(root, "error");
-		int rr = fail(err, -EPROTO, "%s: %s",
+		int rr = parse_fail(err, -EPROTO, "%s: %s",
 			      json_is_string(type) ? json_string_value(type) : "error",
 			      json_is_string(msg) ? json_string_value(msg)
 						  : json_string_value(status));
@@ -201,7 +201,7 @@ static int answer_data(const char *body, size_t len, json_t **ret_root, json_t *
 	data = json_object_get(root, "data");
 	if (!data) {
 		json_decref(root);
-		return fail(err, -EBADMSG, "a successful answer without \"data\"");
+		return parse_fail(err, -EBADMSG, "a successful answer without \"data\"");
 	}
 	*ret_root = root;
 	*ret_data = data;
@@ -211,12 +211,12 @@ static int answer_data(const char *body, size_t len, json_t **ret_root, json_t *
 static int result_start(struct promq_result *r, size_t n, char *err)
 {
 	if (n > PROMQ_SAMPLES_MAX)
-		return fail(err, -E2BIG, "%zu series in one answer (at most %d)", n,
+		return parse_fail(err, -E2BIG, "%zu series in one answer (at most %d)", n,
 			    PROMQ_SAMPLES_MAX);
 	r->arena = calloc(1, sizeof(*r->arena));
 	r->v = n ? calloc(n, sizeof(*r->v)) : NULL;
 	if (!r->arena || (n && !r->v))
-		return fail(err, -ENOMEM, "out of memory");
+		return parse_fail(err, -ENOMEM, "out of memory");
 	return 0;
 }
 
@@ -244,11 +244,11 @@ int promq_parse_vector(const char *body, size_t len, struct promq_result *ret, c
 	type = json_object_get(data, "resultType");
 	result = json_object_get(data, "result");
 	if (!json_is_string(type) || !json_is_array(result)) {
-		k = fail(err, -EBADMSG, "no data.resultType or data.result");
+		k = parse_fail(err, -EBADMSG, "no data.resultType or data.result");
 		goto out;
 	}
 	if (strcmp(json_string_value(type), "vector") != 0) {
-		k = fail(err, -EBADMSG, "a %.32s answer, not an instant vector",
+		k = parse_fail(err, -EBADMSG, "a %.32s answer, not an instant vector",
 			 json_string_value(type));
 		goto out;
 	}
@@ -265,7 +265,7 @@ int promq_parse_vector(const char *body, size_t len, struct promq_result *ret, c
 		if (!json_is_object(metric) || !json_is_array(value) ||
 		    json_array_size(value) != 2 || !parse_float(json_array_get(value, 0), &ts) ||
 		    !isfinite(ts)) {
-			k = fail(err, -EBADMSG, "result %zu: no \"metric\" object or [time, value]",
+			k = parse_fail(err, -EBADMSG, "result %zu: no \"metric\" object or [time, value]",
 				 i);
 			goto out;
 		}
@@ -302,7 +302,7 @@ int promq_parse_series(const char *body, size_t len, struct promq_result *ret, c
 	if (k < 0)
 		return k;
 	if (!json_is_array(data)) {
-		k = fail(err, -EBADMSG, "data is not an array of label sets");
+		k = parse_fail(err, -EBADMSG, "data is not an array of label sets");
 		goto out;
 	}
 	k = result_start(&r, json_array_size(data), err);
@@ -313,7 +313,7 @@ int promq_parse_series(const char *body, size_t len, struct promq_result *ret, c
 		struct promq_sample s = {.value = NAN, .ts = NAN};
 
 		if (!json_is_object(item)) {
-			k = fail(err, -EBADMSG, "series %zu is not a label set", i);
+			k = parse_fail(err, -EBADMSG, "series %zu is not a label set", i);
 			goto out;
 		}
 		k = take_labels_of(r.arena, item, &s, "series", i, err);

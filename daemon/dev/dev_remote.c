@@ -21,7 +21,7 @@
 
 /* One channel: the requests for one controller (or the scans), one at a time. */
 struct chan {
-	char name[DEV_NAME_MAX + 1]; /* the controller's name, "~name", "" or "~" (call()) */
+	char name[DEV_NAME_MAX + 1]; /* the controller's name, "~name", "" or "~" (round_trip()) */
 	int fd;
 	bool broken; /* an answer went wrong: the next call opens a new channel */
 	uint32_t next_id;
@@ -151,7 +151,7 @@ static ssize_t recv_part(int fd, void *buf, size_t len, int *passed)
  * Return: the command's return value; -EPIPE when the device process is gone;
  * -EPROTO for an answer that does not fit the request.
  */
-static int call(struct remote *m, struct dev_wire_req *q, void *buf, size_t *ret_got)
+static int round_trip(struct remote *m, struct dev_wire_req *q, void *buf, size_t *ret_got)
 {
 	char key[DEV_NAME_MAX + 1];
 	struct chan *c;
@@ -258,7 +258,7 @@ static int r_scan(void *ctx, int64_t now_ms, struct dev_info **ret, size_t *ret_
 	void *v = NULL;
 	int r;
 
-	r = call(m, &q, &v, &got);
+	r = round_trip(m, &q, &v, &got);
 	if (r < 0) {
 		free(v);
 		return r;
@@ -282,7 +282,7 @@ static int r_read_smart(void *ctx, const char *name, const struct dev_ident *who
 	struct dev_wire_req q = {.op = DEV_OP_READ_SMART, .now_ms = now_ms};
 
 	req_who(&q, name, who);
-	return call(ctx, &q, ret_page, NULL);
+	return round_trip(ctx, &q, ret_page, NULL);
 }
 
 static int r_read_errlog(void *ctx, const char *name, const struct dev_ident *who, int64_t now_ms,
@@ -294,7 +294,7 @@ static int r_read_errlog(void *ctx, const char *name, const struct dev_ident *wh
 	if (n < 1 || n > DEV_WIRE_ERRLOG_MAX)
 		return -EINVAL;
 	req_who(&q, name, who);
-	return call(ctx, &q, ret_page, NULL);
+	return round_trip(ctx, &q, ret_page, NULL);
 }
 
 static int r_read_runtime(void *ctx, const char *name, int64_t now_ms,
@@ -305,7 +305,7 @@ static int r_read_runtime(void *ctx, const char *name, int64_t now_ms,
 	int r;
 
 	req_who(&q, name, NULL);
-	r = call(ctx, &q, &v, NULL);
+	r = round_trip(ctx, &q, &v, NULL);
 	if (r >= 0)
 		*ret = v >= NVME_RUNTIME_UNKNOWN && v <= NVME_RUNTIME_UNSUPPORTED
 			       ? (enum nvme_runtime_status)v
@@ -318,7 +318,7 @@ static int r_read_hwmon(void *ctx, const char *name, int64_t now_ms, struct nvme
 	struct dev_wire_req q = {.op = DEV_OP_READ_HWMON, .now_ms = now_ms};
 
 	req_who(&q, name, NULL);
-	return call(ctx, &q, ret, NULL);
+	return round_trip(ctx, &q, ret, NULL);
 }
 
 /*
@@ -328,7 +328,7 @@ static int r_read_hwmon(void *ctx, const char *name, int64_t now_ms, struct nvme
 static void r_configure(void *ctx, const struct dev_opts *o)
 {
 	struct dev_wire_req q = {.op = DEV_OP_CONFIGURE};
-	int r = call(ctx, &q, NULL, NULL);
+	int r = round_trip(ctx, &q, NULL, NULL);
 
 	(void)o;
 	if (r < 0)
@@ -341,7 +341,7 @@ static int r_sensor_limits(void *ctx, const char *name, const struct dev_ident *
 	struct dev_wire_req q = {.op = DEV_OP_SENSOR_LIMITS, .sensors = sensors};
 
 	req_who(&q, name, who);
-	return call(ctx, &q, ret_k, NULL);
+	return round_trip(ctx, &q, ret_k, NULL);
 }
 
 static int r_selftest_start(void *ctx, const char *name, const struct dev_ident *who,
@@ -351,7 +351,7 @@ static int r_selftest_start(void *ctx, const char *name, const struct dev_ident 
 		.op = DEV_OP_SELFTEST_START, .now_ms = now_ms, .nsid = nsid, .stc = stc};
 
 	req_who(&q, name, who);
-	return call(ctx, &q, NULL, NULL);
+	return round_trip(ctx, &q, NULL, NULL);
 }
 
 static int r_read_selftest(void *ctx, const char *name, const struct dev_ident *who, int64_t now_ms,
@@ -360,7 +360,7 @@ static int r_read_selftest(void *ctx, const char *name, const struct dev_ident *
 	struct dev_wire_req q = {.op = DEV_OP_READ_SELFTEST, .now_ms = now_ms};
 
 	req_who(&q, name, who);
-	return call(ctx, &q, ret_page, NULL);
+	return round_trip(ctx, &q, ret_page, NULL);
 }
 
 static int r_handover(void *ctx, const char *name, int64_t at_ms)
@@ -368,7 +368,7 @@ static int r_handover(void *ctx, const char *name, int64_t at_ms)
 	struct dev_wire_req q = {.op = DEV_OP_HANDOVER, .now_ms = at_ms};
 
 	req_who(&q, name, NULL);
-	return call(ctx, &q, NULL, NULL);
+	return round_trip(ctx, &q, NULL, NULL);
 }
 
 static int r_open_ns(void *ctx, const char *ns, const struct dev_ident *who, uint32_t nsid,
@@ -379,7 +379,7 @@ static int r_open_ns(void *ctx, const char *ns, const struct dev_ident *who, uin
 	int r;
 
 	req_who(&q, ns, who);
-	r = call(ctx, &q, why, NULL);
+	r = round_trip(ctx, &q, why, NULL);
 	why[sizeof(why) - 1] = '\0';
 	if (r < 0)
 		snprintf(ret_reason, DEV_NS_REASON_MAX, "%s",
@@ -395,7 +395,7 @@ static int r_read_ocp(void *ctx, const char *name, const struct dev_ident *who, 
 	struct dev_wire_req q = {.op = DEV_OP_READ_OCP, .now_ms = now_ms};
 
 	req_who(&q, name, who);
-	return call(ctx, &q, ret_page, NULL);
+	return round_trip(ctx, &q, ret_page, NULL);
 }
 
 static int r_read_pel(void *ctx, const char *name, const struct dev_ident *who, int64_t now_ms,
@@ -416,7 +416,7 @@ static int r_read_pel(void *ctx, const char *name, const struct dev_ident *who, 
 	if (!buf)
 		return -ENOMEM;
 	req_who(&q, name, who);
-	r = call(ctx, &q, buf, NULL);
+	r = round_trip(ctx, &q, buf, NULL);
 	if (r > (int)len)
 		r = -EPROTO; /* more read than asked for */
 	if (r >= 0) {
@@ -433,7 +433,7 @@ static int r_read_power(void *ctx, const char *name, const struct dev_ident *who
 	struct dev_wire_req q = {.op = DEV_OP_READ_POWER, .now_ms = now_ms, .feats = which};
 
 	req_who(&q, name, who);
-	return call(ctx, &q, ret, NULL);
+	return round_trip(ctx, &q, ret, NULL);
 }
 
 static void r_free(void *ctx)

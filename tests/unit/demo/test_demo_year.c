@@ -460,8 +460,12 @@ Test(demo_year, probe_runs_of_every_preset)
 				cr_expect_geq(run->started_ms, y.runs[r - 1].started_ms);
 		}
 		for (size_t p = 0; p < DEMO_YEAR_PRESETS; p++) {
+			const struct probe_preset *pre = probe_preset_get((enum probe_preset_id)p);
+
+			/* a preset that runs alone: no study, no second drive's */
+			cr_expect(!pre->study && !pre->copy_to, "%s", pre->name);
 			cr_expect_geq(per[p], 5, "drive %zu: %s ran %d times", cases[c].drive,
-				      probe_preset_get((enum probe_preset_id)p)->name, per[p]);
+				      pre->name, per[p]);
 		}
 		/* A cache larger than probe_sustained_limit (64 GB) is never filled. */
 		struct dev_demo_drive d;

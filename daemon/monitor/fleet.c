@@ -243,8 +243,8 @@ int fleet_put_selftest(struct fleet *f, int64_t id, const struct fleet_selftest 
 	if (i >= 0) {
 		f->v[i].selftest = *st;
 		r = 0;
+		changed(f);
 	}
-	changed(f);
 	pthread_mutex_unlock(&f->lock);
 	return r;
 }

@@ -286,8 +286,8 @@ static int log_apply(struct selftest_svc *t, struct stdev *d, int r, const uint8
 		} else {
 			d->st.running_since_ms = now;
 			d->st.running_nsid = 0;
-			log_info("self-test: %s (%s): a %s self-test is running, not started by "
-				 "nvmond",
+			log_info("self-test: %s (%s): a self-test (%s) is running, not started "
+				 "by nvmond",
 				 d->row.key, d->row.name, selftest_code_name(log.current));
 		}
 	}

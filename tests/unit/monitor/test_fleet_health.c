@@ -185,6 +185,12 @@ Test(fleet_health, generation)
 	cr_expect_eq(fleet_generation(f), g);
 	cr_expect_eq(fleet_put_alerts(f, 99, &fa), -ENOENT);
 	cr_expect_eq(fleet_put_rated(f, 99, 1), -ENOENT);
+	/* A self-test state of no drive changes nothing; a drive's does. */
+	struct fleet_selftest st = {.log_read = true, .running = 1, .percent = 40};
+	cr_expect_eq(fleet_put_selftest(f, 99, &st), -ENOENT);
+	cr_expect_eq(fleet_generation(f), g, "no drive 99: nothing changed");
+	cr_expect_eq(fleet_put_selftest(f, 4, &st), 0);
+	cr_expect_gt(fleet_generation(f), g);
 	cr_assert_eq(fleet_get(f, 4, &got), 0);
 	cr_expect_eq(got.rated_bytes_cfg, 600 * TB);
 	cr_expect_str_eq(got.alerts.v[0].message, "escalated");

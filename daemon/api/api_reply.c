@@ -184,6 +184,17 @@ enum MHD_Result api_http_405(struct MHD_Connection *c)
 /* Files up to this size go gzipped (the dashboard's largest is ~32 KB); larger ones as they are. */
 #define STATIC_GZIP_MAX (4u << 20)
 
+/*
+ * The dashboard's files come with a Content-Security-Policy: the page runs only
+ * its own scripts and styles (no inline code, no eval), talks only to this
+ * daemon, and is framed by no other site. A script injected through a drive's
+ * string (a model, a label) would therefore not run even if it reached the page.
+ */
+#define STATIC_CSP                                                                                 \
+	"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "          \
+	"connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; "         \
+	"form-action 'self'"
+
 /* The @size bytes of the file @fd (still the caller's), gzipped: a response, or NULL. */
 static struct MHD_Response *static_gzipped(int fd, size_t size)
 {
@@ -283,7 +294,9 @@ enum MHD_Result api_http_static(const char *web_root, struct MHD_Connection *c, 
 	     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip") != MHD_YES) ||
 	    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache") != MHD_YES ||
 	    MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, etag) != MHD_YES ||
-	    MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff") != MHD_YES) {
+	    MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff") != MHD_YES ||
+	    MHD_add_response_header(resp, "Content-Security-Policy", STATIC_CSP) != MHD_YES ||
+	    MHD_add_response_header(resp, "Referrer-Policy", "no-referrer") != MHD_YES) {
 		MHD_destroy_response(resp);
 		return MHD_NO;
 	}

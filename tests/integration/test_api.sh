@@ -366,6 +366,18 @@ req -H 'Accept-Encoding: gzip' -H "If-None-Match: $GZTAG" "$BASE/index.html"
 check "the gzip form's tag ($GZTAG) → 304 with Vary" [ "$CODE:$(header Vary):${GZTAG:0:2}" = 304:Accept-Encoding:W/ ]
 req "$BASE/index.html"
 check "a plain file says Vary" [ "$CODE:$(header Vary):$(header Content-Encoding)" = 200:Accept-Encoding: ]
+# docs/security.md#static-files: the page runs only its own scripts and styles, talks
+# only to this daemon and is framed by no other site (the browser test fails on any
+# violation the dashboard itself would cause).
+CSP=$(header Content-Security-Policy)
+csp_strict() {
+	case "$CSP" in *unsafe*) return 1 ;; esac
+	for d in "script-src 'self';" "style-src 'self';" "connect-src 'self';" "frame-ancestors 'none'"; do
+		case "$CSP" in *"$d"*) ;; *) return 1 ;; esac
+	done
+}
+check "the dashboard's files carry a Content-Security-Policy ($CSP)" csp_strict
+check "... and Referrer-Policy: no-referrer" [ "$(header Referrer-Policy)" = no-referrer ]
 req "$BASE/missing.html"
 check "an error says Vary" [ "$CODE:$(header Vary)" = 404:Accept-Encoding ]
 

@@ -188,9 +188,9 @@ static int answer_data(const char *body, size_t len, json_t **ret_root, json_t *
 		const json_t *type = json_object_get(root, "errorType");
 		const json_t *msg = json_object_get(root, "error");
 		int rr = parse_fail(err, -EPROTO, "%s: %s",
-			      json_is_string(type) ? json_string_value(type) : "error",
-			      json_is_string(msg) ? json_string_value(msg)
-						  : json_string_value(status));
+				    json_is_string(type) ? json_string_value(type) : "error",
+				    json_is_string(msg) ? json_string_value(msg)
+							: json_string_value(status));
 		json_decref(root);
 		return rr;
 	}
@@ -212,7 +212,7 @@ static int result_start(struct promq_result *r, size_t n, char *err)
 {
 	if (n > PROMQ_SAMPLES_MAX)
 		return parse_fail(err, -E2BIG, "%zu series in one answer (at most %d)", n,
-			    PROMQ_SAMPLES_MAX);
+				  PROMQ_SAMPLES_MAX);
 	r->arena = calloc(1, sizeof(*r->arena));
 	r->v = n ? calloc(n, sizeof(*r->v)) : NULL;
 	if (!r->arena || (n && !r->v))
@@ -249,7 +249,7 @@ int promq_parse_vector(const char *body, size_t len, struct promq_result *ret, c
 	}
 	if (strcmp(json_string_value(type), "vector") != 0) {
 		k = parse_fail(err, -EBADMSG, "a %.32s answer, not an instant vector",
-			 json_string_value(type));
+			       json_string_value(type));
 		goto out;
 	}
 	k = result_start(&r, json_array_size(result), err);
@@ -265,8 +265,8 @@ int promq_parse_vector(const char *body, size_t len, struct promq_result *ret, c
 		if (!json_is_object(metric) || !json_is_array(value) ||
 		    json_array_size(value) != 2 || !parse_float(json_array_get(value, 0), &ts) ||
 		    !isfinite(ts)) {
-			k = parse_fail(err, -EBADMSG, "result %zu: no \"metric\" object or [time, value]",
-				 i);
+			k = parse_fail(err, -EBADMSG,
+				       "result %zu: no \"metric\" object or [time, value]", i);
 			goto out;
 		}
 		if (!parse_float(json_array_get(value, 1), &s.value)) {

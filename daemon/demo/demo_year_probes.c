@@ -36,14 +36,14 @@ struct job {
 	uint32_t bs, depth;
 };
 
-static size_t n_phases_of(size_t p)
+static size_t n_phases_of(enum probe_preset_id p)
 {
-	return probe_preset_get((enum probe_preset_id)p)->n_phases;
+	return probe_preset_get(p)->n_phases;
 }
 
-static struct job job_of(size_t p, size_t k)
+static struct job job_of(enum probe_preset_id p, size_t k)
 {
-	const struct probe_preset *pre = probe_preset_get((enum probe_preset_id)p);
+	const struct probe_preset *pre = probe_preset_get(p);
 
 	return (struct job){pre->phase[k].name, op_names[pre->phase[k].op], pre->phase[k].random,
 			    pre->phase[k].block_size, pre->phase[k].depth};
@@ -124,8 +124,9 @@ static void latencies(double bytes, double secs, uint32_t bs, uint32_t depth, ui
  * limit ends the phase within its last interval, which is as long as it took.
  * @dip: the interval range [a, b) runs at 55 % (throttling).
  */
-static void make_phase(const struct gen *g, struct demo_run *run, size_t p, size_t k, size_t dip_a,
-		       size_t dip_b, uint64_t id, double cap, const struct run_opts *o)
+static void make_phase(const struct gen *g, struct demo_run *run, enum probe_preset_id p, size_t k,
+		       size_t dip_a, size_t dip_b, uint64_t id, double cap,
+		       const struct run_opts *o)
 {
 	const struct dev_demo_drive *d = g->d;
 	struct demo_run_phase *ph = &run->phase[k];
@@ -216,22 +217,19 @@ static void make_phase(const struct gen *g, struct demo_run *run, size_t p, size
  * meanwhile. On a degraded link every rate is capped by what the link carries.
  * Return: 0 or -ENOMEM.
  */
-static int make_run(const struct gen *g, struct demo_run *run, size_t p, int64_t start, uint64_t id,
-		    const struct run_opts *o)
+static int make_run(const struct gen *g, struct demo_run *run, enum probe_preset_id p,
+		    int64_t start, uint64_t id, const struct run_opts *o)
 {
 	struct sample at;
 	int64_t dip_from = -1, dip_to = -1;
 	double cap = link_cap(demo_year_link_at(g, start));
 
 	memset(run, 0, sizeof(*run));
-	run->preset = probe_preset_get((enum probe_preset_id)p)->name;
+	run->preset = probe_preset_get(p)->name;
 	run->started_ms = start;
 	run->series_index = o->series_index;
 	run->series_of = o->series_of;
-	if (o->source) {
-		run->preset = "copy-to";
-		run->copy_to = true;
-	}
+	run->copy_to = o->source != NULL;
 	if (o->preset)
 		run->preset = o->preset;
 	run->group = o->group;
@@ -297,7 +295,7 @@ static int make_series(const struct gen *g, struct demo_run *runs, int64_t start
 				     .wobble = 0.01,
 				     .series_index = i + 1,
 				     .series_of = DEMO_YEAR_SERIES_OF};
-		r = make_run(g, &runs[i], 0, start, id * 8 + i, &o);
+		r = make_run(g, &runs[i], PROBE_SEQ1M_Q8, start, id * 8 + i, &o);
 		start = runs[i].ended_ms + SERIES_GAP_MS;
 	}
 	return r;
@@ -393,7 +391,8 @@ int demo_year_make_runs(const struct gen *g, struct demo_year *y)
 		if (dip_at >= 0 && floor_div(dip_at, MS_PER_DAY) * MS_PER_DAY == day && n < cap) {
 			struct run_opts o = plain;
 			o.throttle_dip = true;
-			r = make_run(g, &y->runs[n++], 0, dip_at, (uint64_t)k * 2 + 1, &o);
+			r = make_run(g, &y->runs[n++], PROBE_SEQ1M_Q8, dip_at, (uint64_t)k * 2 + 1,
+				     &o);
 		}
 		/* The newest runs stay clear of the probe budgets of the first hour. */
 		if (r == 0 && k % SUSTAINED_DAYS == 0 && day <= today - 9 * MS_PER_DAY && n < cap)
@@ -401,8 +400,10 @@ int demo_year_make_runs(const struct gen *g, struct demo_year *y)
 				     day + 4 * MS_PER_HOUR + jitter, (uint64_t)k * 2, &plain);
 		else if (r == 0 && k % RUN_EVERY_DAYS == 0 && day <= today - 2 * MS_PER_DAY &&
 			 n < cap)
+			/* the five of a phase or two, in turn (not sustained-write, sweep) */
 			r = make_run(g, &y->runs[n++],
-				     (size_t)(k / RUN_EVERY_DAYS) % (DEMO_YEAR_PRESETS - 2),
+				     (enum probe_preset_id)((k / RUN_EVERY_DAYS) %
+							    PROBE_SUSTAINED_WRITE),
 				     day + 3 * MS_PER_HOUR + jitter, (uint64_t)k * 2, &plain);
 		/* A sweep a month, each measuring a little differently. */
 		if (r == 0 && k % SWEEP_DAYS == SWEEP_DAYS / 2 && day <= today - 2 * MS_PER_DAY &&
@@ -427,7 +428,7 @@ int demo_year_make_runs(const struct gen *g, struct demo_year *y)
 	    n < cap) {
 		struct run_opts o = plain;
 		o.source = &src;
-		r = make_run(g, &y->runs[n], 4 /* copy-self's shape */,
+		r = make_run(g, &y->runs[n], PROBE_COPY_TO,
 			     today - 2 * MS_PER_DAY + 8 * MS_PER_HOUR,
 			     (uint64_t)DEMO_YEAR_DAYS * 2 + 1, &o);
 		y->runs[n++].source_index = 0;
@@ -445,7 +446,8 @@ int demo_year_make_runs(const struct gen *g, struct demo_year *y)
 		o.f_rd = o.f_wr = GROUP_SHARE;
 		o.wobble = 0.02;
 		o.group = true;
-		r = make_run(g, &y->runs[n++], 0, today - 3 * MS_PER_DAY + 7 * MS_PER_HOUR,
+		r = make_run(g, &y->runs[n++], PROBE_SEQ1M_Q8,
+			     today - 3 * MS_PER_DAY + 7 * MS_PER_HOUR,
 			     (uint64_t)DEMO_YEAR_DAYS * 2 + 3, &o);
 	}
 	y->n_runs = n;

@@ -177,6 +177,22 @@ probe_conf() {
 	} > "$TMP/nvmond.conf"
 }
 
+# wait_cool ID: until drive ID's latest sample is 10 °C or more under its WCTEMP.
+# For a run that must not meet the probe's temperature gate: demo0 (the 950 PRO)
+# peaks at its WCTEMP once every five minutes, and from 10 °C under it takes more
+# than 30 s to get there, where a short run takes a few. At most one cycle (300 s).
+wait_cool() {
+	local ok
+	for _ in $(seq 150); do
+		ok=$(jq_py "$(http_get "/api/v1/devices/$1")" "
+l = j.get('latest') or {}
+print(int('temperature_c' in l and l['temperature_c'] <= j['wctemp_c'] - 10))")
+		[ "$ok" = 1 ] && return 0
+		sleep 2
+	done
+	fail "drive $1 never came 10 °C under its WCTEMP in 300 s"
+}
+
 # probe_start [ARG...]: (re)start the demo daemon on $TMP/nvmond.conf and
 # DB=$TMP/nvmond.db with ARGs; sets DB and URL.
 probe_start() {

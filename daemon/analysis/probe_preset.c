@@ -103,3 +103,8 @@ const char *probe_preset_names(char *buf, size_t size, unsigned skip)
 	}
 	return buf;
 }
+
+const char *probe_op_name(enum probe_op op)
+{
+	return op == PROBE_OP_READ ? "read" : op == PROBE_OP_WRITE ? "write" : "copy";
+}

@@ -22,13 +22,6 @@
 #define RECOVERY_BURSTS 6     /* [probes] recovery_intervals' default: 5m … 90m */
 #define GROUP_SHARE	0.75  /* probe_demo_share(2): two drives move 1.5× one */
 
-/* The operations' names, as the probe service stores them. */
-static const char *const op_names[] = {
-	[PROBE_OP_READ] = "read",
-	[PROBE_OP_WRITE] = "write",
-	[PROBE_OP_COPY] = "copy",
-};
-
 /* Phase @k of preset @p. */
 struct job {
 	const char *name, *op;
@@ -45,8 +38,8 @@ static struct job job_of(enum probe_preset_id p, size_t k)
 {
 	const struct probe_preset *pre = probe_preset_get(p);
 
-	return (struct job){pre->phase[k].name, op_names[pre->phase[k].op], pre->phase[k].random,
-			    pre->phase[k].block_size, pre->phase[k].depth};
+	return (struct job){pre->phase[k].name, probe_op_name(pre->phase[k].op),
+			    pre->phase[k].random, pre->phase[k].block_size, pre->phase[k].depth};
 }
 
 /* How a run goes: its own rate factors, and its place in a series. */
@@ -229,7 +222,7 @@ static int make_run(const struct gen *g, struct demo_run *run, enum probe_preset
 	run->started_ms = start;
 	run->series_index = o->series_index;
 	run->series_of = o->series_of;
-	run->copy_to = o->source != NULL;
+	run->copy_to = probe_preset_get(p)->copy_to;
 	if (o->preset)
 		run->preset = o->preset;
 	run->group = o->group;

@@ -251,11 +251,6 @@ int probe_run_on_tick(void *ctx, const struct probe_point *v, size_t n)
 	return 0;
 }
 
-static const char *op_name(enum probe_op op)
-{
-	return op == PROBE_OP_READ ? "read" : op == PROBE_OP_WRITE ? "write" : "copy";
-}
-
 static const char *stop_name(enum probe_stop s)
 {
 	switch (s) {
@@ -596,7 +591,7 @@ static void phase_row(struct run *rn, size_t k, const struct probe_job *j,
 		.cpu_sys_us = res->cpu_sys_us,
 	};
 	snprintf(ph->name, sizeof(ph->name), "%s", rn->pre->phase[k].name);
-	snprintf(ph->op, sizeof(ph->op), "%s", op_name(j->op));
+	snprintf(ph->op, sizeof(ph->op), "%s", probe_op_name(j->op));
 	snprintf(ph->stop, sizeof(ph->stop), "%s", stop_name(res->stop));
 }
 

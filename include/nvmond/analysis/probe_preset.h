@@ -17,6 +17,9 @@ enum probe_op {
 	PROBE_OP_COPY, /* read region A and write region B at once */
 };
 
+/** probe_op_name() - "read", "write" or "copy", as a run's phases are stored. */
+const char *probe_op_name(enum probe_op op);
+
 /*
  * Presets: the tests people know. Reads and writes are separate phases (reads
  * first, on data laid out when the probe file was made); copy-self is one

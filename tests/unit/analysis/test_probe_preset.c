@@ -132,3 +132,11 @@ Test(probe_preset, lookups_by_id_and_by_name)
 	cr_expect_null(probe_preset_find("SEQ1M-Q8", NULL), "names are lower case");
 	cr_expect_null(probe_preset_find(NULL, NULL));
 }
+
+/* Rule (migrations/0003_probes.sql, probe_phases.op): "read", "write" or "copy". */
+Test(probe_preset, operation_names)
+{
+	cr_expect_str_eq(probe_op_name(PROBE_OP_READ), "read");
+	cr_expect_str_eq(probe_op_name(PROBE_OP_WRITE), "write");
+	cr_expect_str_eq(probe_op_name(PROBE_OP_COPY), "copy");
+}
